@@ -1,0 +1,128 @@
+// Package hosts defines what a simulated peer is (spec §6): the Host
+// interface the engine drives, the closed set of Actions a host returns, the
+// Messages it receives, the diagnostics Events it records, and the registry
+// of host kinds the scenario loader validates against and the engine builds
+// from. It holds no simulation logic of its own.
+package hosts
+
+// Host is one peer's code. The engine calls it only from its single
+// dispatch loop with the current virtual time in nanoseconds; a host never
+// reads any other clock, never does I/O and never starts a goroutine.
+type Host interface {
+	// ID is the peer id the scenario declared.
+	ID() string
+	// Kind is the host kind's tag ("echo", "swim", ...).
+	Kind() string
+	// Tick is called at the host's tick instants.
+	Tick(now int64) []Action
+	// Recv is called when a delivery, timer or send failure for this host
+	// pops from the queue.
+	Recv(msg Message, now int64) []Action
+	// Snapshot returns the host's introspection state (spec §9.3) as JSON.
+	Snapshot() []byte
+	// Clone returns a deep copy sharing no mutable state with the
+	// original; the engine's checkpoints depend on it.
+	Clone() Host
+}
+
+// Action is what a host asks the engine to do. It is a closed sum of four
+// variants, built only by Send, Record, Timer and HaltAction: the engine
+// panics on any other value (the zero Action included), because silently
+// dropping an action is the class of bug the simulator exists to catch
+// (spec §3.2). Actions are plain values rather than interfaces so that a
+// host returning thousands of them per virtual second allocates nothing.
+type Action struct {
+	kind  ActionKind
+	to    string
+	msg   any
+	event Event
+	at    int64
+	token uint64
+}
+
+// ActionKind names an Action's variant.
+type ActionKind uint8
+
+const (
+	// ActSend asks the engine to encode Msg with the host kind's codec and
+	// offer it to the network on the edge to To. The engine encodes it
+	// before calling the host again, so a host may reuse the message value.
+	ActSend ActionKind = iota + 1
+	// ActRecord asks the engine to append Event to the run's event stream
+	// at the current virtual time, tagged with the host's id and kind. The
+	// engine serialises it before calling the host again, so a host may
+	// reuse the event value.
+	ActRecord
+	// ActTimer asks the engine to deliver TimerFired{Token} through Recv
+	// at virtual time At (clamped to now if in the past).
+	ActTimer
+	// ActHalt returned from Tick stops the host's ticks; returned from
+	// Recv it stops deliveries too. Only a PeerResurrect undoes it.
+	ActHalt
+)
+
+// Send is the ActSend action.
+func Send(to string, msg any) Action { return Action{kind: ActSend, to: to, msg: msg} }
+
+// Record is the ActRecord action.
+func Record(ev Event) Action { return Action{kind: ActRecord, event: ev} }
+
+// Timer is the ActTimer action.
+func Timer(at int64, token uint64) Action { return Action{kind: ActTimer, at: at, token: token} }
+
+// HaltAction is the ActHalt action.
+func HaltAction() Action { return Action{kind: ActHalt} }
+
+// Kind reports the variant; 0 for a zero Action, which is never valid.
+func (a Action) Kind() ActionKind { return a.kind }
+
+// To is an ActSend's destination peer id.
+func (a Action) To() string { return a.to }
+
+// Msg is an ActSend's application message.
+func (a Action) Msg() any { return a.msg }
+
+// Event is an ActRecord's event.
+func (a Action) Event() Event { return a.event }
+
+// At is an ActTimer's due time.
+func (a Action) At() int64 { return a.at }
+
+// Token is an ActTimer's token.
+func (a Action) Token() uint64 { return a.token }
+
+// Message is what Recv receives: a *Delivery, a *TimerFired or a
+// *SendFailed. NB: the engine reuses the pointed-to value for the next
+// call, so a host must copy what it wants to keep, never the pointer.
+type Message interface{ isMessage() }
+
+// Delivery is an application message that crossed the network, already
+// decoded by the host kind's codec.
+type Delivery struct {
+	From    string
+	Payload any
+}
+
+// TimerFired is a timer the host scheduled coming due.
+type TimerFired struct{ Token uint64 }
+
+// SendFailed tells a sender the network refused its send at send time
+// (no route, partitioned, lost). Reason is the drop reason's name.
+type SendFailed struct {
+	To     string
+	Reason string
+}
+
+func (*Delivery) isMessage()   {}
+func (*TimerFired) isMessage() {}
+func (*SendFailed) isMessage() {}
+
+// Event is one diagnostics record payload. AppendJSON appends the event as
+// a single JSON object whose first member is "type": Type(), with a fixed
+// member order, so the bytes written for an event never depend on map
+// order or encoder internals. The engine calls both before it calls the
+// host again, so hosts may hand out pointers to reused event values.
+type Event interface {
+	Type() string
+	AppendJSON(dst []byte) []byte
+}

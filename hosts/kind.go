@@ -1,0 +1,87 @@
+package hosts
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/detsim/detsim/engine/rng"
+)
+
+// Codec turns a host kind's application messages into wire bytes and back
+// (spec §3.3). The encoded length is what the network's bandwidth model
+// charges, so it must be the length the production transport would send.
+// Append encodes msg onto the end of dst (the engine hands it a slab, so a
+// message costs no allocation of its own) and returns the extended slice.
+// Decode must reject malformed bytes with an error and never panic, and
+// must not retain b.
+type Codec interface {
+	Append(dst []byte, msg any) ([]byte, error)
+	Decode(b []byte) (any, error)
+}
+
+// FieldError is one problem with a peer's kind_config or initial_state,
+// named by its field path relative to the peer ("kind_config.seeds").
+type FieldError struct {
+	Field string
+	Msg   string
+}
+
+func (e FieldError) Error() string { return e.Field + ": " + e.Msg }
+
+// Kind is a host kind: its tag, its codec, how to validate a peer's
+// declaration and how to build a host from it.
+type Kind struct {
+	// Tag is the `kind` string scenarios use and the kind_tag of events
+	// the kind's hosts record.
+	Tag string
+	// States lists the accepted initial_state values; the first is the
+	// default when a peer omits it.
+	States []string
+	// DownState is the initial_state meaning "not running until a
+	// PeerResurrect"; RestartState is what a fresh life of such a peer
+	// starts as.
+	DownState, RestartState string
+	// Validate checks a peer's kind_config against the declared peer ids
+	// (sorted) and returns every problem it finds.
+	Validate func(config map[string]any, peers []string) []FieldError
+	// New builds a host. It is called only with a config Validate accepted
+	// and a state from States other than DownState, so it does not fail.
+	// r is the host's own substream; peers are all declared ids, sorted.
+	New func(id string, config map[string]any, state string, peers []string, r *rng.Stream) Host
+	// Codec encodes and decodes the kind's application messages.
+	Codec Codec
+}
+
+// Registry maps kind tags to kinds. It is built once at start-up and read
+// only after that.
+type Registry struct{ kinds map[string]*Kind }
+
+// NewRegistry returns a registry holding kinds.
+func NewRegistry(kinds ...*Kind) *Registry {
+	r := &Registry{kinds: make(map[string]*Kind, len(kinds))}
+	for _, k := range kinds {
+		r.Register(k)
+	}
+	return r
+}
+
+// Register adds k. It panics on a duplicate tag: two kinds with one tag is
+// a build mistake, not an input error.
+func (r *Registry) Register(k *Kind) {
+	if _, dup := r.kinds[k.Tag]; dup {
+		panic(fmt.Sprintf("hosts: kind %q registered twice", k.Tag))
+	}
+	r.kinds[k.Tag] = k
+}
+
+// Lookup returns the kind registered under tag.
+func (r *Registry) Lookup(tag string) (*Kind, bool) {
+	k, ok := r.kinds[tag]
+	return k, ok
+}
+
+// Tags returns every registered tag, sorted.
+func (r *Registry) Tags() []string {
+	return slices.Sorted(maps.Keys(r.kinds))
+}

@@ -1,0 +1,74 @@
+package network
+
+import (
+	"math"
+	"testing"
+)
+
+func TestSatAdd(t *testing.T) {
+	for _, tc := range []struct{ a, b, want int64 }{
+		{1, 2, 3},
+		{math.MaxInt64, 1, math.MaxInt64},
+		{math.MaxInt64 - 5, 10, math.MaxInt64},
+		{math.MinInt64, -1, math.MinInt64},
+		{math.MaxInt64, math.MinInt64, -1},
+		{-5, 3, -2},
+	} {
+		if got := satAdd(tc.a, tc.b); got != tc.want {
+			t.Errorf("satAdd(%d, %d) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
+
+func TestSatSub(t *testing.T) {
+	for _, tc := range []struct{ a, b, want int64 }{
+		{5, 3, 2},
+		{math.MaxInt64, -1, math.MaxInt64},
+		{math.MinInt64, 1, math.MinInt64},
+		{0, math.MinInt64, math.MaxInt64},
+		{3, 5, -2},
+	} {
+		if got := satSub(tc.a, tc.b); got != tc.want {
+			t.Errorf("satSub(%d, %d) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
+
+func TestSerializationNs_128BitNeverWraps_5_2(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		bytes, bps int64
+		want       int64
+	}{
+		{"spec formula floors", 3, 2, 1_500_000_000},
+		{"1500 B at 10 Mbit/s", 1500, 1_250_000, 1_200_000},
+		{"1 GB at 1 B/s fits exactly", 1_000_000_000, 1, 1_000_000_000_000_000_000},
+		{"10 GB at 1 B/s saturates", 10_000_000_000, 1, math.MaxInt64},
+		{"max bytes at 1 B/s saturates", math.MaxInt64, 1, math.MaxInt64},
+		{"max bytes at max bandwidth", math.MaxInt64, math.MaxInt64, 1_000_000_000},
+		{"product above 2^64 but quotient fits", 1 << 40, 1 << 30, 1_024_000_000_000},
+		{"zero bytes are instant", 0, 1, 0},
+		{"zero bytes on a dead link are instant", 0, 0, 0},
+		{"non-positive bandwidth is infinitely slow", 1, 0, math.MaxInt64},
+		{"negative bytes are instant", -7, 1, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := serializationNs(tc.bytes, tc.bps); got != tc.want {
+				t.Errorf("serializationNs(%d, %d) = %d, want %d", tc.bytes, tc.bps, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestBelow(t *testing.T) {
+	for _, tc := range []struct{ draw, n, want uint64 }{
+		{0, 10, 0},
+		{math.MaxUint64, 10, 9},
+		{1 << 63, 10, 5},
+		{math.MaxUint64, 1, 0},
+	} {
+		if got := below(tc.draw, tc.n); got != tc.want {
+			t.Errorf("below(%d, %d) = %d, want %d", tc.draw, tc.n, got, tc.want)
+		}
+	}
+}

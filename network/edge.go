@@ -1,0 +1,139 @@
+package network
+
+import "github.com/detsim/detsim/engine/rng"
+
+// edgeState is one declared directed edge: its policy, its substream and
+// the per-link state of spec §5.3 (as amended by DESIGN §4).
+type edgeState struct {
+	from, to int
+	policy   Policy // sanitised: see sanitize
+	stream   *rng.Stream
+
+	state        CacheState
+	warmingSince int64 // meaningful while state == Warming
+	lastSendNs   int64 // sent_at of the last send that returned Arrive
+	// lastSerializationEndNs is when the link finishes putting the last
+	// accepted message on the wire; the next message starts no earlier.
+	lastSerializationEndNs int64
+
+	partitioned bool       // an active Partition cuts this edge
+	effects     []effect   // timed mutations in the order they were applied
+	inFlight    []delivery // accepted sends not yet past their arrival, by id
+}
+
+// delivery is one accepted send the engine has scheduled.
+type delivery struct {
+	id     uint64
+	at     int64
+	dialed bool
+}
+
+// effect is a LatencySpike, LossBurst or RelayBuffer active on the edge
+// during [start, until). value is FactorX100, ProbPPM or FloorNs.
+type effect struct {
+	kind         MutationKind
+	start, until int64
+	value        int64
+}
+
+// sanitize clamps a policy into the ranges the algorithm can compute with,
+// so a loader bug degrades a run instead of panicking it: negative values
+// become 0 and the jitter stddev is capped at rng.MaxNormalStddev.
+// A non-positive bandwidth is kept and means "infinitely slow" (every
+// non-empty message saturates its arrival time).
+func sanitize(p Policy) Policy {
+	nonNeg := func(v *int64) {
+		if *v < 0 {
+			*v = 0
+		}
+	}
+	nonNeg(&p.LatencyNs)
+	nonNeg(&p.JitterStddevNs)
+	nonNeg(&p.LossProbPPM)
+	nonNeg(&p.ReorderProbPPM)
+	nonNeg(&p.ColdDialPenaltyNs)
+	nonNeg(&p.CacheWarmAfterNs)
+	nonNeg(&p.CacheInvalidateAfterIdleNs)
+	p.JitterStddevNs = min(p.JitterStddevNs, rng.MaxNormalStddev)
+	return p
+}
+
+// active returns the most recently applied effect of kind active at t.
+// Later mutations override earlier ones of the same kind while both are
+// active; when the later one expires the earlier one governs again.
+func (e *edgeState) active(kind MutationKind, t int64) (effect, bool) {
+	for i := len(e.effects) - 1; i >= 0; i-- {
+		ef := e.effects[i]
+		if ef.kind == kind && ef.start <= t && t < ef.until {
+			return ef, true
+		}
+	}
+	return effect{}, false
+}
+
+// prune forgets deliveries that arrived before t and effects that expired
+// by t. A delivery arriving exactly at t is kept: the engine may not have
+// popped it yet. Callers pass nondecreasing times (the engine's clock).
+func (e *edgeState) prune(t int64) {
+	if len(e.inFlight) > 0 {
+		kept := e.inFlight[:0]
+		for _, d := range e.inFlight {
+			if d.at >= t {
+				kept = append(kept, d)
+			}
+		}
+		e.inFlight = kept
+	}
+	if len(e.effects) > 0 {
+		kept := e.effects[:0]
+		for _, ef := range e.effects {
+			if ef.until > t {
+				kept = append(kept, ef)
+			}
+		}
+		e.effects = kept
+	}
+}
+
+// inFlightAt counts the deliveries that have not arrived before t.
+func (e *edgeState) inFlightAt(t int64) int {
+	c := 0
+	for _, d := range e.inFlight {
+		if d.at >= t {
+			c++
+		}
+	}
+	return c
+}
+
+// goCold drops the connection cache; it reports whether the state changed.
+func (e *edgeState) goCold() bool {
+	if e.state == Cold {
+		return false
+	}
+	e.state = Cold
+	e.warmingSince = 0
+	return true
+}
+
+// idledOut is the DESIGN §4 idle rule: a non-Cold edge with no accepted
+// send for more than cache_invalidate_after_idle_ns goes Cold. A zero
+// idle limit means the cache never idles out.
+func (e *edgeState) idledOut(now int64) bool {
+	limit := e.policy.CacheInvalidateAfterIdleNs
+	return e.state != Cold && limit > 0 && satSub(now, e.lastSendNs) > limit
+}
+
+// reorderUnitNs is one "latency + jitter" unit of reorder delay.
+func (e *edgeState) reorderUnitNs() int64 {
+	return satAdd(e.policy.LatencyNs, e.policy.JitterStddevNs)
+}
+
+// clone returns a deep copy sharing no mutable state with e.
+func (e *edgeState) clone() edgeState {
+	c := *e
+	c.stream = e.stream.Clone()
+	c.effects = append([]effect(nil), e.effects...)
+	c.inFlight = append([]delivery(nil), e.inFlight...)
+	return c
+}

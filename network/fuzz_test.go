@@ -1,0 +1,41 @@
+package network
+
+import (
+	"math"
+	"testing"
+
+	"github.com/detsim/detsim/engine/rng"
+)
+
+// FuzzSend feeds arbitrary, unvalidated policies, message sizes, times and
+// mutation parameters to the network. It must never panic, never schedule
+// an arrival before the send, and keep its fixed draw counts.
+func FuzzSend(f *testing.F) {
+	f.Add(int64(10*ms), int64(ms), int64(1000), int64(1000), int64(1000), int64(ms), int64(s), int64(s), int64(100), int64(7*ms), int64(450), int64(ms), uint64(1))
+	f.Add(int64(math.MaxInt64), int64(math.MaxInt64), int64(-1), int64(2_000_000), int64(0), int64(math.MaxInt64), int64(0), int64(-5), int64(math.MaxInt64), int64(math.MaxInt64/3), int64(math.MaxInt64), int64(math.MaxInt64), uint64(9))
+	f.Add(int64(-1), int64(-1), int64(1_000_000), int64(-1), int64(-1), int64(-1), int64(-1), int64(0), int64(-1), int64(-1), int64(-1), int64(-1), uint64(0))
+	f.Fuzz(func(t *testing.T, lat, jit, loss, reorder, bw, dial, warm, idle, bytes, gap, factor, floor int64, seed uint64) {
+		p := Policy{lat, jit, loss, reorder, bw, dial, warm, idle}
+		n := New([]string{"a", "b"}, mesh([]string{"a", "b"}, p), rng.New(seed))
+		ab := []Edge{{From: "a", To: "b"}}
+		n.ApplyMutation(&Mutation{Kind: LatencySpike, Links: ab, FactorX100: factor, DurationNs: gap * 4}, 0)
+		n.ApplyMutation(&Mutation{Kind: RelayBuffer, Links: ab, FloorNs: floor, DurationNs: floor}, 0)
+		gap = max(gap, 0)
+		var now int64
+		for i := range 8 {
+			before := n.edges[0].stream.Position()
+			o, _ := n.Send(0, 1, bytes, now)
+			drew := n.edges[0].stream.Position() - before
+			switch {
+			case o.Arrived && o.At < now:
+				t.Fatalf("send %d at %d arrives at %d", i, now, o.At)
+			case o.Arrived && drew != 4, !o.Arrived && drew != 1:
+				t.Fatalf("send %d (%+v) made %d draws", i, o, drew)
+			}
+			if i == 4 {
+				n.ApplyMutation(&Mutation{Kind: PeerKill, Peer: "b"}, now)
+			}
+			now = satAdd(now, gap)
+		}
+	})
+}

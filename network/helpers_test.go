@@ -1,0 +1,80 @@
+package network
+
+import (
+	"testing"
+
+	"github.com/detsim/detsim/engine/rng"
+)
+
+const (
+	ms = int64(1_000_000)
+	s  = int64(1_000_000_000)
+)
+
+// quiet is a deterministic policy: no jitter, loss or reorder, 1 byte per
+// ns of serialisation, no dial penalty, warm at once, never idles out.
+func quiet() Policy {
+	return Policy{LatencyNs: 10 * ms, BandwidthBps: 1_000_000_000}
+}
+
+// mesh declares every ordered pair of distinct peers with policy p.
+func mesh(peers []string, p Policy) []Link {
+	var links []Link
+	for _, from := range peers {
+		for _, to := range peers {
+			if from != to {
+				links = append(links, Link{Edge: Edge{From: from, To: to}, Policy: p})
+			}
+		}
+	}
+	return links
+}
+
+// with returns links with the policy of from→to replaced by p.
+func with(links []Link, from, to string, p Policy) []Link {
+	out := append([]Link(nil), links...)
+	for i := range out {
+		if out[i].From == from && out[i].To == to {
+			out[i].Policy = p
+		}
+	}
+	return out
+}
+
+// newMesh is a full mesh of p over peers with seed 1.
+func newMesh(peers []string, p Policy) *Network {
+	return New(peers, mesh(peers, p), rng.New(1))
+}
+
+// idx is the host index of peer id, failing the test when it is unknown.
+func idx(t testing.TB, n *Network, id string) int {
+	t.Helper()
+	i, ok := n.index[id]
+	if !ok {
+		t.Fatalf("no peer %q", id)
+	}
+	return i
+}
+
+// send is Send by peer id, with a copy of the notes.
+func send(t testing.TB, n *Network, from, to string, bytes, at int64) (Outcome, []Note) {
+	t.Helper()
+	o, notes := n.Send(idx(t, n, from), idx(t, n, to), bytes, at)
+	return o, append([]Note(nil), notes...)
+}
+
+// position is how many draws the edge from→to has made.
+func position(t testing.TB, n *Network, from, to string) uint64 {
+	t.Helper()
+	return n.edge(idx(t, n, from), idx(t, n, to)).stream.Position()
+}
+
+func mustArrive(t testing.TB, o Outcome) int64 {
+	t.Helper()
+	if !o.Arrived {
+		t.Fatalf("send dropped (%v), want arrival", o.Reason)
+	}
+	return o.At
+}
+
+func rngRoot() rng.Root { return rng.New(1) }

@@ -1,0 +1,118 @@
+package network
+
+// ApplyMutation applies m at virtual time at (spec §5.5 as amended by
+// DESIGN §4) and returns the in-flight deliveries it cuts, plus cache-state
+// notes for the edges it turned Cold.
+//
+//   - Partition stacks: the active set becomes the union of every
+//     Partition since the last Heal. It cuts each declared edge between
+//     PeersA and PeersB in both directions; their in-flight deliveries are
+//     invalidated (Partitioned) and the edges turn Cold.
+//   - Heal clears the whole partition set; it invalidates nothing and
+//     leaves the edges Cold until their next send dials.
+//   - LatencySpike, LossBurst and RelayBuffer are active on the named
+//     edges during [at, at+DurationNs). They never touch deliveries
+//     already in flight. If two of the same kind overlap on one edge, the
+//     later-applied one governs while it is active.
+//   - PeerKill invalidates the deliveries in flight to the peer
+//     (PeerKilled) and turns every edge to and from it Cold; deliveries
+//     the peer sent before dying still arrive.
+//   - PeerResurrect is the engine's business: the network does nothing.
+//
+// Invalidations come in (From, To) peer-id order, then by delivery id;
+// notes in (From, To) order. A delivery arriving exactly at `at` is
+// included because the network cannot know whether the engine has popped
+// it yet: the engine must ignore ids no longer in its queue. Peer ids or
+// edges the network does not know are skipped. Both returned slices are
+// buffers reused by the next ApplyMutation.
+func (n *Network) ApplyMutation(m *Mutation, at int64) ([]Invalidated, []Note) {
+	n.invalidated = n.invalidated[:0]
+	n.mutNotes = n.mutNotes[:0]
+	n.observe(at)
+	for i := range n.edges {
+		n.edges[i].prune(at)
+	}
+
+	switch m.Kind {
+	case Partition:
+		inA, inB := n.members(m.PeersA), n.members(m.PeersB)
+		for i := range n.edges {
+			e := &n.edges[i]
+			if (inA[e.from] && inB[e.to]) || (inB[e.from] && inA[e.to]) {
+				e.partitioned = true
+				n.cut(e, Partitioned)
+			}
+		}
+	case Heal:
+		for i := range n.edges {
+			n.edges[i].partitioned = false
+		}
+	case LatencySpike, LossBurst, RelayBuffer:
+		ef := effect{kind: m.Kind, start: at, until: satAdd(at, max(m.DurationNs, 0)), value: m.effectValue()}
+		for _, l := range m.Links {
+			from, okF := n.index[l.From]
+			to, okT := n.index[l.To]
+			if !okF || !okT {
+				continue
+			}
+			if e := n.edge(from, to); e != nil {
+				e.effects = append(e.effects, ef)
+			}
+		}
+	case PeerKill:
+		peer, ok := n.index[m.Peer]
+		if !ok {
+			break
+		}
+		for i := range n.edges {
+			e := &n.edges[i]
+			switch {
+			case e.to == peer:
+				n.cut(e, PeerKilled)
+			case e.from == peer:
+				if e.goCold() {
+					n.mutNotes = append(n.mutNotes, cacheNote(e, CutByMutation))
+				}
+			}
+		}
+	}
+	return n.invalidated, n.mutNotes
+}
+
+// cut invalidates e's in-flight deliveries for reason and turns e Cold.
+func (n *Network) cut(e *edgeState, reason DropReason) {
+	for _, d := range e.inFlight {
+		n.invalidated = append(n.invalidated, Invalidated{
+			ID: d.id, From: e.from, To: e.to, At: d.at, Reason: reason, Dialed: d.dialed,
+		})
+	}
+	e.inFlight = e.inFlight[:0]
+	if e.goCold() {
+		n.mutNotes = append(n.mutNotes, cacheNote(e, CutByMutation))
+	}
+}
+
+// members marks the host indices of ids; unknown ids are skipped.
+func (n *Network) members(ids []string) []bool {
+	in := make([]bool, n.n)
+	for _, id := range ids {
+		if i, ok := n.index[id]; ok {
+			in[i] = true
+		}
+	}
+	return in
+}
+
+// effectValue is the parameter a timed mutation applies: the spike factor
+// (×100), the loss override (ppm) or the relay floor (ns), never negative.
+func (m *Mutation) effectValue() int64 {
+	switch m.Kind {
+	case LatencySpike:
+		return max(m.FactorX100, 0)
+	case LossBurst:
+		return max(m.ProbPPM, 0)
+	case RelayBuffer:
+		return max(m.FloorNs, 0)
+	}
+	return 0
+}

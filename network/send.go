@@ -1,0 +1,92 @@
+package network
+
+// Send answers one send query (spec §5.4 as amended by DESIGN §4): whether
+// a byteLen-byte message offered on from→to at sentAt arrives, and when.
+// It updates the edge's state as it answers.
+//
+// The returned notes (cache changes, dial start) are in the order they
+// happened; the slice is a buffer reused by the next Send, so the caller
+// must consume it before calling Send again.
+//
+// Draws: a send refused by NoRoute or Partitioned draws nothing; a lost
+// send draws exactly one value (the loss draw); an arriving send draws
+// exactly four, in this order: loss, jitter, reorder, reorder extra. The
+// extra delay is drawn whether or not the reorder fires, so a policy edit
+// never shifts the draws of later sends on the same edge.
+func (n *Network) Send(from, to int, byteLen int64, sentAt int64) (Outcome, []Note) {
+	n.sendNotes = n.sendNotes[:0]
+	n.observe(sentAt)
+
+	e := n.edge(from, to)
+	if e == nil { // step 1
+		return Outcome{Reason: NoRoute}, n.sendNotes
+	}
+	e.prune(sentAt)
+	if e.idledOut(sentAt) { // the idle rule runs before every other step
+		e.goCold()
+		n.sendNotes = append(n.sendNotes, cacheNote(e, IdledOut))
+	}
+	if e.partitioned { // step 2
+		return Outcome{Reason: Partitioned}, n.sendNotes
+	}
+
+	lossPPM := e.policy.LossProbPPM // step 3
+	if burst, ok := e.active(LossBurst, sentAt); ok {
+		lossPPM = burst.value
+	}
+	if e.stream.Chance(lossPPM) {
+		return Outcome{Reason: Lossy}, n.sendNotes
+	}
+	jitter := e.stream.Normal(e.policy.JitterStddevNs)
+	reorders := e.stream.Chance(e.policy.ReorderProbPPM)
+	extraDraw := e.stream.Uint64()
+
+	// Step 4: the link serialises one message at a time; latency, jitter
+	// and reorder delay happen after the wire and never hold it.
+	serStart := max(sentAt, e.lastSerializationEndNs)
+	serEnd := satAdd(serStart, serializationNs(byteLen, e.policy.BandwidthBps))
+	e.lastSerializationEndNs = serEnd
+
+	// Steps 5–6: negative jitter is clamped so nothing arrives before it
+	// has left the wire; a spike scales the clamped latency+jitter.
+	propagation := max(satAdd(e.policy.LatencyNs, jitter), 0)
+	if spike, ok := e.active(LatencySpike, sentAt); ok {
+		propagation = mulDiv(propagation, spike.value, 100)
+	}
+	arrival := satAdd(serEnd, propagation)
+
+	if relay, ok := e.active(RelayBuffer, sentAt); ok { // step 7
+		arrival = max(arrival, satAdd(sentAt, relay.value))
+	}
+
+	dialed := e.state == Cold // step 8
+	if dialed {
+		arrival = satAdd(arrival, e.policy.ColdDialPenaltyNs)
+		e.state, e.warmingSince = Warming, sentAt
+		n.sendNotes = append(n.sendNotes,
+			Note{From: e.from, To: e.to, Kind: NoteDialStart},
+			cacheNote(e, Dialed))
+	}
+
+	if reorders { // step 9: one to two latency+jitter units of extra delay
+		unit := e.reorderUnitNs()
+		extra := satAdd(unit, int64(below(extraDraw, uint64(unit)+1)))
+		arrival = satAdd(arrival, extra)
+	}
+
+	e.lastSendNs = sentAt // step 10
+	if e.state == Warming && satSub(sentAt, e.warmingSince) >= e.policy.CacheWarmAfterNs {
+		e.state = Warm
+		n.sendNotes = append(n.sendNotes, cacheNote(e, Warmed))
+	}
+
+	id := n.nextID // step 11
+	n.nextID++
+	e.inFlight = append(e.inFlight, delivery{id: id, at: arrival, dialed: dialed})
+	return Outcome{Arrived: true, At: arrival, ID: id, Dialed: dialed}, n.sendNotes
+}
+
+// cacheNote reports e's transition into its current state.
+func cacheNote(e *edgeState, t Transition) Note {
+	return Note{From: e.from, To: e.to, Kind: NoteCacheChange, Transition: t, State: e.state}
+}

@@ -1,0 +1,194 @@
+// Package network is the directed-graph link model of spec §5: per-edge
+// policies and state, the send algorithm, and the timeline of mutations.
+// It answers the engine's questions — where and when does this message
+// arrive, which in-flight deliveries does this mutation cut — and holds no
+// schedule of its own. Every draw comes from the edge's ("link", from, to)
+// substream, so editing one link never perturbs another.
+package network
+
+// Policy is one directed edge's link policy (spec §5.2). Every field is an
+// integer in the unit its name ends with.
+type Policy struct {
+	LatencyNs                  int64 `toml:"latency_ns"`
+	JitterStddevNs             int64 `toml:"jitter_stddev_ns"`
+	LossProbPPM                int64 `toml:"loss_prob_ppm"`
+	ReorderProbPPM             int64 `toml:"reorder_prob_ppm"`
+	BandwidthBps               int64 `toml:"bandwidth_bps"` // bytes per second, > 0
+	ColdDialPenaltyNs          int64 `toml:"cold_dial_penalty_ns"`
+	CacheWarmAfterNs           int64 `toml:"cache_warm_after_ns"`
+	CacheInvalidateAfterIdleNs int64 `toml:"cache_invalidate_after_idle_ns"`
+}
+
+// Edge names one directed edge by peer id.
+type Edge struct {
+	From string `toml:"from"`
+	To   string `toml:"to"`
+}
+
+// Link is a declared edge with its fully resolved policy.
+type Link struct {
+	Edge
+	Policy Policy
+}
+
+// MutationKind is one of the seven §5.5 variants.
+type MutationKind uint8
+
+const (
+	Partition MutationKind = iota + 1
+	Heal
+	LatencySpike
+	LossBurst
+	RelayBuffer
+	PeerKill
+	PeerResurrect
+)
+
+var mutationNames = [...]string{
+	Partition:     "Partition",
+	Heal:          "Heal",
+	LatencySpike:  "LatencySpike",
+	LossBurst:     "LossBurst",
+	RelayBuffer:   "RelayBuffer",
+	PeerKill:      "PeerKill",
+	PeerResurrect: "PeerResurrect",
+}
+
+// String returns the scenario spelling of k ("Partition", ...).
+func (k MutationKind) String() string {
+	if int(k) < len(mutationNames) && mutationNames[k] != "" {
+		return mutationNames[k]
+	}
+	return "MutationKind(?)"
+}
+
+// ParseMutationKind maps a scenario `kind` string to its MutationKind.
+func ParseMutationKind(s string) (MutationKind, bool) {
+	for k, n := range mutationNames {
+		if n != "" && n == s {
+			return MutationKind(k), true
+		}
+	}
+	return 0, false
+}
+
+// Mutation is one timed change to the network or a peer (spec §5.5). Only
+// the fields of its Kind are meaningful; the loader guarantees they are
+// present and valid.
+type Mutation struct {
+	Kind MutationKind
+	At   int64 // virtual ns at which it pops
+
+	PeersA, PeersB []string // Partition
+	Links          []Edge   // LatencySpike, LossBurst, RelayBuffer
+	FactorX100     int64    // LatencySpike: additive latency × FactorX100/100
+	ProbPPM        int64    // LossBurst: override loss probability
+	FloorNs        int64    // RelayBuffer: minimum delivery delay
+	DurationNs     int64    // LatencySpike, LossBurst, RelayBuffer
+	Peer           string   // PeerKill, PeerResurrect
+	PreserveState  bool     // PeerResurrect
+}
+
+// DropReason says why a send or delivery did not arrive.
+type DropReason uint8
+
+const (
+	NoRoute     DropReason = iota + 1 // no declared edge: permanent
+	Partitioned                       // an active Partition cuts the edge
+	Lossy                             // the loss draw fired
+	PeerKilled                        // the receiver was killed while in flight
+)
+
+var dropNames = [...]string{NoRoute: "no_route", Partitioned: "partitioned", Lossy: "lossy", PeerKilled: "peer_killed"}
+
+// String returns the snake_case name events use ("no_route", ...).
+func (r DropReason) String() string {
+	if int(r) < len(dropNames) && dropNames[r] != "" {
+		return dropNames[r]
+	}
+	return "unknown"
+}
+
+// CacheState is an edge's connection-cache state (spec §5.3).
+type CacheState uint8
+
+const (
+	Cold CacheState = iota
+	Warming
+	Warm
+)
+
+func (c CacheState) String() string {
+	switch c {
+	case Cold:
+		return "cold"
+	case Warming:
+		return "warming"
+	case Warm:
+		return "warm"
+	}
+	return "unknown"
+}
+
+// Transition names why an edge's cache state changed.
+type Transition uint8
+
+const (
+	Dialed        Transition = iota + 1 // Cold → Warming on a send that paid the dial penalty
+	Warmed                              // Warming → Warm after cache_warm_after_ns
+	IdledOut                            // → Cold after cache_invalidate_after_idle_ns without sends
+	CutByMutation                       // → Cold because a Partition or PeerKill cut the edge
+)
+
+func (t Transition) String() string {
+	switch t {
+	case Dialed:
+		return "dialed"
+	case Warmed:
+		return "warmed"
+	case IdledOut:
+		return "idle"
+	case CutByMutation:
+		return "invalidated"
+	}
+	return "unknown"
+}
+
+// Note is a side-channel notification from Send or ApplyMutation that the
+// engine turns into an engine-synthesised event (spec §4.7).
+type Note struct {
+	From, To   int // host indices
+	Kind       NoteKind
+	Transition Transition // for NoteCacheChange
+	State      CacheState // the new state, for NoteCacheChange
+}
+
+// NoteKind is the kind of a Note.
+type NoteKind uint8
+
+const (
+	NoteCacheChange NoteKind = iota + 1
+	NoteDialStart
+)
+
+// Outcome is the answer to a Send (spec §3.2 SendOutcome). When Arrived,
+// At is the arrival time and ID names the delivery so a later mutation can
+// invalidate it; Dialed says this send paid the cold-dial penalty, so the
+// engine emits DialOutcome when the delivery pops. Otherwise Reason says
+// why it was dropped.
+type Outcome struct {
+	Arrived bool
+	At      int64
+	ID      uint64
+	Dialed  bool
+	Reason  DropReason
+}
+
+// Invalidated names an in-flight delivery a mutation cut.
+type Invalidated struct {
+	ID       uint64
+	From, To int
+	At       int64 // the arrival time it would have had
+	Reason   DropReason
+	Dialed   bool // the send paid the cold-dial penalty: its DialOutcome fails
+}

@@ -1,0 +1,64 @@
+package network
+
+import "fmt"
+
+// LinkView is one edge as the terminal stepper shows it.
+type LinkView struct {
+	From, To   string
+	State      CacheState
+	LastSendNs int64 // 0 until the first send that arrived
+	InFlight   int   // deliveries not yet past their arrival time
+	// Active lists the mutations in force on the edge, e.g. "Partitioned",
+	// "LatencySpike ×4.50 until 65000000000", in the order applied.
+	Active []string
+}
+
+// Links describes every declared edge, sorted by (From, To), as of the
+// latest time the network was given (by Send or ApplyMutation). It
+// allocates and is meant for the UI, not the hot path.
+func (n *Network) Links() []LinkView {
+	views := make([]LinkView, 0, len(n.edges))
+	for i := range n.edges {
+		e := &n.edges[i]
+		v := LinkView{
+			From:       n.peers[e.from],
+			To:         n.peers[e.to],
+			State:      e.state,
+			LastSendNs: e.lastSendNs,
+			InFlight:   e.inFlightAt(n.seen),
+		}
+		if e.partitioned {
+			v.Active = append(v.Active, "Partitioned")
+		}
+		for _, ef := range e.effects {
+			if ef.start <= n.seen && n.seen < ef.until {
+				v.Active = append(v.Active, ef.String())
+			}
+		}
+		views = append(views, v)
+	}
+	return views
+}
+
+// InFlight counts the deliveries on every edge that do not arrive before
+// now.
+func (n *Network) InFlight(now int64) int {
+	total := 0
+	for i := range n.edges {
+		total += n.edges[i].inFlightAt(now)
+	}
+	return total
+}
+
+// String renders an effect for LinkView.Active.
+func (ef effect) String() string {
+	switch ef.kind {
+	case LatencySpike:
+		return fmt.Sprintf("LatencySpike ×%d.%02d until %d", ef.value/100, ef.value%100, ef.until)
+	case LossBurst:
+		return fmt.Sprintf("LossBurst %dppm until %d", ef.value, ef.until)
+	case RelayBuffer:
+		return fmt.Sprintf("RelayBuffer floor %dns until %d", ef.value, ef.until)
+	}
+	return ef.kind.String()
+}
