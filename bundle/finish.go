@@ -1,0 +1,138 @@
+package bundle
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// Finish completes the bundle and moves it to the output path. It writes
+// scenario.toml and verdicts.json as given and known_gaps.md from the
+// copy built into the binary, fills in m's writer-owned fields (see
+// Manifest), writes manifest.json last, syncs every file and directory,
+// and renames the bundle into place.
+//
+// If the output path holds a bundle, Finish renames it into the work
+// directory, renames the new bundle into place, then deletes the old one.
+// Between the two renames — two metadata operations on one filesystem —
+// the output path does not exist; a crash in that window leaves both
+// bundles intact in the work directory. Finish never replaces anything
+// but a bundle: if a non-bundle appeared at the output path since Create,
+// it fails with ErrOutExists.
+//
+// On failure the output path is as it was and the work directory remains
+// until Abort.
+func (w *Writer) Finish(m Manifest, scenarioTOML []byte, verdictsJSON []byte) error {
+	if err := w.FlushEvents(); err != nil {
+		return err
+	}
+	if err := w.usable(flushed, "Finish"); err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		rel  string
+		data []byte
+	}{
+		{ScenarioFile, scenarioTOML},
+		{VerdictsFile, verdictsJSON},
+		{KnownGapsFile, knownGaps},
+	} {
+		if err := w.writeFile(f.rel, f.data); err != nil {
+			return err
+		}
+	}
+
+	m.Format = Format
+	m.TimeUnit = "ns"
+	m.Clock = "virtual"
+	m.Records = w.records
+	m.EventsSHA256 = w.files[EventsFile]
+	m.Files = maps.Clone(w.files)
+	m.Substitutions = mergeSubstitutions(m.Substitutions)
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return w.fail(fmt.Errorf("bundle: encoding manifest: %w", err))
+	}
+	if err := w.writeFile(ManifestFile, append(data, '\n')); err != nil {
+		return err
+	}
+	delete(w.files, ManifestFile) // the manifest does not list itself
+
+	if err := w.syncDirs(); err != nil {
+		return w.fail(err)
+	}
+	if err := w.install(); err != nil {
+		return err
+	}
+	w.state = finished
+	if err := os.RemoveAll(w.work); err != nil {
+		return fmt.Errorf("bundle: %s is complete, but removing the work directory failed: %w", w.out, err)
+	}
+	return nil
+}
+
+// syncDirs syncs the bundle's directories, deepest first, so their
+// entries are on disk before the rename publishes them.
+func (w *Writer) syncDirs() error {
+	var dirs []string
+	for _, id := range slices.Sorted(maps.Keys(w.snapshotHosts)) {
+		dirs = append(dirs, filepath.Join(w.dir, SnapshotsDir, id))
+	}
+	dirs = append(dirs, filepath.Join(w.dir, SnapshotsDir), w.dir)
+	for _, d := range dirs {
+		if err := syncDir(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// install renames the finished bundle to the output path, setting aside
+// an existing bundle there first.
+func (w *Writer) install() error {
+	replacing := false
+	if _, err := os.Lstat(w.out); err == nil {
+		if err := checkOut(w.out); err != nil {
+			return err
+		}
+		replacing = true
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("bundle: checking output path: %w", err)
+	}
+	old := filepath.Join(w.work, "old")
+	if replacing {
+		if err := os.Rename(w.out, old); err != nil {
+			return fmt.Errorf("bundle: moving the old bundle aside: %w", err)
+		}
+	}
+	if err := os.Rename(w.dir, w.out); err != nil {
+		if replacing {
+			if rerr := os.Rename(old, w.out); rerr != nil {
+				return fmt.Errorf("bundle: moving the new bundle into place: %w (and restoring the old one failed: %v; it is at %s)", err, rerr, old)
+			}
+		}
+		return fmt.Errorf("bundle: moving the new bundle into place: %w", err)
+	}
+	return syncDir(filepath.Dir(w.out))
+}
+
+// syncDir flushes a directory's entries to disk.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("bundle: %w", err)
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("bundle: syncing %s: %w", dir, err)
+	}
+	return nil
+}

@@ -1,0 +1,104 @@
+package bundle
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// Format is the manifest's format tag. It changes when a reader of the old
+// layout could no longer read a new bundle correctly.
+const Format = "detsim-bundle/1"
+
+// The names of the files every bundle holds, relative to its root.
+const (
+	ManifestFile  = "manifest.json"
+	ScenarioFile  = "scenario.toml"
+	EventsFile    = "events.ndjson"
+	VerdictsFile  = "verdicts.json"
+	KnownGapsFile = "known_gaps.md"
+	SnapshotsDir  = "snapshots"
+)
+
+// ReceiveTimeSubstitution is the §9.5 substitution every simulated run
+// makes: production's renderer takes receive timestamps from the
+// collector, which a simulation does not have.
+const ReceiveTimeSubstitution = "receive timestamps are virtual-clock arrival times computed by the network model, not collector-side wall-clock timestamps"
+
+// Manifest is manifest.json (spec §9.4). It is encoded with its members in
+// the order of the fields below and files sorted by path.
+//
+// The caller fills SimulatorVersion, ScenarioPath, ScenarioSHA256, Seed,
+// DurationNs, HostArch, Digest and any extra Substitutions; Writer.Finish
+// fills the rest (Format, TimeUnit, Clock, Records, EventsSHA256, Files)
+// and puts ReceiveTimeSubstitution first in Substitutions, replacing
+// whatever the caller left in those fields.
+type Manifest struct {
+	// Format is always Format.
+	Format string `json:"format"`
+	// SimulatorVersion is the commit the simulator was built from, or
+	// "unknown".
+	SimulatorVersion string `json:"simulator_version"`
+	// ScenarioPath and ScenarioSHA256 name the scenario file as the user
+	// gave it; scenario.toml in the bundle is the merged scenario with the
+	// seed actually used.
+	ScenarioPath   string `json:"scenario_path"`
+	ScenarioSHA256 string `json:"scenario_sha256"`
+	Seed           uint64 `json:"seed"`
+	// DurationNs is the run's virtual duration.
+	DurationNs int64 `json:"duration_ns"`
+	// TimeUnit ("ns") and Clock ("virtual") tell post-processors that every
+	// time in the bundle is integer nanoseconds of virtual time.
+	TimeUnit string `json:"time_unit"`
+	Clock    string `json:"clock"`
+	// HostArch is the GOARCH the run executed on.
+	HostArch string `json:"host_arch"`
+	// Records is the number of lines in events.ndjson.
+	Records int64 `json:"records"`
+	// Digest is the engine's running digest of every record of the run.
+	Digest string `json:"digest"`
+	// EventsSHA256 is the SHA-256 of events.ndjson (also in Files).
+	EventsSHA256 string `json:"events_sha256"`
+	// Files maps the slash-separated path of every file in the bundle
+	// except manifest.json to its lower-case hex SHA-256.
+	Files map[string]string `json:"files"`
+	// Substitutions lists, one sentence each, the inputs production's
+	// renderer expects that the simulator replaced by a virtual-clock
+	// equivalent (spec §9.5).
+	Substitutions []string `json:"substitutions"`
+}
+
+// ParityChecksum returns the cross-architecture parity checksum of a run
+// (spec §7.6): the hex SHA-256 of the lines "<path> <sha256>\n", sorted by
+// path, for events.ndjson and every file under snapshots/. It leaves out
+// the manifest, whose commit hash and architecture differ by design, and
+// the scenario, verdicts and known-gaps copies, which are inputs or
+// derived from the events.
+func ParityChecksum(m Manifest) string {
+	h := sha256.New()
+	for _, path := range slices.Sorted(maps.Keys(m.Files)) {
+		if path != EventsFile && !strings.HasPrefix(path, SnapshotsDir+"/") {
+			continue
+		}
+		h.Write([]byte(path))
+		h.Write([]byte{' '})
+		h.Write([]byte(m.Files[path]))
+		h.Write([]byte{'\n'})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// mergeSubstitutions returns ReceiveTimeSubstitution followed by the
+// caller's substitutions, without duplicates and never nil, so the
+// manifest always records the substitution every run makes.
+func mergeSubstitutions(extra []string) []string {
+	out := []string{ReceiveTimeSubstitution}
+	for _, s := range extra {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}

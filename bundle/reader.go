@@ -1,0 +1,138 @@
+package bundle
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// maxEventLine is the longest events.ndjson line ReadEvents accepts. A
+// SWIM join-response event carrying a large membership is far below it;
+// a longer line means a corrupt file, and the limit keeps memory bounded.
+const maxEventLine = 64 << 20
+
+// EventRecord is one decoded events.ndjson line.
+type EventRecord struct {
+	VirtualTimeNs int64
+	// HostID is "" for records bound to no host (null in the file).
+	HostID  string
+	KindTag string
+	// Type is the event payload's "type" member.
+	Type string
+	// Event is the payload object, exactly as written. It is a fresh
+	// slice for every record, so callers may keep it.
+	Event json.RawMessage
+}
+
+// LineError is a malformed events.ndjson line, named by its 1-based line
+// number so evidence can point at events.ndjson#L<Line>.
+type LineError struct {
+	Line int
+	Err  error
+}
+
+func (e *LineError) Error() string {
+	return fmt.Sprintf("%s line %d: %v", EventsFile, e.Line, e.Err)
+}
+
+func (e *LineError) Unwrap() error { return e.Err }
+
+// ReadEvents streams dir's events.ndjson, calling fn with each record and
+// its 1-based line number in file order. Memory stays flat whatever the
+// file's length. A malformed line stops the read with a *LineError; an
+// error from fn stops it and is returned as is.
+func ReadEvents(dir string, fn func(line int, rec EventRecord) error) error {
+	f, err := os.Open(filepath.Join(dir, EventsFile))
+	if err != nil {
+		return fmt.Errorf("bundle: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), maxEventLine)
+	line := 0
+	for sc.Scan() {
+		line++
+		rec, err := ParseEventLine(sc.Bytes())
+		if err != nil {
+			return &LineError{Line: line, Err: err}
+		}
+		if err := fn(line, rec); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			err = fmt.Errorf("line longer than %d bytes", maxEventLine)
+		}
+		return &LineError{Line: line + 1, Err: err}
+	}
+	return nil
+}
+
+// envelope is the §9.2 record envelope as decoded. Pointers and raw
+// messages tell a missing or null member from a zero one.
+type envelope struct {
+	VirtualTimeNs *int64          `json:"virtual_time_ns"`
+	HostID        json.RawMessage `json:"host_id"`
+	KindTag       *string         `json:"kind_tag"`
+	Event         json.RawMessage `json:"event"`
+}
+
+// ParseEventLine decodes one events.ndjson line (without its newline).
+// It accepts any JSON spacing and member order, so bundles from other
+// producers read too, and rejects a line that lacks a member, has a
+// negative time, an empty host id or kind tag, or an event that is not an
+// object with a non-empty string "type".
+func ParseEventLine(b []byte) (EventRecord, error) {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return EventRecord{}, errors.New("empty line")
+	}
+	var env envelope
+	if err := json.Unmarshal(b, &env); err != nil {
+		return EventRecord{}, fmt.Errorf("not a JSON event record: %w", err)
+	}
+	var rec EventRecord
+	switch {
+	case env.VirtualTimeNs == nil:
+		return rec, errors.New("missing virtual_time_ns")
+	case *env.VirtualTimeNs < 0:
+		return rec, fmt.Errorf("virtual_time_ns %d is negative", *env.VirtualTimeNs)
+	case env.KindTag == nil:
+		return rec, errors.New("missing kind_tag")
+	case *env.KindTag == "":
+		return rec, errors.New("kind_tag is empty")
+	case env.HostID == nil:
+		return rec, errors.New("missing host_id (null when no host is bound)")
+	case env.Event == nil:
+		return rec, errors.New("missing event")
+	}
+	rec.VirtualTimeNs = *env.VirtualTimeNs
+	rec.KindTag = *env.KindTag
+	if !bytes.Equal(env.HostID, []byte("null")) {
+		if err := json.Unmarshal(env.HostID, &rec.HostID); err != nil {
+			return rec, errors.New("host_id is neither a string nor null")
+		}
+		if rec.HostID == "" {
+			return rec, errors.New("host_id is an empty string (null means no host)")
+		}
+	}
+	if env.Event[0] != '{' {
+		return rec, errors.New("event is not a JSON object")
+	}
+	var head struct {
+		Type *string `json:"type"`
+	}
+	if err := json.Unmarshal(env.Event, &head); err != nil {
+		return rec, fmt.Errorf("event: %w", err)
+	}
+	if head.Type == nil || *head.Type == "" {
+		return rec, errors.New(`event has no "type"`)
+	}
+	rec.Type = *head.Type
+	rec.Event = env.Event
+	return rec, nil
+}

@@ -1,0 +1,325 @@
+package bundle
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+)
+
+// ErrOutExists is wrapped by Create's error when the output path exists and
+// is not a bundle. The CLI reports it as invalid usage (exit 2): the writer
+// replaces old bundles but never anything else.
+var ErrOutExists = errors.New("output path exists and is not a detsim bundle")
+
+// eventsBufferSize is the events.ndjson write buffer. It bounds the
+// writer's memory however long the run is, and is large enough that a
+// write system call carries thousands of records.
+const eventsBufferSize = 1 << 20
+
+// Writer builds one bundle. Create it, stream records with WriteEventLine
+// and snapshots with WriteSnapshot, call FlushEvents before reading the
+// events back for evaluation, then Finish to move the bundle into place.
+//
+// The bundle is built in <parent>/.<name>.tmp-*/bundle, next to the output
+// path so the final rename never crosses a filesystem. Callers should
+// `defer w.Abort()`: it removes that work directory unless Finish
+// succeeded. A Writer is used from one goroutine.
+type Writer struct {
+	out  string // where Finish puts the bundle
+	work string // private directory; removed by Finish or Abort
+	dir  string // the bundle being built, inside work
+
+	events     *os.File
+	eventsBuf  *bufio.Writer
+	eventsHash hash.Hash
+	records    int64
+
+	// files maps each finished file's bundle path to its hex SHA-256.
+	files map[string]string
+	// snapshotHosts holds the host ids with a snapshots/<id> directory,
+	// which Finish syncs.
+	snapshotHosts map[string]bool
+
+	state writerState
+	err   error // first write failure; every later call returns it
+}
+
+type writerState uint8
+
+const (
+	writing  writerState = iota // events.ndjson open
+	flushed                     // events.ndjson complete and closed
+	finished                    // bundle in place
+	aborted                     // work directory removed
+)
+
+// Create checks the output path and prepares an empty bundle in a work
+// directory beside it, creating out's parent directories if needed.
+//
+// out may be missing, or an existing bundle (a directory holding
+// manifest.json), which Finish replaces. Any other existing path — a
+// file, a symbolic link, a directory that is not a bundle — is refused
+// with an error wrapping ErrOutExists, so a typo in --out can never
+// delete a user's data.
+func Create(out string) (*Writer, error) {
+	if out == "" {
+		return nil, errors.New("bundle: output path is empty")
+	}
+	out = filepath.Clean(out)
+	name := filepath.Base(out)
+	if name == "." || name == ".." || name == string(filepath.Separator) {
+		return nil, fmt.Errorf("bundle: output path %q must name a directory to create, not %q", out, name)
+	}
+	if err := checkOut(out); err != nil {
+		return nil, err
+	}
+	parent := filepath.Dir(out)
+	if err := os.MkdirAll(parent, 0o777); err != nil {
+		return nil, fmt.Errorf("bundle: creating parent of %s: %w", out, err)
+	}
+	work, err := os.MkdirTemp(parent, "."+name+".tmp-*")
+	if err != nil {
+		return nil, fmt.Errorf("bundle: creating work directory for %s: %w", out, err)
+	}
+	w := &Writer{
+		out:           out,
+		work:          work,
+		dir:           filepath.Join(work, "bundle"),
+		eventsHash:    sha256.New(),
+		files:         make(map[string]string),
+		snapshotHosts: make(map[string]bool),
+	}
+	if err := w.open(); err != nil {
+		_ = os.RemoveAll(work)
+		return nil, err
+	}
+	return w, nil
+}
+
+// open creates the bundle directory, snapshots/ and events.ndjson.
+func (w *Writer) open() error {
+	for _, d := range []string{w.dir, filepath.Join(w.dir, SnapshotsDir)} {
+		if err := os.Mkdir(d, 0o777); err != nil {
+			return fmt.Errorf("bundle: %w", err)
+		}
+	}
+	f, err := os.OpenFile(filepath.Join(w.dir, EventsFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	if err != nil {
+		return fmt.Errorf("bundle: %w", err)
+	}
+	w.events = f
+	w.eventsBuf = bufio.NewWriterSize(hashingWriter{f, w.eventsHash}, eventsBufferSize)
+	return nil
+}
+
+// checkOut returns nil if out is missing or is a bundle, and otherwise an
+// error saying what is there.
+func checkOut(out string) error {
+	info, err := os.Lstat(out)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("bundle: checking output path: %w", err)
+	}
+	what := "a directory without " + ManifestFile
+	switch {
+	case info.Mode()&fs.ModeSymlink != 0:
+		what = "a symbolic link"
+	case info.Mode().IsRegular():
+		what = "a regular file"
+	case !info.IsDir():
+		what = "a " + info.Mode().Type().String() + " file"
+	default:
+		m, err := os.Lstat(filepath.Join(out, ManifestFile))
+		if err == nil && m.Mode().IsRegular() {
+			return nil
+		}
+	}
+	return fmt.Errorf("bundle: %s is %s: %w; choose a new path or remove it", out, what, ErrOutExists)
+}
+
+// hashingWriter writes to a file and feeds the same bytes to a hash, so
+// events.ndjson's digest is known the moment its last byte is written.
+type hashingWriter struct {
+	f *os.File
+	h hash.Hash
+}
+
+func (hw hashingWriter) Write(p []byte) (int, error) {
+	n, err := hw.f.Write(p)
+	hw.h.Write(p[:n])
+	return n, err
+}
+
+// Dir returns the directory the bundle is being built in. The files in it
+// are readable there until Finish moves it (events.ndjson only after
+// FlushEvents).
+func (w *Writer) Dir() string { return w.dir }
+
+// WriteEventLine appends one line, as AppendEventLine builds it, to
+// events.ndjson. The line must end in its only newline: a newline inside
+// a record would split it in two for every reader.
+func (w *Writer) WriteEventLine(line []byte) error {
+	if err := w.usable(writing, "WriteEventLine"); err != nil {
+		return err
+	}
+	if len(line) == 0 || bytes.IndexByte(line, '\n') != len(line)-1 {
+		return fmt.Errorf("bundle: event line %d must end with its only newline: %.80q", w.records+1, line)
+	}
+	if _, err := w.eventsBuf.Write(line); err != nil {
+		return w.fail(fmt.Errorf("bundle: writing %s: %w", EventsFile, err))
+	}
+	w.records++
+	return nil
+}
+
+// WriteSnapshot writes snapshots/<hostID>/<seq>.json holding data and
+// records its digest. hostID must be a valid peer id
+// ([A-Za-z0-9_-]{1,64}), since it becomes a directory name; each
+// (hostID, seq) may be written once.
+func (w *Writer) WriteSnapshot(hostID string, seq int, data []byte) error {
+	if err := w.usable(flushed, "WriteSnapshot"); err != nil {
+		return err
+	}
+	if !validHostID(hostID) {
+		return fmt.Errorf("bundle: snapshot host id %q is not a peer id ([A-Za-z0-9_-]{1,64})", hostID)
+	}
+	if seq < 0 {
+		return fmt.Errorf("bundle: snapshot %s/%d: sequence number is negative", hostID, seq)
+	}
+	if !w.snapshotHosts[hostID] {
+		if err := os.Mkdir(filepath.Join(w.dir, SnapshotsDir, hostID), 0o777); err != nil {
+			return w.fail(fmt.Errorf("bundle: %w", err))
+		}
+		w.snapshotHosts[hostID] = true
+	}
+	rel := path.Join(SnapshotsDir, hostID, strconv.Itoa(seq)+".json")
+	return w.writeFile(rel, data)
+}
+
+// FlushEvents completes events.ndjson: it flushes the buffer, syncs and
+// closes the file and fixes its digest. After it, the file can be read
+// from Dir and no more events can be written. Calling it again does
+// nothing.
+func (w *Writer) FlushEvents() error {
+	if w.state == flushed {
+		return w.err
+	}
+	if err := w.usable(writing, "FlushEvents"); err != nil {
+		return err
+	}
+	err := w.eventsBuf.Flush()
+	if err == nil {
+		err = w.events.Sync()
+	}
+	if cerr := w.events.Close(); err == nil {
+		err = cerr
+	}
+	w.events = nil
+	w.state = flushed
+	if err != nil {
+		return w.fail(fmt.Errorf("bundle: completing %s: %w", EventsFile, err))
+	}
+	w.files[EventsFile] = hex.EncodeToString(w.eventsHash.Sum(nil))
+	return nil
+}
+
+// Abort removes the work directory and everything in it. It does nothing
+// after a successful Finish or a previous Abort, so it is safe to defer.
+// An existing bundle at the output path is never touched by Abort.
+func (w *Writer) Abort() {
+	if w.state == finished || w.state == aborted {
+		return
+	}
+	if w.events != nil {
+		_ = w.events.Close()
+		w.events = nil
+	}
+	_ = os.RemoveAll(w.work)
+	w.state = aborted
+}
+
+// usable returns the sticky error, or an error if the writer is past the
+// latest state in which op is allowed.
+func (w *Writer) usable(latest writerState, op string) error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.state > latest {
+		return fmt.Errorf("bundle: %s after %s", op, w.stateName())
+	}
+	return nil
+}
+
+func (w *Writer) stateName() string {
+	switch w.state {
+	case flushed:
+		return "FlushEvents"
+	case finished:
+		return "Finish"
+	case aborted:
+		return "Abort"
+	}
+	return "Create"
+}
+
+// fail records err as the writer's sticky error: once a write fails the
+// bundle is incomplete, and no later call may pretend otherwise.
+func (w *Writer) fail(err error) error {
+	if w.err == nil {
+		w.err = err
+	}
+	return w.err
+}
+
+// writeFile creates the bundle file rel (slash-separated) holding data,
+// syncs it and records its digest.
+func (w *Writer) writeFile(rel string, data []byte) error {
+	f, err := os.OpenFile(filepath.Join(w.dir, filepath.FromSlash(rel)), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	if err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("bundle: %s written twice", rel)
+		}
+		return w.fail(fmt.Errorf("bundle: %w", err))
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return w.fail(fmt.Errorf("bundle: writing %s: %w", rel, err))
+	}
+	sum := sha256.Sum256(data)
+	w.files[rel] = hex.EncodeToString(sum[:])
+	return nil
+}
+
+// validHostID reports whether id is a peer id as the scenario loader
+// accepts it. The check is repeated here because the id becomes a path
+// component: "..", "/" or "" must never reach the filesystem.
+func validHostID(id string) bool {
+	if len(id) == 0 || len(id) > 64 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+		if !ok {
+			return false
+		}
+	}
+	return true
+}

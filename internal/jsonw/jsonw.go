@@ -1,0 +1,136 @@
+// Package jsonw appends JSON tokens to byte slices without reflection or
+// allocation, so hosts, the engine and the bundle writer can emit event
+// payloads with a fixed member order and bytes that never depend on an
+// encoder's internals. Strings are escaped exactly as encoding/json does
+// with HTML escaping off, so a payload written here is byte-identical to
+// the same payload marshalled by a Go production emitter.
+//
+// The functions write tokens only; the caller writes the structure:
+//
+//	dst = append(dst, '{')
+//	dst = jsonw.AppendKey(dst, "type")
+//	dst = jsonw.AppendString(dst, "probe_sent")
+//	dst = append(dst, ',')
+//	dst = jsonw.AppendKey(dst, "seq")
+//	dst = jsonw.AppendUint(dst, seq)
+//	dst = append(dst, '}')
+package jsonw
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+const hexDigits = "0123456789abcdef"
+
+// plain marks the ASCII bytes that go into a JSON string unescaped: every
+// printable character except the quote and the backslash.
+var plain = func() (t [utf8.RuneSelf]bool) {
+	for b := 0x20; b < utf8.RuneSelf; b++ {
+		t[b] = b != '"' && b != '\\'
+	}
+	return t
+}()
+
+// AppendString appends s as a quoted JSON string. Quotes, backslashes and
+// control characters are escaped (\b \f \n \r \t in short form, the rest as
+// \u00XX); U+2028 and U+2029 are escaped because JavaScript treats them as
+// line ends; each byte of invalid UTF-8 becomes \ufffd, so the output is
+// valid JSON whatever s holds.
+func AppendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0 // s[start:i] is a run still to be copied verbatim
+	for i := 0; i < len(s); {
+		b := s[i]
+		if b < utf8.RuneSelf {
+			if plain[b] {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			dst = appendEscapedASCII(dst, b)
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// appendEscapedASCII appends the escape sequence of an ASCII byte that
+// cannot appear in a JSON string as itself.
+func appendEscapedASCII(dst []byte, b byte) []byte {
+	switch b {
+	case '"', '\\':
+		return append(dst, '\\', b)
+	case '\b':
+		return append(dst, '\\', 'b')
+	case '\f':
+		return append(dst, '\\', 'f')
+	case '\n':
+		return append(dst, '\\', 'n')
+	case '\r':
+		return append(dst, '\\', 'r')
+	case '\t':
+		return append(dst, '\\', 't')
+	}
+	return append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
+}
+
+// AppendKey appends key as a JSON string followed by a colon, ready for
+// the member's value. The caller writes the comma between members.
+func AppendKey(dst []byte, key string) []byte {
+	return append(AppendString(dst, key), ':')
+}
+
+// AppendInt appends v as a JSON number.
+func AppendInt(dst []byte, v int64) []byte {
+	return strconv.AppendInt(dst, v, 10)
+}
+
+// AppendUint appends v as a JSON number. Values above 2^53 are exact in
+// the bytes but lose precision in readers that parse numbers as doubles.
+func AppendUint(dst []byte, v uint64) []byte {
+	return strconv.AppendUint(dst, v, 10)
+}
+
+// AppendBool appends true or false.
+func AppendBool(dst []byte, v bool) []byte {
+	if v {
+		return append(dst, "true"...)
+	}
+	return append(dst, "false"...)
+}
+
+// AppendNull appends null.
+func AppendNull(dst []byte) []byte {
+	return append(dst, "null"...)
+}
+
+// AppendStringArray appends ss as a JSON array of strings; a nil or empty
+// slice is written as [] so a reader never has to tell null from empty.
+func AppendStringArray(dst []byte, ss []string) []byte {
+	dst = append(dst, '[')
+	for i, s := range ss {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = AppendString(dst, s)
+	}
+	return append(dst, ']')
+}
