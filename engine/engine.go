@@ -1,0 +1,578 @@
+// Package engine is the single-threaded discrete-event core of spec §4: it
+// owns the virtual clock, the (time, seq) queue and the host table, asks the
+// network where messages go and the hosts what they do, and emits every
+// record of the run in pop order.
+//
+// The engine is a stepping machine: Step pops exactly one queue entry and
+// dispatches it. Run, the terminal stepper and --batch are all loops over
+// Step, and Checkpoint/Restore plus Timeline give reverse execution by
+// re-running from the seed, which is the recording.
+package engine
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"hash"
+	"math"
+
+	"github.com/detsim/detsim/engine/rng"
+	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/network"
+	"github.com/detsim/detsim/scenarios"
+)
+
+// Sink receives every record the run emits, in emission order. The engine
+// hands over built records; what the sink does with them (serialise, hash,
+// write, nothing) is its business. Event payloads must not be retained
+// past the call unless copied.
+type Sink interface {
+	Event(at int64, hostID string, kindTag string, ev hosts.Event)
+	Snapshot(at int64, hostID string, seq int, data []byte)
+}
+
+// Options configure a run. The zero value records nothing to disk and
+// keeps the running digest, which is what the stepper wants.
+type Options struct {
+	// Writer, when set, receives every serialised record (batch runs).
+	Writer RecordWriter
+	// Monitor, when set, observes every event record and answers whether
+	// every assertion is resolved (early termination, §4.8) — the streaming
+	// evaluator.
+	Monitor Monitor
+	// Sink, when set, replaces serialisation entirely: records are built
+	// and handed to it, with no digest and no Writer. Benchmarks use it to
+	// measure the engine alone.
+	Sink Sink
+	// Tap, when set, sees every serialised event record: its 1-based line
+	// number in events.ndjson and the line itself (valid only during the
+	// call). It is outside the checkpointed state: a run is deterministic,
+	// so line n always has the same bytes, and a viewer may cache lines by
+	// number across Restore.
+	Tap func(line int64, at int64, b []byte)
+}
+
+// RecordWriter is the part of the bundle writer the engine uses.
+type RecordWriter interface {
+	WriteEventLine(line []byte) error
+	WriteSnapshot(hostID string, seq int, data []byte) error
+}
+
+// hostState says whether a host is running.
+type hostState uint8
+
+const (
+	hostDown    hostState = iota // declared "down" and never started
+	hostRunning                  // ticking and receiving (unless halted)
+	hostKilled                   // stopped by PeerKill
+)
+
+func (s hostState) String() string {
+	switch s {
+	case hostDown:
+		return "down"
+	case hostRunning:
+		return "running"
+	case hostKilled:
+		return "killed"
+	}
+	return "?"
+}
+
+// slot is one row of the host table.
+type slot struct {
+	id         string
+	decl       *scenarios.Peer
+	kind       *hosts.Kind
+	h          hosts.Host // nil until first started
+	period     int64
+	ticks      *rng.Stream // first-tick offsets, one draw per life
+	lives      int         // fresh hosts built so far
+	gen        uint32      // bumped on kill and restart: older queue entries go stale
+	state      hostState
+	tickHalted bool
+	recvHalted bool
+	decodeErrs int64
+}
+
+// Engine runs one scenario. It is not safe for concurrent use: one
+// goroutine owns it at a time.
+type Engine struct {
+	sc    *scenarios.Scenario
+	root  rng.Root
+	peers []string       // sorted ids; index = host index
+	index map[string]int // id → host index (point lookups only)
+	opts  Options
+
+	st state
+
+	line []byte // reused serialisation buffer
+	slab []byte // wire bytes of queued messages; see send
+
+	// The messages handed to Recv, reused call after call (hosts must
+	// not keep the pointers).
+	delivery   hosts.Delivery
+	timer      hosts.TimerFired
+	sendFailed hosts.SendFailed
+	err        error // first writer error; ends the run
+}
+
+// state is everything Checkpoint copies.
+type state struct {
+	now      int64
+	steps    int64 // entries dispatched
+	seq      uint64
+	q        queue
+	cut      map[uint64]network.DropReason // deliveries invalidated in flight
+	hosts    []slot
+	net      *network.Network
+	digest   hash.Hash
+	records  int64 // event records emitted = lines of events.ndjson
+	snaps    int64 // snapshot records emitted
+	done     bool
+	early    bool // ended by early termination
+	monitor  Monitor
+	lastKind entryKind
+	lastHost int32
+}
+
+// Monitor is the streaming side of the assertion evaluator (spec §10.4).
+type Monitor interface {
+	// Observe sees every event record: its 1-based line in events.ndjson,
+	// its envelope fields and its payload JSON.
+	Observe(line int64, at int64, hostID, kindTag, typ string, payload []byte)
+	// Resolved reports whether every assertion's verdict is determined.
+	Resolved() bool
+	// Clone deep-copies the monitor for a checkpoint.
+	Clone() Monitor
+}
+
+// New builds an engine for sc, validating that every peer's kind is in reg.
+// The queue is pre-populated as spec §4.1 says: one Tick per running host
+// at its seed-derived offset, one Mutation per scenario mutation, one
+// Snapshot per snapshot request, and Terminate at duration_ns, in that
+// enqueue order.
+func New(sc *scenarios.Scenario, reg *hosts.Registry, opts Options) (*Engine, error) {
+	e := &Engine{
+		sc:    sc,
+		root:  rng.New(sc.Seed),
+		index: make(map[string]int, len(sc.Peers)),
+		opts:  opts,
+		line:  make([]byte, 0, 1024),
+	}
+	for i := range sc.Peers {
+		p := &sc.Peers[i]
+		if i > 0 && sc.Peers[i-1].ID >= p.ID {
+			return nil, fmt.Errorf("engine: peers not sorted by id at %q", p.ID)
+		}
+		k, ok := reg.Lookup(p.Kind)
+		if !ok {
+			return nil, fmt.Errorf("engine: peer %q: unknown host kind %q", p.ID, p.Kind)
+		}
+		period := p.TickPeriodNs
+		if period <= 0 {
+			period = sc.TickPeriodNs
+		}
+		if period <= 0 {
+			return nil, fmt.Errorf("engine: peer %q: tick period must be positive", p.ID)
+		}
+		e.peers = append(e.peers, p.ID)
+		e.index[p.ID] = i
+		e.st.hosts = append(e.st.hosts, slot{
+			id: p.ID, decl: p, kind: k, period: period,
+			ticks: e.root.Host(p.ID, "tick"),
+		})
+	}
+	e.st.net = network.New(e.peers, sc.Links, e.root)
+	e.st.cut = map[uint64]network.DropReason{}
+	if opts.Sink == nil {
+		e.st.digest = sha256.New()
+	}
+	e.st.monitor = opts.Monitor
+	for i := range e.st.hosts {
+		s := &e.st.hosts[i]
+		if s.decl.InitialState != s.kind.DownState {
+			e.start(int32(i), s.decl.InitialState, 0)
+		}
+	}
+	for i := range sc.Mutations {
+		e.push(entry{at: sc.Mutations[i].At, kind: kindMutation, aux: uint64(i), host: -1})
+	}
+	for i, at := range sc.Snapshots {
+		e.push(entry{at: at, kind: kindSnapshot, aux: uint64(i), host: -1})
+	}
+	e.push(entry{at: sc.DurationNs, kind: kindTerminate, host: -1})
+	return e, nil
+}
+
+// start begins a fresh life of host i in the given initial state and
+// schedules its first tick at now plus a seed-derived offset in
+// [0, period), so peers never tick in lock-step (§4.3).
+func (e *Engine) start(i int32, initial string, now int64) {
+	s := &e.st.hosts[i]
+	label := "kind"
+	if s.lives > 0 {
+		// A second life must not replay the first one's draws (DESIGN §4).
+		label = fmt.Sprintf("kind/life=%d", s.lives)
+	}
+	s.lives++
+	s.h = s.kind.New(s.id, s.decl.KindConfig, initial, e.peers, e.root.Host(s.id, label))
+	e.revive(i, now)
+}
+
+// revive marks host i running in a new generation and schedules its next
+// first tick. Entries queued for an older generation become stale.
+func (e *Engine) revive(i int32, now int64) {
+	s := &e.st.hosts[i]
+	s.gen++
+	s.state = hostRunning
+	s.tickHalted, s.recvHalted = false, false
+	off := int64(s.ticks.Below(uint64(s.period)))
+	e.push(entry{at: satAdd(now, off), kind: kindTick, host: i, gen: s.gen})
+}
+
+func (e *Engine) push(en entry) {
+	en.seq = e.st.seq
+	e.st.seq++
+	e.st.q.push(en)
+}
+
+// StepInfo describes the entry one Step dispatched.
+type StepInfo struct {
+	Index   int64  // 1-based count of dispatched entries after this step
+	At      int64  // its virtual time
+	Kind    string // Tick, Deliver, Timer, SendFailed, Mutation, Snapshot, Terminate
+	Host    string // the host it was for, "" if none
+	Records int64  // event records it emitted
+	Done    bool   // the run is over (Terminate popped, or early termination)
+}
+
+// Done reports whether the run has ended.
+func (e *Engine) Done() bool { return e.st.done }
+
+// Err returns the first error writing records, which ends the run.
+func (e *Engine) Err() error { return e.err }
+
+// Now is the virtual time of the last dispatched entry.
+func (e *Engine) Now() int64 { return e.st.now }
+
+// Index is the number of entries dispatched so far.
+func (e *Engine) Index() int64 { return e.st.steps }
+
+// Records is the number of event records emitted so far.
+func (e *Engine) Records() int64 { return e.st.records }
+
+// EarlyTerminated reports whether the run ended because every assertion
+// resolved (§4.8) rather than at duration_ns.
+func (e *Engine) EarlyTerminated() bool { return e.st.early }
+
+// Monitor returns the engine's streaming evaluator (nil if none). After a
+// Restore it is the checkpoint's copy, so fetch it again rather than keep it.
+func (e *Engine) Monitor() Monitor { return e.st.monitor }
+
+// Scenario returns the scenario the engine runs.
+func (e *Engine) Scenario() *scenarios.Scenario { return e.sc }
+
+// Digest is the hex SHA-256 over every record emitted so far: each event's
+// events.ndjson line, and for each snapshot a header line
+// {"snapshot":"snapshots/<host>/<seq>.json","virtual_time_ns":T,"bytes":N}
+// followed by its bytes. Empty when a Sink replaced serialisation.
+func (e *Engine) Digest() string {
+	if e.st.digest == nil {
+		return ""
+	}
+	return hex.EncodeToString(e.st.digest.Sum(nil))
+}
+
+// Step pops exactly one live queue entry, advances the clock to it and
+// dispatches it. Entries made stale by a kill or restart (a dead host's
+// tick or timer, a cut delivery with nothing left to report) are discarded
+// on the way without counting as a step. Step on a finished run does
+// nothing and reports Done.
+func (e *Engine) Step() StepInfo {
+	for !e.st.done && e.st.q.len() > 0 {
+		en := e.st.q.pop()
+		if e.stale(&en) {
+			continue
+		}
+		e.st.now = en.at
+		e.st.steps++
+		before := e.st.records
+		e.dispatch(&en)
+		e.st.lastKind, e.st.lastHost = en.kind, en.host
+		if !e.st.done && e.sc.EarlyTerminate && e.st.monitor != nil && e.st.monitor.Resolved() {
+			e.st.done, e.st.early = true, true
+		}
+		if e.err != nil {
+			e.st.done = true
+		}
+		info := StepInfo{Index: e.st.steps, At: en.at, Kind: en.kind.String(), Records: e.st.records - before, Done: e.st.done}
+		if en.host >= 0 {
+			info.Host = e.peers[en.host]
+		}
+		return info
+	}
+	e.st.done = true
+	return StepInfo{Index: e.st.steps, At: e.st.now, Done: true}
+}
+
+// Run steps until the run ends and returns the first record-writing error.
+func (e *Engine) Run() error {
+	for !e.st.done {
+		e.Step()
+	}
+	return e.err
+}
+
+// RunUntil steps until the run ends or stop returns true after a step.
+func (e *Engine) RunUntil(stop func(StepInfo) bool) StepInfo {
+	var info StepInfo
+	for !e.st.done {
+		info = e.Step()
+		if stop(info) {
+			break
+		}
+	}
+	return info
+}
+
+// stale reports whether en should vanish without being a step: it belongs
+// to an older generation of its host, or it is a cut delivery whose drop
+// was already recorded and which paid no dial to report.
+func (e *Engine) stale(en *entry) bool {
+	switch en.kind {
+	case kindTick, kindTimer, kindSendFailed:
+		s := &e.st.hosts[en.host]
+		return en.gen != s.gen || s.state != hostRunning
+	case kindDeliver:
+		if _, cut := e.st.cut[en.aux]; cut && !en.dialed {
+			delete(e.st.cut, en.aux)
+			return true
+		}
+	}
+	return false
+}
+
+func (e *Engine) dispatch(en *entry) {
+	switch en.kind {
+	case kindTick:
+		e.dispatchTick(en)
+	case kindDeliver:
+		e.dispatchDeliver(en)
+	case kindTimer:
+		s := &e.st.hosts[en.host]
+		if !s.recvHalted {
+			e.timer = hosts.TimerFired{Token: en.aux}
+			e.actions(en.host, s.h.Recv(&e.timer, e.st.now), false)
+		}
+	case kindSendFailed:
+		s := &e.st.hosts[en.host]
+		if !s.recvHalted {
+			e.sendFailed = hosts.SendFailed{To: e.peers[en.peer], Reason: network.DropReason(en.aux).String()}
+			e.actions(en.host, s.h.Recv(&e.sendFailed, e.st.now), false)
+		}
+	case kindMutation:
+		e.dispatchMutation(int(en.aux))
+	case kindSnapshot:
+		e.dispatchSnapshot(int(en.aux))
+	case kindTerminate:
+		e.st.done = true
+	default:
+		panic(fmt.Sprintf("engine: unknown queue entry kind %d", en.kind))
+	}
+}
+
+// dispatchTick calls Tick unless the host halted its ticks, and always
+// schedules the next one (§4.3).
+func (e *Engine) dispatchTick(en *entry) {
+	s := &e.st.hosts[en.host]
+	if !s.tickHalted {
+		e.actions(en.host, s.h.Tick(e.st.now), true)
+	}
+	s = &e.st.hosts[en.host] // actions never resize the table, but stay honest
+	if s.gen == en.gen && s.state == hostRunning {
+		e.push(entry{at: satAdd(e.st.now, s.period), kind: kindTick, host: en.host, gen: s.gen})
+	}
+}
+
+// dispatchDeliver reports a paid dial's outcome, then hands the message to
+// a running host through its codec (§4.4).
+func (e *Engine) dispatchDeliver(en *entry) {
+	from, to := e.peers[en.peer], e.peers[en.host]
+	if _, cut := e.st.cut[en.aux]; cut {
+		delete(e.st.cut, en.aux)
+		e.emit(en.peer, engineTag, dialOutcome{from: from, to: to, ok: false})
+		return
+	}
+	if en.dialed {
+		e.emit(en.peer, engineTag, dialOutcome{from: from, to: to, ok: true})
+	}
+	s := &e.st.hosts[en.host]
+	switch {
+	case s.state != hostRunning:
+		e.emit(en.host, engineTag, dropOnDelivery{from: from, to: to, reason: "peer_" + s.state.String()})
+		return
+	case s.recvHalted:
+		e.emit(en.host, engineTag, dropOnDelivery{from: from, to: to, reason: "halted"})
+		return
+	}
+	msg, err := s.kind.Codec.Decode(en.data)
+	if err != nil {
+		s.decodeErrs++
+		e.emit(en.host, engineTag, decodeError{from: from, to: to, bytes: len(en.data), err: err.Error(), count: s.decodeErrs})
+		return
+	}
+	e.delivery = hosts.Delivery{From: from, Payload: msg}
+	e.actions(en.host, s.h.Recv(&e.delivery, e.st.now), false)
+}
+
+// dispatchMutation records the mutation, applies it to the network, cuts
+// the deliveries it invalidates and kills or restarts hosts (§4.5, §5.5).
+func (e *Engine) dispatchMutation(i int) {
+	m := &e.sc.Mutations[i]
+	e.emit(-1, engineTag, mutationRecord{index: i, m: m})
+	cut, notes := e.st.net.ApplyMutation(m, e.st.now)
+	for _, c := range cut {
+		// The network cannot know whether a delivery due exactly now
+		// already popped; only the queue can say.
+		if c.At <= e.st.now && !e.queued(c.ID) {
+			continue
+		}
+		e.st.cut[c.ID] = c.Reason
+		e.emit(int32(c.To), engineTag, dropOnDelivery{from: e.peers[c.From], to: e.peers[c.To], reason: c.Reason.String()})
+	}
+	e.notes(notes)
+	switch m.Kind {
+	case network.PeerKill:
+		hi := int32(e.index[m.Peer])
+		s := &e.st.hosts[hi]
+		if s.state == hostRunning {
+			s.state = hostKilled
+			s.gen++ // its queued ticks, timers and send failures go stale
+		}
+	case network.PeerResurrect:
+		hi := int32(e.index[m.Peer])
+		s := &e.st.hosts[hi]
+		if m.PreserveState && s.h != nil {
+			e.revive(hi, e.st.now)
+			return
+		}
+		initial := s.decl.InitialState
+		if initial == s.kind.DownState {
+			initial = s.kind.RestartState
+		}
+		e.start(hi, initial, e.st.now)
+	}
+}
+
+// queued reports whether delivery id is still in the queue. It scans the
+// queue, so it is used only for the rare delivery due at a mutation's own
+// instant.
+func (e *Engine) queued(id uint64) bool {
+	for i := range e.st.q.items {
+		if en := &e.st.q.items[i]; en.kind == kindDeliver && en.aux == id {
+			return true
+		}
+	}
+	return false
+}
+
+// dispatchSnapshot asks every running host for its snapshot, in host order.
+func (e *Engine) dispatchSnapshot(seq int) {
+	for i := range e.st.hosts {
+		s := &e.st.hosts[i]
+		if s.state != hostRunning {
+			continue
+		}
+		e.snapshot(s.id, seq, s.h.Snapshot())
+	}
+}
+
+// actions processes a host's returned actions in order (§4.6).
+func (e *Engine) actions(hi int32, acts []hosts.Action, fromTick bool) {
+	s := &e.st.hosts[hi]
+	for i := range acts {
+		a := &acts[i]
+		switch a.Kind() {
+		case hosts.ActSend:
+			e.send(hi, a.To(), a.Msg())
+		case hosts.ActRecord:
+			e.emit(hi, s.kind.Tag, a.Event())
+		case hosts.ActTimer:
+			at := a.At()
+			if at < e.st.now {
+				at = e.st.now
+			}
+			e.push(entry{at: at, kind: kindTimer, host: hi, gen: s.gen, aux: a.Token()})
+		case hosts.ActHalt:
+			s.tickHalted = true
+			if !fromTick {
+				s.recvHalted = true
+			}
+		default:
+			// An action the engine cannot route is a host bug; silently
+			// dropping it is what the simulator exists to catch (§3.2).
+			panic(fmt.Sprintf("engine: host %q returned unknown action kind %d", s.id, a.Kind()))
+		}
+	}
+}
+
+// slabSize is how much wire-byte space the engine allocates at a time.
+// Queued messages are sub-slices of slabs, so sending costs no allocation
+// per message; a slab is freed once every message in it has popped.
+const slabSize = 64 << 10
+
+// send encodes a message, asks the network and either schedules the
+// delivery or records the drop and queues SendFailed for the sender.
+func (e *Engine) send(hi int32, to string, msg any) {
+	s := &e.st.hosts[hi]
+	ti, ok := e.index[to]
+	if !ok {
+		// Hosts learn peers only from the declaration; a send to anyone
+		// else is an action the engine cannot route.
+		panic(fmt.Sprintf("engine: host %q sent to undeclared peer %q", s.id, to))
+	}
+	if cap(e.slab)-len(e.slab) < 2048 {
+		e.slab = make([]byte, 0, slabSize)
+	}
+	start := len(e.slab)
+	b, err := s.kind.Codec.Append(e.slab[start:start], msg)
+	if err != nil {
+		panic(fmt.Sprintf("engine: host %q: encode %T: %v", s.id, msg, err))
+	}
+	if len(b) > 0 && &b[0] == &e.slab[start : start+1][0] {
+		e.slab = e.slab[:start+len(b)] // it fit: claim the bytes
+	} // else it outgrew the slab and append gave it an array of its own
+	b = b[:len(b):len(b)]
+	out, notes := e.st.net.Send(int(hi), ti, int64(len(b)), e.st.now)
+	e.notes(notes)
+	if !out.Arrived {
+		e.emit(hi, engineTag, dropOnSend{from: s.id, to: to, reason: out.Reason})
+		e.push(entry{at: e.st.now, kind: kindSendFailed, host: hi, gen: s.gen, peer: int32(ti), aux: uint64(out.Reason)})
+		return
+	}
+	e.push(entry{at: out.At, kind: kindDeliver, host: int32(ti), peer: hi, aux: out.ID, data: b, dialed: out.Dialed})
+}
+
+// notes turns the network's side-channel notifications into events.
+func (e *Engine) notes(notes []network.Note) {
+	for _, n := range notes {
+		from, to := e.peers[n.From], e.peers[n.To]
+		switch n.Kind {
+		case network.NoteDialStart:
+			e.emit(int32(n.From), engineTag, dialStart{from: from, to: to})
+		case network.NoteCacheChange:
+			e.emit(int32(n.From), engineTag, cacheStateChange{from: from, to: to, transition: n.Transition, state: n.State})
+		default:
+			panic(fmt.Sprintf("engine: unknown network note kind %d", n.Kind))
+		}
+	}
+}
+
+// satAdd adds two non-negative times, saturating instead of wrapping.
+func satAdd(a, b int64) int64 {
+	if b > 0 && a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}

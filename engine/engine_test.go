@@ -1,0 +1,384 @@
+package engine
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/detsim/detsim/network"
+	"github.com/detsim/detsim/scenarios"
+)
+
+func TestQueue_PopsByTimeThenEnqueueOrder_4_1(t *testing.T) {
+	var q queue
+	seq := uint64(0)
+	push := func(at int64, host int32) {
+		q.push(entry{at: at, seq: seq, host: host})
+		seq++
+	}
+	push(30, 0)
+	push(10, 1)
+	push(30, 2)
+	push(10, 3)
+	push(20, 4)
+	var got []int32
+	for q.len() > 0 {
+		got = append(got, q.pop().host)
+	}
+	if want := []int32{1, 3, 4, 0, 2}; !slices.Equal(got, want) {
+		t.Fatalf("pop order %v, want %v", got, want)
+	}
+}
+
+func TestRun_SameSeedSameDigest_7(t *testing.T) {
+	sc := meshScenario("echo", 5, lossyPolicy, 3_000_000_000)
+	run := func(seed uint64) (string, int64) {
+		s := *sc
+		s.Seed = seed
+		e := mustEngine(t, &s, Options{})
+		if err := e.Run(); err != nil {
+			t.Fatal(err)
+		}
+		return e.Digest(), e.Records()
+	}
+	d1, n1 := run(1)
+	d2, n2 := run(1)
+	d3, _ := run(2)
+	if d1 != d2 || n1 != n2 {
+		t.Fatalf("same seed gave %s/%d and %s/%d", d1, n1, d2, n2)
+	}
+	if d1 == d3 {
+		t.Fatalf("seeds 1 and 2 gave the same digest %s", d1)
+	}
+	if n1 < 1000 {
+		t.Fatalf("only %d records: the mesh is not exercising the engine", n1)
+	}
+}
+
+func TestRecords_NondecreasingTimeAndEveryEngineEvent_4_7(t *testing.T) {
+	sc := meshScenario("echo", 4, lossyPolicy, 2_000_000_000)
+	sc.Mutations = []network.Mutation{
+		{Kind: network.Partition, At: 500_000_000, PeersA: []string{"p00"}, PeersB: []string{"p01", "p02"}},
+		{Kind: network.Heal, At: 900_000_000},
+		{Kind: network.PeerKill, At: 1_000_000_000, Peer: "p03"},
+		{Kind: network.PeerResurrect, At: 1_500_000_000, Peer: "p03"},
+	}
+	var w lines
+	e := mustEngine(t, sc, Options{Writer: &w})
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for _, ty := range w.types() {
+		seen[ty]++
+	}
+	for _, ty := range []string{"ping_sent", "pong_received", "drop_on_send", "drop_on_delivery", "cache_state_change", "dial_start", "dial_outcome", "mutation"} {
+		if seen[ty] == 0 {
+			t.Errorf("no %s record in the run (saw %v)", ty, seen)
+		}
+	}
+	last := int64(-1)
+	for i, ln := range strings.Split(strings.TrimSpace(w.buf.String()), "\n") {
+		var at int64
+		if _, err := fmtSscan(ln, &at); err != nil {
+			t.Fatalf("line %d: %v", i+1, err)
+		}
+		if at < last {
+			t.Fatalf("line %d: time %d after %d", i+1, at, last)
+		}
+		last = at
+	}
+}
+
+func TestStepAPI_IndexNowQueue(t *testing.T) {
+	e := mustEngine(t, meshScenario("echo", 3, lossyPolicy, 1_000_000_000), Options{})
+	q := e.Queue(3)
+	if len(q) != 3 || q[0].Kind != "Tick" {
+		t.Fatalf("initial queue %+v: want the three first ticks", q)
+	}
+	info := e.Step()
+	if info.Index != 1 || e.Index() != 1 || info.At != q[0].At || e.Now() != q[0].At || info.Host != q[0].Host {
+		t.Fatalf("first step %+v does not match queue head %+v", info, q[0])
+	}
+	for _, x := range q {
+		if x.At < 0 || x.At >= 100_000_000 {
+			t.Fatalf("first tick at %d, want an offset in [0, period)", x.At)
+		}
+	}
+	if q[0].At == q[1].At && q[1].At == q[2].At {
+		t.Fatalf("all first ticks at %d: offsets are not seed-derived", q[0].At)
+	}
+}
+
+// TestGoto_EqualsFreshRun is the timeline's contract: for random i, going
+// to i after running past it gives the digest and queue of a fresh run
+// stepped to i.
+func TestGoto_EqualsFreshRun(t *testing.T) {
+	sc := meshScenario("echo", 4, lossyPolicy, 2_000_000_000)
+	sc.Mutations = []network.Mutation{
+		{Kind: network.PeerKill, At: 700_000_000, Peer: "p01"},
+		{Kind: network.PeerResurrect, At: 1_100_000_000, Peer: "p01", PreserveState: true},
+	}
+	fresh := func() (*Engine, error) { return New(sc, registry(), Options{}) }
+	tl, err := NewTimeline(fresh, 97)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for !tl.Engine().Done() {
+		tl.Step()
+	}
+	end := tl.Engine().Index()
+	r := rand.New(rand.NewPCG(1, 2))
+	for n := 0; n < 25; n++ {
+		i := r.Int64N(end + 1)
+		if got, err := tl.Goto(i); err != nil || got != i {
+			t.Fatalf("Goto(%d) = %d, %v", i, got, err)
+		}
+		ref := mustEngine(t, sc, Options{})
+		for ref.Index() < i {
+			ref.Step()
+		}
+		e := tl.Engine()
+		if e.Digest() != ref.Digest() || e.Now() != ref.Now() || e.Records() != ref.Records() {
+			t.Fatalf("Goto(%d): digest %s now %d, fresh run %s now %d", i, e.Digest(), e.Now(), ref.Digest(), ref.Now())
+		}
+		if !slices.Equal(e.Queue(40), ref.Queue(40)) {
+			t.Fatalf("Goto(%d): queue differs from a fresh run", i)
+		}
+	}
+	// Back from the end, then forward again, lands on the same digest.
+	tl.Goto(end)
+	final := tl.Engine().Digest()
+	tl.Back()
+	tl.Goto(end)
+	if tl.Engine().Digest() != final {
+		t.Fatal("back then forward changed the digest")
+	}
+}
+
+func TestGoto_NoCheckpointsReexecutesFromSeed(t *testing.T) {
+	sc := meshScenario("echo", 3, lossyPolicy, 500_000_000)
+	tl, _ := NewTimeline(func() (*Engine, error) { return New(sc, registry(), Options{}) }, 0)
+	tl.Goto(200)
+	d := tl.Engine().Digest()
+	tl.Goto(300)
+	tl.Goto(200)
+	if tl.Engine().Digest() != d || tl.Checkpoints() != 0 {
+		t.Fatalf("re-execution from the seed diverged")
+	}
+	if got, _ := tl.Goto(1 << 40); got != tl.Engine().Index() || !tl.Engine().Done() {
+		t.Fatalf("Goto past the end = %d, want the last index", got)
+	}
+}
+
+func scriptScenario(cfgA map[string]any, dur int64) *scenarios.Scenario {
+	sc := meshScenario("script", 2, network.Policy{LatencyNs: 1_000_000, BandwidthBps: 1 << 30}, dur)
+	sc.Peers[0].KindConfig = cfgA
+	return sc
+}
+
+func TestHalt_FromTickStopsTicksButNotDeliveries_4_3(t *testing.T) {
+	sc := scriptScenario(map[string]any{"halt_tick": int64(2), "timer_ns": int64(10_000_000)}, 1_000_000_000)
+	var w lines
+	e := mustEngine(t, sc, Options{Writer: &w})
+	e.Run()
+	out := w.buf.String()
+	if n := strings.Count(out, `"host_id":"p00","kind_tag":"script","event":{"type":"tick"`); n != 2 {
+		t.Fatalf("p00 ticked %d times after halting on tick 2, want 2", n)
+	}
+	if n := strings.Count(out, `"host_id":"p00","kind_tag":"script","event":{"type":"timer"`); n != 2 {
+		t.Fatalf("p00 got %d timers, want both it scheduled (recv still flows)", n)
+	}
+}
+
+func TestHalt_FromRecvStopsDeliveries_4_3(t *testing.T) {
+	sc := scriptScenario(map[string]any{"halt_recv": int64(1), "timer_ns": int64(10_000_000)}, 1_000_000_000)
+	sc.Peers[1].KindConfig = map[string]any{"send_to": "p00"}
+	var w lines
+	e := mustEngine(t, sc, Options{Writer: &w})
+	e.Run()
+	out := w.buf.String()
+	if n := strings.Count(out, `"host_id":"p00","kind_tag":"script"`); n != 2 {
+		t.Fatalf("p00 recorded %d events, want its first tick and first recv only:\n%s", n, out)
+	}
+	if !strings.Contains(out, `"reason":"halted"`) {
+		t.Fatal("deliveries to a recv-halted host are not recorded as drop_on_delivery")
+	}
+}
+
+func TestPeerKill_DropsDeliveriesAndTimers_5_5(t *testing.T) {
+	sc := scriptScenario(map[string]any{"timer_ns": int64(150_000_000)}, 1_000_000_000)
+	sc.Peers[1].KindConfig = map[string]any{"send_to": "p00"}
+	sc.Mutations = []network.Mutation{{Kind: network.PeerKill, At: 400_000_000, Peer: "p00"}}
+	var w lines
+	e := mustEngine(t, sc, Options{Writer: &w})
+	e.Run()
+	for _, ln := range strings.Split(w.buf.String(), "\n") {
+		var at int64
+		if ln == "" {
+			continue
+		}
+		fmtSscan(ln, &at)
+		if at > 400_000_000 && strings.Contains(ln, `"host_id":"p00","kind_tag":"script"`) {
+			t.Fatalf("killed host acted after the kill: %s", ln)
+		}
+	}
+	if !strings.Contains(w.buf.String(), `"reason":"peer_killed"`) {
+		t.Fatal("no drop_on_delivery for messages to the killed peer")
+	}
+}
+
+func TestPeerResurrect_FreshLifeDrawsFreshSubstream_5_5(t *testing.T) {
+	for _, preserve := range []bool{false, true} {
+		sc := scriptScenario(map[string]any{}, 1_000_000_000)
+		sc.Mutations = []network.Mutation{
+			{Kind: network.PeerKill, At: 300_000_000, Peer: "p00"},
+			{Kind: network.PeerResurrect, At: 500_000_000, Peer: "p00", PreserveState: preserve},
+		}
+		e := mustEngine(t, sc, Options{})
+		before := string(e.Hosts()[0].Snapshot)
+		e.Run()
+		v := e.Hosts()[0]
+		after := string(v.Snapshot)
+		drawBefore := before[strings.Index(before, `"draw"`):]
+		drawAfter := after[strings.Index(after, `"draw"`):]
+		if preserve {
+			if v.Lives != 1 || drawBefore != drawAfter {
+				t.Errorf("preserve_state=true built a new host (lives %d, %s → %s)", v.Lives, drawBefore, drawAfter)
+			}
+			if !strings.Contains(after, `"ticks":8`) && !strings.Contains(after, `"ticks":9`) {
+				t.Errorf("preserved host kept counting from its old state? %s", after)
+			}
+		} else if v.Lives != 2 || drawBefore == drawAfter {
+			t.Errorf("preserve_state=false: lives %d, draws %s → %s; want a fresh life with fresh draws", v.Lives, drawBefore, drawAfter)
+		}
+		if v.State != "running" {
+			t.Errorf("resurrected host is %s", v.State)
+		}
+	}
+}
+
+func TestDownPeerStartsOnResurrect(t *testing.T) {
+	sc := scriptScenario(map[string]any{}, 1_000_000_000)
+	sc.Peers[0].InitialState = "down"
+	sc.Mutations = []network.Mutation{{Kind: network.PeerResurrect, At: 500_000_000, Peer: "p00"}}
+	e := mustEngine(t, sc, Options{})
+	if v := e.Hosts()[0]; v.State != "down" || v.Snapshot != nil {
+		t.Fatalf("down peer at start: %+v", v)
+	}
+	e.Run()
+	if v := e.Hosts()[0]; v.State != "running" || !strings.Contains(string(v.Snapshot), `"ticks":5`) {
+		t.Fatalf("after resurrect at 0.5s of 1s: %+v %s", v, v.Snapshot)
+	}
+}
+
+func TestDecodeError_IsCountedEvent(t *testing.T) {
+	sc := scriptScenario(map[string]any{}, 300_000_000)
+	sc.Peers[1].KindConfig = map[string]any{"send_to": "p00", "bad": true}
+	var w lines
+	mustEngine(t, sc, Options{Writer: &w}).Run()
+	if !strings.Contains(w.buf.String(), `"type":"decode_error","from":"p01","to":"p00","bytes":3,"error":"script: bad bytes","count":3`) {
+		t.Fatalf("no counted decode_error:\n%s", w.buf.String())
+	}
+}
+
+type fakeMonitor struct {
+	seen, after int64
+}
+
+func (m *fakeMonitor) Observe(line, at int64, host, tag, typ string, payload []byte) {
+	m.seen++
+	if !strings.HasPrefix(string(payload), `{"type":"`+typ+`"`) {
+		panic("payload is not the event object: " + string(payload))
+	}
+}
+func (m *fakeMonitor) Resolved() bool { return m.seen >= m.after }
+func (m *fakeMonitor) Clone() Monitor { c := *m; return &c }
+
+func TestEarlyTermination_4_8(t *testing.T) {
+	sc := meshScenario("echo", 3, lossyPolicy, 5_000_000_000)
+	sc.EarlyTerminate = true
+	e := mustEngine(t, sc, Options{Monitor: &fakeMonitor{after: 100}})
+	e.Run()
+	if !e.EarlyTerminated() || e.Records() < 100 || e.Records() > 110 {
+		t.Fatalf("early termination: early=%v records=%d", e.EarlyTerminated(), e.Records())
+	}
+	sc.EarlyTerminate = false
+	e = mustEngine(t, sc, Options{Monitor: &fakeMonitor{after: 100}})
+	e.Run()
+	if e.EarlyTerminated() {
+		t.Fatal("terminated early without early_terminate_on_all_assertions_resolved")
+	}
+}
+
+func TestUnknownAction_Panics_3_2(t *testing.T) {
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(r.(string), "unknown action") {
+			t.Fatalf("recover() = %v, want an unknown-action panic", r)
+		}
+	}()
+	e := mustEngine(t, scriptScenario(map[string]any{}, 1_000_000_000), Options{})
+	e.actions(0, []hostsAction{{}}, true) // the zero Action: no variant
+}
+
+func TestTimeline_ReverseContinueFindsPreviousHit(t *testing.T) {
+	sc := meshScenario("echo", 4, lossyPolicy, 2_000_000_000)
+	tl, _ := NewTimeline(func() (*Engine, error) { return New(sc, registry(), Options{}) }, 50)
+	// Reference: every step at which a p02 tick was dispatched.
+	ref := mustEngine(t, sc, Options{})
+	var hits []int64
+	for !ref.Done() {
+		if info := ref.Step(); info.Kind == "Tick" && info.Host == "p02" {
+			hits = append(hits, info.Index)
+		}
+	}
+	isHit := func(info StepInfo) bool { return info.Kind == "Tick" && info.Host == "p02" }
+	tl.Goto(ref.Index())
+	for k := len(hits) - 1; k >= 0; k-- {
+		found, err := tl.ReverseContinue(isHit)
+		if err != nil || !found || tl.Engine().Index() != hits[k] {
+			t.Fatalf("reverse-continue #%d: found=%v at %d, want %d", len(hits)-k, found, tl.Engine().Index(), hits[k])
+		}
+	}
+	if found, _ := tl.ReverseContinue(isHit); found || tl.Engine().Index() != 0 {
+		t.Fatalf("past the first hit: found=%v index %d, want not found at 0", found, tl.Engine().Index())
+	}
+	// And forward again with Continue, in small budgets.
+	for _, want := range hits[:3] {
+		var info StepInfo
+		hit := false
+		for !hit && !tl.Engine().Done() {
+			info, hit = tl.Continue(isHit, 7)
+		}
+		if info.Index != want {
+			t.Fatalf("continue stopped at %d, want %d", info.Index, want)
+		}
+	}
+}
+
+func TestTimeline_CheckpointsThinLogarithmically(t *testing.T) {
+	sc := meshScenario("echo", 3, lossyPolicy, 20_000_000_000)
+	tl, _ := NewTimeline(func() (*Engine, error) { return New(sc, registry(), Options{}) }, 10)
+	tl.max = 16
+	tl.Goto(1 << 40)
+	idx := tl.CheckpointIndices()
+	if len(idx) > 16 {
+		t.Fatalf("%d checkpoints kept, max 16", len(idx))
+	}
+	n := len(idx)
+	if newest, oldest := idx[n-1]-idx[n-2], idx[2]-idx[1]; newest >= oldest {
+		t.Fatalf("spacing near the frontier %d is not finer than far back %d: %v", newest, oldest, idx)
+	}
+	// Thinned or not, every Goto still lands on the fresh-run state.
+	for _, i := range []int64{1, idx[1] + 3, idx[n-1] - 1} {
+		tl.Goto(i)
+		ref := mustEngine(t, sc, Options{})
+		for ref.Index() < i {
+			ref.Step()
+		}
+		if tl.Engine().Digest() != ref.Digest() {
+			t.Fatalf("Goto(%d) after thinning diverged", i)
+		}
+	}
+}

@@ -1,0 +1,169 @@
+package engine
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/detsim/detsim/engine/rng"
+	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/hosts/echo"
+	"github.com/detsim/detsim/network"
+	"github.com/detsim/detsim/scenarios"
+)
+
+// lossyPolicy is a link with every impairment switched on.
+var lossyPolicy = network.Policy{
+	LatencyNs:                  20_000_000,
+	JitterStddevNs:             5_000_000,
+	LossProbPPM:                50_000,
+	ReorderProbPPM:             100_000,
+	BandwidthBps:               1_000_000,
+	ColdDialPenaltyNs:          30_000_000,
+	CacheWarmAfterNs:           50_000_000,
+	CacheInvalidateAfterIdleNs: 150_000_000,
+}
+
+// meshScenario is n peers of kind on a full mesh of p, ticking every
+// 100 ms for dur.
+func meshScenario(kind string, n int, p network.Policy, dur int64) *scenarios.Scenario {
+	sc := &scenarios.Scenario{Name: "mesh", Seed: 42, DurationNs: dur, TickPeriodNs: 100_000_000, DefaultLink: p}
+	for i := 0; i < n; i++ {
+		sc.Peers = append(sc.Peers, scenarios.Peer{ID: fmt.Sprintf("p%02d", i), Kind: kind, InitialState: "up", KindConfig: map[string]any{}})
+	}
+	for _, a := range sc.Peers {
+		for _, b := range sc.Peers {
+			if a.ID != b.ID {
+				sc.Links = append(sc.Links, network.Link{Edge: network.Edge{From: a.ID, To: b.ID}, Policy: p})
+			}
+		}
+	}
+	return sc
+}
+
+// lines captures events.ndjson as a RecordWriter.
+type lines struct{ buf bytes.Buffer }
+
+func (l *lines) WriteEventLine(b []byte) error { l.buf.Write(b); return nil }
+func (l *lines) WriteSnapshot(string, int, []byte) error {
+	return nil
+}
+
+func (l *lines) types() []string {
+	var out []string
+	for _, ln := range strings.Split(strings.TrimSpace(l.buf.String()), "\n") {
+		i := strings.Index(ln, `"type":"`)
+		if i < 0 {
+			continue
+		}
+		rest := ln[i+8:]
+		out = append(out, rest[:strings.IndexByte(rest, '"')])
+	}
+	return out
+}
+
+func mustEngine(t testing.TB, sc *scenarios.Scenario, opts Options) *Engine {
+	t.Helper()
+	e, err := New(sc, registry(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func registry() *hosts.Registry { return hosts.NewRegistry(echo.Kind, scriptKind) }
+
+// scriptKind is a test host kind whose behaviour the test steers through
+// kind_config: "halt_tick" halts from its Nth tick, "halt_recv" from its
+// Nth receive, "timer_ns" schedules a timer that far ahead on every tick,
+// "send_to" sends a message to that peer on every tick.
+var scriptKind = &hosts.Kind{
+	Tag:          "script",
+	States:       []string{"up", "down"},
+	DownState:    "down",
+	RestartState: "up",
+	Validate:     func(map[string]any, []string) []hosts.FieldError { return nil },
+	New: func(id string, cfg map[string]any, _ string, _ []string, r *rng.Stream) hosts.Host {
+		h := &scriptHost{id: id, draw: r.Uint64()}
+		h.haltTick, _ = cfg["halt_tick"].(int64)
+		h.haltRecv, _ = cfg["halt_recv"].(int64)
+		h.timerNs, _ = cfg["timer_ns"].(int64)
+		h.sendTo, _ = cfg["send_to"].(string)
+		h.bad, _ = cfg["bad"].(bool)
+		return h
+	},
+	Codec: scriptCodec{},
+}
+
+type scriptHost struct {
+	id                          string
+	draw                        uint64 // first draw of its substream: tells lives apart
+	haltTick, haltRecv, timerNs int64
+	sendTo                      string
+	bad                         bool
+	ticks, recvs                int64
+}
+
+func (h *scriptHost) ID() string   { return h.id }
+func (h *scriptHost) Kind() string { return "script" }
+func (h *scriptHost) Tick(now int64) []hosts.Action {
+	h.ticks++
+	acts := []hosts.Action{hosts.Record(note{"tick", h.ticks})}
+	if h.timerNs > 0 {
+		acts = append(acts, hosts.Timer(now+h.timerNs, uint64(h.ticks)))
+	}
+	if h.sendTo != "" {
+		payload := "hi"
+		if h.bad {
+			payload = "bad"
+		}
+		acts = append(acts, hosts.Send(h.sendTo, payload))
+	}
+	if h.haltTick > 0 && h.ticks >= h.haltTick {
+		acts = append(acts, hosts.HaltAction())
+	}
+	return acts
+}
+func (h *scriptHost) Recv(m hosts.Message, now int64) []hosts.Action {
+	h.recvs++
+	var acts []hosts.Action
+	switch m := m.(type) {
+	case *hosts.TimerFired:
+		acts = append(acts, hosts.Record(note{"timer", int64(m.Token)}))
+	case *hosts.Delivery:
+		acts = append(acts, hosts.Record(note{"recv", h.recvs}))
+	case *hosts.SendFailed:
+		acts = append(acts, hosts.Record(note{"send_failed", h.recvs}))
+	}
+	if h.haltRecv > 0 && h.recvs >= h.haltRecv {
+		acts = append(acts, hosts.HaltAction())
+	}
+	return acts
+}
+func (h *scriptHost) Snapshot() []byte {
+	return []byte(`{"ticks":` + strconv.FormatInt(h.ticks, 10) + `,"draw":` + strconv.FormatUint(h.draw, 10) + `}`)
+}
+func (h *scriptHost) Clone() hosts.Host { c := *h; return &c }
+
+type note struct {
+	typ string
+	n   int64
+}
+
+func (n note) Type() string { return n.typ }
+func (n note) AppendJSON(b []byte) []byte {
+	return strconv.AppendInt(append(b, `{"type":"`+n.typ+`","n":`...), n.n, 10)
+}
+
+type scriptCodec struct{}
+
+func (scriptCodec) Append(b []byte, m any) ([]byte, error) { return append(b, m.(string)...), nil }
+func (scriptCodec) Decode(b []byte) (any, error) {
+	if string(b) == "bad" {
+		return nil, errors.New("script: bad bytes")
+	}
+	return string(b), nil
+}

@@ -1,0 +1,107 @@
+package engine
+
+// entryKind is what a queue entry asks the engine to do (spec §4.1), plus
+// sendFailed, which DESIGN §4 queues at `now` for the sender instead of
+// calling the host re-entrantly.
+type entryKind uint8
+
+const (
+	kindTick entryKind = iota + 1
+	kindDeliver
+	kindTimer
+	kindSendFailed
+	kindMutation
+	kindSnapshot
+	kindTerminate
+)
+
+var entryKindNames = [...]string{
+	kindTick:       "Tick",
+	kindDeliver:    "Deliver",
+	kindTimer:      "Timer",
+	kindSendFailed: "SendFailed",
+	kindMutation:   "Mutation",
+	kindSnapshot:   "Snapshot",
+	kindTerminate:  "Terminate",
+}
+
+func (k entryKind) String() string {
+	if int(k) < len(entryKindNames) && entryKindNames[k] != "" {
+		return entryKindNames[k]
+	}
+	return "?"
+}
+
+// entry is one scheduled event. It is a plain value so the queue is one
+// slice the checkpoint copies in a single allocation.
+type entry struct {
+	at     int64
+	seq    uint64
+	aux    uint64 // Deliver: delivery id; Timer: token; Mutation/Snapshot: index; SendFailed: drop reason
+	data   []byte // Deliver: the wire bytes (immutable once queued)
+	host   int32  // the host it is for (-1: none)
+	peer   int32  // Deliver: the sender; SendFailed: the refused destination
+	gen    uint32 // the host's generation when queued; a kill or restart makes it stale
+	kind   entryKind
+	dialed bool // Deliver: this send paid the cold-dial penalty (DialOutcome at pop)
+}
+
+// less orders by (virtual time, sequence number), the only tie-break the
+// engine permits (spec §4.1).
+func (a *entry) less(b *entry) bool {
+	if a.at != b.at {
+		return a.at < b.at
+	}
+	return a.seq < b.seq
+}
+
+// queue is a binary min-heap of entries by (at, seq). Hand-written rather
+// than container/heap: it avoids boxing every entry in an interface.
+type queue struct{ items []entry }
+
+func (q *queue) len() int { return len(q.items) }
+
+func (q *queue) push(e entry) {
+	q.items = append(q.items, e)
+	i := len(q.items) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !q.items[i].less(&q.items[p]) {
+			break
+		}
+		q.items[i], q.items[p] = q.items[p], q.items[i]
+		i = p
+	}
+}
+
+func (q *queue) pop() entry {
+	top := q.items[0]
+	last := len(q.items) - 1
+	q.items[0] = q.items[last]
+	q.items[last] = entry{} // drop the data reference
+	q.items = q.items[:last]
+	n := last
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && q.items[r].less(&q.items[l]) {
+			m = r
+		}
+		if !q.items[m].less(&q.items[i]) {
+			break
+		}
+		q.items[i], q.items[m] = q.items[m], q.items[i]
+		i = m
+	}
+	return top
+}
+
+func (q *queue) peek() *entry { return &q.items[0] }
+
+func (q *queue) clone() queue {
+	return queue{items: append(make([]entry, 0, cap(q.items)), q.items...)}
+}

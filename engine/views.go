@@ -1,0 +1,98 @@
+package engine
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/detsim/detsim/network"
+)
+
+// QueueEntry is one pending queue entry as the stepper shows it.
+type QueueEntry struct {
+	At   int64
+	Seq  uint64
+	Kind string // Tick, Deliver, Timer, SendFailed, Mutation, Snapshot, Terminate
+	Host string // the host it is for, "" if none
+	From string // Deliver: the sender
+	Size int    // Deliver: wire bytes
+	Cut  bool   // Deliver: invalidated in flight; pops only to report a failed dial
+}
+
+// Queue returns the next k live entries in pop order without popping
+// them. It sorts a copy, so it costs O(n log n) in the queue length: for
+// display, not for the hot path.
+func (e *Engine) Queue(k int) []QueueEntry {
+	items := append([]entry(nil), e.st.q.items...)
+	slices.SortFunc(items, func(a, b entry) int {
+		if c := cmp.Compare(a.at, b.at); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.seq, b.seq)
+	})
+	out := make([]QueueEntry, 0, min(k, len(items)))
+	for i := range items {
+		if len(out) == k {
+			break
+		}
+		en := &items[i]
+		_, cut := e.st.cut[en.aux]
+		cut = cut && en.kind == kindDeliver
+		if cut && !en.dialed {
+			continue
+		}
+		if (en.kind == kindTick || en.kind == kindTimer || en.kind == kindSendFailed) && e.staleHost(en) {
+			continue
+		}
+		q := QueueEntry{At: en.at, Seq: en.seq, Kind: en.kind.String(), Cut: cut}
+		if en.host >= 0 {
+			q.Host = e.peers[en.host]
+		}
+		if en.kind == kindDeliver {
+			q.From = e.peers[en.peer]
+			q.Size = len(en.data)
+		}
+		out = append(out, q)
+	}
+	return out
+}
+
+func (e *Engine) staleHost(en *entry) bool {
+	s := &e.st.hosts[en.host]
+	return en.gen != s.gen || s.state != hostRunning
+}
+
+// QueueLen is the number of entries in the queue, stale ones included.
+func (e *Engine) QueueLen() int { return e.st.q.len() }
+
+// HostView is one host as the stepper shows it.
+type HostView struct {
+	ID, Kind   string
+	State      string // down, running, killed
+	TickHalted bool
+	RecvHalted bool
+	Lives      int
+	// Snapshot is the host's introspection JSON, nil if never started.
+	Snapshot []byte
+}
+
+// Hosts returns every host in id order.
+func (e *Engine) Hosts() []HostView {
+	out := make([]HostView, len(e.st.hosts))
+	for i := range e.st.hosts {
+		s := &e.st.hosts[i]
+		v := HostView{ID: s.id, Kind: s.kind.Tag, State: s.state.String(), TickHalted: s.tickHalted, RecvHalted: s.recvHalted, Lives: s.lives}
+		if s.h != nil {
+			v.Snapshot = s.h.Snapshot()
+		}
+		out[i] = v
+	}
+	return out
+}
+
+// Links returns every directed edge's cache state, last send, in-flight
+// count and active mutations, sorted by (from, to).
+func (e *Engine) Links() []network.LinkView { return e.st.net.Links() }
+
+// Peers returns the declared peer ids, sorted; a host's index is its
+// position here.
+func (e *Engine) Peers() []string { return e.peers }
