@@ -1,0 +1,318 @@
+package verdict
+
+import (
+	"fmt"
+	"iter"
+	"maps"
+
+	"github.com/detsim/detsim/bundle"
+	"github.com/detsim/detsim/scenarios"
+)
+
+// constructors builds each §10.1 kind's checker from its parameters.
+var constructors = map[string]func(*world, *paramReader) checker{
+	"all_alive_at":                newAllAliveAt,
+	"all_alive_throughout":        newAllAliveThroughout,
+	"convergence_after":           newConvergence,
+	"no_flap_while_probes_ok":     newNoFlap,
+	"no_dead_when_probes_ok":      newNoDead,
+	"self_incarnation_bounded":    newSelfIncarnation,
+	"message_size_bounded":        newMessageSize,
+	"dead_peer_resurrects_within": newResurrects,
+	"event_count":                 newEventCount,
+	"event_rate":                  newEventRate,
+}
+
+// Evaluator judges a run's assertions from its records, fed in stream
+// order. It is not safe for concurrent use; Clone it for a checkpoint.
+type Evaluator struct {
+	assertions []scenarios.Assertion
+	checkers   []checker
+	world      world
+	want       want  // what the unresolved checkers need
+	now        int64 // the time of the last record read
+	unresolved int
+	firstFail  int // index of the first assertion to fail while streaming; -1 if none
+	err        error
+}
+
+// New prepares an evaluator for assertions, in declaration order. It
+// fails only on a kind or a parameter it cannot interpret, which the
+// scenario loader reports first.
+func New(assertions []scenarios.Assertion) (*Evaluator, error) {
+	e := &Evaluator{assertions: assertions, world: newWorld(), firstFail: -1}
+	for _, a := range assertions {
+		mk, ok := constructors[a.Kind]
+		if !ok {
+			return nil, fmt.Errorf("verdict: assertion %q: unknown kind %q", a.Name, a.Kind)
+		}
+		r := &paramReader{a: a}
+		c := mk(&e.world, r)
+		if r.err != nil {
+			return nil, r.err
+		}
+		e.checkers = append(e.checkers, c)
+	}
+	e.unresolved = len(e.checkers)
+	e.refreshWants()
+	return e, nil
+}
+
+func (e *Evaluator) refreshWants() {
+	e.want = 0
+	for _, c := range e.checkers {
+		if !c.result().resolved {
+			e.want |= c.wants()
+		}
+	}
+}
+
+// Observe feeds the record on events.ndjson line `line` (1-based). Lines
+// must come in file order. A malformed record is skipped and reported by
+// Err. Observe keeps nothing of rec.Event once it returns, so the caller
+// may reuse the payload buffer.
+func (e *Evaluator) Observe(line int, rec bundle.EventRecord) {
+	t := rec.VirtualTimeNs
+	if t < e.now {
+		e.malformed(line, fmt.Errorf("virtual_time_ns %d is before the previous record's %d", t, e.now))
+		return
+	}
+	if e.unresolved == 0 {
+		e.now = t
+		return
+	}
+	if t > e.now {
+		e.hold(e.now, t-1)
+		e.now = t
+	}
+	if e.want&wantRecords != 0 {
+		for c := range e.wanting(wantRecords) {
+			c.onRecord(line, rec)
+		}
+	}
+	if err := e.dispatch(line, &rec); err != nil {
+		e.malformed(line, err)
+	}
+	e.settle(line)
+}
+
+// dispatch decodes the record if an unresolved checker needs its type and
+// hands the fact to those that want it.
+func (e *Evaluator) dispatch(line int, rec *bundle.EventRecord) error {
+	t := rec.VirtualTimeNs
+	switch rec.Type {
+	case "state_transition":
+		if e.want&wantViews == 0 {
+			return nil
+		}
+		p, to, err := decodeTransition(rec.Event, rec.HostID)
+		if err != nil {
+			return err
+		}
+		o, s := e.world.intern(p.Observer), e.world.intern(p.Subject)
+		cur := view{state: to, incarnation: *p.Incarnation, line: line, timeNs: t}
+		e.viewChanged(viewChange{line: line, timeNs: t, observer: o, subject: s, old: e.world.setView(o, s, cur), cur: cur})
+	case "probe_sent", "probe_acked", "probe_timed_out":
+		if e.want&wantProbes == 0 {
+			return nil
+		}
+		p, err := decodeProbe(rec.Event, rec.Type, rec.HostID)
+		if err != nil || p.Mode != "direct" {
+			return err
+		}
+		f := probeFact{line: line, timeNs: t, step: probeSteps[rec.Type], prober: e.world.intern(rec.HostID), target: e.world.intern(p.Target), seq: *p.Seq}
+		for c := range e.wanting(wantProbes) {
+			c.onProbe(&e.world, f)
+		}
+	case "message_sent":
+		if e.want&wantMessages == 0 {
+			return nil
+		}
+		p, err := decodeMessage(rec.Event)
+		if err != nil {
+			return err
+		}
+		for c := range e.wanting(wantMessages) {
+			c.onMessage(messageFact{line: line, timeNs: t, message: p.Message, bytes: *p.Bytes})
+		}
+	case "self_incarnation_bump":
+		if e.want&wantBumps == 0 {
+			return nil
+		}
+		p, err := decodeBump(rec.Event)
+		if err != nil {
+			return err
+		}
+		for c := range e.wanting(wantBumps) {
+			c.onBump(bumpFact{line: line, timeNs: t, host: rec.HostID, newInc: *p.New})
+		}
+	case "mutation":
+		if e.want&(wantMutations|wantViews) == 0 {
+			return nil
+		}
+		p, err := decodeMutation(rec.Event)
+		if err != nil {
+			return err
+		}
+		e.mutation(line, t, p)
+	}
+	return nil
+}
+
+var probeSteps = map[string]probeStep{"probe_sent": probeSent, "probe_acked": probeAcked, "probe_timed_out": probeTimedOut}
+
+// mutation applies a mutation's effect on liveness and views, then tells
+// the checkers. A fresh life (PeerResurrect without preserve_state)
+// forgets every view the peer held.
+func (e *Evaluator) mutation(line int, t int64, p mutationPayload) {
+	w := &e.world
+	f := mutationFact{line: line, timeNs: t, kind: p.Kind, peer: -1, preserveState: p.PreserveState}
+	if p.Peer != "" {
+		f.peer = w.intern(p.Peer)
+	}
+	for _, id := range p.PeersA {
+		f.peersA = append(f.peersA, w.intern(id))
+	}
+	for _, id := range p.PeersB {
+		f.peersB = append(f.peersB, w.intern(id))
+	}
+	switch p.Kind {
+	case "PeerKill":
+		w.killed[f.peer] = true
+	case "PeerResurrect":
+		w.killed[f.peer] = false
+	}
+	for c := range e.wanting(wantMutations) {
+		c.onMutation(w, f)
+	}
+	if p.Kind == "PeerResurrect" && !p.PreserveState && int(f.peer) < len(w.views) {
+		for s := range int32(len(w.views[f.peer])) {
+			if old := w.view(f.peer, s); old.state != noView {
+				w.setView(f.peer, s, view{})
+				e.viewChanged(viewChange{line: line, timeNs: t, observer: f.peer, subject: s, old: old})
+			}
+		}
+	}
+}
+
+func (e *Evaluator) viewChanged(c viewChange) {
+	for k := range e.wanting(wantViews) {
+		k.onView(&e.world, c)
+	}
+}
+
+// wanting yields the unresolved checkers that want w, in declaration
+// order.
+func (e *Evaluator) wanting(w want) iter.Seq[checker] {
+	return func(yield func(checker) bool) {
+		for _, c := range e.checkers {
+			if c.wants()&w != 0 && !c.result().resolved && !yield(c) {
+				return
+			}
+		}
+	}
+}
+
+// hold tells every unresolved checker that the current state held over
+// [from, to].
+func (e *Evaluator) hold(from, to int64) {
+	for _, c := range e.checkers {
+		if !c.result().resolved {
+			c.hold(&e.world, from, to)
+		}
+	}
+}
+
+// settle stamps the verdicts resolved by the record on line with that
+// line and notes the first failure.
+func (e *Evaluator) settle(line int) {
+	changed := false
+	for i, c := range e.checkers {
+		r := c.result()
+		if !r.resolved || r.line != 0 {
+			continue
+		}
+		r.line = line
+		e.unresolved--
+		changed = true
+		if r.outcome == Fail && e.firstFail < 0 {
+			e.firstFail = i
+		}
+	}
+	if changed {
+		e.refreshWants()
+	}
+}
+
+func (e *Evaluator) malformed(line int, err error) {
+	if e.err == nil {
+		e.err = fmt.Errorf("%s line %d: %w", bundle.EventsFile, line, err)
+	}
+}
+
+// Err reports the first malformed record fed to Observe, if any.
+func (e *Evaluator) Err() error { return e.err }
+
+// Resolved reports whether the records so far determine every verdict
+// (spec §4.8). It is true when no assertion was declared.
+func (e *Evaluator) Resolved() bool { return e.unresolved == 0 }
+
+// Status reports each assertion's standing, in declaration order.
+func (e *Evaluator) Status() []Partial {
+	out := make([]Partial, len(e.checkers))
+	for i, c := range e.checkers {
+		r := c.result()
+		out[i] = Partial{Name: e.assertions[i].Name, Kind: e.assertions[i].Kind, Resolved: r.resolved}
+		if r.resolved {
+			out[i].Outcome, out[i].Reason, out[i].Line = r.outcome, r.reason, r.line
+		}
+	}
+	return out
+}
+
+// FirstFailure names the first assertion that failed while records were
+// read and the line of the record that decided it. Of two decided by the
+// same record, the one declared first is named.
+func (e *Evaluator) FirstFailure() (name string, line int, ok bool) {
+	if e.firstFail < 0 {
+		return "", 0, false
+	}
+	return e.assertions[e.firstFail].Name, e.checkers[e.firstFail].result().line, true
+}
+
+// Finish returns the verdicts of a run that ended at endNs (the scenario
+// duration or the early-termination time; never taken as earlier than
+// the last record), in declaration order. It leaves e unchanged, so
+// streaming may continue.
+func (e *Evaluator) Finish(endNs int64) []Verdict {
+	f := e.Clone()
+	if f.unresolved > 0 {
+		f.hold(f.now, max(endNs, f.now))
+		for _, c := range f.checkers {
+			if !c.result().resolved {
+				c.finish(&f.world, max(endNs, f.now))
+			}
+		}
+	}
+	out := make([]Verdict, len(f.checkers))
+	for i, c := range f.checkers {
+		a, r := f.assertions[i], c.result()
+		out[i] = Verdict{
+			Name: a.Name, Kind: a.Kind, Parameters: maps.Clone(a.Params),
+			Outcome: r.outcome, Evidence: r.evidence, Reason: r.reason,
+		}
+	}
+	return out
+}
+
+// Clone returns a deep copy for an engine checkpoint: feeding either one
+// never changes the other.
+func (e *Evaluator) Clone() *Evaluator {
+	c := *e
+	c.world = e.world.clone()
+	c.checkers = make([]checker, len(e.checkers))
+	for i, k := range e.checkers {
+		c.checkers[i] = k.clone()
+	}
+	return &c
+}

@@ -1,0 +1,87 @@
+package verdict
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/detsim/detsim/scenarios"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// goldenRun has one assertion of every kind over the planted flap of
+// flapWhileAcked, with a few more records for the counting kinds.
+func goldenRun() (*stream, []scenarios.Assertion) {
+	s := &stream{}
+	flapWhileAcked(s)
+	s.bump(14*sec+ms, "c", 0, 2)
+	s.message(15*sec, "a", "message_sent", "ping", 120)
+	s.other(16*sec, "drop_on_send")
+	s.other(16*sec, "drop_on_send")
+	abc := peers("a", "b", "c")
+	return s, []scenarios.Assertion{
+		{Name: "alive at 5s", Kind: "all_alive_at", Params: map[string]any{"at_ns": 5 * sec, "peers": abc}},
+		{Name: "alive throughout", Kind: "all_alive_throughout", Params: map[string]any{"window_start_ns": int64(0), "window_end_ns": 20 * sec, "peers": abc}},
+		{Name: "converges", Kind: "convergence_after", Params: map[string]any{"after_ns": 15 * sec, "within_ns": 2 * sec, "peers": abc}},
+		{Name: "no flap <c>", Kind: "no_flap_while_probes_ok", Params: map[string]any{"peer": "c", "window_start_ns": int64(0), "window_end_ns": 20 * sec}},
+		{Name: "no dead c", Kind: "no_dead_when_probes_ok", Params: map[string]any{"peer": "c", "window_start_ns": int64(0), "window_end_ns": 20 * sec}},
+		{Name: "c incarnation", Kind: "self_incarnation_bounded", Params: map[string]any{"peer": "c", "max_value": int64(5)}},
+		{Name: "ping size", Kind: "message_size_bounded", Params: map[string]any{"message_kind": "ping", "max_bytes": int64(100)}},
+		{Name: "c comes back", Kind: "dead_peer_resurrects_within", Params: map[string]any{"peer": "c", "after_ns": int64(0), "within_ns": sec}},
+		{Name: "drops", Kind: "event_count", Params: map[string]any{"event_type": "drop_on_send", "max": int64(5)}},
+		{Name: "drop rate", Kind: "event_rate", Params: map[string]any{"event_type": "drop_on_send", "window_ns": sec, "max_per_window": int64(1)}},
+	}
+}
+
+func TestMarshal_Golden_10_2(t *testing.T) {
+	s, as := goldenRun()
+	_, vs := judge(t, s, 20*sec, as...)
+	got := Marshal(vs)
+	if !bytes.Equal(got, Marshal(vs)) {
+		t.Fatal("Marshal is not deterministic")
+	}
+	path := filepath.Join("testdata", "verdicts.golden.json")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("verdicts.json differs from %s (run with -update and review the diff):\n%s", path, got)
+	}
+}
+
+func TestMarshal_EmptyFieldsAreStillPresent(t *testing.T) {
+	got := string(Marshal([]Verdict{{Name: "n", Kind: "event_count", Outcome: Pass, Reason: "r"}}))
+	want := `[
+  {
+    "name": "n",
+    "kind": "event_count",
+    "parameters": {},
+    "outcome": "Pass",
+    "evidence": [],
+    "reason": "r"
+  }
+]
+`
+	if got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+	if got := string(Marshal(nil)); got != "[]\n" {
+		t.Fatalf("no verdicts: %q", got)
+	}
+}
+
+func TestMarshal_UnencodableParameterIsWrittenAsText(t *testing.T) {
+	got := Marshal([]Verdict{{Name: "n", Kind: "k", Parameters: map[string]any{"f": func() {}, "n": int64(1)}, Outcome: Pass}})
+	if !bytes.Contains(got, []byte(`"n": "1"`)) {
+		t.Fatalf("got %s", got)
+	}
+}

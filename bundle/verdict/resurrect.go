@@ -1,0 +1,103 @@
+package verdict
+
+import (
+	"fmt"
+	"slices"
+)
+
+// resurrects is dead_peer_resurrects_within { peer, after_ns, within_ns }:
+// once the peer becomes reachable again at or after after_ns, every live
+// peer that has a view of it holds it alive at some instant within
+// within_ns.
+type resurrects struct {
+	base
+	p             int32
+	after, within int64
+	cut           bool // an active Partition separates p from someone
+	fired         bool
+	trigger       mark // the mutation that made p reachable again
+	deadline      int64
+}
+
+func newResurrects(w *world, r *paramReader) checker {
+	c := &resurrects{p: w.intern(r.str("peer"))}
+	c.after, c.within = r.deadline()
+	return c
+}
+
+func (c *resurrects) wants() want { return wantViews | wantMutations }
+
+// onMutation follows p's reachability; the world has already applied
+// the mutation's effect on liveness.
+func (c *resurrects) onMutation(w *world, m mutationFact) {
+	reachable := false
+	switch m.kind {
+	case "Partition":
+		inA, inB := slices.Contains(m.peersA, c.p), slices.Contains(m.peersB, c.p)
+		c.cut = c.cut || (inA && len(m.peersB) > 0) || (inB && len(m.peersA) > 0)
+	case "Heal":
+		reachable = c.cut && w.live(c.p)
+		c.cut = false
+	case "PeerResurrect":
+		reachable = m.peer == c.p && !c.cut
+	}
+	if reachable && !c.fired && m.timeNs >= c.after {
+		c.fired = true
+		c.trigger = mark{m.line, m.timeNs}
+		c.deadline = satAdd(m.timeNs, c.within)
+	}
+}
+
+// tally splits the live observers other than p that have a view of p
+// into those holding it alive (latest such view first) and the rest.
+func (c *resurrects) tally(w *world) (latestAlive []mark, others []mark, first string) {
+	for o := range int32(len(w.names)) {
+		v := w.view(o, c.p)
+		if o == c.p || !w.live(o) || v.state == noView {
+			continue
+		}
+		if v.state == alive {
+			if len(latestAlive) == 0 || v.line > latestAlive[0].line {
+				latestAlive = []mark{{v.line, v.timeNs}}
+			}
+			continue
+		}
+		if first == "" {
+			first = describeView(w, o, c.p, v)
+		}
+		others = append(others, mark{v.line, v.timeNs})
+	}
+	return latestAlive, others, first
+}
+
+func (c *resurrects) hold(w *world, from, to int64) {
+	if !c.fired || to < c.trigger.timeNs {
+		return
+	}
+	latestAlive, others, first := c.tally(w)
+	name := w.name(c.p)
+	if len(others) == 0 && len(latestAlive) > 0 {
+		c.res.resolve(Pass, fmt.Sprintf("%s became reachable at %s and every live peer with a view of it held it alive at %s",
+			name, fmtNs(c.trigger.timeNs), fmtNs(from)), append(latestAlive, c.trigger)...)
+		return
+	}
+	if to < c.deadline {
+		return
+	}
+	if first == "" {
+		first = "no live peer has a view of it"
+	}
+	c.res.resolve(Fail, fmt.Sprintf("%s became reachable at %s but was not held alive by every live peer by %s: %s",
+		name, fmtNs(c.trigger.timeNs), fmtNs(c.deadline), first), append(others, c.trigger)...)
+}
+
+func (c *resurrects) finish(w *world, endNs int64) {
+	if !c.fired {
+		c.res.resolve(Inconclusive, fmt.Sprintf("no mutation at or after %s made %s reachable again", fmtNs(c.after), w.name(c.p)))
+		return
+	}
+	c.res.resolve(Inconclusive, fmt.Sprintf("%s became reachable at %s but the run ended at %s, before the deadline %s, without every live peer holding it alive",
+		w.name(c.p), fmtNs(c.trigger.timeNs), fmtNs(endNs), fmtNs(c.deadline)), c.trigger)
+}
+
+func (c *resurrects) clone() checker { d := *c; d.res = c.res.clone(); return &d }
