@@ -1,0 +1,14 @@
+// Package builtin assembles the registry of every host kind detsim ships,
+// so the CLI and tests build hosts from one list.
+package builtin
+
+import (
+	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/hosts/echo"
+	"github.com/detsim/detsim/hosts/swimhost"
+)
+
+// Registry returns a new registry holding every built-in host kind.
+func Registry() *hosts.Registry {
+	return hosts.NewRegistry(echo.Kind, swimhost.Kind)
+}

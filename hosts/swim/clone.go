@@ -1,0 +1,26 @@
+package swim
+
+import "slices"
+
+// Clone returns a deep copy of the node that shares no mutable state with
+// it and draws its randomness from r (the caller's copy of the original's
+// generator, so that the clone replays the same draws).
+func (n *Node) Clone(r Rand) *Node {
+	c := *n
+	c.rand = r
+	c.cfg.Seeds = slices.Clone(n.cfg.Seeds)
+	c.members = slices.Clone(n.members)
+	for i := range c.members {
+		if s := c.members[i].susp; s != nil {
+			c.members[i].susp = s.clone()
+		}
+	}
+	c.byID = slices.Clone(n.byID)
+	c.order = slices.Clone(n.order)
+	c.relays = slices.Clone(n.relays)
+	c.suspects = slices.Clone(n.suspects)
+	c.queue = n.queue.clone()
+	c.out = nil
+	c.scratch = nil
+	return &c
+}

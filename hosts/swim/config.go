@@ -1,0 +1,326 @@
+package swim
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+)
+
+// GossipMode selects the broadcast queue. It is the only behaviour that
+// differs between the two settings.
+type GossipMode uint8
+
+const (
+	// Bounded is the default queue: one entry per member (a newer update
+	// supersedes an older one about the same member), a retransmit limit of
+	// RetransmitMult × ceil(log10(n+1)), and piggybacking that keeps every
+	// message within MaxMessageBytes.
+	Bounded GossipMode = iota
+	// Legacy is the documented bug-compatible queue: it keeps every update
+	// ever made (no invalidation, no retransmit limit, no byte budget) and
+	// piggybacks all of them on every message, capped only by the UDP
+	// datagram limit (MaxDatagramBytes).
+	Legacy
+)
+
+// String returns the kind_config spelling of the mode.
+func (g GossipMode) String() string {
+	if g == Legacy {
+		return "legacy"
+	}
+	return "bounded"
+}
+
+// Config holds a node's tunables. DefaultConfig returns memberlist's
+// DefaultLANConfig values; docs/swim.md explains each key.
+type Config struct {
+	// ProbeIntervalNs is the time between probe starts at full health.
+	ProbeIntervalNs int64
+	// ProbeTimeoutNs is how long a direct ping waits for its ack before
+	// the ping_req fan-out; it must be shorter than ProbeIntervalNs.
+	ProbeTimeoutNs int64
+	// IndirectChecks is how many intermediaries receive a ping_req.
+	IndirectChecks int
+	// RetransmitMult scales the broadcast retransmit limit.
+	RetransmitMult int
+	// SuspicionMult scales the minimum suspicion timeout.
+	SuspicionMult int
+	// SuspicionMaxTimeoutMult bounds the maximum suspicion timeout as a
+	// multiple of the minimum.
+	SuspicionMaxTimeoutMult int
+	// AwarenessMaxMultiplier bounds local health: probe interval and
+	// timeout are scaled by (health+1), with health in [0, max-1].
+	AwarenessMaxMultiplier int
+	// MaxMessageBytes is the Bounded per-message byte budget (headers
+	// included). Join responses are exempt.
+	MaxMessageBytes int
+	// Gossip selects the broadcast queue.
+	Gossip GossipMode
+	// Seeds are the peers a Joining node sends join_request to.
+	Seeds []string
+}
+
+// MaxDatagramBytes is the largest UDP payload over IPv4 (65,535 − 8 − 20).
+// No encoded message may exceed it, in either gossip mode.
+const MaxDatagramBytes = 65507
+
+// DefaultConfig returns memberlist's DefaultLANConfig values.
+func DefaultConfig() Config {
+	return Config{
+		ProbeIntervalNs:         1_000_000_000,
+		ProbeTimeoutNs:          500_000_000,
+		IndirectChecks:          3,
+		RetransmitMult:          4,
+		SuspicionMult:           4,
+		SuspicionMaxTimeoutMult: 6,
+		AwarenessMaxMultiplier:  8,
+		MaxMessageBytes:         1400,
+		Gossip:                  Bounded,
+	}
+}
+
+// ConfigError is one problem with a configuration, named by its kind_config
+// path ("kind_config.probe_timeout_ns") or "peers" for the declared ids.
+type ConfigError struct {
+	Field string
+	Msg   string
+}
+
+func (e ConfigError) Error() string { return e.Field + ": " + e.Msg }
+
+// Accepted ranges. The upper bounds keep every derived duration far from
+// int64 overflow and reject values that can only be typos.
+const (
+	maxDurationNs  = int64(3_600_000_000_000) // one hour
+	maxMultiplier  = 1000
+	maxIndirect    = 255
+	minMessageSize = 64
+)
+
+type intKey struct {
+	name     string
+	min, max int64
+	set      func(c *Config, v int64)
+	get      func(c *Config) int64
+}
+
+var intKeys = []intKey{
+	{"probe_interval_ns", 1, maxDurationNs,
+		func(c *Config, v int64) { c.ProbeIntervalNs = v }, func(c *Config) int64 { return c.ProbeIntervalNs }},
+	{"probe_timeout_ns", 1, maxDurationNs,
+		func(c *Config, v int64) { c.ProbeTimeoutNs = v }, func(c *Config) int64 { return c.ProbeTimeoutNs }},
+	{"indirect_checks", 0, maxIndirect,
+		func(c *Config, v int64) { c.IndirectChecks = int(v) }, func(c *Config) int64 { return int64(c.IndirectChecks) }},
+	{"retransmit_mult", 1, maxMultiplier,
+		func(c *Config, v int64) { c.RetransmitMult = int(v) }, func(c *Config) int64 { return int64(c.RetransmitMult) }},
+	{"suspicion_mult", 1, maxMultiplier,
+		func(c *Config, v int64) { c.SuspicionMult = int(v) }, func(c *Config) int64 { return int64(c.SuspicionMult) }},
+	{"suspicion_max_timeout_mult", 1, maxMultiplier,
+		func(c *Config, v int64) { c.SuspicionMaxTimeoutMult = int(v) }, func(c *Config) int64 { return int64(c.SuspicionMaxTimeoutMult) }},
+	{"awareness_max_multiplier", 1, maxMultiplier,
+		func(c *Config, v int64) { c.AwarenessMaxMultiplier = int(v) }, func(c *Config) int64 { return int64(c.AwarenessMaxMultiplier) }},
+	{"max_message_bytes", minMessageSize, MaxDatagramBytes,
+		func(c *Config, v int64) { c.MaxMessageBytes = int(v) }, func(c *Config) int64 { return int64(c.MaxMessageBytes) }},
+}
+
+func field(key string) string { return "kind_config." + key }
+
+// ParseConfig builds a Config from a scenario's kind_config table (values
+// as a TOML decoder produces them: int64, string, bool, []any), starting
+// from DefaultConfig. It reports every wrong type, unknown key and
+// out-of-range value, in key order; a key with a problem keeps its default.
+// Checks across keys or against the declared peers are Validate's. Because
+// a rejected key keeps its (valid) default, the two never report the same
+// problem: a caller checking a kind_config appends Validate(peers) to
+// ParseConfig's errors.
+func ParseConfig(kv map[string]any) (Config, []ConfigError) {
+	c := DefaultConfig()
+	var errs []ConfigError
+	for _, key := range slices.Sorted(maps.Keys(kv)) {
+		v := kv[key]
+		if k := lookupIntKey(key); k != nil {
+			n, ok := asInt(v)
+			if !ok {
+				errs = append(errs, ConfigError{field(key), "must be an integer, got " + typeName(v)})
+				continue
+			}
+			if n < k.min || n > k.max {
+				errs = append(errs, ConfigError{field(key), rangeMsg(n, k.min, k.max)})
+				continue
+			}
+			k.set(&c, n)
+			continue
+		}
+		switch key {
+		case "gossip":
+			s, ok := v.(string)
+			if !ok {
+				errs = append(errs, ConfigError{field(key), "must be a string, got " + typeName(v)})
+				continue
+			}
+			switch s {
+			case "bounded":
+				c.Gossip = Bounded
+			case "legacy":
+				c.Gossip = Legacy
+			default:
+				errs = append(errs, ConfigError{field(key), fmt.Sprintf("must be \"bounded\" or \"legacy\", got %q", s)})
+			}
+		case "seeds":
+			seeds, err := asStrings(v)
+			if err != "" {
+				errs = append(errs, ConfigError{field(key), err})
+				continue
+			}
+			c.Seeds = seeds
+		default:
+			errs = append(errs, ConfigError{field(key), "unknown key"})
+		}
+	}
+	return c, errs
+}
+
+func lookupIntKey(name string) *intKey {
+	for i := range intKeys {
+		if intKeys[i].name == name {
+			return &intKeys[i]
+		}
+	}
+	return nil
+}
+
+func rangeMsg(v, lo, hi int64) string {
+	return "must be in [" + strconv.FormatInt(lo, 10) + ", " + strconv.FormatInt(hi, 10) + "], got " + strconv.FormatInt(v, 10)
+}
+
+func asInt(v any) (int64, bool) {
+	switch n := v.(type) {
+	case int64:
+		return n, true
+	case int:
+		return int64(n), true
+	case int32:
+		return int64(n), true
+	}
+	return 0, false
+}
+
+func asStrings(v any) ([]string, string) {
+	var items []any
+	switch s := v.(type) {
+	case []any:
+		items = s
+	case []string:
+		for _, x := range s {
+			items = append(items, x)
+		}
+	default:
+		return nil, "must be an array of peer ids, got " + typeName(v)
+	}
+	out := make([]string, 0, len(items))
+	for i, it := range items {
+		s, ok := it.(string)
+		if !ok {
+			return nil, fmt.Sprintf("element %d must be a string, got %s", i, typeName(it))
+		}
+		out = append(out, s)
+	}
+	return out, ""
+}
+
+func typeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "nothing"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case int64, int, int32:
+		return "an integer"
+	case []any, []string:
+		return "an array"
+	case map[string]any:
+		return "a table"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// Validate checks the configuration for a node among the declared peers
+// (all ids, sorted, the node's own included) and returns every problem:
+// out-of-range values, probe_timeout_ns < probe_interval_ns, a minimum
+// suspicion timeout for len(peers) members that exceeds the probe interval
+// (spec §8.2), seeds that are not declared peers or repeat, peer ids the
+// wire cannot carry, and a max_message_bytes too small for the largest
+// message without piggybacked updates. With peers == nil only the checks
+// that do not need them run.
+func (c Config) Validate(peers []string) []ConfigError {
+	var errs []ConfigError
+	for i := range intKeys {
+		k := &intKeys[i]
+		if v := k.get(&c); v < k.min || v > k.max {
+			errs = append(errs, ConfigError{field(k.name), rangeMsg(v, k.min, k.max)})
+		}
+	}
+	if c.Gossip != Bounded && c.Gossip != Legacy {
+		errs = append(errs, ConfigError{field("gossip"), "must be \"bounded\" or \"legacy\""})
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	if c.ProbeTimeoutNs >= c.ProbeIntervalNs {
+		errs = append(errs, ConfigError{field("probe_timeout_ns"), fmt.Sprintf(
+			"must be less than probe_interval_ns (%d), got %d", c.ProbeIntervalNs, c.ProbeTimeoutNs)})
+	}
+	seen := make(map[string]bool, len(c.Seeds))
+	for _, s := range c.Seeds {
+		switch {
+		case s == "" || len(s) > MaxIDBytes:
+			errs = append(errs, ConfigError{field("seeds"), fmt.Sprintf("seed %q must be 1 to %d bytes", s, MaxIDBytes)})
+		case seen[s]:
+			errs = append(errs, ConfigError{field("seeds"), fmt.Sprintf("seed %q is listed twice", s)})
+		}
+		seen[s] = true
+	}
+	if peers == nil {
+		return errs
+	}
+	if min := suspicionMinNs(c.SuspicionMult, len(peers), c.ProbeIntervalNs); min <= c.ProbeIntervalNs {
+		errs = append(errs, ConfigError{field("suspicion_mult"), fmt.Sprintf(
+			"suspicion timeout for %d peers is %d ns, which must exceed probe_interval_ns (%d); raise suspicion_mult",
+			len(peers), min, c.ProbeIntervalNs)})
+	}
+	for _, s := range c.Seeds {
+		if _, ok := slices.BinarySearch(peers, s); !ok {
+			errs = append(errs, ConfigError{field("seeds"), fmt.Sprintf("seed %q is not a declared peer", s)})
+		}
+	}
+	longest := 0
+	for _, p := range peers {
+		if p == "" || len(p) > MaxIDBytes {
+			errs = append(errs, ConfigError{"peers", fmt.Sprintf("peer id %q must be 1 to %d bytes to fit the wire format", p, MaxIDBytes)})
+		}
+		longest = max(longest, len(p))
+	}
+	if need := largestBareMessage(longest); c.MaxMessageBytes < need {
+		errs = append(errs, ConfigError{field("max_message_bytes"), fmt.Sprintf(
+			"must be at least %d: the largest message without updates between these peers is %d bytes", need, need)})
+	}
+	return errs
+}
+
+// largestBareMessage is the encoded size of the largest message other than
+// a join response when no updates ride on it and both ids are idLen bytes
+// (an indirect_ack: every field at its widest).
+func largestBareMessage(idLen int) int {
+	return EncodedSize(&Message{Kind: IndirectAck, From: idOfLen(idLen), Target: idOfLen(idLen)})
+}
+
+func idOfLen(n int) string {
+	b := make([]byte, max(n, 1))
+	for i := range b {
+		b[i] = 'x'
+	}
+	return string(b)
+}

@@ -1,0 +1,123 @@
+package swim
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestDefaultConfig_MemberlistLAN(t *testing.T) {
+	c := DefaultConfig()
+	want := Config{ProbeIntervalNs: 1e9, ProbeTimeoutNs: 5e8, IndirectChecks: 3, RetransmitMult: 4,
+		SuspicionMult: 4, SuspicionMaxTimeoutMult: 6, AwarenessMaxMultiplier: 8, MaxMessageBytes: 1400}
+	if !reflect.DeepEqual(c, want) {
+		t.Fatalf("%+v", c)
+	}
+	if errs := c.Validate([]string{"a", "b", "c"}); len(errs) != 0 {
+		t.Fatalf("defaults invalid: %v", errs)
+	}
+}
+
+func TestParseConfig_AllKeys(t *testing.T) {
+	c, errs := ParseConfig(map[string]any{
+		"probe_interval_ns":          int64(2e9),
+		"probe_timeout_ns":           int64(3e8),
+		"indirect_checks":            int64(2),
+		"retransmit_mult":            int64(3),
+		"suspicion_mult":             int64(5),
+		"suspicion_max_timeout_mult": int64(4),
+		"awareness_max_multiplier":   int64(6),
+		"max_message_bytes":          int64(512),
+		"gossip":                     "legacy",
+		"seeds":                      []any{"a", "b"},
+	})
+	if len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	want := Config{ProbeIntervalNs: 2e9, ProbeTimeoutNs: 3e8, IndirectChecks: 2, RetransmitMult: 3,
+		SuspicionMult: 5, SuspicionMaxTimeoutMult: 4, AwarenessMaxMultiplier: 6, MaxMessageBytes: 512,
+		Gossip: Legacy, Seeds: []string{"a", "b"}}
+	if !reflect.DeepEqual(c, want) {
+		t.Fatalf("%+v", c)
+	}
+	if c, errs := ParseConfig(nil); len(errs) != 0 || !reflect.DeepEqual(c, DefaultConfig()) {
+		t.Fatalf("empty kind_config: %+v %v", c, errs)
+	}
+}
+
+func TestParseConfig_ReportsEveryError(t *testing.T) {
+	_, errs := ParseConfig(map[string]any{
+		"probe_interval_ns": "1s",
+		"probe_timeout_ns":  int64(-5),
+		"indirect_checks":   1.5,
+		"max_message_bytes": int64(70000),
+		"gossip":            "fast",
+		"seeds":             []any{"a", int64(3)},
+		"probe_interval_ms": int64(1000),
+		"suspicion_mult":    true,
+		"retransmit_mult":   int64(0),
+	})
+	want := []string{
+		`kind_config.gossip: must be "bounded" or "legacy", got "fast"`,
+		"kind_config.indirect_checks: must be an integer, got float64",
+		"kind_config.max_message_bytes: must be in [64, 65507], got 70000",
+		"kind_config.probe_interval_ms: unknown key",
+		"kind_config.probe_interval_ns: must be an integer, got a string",
+		"kind_config.probe_timeout_ns: must be in [1, 3600000000000], got -5",
+		"kind_config.retransmit_mult: must be in [1, 1000], got 0",
+		"kind_config.seeds: element 1 must be a string, got an integer",
+		"kind_config.suspicion_mult: must be an integer, got a boolean",
+	}
+	var got []string
+	for _, e := range errs {
+		got = append(got, e.Error())
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestValidate_CrossChecks(t *testing.T) {
+	peers := []string{"a", "b", "c"}
+	cases := []struct {
+		name   string
+		mutate func(*Config)
+		peers  []string
+		want   string
+	}{
+		{"timeout not below interval", func(c *Config) { c.ProbeTimeoutNs = c.ProbeIntervalNs }, peers,
+			"kind_config.probe_timeout_ns: must be less than probe_interval_ns (1000000000), got 1000000000"},
+		{"suspicion not above probe interval (spec 8.2)", func(c *Config) { c.SuspicionMult = 1 }, peers,
+			"kind_config.suspicion_mult: suspicion timeout for 3 peers is 1000000000 ns, which must exceed probe_interval_ns (1000000000); raise suspicion_mult"},
+		{"undeclared seed", func(c *Config) { c.Seeds = []string{"a", "zz"} }, peers,
+			`kind_config.seeds: seed "zz" is not a declared peer`},
+		{"duplicate seed", func(c *Config) { c.Seeds = []string{"a", "a"} }, peers,
+			`kind_config.seeds: seed "a" is listed twice`},
+		{"budget below bare message", func(c *Config) { c.MaxMessageBytes = 100 }, []string{strings.Repeat("p", 60), "q"},
+			"kind_config.max_message_bytes: must be at least 135"},
+		{"id too long for the wire", func(c *Config) {}, []string{"a", strings.Repeat("p", 256)},
+			"peers: peer id"},
+		{"out of range set in Go", func(c *Config) { c.AwarenessMaxMultiplier = 0 }, peers,
+			"kind_config.awareness_max_multiplier: must be in [1, 1000], got 0"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			c.mutate(&cfg)
+			errs := cfg.Validate(c.peers)
+			found := false
+			for _, e := range errs {
+				found = found || strings.HasPrefix(e.Error(), c.want)
+			}
+			if !found {
+				t.Fatalf("errors %v, want one starting %q", errs, c.want)
+			}
+		})
+	}
+	// Eleven peers make log10(n) > 1, so suspicion_mult = 1 is enough.
+	cfg := DefaultConfig()
+	cfg.SuspicionMult = 1
+	if errs := cfg.Validate(ids(11)); len(errs) != 0 {
+		t.Fatalf("11 peers, suspicion_mult 1: %v", errs)
+	}
+}

@@ -1,0 +1,52 @@
+package swim
+
+// EffectKind says what an Effect asks the caller to do.
+type EffectKind uint8
+
+const (
+	// EffectSend: deliver Msg to the member To (encode it with Encode;
+	// the node already accounted for len(Encode(Msg)) in its events).
+	EffectSend EffectKind = iota + 1
+	// EffectTimer: call TimerFired(Token, t) at virtual time At (or as
+	// soon as possible after). Timers are never cancelled; a stale token
+	// is recognised and ignored.
+	EffectTimer
+	// EffectEvent: record the diagnostics Event at the current time.
+	EffectEvent
+)
+
+// Effect is one thing the node wants done, in the order it happened.
+type Effect struct {
+	Kind  EffectKind
+	To    string
+	Msg   *Message
+	At    int64
+	Token uint64
+	Event Event
+}
+
+func (n *Node) emit(e Event) {
+	n.out = append(n.out, Effect{Kind: EffectEvent, Event: e})
+}
+
+func (n *Node) arm(at int64, token uint64) {
+	n.out = append(n.out, Effect{Kind: EffectTimer, At: at, Token: token})
+}
+
+// Timer tokens: the top byte says what the timer is for, the low 56 bits
+// identify the instance, so a timer that outlived its purpose (an answered
+// probe, a suspicion that was refuted or shortened) is recognised as stale.
+const (
+	timerProbeTimeout  = 1 // payload: probe seq (low 56 bits)
+	timerProbeDeadline = 2 // payload: probe seq (low 56 bits)
+	timerRelay         = 3 // payload: the relay ping's seq (low 56 bits)
+	timerSuspicion     = 4 // payload: member index << 32 | generation
+
+	tokenPayloadMask = 1<<56 - 1
+)
+
+func token(kind uint64, payload uint64) uint64 { return kind<<56 | payload&tokenPayloadMask }
+
+func suspicionToken(idx int32, gen uint32) uint64 {
+	return token(timerSuspicion, uint64(idx)<<32|uint64(gen))
+}

@@ -1,0 +1,201 @@
+package swim
+
+// Event is one diagnostics record. AppendJSON appends a single JSON object
+// whose first member is "type": Type(), with a fixed member order. The
+// simulator records events with kind_tag "swim"; docs/swim.md lists every
+// event and field.
+type Event interface {
+	Type() string
+	AppendJSON(dst []byte) []byte
+}
+
+// Reasons a state_transition gives. docs/swim.md explains each.
+const (
+	// ReasonInitial: the node's view at start-up (itself; every declared
+	// peer for Member; its seeds for Joining).
+	ReasonInitial = "initial"
+	// ReasonJoin: learned from a join_request (the joiner itself) or from a
+	// join_response's full state.
+	ReasonJoin = "join"
+	// ReasonGossip: learned from a piggybacked update.
+	ReasonGossip = "gossip"
+	// ReasonRefuted: a higher-incarnation alive overrode a suspect or dead
+	// view (learned by gossip), or, with observer = subject, the node
+	// refuted an accusation about itself by raising its incarnation.
+	ReasonRefuted = "refuted"
+	// ReasonProbeFailed: this node's own probe got no ack, direct or
+	// indirect, by the end of the probe interval.
+	ReasonProbeFailed = "probe_failed"
+	// ReasonSuspicionTimeout: this node's suspicion timer expired.
+	ReasonSuspicionTimeout = "suspicion_timeout"
+)
+
+// Causes a self_incarnation_bump gives.
+const (
+	// CauseRefuteSuspect: the node heard itself suspected.
+	CauseRefuteSuspect = "refute_suspect"
+	// CauseRefuteDead: the node heard itself declared dead.
+	CauseRefuteDead = "refute_dead"
+	// CauseRefuteAlive: the node heard an alive about itself at a higher
+	// incarnation than its own (typically from a previous life).
+	CauseRefuteAlive = "refute_alive"
+)
+
+// Probe modes.
+const (
+	ModeDirect   = "direct"
+	ModeIndirect = "indirect"
+)
+
+// StateTransition is a change of this node's view of a member (itself
+// included): its state, its incarnation, or both.
+type StateTransition struct {
+	Observer, Subject string
+	From, To          State
+	Incarnation       uint64
+	Reason            string
+}
+
+// MessageSent is emitted for every message right before its send effect.
+// Bytes is exactly len(Encode(msg)); Updates is the number of piggybacked
+// updates (a join_response's member list is not counted).
+type MessageSent struct {
+	Peer    string
+	Message MessageKind
+	Bytes   int
+	Updates int
+}
+
+// MessageReceived is emitted first for every message Receive is given.
+type MessageReceived MessageSent
+
+// ProbeSent is one probe attempt: the direct ping, or the ping_req fan-out
+// (Via names the intermediaries).
+type ProbeSent struct {
+	Target string
+	Seq    uint64
+	Mode   string
+	Via    []string
+}
+
+// ProbeAcked is a probe answered: by the target's own ack (direct) or an
+// intermediary's indirect_ack (indirect). RTTNs counts from the ping.
+type ProbeAcked struct {
+	Target string
+	Seq    uint64
+	Mode   string
+	RTTNs  int64
+}
+
+// ProbeTimedOut is a probe deadline passed without an ack: direct when the
+// probe timeout passed, indirect when the whole probe interval ended with
+// no ack at all (the target becomes suspect).
+type ProbeTimedOut struct {
+	Target string
+	Seq    uint64
+	Mode   string
+}
+
+// SelfIncarnationBump is the node raising its own incarnation.
+type SelfIncarnationBump struct {
+	Old, New uint64
+	Cause    string
+}
+
+// Type returns "state_transition".
+func (*StateTransition) Type() string { return "state_transition" }
+
+// Type returns "message_sent".
+func (*MessageSent) Type() string { return "message_sent" }
+
+// Type returns "message_received".
+func (*MessageReceived) Type() string { return "message_received" }
+
+// Type returns "probe_sent".
+func (*ProbeSent) Type() string { return "probe_sent" }
+
+// Type returns "probe_acked".
+func (*ProbeAcked) Type() string { return "probe_acked" }
+
+// Type returns "probe_timed_out".
+func (*ProbeTimedOut) Type() string { return "probe_timed_out" }
+
+// Type returns "self_incarnation_bump".
+func (*SelfIncarnationBump) Type() string { return "self_incarnation_bump" }
+
+// AppendJSON appends the event as one JSON object (see Event).
+func (e *StateTransition) AppendJSON(dst []byte) []byte {
+	dst = appendTypeField(dst, e.Type())
+	dst = appendStringField(dst, "observer", e.Observer)
+	dst = appendStringField(dst, "subject", e.Subject)
+	dst = appendStringField(dst, "from", e.From.String())
+	dst = appendStringField(dst, "to", e.To.String())
+	dst = appendUintField(dst, "incarnation", e.Incarnation)
+	dst = appendStringField(dst, "reason", e.Reason)
+	return append(dst, '}')
+}
+
+// AppendJSON appends the event as one JSON object (see Event).
+func (e *MessageSent) AppendJSON(dst []byte) []byte { return appendMessageEvent(dst, e.Type(), e) }
+
+// AppendJSON appends the event as one JSON object (see Event).
+func (e *MessageReceived) AppendJSON(dst []byte) []byte {
+	return appendMessageEvent(dst, e.Type(), (*MessageSent)(e))
+}
+
+func appendMessageEvent(dst []byte, typ string, e *MessageSent) []byte {
+	dst = appendTypeField(dst, typ)
+	dst = appendStringField(dst, "peer", e.Peer)
+	dst = appendStringField(dst, "message", e.Message.String())
+	dst = appendIntField(dst, "bytes", int64(e.Bytes))
+	dst = appendIntField(dst, "updates", int64(e.Updates))
+	return append(dst, '}')
+}
+
+// AppendJSON appends the event as one JSON object (see Event).
+func (e *ProbeSent) AppendJSON(dst []byte) []byte {
+	dst = appendTypeField(dst, e.Type())
+	dst = appendStringField(dst, "target", e.Target)
+	dst = appendUintField(dst, "seq", e.Seq)
+	dst = appendStringField(dst, "mode", e.Mode)
+	if e.Mode == ModeIndirect {
+		dst = appendKey(dst, "via", false)
+		dst = append(dst, '[')
+		for i, v := range e.Via {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendJSONString(dst, v)
+		}
+		dst = append(dst, ']')
+	}
+	return append(dst, '}')
+}
+
+// AppendJSON appends the event as one JSON object (see Event).
+func (e *ProbeAcked) AppendJSON(dst []byte) []byte {
+	dst = appendTypeField(dst, e.Type())
+	dst = appendStringField(dst, "target", e.Target)
+	dst = appendUintField(dst, "seq", e.Seq)
+	dst = appendStringField(dst, "mode", e.Mode)
+	dst = appendIntField(dst, "rtt_ns", e.RTTNs)
+	return append(dst, '}')
+}
+
+// AppendJSON appends the event as one JSON object (see Event).
+func (e *ProbeTimedOut) AppendJSON(dst []byte) []byte {
+	dst = appendTypeField(dst, e.Type())
+	dst = appendStringField(dst, "target", e.Target)
+	dst = appendUintField(dst, "seq", e.Seq)
+	dst = appendStringField(dst, "mode", e.Mode)
+	return append(dst, '}')
+}
+
+// AppendJSON appends the event as one JSON object (see Event).
+func (e *SelfIncarnationBump) AppendJSON(dst []byte) []byte {
+	dst = appendTypeField(dst, e.Type())
+	dst = appendUintField(dst, "old", e.Old)
+	dst = appendUintField(dst, "new", e.New)
+	dst = appendStringField(dst, "cause", e.Cause)
+	return append(dst, '}')
+}

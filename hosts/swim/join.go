@@ -1,0 +1,59 @@
+package swim
+
+// Joining: a Joining node sends join_request to its seeds every probe
+// interval until a join_response brings it the full membership.
+
+func (n *Node) sendJoinRequests(now int64) {
+	n.nextJoinAt = satAdd(now, n.cfg.ProbeIntervalNs)
+	inc := n.members[n.selfIdx].inc
+	for _, seed := range n.cfg.Seeds {
+		if seed == n.self {
+			continue
+		}
+		n.counters.JoinRequests++
+		n.send(seed, &Message{Kind: JoinRequest, Incarnation: inc})
+	}
+}
+
+// onJoinRequest learns the joiner and answers with the full state.
+func (n *Node) onJoinRequest(from string, msg *Message, now int64) {
+	n.applyUpdate(Update{Member: from, State: Alive, Incarnation: msg.Incarnation}, ReasonJoin, now)
+	n.sendJoinResponse(from)
+}
+
+// sendJoinResponse sends every known member, by id, as far as fits in one
+// datagram (the response is exempt from MaxMessageBytes, as memberlist
+// sends it over TCP, but not from MaxDatagramBytes; members that do not fit
+// are learnt by gossip).
+func (n *Node) sendJoinResponse(to string) {
+	msg := &Message{Kind: JoinResponse, From: n.self}
+	budget := MaxDatagramBytes - bareSize(msg)
+	members := make([]Update, 0, len(n.byID))
+	for _, idx := range n.byID {
+		m := &n.members[idx]
+		u := Update{Member: m.id, State: m.state, Incarnation: m.inc, From: m.by}
+		sz := updateSize(&u)
+		if sz > budget {
+			break
+		}
+		budget -= sz
+		members = append(members, u)
+	}
+	msg.Members = members
+	n.send(to, msg)
+}
+
+// onJoinResponse merges the sender's full state. As in memberlist's
+// push/pull merge, a member the sender believes dead becomes only suspect
+// here, so one out-of-date peer cannot kill members outright; news about
+// this node itself is taken as is, so a node that restarted after being
+// declared dead learns it and refutes.
+func (n *Node) onJoinResponse(msg *Message, now int64) {
+	n.joined = true
+	for _, u := range msg.Members {
+		if u.State == Dead && u.Member != n.self {
+			u.State = Suspect
+		}
+		n.applyUpdate(u, ReasonJoin, now)
+	}
+}

@@ -1,0 +1,189 @@
+package swim
+
+import "math"
+
+// applyUpdate merges one piece of membership news into the view. reason is
+// the state_transition reason if the view changes (ReasonGossip is turned
+// into ReasonRefuted when an alive overrides an accusation). Every accepted
+// change is queued for dissemination, as memberlist re-broadcasts every
+// update it accepts.
+func (n *Node) applyUpdate(u Update, reason string, now int64) {
+	if !u.State.valid() || u.Member == "" || (u.State != Alive && u.From == "") {
+		n.counters.InvalidUpdates++
+		return
+	}
+	if u.State == Alive {
+		u.From = ""
+	}
+	if u.Member == n.self {
+		n.applySelf(u)
+		return
+	}
+	idx, ok := n.lookup(u.Member)
+	if ok {
+		m := &n.members[idx]
+		if !supersedes(u.State, u.Incarnation, m.state, m.inc) {
+			switch {
+			case u.State == Suspect && m.state == Suspect && u.Incarnation == m.inc:
+				n.confirm(idx, u.From, now)
+			case u.State == Alive && (m.state == Suspect || m.state == Dead):
+				// The sender has not heard the accusation, possibly
+				// because the accused restarted after it was made and
+				// nobody repeats it any more (memberlist #311): spread
+				// it again so it reaches the accused, who will refute.
+				n.reassert(idx)
+			}
+			return
+		}
+	} else {
+		idx = n.addMember(u.Member)
+		n.addToOrder(idx)
+	}
+	m := &n.members[idx]
+	from := m.state
+	if reason == ReasonGossip && u.State == Alive && (from == Suspect || from == Dead) {
+		reason = ReasonRefuted
+	}
+	if accused(from) != accused(u.State) {
+		if accused(u.State) {
+			n.accused++
+		} else {
+			n.accused--
+		}
+	}
+	m.state, m.inc, m.by, m.susp = u.State, u.Incarnation, u.From, nil
+	n.emit(&StateTransition{Observer: n.self, Subject: m.id, From: from, To: u.State, Incarnation: u.Incarnation, Reason: reason})
+	n.queue.push(u)
+	switch u.State {
+	case Suspect:
+		n.startSuspicion(idx, u.From, now)
+	case Dead:
+		n.counters.Deaths++
+	}
+}
+
+func accused(s State) bool { return s == Suspect || s == Dead }
+
+// applySelf handles news about this node. Any accusation at or above its
+// incarnation, or an alive above it (a previous life's), is refuted by
+// raising the incarnation past it. An accusation below it is stale: the
+// sender has not heard the refutation, so it is spread again if it retired.
+func (n *Node) applySelf(u Update) {
+	me := &n.members[n.selfIdx]
+	var cause string
+	switch {
+	case u.State == Alive && u.Incarnation > me.inc:
+		cause = CauseRefuteAlive
+	case u.State == Suspect && u.Incarnation >= me.inc:
+		cause = CauseRefuteSuspect
+	case u.State == Dead && u.Incarnation >= me.inc:
+		cause = CauseRefuteDead
+	case u.State != Alive:
+		if !n.queue.holds(n.self, Alive, me.inc) {
+			n.queue.push(Update{Member: n.self, State: Alive, Incarnation: me.inc})
+			n.counters.Reasserts++
+		}
+		return
+	default:
+		return
+	}
+	// NB: at the largest incarnation no refutation can outrank the
+	// accusation; the node keeps its incarnation rather than wrap to 0.
+	if u.Incarnation == math.MaxUint64 {
+		n.counters.RefutationsImpossible++
+		return
+	}
+	old := me.inc
+	me.inc = u.Incarnation + 1
+	n.counters.Refutations++
+	n.health = applyHealthDelta(n.health, 1, n.cfg.AwarenessMaxMultiplier)
+	n.emit(&SelfIncarnationBump{Old: old, New: me.inc, Cause: cause})
+	n.emit(&StateTransition{Observer: n.self, Subject: n.self, From: Alive, To: Alive, Incarnation: me.inc, Reason: ReasonRefuted})
+	n.queue.push(Update{Member: n.self, State: Alive, Incarnation: me.inc})
+}
+
+// reassert queues the node's current accusation about a member again,
+// unless it is still queued.
+func (n *Node) reassert(idx int32) {
+	m := &n.members[idx]
+	if n.queue.holds(m.id, m.state, m.inc) {
+		return
+	}
+	n.queue.push(Update{Member: m.id, State: m.state, Incarnation: m.inc, From: m.by})
+	n.counters.Reasserts++
+}
+
+// startSuspicion arms the Lifeguard suspicion timer for a member that just
+// became suspect on accuser's word.
+func (n *Node) startSuspicion(idx int32, accuser string, now int64) {
+	size := n.known()
+	k := suspicionK(n.cfg.SuspicionMult, size)
+	lo := suspicionMinNs(n.cfg.SuspicionMult, size, n.cfg.ProbeIntervalNs)
+	hi := satMul(int64(n.cfg.SuspicionMaxTimeoutMult), lo)
+	s := &suspicion{start: now, min: lo, max: hi, k: k, accusers: []string{accuser}}
+	s.deadline = satAdd(now, suspicionTimeoutNs(0, k, lo, hi))
+	m := &n.members[idx]
+	m.susp = s
+	if !m.listed {
+		m.listed = true
+		n.suspects = append(n.suspects, idx)
+	}
+	n.counters.Suspicions++
+	n.armSuspicion(idx)
+}
+
+// concludeOverdueSuspicions expires suspicions whose timers were not
+// delivered, and forgets members that are no longer suspect.
+func (n *Node) concludeOverdueSuspicions(now int64) {
+	kept := n.suspects[:0]
+	for _, idx := range n.suspects {
+		m := &n.members[idx]
+		if m.susp != nil && now >= m.susp.deadline {
+			n.suspicionExpired(idx, now)
+		}
+		if m.susp == nil {
+			m.listed = false
+			continue
+		}
+		kept = append(kept, idx)
+	}
+	n.suspects = kept
+}
+
+func (n *Node) armSuspicion(idx int32) {
+	s := n.members[idx].susp
+	n.suspicionGen++
+	s.gen = n.suspicionGen
+	n.arm(s.deadline, suspicionToken(idx, s.gen))
+}
+
+// confirm counts an independent confirmation of a suspicion: it shortens
+// the timeout (declaring the member dead at once if the new deadline has
+// passed) and re-gossips the confirmation, as memberlist does, so others
+// can count it too.
+func (n *Node) confirm(idx int32, accuser string, now int64) {
+	m := &n.members[idx]
+	s := m.susp
+	if s == nil || s.n >= s.k || s.hasAccuser(accuser) {
+		return
+	}
+	s.accusers = append(s.accusers, accuser)
+	s.n++
+	n.queue.push(Update{Member: m.id, State: Suspect, Incarnation: m.inc, From: accuser})
+	deadline := satAdd(s.start, suspicionTimeoutNs(s.n, s.k, s.min, s.max))
+	if deadline >= s.deadline {
+		return
+	}
+	s.deadline = deadline
+	if deadline <= now {
+		n.suspicionExpired(idx, now)
+		return
+	}
+	n.armSuspicion(idx)
+}
+
+// suspicionExpired declares a suspect member dead.
+func (n *Node) suspicionExpired(idx int32, now int64) {
+	m := &n.members[idx]
+	n.applyUpdate(Update{Member: m.id, State: Dead, Incarnation: m.inc, From: n.self}, ReasonSuspicionTimeout, now)
+}

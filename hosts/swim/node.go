@@ -1,0 +1,340 @@
+package swim
+
+import (
+	"slices"
+	"strings"
+)
+
+// Node is one member's SWIM state machine. It is not safe for concurrent
+// use; a caller drives it from one loop.
+//
+// NB: the []Effect a method returns is reused by the node's next call;
+// consume (or copy) it before calling the node again.
+type Node struct {
+	self    string
+	selfIdx int32
+	cfg     Config
+	rand    Rand
+
+	started    bool
+	joined     bool
+	nextJoinAt int64
+
+	// members holds every member the node has heard of, in the order it
+	// heard of them; byID lists positions sorted by id and is how ids are
+	// looked up (a binary search: no per-node map to build, clone or scan). Members are never removed: a dead member stays, so
+	// that a stale alive cannot resurrect it and a newer one can.
+	members []member
+	byID    []int32
+	// accused counts members held suspect or dead, so that send can skip
+	// the buddy-system lookup in the common case of none.
+	accused int
+
+	// order is the probe order (positions, self excluded), reshuffled at
+	// the start of every round; orderPos is the next one to look at.
+	order    []int32
+	orderPos int
+	round    uint64
+
+	nextProbeAt int64
+	probe       probe
+	seq         uint64
+	relays      []relay
+	// suspects lists members that may hold a suspicion timer, so Tick can
+	// find overdue ones without scanning every member.
+	suspects []int32
+
+	health       int
+	queue        queue
+	suspicionGen uint32
+
+	counters counters
+	out      []Effect
+	scratch  []int32
+}
+
+type member struct {
+	id    string
+	state State
+	inc   uint64
+	// by is the accuser of the current suspect or dead state.
+	by   string
+	susp *suspicion
+	// listed says the member is in Node.suspects.
+	listed bool
+}
+
+// probe is the probe in flight, if any.
+type probe struct {
+	active    bool
+	timedOut  bool
+	target    int32
+	seq       uint64
+	sentAt    int64
+	timeoutAt int64
+	deadline  int64
+	// expectedNacks is how many ping_reqs went out; nacks how many
+	// intermediaries reported that the target did not answer them.
+	expectedNacks, nacks int
+}
+
+// relay is a ping this node sends on behalf of a ping_req.
+type relay struct {
+	seq       uint64
+	requester string
+	reqSeq    uint64
+	target    string
+	deadline  int64
+}
+
+// New returns a node named self. peers are all declared member ids
+// (sorted, self included): a Member start knows them all as Alive at
+// incarnation 0; a Joining start knows only cfg.Seeds. cfg must have
+// passed Validate. Nothing happens until the first call (usually Tick),
+// whose effects begin with a state_transition (reason "initial") for every
+// member the node knows, itself included.
+func New(self string, cfg Config, start Start, peers []string, r Rand) *Node {
+	initial := peers
+	if start == Joining {
+		initial = cfg.Seeds
+	}
+	// The initial members in id order, self included, without duplicates.
+	// peers arrive sorted, so for a Member start this is a single pass.
+	ids := make([]string, 0, len(initial)+1)
+	ids = append(ids, initial...)
+	if !slices.Contains(initial, self) {
+		ids = append(ids, self)
+	}
+	if !slices.IsSorted(ids) {
+		slices.Sort(ids)
+	}
+	ids = slices.Compact(ids)
+	n := &Node{
+		self:    self,
+		cfg:     cfg,
+		rand:    r,
+		members: make([]member, len(ids)),
+		byID:    make([]int32, len(ids)),
+		order:   make([]int32, 0, len(ids)),
+		queue:   newQueue(cfg.Gossip),
+	}
+	for i, id := range ids {
+		idx := int32(i)
+		n.members[i] = member{id: id, state: Alive}
+		n.byID[i] = idx
+		if id == self {
+			n.selfIdx = idx
+		} else {
+			n.order = append(n.order, idx)
+		}
+	}
+	// The first probe starts a round, which shuffles the order.
+	n.orderPos = len(n.order)
+	n.joined = start == Member
+	return n
+}
+
+// addMember appends an unknown member (state none) and returns its
+// position. Callers give it a state right away.
+func (n *Node) addMember(id string) int32 {
+	idx := int32(len(n.members))
+	n.members = append(n.members, member{id: id})
+	at, _ := n.search(id)
+	n.byID = slices.Insert(n.byID, at, idx)
+	return idx
+}
+
+// search returns where id is or would be in byID.
+func (n *Node) search(id string) (int, bool) {
+	return slices.BinarySearchFunc(n.byID, id, func(i int32, id string) int {
+		return strings.Compare(n.members[i].id, id)
+	})
+}
+
+// lookup returns the position of member id in members.
+func (n *Node) lookup(id string) (int32, bool) {
+	at, ok := n.search(id)
+	if !ok {
+		return -1, false
+	}
+	return n.byID[at], true
+}
+
+// addToOrder puts a newly learnt member at a random place among the
+// members not yet probed this round, as memberlist does, so a joiner is
+// probed soon but not predictably first.
+func (n *Node) addToOrder(idx int32) {
+	n.order = append(n.order, idx)
+	last := len(n.order) - 1
+	lo := min(n.orderPos, last)
+	j := lo + int(below(n.rand, uint64(last-lo+1)))
+	n.order[last], n.order[j] = n.order[j], n.order[last]
+}
+
+// known is the cluster size estimate used by the formulas: every member
+// the node has heard of, itself and dead ones included.
+func (n *Node) known() int { return len(n.members) }
+
+// begin emits the initial view on the node's first call.
+func (n *Node) begin(now int64) {
+	if n.started {
+		return
+	}
+	n.started = true
+	n.nextProbeAt = now
+	n.nextJoinAt = now
+	if cap(n.out) < len(n.byID)+16 {
+		n.out = make([]Effect, 0, len(n.byID)+16)
+	}
+	// One allocation for all initial events: a 1000-member node emits
+	// 1000 of them.
+	evs := make([]StateTransition, len(n.byID))
+	for i, idx := range n.byID {
+		m := &n.members[idx]
+		evs[i] = StateTransition{Observer: n.self, Subject: m.id, From: stateNone, To: m.state, Incarnation: m.inc, Reason: ReasonInitial}
+		n.emit(&evs[i])
+	}
+}
+
+// Tick advances the node to now: it concludes anything whose deadline
+// passed without its timer being delivered (so a node whose timers were
+// lost while it was paused recovers on its next tick), (re)sends join
+// requests while joining, and starts the next probe once the
+// health-scaled probe interval since the last one has elapsed. Call it
+// periodically, at least as often as the probe interval.
+func (n *Node) Tick(now int64) []Effect {
+	n.out = n.out[:0]
+	n.begin(now)
+	n.concludeOverdueProbe(now)
+	n.concludeOverdueRelays(now)
+	n.concludeOverdueSuspicions(now)
+	if !n.joined && now >= n.nextJoinAt {
+		n.sendJoinRequests(now)
+	}
+	if !n.probe.active && now >= n.nextProbeAt {
+		n.startProbe(now)
+	}
+	return n.out
+}
+
+// Receive handles a message from the member from. Piggybacked updates are
+// applied first, so a reply already carries any refutation they caused.
+// A message whose From differs from the transport's sender is counted and
+// otherwise ignored.
+func (n *Node) Receive(from string, msg *Message, now int64) []Effect {
+	n.out = n.out[:0]
+	n.begin(now)
+	if msg == nil || from == "" || len(from) > MaxIDBytes {
+		n.counters.Malformed++
+		return n.out
+	}
+	size := EncodedSize(msg)
+	n.counters.MessagesReceived++
+	n.counters.BytesReceived += uint64(size)
+	n.emit(&MessageReceived{Peer: from, Message: msg.Kind, Bytes: size, Updates: len(msg.Updates)})
+	if msg.From != from {
+		n.counters.Misrouted++
+		return n.out
+	}
+	for i := range msg.Updates {
+		n.applyUpdate(msg.Updates[i], ReasonGossip, now)
+	}
+	switch msg.Kind {
+	case Ping:
+		n.onPing(from, msg)
+	case Ack:
+		n.onAck(msg, now)
+	case PingReq:
+		n.onPingReq(from, msg, now)
+	case IndirectAck:
+		n.onIndirectAck(msg, now)
+	case JoinRequest:
+		n.onJoinRequest(from, msg, now)
+	case JoinResponse:
+		n.onJoinResponse(msg, now)
+	default:
+		n.counters.Malformed++
+	}
+	return n.out
+}
+
+// TimerFired handles a timer the node armed. Stale and unknown tokens are
+// ignored.
+func (n *Node) TimerFired(tok uint64, now int64) []Effect {
+	n.out = n.out[:0]
+	n.begin(now)
+	payload := tok & tokenPayloadMask
+	p := &n.probe
+	switch tok >> 56 {
+	case timerProbeTimeout:
+		if p.active && !p.timedOut && p.seq&tokenPayloadMask == payload {
+			n.onProbeTimeout()
+		}
+	case timerProbeDeadline:
+		if p.active && p.seq&tokenPayloadMask == payload {
+			n.onProbeDeadline(now)
+		}
+	case timerRelay:
+		n.onRelayTimeout(payload)
+	case timerSuspicion:
+		idx, gen := int32(payload>>32), uint32(payload)
+		if idx >= 0 && int(idx) < len(n.members) {
+			if s := n.members[idx].susp; s != nil && s.gen == gen {
+				n.suspicionExpired(idx, now)
+			}
+		}
+	default:
+		n.counters.UnknownTimers++
+	}
+	return n.out
+}
+
+// SendFailed tells the node the transport refused a send. It is only
+// counted: real UDP does not report loss, so SWIM must not depend on it.
+func (n *Node) SendFailed(to string, reason string, now int64) []Effect {
+	n.out = n.out[:0]
+	n.begin(now)
+	n.counters.SendFailed++
+	return n.out
+}
+
+// send piggybacks updates on msg, records message_sent and emits the send.
+// A message to a member this node holds suspect or dead first carries that
+// accusation (Lifeguard's buddy system, extended to dead members), so the
+// accused learns of it directly and can refute; queued broadcasts fill the
+// rest of the budget.
+func (n *Node) send(to string, msg *Message) {
+	msg.From = n.self
+	limit := n.cfg.MaxMessageBytes
+	if n.queue.legacy || msg.Kind == JoinResponse {
+		limit = MaxDatagramBytes
+	}
+	bare := bareSize(msg)
+	budget := limit - bare
+	var ups []Update
+	var staple *Update
+	if n.accused == 0 {
+		// Nobody to staple an accusation about.
+	} else if idx, ok := n.lookup(to); ok {
+		if m := &n.members[idx]; m.state == Suspect || m.state == Dead {
+			u := Update{Member: m.id, State: m.state, Incarnation: m.inc, From: m.by}
+			if sz := updateSize(&u); sz <= budget {
+				ups = append(ups, u)
+				budget -= sz
+				staple = &u
+			}
+		}
+	}
+	if n.queue.len() > 0 {
+		ups, budget = n.queue.take(ups, budget, retransmitLimit(n.cfg.RetransmitMult, n.known()), staple)
+	}
+	msg.Updates = ups
+	size := bare
+	if free := limit - bare; free > 0 {
+		size += free - budget
+	}
+	n.counters.MessagesSent++
+	n.counters.BytesSent += uint64(size)
+	n.emit(&MessageSent{Peer: to, Message: msg.Kind, Bytes: size, Updates: len(ups)})
+	n.out = append(n.out, Effect{Kind: EffectSend, To: to, Msg: msg})
+}

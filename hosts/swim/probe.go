@@ -1,0 +1,248 @@
+package swim
+
+// Failure detection: randomised round-robin probing with a direct ping, a
+// ping_req fan-out after the probe timeout, and suspicion when the
+// health-scaled probe interval ends with no ack at all.
+
+// concludeOverdueProbe finishes the probe in flight if its deadlines
+// passed before their timers were delivered (a tick at the same instant).
+func (n *Node) concludeOverdueProbe(now int64) {
+	p := &n.probe
+	if p.active && !p.timedOut && now >= p.timeoutAt {
+		n.onProbeTimeout()
+	}
+	if p.active && now >= p.deadline {
+		n.onProbeDeadline(now)
+	}
+}
+
+// startProbe pings the next member of the round.
+func (n *Node) startProbe(now int64) {
+	interval := scaleByHealth(n.cfg.ProbeIntervalNs, n.health)
+	n.nextProbeAt = satAdd(now, interval)
+	idx, newRound := n.nextTarget()
+	if idx >= 0 {
+		n.seq++
+		n.probe = probe{
+			active:    true,
+			target:    idx,
+			seq:       n.seq,
+			sentAt:    now,
+			timeoutAt: satAdd(now, scaleByHealth(n.cfg.ProbeTimeoutNs, n.health)),
+			deadline:  n.nextProbeAt,
+		}
+		p := &n.probe
+		id := n.members[idx].id
+		n.counters.Probes++
+		n.emit(&ProbeSent{Target: id, Seq: p.seq, Mode: ModeDirect})
+		n.send(id, &Message{Kind: Ping, Seq: p.seq, Target: id})
+		n.arm(p.timeoutAt, token(timerProbeTimeout, p.seq))
+		n.arm(p.deadline, token(timerProbeDeadline, p.seq))
+	}
+	if newRound {
+		n.reconnect()
+	}
+}
+
+// nextTarget returns the next alive or suspect member in the probe order
+// (dead ones are skipped) and whether a new round began, reshuffling the
+// order when it did. It returns −1 when nobody can be probed.
+func (n *Node) nextTarget() (int32, bool) {
+	newRound := false
+	for checked := 0; checked <= len(n.order); checked++ {
+		if n.orderPos >= len(n.order) {
+			if len(n.order) == 0 {
+				break
+			}
+			shuffle(n.rand, n.order)
+			n.orderPos = 0
+			n.round++
+			newRound = true
+		}
+		idx := n.order[n.orderPos]
+		n.orderPos++
+		if s := n.members[idx].state; s == Alive || s == Suspect {
+			return idx, newRound
+		}
+	}
+	return -1, newRound
+}
+
+// reconnect pings one random dead member at the start of each round. The
+// ping carries the death notice (see send), so a member that is in fact
+// running — after a partition heals, or a restart nobody noticed — refutes
+// it and its alive comes back on the ack. Without this, two sides of a
+// healed partition that declared each other dead would never speak again
+// (memberlist leaves this to its embedder, e.g. Serf's reconnect). The ack
+// matches no probe and is ignored apart from its updates.
+func (n *Node) reconnect() {
+	dead := n.scratch[:0]
+	for i := range n.members {
+		if n.members[i].state == Dead {
+			dead = append(dead, int32(i))
+		}
+	}
+	n.scratch = dead[:0]
+	if len(dead) == 0 {
+		return
+	}
+	id := n.members[dead[below(n.rand, uint64(len(dead)))]].id
+	n.seq++
+	n.counters.Reconnects++
+	n.send(id, &Message{Kind: Ping, Seq: n.seq, Target: id})
+}
+
+// onProbeTimeout runs when the direct ping went unanswered for the probe
+// timeout: ask up to IndirectChecks random alive members to ping the
+// target for us.
+func (n *Node) onProbeTimeout() {
+	p := &n.probe
+	p.timedOut = true
+	target := n.members[p.target].id
+	n.emit(&ProbeTimedOut{Target: target, Seq: p.seq, Mode: ModeDirect})
+	via := n.pickIntermediaries(p.target)
+	if len(via) == 0 {
+		return
+	}
+	p.expectedNacks = len(via)
+	ids := make([]string, len(via))
+	for i, idx := range via {
+		ids[i] = n.members[idx].id
+	}
+	n.counters.IndirectProbes++
+	n.emit(&ProbeSent{Target: target, Seq: p.seq, Mode: ModeIndirect, Via: ids})
+	for _, id := range ids {
+		n.send(id, &Message{Kind: PingReq, Seq: p.seq, Target: target})
+	}
+}
+
+// pickIntermediaries draws up to IndirectChecks distinct alive members
+// other than this node and the target, uniformly (a partial Fisher–Yates
+// over the candidates, so small clusters always find the ones they have).
+func (n *Node) pickIntermediaries(target int32) []int32 {
+	k := n.cfg.IndirectChecks
+	if k <= 0 {
+		return nil
+	}
+	cands := n.scratch[:0]
+	for i := range n.members {
+		if idx := int32(i); idx != n.selfIdx && idx != target && n.members[i].state == Alive {
+			cands = append(cands, idx)
+		}
+	}
+	n.scratch = cands[:0]
+	k = min(k, len(cands))
+	for i := range k {
+		j := i + int(below(n.rand, uint64(len(cands)-i)))
+		cands[i], cands[j] = cands[j], cands[i]
+	}
+	return cands[:k]
+}
+
+// onProbeDeadline runs when the probe interval ended with no ack: update
+// local health and suspect the target. Lifeguard: if intermediaries were
+// asked, each one that failed to send its nack counts against this node's
+// own health (their silence suggests the problem is here); with none asked
+// the failed probe itself counts.
+func (n *Node) onProbeDeadline(now int64) {
+	p := &n.probe
+	if !p.timedOut {
+		n.onProbeTimeout()
+	}
+	p.active = false
+	m := n.members[p.target]
+	n.emit(&ProbeTimedOut{Target: m.id, Seq: p.seq, Mode: ModeIndirect})
+	delta := 1
+	if p.expectedNacks > 0 {
+		delta = max(0, p.expectedNacks-p.nacks)
+	}
+	n.health = applyHealthDelta(n.health, delta, n.cfg.AwarenessMaxMultiplier)
+	n.counters.ProbesFailed++
+	n.applyUpdate(Update{Member: m.id, State: Suspect, Incarnation: m.inc, From: n.self}, ReasonProbeFailed, now)
+}
+
+func (n *Node) probeSucceeded(mode string, now int64) {
+	p := &n.probe
+	p.active = false
+	n.counters.ProbesAcked++
+	n.health = applyHealthDelta(n.health, -1, n.cfg.AwarenessMaxMultiplier)
+	n.emit(&ProbeAcked{Target: n.members[p.target].id, Seq: p.seq, Mode: mode, RTTNs: now - p.sentAt})
+}
+
+// onPing answers a ping addressed to this node. A ping meant for another
+// member (a stale address in a real deployment) is counted and dropped.
+func (n *Node) onPing(from string, msg *Message) {
+	if msg.Target != n.self {
+		n.counters.Misdirected++
+		return
+	}
+	n.send(from, &Message{Kind: Ack, Seq: msg.Seq})
+}
+
+// onAck completes the probe in flight or a relay; anything else (a late
+// ack, a reconnect ping's ack) is counted.
+func (n *Node) onAck(msg *Message, now int64) {
+	if p := &n.probe; p.active && msg.Seq == p.seq {
+		n.probeSucceeded(ModeDirect, now)
+		return
+	}
+	for i := range n.relays {
+		if r := n.relays[i]; r.seq == msg.Seq {
+			n.relays = append(n.relays[:i], n.relays[i+1:]...)
+			n.send(r.requester, &Message{Kind: IndirectAck, Seq: r.reqSeq, Target: r.target})
+			return
+		}
+	}
+	n.counters.StaleAcks++
+}
+
+// onPingReq pings the target on the requester's behalf and arms a timer
+// for the nack. The relay waits this node's own (unscaled) probe timeout,
+// as memberlist does.
+func (n *Node) onPingReq(from string, msg *Message, now int64) {
+	if msg.Target == n.self {
+		n.send(from, &Message{Kind: IndirectAck, Seq: msg.Seq, Target: n.self})
+		return
+	}
+	n.seq++
+	deadline := satAdd(now, n.cfg.ProbeTimeoutNs)
+	n.relays = append(n.relays, relay{seq: n.seq, requester: from, reqSeq: msg.Seq, target: msg.Target, deadline: deadline})
+	n.send(msg.Target, &Message{Kind: Ping, Seq: n.seq, Target: msg.Target})
+	n.arm(deadline, token(timerRelay, n.seq))
+}
+
+// concludeOverdueRelays nacks relays whose timers were not delivered.
+func (n *Node) concludeOverdueRelays(now int64) {
+	for i := 0; i < len(n.relays); {
+		if r := n.relays[i]; now >= r.deadline {
+			n.onRelayTimeout(r.seq & tokenPayloadMask)
+			continue
+		}
+		i++
+	}
+}
+
+// onRelayTimeout tells the requester that the target did not answer.
+func (n *Node) onRelayTimeout(payload uint64) {
+	for i := range n.relays {
+		if r := n.relays[i]; r.seq&tokenPayloadMask == payload {
+			n.relays = append(n.relays[:i], n.relays[i+1:]...)
+			n.send(r.requester, &Message{Kind: IndirectAck, Seq: r.reqSeq, Target: r.target, Nack: true})
+			return
+		}
+	}
+}
+
+// onIndirectAck completes the probe in flight, or counts a nack for it.
+func (n *Node) onIndirectAck(msg *Message, now int64) {
+	p := &n.probe
+	if !p.active || msg.Seq != p.seq {
+		n.counters.StaleAcks++
+		return
+	}
+	if msg.Nack {
+		p.nacks++
+		return
+	}
+	n.probeSucceeded(ModeIndirect, now)
+}

@@ -1,0 +1,147 @@
+package swim
+
+// broadcast is one queued update with its transmit count.
+type broadcast struct {
+	u         Update
+	size      int
+	transmits int
+	// id orders broadcasts by age: larger is newer.
+	id uint64
+}
+
+// queue is the broadcast queue: updates waiting to be piggybacked. Items
+// are kept ordered by (fewer transmits, larger, newer) first, memberlist's
+// order, so fresh news goes out before news most peers already have.
+//
+// Bounded keeps one item per member (a new update about a member replaces
+// the old one), retires an item after the retransmit limit, and its callers
+// pass a byte budget. Legacy keeps every item forever.
+type queue struct {
+	legacy bool
+	items  []*broadcast
+	// latest is the newest item about each member.
+	latest map[string]*broadcast
+	bytes  int
+	nextID uint64
+	// picked and rest are scratch space reused by take.
+	picked, rest []*broadcast
+}
+
+func newQueue(mode GossipMode) queue {
+	return queue{legacy: mode == Legacy, latest: make(map[string]*broadcast)}
+}
+
+func (q *queue) clone() queue {
+	c := queue{legacy: q.legacy, latest: make(map[string]*broadcast, len(q.latest)), bytes: q.bytes, nextID: q.nextID}
+	c.items = make([]*broadcast, len(q.items))
+	for i, b := range q.items {
+		nb := *b
+		c.items[i] = &nb
+		if q.latest[b.u.Member] == b {
+			c.latest[b.u.Member] = &nb
+		}
+	}
+	return c
+}
+
+func (q *queue) len() int { return len(q.items) }
+
+// holds reports whether the newest queued item about u.Member is exactly u
+// (state and incarnation), i.e. the news is still being spread.
+func (q *queue) holds(member string, s State, inc uint64) bool {
+	b, ok := q.latest[member]
+	return ok && b.u.State == s && b.u.Incarnation == inc
+}
+
+func broadcastLess(a, b *broadcast) bool {
+	if a.transmits != b.transmits {
+		return a.transmits < b.transmits
+	}
+	if a.size != b.size {
+		return a.size > b.size
+	}
+	return a.id > b.id
+}
+
+// push queues u. In Bounded it supersedes any queued item about the same
+// member.
+func (q *queue) push(u Update) {
+	if !q.legacy {
+		if old, ok := q.latest[u.Member]; ok {
+			q.remove(old)
+		}
+	}
+	q.nextID++
+	b := &broadcast{u: u, size: updateSize(&u), id: q.nextID}
+	q.latest[u.Member] = b
+	q.bytes += b.size
+	// A new item has zero transmits and the newest id: it goes before
+	// every item with transmits > 0 and every smaller zero-transmit one.
+	i := 0
+	for i < len(q.items) && broadcastLess(q.items[i], b) {
+		i++
+	}
+	q.items = append(q.items, nil)
+	copy(q.items[i+1:], q.items[i:])
+	q.items[i] = b
+}
+
+func (q *queue) remove(b *broadcast) {
+	for i, it := range q.items {
+		if it == b {
+			q.items = append(q.items[:i], q.items[i+1:]...)
+			break
+		}
+	}
+	q.bytes -= b.size
+	if q.latest[b.u.Member] == b {
+		delete(q.latest, b.u.Member)
+	}
+}
+
+// take appends to dst, in queue order, every item that fits in budget
+// bytes, skipping an item equal to skip (an update already stapled to the
+// message). Each taken item's transmit count rises; in Bounded an item that
+// reached limit transmits retires. It returns dst and the unused budget.
+func (q *queue) take(dst []Update, budget, limit int, skip *Update) ([]Update, int) {
+	if len(q.items) == 0 {
+		return dst, budget
+	}
+	picked, rest := q.picked[:0], q.rest[:0]
+	for _, b := range q.items {
+		if budget >= b.size && (skip == nil || b.u != *skip) {
+			dst = append(dst, b.u)
+			budget -= b.size
+			b.transmits++
+			picked = append(picked, b)
+			continue
+		}
+		rest = append(rest, b)
+	}
+	// picked and rest are each still in order (every picked item gained
+	// one transmit), so a merge restores the whole order.
+	q.items = q.items[:0]
+	i, j := 0, 0
+	for i < len(picked) || j < len(rest) {
+		var b *broadcast
+		if j >= len(rest) || (i < len(picked) && broadcastLess(picked[i], rest[j])) {
+			b = picked[i]
+			i++
+		} else {
+			b = rest[j]
+			j++
+		}
+		if !q.legacy && b.transmits >= limit {
+			q.bytes -= b.size
+			if q.latest[b.u.Member] == b {
+				delete(q.latest, b.u.Member)
+			}
+			continue
+		}
+		q.items = append(q.items, b)
+	}
+	clear(picked)
+	clear(rest)
+	q.picked, q.rest = picked[:0], rest[:0]
+	return dst, budget
+}

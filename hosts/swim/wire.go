@@ -1,0 +1,409 @@
+package swim
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+)
+
+// MessageKind is the kind of a SWIM message. There are exactly six; a nack
+// is an IndirectAck with Nack set, not a kind of its own.
+type MessageKind uint8
+
+// The message kinds. Wire values are the constants' values.
+const (
+	Ping         MessageKind = 1
+	Ack          MessageKind = 2
+	PingReq      MessageKind = 3
+	IndirectAck  MessageKind = 4
+	JoinRequest  MessageKind = 5
+	JoinResponse MessageKind = 6
+)
+
+// String returns the kind's name as events spell it.
+func (k MessageKind) String() string {
+	switch k {
+	case Ping:
+		return "ping"
+	case Ack:
+		return "ack"
+	case PingReq:
+		return "ping_req"
+	case IndirectAck:
+		return "indirect_ack"
+	case JoinRequest:
+		return "join_request"
+	case JoinResponse:
+		return "join_response"
+	}
+	return "unknown"
+}
+
+// WireVersion is the first byte of every encoded message.
+const WireVersion = 1
+
+// MaxIDBytes is the longest member id the wire format carries (its length
+// is one byte).
+const MaxIDBytes = 255
+
+// Update is one piece of membership news: Member is in State at
+// Incarnation. From names the accuser of a Suspect or Dead update (the
+// node whose probe failed or whose suspicion expired); it is empty, and not
+// encoded, for Alive.
+type Update struct {
+	Member      string
+	State       State
+	Incarnation uint64
+	From        string
+}
+
+// Message is one SWIM message. Which fields a kind carries:
+//
+//	ping          Seq, Target (the member the sender means to reach)
+//	ack           Seq
+//	ping_req      Seq, Target
+//	indirect_ack  Seq, Target, Nack
+//	join_request  Incarnation (the joiner's own)
+//	join_response Members (the sender's full membership view)
+//
+// Every kind carries From (the sender) and Updates (piggybacked
+// dissemination). Encode rejects a field set on a kind that does not carry
+// it, so Decode(Encode(m)) is m.
+type Message struct {
+	Kind        MessageKind
+	From        string
+	Seq         uint64
+	Target      string
+	Nack        bool
+	Incarnation uint64
+	Members     []Update
+	Updates     []Update
+}
+
+// updateSize is an update's encoded length.
+func updateSize(u *Update) int {
+	n := 1 + 8 + 1 + len(u.Member)
+	if u.State != Alive {
+		n += 1 + len(u.From)
+	}
+	return n
+}
+
+// minUpdateSize is the smallest possible encoded update (an alive update
+// about a one-byte id); a smaller remaining budget cannot take any update.
+const minUpdateSize = 1 + 8 + 1 + 1
+
+// bareSize is the encoded length of m without its piggybacked updates (the
+// update count is included).
+func bareSize(m *Message) int {
+	n := 2 + 1 + len(m.From) + 2
+	switch m.Kind {
+	case Ping, PingReq:
+		n += 8 + 1 + len(m.Target)
+	case Ack, JoinRequest:
+		n += 8
+	case IndirectAck:
+		n += 8 + 1 + len(m.Target) + 1
+	case JoinResponse:
+		n += 2
+		for i := range m.Members {
+			n += updateSize(&m.Members[i])
+		}
+	}
+	return n
+}
+
+// EncodedSize returns len(Encode(m)) for a message Encode accepts, without
+// encoding it.
+func EncodedSize(m *Message) int {
+	n := bareSize(m)
+	for i := range m.Updates {
+		n += updateSize(&m.Updates[i])
+	}
+	return n
+}
+
+// Encode returns the wire bytes of m (layout in docs/swim.md). It fails on
+// an unknown kind, a field the kind does not carry, an id that is empty or
+// longer than MaxIDBytes, an invalid update, or a result longer than
+// MaxDatagramBytes.
+func Encode(m *Message) ([]byte, error) {
+	return Append(make([]byte, 0, EncodedSize(m)), m)
+}
+
+// Append appends the wire bytes of m to b, as Encode does, so a transport
+// can encode into a buffer it reuses. On error b is returned unchanged.
+func Append(b []byte, m *Message) ([]byte, error) {
+	if err := checkMessage(m); err != nil {
+		return b, err
+	}
+	if size := EncodedSize(m); size > MaxDatagramBytes {
+		return b, fmt.Errorf("swim: encode %s: %d bytes exceeds the %d-byte datagram limit", m.Kind, size, MaxDatagramBytes)
+	}
+	b = append(b, WireVersion, byte(m.Kind))
+	b = appendID(b, m.From)
+	switch m.Kind {
+	case Ping, PingReq:
+		b = binary.BigEndian.AppendUint64(b, m.Seq)
+		b = appendID(b, m.Target)
+	case Ack:
+		b = binary.BigEndian.AppendUint64(b, m.Seq)
+	case IndirectAck:
+		b = binary.BigEndian.AppendUint64(b, m.Seq)
+		b = appendID(b, m.Target)
+		flags := byte(0)
+		if m.Nack {
+			flags = flagNack
+		}
+		b = append(b, flags)
+	case JoinRequest:
+		b = binary.BigEndian.AppendUint64(b, m.Incarnation)
+	case JoinResponse:
+		b = appendUpdates(b, m.Members)
+	}
+	b = appendUpdates(b, m.Updates)
+	return b, nil
+}
+
+const flagNack = 0x01
+
+func appendID(b []byte, s string) []byte {
+	b = append(b, byte(len(s)))
+	return append(b, s...)
+}
+
+func appendUpdates(b []byte, us []Update) []byte {
+	b = binary.BigEndian.AppendUint16(b, uint16(len(us)))
+	for i := range us {
+		u := &us[i]
+		b = append(b, byte(u.State))
+		b = binary.BigEndian.AppendUint64(b, u.Incarnation)
+		b = appendID(b, u.Member)
+		if u.State != Alive {
+			b = appendID(b, u.From)
+		}
+	}
+	return b
+}
+
+func checkMessage(m *Message) error {
+	if m == nil {
+		return errors.New("swim: encode: nil message")
+	}
+	k := m.Kind
+	if k < Ping || k > JoinResponse {
+		return fmt.Errorf("swim: encode: unknown message kind %d", k)
+	}
+	if err := checkID("from", m.From); err != nil {
+		return fmt.Errorf("swim: encode %s: %w", k, err)
+	}
+	hasSeq := k == Ping || k == Ack || k == PingReq || k == IndirectAck
+	hasTarget := k == Ping || k == PingReq || k == IndirectAck
+	switch {
+	case !hasSeq && m.Seq != 0:
+		return fmt.Errorf("swim: encode %s: kind carries no seq", k)
+	case hasTarget:
+		if err := checkID("target", m.Target); err != nil {
+			return fmt.Errorf("swim: encode %s: %w", k, err)
+		}
+	case m.Target != "":
+		return fmt.Errorf("swim: encode %s: kind carries no target", k)
+	}
+	if m.Nack && k != IndirectAck {
+		return fmt.Errorf("swim: encode %s: only indirect_ack carries the nack flag", k)
+	}
+	if m.Incarnation != 0 && k != JoinRequest {
+		return fmt.Errorf("swim: encode %s: kind carries no incarnation", k)
+	}
+	if len(m.Members) > 0 && k != JoinResponse {
+		return fmt.Errorf("swim: encode %s: kind carries no member list", k)
+	}
+	if len(m.Members) > 0xFFFF || len(m.Updates) > 0xFFFF {
+		return fmt.Errorf("swim: encode %s: more than 65535 updates", k)
+	}
+	for i := range m.Members {
+		if err := checkUpdate(&m.Members[i]); err != nil {
+			return fmt.Errorf("swim: encode %s: member %d: %w", k, i, err)
+		}
+	}
+	for i := range m.Updates {
+		if err := checkUpdate(&m.Updates[i]); err != nil {
+			return fmt.Errorf("swim: encode %s: update %d: %w", k, i, err)
+		}
+	}
+	return nil
+}
+
+func checkID(what, s string) error {
+	if s == "" || len(s) > MaxIDBytes {
+		return fmt.Errorf("%s id must be 1 to %d bytes, got %d", what, MaxIDBytes, len(s))
+	}
+	return nil
+}
+
+func checkUpdate(u *Update) error {
+	if !u.State.valid() {
+		return fmt.Errorf("invalid state %d", u.State)
+	}
+	if err := checkID("member", u.Member); err != nil {
+		return err
+	}
+	if u.State == Alive {
+		if u.From != "" {
+			return errors.New("an alive update carries no accuser")
+		}
+		return nil
+	}
+	return checkID("accuser", u.From)
+}
+
+// Decode parses wire bytes into a message. It rejects, with an error that
+// names the byte offset, anything Encode would not produce: a wrong version,
+// an unknown kind, truncation, empty or overlong ids, an invalid state or
+// flag, trailing bytes, and input longer than MaxDatagramBytes. It never
+// panics, and for every accepted input Encode(Decode(b)) equals b.
+func Decode(b []byte) (*Message, error) {
+	if len(b) > MaxDatagramBytes {
+		return nil, fmt.Errorf("swim: decode: %d bytes exceeds the %d-byte datagram limit", len(b), MaxDatagramBytes)
+	}
+	r := reader{b: b}
+	if v := r.u8("version"); r.err == nil && v != WireVersion {
+		return nil, fmt.Errorf("swim: decode: unsupported wire version %d at byte 0", v)
+	}
+	m := &Message{Kind: MessageKind(r.u8("kind"))}
+	if r.err == nil && (m.Kind < Ping || m.Kind > JoinResponse) {
+		return nil, fmt.Errorf("swim: decode: unknown message kind %d at byte 1", m.Kind)
+	}
+	m.From = r.id("from")
+	switch m.Kind {
+	case Ping, PingReq:
+		m.Seq = r.u64("seq")
+		m.Target = r.id("target")
+	case Ack:
+		m.Seq = r.u64("seq")
+	case IndirectAck:
+		m.Seq = r.u64("seq")
+		m.Target = r.id("target")
+		at := r.off
+		switch f := r.u8("flags"); {
+		case r.err != nil:
+		case f == flagNack:
+			m.Nack = true
+		case f != 0:
+			r.fail(at, fmt.Sprintf("unknown flags 0x%02x", f))
+		}
+	case JoinRequest:
+		m.Incarnation = r.u64("incarnation")
+	case JoinResponse:
+		m.Members = r.updates("member")
+	}
+	m.Updates = r.updates("update")
+	if r.err == nil && r.off != len(b) {
+		r.fail(r.off, fmt.Sprintf("%d trailing bytes", len(b)-r.off))
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	return m, nil
+}
+
+// reader is a bounds-checked cursor with a sticky error: after the first
+// failure every read returns a zero value, so Decode checks once at the end.
+type reader struct {
+	b   []byte
+	off int
+	err error
+}
+
+func (r *reader) fail(at int, msg string) {
+	if r.err == nil {
+		r.err = fmt.Errorf("swim: decode: %s at byte %d", msg, at)
+	}
+}
+
+func (r *reader) need(n int, what string) bool {
+	if r.err != nil {
+		return false
+	}
+	if len(r.b)-r.off < n {
+		r.fail(r.off, "truncated "+what)
+		return false
+	}
+	return true
+}
+
+func (r *reader) u8(what string) byte {
+	if !r.need(1, what) {
+		return 0
+	}
+	v := r.b[r.off]
+	r.off++
+	return v
+}
+
+func (r *reader) u16(what string) uint16 {
+	if !r.need(2, what) {
+		return 0
+	}
+	v := binary.BigEndian.Uint16(r.b[r.off:])
+	r.off += 2
+	return v
+}
+
+func (r *reader) u64(what string) uint64 {
+	if !r.need(8, what) {
+		return 0
+	}
+	v := binary.BigEndian.Uint64(r.b[r.off:])
+	r.off += 8
+	return v
+}
+
+func (r *reader) id(what string) string {
+	at := r.off
+	n := int(r.u8(what + " length"))
+	if r.err != nil {
+		return ""
+	}
+	if n == 0 {
+		r.fail(at, "empty "+what+" id")
+		return ""
+	}
+	if !r.need(n, what+" id") {
+		return ""
+	}
+	s := string(r.b[r.off : r.off+n])
+	r.off += n
+	return s
+}
+
+func (r *reader) updates(what string) []Update {
+	count := int(r.u16(what + " count"))
+	if r.err != nil || count == 0 {
+		return nil
+	}
+	// Every update takes at least minUpdateSize bytes, so a count the rest
+	// of the input cannot hold is rejected before allocating for it.
+	if count > (len(r.b)-r.off)/minUpdateSize {
+		r.fail(r.off-2, fmt.Sprintf("%s count %d exceeds the remaining input", what, count))
+		return nil
+	}
+	us := make([]Update, count)
+	for i := range us {
+		at := r.off
+		s := State(r.u8(what + " state"))
+		if r.err == nil && !s.valid() {
+			r.fail(at, fmt.Sprintf("invalid %s state %d", what, s))
+		}
+		us[i].State = s
+		us[i].Incarnation = r.u64(what + " incarnation")
+		us[i].Member = r.id(what)
+		if s != Alive {
+			us[i].From = r.id(what + " accuser")
+		}
+		if r.err != nil {
+			return nil
+		}
+	}
+	return us
+}

@@ -1,0 +1,126 @@
+// Package swimhost is the SWIM host kind (spec §6.2): a thin adapter that
+// runs the hosts/swim state machine, unchanged, behind the simulator's
+// host interface. It translates and nothing else: ticks, deliveries,
+// timers and send failures go in; the node's effects come out as actions
+// in the order the node produced them; snapshots are the node's own
+// tier-2 JSON. An effect it cannot route panics, because silently
+// dropping one is the class of bug the simulator exists to catch.
+package swimhost
+
+import (
+	"fmt"
+
+	"github.com/detsim/detsim/engine/rng"
+	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/hosts/swim"
+)
+
+// Tag is the kind tag of SWIM hosts and their events.
+const Tag = "swim"
+
+// Kind is the SWIM host kind for the registry. initial_state: "member"
+// (knows every declared peer as alive at incarnation 0), "joining" (knows
+// only kind_config.seeds and sends them join requests) or "down" (not
+// running until a PeerResurrect, which starts it as joining).
+var Kind = &hosts.Kind{
+	Tag:          Tag,
+	States:       []string{"member", "joining", "down"},
+	DownState:    "down",
+	RestartState: "joining",
+	Validate:     validate,
+	New:          newHost,
+	Codec:        codec{},
+}
+
+func validate(config map[string]any, peers []string) []hosts.FieldError {
+	cfg, errs := swim.ParseConfig(config)
+	errs = append(errs, cfg.Validate(peers)...)
+	out := make([]hosts.FieldError, len(errs))
+	for i, e := range errs {
+		out[i] = hosts.FieldError{Field: e.Field, Msg: e.Msg}
+	}
+	return out
+}
+
+func newHost(id string, config map[string]any, state string, peers []string, r *rng.Stream) hosts.Host {
+	cfg, errs := swim.ParseConfig(config)
+	if len(errs) > 0 {
+		panic(fmt.Sprintf("swimhost: %s: config the loader accepted does not parse: %v", id, errs))
+	}
+	start := swim.Member
+	if state == "joining" {
+		start = swim.Joining
+	}
+	return &host{node: swim.New(id, cfg, start, peers, r), rng: r}
+}
+
+// host adapts one swim.Node.
+type host struct {
+	node *swim.Node
+	rng  *rng.Stream // the node's randomness; cloned with it
+	acts []hosts.Action
+}
+
+func (h *host) ID() string   { return h.node.Self() }
+func (h *host) Kind() string { return Tag }
+
+func (h *host) Tick(now int64) []hosts.Action { return h.translate(h.node.Tick(now)) }
+
+func (h *host) Recv(m hosts.Message, now int64) []hosts.Action {
+	switch m := m.(type) {
+	case *hosts.Delivery:
+		return h.translate(h.node.Receive(m.From, m.Payload.(*swim.Message), now))
+	case *hosts.TimerFired:
+		return h.translate(h.node.TimerFired(m.Token, now))
+	case *hosts.SendFailed:
+		return h.translate(h.node.SendFailed(m.To, m.Reason, now))
+	}
+	panic(fmt.Sprintf("swimhost: %s: unknown message %T", h.node.Self(), m))
+}
+
+// translate maps the node's effects to actions one for one, in order. The
+// node reuses its effect slice on its next call and the engine consumes
+// the actions before then, so messages and events pass through as
+// pointers without copying.
+func (h *host) translate(effects []swim.Effect) []hosts.Action {
+	h.acts = h.acts[:0]
+	for i := range effects {
+		e := &effects[i]
+		switch e.Kind {
+		case swim.EffectSend:
+			h.acts = append(h.acts, hosts.Send(e.To, e.Msg))
+		case swim.EffectTimer:
+			h.acts = append(h.acts, hosts.Timer(e.At, e.Token))
+		case swim.EffectEvent:
+			h.acts = append(h.acts, hosts.Record(e.Event))
+		default:
+			panic(fmt.Sprintf("swimhost: %s: effect kind %d has no action", h.node.Self(), e.Kind))
+		}
+	}
+	return h.acts
+}
+
+func (h *host) Snapshot() []byte { return h.node.Snapshot() }
+
+func (h *host) Clone() hosts.Host {
+	r := h.rng.Clone()
+	return &host{node: h.node.Clone(r), rng: r}
+}
+
+// Node exposes the state machine, for viewers that want more than the
+// snapshot JSON.
+func (h *host) Node() *swim.Node { return h.node }
+
+// codec is the production wire format of hosts/swim (§3.3): the simulator
+// charges the network exactly the bytes a UDP transport would send.
+type codec struct{}
+
+func (codec) Append(b []byte, m any) ([]byte, error) {
+	msg, ok := m.(*swim.Message)
+	if !ok {
+		return b, fmt.Errorf("swimhost: cannot encode %T", m)
+	}
+	return swim.Append(b, msg)
+}
+
+func (codec) Decode(b []byte) (any, error) { return swim.Decode(b) }
