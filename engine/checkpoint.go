@@ -21,18 +21,23 @@ func (c *Checkpoint) Index() int64 { return c.st.steps }
 // Checkpoint copies the engine's state. It is only valid for engines
 // without a Writer: records already on disk cannot be taken back.
 func (e *Engine) Checkpoint() *Checkpoint {
+	if e.st.digest != nil {
+		e.flushDigest()
+	}
 	return &Checkpoint{st: e.st.clone()}
 }
 
 // Restore replaces the engine's state with a copy of c, which stays
 // reusable. c must come from an engine built from the same scenario.
 func (e *Engine) Restore(c *Checkpoint) {
+	e.pending = e.pending[:0] // records past the checkpoint are taken back
 	e.st = c.st.clone()
 }
 
 func (s *state) clone() state {
 	c := *s
 	c.q = s.q.clone()
+	c.wires = s.wires.clone()
 	c.cut = maps.Clone(s.cut)
 	c.hosts = append([]slot(nil), s.hosts...)
 	for i := range c.hosts {

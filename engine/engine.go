@@ -106,8 +106,8 @@ type Engine struct {
 
 	st state
 
-	line []byte // reused serialisation buffer
-	slab []byte // wire bytes of queued messages; see send
+	pending []byte // serialised records not yet hashed; see flushDigest
+	slab    []byte // wire bytes of queued messages; see send
 
 	// The messages handed to Recv, reused call after call (hosts must
 	// not keep the pointers).
@@ -123,6 +123,7 @@ type state struct {
 	steps    int64 // entries dispatched
 	seq      uint64
 	q        queue
+	wires    wires                         // bytes of queued deliveries (entries hold slots)
 	cut      map[uint64]network.DropReason // deliveries invalidated in flight
 	hosts    []slot
 	net      *network.Network
@@ -154,11 +155,11 @@ type Monitor interface {
 // enqueue order.
 func New(sc *scenarios.Scenario, reg *hosts.Registry, opts Options) (*Engine, error) {
 	e := &Engine{
-		sc:    sc,
-		root:  rng.New(sc.Seed),
-		index: make(map[string]int, len(sc.Peers)),
-		opts:  opts,
-		line:  make([]byte, 0, 1024),
+		sc:      sc,
+		root:    rng.New(sc.Seed),
+		index:   make(map[string]int, len(sc.Peers)),
+		opts:    opts,
+		pending: make([]byte, 0, pendingFlush+4096),
 	}
 	for i := range sc.Peers {
 		p := &sc.Peers[i]
@@ -281,6 +282,7 @@ func (e *Engine) Digest() string {
 	if e.st.digest == nil {
 		return ""
 	}
+	e.flushDigest()
 	return hex.EncodeToString(e.st.digest.Sum(nil))
 }
 
@@ -347,6 +349,7 @@ func (e *Engine) stale(en *entry) bool {
 	case kindDeliver:
 		if _, cut := e.st.cut[en.aux]; cut && !en.dialed {
 			delete(e.st.cut, en.aux)
+			e.st.wires.take(en.wire)
 			return true
 		}
 	}
@@ -398,6 +401,7 @@ func (e *Engine) dispatchTick(en *entry) {
 // dispatchDeliver reports a paid dial's outcome, then hands the message to
 // a running host through its codec (§4.4).
 func (e *Engine) dispatchDeliver(en *entry) {
+	data := e.st.wires.take(en.wire)
 	from, to := e.peers[en.peer], e.peers[en.host]
 	if _, cut := e.st.cut[en.aux]; cut {
 		delete(e.st.cut, en.aux)
@@ -416,10 +420,10 @@ func (e *Engine) dispatchDeliver(en *entry) {
 		e.emit(en.host, engineTag, dropOnDelivery{from: from, to: to, reason: "halted"})
 		return
 	}
-	msg, err := s.kind.Codec.Decode(en.data)
+	msg, err := s.kind.Codec.Decode(data)
 	if err != nil {
 		s.decodeErrs++
-		e.emit(en.host, engineTag, decodeError{from: from, to: to, bytes: len(en.data), err: err.Error(), count: s.decodeErrs})
+		e.emit(en.host, engineTag, decodeError{from: from, to: to, bytes: len(data), err: err.Error(), count: s.decodeErrs})
 		return
 	}
 	e.delivery = hosts.Delivery{From: from, Payload: msg}
@@ -551,7 +555,7 @@ func (e *Engine) send(hi int32, to string, msg any) {
 		e.push(entry{at: e.st.now, kind: kindSendFailed, host: hi, gen: s.gen, peer: int32(ti), aux: uint64(out.Reason)})
 		return
 	}
-	e.push(entry{at: out.At, kind: kindDeliver, host: int32(ti), peer: hi, aux: out.ID, data: b, dialed: out.Dialed})
+	e.push(entry{at: out.At, kind: kindDeliver, host: int32(ti), peer: hi, aux: out.ID, wire: e.st.wires.put(b), dialed: out.Dialed})
 }
 
 // notes turns the network's side-channel notifications into events.

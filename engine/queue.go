@@ -32,13 +32,15 @@ func (k entryKind) String() string {
 	return "?"
 }
 
-// entry is one scheduled event. It is a plain value so the queue is one
-// slice the checkpoint copies in a single allocation.
+// entry is one scheduled event. It is a plain value without pointers: the
+// queue is one slice a checkpoint copies in a single allocation, the
+// garbage collector never scans it, and sifting it needs no write
+// barriers. A delivery's bytes live in state.wires, named by slot.
 type entry struct {
 	at     int64
 	seq    uint64
 	aux    uint64 // Deliver: delivery id; Timer: token; Mutation/Snapshot: index; SendFailed: drop reason
-	data   []byte // Deliver: the wire bytes (immutable once queued)
+	wire   int32  // Deliver: slot of its wire bytes in state.wires
 	host   int32  // the host it is for (-1: none)
 	peer   int32  // Deliver: the sender; SendFailed: the refused destination
 	gen    uint32 // the host's generation when queued; a kill or restart makes it stale
@@ -78,7 +80,6 @@ func (q *queue) pop() entry {
 	top := q.items[0]
 	last := len(q.items) - 1
 	q.items[0] = q.items[last]
-	q.items[last] = entry{} // drop the data reference
 	q.items = q.items[:last]
 	n := last
 	i := 0
@@ -104,4 +105,36 @@ func (q *queue) peek() *entry { return &q.items[0] }
 
 func (q *queue) clone() queue {
 	return queue{items: append(make([]entry, 0, cap(q.items)), q.items...)}
+}
+
+// wires holds the wire bytes of queued deliveries by slot, reusing the
+// slots of popped ones.
+type wires struct {
+	bytes [][]byte
+	free  []int32
+}
+
+func (w *wires) put(b []byte) int32 {
+	if n := len(w.free); n > 0 {
+		i := w.free[n-1]
+		w.free = w.free[:n-1]
+		w.bytes[i] = b
+		return i
+	}
+	w.bytes = append(w.bytes, b)
+	return int32(len(w.bytes) - 1)
+}
+
+// take returns the bytes in slot i and frees the slot.
+func (w *wires) take(i int32) []byte {
+	b := w.bytes[i]
+	w.bytes[i] = nil
+	w.free = append(w.free, i)
+	return b
+}
+
+func (w *wires) get(i int32) []byte { return w.bytes[i] }
+
+func (w *wires) clone() wires {
+	return wires{bytes: append([][]byte(nil), w.bytes...), free: append([]int32(nil), w.free...)}
 }

@@ -49,7 +49,7 @@ func (e *Engine) Queue(k int) []QueueEntry {
 		}
 		if en.kind == kindDeliver {
 			q.From = e.peers[en.peer]
-			q.Size = len(en.data)
+			q.Size = len(e.st.wires.get(en.wire))
 		}
 		out = append(out, q)
 	}

@@ -1,0 +1,64 @@
+package batch
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/scenarios"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/golden_digests.txt from this run (review the diff, and say why in the commit)")
+
+// goldenScenarios are the determinism references (spec §7.6): their
+// digests and parity checksums are checked in and must come out the same
+// on every architecture, in every process, forever. A change here is a
+// spec-level event: docs/golden-log.md records each one and why.
+var goldenScenarios = []string{
+	"reference/echo_parity",
+}
+
+const goldenFile = "testdata/golden_digests.txt"
+
+// GoldenLine is one scenario's golden record.
+func goldenLine(name string, r *Result) string {
+	return fmt.Sprintf("%s seed=%d records=%d digest=%s parity=%s", name, r.Scenario.Seed, r.Records, r.Digest, r.Parity)
+}
+
+// TestGolden_InProcess runs every reference scenario in this process and
+// compares it with the checked-in golden. CI runs it again as a 386
+// binary, which is the cross-architecture half of §7.6.
+func TestGolden_InProcess(t *testing.T) {
+	reg := builtin.Registry()
+	var got []string
+	for _, name := range goldenScenarios {
+		sc, err := scenarios.LoadLibrary(name, reg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Run(sc, reg, Config{Out: filepath.Join(t.TempDir(), "b"), Version: "test"})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got = append(got, goldenLine(name, r))
+	}
+	text := strings.Join(got, "\n") + "\n"
+	if *update {
+		if err := os.WriteFile(goldenFile, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(goldenFile)
+	if err != nil {
+		t.Fatalf("%v (run go test ./batch -run TestGolden -update to create it)", err)
+	}
+	if string(want) != text {
+		t.Fatalf("determinism golden differs on %s/%s:\n got: %s\nwant: %s", runtime.GOOS, runtime.GOARCH, text, want)
+	}
+}
