@@ -1,0 +1,147 @@
+// Package batch runs one scenario headless from start to finish and leaves
+// its bundle on disk: engine with the bundle writer attached, the
+// authoritative post-run evaluation of every assertion, then the manifest.
+// It is what `detsim --batch` and seed sweeps run; the stepper uses the
+// engine directly and writes nothing.
+package batch
+
+import (
+	"fmt"
+	"runtime"
+
+	"github.com/detsim/detsim/bundle"
+	"github.com/detsim/detsim/bundle/verdict"
+	"github.com/detsim/detsim/engine"
+	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/scenarios"
+)
+
+// Config says where a run goes and what produced it.
+type Config struct {
+	// Out is the bundle directory: it must not exist, or be a bundle,
+	// which is replaced atomically.
+	Out string
+	// Version is the simulator's commit, recorded in the manifest.
+	Version string
+}
+
+// Result is what a finished run reports.
+type Result struct {
+	Scenario *scenarios.Scenario
+	Out      string
+	EndNs    int64 // virtual time the run ended at
+	Early    bool  // ended by early termination (§4.8)
+	Steps    int64
+	Records  int64
+	Digest   string // the engine's running digest of every record
+	Parity   string // the cross-architecture parity checksum (§7.6)
+	Verdicts []verdict.Verdict
+}
+
+// Counts tallies verdict outcomes.
+func (r *Result) Counts() (pass, fail, inconclusive int) {
+	for _, v := range r.Verdicts {
+		switch v.Outcome {
+		case verdict.Pass:
+			pass++
+		case verdict.Fail:
+			fail++
+		default:
+			inconclusive++
+		}
+	}
+	return
+}
+
+// Failed reports whether any assertion failed.
+func (r *Result) Failed() bool {
+	_, fail, _ := r.Counts()
+	return fail > 0
+}
+
+// OutError is a problem with the --out path: invalid input, not a crash.
+type OutError struct{ Err error }
+
+func (e *OutError) Error() string { return e.Err.Error() }
+func (e *OutError) Unwrap() error { return e.Err }
+
+// Run executes sc to completion and writes its bundle to cfg.Out. A
+// panic in a host or the engine is not recovered here: it is a bug, and
+// the caller decides how to report it.
+func Run(sc *scenarios.Scenario, reg *hosts.Registry, cfg Config) (*Result, error) {
+	w, err := bundle.Create(cfg.Out)
+	if err != nil {
+		return nil, &OutError{err}
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			w.Abort()
+		}
+	}()
+	var mon engine.Monitor
+	if sc.EarlyTerminate {
+		ev, err := verdict.New(sc.Assertions)
+		if err != nil {
+			return nil, err
+		}
+		mon = Monitor(ev)
+	}
+	e, err := engine.New(sc, reg, engine.Options{Writer: w, Monitor: mon})
+	if err != nil {
+		return nil, err
+	}
+	if err := e.Run(); err != nil {
+		return nil, fmt.Errorf("writing the bundle: %w", err)
+	}
+	if err := w.FlushEvents(); err != nil {
+		return nil, fmt.Errorf("writing the bundle: %w", err)
+	}
+	end := e.Now()
+	vs, err := verdict.EvaluateBundle(w.Dir(), sc.Assertions, end)
+	if err != nil {
+		return nil, fmt.Errorf("evaluating assertions: %w", err)
+	}
+	m := bundle.Manifest{
+		SimulatorVersion: cfg.Version,
+		ScenarioPath:     sc.Path,
+		ScenarioSHA256:   fmt.Sprintf("%x", sc.SourceSHA256),
+		Seed:             sc.Seed,
+		DurationNs:       end,
+		HostArch:         runtime.GOARCH,
+		Digest:           e.Digest(),
+	}
+	if err := w.Finish(m, sc.TOML(), verdict.Marshal(vs)); err != nil {
+		return nil, fmt.Errorf("finishing the bundle: %w", err)
+	}
+	ok = true
+	final, err := bundle.ReadManifest(cfg.Out)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{
+		Scenario: sc, Out: cfg.Out, EndNs: end, Early: e.EarlyTerminated(),
+		Steps: e.Index(), Records: e.Records(), Digest: e.Digest(),
+		Parity: bundle.ParityChecksum(final), Verdicts: vs,
+	}, nil
+}
+
+// Monitor adapts the streaming evaluator to the engine's Monitor.
+func Monitor(ev *verdict.Evaluator) engine.Monitor { return EvalMonitor{ev} }
+
+// EvalMonitor is the streaming evaluator as an engine.Monitor. A viewer
+// gets the evaluator back from engine.Engine.Monitor() with a type
+// assertion to EvalMonitor.
+type EvalMonitor struct{ ev *verdict.Evaluator }
+
+// Evaluator returns the evaluator inside.
+func (m EvalMonitor) Evaluator() *verdict.Evaluator { return m.ev }
+
+func (m EvalMonitor) Observe(line, at int64, hostID, kindTag, typ string, payload []byte) {
+	m.ev.Observe(int(line), bundle.EventRecord{
+		VirtualTimeNs: at, HostID: hostID, KindTag: kindTag, Type: typ,
+		Event: append([]byte(nil), payload...),
+	})
+}
+func (m EvalMonitor) Resolved() bool        { return m.ev.Resolved() }
+func (m EvalMonitor) Clone() engine.Monitor { return EvalMonitor{m.ev.Clone()} }

@@ -1,0 +1,71 @@
+// Command detsim runs deterministic simulations of distributed protocols.
+//
+//	detsim --batch [--seed N] [--out DIR] SCENARIO   run headless, write a bundle
+//	detsim verify BUNDLE                             recheck every hash of a bundle
+//	detsim list                                      list the embedded scenarios
+//
+// SCENARIO is a file path, else the name of an embedded scenario
+// (reproduction/gossip_flap). Exit codes: 0 nothing failed (Inconclusive
+// included), 1 an assertion failed (or verify found a mismatch), 2 invalid
+// input or usage, 3 internal error.
+//
+// This package holds flags, subcommands and exit codes only; the work is
+// done by the packages it calls.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// Exit codes (DESIGN §4 "Bundle and CLI").
+const (
+	exitOK       = 0
+	exitFailed   = 1
+	exitUsage    = 2
+	exitInternal = 3
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is main without the process: tests call it directly.
+func run(args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "detsim: internal error: %v\n", r)
+			code = exitInternal
+		}
+	}()
+	if len(args) > 0 {
+		switch args[0] {
+		case "verify":
+			return cmdVerify(args[1:], stdout, stderr)
+		case "list":
+			return cmdList(args[1:], stdout, stderr)
+		case "help", "-h", "--help", "-help":
+			fmt.Fprint(stdout, usage)
+			return exitOK
+		}
+	}
+	return cmdRun(args, stdout, stderr)
+}
+
+const usage = `usage:
+  detsim --batch [--seed N] [--out DIR] SCENARIO   run headless and write a bundle
+  detsim verify BUNDLE                             recheck every hash in a bundle
+  detsim list                                      list the embedded scenarios
+
+SCENARIO is a file path, else an embedded scenario name (see detsim list).
+Exit codes: 0 nothing failed, 1 an assertion failed, 2 invalid input or
+usage, 3 internal error.
+`
+
+// usageErr prints a one-line reason and returns the usage exit code.
+func usageErr(stderr io.Writer, format string, args ...any) int {
+	fmt.Fprintf(stderr, "detsim: "+format+"\n", args...)
+	fmt.Fprintln(stderr, "run 'detsim help' for usage")
+	return exitUsage
+}

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/detsim/detsim/batch"
+	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/scenarios"
+)
+
+func cmdRun(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("detsim", flag.ContinueOnError)
+	batchMode := fs.Bool("batch", false, "run headless and write a bundle")
+	seedFlag := fs.String("seed", "", "override the scenario's seed")
+	out := fs.String("out", "", "bundle directory (default bundles/<name>-<seed>)")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return usageErr(stderr, "%v", err)
+	}
+	if len(pos) > 1 {
+		return usageErr(stderr, "one scenario at a time, got %d: %s", len(pos), strings.Join(pos, " "))
+	}
+	if !*batchMode {
+		return usageErr(stderr, "the interactive stepper is not built yet; run with --batch")
+	}
+	if len(pos) == 0 {
+		return usageErr(stderr, "--batch needs a SCENARIO (a file, or a name from 'detsim list')")
+	}
+	reg := builtin.Registry()
+	sc, err := scenarios.Resolve(pos[0], reg)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
+	if *seedFlag != "" {
+		s, err := strconv.ParseUint(*seedFlag, 10, 63)
+		if err != nil {
+			return usageErr(stderr, "--seed %q: want an integer in [0, 2^63)", *seedFlag)
+		}
+		sc.Seed = s
+	}
+	dir := *out
+	if dir == "" {
+		dir = filepath.Join("bundles", fmt.Sprintf("%s-%d", sc.Name, sc.Seed))
+	}
+	start := time.Now()
+	res, err := batch.Run(sc, reg, batch.Config{Out: dir, Version: version()})
+	wall := time.Since(start)
+	if err != nil {
+		var oe *batch.OutError
+		if errors.As(err, &oe) {
+			fmt.Fprintf(stderr, "detsim: --out: %v\n", err)
+			return exitUsage
+		}
+		fmt.Fprintf(stderr, "detsim: %v\n", err)
+		return exitInternal
+	}
+	printResult(stdout, res, pos[0], wall)
+	if res.Failed() {
+		return exitFailed
+	}
+	return exitOK
+}
+
+func printResult(w io.Writer, r *batch.Result, arg string, wall time.Duration) {
+	sc := r.Scenario
+	pass, fail, inc := r.Counts()
+	rate := float64(r.Records) / max(wall.Seconds(), 1e-9)
+	fmt.Fprintf(w, "scenario  %s (%s)\n", sc.Name, sc.Path)
+	fmt.Fprintf(w, "seed      %d\n", sc.Seed)
+	end := fmt.Sprintf("%s virtual", fmtNs(r.EndNs))
+	if r.Early {
+		end += " (early termination: every assertion resolved)"
+	}
+	fmt.Fprintf(w, "duration  %s\n", end)
+	fmt.Fprintf(w, "events    %d records in %d steps\n", r.Records, r.Steps)
+	fmt.Fprintf(w, "wall      %s (%.0f records/s)\n", wall.Round(time.Millisecond), rate)
+	fmt.Fprintf(w, "digest    %s\n", r.Digest)
+	fmt.Fprintf(w, "parity    %s\n", r.Parity)
+	fmt.Fprintf(w, "bundle    %s\n", r.Out)
+	fmt.Fprintf(w, "verdicts  %d pass, %d fail, %d inconclusive\n", pass, fail, inc)
+	for _, v := range r.Verdicts {
+		line := fmt.Sprintf("  %-12s %s", v.Outcome, v.Name)
+		if v.Reason != "" {
+			line += ": " + v.Reason
+		}
+		if len(v.Evidence) > 0 {
+			line += fmt.Sprintf(" [%s @ %s]", v.Evidence[0].Ref, fmtNs(v.Evidence[0].VirtualTimeNs))
+		}
+		fmt.Fprintln(w, line)
+	}
+	fmt.Fprintf(w, "replay    detsim --batch --seed %d %s\n", sc.Seed, arg)
+}
+
+// fmtNs renders virtual nanoseconds as seconds with full precision.
+func fmtNs(ns int64) string {
+	return fmt.Sprintf("%d.%09ds", ns/1e9, ns%1e9)
+}
+
+// version is the commit the binary was built from, from the build info
+// the go command stamps, or "unknown".
+func version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	rev, dirty := "", false
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "unknown"
+	}
+	if dirty {
+		rev += "-dirty"
+	}
+	return rev
+}
