@@ -1,0 +1,51 @@
+package scenarios
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/hosts/builtin"
+)
+
+// echoKind stands in for hosts/echo: the loader only needs its tag, its
+// states and its Validate.
+var echoKind = &hosts.Kind{
+	Tag:          "echo",
+	States:       []string{"up", "down"},
+	DownState:    "down",
+	RestartState: "up",
+	Validate: func(config map[string]any, peers []string) []hosts.FieldError {
+		var errs []hosts.FieldError
+		for _, k := range slices.Sorted(maps.Keys(config)) {
+			if k != "payload_bytes" {
+				errs = append(errs, hosts.FieldError{Field: "kind_config." + k, Msg: "unknown key"})
+				continue
+			}
+			if v, ok := config[k].(int64); !ok || v <= 0 {
+				errs = append(errs, hosts.FieldError{Field: "kind_config.payload_bytes", Msg: fmt.Sprintf("must be an integer > 0, got %v", config[k])})
+			}
+		}
+		return errs
+	},
+}
+
+func testRegistry() *hosts.Registry { return hosts.NewRegistry(echoKind) }
+
+// libraryRegistry is the registry the CLI uses: library files are checked
+// against the real kinds, kind_config included.
+func libraryRegistry() *hosts.Registry { return builtin.Registry() }
+
+// noFiles is a readFile for scenarios that extend nothing.
+func noFiles(p string) ([]byte, error) { return nil, fmt.Errorf("no file %s in this test", p) }
+
+// files is a readFile over an in-memory file set.
+func files(m map[string]string) func(string) ([]byte, error) {
+	return func(p string) ([]byte, error) {
+		if s, ok := m[p]; ok {
+			return []byte(s), nil
+		}
+		return nil, fmt.Errorf("no file %s", p)
+	}
+}

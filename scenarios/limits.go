@@ -1,0 +1,83 @@
+package scenarios
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/detsim/detsim/engine/rng"
+)
+
+// Bounds on scenario values. They exist so that the network's worst-case
+// arithmetic cannot overflow an int64 and so that an absurd file is a fast,
+// clear error instead of a hang or an out-of-memory. With every bound at
+// its maximum, the largest intermediate is (latency + jitter sample) ×
+// factor_x100 = (2^44 + 3.3·2^40) × 100_000 ≈ 2^60.9, before the division
+// by 100; the latest arrival for one message is run end (2^50) + spiked
+// latency and jitter (≈ 2^54.2) + a reorder extra of up to two such units
+// (≈ 2^55.2) + dial penalty (2^44) + serialisation of 65,507 bytes at 1 B/s
+// (≈ 2^45.9) ≈ 2^55.9, far below 2^63. A serialisation backlog that grows
+// over a run is the network's to check. docs/scenario-format.md restates
+// the bounds for users.
+const (
+	// MaxTimeNs bounds every point in time and every duration: duration_ns,
+	// at_ns, tick periods, window and mutation durations, cache timers,
+	// floor_ns (2^50 ns ≈ 13 virtual days).
+	MaxTimeNs = 1 << 50
+	// MaxDelayNs bounds the per-message delays latency_ns and
+	// cold_dial_penalty_ns (2^44 ns ≈ 4.9 virtual hours).
+	MaxDelayNs = 1 << 44
+	// MaxJitterNs bounds jitter_stddev_ns; it is what the jitter table
+	// accepts (2^40 ns ≈ 18 virtual minutes).
+	MaxJitterNs = rng.MaxNormalStddev
+	// MaxFactorX100 bounds a LatencySpike's factor_x100 (×1000).
+	MaxFactorX100 = 100_000
+	// MaxPPM is one million parts per million: certainty.
+	MaxPPM = 1_000_000
+	// MaxPeers bounds the number of [[peers]].
+	MaxPeers = 10_000
+	// MaxLinks bounds the number of directed edges that exist after
+	// resolution: a full mesh of up to 1024 peers.
+	MaxLinks = 1 << 20
+	// MaxLinkExpansion bounds the total number of edges all [[links]]
+	// entries name once "*" is expanded, so resolving them stays fast.
+	MaxLinkExpansion = 1 << 22
+	// MaxExtendsDepth bounds a chain of [base] extends.
+	MaxExtendsDepth = 16
+	// MaxFileBytes bounds the size of one scenario file.
+	MaxFileBytes = 4 << 20
+	// MaxSeed is the largest seed a scenario file can hold (TOML integers
+	// are int64); a Seed above it cannot be written back by TOML.
+	MaxSeed = math.MaxInt64
+	// MaxNameBytes bounds the scenario's and each assertion's name.
+	MaxNameBytes = 256
+)
+
+// DefaultIdleNs is cache_invalidate_after_idle_ns when [default_link]
+// omits it: longer than any run, so a link never idles out unless the
+// scenario asks for it.
+const DefaultIdleNs = MaxTimeNs
+
+// boundNames makes range errors say what a limit means.
+var boundNames = map[int64]string{
+	MaxTimeNs:     "2^50 ns (≈13 virtual days)",
+	MaxDelayNs:    "2^44 ns (≈4.9 virtual hours)",
+	MaxJitterNs:   "2^40 ns (≈18 virtual minutes)",
+	MaxFactorX100: "100000 (×1000)",
+	MaxPPM:        "1000000 ppm",
+}
+
+// rangeMsg explains why v is outside [lo, hi].
+func rangeMsg(v, lo, hi int64) string {
+	switch {
+	case v < lo && lo == 0:
+		return fmt.Sprintf("must not be negative, got %d", v)
+	case v < lo && lo == 1:
+		return fmt.Sprintf("must be greater than 0, got %d", v)
+	case v < lo:
+		return fmt.Sprintf("must be at least %d, got %d", lo, v)
+	}
+	if name, ok := boundNames[hi]; ok {
+		return fmt.Sprintf("must be at most %s, got %d", name, v)
+	}
+	return fmt.Sprintf("must be at most %d, got %d", hi, v)
+}

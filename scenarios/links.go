@@ -1,0 +1,151 @@
+package scenarios
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/detsim/detsim/network"
+)
+
+// linkEntry is one validated [[links]] entry: its endpoints ("*" or an id)
+// and the fields it overrides.
+type linkEntry struct {
+	from, to string
+	set      []int64 // indexed like policyFields; meaningful where has is true
+	has      []bool
+}
+
+// links resolves the link graph (DESIGN §4): no [[links]] key at all is a
+// full mesh of [default_link]; otherwise only the declared directed edges
+// exist, "*" expanding to every peer (self-edges skipped), and later
+// entries override earlier ones field by field on top of [default_link].
+func (c *checker) links(top fields) {
+	n := len(c.ids)
+	if !top.has("links") {
+		if n*(n-1) > MaxLinks {
+			top.add("links", "no [[links]] means a full mesh: %d peers make %d directed edges, more than the %d supported; declare [[links]]", n, n*(n-1), MaxLinks)
+			return
+		}
+		links := make([]network.Link, 0, n*(n-1))
+		for _, from := range c.ids {
+			for _, to := range c.ids {
+				if from != to {
+					links = append(links, network.Link{Edge: network.Edge{From: from, To: to}, Policy: c.s.DefaultLink})
+				}
+			}
+		}
+		c.setLinks(links, true)
+		return
+	}
+
+	raw, _, ok := top.tableArray("links")
+	entries := make([]linkEntry, 0, len(raw))
+	expansion := 0
+	for i, e := range raw {
+		le, valid := c.linkEntry(fields{r: c.r, prefix: fmt.Sprintf("links[%d].", i), tbl: e})
+		ok = ok && valid
+		if !valid {
+			continue
+		}
+		expansion += c.endpointCount(le.from) * c.endpointCount(le.to)
+		if expansion > MaxLinkExpansion {
+			top.add("links", "the [[links]] entries name more than %d edges once \"*\" is expanded", MaxLinkExpansion)
+			return
+		}
+		entries = append(entries, le)
+	}
+
+	all := make([]int, n)
+	index := make(map[string]int, n)
+	for i, id := range c.ids {
+		all[i], index[id] = i, i
+	}
+	endpoints := func(e string) []int {
+		if e == "*" {
+			return all
+		}
+		return []int{index[e]}
+	}
+	slots := newEdgeSlots(n, min(expansion, MaxLinks+1))
+	for _, le := range entries {
+		for _, from := range endpoints(le.from) {
+			for _, to := range endpoints(le.to) {
+				if from == to {
+					continue
+				}
+				p := slots.policy(from, to, c.s.DefaultLink)
+				for j, pf := range policyFields {
+					if le.has[j] {
+						*pf.field(p) = le.set[j]
+					}
+				}
+			}
+		}
+	}
+	if len(slots.links) > MaxLinks {
+		top.add("links", "%d directed edges declared, more than the %d supported", len(slots.links), MaxLinks)
+		return
+	}
+	// Peer indices follow the sorted ids, so sorting by them sorts the
+	// edges by (From, To).
+	slices.SortFunc(slots.links, func(a, b indexedLink) int {
+		return cmp.Or(cmp.Compare(a.from, b.from), cmp.Compare(a.to, b.to))
+	})
+	links := make([]network.Link, len(slots.links))
+	for i, l := range slots.links {
+		links[i] = network.Link{Edge: network.Edge{From: c.ids[l.from], To: c.ids[l.to]}, Policy: l.policy}
+	}
+	c.setLinks(links, ok)
+}
+
+// linkEntry validates one [[links]] entry.
+func (c *checker) linkEntry(f fields) (linkEntry, bool) {
+	f.checkKeys(append([]string{"from", "to"}, policyKeys()...)...)
+	before := len(*c.r.errs)
+	le := linkEntry{set: make([]int64, len(policyFields)), has: make([]bool, len(policyFields))}
+	le.from, _ = c.endpoint(f, "from")
+	le.to, _ = c.endpoint(f, "to")
+	if le.from != "" && le.from == le.to && le.from != "*" {
+		f.add("to", "a self-edge (%s → %s) is not allowed", le.from, le.to)
+	}
+	for j, pf := range policyFields {
+		if v, ok := f.integer(pf.key, pf.lo, pf.hi, false); ok {
+			le.set[j], le.has[j] = v, true
+		}
+	}
+	return le, len(*c.r.errs) == before
+}
+
+// endpoint reads a link's from or to: "*" or a declared peer id.
+func (c *checker) endpoint(f fields, key string) (string, bool) {
+	if s, ok := f.tbl[key].(string); ok && s == "*" {
+		return s, true
+	}
+	return c.peerRef(f, key)
+}
+
+func (c *checker) endpointCount(e string) int {
+	if e == "*" {
+		return len(c.ids)
+	}
+	return 1
+}
+
+func (c *checker) setLinks(links []network.Link, complete bool) {
+	c.s.Links = links
+	c.edgesOK = complete
+}
+
+// hasEdge reports whether e is in the resolved (sorted) link list.
+func (c *checker) hasEdge(e network.Edge) bool {
+	_, found := slices.BinarySearchFunc(c.s.Links, e, func(l network.Link, e network.Edge) int {
+		return compareEdges(l.Edge, e)
+	})
+	return found
+}
+
+func compareEdges(a, b network.Edge) int {
+	return cmp.Or(strings.Compare(a.From, b.From), strings.Compare(a.To, b.To))
+}

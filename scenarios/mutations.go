@@ -1,0 +1,142 @@
+package scenarios
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/detsim/detsim/network"
+)
+
+// mutationParams lists each §5.5 variant's parameter keys, besides at_ns
+// and kind.
+var mutationParams = map[network.MutationKind][]string{
+	network.Partition:     {"peers_a", "peers_b"},
+	network.Heal:          {},
+	network.LatencySpike:  {"links", "factor_x100", "duration_ns"},
+	network.LossBurst:     {"links", "prob_ppm", "duration_ns"},
+	network.RelayBuffer:   {"links", "floor_ns", "duration_ns"},
+	network.PeerKill:      {"peer"},
+	network.PeerResurrect: {"peer", "preserve_state"},
+}
+
+func mutationKindNames() string {
+	names := make([]string, 0, len(mutationParams))
+	for k := network.Partition; k <= network.PeerResurrect; k++ {
+		names = append(names, k.String())
+	}
+	return strings.Join(names, ", ")
+}
+
+// mutations validates [[mutations]] and keeps them in declared order.
+func (c *checker) mutations(top fields) {
+	entries, _, _ := top.tableArray("mutations")
+	var out []network.Mutation
+	for i, e := range entries {
+		f := fields{r: c.r, prefix: fmt.Sprintf("mutations[%d].", i), tbl: e}
+		before := len(*c.r.errs)
+		m := c.mutation(f)
+		if len(*c.r.errs) == before {
+			out = append(out, m)
+		}
+	}
+	c.s.Mutations = out
+}
+
+func (c *checker) mutation(f fields) network.Mutation {
+	var m network.Mutation
+	m.At, _ = c.atTime(f, "at_ns", true)
+	tag, ok := f.str("kind", true)
+	if !ok {
+		return m
+	}
+	kind, known := network.ParseMutationKind(tag)
+	if !known {
+		f.add("kind", "unknown mutation kind %q (one of: %s)", tag, mutationKindNames())
+		return m
+	}
+	m.Kind = kind
+	f.checkKeys(append([]string{"at_ns", "kind"}, mutationParams[kind]...)...)
+
+	switch kind {
+	case network.Partition:
+		var okA, okB bool
+		m.PeersA, okA = c.peerList(f, "peers_a", true)
+		m.PeersB, okB = c.peerList(f, "peers_b", true)
+		if okA && okB {
+			inA := make(map[string]bool, len(m.PeersA))
+			for _, id := range m.PeersA {
+				inA[id] = true
+			}
+			for _, id := range m.PeersB {
+				if inA[id] {
+					f.add("peers_b", "peer %q is on both sides of the partition", id)
+				}
+			}
+		}
+	case network.Heal:
+	case network.LatencySpike:
+		m.Links = c.edgeList(f, "links")
+		m.FactorX100, _ = f.integer("factor_x100", 1, MaxFactorX100, true)
+		m.DurationNs, _ = f.integer("duration_ns", 1, MaxTimeNs, true)
+	case network.LossBurst:
+		m.Links = c.edgeList(f, "links")
+		m.ProbPPM, _ = f.integer("prob_ppm", 0, MaxPPM, true)
+		m.DurationNs, _ = f.integer("duration_ns", 1, MaxTimeNs, true)
+	case network.RelayBuffer:
+		m.Links = c.edgeList(f, "links")
+		m.FloorNs, _ = f.integer("floor_ns", 0, MaxTimeNs, true)
+		m.DurationNs, _ = f.integer("duration_ns", 1, MaxTimeNs, true)
+	case network.PeerKill:
+		m.Peer, _ = c.peerRef(f, "peer")
+	case network.PeerResurrect:
+		m.Peer, _ = c.peerRef(f, "peer")
+		m.PreserveState, _ = f.boolean("preserve_state")
+	}
+	return m
+}
+
+// edgeList reads key as a non-empty array of inline tables {from, to},
+// each naming an existing directed edge by exact peer ids.
+func (c *checker) edgeList(f fields, key string) []network.Edge {
+	raw, present := f.tbl[key]
+	if !present {
+		f.add(key, "missing (required: an array of { from = \"a\", to = \"b\" })")
+		return nil
+	}
+	arr, isArr := raw.([]any)
+	if !isArr {
+		f.add(key, "must be an array of { from = \"a\", to = \"b\" }, got %s", describe(raw))
+		return nil
+	}
+	if len(arr) == 0 {
+		f.add(key, "must name at least one link")
+		return nil
+	}
+	out := make([]network.Edge, 0, len(arr))
+	seen := make(map[network.Edge]bool, len(arr))
+	for i, e := range arr {
+		t, isTable := e.(map[string]any)
+		if !isTable {
+			f.add(fmt.Sprintf("%s[%d]", key, i), "must be a table { from = \"a\", to = \"b\" }, got %s", describe(e))
+			continue
+		}
+		ef := fields{r: f.r, prefix: fmt.Sprintf("%s%s[%d].", f.prefix, key, i), tbl: t}
+		ef.checkKeys("from", "to")
+		from, okF := c.peerRef(ef, "from")
+		to, okT := c.peerRef(ef, "to")
+		if !okF || !okT {
+			continue
+		}
+		edge := network.Edge{From: from, To: to}
+		switch {
+		case c.edgesOK && !c.hasEdge(edge):
+			f.add(fmt.Sprintf("%s[%d]", key, i), "there is no link %s → %s in this scenario", from, to)
+		case seen[edge]:
+			f.add(fmt.Sprintf("%s[%d]", key, i), "link %s → %s is listed twice", from, to)
+		default:
+			seen[edge] = true
+			out = append(out, edge)
+		}
+	}
+	return out
+}

@@ -1,0 +1,212 @@
+package scenarios
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"maps"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/detsim/detsim/hosts"
+)
+
+// Parse decodes, merges and validates the scenario file named file whose
+// bytes are data. readFile fetches the file a [base] extends names; the
+// name is slash-separated and, unless absolute, joined to the directory of
+// the file that extends it. Parse returns the validated scenario, or nil
+// and an Errors holding every problem found. It never panics and never
+// reads anything but through readFile.
+func Parse(file string, data []byte, reg *hosts.Registry, readFile func(path string) ([]byte, error)) (*Scenario, error) {
+	var errs Errors
+	p := &parser{errs: &errs, readFile: readFile}
+	top := filepath.ToSlash(file)
+	tree := p.load(top, data, nil)
+	expect := parseExpect(report{file: top, errs: &errs}, data)
+	if tree == nil {
+		return nil, errs.sorted()
+	}
+	s := validate(report{file: top, errs: &errs}, tree, reg)
+	if len(errs) > 0 {
+		return nil, errs.sorted()
+	}
+	s.Expect = expect
+	s.Path = file
+	s.SourceSHA256 = sha256.Sum256(data)
+	s.merged = tree
+	return s, nil
+}
+
+// parser loads one chain of extends.
+type parser struct {
+	errs     *Errors
+	readFile func(string) ([]byte, error)
+}
+
+// load decodes the file at name (slash-separated) and everything it
+// extends, and returns the merged tree without [base], or nil if any file
+// of the chain could not be read or decoded. chain holds the files that
+// (transitively) extend this one, for cycle detection.
+func (p *parser) load(name string, data []byte, chain []string) map[string]any {
+	r := report{file: name, errs: p.errs}
+	if len(data) > MaxFileBytes {
+		r.add("", "file is %d bytes; a scenario may be at most %d", len(data), MaxFileBytes)
+		return nil
+	}
+	if err := checkNesting(data); err != nil {
+		r.add("", "%v", err)
+		return nil
+	}
+	var raw map[string]any
+	if _, err := toml.Decode(string(data), &raw); err != nil {
+		r.add("", "%s", syntaxMsg(err))
+		return nil
+	}
+	tree := normalize(raw).(map[string]any)
+	nameAssertions(tree)
+
+	base, present := tree["base"]
+	delete(tree, "base")
+	if !present {
+		return tree
+	}
+	baseTbl, ok := base.(map[string]any)
+	if !ok {
+		r.add("base", "must be a table, got %s", describe(base))
+		return nil
+	}
+	f := fields{r: r, prefix: "base.", tbl: baseTbl}
+	f.checkKeys("extends")
+	extends, ok := f.str("extends", false)
+	if !ok {
+		if f.has("extends") {
+			return nil // invalid, reported: the parent is unknown
+		}
+		return tree
+	}
+	target := extends
+	if !path.IsAbs(target) && !filepath.IsAbs(target) {
+		target = path.Join(path.Dir(name), target)
+	}
+	chain = append(slices.Clone(chain), name)
+	if slices.Contains(chain, target) {
+		r.add("base.extends", "extends cycle: %s -> %s", strings.Join(chain, " -> "), target)
+		return nil
+	}
+	if len(chain) > MaxExtendsDepth {
+		r.add("base.extends", "extends chain is deeper than %d files", MaxExtendsDepth)
+		return nil
+	}
+	if p.readFile == nil {
+		r.add("base.extends", "cannot read %q: extends is not available here", target)
+		return nil
+	}
+	parentData, err := p.readFile(target)
+	if err != nil {
+		r.add("base.extends", "cannot read %q: %v", target, err)
+		return nil
+	}
+	parent := p.load(target, parentData, chain)
+	if parent == nil {
+		return nil
+	}
+	return mergeScenario(parent, tree)
+}
+
+// syntaxMsg renders a TOML decode error with its line and column.
+func syntaxMsg(err error) string {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		return fmt.Sprintf("line %d, column %d: TOML syntax error: %s", pe.Position.Line, pe.Position.Col, pe.Message)
+	}
+	return "TOML syntax error: " + err.Error()
+}
+
+// normalize turns the decoder's []map[string]any (arrays of tables) into
+// []any, so an array of tables and an inline array of inline tables read
+// alike and the tree has one shape for every later step.
+func normalize(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			x[k] = normalize(x[k])
+		}
+		return x
+	case []map[string]any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = normalize(e)
+		}
+		return out
+	case []any:
+		for i, e := range x {
+			x[i] = normalize(e)
+		}
+		return x
+	}
+	return v
+}
+
+// nameAssertions writes the default name "<kind>#<index>" into every
+// [[assertions]] entry of one file that has none, before that file is
+// merged with what it extends, so the index is the entry's position in
+// the file that declares it and merging by name is well defined.
+func nameAssertions(tree map[string]any) {
+	list, ok := tree["assertions"].([]any)
+	if !ok {
+		return
+	}
+	for i, e := range list {
+		t, ok := e.(map[string]any)
+		if !ok {
+			continue
+		}
+		kind, ok := t["kind"].(string)
+		if _, named := t["name"]; !named && ok {
+			t["name"] = fmt.Sprintf("%s#%d", kind, i)
+		}
+	}
+}
+
+// Expectations a library scenario can declare in its "# expect:" header.
+var expectations = []string{"pass-now", "fail-until-fix", "sensitivity-study"}
+
+// parseExpect finds the "# expect: VALUE" line in the file's first comment
+// block (the leading run of comment lines, blank lines before it
+// skipped). Missing is "", an unknown value an error.
+func parseExpect(r report, data []byte) string {
+	found := ""
+	seen := false
+	started := false
+	for raw := range bytes.Lines(data) {
+		line := strings.TrimSpace(string(raw))
+		if line == "" && !started {
+			continue
+		}
+		comment, isComment := strings.CutPrefix(line, "#")
+		if !isComment {
+			break
+		}
+		started = true
+		value, isExpect := strings.CutPrefix(strings.TrimSpace(comment), "expect:")
+		if !isExpect {
+			continue
+		}
+		value = strings.TrimSpace(value)
+		switch {
+		case seen:
+			r.add("# expect", "declared twice in the header")
+		case !slices.Contains(expectations, value):
+			r.add("# expect", "unknown expectation %q (want one of: %s)", value, strings.Join(expectations, ", "))
+		default:
+			found = value
+		}
+		seen = true
+	}
+	return found
+}

@@ -1,0 +1,52 @@
+// Package scenarios loads and validates scenario files (spec §8) and embeds
+// the scenario library (smoke/, reproduction/, topology/, calibration/, …)
+// so detsim runs with no files around it. Loading is a pure function from
+// bytes to a validated Scenario or to every error found, one per line.
+package scenarios
+
+import "github.com/detsim/detsim/network"
+
+// Scenario is a fully merged, validated scenario: the only input the engine
+// consumes (spec §3.2). Every reference in it names a declared peer.
+type Scenario struct {
+	Name           string
+	Seed           uint64
+	DurationNs     int64
+	EarlyTerminate bool // early_terminate_on_all_assertions_resolved
+
+	TickPeriodNs int64          // [default_tick] period_ns
+	DefaultLink  network.Policy // [default_link]
+
+	Peers      []Peer             // sorted by ID
+	Links      []network.Link     // every existing directed edge, resolved, sorted by (From, To)
+	Mutations  []network.Mutation // in declared order
+	Snapshots  []int64            // at_ns of each [[snapshots]], in declared order
+	Assertions []Assertion        // in declared order
+
+	// Expect is the library expectation from the file's "# expect: …"
+	// header: "pass-now", "fail-until-fix", "sensitivity-study", or "".
+	Expect string
+	// Path is the file the scenario was loaded from (or the embedded
+	// library name), SourceSHA256 the SHA-256 of that file's bytes.
+	Path         string
+	SourceSHA256 [32]byte
+
+	merged map[string]any // the merged TOML tree, for TOML()
+}
+
+// Peer is one [[peers]] entry with defaults applied.
+type Peer struct {
+	ID           string
+	Kind         string
+	KindConfig   map[string]any // as decoded from TOML: int64, string, bool, []any, map[string]any; never nil
+	InitialState string
+	TickPeriodNs int64 // tick_period_ns_override, else [default_tick] period_ns
+}
+
+// Assertion is one [[assertions]] entry. Params holds every key but
+// `kind` and `name`, as decoded from TOML.
+type Assertion struct {
+	Name   string // `name`, default "<kind>#<index>"
+	Kind   string
+	Params map[string]any
+}
