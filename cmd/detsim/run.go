@@ -12,15 +12,27 @@ import (
 	"time"
 
 	"github.com/detsim/detsim/batch"
+	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/scenarios"
+	"github.com/detsim/detsim/tui"
 )
+
+// multiFlag collects a repeatable string flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 func cmdRun(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("detsim", flag.ContinueOnError)
 	batchMode := fs.Bool("batch", false, "run headless and write a bundle")
 	seedFlag := fs.String("seed", "", "override the scenario's seed")
 	out := fs.String("out", "", "bundle directory (default bundles/<name>-<seed>)")
+	var breakOn multiFlag
+	fs.Var(&breakOn, "break-on", "with --batch: stop at fail|type=T|host=H|time=T|step=N and print the panes (repeatable)")
+	until := fs.String("until", "", "with --batch: stop at this virtual time (12.5s) or step (step=N) and print the panes")
+	width := fs.Int("width", 160, "with --break-on/--until: width of the printed panes")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return usageErr(stderr, "%v", err)
@@ -28,14 +40,21 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if len(pos) > 1 {
 		return usageErr(stderr, "one scenario at a time, got %d: %s", len(pos), strings.Join(pos, " "))
 	}
-	if !*batchMode {
-		return usageErr(stderr, "the interactive stepper is not built yet; run with --batch")
+	stopping := len(breakOn) > 0 || *until != ""
+	if stopping && !*batchMode {
+		return usageErr(stderr, "--break-on and --until go with --batch (the stepper sets breakpoints with b)")
 	}
-	if len(pos) == 0 {
+	arg := tui.DefaultScenario
+	if len(pos) == 1 {
+		arg = pos[0]
+	} else if *batchMode {
 		return usageErr(stderr, "--batch needs a SCENARIO (a file, or a name from 'detsim list')")
 	}
+	if !*batchMode && !tui.TerminalAvailable() {
+		return usageErr(stderr, "the stepper needs a terminal; run headless with --batch %s", arg)
+	}
 	reg := builtin.Registry()
-	sc, err := scenarios.Resolve(pos[0], reg)
+	sc, err := scenarios.Resolve(arg, reg)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage
@@ -46,6 +65,35 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 			return usageErr(stderr, "--seed %q: want an integer in [0, 2^63)", *seedFlag)
 		}
 		sc.Seed = s
+	}
+	switch {
+	case !*batchMode:
+		if err := tui.Run(sc, reg, tui.Options{}); err != nil {
+			fmt.Fprintf(stderr, "detsim: %v\n", err)
+			return exitInternal
+		}
+		return exitOK
+	case stopping:
+		var bps []tui.Breakpoint
+		for _, spec := range breakOn {
+			bp, err := tui.ParseBreakpoint(spec)
+			if err != nil {
+				return usageErr(stderr, "--break-on %q: %v", spec, err)
+			}
+			bps = append(bps, bp)
+		}
+		if *until != "" {
+			spec := *until
+			if !strings.Contains(spec, "=") {
+				spec = "time=" + spec
+			}
+			bp, err := tui.ParseBreakpoint(spec)
+			if err != nil {
+				return usageErr(stderr, "--until %q: %v", *until, err)
+			}
+			bps = append(bps, bp)
+		}
+		return runToBreak(sc, reg, bps, *width, arg, stdout, stderr)
 	}
 	dir := *out
 	if dir == "" {
@@ -63,8 +111,37 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "detsim: %v\n", err)
 		return exitInternal
 	}
-	printResult(stdout, res, pos[0], wall)
+	printResult(stdout, res, arg, wall)
 	if res.Failed() {
+		return exitFailed
+	}
+	return exitOK
+}
+
+// runToBreak runs the stepper's engine headless to the first breakpoint
+// hit (or the end) and prints where it stopped and the stepper's panes as
+// plain text, so a CI log shows the state at the failure. It writes no
+// bundle. Exit 1 when an assertion had failed by then.
+func runToBreak(sc *scenarios.Scenario, reg *hosts.Registry, bps []tui.Breakpoint, width int, arg string, stdout, stderr io.Writer) int {
+	sess, err := tui.NewSession(sc, reg, nil)
+	if err != nil {
+		fmt.Fprintf(stderr, "detsim: %v\n", err)
+		return exitUsage
+	}
+	hit := sess.Continue(bps)
+	where := "the run ended"
+	if hit.Breakpoint != nil {
+		where = "breakpoint " + hit.Breakpoint.String()
+	}
+	fmt.Fprintf(stdout, "stopped   %s at step %d, t=%s\n", where, hit.Step, fmtNs(hit.At))
+	text, err := sess.RenderText(width, 48)
+	if err != nil {
+		fmt.Fprintf(stderr, "detsim: %v\n", err)
+		return exitInternal
+	}
+	fmt.Fprint(stdout, text)
+	fmt.Fprintf(stdout, "replay    detsim --seed %d %s   (then g %d)\n", sc.Seed, arg, hit.Step)
+	if sess.Failed() {
 		return exitFailed
 	}
 	return exitOK

@@ -1,0 +1,130 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseBreakpoint(t *testing.T) {
+	for _, tc := range []struct {
+		spec string
+		want Breakpoint
+		err  string
+	}{
+		{"fail", Breakpoint{Kind: BreakFail}, ""},
+		{" fail ", Breakpoint{Kind: BreakFail}, ""},
+		{"type=state_transition", Breakpoint{Kind: BreakType, Arg: "state_transition"}, ""},
+		{"host=orch", Breakpoint{Kind: BreakHost, Arg: "orch"}, ""},
+		{"time=12.5s", Breakpoint{Kind: BreakTime, N: 12_500_000_000}, ""},
+		{"time=12500000000", Breakpoint{Kind: BreakTime, N: 12_500_000_000}, ""},
+		{"time=250ms", Breakpoint{Kind: BreakTime, N: 250_000_000}, ""},
+		{"time=40us", Breakpoint{Kind: BreakTime, N: 40_000}, ""},
+		{"time=40µs", Breakpoint{Kind: BreakTime, N: 40_000}, ""},
+		{"time=.5s", Breakpoint{Kind: BreakTime, N: 500_000_000}, ""},
+		{"time=1.0000000009s", Breakpoint{Kind: BreakTime, N: 1_000_000_000}, ""},
+		{"step=18211", Breakpoint{Kind: BreakStep, N: 18211}, ""},
+		{"step=0", Breakpoint{Kind: BreakStep, N: 0}, ""},
+		{"", Breakpoint{}, "want fail"},
+		{"failing", Breakpoint{}, "want fail"},
+		{"type=", Breakpoint{}, "must be 1-64"},
+		{"host=a b", Breakpoint{}, "must be 1-64"},
+		{"time=12.5", Breakpoint{}, ""}, // bare = ns: "12.5" ns is 12 ns
+		{"time=-1s", Breakpoint{}, "time must look like"},
+		{"time=1e9", Breakpoint{}, "time must look like"},
+		{"time=s", Breakpoint{}, "time must look like"},
+		{"time=99999999999s", Breakpoint{}, "out of range"},
+		{"time=9223372036854775808", Breakpoint{}, "out of range"},
+		{"step=-3", Breakpoint{}, "non-negative"},
+		{"step=x", Breakpoint{}, "non-negative"},
+		{"colour=red", Breakpoint{}, "unknown kind"},
+		{strings.Repeat("x", 300), Breakpoint{}, "longer than"},
+	} {
+		got, err := ParseBreakpoint(tc.spec)
+		if tc.spec == "time=12.5" {
+			if err != nil || got.N != 12 {
+				t.Errorf("%q: %+v %v, want 12 ns", tc.spec, got, err)
+			}
+			continue
+		}
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q: error %v, want one containing %q", tc.spec, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("%q: got %+v, %v; want %+v", tc.spec, got, err, tc.want)
+		}
+	}
+}
+
+// A breakpoint's String is a spec that parses back to it.
+func TestBreakpoint_StringRoundTrips(t *testing.T) {
+	for _, b := range []Breakpoint{
+		{Kind: BreakFail}, {Kind: BreakType, Arg: "message_sent"}, {Kind: BreakHost, Arg: "sgp"},
+		{Kind: BreakTime, N: 63_412_518_204}, {Kind: BreakTime, N: 5_000_000_000}, {Kind: BreakTime, N: 1},
+		{Kind: BreakStep, N: 1_000_000},
+	} {
+		got, err := ParseBreakpoint(b.String())
+		if err != nil || got != b {
+			t.Errorf("%+v → %q → %+v, %v", b, b.String(), got, err)
+		}
+	}
+}
+
+func TestParseGoto(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		kind jobKind
+		n    int64
+	}{
+		{"18211", jobGotoStep, 18211},
+		{"18_211", jobGotoStep, 18211},
+		{"step=5", jobGotoStep, 5},
+		{"12.5s", jobGotoTime, 12_500_000_000},
+		{"+3s", jobGotoTime, 3_000_000_000},
+		{"time=7", jobGotoTime, 7},
+		{"250ms", jobGotoTime, 250_000_000},
+	} {
+		j, err := parseGoto(tc.in)
+		if err != nil || j.kind != tc.kind || j.target != tc.n {
+			t.Errorf("%q: %+v %v", tc.in, j, err)
+		}
+	}
+	for _, bad := range []string{"", "x", "-5", "12.5", "1e3s", "step=-1"} {
+		if _, err := parseGoto(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+func FuzzParseBreakpoint(f *testing.F) {
+	for _, s := range []string{"fail", "type=x", "host=a", "time=12.5s", "time=1", "step=9", "time=.000000001s", "time=99999999999.9s"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, spec string) {
+		b, err := ParseBreakpoint(spec)
+		if err != nil {
+			return
+		}
+		if b.N < 0 {
+			t.Fatalf("%q: negative %d", spec, b.N)
+		}
+		again, err := ParseBreakpoint(b.String())
+		if err != nil || again != b {
+			t.Fatalf("%q → %+v → %q → %+v, %v", spec, b, b.String(), again, err)
+		}
+	})
+}
+
+func FuzzParseGoto(f *testing.F) {
+	for _, s := range []string{"12", "12.5s", "step=3", "time=4", "1_000"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		j, err := parseGoto(s)
+		if err == nil && j.target < 0 {
+			t.Fatalf("%q: negative target %d", s, j.target)
+		}
+	})
+}

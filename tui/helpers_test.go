@@ -1,0 +1,147 @@
+package tui
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/scenarios"
+)
+
+// The -update flag may already be registered by the golden package that
+// teatest brings in; register it only if not.
+var _ = func() bool {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite golden files")
+	}
+	return true
+}()
+
+// updating reports whether golden files are to be rewritten (-update).
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+// testRegistry is the built-in kinds plus the test-only membership kind.
+func testRegistry() *hosts.Registry {
+	r := builtin.Registry()
+	r.Register(fakeKind)
+	return r
+}
+
+func loadScenario(t testing.TB, name string) *scenarios.Scenario {
+	t.Helper()
+	sc, err := scenarios.Resolve(name, testRegistry())
+	if err != nil {
+		t.Fatalf("load %s: %v", name, err)
+	}
+	return sc
+}
+
+func newTestModel(t testing.TB, sc *scenarios.Scenario, w, h int) Model {
+	t.Helper()
+	m, err := NewModel(sc, testRegistry(), Options{Width: w, Height: h})
+	if err != nil {
+		t.Fatalf("NewModel: %v", err)
+	}
+	return m
+}
+
+// drive feeds msgs to m the way the bubbletea runtime would, running
+// every command it returns to completion before the next message, so a
+// test sees the final state of each key.
+func drive(t testing.TB, m Model, msgs ...tea.Msg) Model {
+	t.Helper()
+	for _, msg := range msgs {
+		queue := []tea.Msg{msg}
+		for len(queue) > 0 && len(queue) < 10_000 {
+			next, cmd := m.Update(queue[0])
+			m = next.(Model)
+			queue = queue[1:]
+			if cmd != nil {
+				if out := cmd(); out != nil {
+					if b, ok := out.(tea.BatchMsg); ok {
+						for _, c := range b {
+							if c != nil {
+								queue = append(queue, c())
+							}
+						}
+					} else if _, quit := out.(tea.QuitMsg); !quit {
+						queue = append(queue, out)
+					}
+				}
+			}
+		}
+	}
+	return m
+}
+
+// keys turns a key spec into key presses: "n", "space", "enter", "esc",
+// "tab", "left", "right", "up", "down", "C", or literal text "text:12.5s".
+func keys(specs ...string) []tea.Msg {
+	var out []tea.Msg
+	for _, s := range specs {
+		if t, ok := strings.CutPrefix(s, "text:"); ok {
+			for _, r := range t {
+				out = append(out, tea.KeyPressMsg{Code: r, Text: string(r)})
+			}
+			continue
+		}
+		out = append(out, keyPress(s))
+	}
+	return out
+}
+
+func keyPress(s string) tea.KeyPressMsg {
+	switch s {
+	case "space":
+		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "backspace":
+		return tea.KeyPressMsg{Code: tea.KeyBackspace}
+	case "left":
+		return tea.KeyPressMsg{Code: tea.KeyLeft}
+	case "right":
+		return tea.KeyPressMsg{Code: tea.KeyRight}
+	case "up":
+		return tea.KeyPressMsg{Code: tea.KeyUp}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	}
+	r := []rune(s)[0]
+	return tea.KeyPressMsg{Code: r, Text: s}
+}
+
+// screen is the model's view as plain text.
+func screen(m Model) string { return plain(m.render()) }
+
+// checkGolden compares got with testdata/name, rewriting it under -update.
+func checkGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if updating() {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from the golden file (run with -update to accept):\n--- got ---\n%s\n--- want ---\n%s", name, got, want)
+	}
+}

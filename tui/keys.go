@@ -1,0 +1,65 @@
+package tui
+
+import "charm.land/bubbles/v2/key"
+
+// keyMap is every key the stepper answers to. Help (`?` and the footer)
+// is generated from it, so a binding documents itself.
+type keyMap struct {
+	Step, Back, Continue, Reverse, Interrupt key.Binding
+	Goto, Focus, FocusBack, Up, Down         key.Binding
+	PageUp, PageDown, Open                   key.Binding
+	Breakpoints, Seed, Help, Quit            key.Binding
+	// Inside the breakpoints list.
+	BPAdd, BPToggle, BPDelete key.Binding
+}
+
+func newKeyMap() keyMap {
+	b := func(help, desc string, keys ...string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
+	}
+	return keyMap{
+		Step:        b("n/→/space", "step", "n", "right", "space"),
+		Back:        b("p/←", "step back", "p", "left"),
+		Continue:    b("c", "continue to breakpoint", "c"),
+		Reverse:     b("C", "reverse-continue", "C", "shift+c"),
+		Interrupt:   b("esc", "interrupt / close", "esc"),
+		Goto:        b("g", "go to step or time (12.5s)", "g"),
+		Focus:       b("tab", "next pane", "tab"),
+		FocusBack:   b("shift+tab", "previous pane", "shift+tab"),
+		Up:          b("k/↑", "up", "k", "up"),
+		Down:        b("j/↓", "down", "j", "down"),
+		PageUp:      b("pgup", "page up", "pgup"),
+		PageDown:    b("pgdn", "page down", "pgdown"),
+		Open:        b("enter", "open record under cursor", "enter"),
+		Breakpoints: b("b", "breakpoints", "b"),
+		Seed:        b("s", "re-seed and re-execute", "s"),
+		Help:        b("?", "help", "?"),
+		Quit:        b("q", "quit", "q", "ctrl+c"),
+		BPAdd:       b("a", "add breakpoint", "a"),
+		BPToggle:    b("space", "toggle breakpoint", "space", "enter"),
+		BPDelete:    b("d", "delete breakpoint", "d", "x", "delete"),
+	}
+}
+
+// ShortHelp is the footer line: the same bindings with terse labels.
+func (k keyMap) ShortHelp() []key.Binding {
+	short := func(b key.Binding, keys, desc string) key.Binding {
+		b.SetHelp(keys, desc)
+		return b
+	}
+	return []key.Binding{
+		short(k.Step, "n", "step"), short(k.Back, "p", "back"),
+		short(k.Continue, "c", "continue"), short(k.Reverse, "C", "reverse"),
+		short(k.Breakpoints, "b", "breaks"), short(k.Goto, "g", "goto"),
+		short(k.Seed, "s", "seed"), short(k.Help, "?", "help"), short(k.Quit, "q", "quit"),
+	}
+}
+
+// FullHelp is the `?` screen, one column per group.
+func (k keyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Step, k.Back, k.Continue, k.Reverse, k.Interrupt},
+		{k.Goto, k.Focus, k.FocusBack, k.Up, k.Down, k.PageUp, k.PageDown, k.Open},
+		{k.Breakpoints, k.BPAdd, k.BPToggle, k.BPDelete, k.Seed, k.Help, k.Quit},
+	}
+}

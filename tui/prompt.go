@@ -1,0 +1,140 @@
+package tui
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// promptKind is what a one-line prompt asks for.
+type promptKind int
+
+const (
+	promptGoto promptKind = iota
+	promptSeed
+	promptBreakpoint
+)
+
+// prompt is a one-line editor in the status line. It is deliberately
+// plain (no blinking cursor), so screens are the same every time they are
+// drawn.
+type prompt struct {
+	kind  promptKind
+	label string
+	value string
+}
+
+// maxPromptLen bounds what a prompt accepts.
+const maxPromptLen = 128
+
+func newPrompt(kind promptKind, label, value string) *prompt {
+	return &prompt{kind: kind, label: label, value: value}
+}
+
+func (p *prompt) insert(s string) {
+	s = strings.Map(func(r rune) rune {
+		if r < ' ' || r == utf8.RuneError {
+			return -1
+		}
+		return r
+	}, s)
+	if len(p.value)+len(s) <= maxPromptLen {
+		p.value += s
+	}
+}
+
+func (p *prompt) backspace() {
+	if p.value != "" {
+		_, n := utf8.DecodeLastRuneInString(p.value)
+		p.value = p.value[:len(p.value)-n]
+	}
+}
+
+func (p *prompt) view() string { return p.label + p.value + "█" }
+
+// promptKey edits the prompt; enter submits it, esc cancels.
+func (m Model) promptKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	p := *m.prompt
+	switch k.String() {
+	case "esc", "ctrl+c":
+		m.prompt = nil
+		m.status = "cancelled"
+		return m, nil
+	case "enter":
+		m.prompt = nil
+		return m.submit(p)
+	case "backspace":
+		p.backspace()
+	case "space":
+		p.insert(" ")
+	default:
+		if k.Text != "" {
+			p.insert(k.Text)
+		}
+	}
+	m.prompt = &p
+	return m, nil
+}
+
+// submit acts on a completed prompt.
+func (m Model) submit(p prompt) (tea.Model, tea.Cmd) {
+	v := strings.TrimSpace(p.value)
+	switch p.kind {
+	case promptGoto:
+		j, err := parseGoto(v)
+		if err != nil {
+			m.setError("go to: " + err.Error())
+			return m, nil
+		}
+		return m.start(j, "going to "+v+"…")
+	case promptSeed:
+		seed, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			m.setError("seed: want an unsigned 64-bit integer, got " + strconv.Quote(v))
+			return m, nil
+		}
+		return m.start(&job{kind: jobReseed, seed: seed}, "re-seeding…")
+	case promptBreakpoint:
+		b, err := ParseBreakpoint(v)
+		if err != nil {
+			m.setError(err.Error())
+			return m, nil
+		}
+		m.bps = append(m.bps, b)
+		m.bpSel = len(m.bps) - 1
+		m.status, m.isError = "breakpoint "+b.String()+" added", false
+	}
+	return m, nil
+}
+
+var errBadGoto = errors.New("want a step index (18211) or a virtual time (12.5s, 250ms, time=12500000000)")
+
+// parseGoto reads a go-to target: a bare integer is a step index,
+// anything with a unit (12.5s, 250ms) or "time=" is a virtual time, and
+// "step=N" is explicit.
+func parseGoto(v string) (*job, error) {
+	switch {
+	case strings.HasPrefix(v, "step="):
+		v = strings.TrimPrefix(v, "step=")
+	case strings.HasPrefix(v, "time="):
+		t, err := ParseTime(strings.TrimPrefix(v, "time="), "ns")
+		if err != nil {
+			return nil, err
+		}
+		return &job{kind: jobGotoTime, target: t}, nil
+	}
+	if n, err := strconv.ParseInt(strings.ReplaceAll(v, "_", ""), 10, 64); err == nil {
+		if n < 0 {
+			return nil, errBadGoto
+		}
+		return &job{kind: jobGotoStep, target: n}, nil
+	}
+	t, err := ParseTime(v, "")
+	if err != nil {
+		return nil, errBadGoto
+	}
+	return &job{kind: jobGotoTime, target: t}, nil
+}

@@ -1,0 +1,53 @@
+package tui
+
+import "charm.land/lipgloss/v2"
+
+// styles are the few looks the panes use. Colour carries meaning only
+// together with a letter or marker, so plain text (RenderText, goldens)
+// loses none of it.
+type styles struct {
+	title, focus, dim, bold, changed    lipgloss.Style
+	alive, suspect, dead, self, unknown lipgloss.Style
+	cursor, paused, running, failed     lipgloss.Style
+	warm, warming, cold, mutation       lipgloss.Style
+	key, errText                        lipgloss.Style
+}
+
+func newStyles() *styles {
+	c := lipgloss.Color
+	return &styles{
+		title:    lipgloss.NewStyle().Foreground(c("7")),
+		focus:    lipgloss.NewStyle().Foreground(c("14")).Bold(true),
+		dim:      lipgloss.NewStyle().Faint(true),
+		bold:     lipgloss.NewStyle().Bold(true),
+		changed:  lipgloss.NewStyle().Reverse(true).Bold(true),
+		alive:    lipgloss.NewStyle().Foreground(c("2")),
+		suspect:  lipgloss.NewStyle().Foreground(c("3")).Bold(true),
+		dead:     lipgloss.NewStyle().Foreground(c("1")).Bold(true),
+		self:     lipgloss.NewStyle().Faint(true),
+		unknown:  lipgloss.NewStyle().Faint(true),
+		cursor:   lipgloss.NewStyle().Reverse(true),
+		paused:   lipgloss.NewStyle().Foreground(c("11")).Bold(true),
+		running:  lipgloss.NewStyle().Foreground(c("10")).Bold(true),
+		failed:   lipgloss.NewStyle().Foreground(c("9")).Bold(true),
+		warm:     lipgloss.NewStyle().Foreground(c("2")),
+		warming:  lipgloss.NewStyle().Foreground(c("3")),
+		cold:     lipgloss.NewStyle().Foreground(c("4")),
+		mutation: lipgloss.NewStyle().Foreground(c("5")).Bold(true),
+		key:      lipgloss.NewStyle().Bold(true),
+		errText:  lipgloss.NewStyle().Foreground(c("9")),
+	}
+}
+
+// stateStyle colours a membership letter.
+func (st *styles) stateStyle(s byte) lipgloss.Style {
+	switch s {
+	case 'A':
+		return st.alive
+	case 'S':
+		return st.suspect
+	case 'D':
+		return st.dead
+	}
+	return st.unknown
+}

@@ -1,0 +1,57 @@
+package tui
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+)
+
+// waitScreen waits until the program's output contains want. The output
+// is a stream of screen updates that rewrite only the cells that changed,
+// so want must be text that appears whole when it first shows.
+func waitScreen(t *testing.T, tm *teatest.TestModel, want string) {
+	t.Helper()
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(want)) },
+		teatest.WithDuration(20*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
+}
+
+// A whole session through the real bubbletea runtime: keys typed faster
+// than the steps finish are queued, not lost.
+func TestTeatest_KeySequence(t *testing.T) {
+	m := newTestModel(t, echoParity(t), 80, 24)
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(80, 24))
+	tm.Type("nnnnn")
+	tm.Send(tea.KeyPressMsg{Code: tea.KeyLeft})
+	waitScreen(t, tm, "back to step 4")
+	tm.Type("g9s")
+	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
+	waitScreen(t, tm, "the first at or after t=+9s")
+	tm.Type("C")
+	waitScreen(t, tm, "no breakpoint before step")
+	tm.Type("q")
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
+	if final.fr.index != 0 {
+		t.Fatalf("final step %d, want 0", final.fr.index)
+	}
+}
+
+// esc stops a long continue between chunks, and the stepper stays usable.
+func TestTeatest_EscInterruptsContinue(t *testing.T) {
+	m := newTestModel(t, meshScenario(12, 1<<50), 80, 24)
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(80, 24))
+	tm.Type("c")
+	waitScreen(t, tm, "events/s")
+	tm.Send(tea.KeyPressMsg{Code: tea.KeyEscape})
+	waitScreen(t, tm, "interrupted")
+	tm.Type("g1")
+	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
+	waitScreen(t, tm, "at step 1")
+	tm.Type("q")
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
+	if final.fr.index != 1 || final.job != nil || final.status != "at step 1" {
+		t.Fatalf("after interrupting and going to step 1: step %d job=%v status %q", final.fr.index, final.job, final.status)
+	}
+}
