@@ -2,6 +2,7 @@ package swim
 
 import (
 	"bytes"
+	"reflect"
 	"slices"
 	"testing"
 )
@@ -175,7 +176,7 @@ func TestBuddySystem_PingToSuspectCarriesSuspicion(t *testing.T) {
 	for now := int64(1 * s); now < 20*s; now += s {
 		for _, e := range n.Tick(now) {
 			if e.Kind == EffectSend && e.To == "c" && e.Msg.Kind == Ping {
-				if len(e.Msg.Updates) == 0 || e.Msg.Updates[0] != (Update{Member: "c", State: Suspect, Incarnation: 0, From: "b"}) {
+				if len(e.Msg.Updates) == 0 || !reflect.DeepEqual(e.Msg.Updates[0], Update{Member: "c", State: Suspect, Incarnation: 0, From: "b"}) {
 					t.Fatalf("ping to suspect c carries %+v", e.Msg.Updates)
 				}
 				return

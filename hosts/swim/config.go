@@ -59,6 +59,10 @@ type Config struct {
 	Gossip GossipMode
 	// Seeds are the peers a Joining node sends join_request to.
 	Seeds []string
+	// MetaBytes is the size of the node's metadata (DerivedMeta of its
+	// id), carried by every alive update about it and by its join
+	// requests; 0 to MaxMetaBytes.
+	MetaBytes int
 }
 
 // MaxDatagramBytes is the largest UDP payload over IPv4 (65,535 − 8 − 20).
@@ -122,6 +126,8 @@ var intKeys = []intKey{
 		func(c *Config, v int64) { c.AwarenessMaxMultiplier = int(v) }, func(c *Config) int64 { return int64(c.AwarenessMaxMultiplier) }},
 	{"max_message_bytes", minMessageSize, MaxDatagramBytes,
 		func(c *Config, v int64) { c.MaxMessageBytes = int(v) }, func(c *Config) int64 { return int64(c.MaxMessageBytes) }},
+	{"meta_bytes", 0, MaxMetaBytes,
+		func(c *Config, v int64) { c.MetaBytes = int(v) }, func(c *Config) int64 { return int64(c.MetaBytes) }},
 }
 
 func field(key string) string { return "kind_config." + key }
@@ -252,9 +258,11 @@ func typeName(v any) string {
 // out-of-range values, probe_timeout_ns < probe_interval_ns, a minimum
 // suspicion timeout for len(peers) members that exceeds the probe interval
 // (spec §8.2), seeds that are not declared peers or repeat, peer ids the
-// wire cannot carry, and a max_message_bytes too small for the largest
-// message without piggybacked updates. With peers == nil only the checks
-// that do not need them run.
+// wire cannot carry, a max_message_bytes too small for the largest
+// message without piggybacked updates, and one too small to piggyback the
+// largest alive update (with MetaBytes of metadata) on the smallest
+// message, which could then never be sent. With peers == nil only the
+// checks that do not need them run.
 func (c Config) Validate(peers []string) []ConfigError {
 	var errs []ConfigError
 	for i := range intKeys {
@@ -303,18 +311,35 @@ func (c Config) Validate(peers []string) []ConfigError {
 		}
 		longest = max(longest, len(p))
 	}
-	if need := largestBareMessage(longest); c.MaxMessageBytes < need {
+	if need := largestBareMessage(longest, c.MetaBytes); c.MaxMessageBytes < need {
 		errs = append(errs, ConfigError{field("max_message_bytes"), fmt.Sprintf(
 			"must be at least %d: the largest message without updates between these peers is %d bytes", need, need)})
+	} else if need := smallestMessageWithAlive(longest, c.MetaBytes); c.MaxMessageBytes < need {
+		errs = append(errs, ConfigError{field("max_message_bytes"), fmt.Sprintf(
+			"must be at least %d: an alive update with %d metadata bytes must fit in an ack between these peers, or it could never be sent",
+			need, c.MetaBytes)})
 	}
 	return errs
 }
 
 // largestBareMessage is the encoded size of the largest message other than
-// a join response when no updates ride on it and both ids are idLen bytes
-// (an indirect_ack: every field at its widest).
-func largestBareMessage(idLen int) int {
-	return EncodedSize(&Message{Kind: IndirectAck, From: idOfLen(idLen), Target: idOfLen(idLen)})
+// a join response when no updates ride on it, ids are idLen bytes and the
+// metadata metaLen: an indirect_ack (every field at its widest) or a
+// join_request carrying the metadata, whichever is larger.
+func largestBareMessage(idLen, metaLen int) int {
+	id := idOfLen(idLen)
+	return max(EncodedSize(&Message{Kind: IndirectAck, From: id, Target: id}),
+		EncodedSize(&Message{Kind: JoinRequest, From: id, Meta: make([]byte, metaLen)}))
+}
+
+// smallestMessageWithAlive is the encoded size of the smallest message (an
+// ack) carrying the largest alive update this configuration produces (about
+// an idLen-byte id, with metaLen bytes of metadata), from an idLen-byte id.
+// A budget below it could leave such an update queued for ever.
+func smallestMessageWithAlive(idLen, metaLen int) int {
+	id := idOfLen(idLen)
+	return EncodedSize(&Message{Kind: Ack, From: id,
+		Updates: []Update{{Member: id, State: Alive, Meta: make([]byte, metaLen)}}})
 }
 
 func idOfLen(n int) string {

@@ -1,7 +1,9 @@
 package swim
 
 import (
+	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -30,13 +32,14 @@ func TestParseConfig_AllKeys(t *testing.T) {
 		"max_message_bytes":          int64(512),
 		"gossip":                     "legacy",
 		"seeds":                      []any{"a", "b"},
+		"meta_bytes":                 int64(300),
 	})
 	if len(errs) != 0 {
 		t.Fatal(errs)
 	}
 	want := Config{ProbeIntervalNs: 2e9, ProbeTimeoutNs: 3e8, IndirectChecks: 2, RetransmitMult: 3,
 		SuspicionMult: 5, SuspicionMaxTimeoutMult: 4, AwarenessMaxMultiplier: 6, MaxMessageBytes: 512,
-		Gossip: Legacy, Seeds: []string{"a", "b"}}
+		Gossip: Legacy, Seeds: []string{"a", "b"}, MetaBytes: 300}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("%+v", c)
 	}
@@ -77,6 +80,49 @@ func TestParseConfig_ReportsEveryError(t *testing.T) {
 	}
 }
 
+func TestParseConfig_MetaBytes(t *testing.T) {
+	cases := []struct {
+		value any
+		want  int
+		err   string
+	}{
+		{int64(0), 0, ""},
+		{int64(200), 200, ""},
+		{int64(512), 512, ""},
+		{int64(-1), 0, "kind_config.meta_bytes: must be in [0, 512], got -1"},
+		{int64(513), 0, "kind_config.meta_bytes: must be in [0, 512], got 513"},
+		{"200", 0, "kind_config.meta_bytes: must be an integer, got a string"},
+		{true, 0, "kind_config.meta_bytes: must be an integer, got a boolean"},
+		{[]any{int64(1)}, 0, "kind_config.meta_bytes: must be an integer, got an array"},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprint(c.value), func(t *testing.T) {
+			cfg, errs := ParseConfig(map[string]any{"meta_bytes": c.value})
+			var got []string
+			for _, e := range errs {
+				got = append(got, e.Error())
+			}
+			if c.err == "" && len(got) != 0 || c.err != "" && !slices.Equal(got, []string{c.err}) {
+				t.Fatalf("errors %q, want %q", got, c.err)
+			}
+			if cfg.MetaBytes != c.want {
+				t.Fatalf("MetaBytes %d, want %d", cfg.MetaBytes, c.want)
+			}
+		})
+	}
+}
+
+// memberlist's MetaMaxSize (512) must fit its default 1400-byte budget
+// even between the longest ids the wire carries.
+func TestValidate_DefaultBudgetFitsLargestMeta(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.MetaBytes = MaxMetaBytes
+	peers := []string{"a", strings.Repeat("p", MaxIDBytes)}
+	if errs := cfg.Validate(peers); len(errs) != 0 {
+		t.Fatal(errs)
+	}
+}
+
 func TestValidate_CrossChecks(t *testing.T) {
 	peers := []string{"a", "b", "c"}
 	cases := []struct {
@@ -99,6 +145,18 @@ func TestValidate_CrossChecks(t *testing.T) {
 			"peers: peer id"},
 		{"out of range set in Go", func(c *Config) { c.AwarenessMaxMultiplier = 0 }, peers,
 			"kind_config.awareness_max_multiplier: must be in [1, 1000], got 0"},
+		{"meta_bytes out of range set in Go", func(c *Config) { c.MetaBytes = 600 }, peers,
+			"kind_config.meta_bytes: must be in [0, 512], got 600"},
+		// A join_request from "a" with 512 metadata bytes: 15 + 1 + 512.
+		{"budget below a join_request with metadata", func(c *Config) { c.MetaBytes = 512; c.MaxMessageBytes = 300 }, peers,
+			"kind_config.max_message_bytes: must be at least 528: the largest message without updates"},
+		// An ack from "a" (14 bytes) with an alive about "a" carrying 200
+		// metadata bytes (1 + 8 + 2 + 2 + 200 = 213).
+		{"no room for an alive with metadata", func(c *Config) { c.MetaBytes = 200; c.MaxMessageBytes = 220 }, peers,
+			"kind_config.max_message_bytes: must be at least 227: an alive update with 200 metadata bytes must fit in an ack"},
+		// Without metadata too: 25 + 2 × 60 = 145 > 140 ≥ 135, the bare bound.
+		{"no room for an alive about a long id", func(c *Config) { c.MaxMessageBytes = 140 }, []string{strings.Repeat("p", 60), "q"},
+			"kind_config.max_message_bytes: must be at least 145: an alive update with 0 metadata bytes"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

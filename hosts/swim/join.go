@@ -5,19 +5,20 @@ package swim
 
 func (n *Node) sendJoinRequests(now int64) {
 	n.nextJoinAt = satAdd(now, n.cfg.ProbeIntervalNs)
-	inc := n.members[n.selfIdx].inc
+	me := &n.members[n.selfIdx]
 	for _, seed := range n.cfg.Seeds {
 		if seed == n.self {
 			continue
 		}
 		n.counters.JoinRequests++
-		n.send(seed, &Message{Kind: JoinRequest, Incarnation: inc})
+		n.send(seed, &Message{Kind: JoinRequest, Incarnation: me.inc, Meta: me.meta})
 	}
 }
 
-// onJoinRequest learns the joiner and answers with the full state.
+// onJoinRequest learns the joiner, with its metadata, and answers with the
+// full state.
 func (n *Node) onJoinRequest(from string, msg *Message, now int64) {
-	n.applyUpdate(Update{Member: from, State: Alive, Incarnation: msg.Incarnation}, ReasonJoin, now)
+	n.applyUpdate(Update{Member: from, State: Alive, Incarnation: msg.Incarnation, Meta: msg.Meta}, ReasonJoin, now)
 	n.sendJoinResponse(from)
 }
 
@@ -32,6 +33,9 @@ func (n *Node) sendJoinResponse(to string) {
 	for _, idx := range n.byID {
 		m := &n.members[idx]
 		u := Update{Member: m.id, State: m.state, Incarnation: m.inc, From: m.by}
+		if m.state == Alive {
+			u.Meta = n.metaOf(m)
+		}
 		sz := updateSize(&u)
 		if sz > budget {
 			break

@@ -1,6 +1,9 @@
 package swim
 
-import "math"
+import (
+	"bytes"
+	"math"
+)
 
 // applyUpdate merges one piece of membership news into the view. reason is
 // the state_transition reason if the view changes (ReasonGossip is turned
@@ -8,12 +11,14 @@ import "math"
 // change is queued for dissemination, as memberlist re-broadcasts every
 // update it accepts.
 func (n *Node) applyUpdate(u Update, reason string, now int64) {
-	if !u.State.valid() || u.Member == "" || (u.State != Alive && u.From == "") {
+	if !u.State.valid() || u.Member == "" || (u.State != Alive && u.From == "") || len(u.Meta) > MaxMetaBytes {
 		n.counters.InvalidUpdates++
 		return
 	}
 	if u.State == Alive {
 		u.From = ""
+	} else {
+		u.Meta = nil
 	}
 	if u.Member == n.self {
 		n.applySelf(u)
@@ -23,6 +28,9 @@ func (n *Node) applyUpdate(u Update, reason string, now int64) {
 	if ok {
 		m := &n.members[idx]
 		if !supersedes(u.State, u.Incarnation, m.state, m.inc) {
+			if u.State == Alive && u.Incarnation == m.inc && m.metaSrc == metaAssumed {
+				n.replaceAssumedMeta(idx, u)
+			}
 			switch {
 			case u.State == Suspect && m.state == Suspect && u.Incarnation == m.inc:
 				n.confirm(idx, u.From, now)
@@ -52,6 +60,11 @@ func (n *Node) applyUpdate(u Update, reason string, now int64) {
 		}
 	}
 	m.state, m.inc, m.by, m.susp = u.State, u.Incarnation, u.From, nil
+	if u.State == Alive {
+		// The member's newest life speaks: its metadata replaces ours,
+		// and the news spreads with the stored copy.
+		u.Meta = storeMeta(m, u.Meta)
+	}
 	n.emit(&StateTransition{Observer: n.self, Subject: m.id, From: from, To: u.State, Incarnation: u.Incarnation, Reason: reason})
 	n.queue.push(u)
 	switch u.State {
@@ -64,15 +77,37 @@ func (n *Node) applyUpdate(u Update, reason string, now int64) {
 
 func accused(s State) bool { return s == Suspect || s == Dead }
 
+// replaceAssumedMeta takes the metadata of an alive at the stored
+// incarnation about a member whose metadata this node only assumed (a seed
+// answering a join, a joiner it already knew): hearing beats assuming. The
+// view does not change, so nothing is emitted; but if the assumption was
+// wrong, the alive is queued so that peers who assumed the same learn it
+// too (otherwise only first-hand listeners would, and the rest would keep
+// the wrong bytes until the member's incarnation rises).
+func (n *Node) replaceAssumedMeta(idx int32, u Update) {
+	m := &n.members[idx]
+	wrong := !bytes.Equal(n.metaOf(m), u.Meta)
+	u.Meta = storeMeta(m, u.Meta)
+	if wrong {
+		n.queue.push(u)
+	}
+}
+
 // applySelf handles news about this node. Any accusation at or above its
-// incarnation, or an alive above it (a previous life's), is refuted by
-// raising the incarnation past it. An accusation below it is stale: the
-// sender has not heard the refutation, so it is spread again if it retired.
+// incarnation, or an alive above it or at it with other metadata (a
+// previous life's), is refuted by raising the incarnation past it. An
+// accusation below it is stale: the sender has not heard the refutation,
+// so it is spread again if it retired.
 func (n *Node) applySelf(u Update) {
 	me := &n.members[n.selfIdx]
 	var cause string
 	switch {
 	case u.State == Alive && u.Incarnation > me.inc:
+		cause = CauseRefuteAlive
+	case u.State == Alive && u.Incarnation == me.inc && !bytes.Equal(u.Meta, me.meta):
+		// As memberlist's aliveNode: a node restarted with other
+		// metadata, or a peer that assumed other metadata, must not keep
+		// it at this incarnation.
 		cause = CauseRefuteAlive
 	case u.State == Suspect && u.Incarnation >= me.inc:
 		cause = CauseRefuteSuspect
@@ -80,7 +115,7 @@ func (n *Node) applySelf(u Update) {
 		cause = CauseRefuteDead
 	case u.State != Alive:
 		if !n.queue.holds(n.self, Alive, me.inc) {
-			n.queue.push(Update{Member: n.self, State: Alive, Incarnation: me.inc})
+			n.queue.push(n.selfAlive())
 			n.counters.Reasserts++
 		}
 		return
@@ -99,7 +134,14 @@ func (n *Node) applySelf(u Update) {
 	n.health = applyHealthDelta(n.health, 1, n.cfg.AwarenessMaxMultiplier)
 	n.emit(&SelfIncarnationBump{Old: old, New: me.inc, Cause: cause})
 	n.emit(&StateTransition{Observer: n.self, Subject: n.self, From: Alive, To: Alive, Incarnation: me.inc, Reason: ReasonRefuted})
-	n.queue.push(Update{Member: n.self, State: Alive, Incarnation: me.inc})
+	n.queue.push(n.selfAlive())
+}
+
+// selfAlive is this node's alive at its current incarnation, with its
+// metadata.
+func (n *Node) selfAlive() Update {
+	me := &n.members[n.selfIdx]
+	return Update{Member: n.self, State: Alive, Incarnation: me.inc, Meta: me.meta}
 }
 
 // reassert queues the node's current accusation about a member again,

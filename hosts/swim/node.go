@@ -60,6 +60,11 @@ type member struct {
 	// by is the accuser of the current suspect or dead state.
 	by   string
 	susp *suspicion
+	// meta is the member's metadata, from the last alive about it the
+	// node accepted, or assumed until it hears one (metaSrc, meta.go).
+	// Never modified in place: messages and the queue share it.
+	meta    []byte
+	metaSrc metaSource
 	// listed says the member is in Node.suspects.
 	listed bool
 }
@@ -89,7 +94,10 @@ type relay struct {
 
 // New returns a node named self. peers are all declared member ids
 // (sorted, self included): a Member start knows them all as Alive at
-// incarnation 0; a Joining start knows only cfg.Seeds. cfg must have
+// incarnation 0; a Joining start knows only cfg.Seeds. Its own metadata is
+// DerivedMeta(self, cfg.MetaBytes); until it hears another member's, it
+// assumes that member derives its own with the same MetaBytes. cfg must
+// have
 // passed Validate. Nothing happens until the first call (usually Tick),
 // whose effects begin with a state_transition (reason "initial") for every
 // member the node knows, itself included.
@@ -116,7 +124,7 @@ func New(self string, cfg Config, start Start, peers []string, r Rand) *Node {
 		members: make([]member, len(ids)),
 		byID:    make([]int32, len(ids)),
 		order:   make([]int32, 0, len(ids)),
-		queue:   newQueue(cfg.Gossip),
+		queue:   newQueue(cfg.Gossip, maxQueuedUpdate(self, cfg)),
 	}
 	for i, id := range ids {
 		idx := int32(i)
@@ -124,6 +132,7 @@ func New(self string, cfg Config, start Start, peers []string, r Rand) *Node {
 		n.byID[i] = idx
 		if id == self {
 			n.selfIdx = idx
+			n.members[i].meta, n.members[i].metaSrc = DerivedMeta(self, cfg.MetaBytes), metaHeard
 		} else {
 			n.order = append(n.order, idx)
 		}

@@ -1,6 +1,7 @@
 package swim
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -144,7 +145,7 @@ func TestReceive_EventOrder(t *testing.T) {
 			types = append(types, e.Event.Type())
 		case EffectSend:
 			types = append(types, "send:"+e.Msg.Kind.String())
-			if len(e.Msg.Updates) == 0 || e.Msg.Updates[0] != (Update{Member: "a", State: Alive, Incarnation: 1}) {
+			if len(e.Msg.Updates) == 0 || !reflect.DeepEqual(e.Msg.Updates[0], Update{Member: "a", State: Alive, Incarnation: 1}) {
 				t.Fatalf("the ack must carry the refutation, got %+v", e.Msg.Updates)
 			}
 		}

@@ -18,7 +18,12 @@ type broadcast struct {
 // pass a byte budget. Legacy keeps every item forever.
 type queue struct {
 	legacy bool
-	items  []*broadcast
+	// maxItem is the largest update a Bounded message can carry at all;
+	// a larger one is counted in oversized and never queued, because it
+	// would never be sent and so never retire.
+	maxItem   int
+	oversized uint64
+	items     []*broadcast
 	// latest is the newest item about each member.
 	latest map[string]*broadcast
 	bytes  int
@@ -27,12 +32,21 @@ type queue struct {
 	picked, rest []*broadcast
 }
 
-func newQueue(mode GossipMode) queue {
-	return queue{legacy: mode == Legacy, latest: make(map[string]*broadcast)}
+func newQueue(mode GossipMode, maxItem int) queue {
+	return queue{legacy: mode == Legacy, maxItem: maxItem, latest: make(map[string]*broadcast)}
+}
+
+// maxQueuedUpdate is the largest update a Bounded node can piggyback: the
+// budget left in its smallest message, a bare ack. Validate guarantees
+// that every alive update about a declared peer with cfg.MetaBytes of
+// metadata fits.
+func maxQueuedUpdate(self string, cfg Config) int {
+	return cfg.MaxMessageBytes - EncodedSize(&Message{Kind: Ack, From: self})
 }
 
 func (q *queue) clone() queue {
-	c := queue{legacy: q.legacy, latest: make(map[string]*broadcast, len(q.latest)), bytes: q.bytes, nextID: q.nextID}
+	c := queue{legacy: q.legacy, maxItem: q.maxItem, oversized: q.oversized,
+		latest: make(map[string]*broadcast, len(q.latest)), bytes: q.bytes, nextID: q.nextID}
 	c.items = make([]*broadcast, len(q.items))
 	for i, b := range q.items {
 		nb := *b
@@ -64,15 +78,21 @@ func broadcastLess(a, b *broadcast) bool {
 }
 
 // push queues u. In Bounded it supersedes any queued item about the same
-// member.
+// member, and an update larger than maxItem is counted instead of queued
+// (it still supersedes: the older item is outdated news).
 func (q *queue) push(u Update) {
+	size := updateSize(&u)
 	if !q.legacy {
 		if old, ok := q.latest[u.Member]; ok {
 			q.remove(old)
 		}
+		if size > q.maxItem {
+			q.oversized++
+			return
+		}
 	}
 	q.nextID++
-	b := &broadcast{u: u, size: updateSize(&u), id: q.nextID}
+	b := &broadcast{u: u, size: size, id: q.nextID}
 	q.latest[u.Member] = b
 	q.bytes += b.size
 	// A new item has zero transmits and the newest id: it goes before
@@ -109,7 +129,7 @@ func (q *queue) take(dst []Update, budget, limit int, skip *Update) ([]Update, i
 	}
 	picked, rest := q.picked[:0], q.rest[:0]
 	for _, b := range q.items {
-		if budget >= b.size && (skip == nil || b.u != *skip) {
+		if budget >= b.size && (skip == nil || !sameNews(&b.u, skip)) {
 			dst = append(dst, b.u)
 			budget -= b.size
 			b.transmits++

@@ -3,6 +3,7 @@ package swim
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"testing"
 )
 
@@ -212,7 +213,7 @@ func TestStaleAliveReassertsAccusation(t *testing.T) {
 	out := n.Receive("c", &Message{Kind: Ping, From: "c", Seq: 99, Target: "a"}, 4)
 	for _, e := range out {
 		if e.Kind == EffectSend {
-			if len(e.Msg.Updates) != 1 || e.Msg.Updates[0] != upd("b", Dead, 5) {
+			if len(e.Msg.Updates) != 1 || !reflect.DeepEqual(e.Msg.Updates[0], upd("b", Dead, 5)) {
 				t.Fatalf("ack carries %+v", e.Msg.Updates)
 			}
 			return

@@ -61,15 +61,16 @@ func (c *counters) appendJSON(dst []byte) []byte {
 // object with a fixed member order:
 //
 //	self, incarnation, health, health_max, joined,
-//	members: [{id, state, incarnation[, suspicion_deadline_ns,
+//	members: [{id, state, incarnation[, meta_bytes][, suspicion_deadline_ns,
 //	           confirmations, accusers]}] sorted by id,
-//	broadcast_queue: {depth, bytes},
+//	broadcast_queue: {depth, bytes[, oversized]},
 //	probe: {round, position, round_length, next_probe_ns[, target, seq]},
 //	counters: {...}
 //
 // The gossip mode is deliberately absent: with no update ever queued, a
-// legacy and a bounded node must produce identical bundles. docs/swim.md
-// describes every field.
+// legacy and a bounded node must produce identical bundles. meta_bytes and
+// oversized appear only when not 0, so snapshots without metadata are
+// unchanged by it. docs/swim.md describes every field.
 func (n *Node) Snapshot() []byte {
 	b := make([]byte, 0, 256+64*len(n.members))
 	b = append(b, '{')
@@ -89,6 +90,9 @@ func (n *Node) Snapshot() []byte {
 		b = appendJSONString(appendKey(b, "id", true), m.id)
 		b = appendStringField(b, "state", m.state.String())
 		b = appendUintField(b, "incarnation", m.inc)
+		if ml := n.metaLen(m); ml > 0 {
+			b = appendIntField(b, "meta_bytes", int64(ml))
+		}
 		if s := m.susp; s != nil {
 			b = appendIntField(b, "suspicion_deadline_ns", s.deadline)
 			b = appendIntField(b, "confirmations", int64(s.n))
@@ -111,6 +115,9 @@ func (n *Node) Snapshot() []byte {
 	b = append(b, '{')
 	b = strconv.AppendInt(appendKey(b, "depth", true), int64(n.queue.len()), 10)
 	b = appendIntField(b, "bytes", int64(n.queue.bytes))
+	if n.queue.oversized > 0 {
+		b = appendUintField(b, "oversized", n.queue.oversized)
+	}
 	b = append(b, '}')
 	b = appendKey(b, "probe", false)
 	b = append(b, '{')

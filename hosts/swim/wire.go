@@ -1,6 +1,7 @@
 package swim
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -39,22 +40,39 @@ func (k MessageKind) String() string {
 	return "unknown"
 }
 
-// WireVersion is the first byte of every encoded message.
-const WireVersion = 1
+// WireVersion is the first byte of every encoded message. Version 2 added
+// member metadata to alive updates and join requests.
+const WireVersion = 2
 
 // MaxIDBytes is the longest member id the wire format carries (its length
 // is one byte).
 const MaxIDBytes = 255
 
+// MaxMetaBytes is the largest member metadata the wire format carries
+// (memberlist's MetaMaxSize).
+const MaxMetaBytes = 512
+
 // Update is one piece of membership news: Member is in State at
 // Incarnation. From names the accuser of a Suspect or Dead update (the
 // node whose probe failed or whose suspicion expired); it is empty, and not
-// encoded, for Alive.
+// encoded, for Alive. Meta is the member's metadata (at most MaxMetaBytes),
+// carried by Alive updates only; it is nil for Suspect and Dead, and Decode
+// returns nil for an empty one.
+//
+// NB: a node shares Meta slices between its view, its queue and the
+// messages it sends; nobody may modify them in place.
 type Update struct {
 	Member      string
 	State       State
 	Incarnation uint64
 	From        string
+	Meta        []byte
+}
+
+// sameNews reports whether a and b are the same news: member, state,
+// incarnation and accuser (metadata follows from those).
+func sameNews(a, b *Update) bool {
+	return a.Member == b.Member && a.State == b.State && a.Incarnation == b.Incarnation && a.From == b.From
 }
 
 // Message is one SWIM message. Which fields a kind carries:
@@ -63,7 +81,7 @@ type Update struct {
 //	ack           Seq
 //	ping_req      Seq, Target
 //	indirect_ack  Seq, Target, Nack
-//	join_request  Incarnation (the joiner's own)
+//	join_request  Incarnation, Meta (the joiner's own)
 //	join_response Members (the sender's full membership view)
 //
 // Every kind carries From (the sender) and Updates (piggybacked
@@ -76,6 +94,7 @@ type Message struct {
 	Target      string
 	Nack        bool
 	Incarnation uint64
+	Meta        []byte
 	Members     []Update
 	Updates     []Update
 }
@@ -83,15 +102,16 @@ type Message struct {
 // updateSize is an update's encoded length.
 func updateSize(u *Update) int {
 	n := 1 + 8 + 1 + len(u.Member)
-	if u.State != Alive {
-		n += 1 + len(u.From)
+	if u.State == Alive {
+		return n + 2 + len(u.Meta)
 	}
-	return n
+	return n + 1 + len(u.From)
 }
 
 // minUpdateSize is the smallest possible encoded update (an alive update
-// about a one-byte id); a smaller remaining budget cannot take any update.
-const minUpdateSize = 1 + 8 + 1 + 1
+// about a one-byte id without metadata, or a suspect or dead one about and
+// by one-byte ids); a smaller remaining budget cannot take any update.
+const minUpdateSize = 1 + 8 + 1 + 1 + 2
 
 // bareSize is the encoded length of m without its piggybacked updates (the
 // update count is included).
@@ -100,8 +120,10 @@ func bareSize(m *Message) int {
 	switch m.Kind {
 	case Ping, PingReq:
 		n += 8 + 1 + len(m.Target)
-	case Ack, JoinRequest:
+	case Ack:
 		n += 8
+	case JoinRequest:
+		n += 8 + 2 + len(m.Meta)
 	case IndirectAck:
 		n += 8 + 1 + len(m.Target) + 1
 	case JoinResponse:
@@ -114,8 +136,11 @@ func bareSize(m *Message) int {
 }
 
 // EncodedSize returns len(Encode(m)) for a message Encode accepts, without
-// encoding it.
+// encoding it, and 0 for nil.
 func EncodedSize(m *Message) int {
+	if m == nil {
+		return 0
+	}
 	n := bareSize(m)
 	for i := range m.Updates {
 		n += updateSize(&m.Updates[i])
@@ -158,6 +183,7 @@ func Append(b []byte, m *Message) ([]byte, error) {
 		b = append(b, flags)
 	case JoinRequest:
 		b = binary.BigEndian.AppendUint64(b, m.Incarnation)
+		b = appendMeta(b, m.Meta)
 	case JoinResponse:
 		b = appendUpdates(b, m.Members)
 	}
@@ -172,6 +198,11 @@ func appendID(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
+func appendMeta(b []byte, meta []byte) []byte {
+	b = binary.BigEndian.AppendUint16(b, uint16(len(meta)))
+	return append(b, meta...)
+}
+
 func appendUpdates(b []byte, us []Update) []byte {
 	b = binary.BigEndian.AppendUint16(b, uint16(len(us)))
 	for i := range us {
@@ -179,7 +210,9 @@ func appendUpdates(b []byte, us []Update) []byte {
 		b = append(b, byte(u.State))
 		b = binary.BigEndian.AppendUint64(b, u.Incarnation)
 		b = appendID(b, u.Member)
-		if u.State != Alive {
+		if u.State == Alive {
+			b = appendMeta(b, u.Meta)
+		} else {
 			b = appendID(b, u.From)
 		}
 	}
@@ -214,6 +247,12 @@ func checkMessage(m *Message) error {
 	}
 	if m.Incarnation != 0 && k != JoinRequest {
 		return fmt.Errorf("swim: encode %s: kind carries no incarnation", k)
+	}
+	if len(m.Meta) > 0 && k != JoinRequest {
+		return fmt.Errorf("swim: encode %s: kind carries no metadata", k)
+	}
+	if err := checkMeta(m.Meta); err != nil {
+		return fmt.Errorf("swim: encode %s: %w", k, err)
 	}
 	if len(m.Members) > 0 && k != JoinResponse {
 		return fmt.Errorf("swim: encode %s: kind carries no member list", k)
@@ -252,16 +291,27 @@ func checkUpdate(u *Update) error {
 		if u.From != "" {
 			return errors.New("an alive update carries no accuser")
 		}
-		return nil
+		return checkMeta(u.Meta)
+	}
+	if len(u.Meta) > 0 {
+		return errors.New("only an alive update carries metadata")
 	}
 	return checkID("accuser", u.From)
 }
 
+func checkMeta(meta []byte) error {
+	if len(meta) > MaxMetaBytes {
+		return fmt.Errorf("metadata must be at most %d bytes, got %d", MaxMetaBytes, len(meta))
+	}
+	return nil
+}
+
 // Decode parses wire bytes into a message. It rejects, with an error that
 // names the byte offset, anything Encode would not produce: a wrong version,
-// an unknown kind, truncation, empty or overlong ids, an invalid state or
-// flag, trailing bytes, and input longer than MaxDatagramBytes. It never
-// panics, and for every accepted input Encode(Decode(b)) equals b.
+// an unknown kind, truncation, empty or overlong ids, metadata longer than
+// MaxMetaBytes, an invalid state or flag, trailing bytes, and input longer
+// than MaxDatagramBytes. It never panics, and for every accepted input
+// Encode(Decode(b)) equals b. The message shares no memory with b.
 func Decode(b []byte) (*Message, error) {
 	if len(b) > MaxDatagramBytes {
 		return nil, fmt.Errorf("swim: decode: %d bytes exceeds the %d-byte datagram limit", len(b), MaxDatagramBytes)
@@ -294,6 +344,7 @@ func Decode(b []byte) (*Message, error) {
 		}
 	case JoinRequest:
 		m.Incarnation = r.u64("incarnation")
+		m.Meta = r.meta("join_request")
 	case JoinResponse:
 		m.Members = r.updates("member")
 	}
@@ -377,6 +428,27 @@ func (r *reader) id(what string) string {
 	return s
 }
 
+// meta reads a metadata field: its length, then its bytes, copied so the
+// message does not alias the caller's buffer. An empty one is nil, so
+// that Decode(Encode(m)) is m for a message without metadata.
+func (r *reader) meta(what string) []byte {
+	at := r.off
+	n := int(r.u16(what + " metadata length"))
+	if r.err != nil {
+		return nil
+	}
+	if n > MaxMetaBytes {
+		r.fail(at, fmt.Sprintf("%s metadata length %d exceeds %d", what, n, MaxMetaBytes))
+		return nil
+	}
+	if n == 0 || !r.need(n, what+" metadata") {
+		return nil
+	}
+	v := bytes.Clone(r.b[r.off : r.off+n])
+	r.off += n
+	return v
+}
+
 func (r *reader) updates(what string) []Update {
 	count := int(r.u16(what + " count"))
 	if r.err != nil || count == 0 {
@@ -398,7 +470,9 @@ func (r *reader) updates(what string) []Update {
 		us[i].State = s
 		us[i].Incarnation = r.u64(what + " incarnation")
 		us[i].Member = r.id(what)
-		if s != Alive {
+		if s == Alive {
+			us[i].Meta = r.meta(what)
+		} else {
 			us[i].From = r.id(what + " accuser")
 		}
 		if r.err != nil {

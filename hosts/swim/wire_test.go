@@ -1,6 +1,7 @@
 package swim
 
 import (
+	"bytes"
 	"encoding/hex"
 	"reflect"
 	"strings"
@@ -16,35 +17,45 @@ func unhex(t testing.TB, s string) []byte {
 	return b
 }
 
-// wireVectors were written by hand from the layout in docs/swim.md, not
-// produced by Encode, so the codec is checked against the document.
+// wireVectors were written by hand from the layout in docs/swim.md
+// (version 2), not produced by Encode, so the codec is checked against the
+// document. Every alive update has its u16 metadata length after the
+// member id; suspect and dead updates have none.
 var wireVectors = []struct {
 	name string
 	msg  Message
 	hex  string
 }{
 	{"ping", Message{Kind: Ping, From: "a", Seq: 1, Target: "b"},
-		"01 01 01 61 0000000000000001 01 62 0000"},
+		"02 01 01 61 0000000000000001 01 62 0000"},
 	{"ack with a suspect update", Message{Kind: Ack, From: "b", Seq: 7,
 		Updates: []Update{{Member: "c", State: Suspect, Incarnation: 2, From: "b"}}},
-		"01 02 01 62 0000000000000007 0001 02 0000000000000002 01 63 01 62"},
+		"02 02 01 62 0000000000000007 0001 02 0000000000000002 01 63 01 62"},
+	{"ack with an alive update carrying metadata", Message{Kind: Ack, From: "b", Seq: 7,
+		Updates: []Update{{Member: "a", State: Alive, Incarnation: 3, Meta: []byte("a/a")}}},
+		"02 02 01 62 0000000000000007 0001 01 0000000000000003 01 61 0003 612f61"},
 	{"ping_req with an alive update", Message{Kind: PingReq, From: "a", Seq: 0x0102030405060708, Target: "cc",
 		Updates: []Update{{Member: "a", State: Alive, Incarnation: 3}}},
-		"01 03 01 61 0102030405060708 02 6363 0001 01 0000000000000003 01 61"},
+		"02 03 01 61 0102030405060708 02 6363 0001 01 0000000000000003 01 61 0000"},
 	{"indirect_ack", Message{Kind: IndirectAck, From: "b", Seq: 5, Target: "c"},
-		"01 04 01 62 0000000000000005 01 63 00 0000"},
+		"02 04 01 62 0000000000000005 01 63 00 0000"},
 	{"indirect_ack nack", Message{Kind: IndirectAck, From: "b", Seq: 5, Target: "c", Nack: true},
-		"01 04 01 62 0000000000000005 01 63 01 0000"},
+		"02 04 01 62 0000000000000005 01 63 01 0000"},
 	{"join_request", Message{Kind: JoinRequest, From: "d", Incarnation: 9},
-		"01 05 01 64 0000000000000009 0000"},
+		"02 05 01 64 0000000000000009 0000 0000"},
+	{"join_request with metadata", Message{Kind: JoinRequest, From: "d", Incarnation: 9, Meta: []byte("d/d/")},
+		"02 05 01 64 0000000000000009 0004 642f642f 0000"},
 	{"join_response", Message{Kind: JoinResponse, From: "a", Members: []Update{
 		{Member: "a", State: Alive, Incarnation: 0},
 		{Member: "b", State: Dead, Incarnation: 4, From: "c"}}},
-		"01 06 01 61 0002 01 0000000000000000 01 61 03 0000000000000004 01 62 01 63 0000"},
-	{"join_response with a piggybacked update", Message{Kind: JoinResponse, From: "a",
-		Members: []Update{{Member: "a", State: Alive, Incarnation: 1}},
+		"02 06 01 61 0002 01 0000000000000000 01 61 0000 03 0000000000000004 01 62 01 63 0000"},
+	{"join_response with metadata and a piggybacked update", Message{Kind: JoinResponse, From: "a",
+		Members: []Update{{Member: "a", State: Alive, Incarnation: 1, Meta: []byte("a/")}},
 		Updates: []Update{{Member: "zz", State: Dead, Incarnation: 0xFFFFFFFFFFFFFFFF, From: "a"}}},
-		"01 06 01 61 0001 01 0000000000000001 01 61 0001 03 FFFFFFFFFFFFFFFF 02 7a7a 01 61"},
+		"02 06 01 61 0001 01 0000000000000001 01 61 0002 612f 0001 03 FFFFFFFFFFFFFFFF 02 7a7a 01 61"},
+	{"ack with the largest metadata", Message{Kind: Ack, From: "b", Seq: 1,
+		Updates: []Update{{Member: "c", State: Alive, Incarnation: 0, Meta: bytes.Repeat([]byte{0xAB}, MaxMetaBytes)}}},
+		"02 02 01 62 0000000000000001 0001 01 0000000000000000 01 63 0200" + strings.Repeat("ab", 512)},
 }
 
 func TestWire_HandWrittenVectors(t *testing.T) {
@@ -78,6 +89,8 @@ func TestWire_RoundTripEveryKind(t *testing.T) {
 		{Member: "m1", State: Alive, Incarnation: 0},
 		{Member: long, State: Suspect, Incarnation: 1 << 40, From: long},
 		{Member: "m3", State: Dead, Incarnation: ^uint64(0), From: "acc"},
+		{Member: long, State: Alive, Incarnation: 5, Meta: DerivedMeta(long, MaxMetaBytes)},
+		{Member: "m5", State: Alive, Incarnation: 6, Meta: []byte{0}},
 	}
 	msgs := []Message{
 		{Kind: Ping, From: long, Seq: ^uint64(0), Target: long, Updates: ups},
@@ -86,6 +99,7 @@ func TestWire_RoundTripEveryKind(t *testing.T) {
 		{Kind: PingReq, From: "a", Seq: 3, Target: "b", Updates: ups[:1]},
 		{Kind: IndirectAck, From: "a", Seq: 3, Target: "b", Nack: true, Updates: ups},
 		{Kind: JoinRequest, From: "a", Incarnation: 77, Updates: ups},
+		{Kind: JoinRequest, From: long, Incarnation: 78, Meta: DerivedMeta(long, MaxMetaBytes), Updates: ups},
 		{Kind: JoinResponse, From: "a", Members: ups, Updates: ups},
 		{Kind: JoinResponse, From: "a"},
 	}
@@ -116,19 +130,37 @@ func TestDecode_RejectsMalformed(t *testing.T) {
 		want      string
 	}{
 		{name: "empty", hex: "", want: "truncated version at byte 0"},
-		{name: "version 2", hex: "02 02 01 61 0000000000000001 0000", want: "unsupported wire version 2"},
-		{name: "kind 0", hex: "01 00 01 61 0000", want: "unknown message kind 0"},
-		{name: "kind 7", hex: "01 07 01 61 0000", want: "unknown message kind 7"},
-		{name: "empty from", hex: "01 02 00 0000000000000001 0000", want: "empty from id at byte 2"},
-		{name: "from past the end", hex: "01 02 05 61", want: "truncated from id at byte 3"},
-		{name: "short seq", hex: "01 02 01 61 00000001", want: "truncated seq at byte 4"},
-		{name: "missing update count", hex: "01 02 01 61 0000000000000001", want: "truncated update count at byte 12"},
-		{name: "unknown flags", hex: "01 04 01 62 0000000000000005 01 63 02 0000", want: "unknown flags 0x02 at byte 14"},
-		{name: "state 0", hex: "01 02 01 62 0000000000000007 0001 00 0000000000000002 01 63", want: "invalid update state 0 at byte 14"},
-		{name: "state 4", hex: "01 02 01 62 0000000000000007 0001 04 0000000000000002 01 63 01 62", want: "invalid update state 4 at byte 14"},
-		{name: "suspect without accuser", hex: "01 02 01 62 0000000000000007 0001 02 0000000000000002 01 63", want: "truncated update accuser length at byte 25"},
-		{name: "count beyond input", hex: "01 02 01 62 0000000000000007 0002 01 0000000000000002 01 63", want: "update count 2 exceeds the remaining input at byte 12"},
-		{name: "trailing byte", hex: "01 02 01 62 0000000000000007 0000 00", want: "1 trailing bytes at byte 14"},
+		{name: "version 1 (no metadata fields)", hex: "01 01 01 61 0000000000000001 01 62 0000", want: "unsupported wire version 1 at byte 0"},
+		{name: "version 3", hex: "03 02 01 61 0000000000000001 0000", want: "unsupported wire version 3"},
+		{name: "kind 0", hex: "02 00 01 61 0000", want: "unknown message kind 0"},
+		{name: "kind 7", hex: "02 07 01 61 0000", want: "unknown message kind 7"},
+		{name: "empty from", hex: "02 02 00 0000000000000001 0000", want: "empty from id at byte 2"},
+		{name: "from past the end", hex: "02 02 05 61", want: "truncated from id at byte 3"},
+		{name: "short seq", hex: "02 02 01 61 00000001", want: "truncated seq at byte 4"},
+		{name: "missing update count", hex: "02 02 01 61 0000000000000001", want: "truncated update count at byte 12"},
+		{name: "unknown flags", hex: "02 04 01 62 0000000000000005 01 63 02 0000", want: "unknown flags 0x02 at byte 14"},
+		{name: "state 0", hex: "02 02 01 62 0000000000000007 0001 00 0000000000000002 01 63 0000", want: "invalid update state 0 at byte 14"},
+		{name: "state 4", hex: "02 02 01 62 0000000000000007 0001 04 0000000000000002 01 63 01 62", want: "invalid update state 4 at byte 14"},
+		{name: "suspect without accuser", hex: "02 02 01 62 0000000000000007 0001 02 0000000000000002 03 636363", want: "truncated update accuser length at byte 27"},
+		{name: "count beyond input", hex: "02 02 01 62 0000000000000007 0002 01 0000000000000002 01 63 0000", want: "update count 2 exceeds the remaining input at byte 12"},
+		{name: "trailing byte", hex: "02 02 01 62 0000000000000007 0000 00", want: "1 trailing bytes at byte 14"},
+		// Version 1's alive update: no metadata length after the member.
+		{name: "alive without metadata length", hex: "02 02 01 62 0000000000000007 0001 01 0000000000000002 03 636363", want: "truncated update metadata length at byte 27"},
+		{name: "alive with half a metadata length", hex: "02 02 01 62 0000000000000007 0001 01 0000000000000002 03 636363 00", want: "truncated update metadata length at byte 27"},
+		{name: "alive metadata 513 bytes", hex: "02 02 01 62 0000000000000007 0001 01 0000000000000002 01 63 0201" + strings.Repeat("ab", 513),
+			want: "update metadata length 513 exceeds 512 at byte 25"},
+		{name: "alive metadata length 65535 without bytes", hex: "02 02 01 62 0000000000000007 0001 01 0000000000000002 01 63 FFFF",
+			want: "update metadata length 65535 exceeds 512 at byte 25"},
+		{name: "alive metadata truncated", hex: "02 02 01 62 0000000000000007 0001 01 0000000000000002 01 63 0003 6161", want: "truncated update metadata at byte 27"},
+		{name: "member metadata truncated", hex: "02 06 01 61 0001 01 0000000000000001 01 61 0002 61", want: "truncated member metadata at byte 19"},
+		{name: "join_request without metadata length", hex: "02 05 01 64 0000000000000009", want: "truncated join_request metadata length at byte 12"},
+		{name: "join_request metadata 513 bytes", hex: "02 05 01 64 0000000000000009 0201" + strings.Repeat("64", 513) + "0000",
+			want: "join_request metadata length 513 exceeds 512 at byte 12"},
+		{name: "join_request metadata truncated", hex: "02 05 01 64 0000000000000009 0002 64", want: "truncated join_request metadata at byte 14"},
+		// Metadata after a dead update is read as its accuser, then the
+		// remaining bytes are trailing: suspect and dead updates have no
+		// metadata field to put it in.
+		{name: "dead update followed by metadata", hex: "02 02 01 62 0000000000000007 0001 03 0000000000000002 01 63 01 62 0000", want: "2 trailing bytes at byte 27"},
 		{name: "oversized", raw: big, want: "exceeds the 65507-byte datagram limit"},
 	}
 	for _, c := range cases {
@@ -173,6 +205,16 @@ func TestEncode_RejectsInvalid(t *testing.T) {
 		{"suspect without accuser", &Message{Kind: Ack, From: "a", Updates: []Update{{Member: "b", State: Suspect}}}, "accuser id must be"},
 		{"invalid state", &Message{Kind: Ack, From: "a", Updates: []Update{{Member: "b", State: 0}}}, "invalid state 0"},
 		{"too big", &Message{Kind: Ack, From: "a", Updates: many}, "exceeds the 65507-byte datagram limit"},
+		{"metadata on an ack", &Message{Kind: Ack, From: "a", Meta: []byte("x")}, "ack: kind carries no metadata"},
+		{"metadata on a join_response", &Message{Kind: JoinResponse, From: "a", Meta: []byte("x")}, "join_response: kind carries no metadata"},
+		{"join_request metadata too long", &Message{Kind: JoinRequest, From: "a", Meta: make([]byte, MaxMetaBytes+1)},
+			"metadata must be at most 512 bytes, got 513"},
+		{"alive metadata too long", &Message{Kind: Ack, From: "a", Updates: []Update{{Member: "b", State: Alive, Meta: make([]byte, MaxMetaBytes+1)}}},
+			"update 0: metadata must be at most 512 bytes, got 513"},
+		{"metadata on a suspect update", &Message{Kind: Ack, From: "a", Updates: []Update{{Member: "b", State: Suspect, From: "c", Meta: []byte("x")}}},
+			"only an alive update carries metadata"},
+		{"metadata on a dead member", &Message{Kind: JoinResponse, From: "a", Members: []Update{{Member: "b", State: Dead, From: "c", Meta: []byte("x")}}},
+			"member 0: only an alive update carries metadata"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
