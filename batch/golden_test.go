@@ -21,6 +21,7 @@ var update = flag.Bool("update", false, "rewrite testdata/golden_digests.txt fro
 // spec-level event: docs/golden-log.md records each one and why.
 var goldenScenarios = []string{
 	"reference/echo_parity",
+	"reproduction/gossip_flap",
 }
 
 const goldenFile = "testdata/golden_digests.txt"

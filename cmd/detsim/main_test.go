@@ -75,7 +75,7 @@ func TestGolden_FreshProcess(t *testing.T) {
 	for _, line := range strings.Split(strings.TrimSpace(string(golden)), "\n") {
 		name := strings.Fields(line)[0]
 		r := detsim(t, "--batch", "--out", filepath.Join(t.TempDir(), "b"), name)
-		if r.code != 0 {
+		if r.code != 0 && r.code != 1 { // a reproduction's assertions fail by design
 			t.Fatalf("%s: exit %d\n%s%s", name, r.code, r.stdout, r.stderr)
 		}
 		want := regexp.MustCompile(`digest=(\S+) parity=(\S+)`).FindStringSubmatch(line)
