@@ -396,3 +396,40 @@ func TestLegacyGossip_AmplifiesUnderConstrainedBandwidth(t *testing.T) {
 		t.Fatalf("legacy did not amplify: bounded %+v, legacy %+v", bounded, legacy)
 	}
 }
+
+// TestPushPull_RepairsWhatGossipLost: along a chain of six joins, a join's
+// alive update can retire after its few retransmissions before it reaches
+// every member. Without push/pull the chain never converges; with
+// memberlist's 30 s default it converges within two intervals.
+func TestPushPull_RepairsWhatGossipLost(t *testing.T) {
+	names := []string{"a", "b", "c", "d", "e", "f"}
+	build := func(pushPull int64) *cluster {
+		c := newCluster(t, names, DefaultConfig(), nil)
+		for i, id := range names {
+			cfg := DefaultConfig()
+			cfg.PushPullIntervalNs = pushPull
+			if i > 0 {
+				cfg.Seeds = []string{names[i-1]}
+			}
+			c.nodes[id] = New(id, cfg, Joining, names, c.rands[id])
+		}
+		return c
+	}
+	converged := func(c *cluster) func() bool {
+		return func() bool { return c.allAlive(names...) && c.consistent(names...) }
+	}
+	if c := build(0); c.runUntil(120*s, converged(c)) {
+		t.Fatal("the chain converged without push/pull: the test no longer shows what push/pull repairs")
+	}
+	c := build(30 * s)
+	if !c.runUntil(70*s, converged(c)) {
+		t.Fatalf("chain did not converge within 70s with push/pull:\n%s", c.dumpViews())
+	}
+	pulls := uint64(0)
+	for _, id := range names {
+		pulls += c.nodes[id].counters.PushPulls
+	}
+	if pulls == 0 {
+		t.Fatal("converged without a single push/pull")
+	}
+}

@@ -59,6 +59,10 @@ type Config struct {
 	Gossip GossipMode
 	// Seeds are the peers a Joining node sends join_request to.
 	Seeds []string
+	// PushPullIntervalNs is how often a joined node pulls a random live
+	// member's full state (memberlist's push/pull anti-entropy); 0 turns
+	// it off.
+	PushPullIntervalNs int64
 	// MetaBytes is the size of the node's metadata (DerivedMeta of its
 	// id), carried by every alive update about it and by its join
 	// requests; 0 to MaxMetaBytes.
@@ -80,6 +84,7 @@ func DefaultConfig() Config {
 		SuspicionMaxTimeoutMult: 6,
 		AwarenessMaxMultiplier:  8,
 		MaxMessageBytes:         1400,
+		PushPullIntervalNs:      30_000_000_000,
 		Gossip:                  Bounded,
 	}
 }
@@ -126,6 +131,8 @@ var intKeys = []intKey{
 		func(c *Config, v int64) { c.AwarenessMaxMultiplier = int(v) }, func(c *Config) int64 { return int64(c.AwarenessMaxMultiplier) }},
 	{"max_message_bytes", minMessageSize, MaxDatagramBytes,
 		func(c *Config, v int64) { c.MaxMessageBytes = int(v) }, func(c *Config) int64 { return int64(c.MaxMessageBytes) }},
+	{"push_pull_interval_ns", 0, maxDurationNs,
+		func(c *Config, v int64) { c.PushPullIntervalNs = v }, func(c *Config) int64 { return c.PushPullIntervalNs }},
 	{"meta_bytes", 0, MaxMetaBytes,
 		func(c *Config, v int64) { c.MetaBytes = int(v) }, func(c *Config) int64 { return int64(c.MetaBytes) }},
 }

@@ -11,7 +11,8 @@ import (
 func TestDefaultConfig_MemberlistLAN(t *testing.T) {
 	c := DefaultConfig()
 	want := Config{ProbeIntervalNs: 1e9, ProbeTimeoutNs: 5e8, IndirectChecks: 3, RetransmitMult: 4,
-		SuspicionMult: 4, SuspicionMaxTimeoutMult: 6, AwarenessMaxMultiplier: 8, MaxMessageBytes: 1400}
+		SuspicionMult: 4, SuspicionMaxTimeoutMult: 6, AwarenessMaxMultiplier: 8, MaxMessageBytes: 1400,
+		PushPullIntervalNs: 30e9}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("%+v", c)
 	}
@@ -33,13 +34,14 @@ func TestParseConfig_AllKeys(t *testing.T) {
 		"gossip":                     "legacy",
 		"seeds":                      []any{"a", "b"},
 		"meta_bytes":                 int64(300),
+		"push_pull_interval_ns":      int64(45e9),
 	})
 	if len(errs) != 0 {
 		t.Fatal(errs)
 	}
 	want := Config{ProbeIntervalNs: 2e9, ProbeTimeoutNs: 3e8, IndirectChecks: 2, RetransmitMult: 3,
 		SuspicionMult: 5, SuspicionMaxTimeoutMult: 4, AwarenessMaxMultiplier: 6, MaxMessageBytes: 512,
-		Gossip: Legacy, Seeds: []string{"a", "b"}, MetaBytes: 300}
+		Gossip: Legacy, Seeds: []string{"a", "b"}, MetaBytes: 300, PushPullIntervalNs: 45e9}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("%+v", c)
 	}

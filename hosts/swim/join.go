@@ -61,3 +61,30 @@ func (n *Node) onJoinResponse(msg *Message, now int64) {
 		n.applyUpdate(u, ReasonJoin, now)
 	}
 }
+
+// pushPull is memberlist's periodic push/pull anti-entropy, on the
+// messages this protocol already has: a join_request to one random live
+// member (pushing this node's own alive, with its metadata) answered by a
+// join_response with that member's full state. Gossip alone can lose a
+// join's news — its alive update may retire after its few retransmissions
+// before reaching everyone, for instance along a chain of joins — and
+// these pulls repair that within one interval. memberlist also scales the
+// interval up beyond 32 members; this library does not.
+func (n *Node) pushPull(now int64) {
+	n.nextPushPullAt = satAdd(now, n.cfg.PushPullIntervalNs)
+	live := n.scratch[:0]
+	for i := range n.members {
+		if int32(i) != n.selfIdx && n.members[i].state != Dead {
+			live = append(live, int32(i))
+		}
+	}
+	n.scratch = live[:0]
+	if len(live) == 0 {
+		return
+	}
+	// live follows members' order, which is join order: deterministic.
+	to := n.members[live[below(n.rand, uint64(len(live)))]].id
+	me := &n.members[n.selfIdx]
+	n.counters.PushPulls++
+	n.send(to, &Message{Kind: JoinRequest, Incarnation: me.inc, Meta: me.meta})
+}

@@ -19,6 +19,8 @@ type Node struct {
 	started    bool
 	joined     bool
 	nextJoinAt int64
+	// nextPushPullAt is when the next anti-entropy pull is due.
+	nextPushPullAt int64
 
 	// members holds every member the node has heard of, in the order it
 	// heard of them; byID lists positions sorted by id and is how ids are
@@ -192,6 +194,7 @@ func (n *Node) begin(now int64) {
 	n.started = true
 	n.nextProbeAt = now
 	n.nextJoinAt = now
+	n.nextPushPullAt = satAdd(now, n.cfg.PushPullIntervalNs)
 	if cap(n.out) < len(n.byID)+16 {
 		n.out = make([]Effect, 0, len(n.byID)+16)
 	}
@@ -219,6 +222,9 @@ func (n *Node) Tick(now int64) []Effect {
 	n.concludeOverdueSuspicions(now)
 	if !n.joined && now >= n.nextJoinAt {
 		n.sendJoinRequests(now)
+	}
+	if n.joined && n.cfg.PushPullIntervalNs > 0 && now >= n.nextPushPullAt {
+		n.pushPull(now)
 	}
 	if !n.probe.active && now >= n.nextProbeAt {
 		n.startProbe(now)

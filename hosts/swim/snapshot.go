@@ -15,6 +15,7 @@ type counters struct {
 	Refutations                    uint64
 	RefutationsImpossible          uint64
 	Reasserts, Reconnects          uint64
+	PushPulls                      uint64
 	JoinRequests                   uint64
 	SendFailed                     uint64
 	StaleAcks, Misdirected         uint64
@@ -41,6 +42,7 @@ func (c *counters) appendJSON(dst []byte) []byte {
 		{"refutations_impossible", c.RefutationsImpossible},
 		{"reasserts", c.Reasserts},
 		{"reconnects", c.Reconnects},
+		{"push_pulls", c.PushPulls},
 		{"join_requests", c.JoinRequests},
 		{"send_failed", c.SendFailed},
 		{"stale_acks", c.StaleAcks},
