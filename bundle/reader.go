@@ -24,7 +24,9 @@ type EventRecord struct {
 	// Type is the event payload's "type" member.
 	Type string
 	// Event is the payload object, exactly as written. It is a fresh
-	// slice for every record, so callers may keep it.
+	// slice for every record, so callers may keep it. (ReadEvents copies
+	// payloads into shared 32 KiB blocks it never writes again, so a kept
+	// payload keeps its block alive.)
 	Event json.RawMessage
 }
 
@@ -53,10 +55,11 @@ func ReadEvents(dir string, fn func(line int, rec EventRecord) error) error {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 64<<10), maxEventLine)
+	var lines lineReader
 	line := 0
 	for sc.Scan() {
 		line++
-		rec, err := ParseEventLine(sc.Bytes())
+		rec, err := lines.parse(sc.Bytes())
 		if err != nil {
 			return &LineError{Line: line, Err: err}
 		}
@@ -87,7 +90,21 @@ type envelope struct {
 // producers read too, and rejects a line that lacks a member, has a
 // negative time, an empty host id or kind tag, or an event that is not an
 // object with a non-empty string "type".
+//
+// A line in AppendEventLine's own shape takes a fast path
+// (reader_fast.go); every other line, and every error, comes from
+// encoding/json as below.
 func ParseEventLine(b []byte) (EventRecord, error) {
+	if rec, start, end, ok := parseEventLineFast(b, nil); ok {
+		rec.Event = bytes.Clone(b[start:end])
+		return rec, nil
+	}
+	return parseEventLineSlow(b)
+}
+
+// parseEventLineSlow is ParseEventLine through encoding/json: the
+// reference the fast path must agree with.
+func parseEventLineSlow(b []byte) (EventRecord, error) {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return EventRecord{}, errors.New("empty line")
 	}

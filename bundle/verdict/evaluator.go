@@ -6,6 +6,7 @@ import (
 	"maps"
 
 	"github.com/detsim/detsim/bundle"
+	"github.com/detsim/detsim/bundle/internal/jsonscan"
 	"github.com/detsim/detsim/scenarios"
 )
 
@@ -34,6 +35,7 @@ type Evaluator struct {
 	unresolved int
 	firstFail  int // index of the first assertion to fail while streaming; -1 if none
 	err        error
+	texts      jsonscan.Strings // the strings payloads name, made once each
 }
 
 // New prepares an evaluator for assertions, in declaration order. It
@@ -105,22 +107,22 @@ func (e *Evaluator) dispatch(line int, rec *bundle.EventRecord) error {
 		if e.want&wantViews == 0 {
 			return nil
 		}
-		p, to, err := decodeTransition(rec.Event, rec.HostID)
+		p, to, err := decodeTransition(rec.Event, rec.HostID, &e.texts)
 		if err != nil {
 			return err
 		}
 		o, s := e.world.intern(p.Observer), e.world.intern(p.Subject)
-		cur := view{state: to, incarnation: *p.Incarnation, line: line, timeNs: t}
+		cur := view{state: to, incarnation: p.Incarnation, line: line, timeNs: t}
 		e.viewChanged(viewChange{line: line, timeNs: t, observer: o, subject: s, old: e.world.setView(o, s, cur), cur: cur})
 	case "probe_sent", "probe_acked", "probe_timed_out":
 		if e.want&wantProbes == 0 {
 			return nil
 		}
-		p, err := decodeProbe(rec.Event, rec.Type, rec.HostID)
+		p, err := decodeProbe(rec.Event, rec.Type, rec.HostID, &e.texts)
 		if err != nil || p.Mode != "direct" {
 			return err
 		}
-		f := probeFact{line: line, timeNs: t, step: probeSteps[rec.Type], prober: e.world.intern(rec.HostID), target: e.world.intern(p.Target), seq: *p.Seq}
+		f := probeFact{line: line, timeNs: t, step: probeSteps[rec.Type], prober: e.world.intern(rec.HostID), target: e.world.intern(p.Target), seq: p.Seq}
 		for c := range e.wanting(wantProbes) {
 			c.onProbe(&e.world, f)
 		}
@@ -128,12 +130,12 @@ func (e *Evaluator) dispatch(line int, rec *bundle.EventRecord) error {
 		if e.want&wantMessages == 0 {
 			return nil
 		}
-		p, err := decodeMessage(rec.Event)
+		p, err := decodeMessage(rec.Event, &e.texts)
 		if err != nil {
 			return err
 		}
 		for c := range e.wanting(wantMessages) {
-			c.onMessage(messageFact{line: line, timeNs: t, message: p.Message, bytes: *p.Bytes})
+			c.onMessage(messageFact{line: line, timeNs: t, message: p.Message, bytes: p.Bytes})
 		}
 	case "self_incarnation_bump":
 		if e.want&wantBumps == 0 {
@@ -144,13 +146,13 @@ func (e *Evaluator) dispatch(line int, rec *bundle.EventRecord) error {
 			return err
 		}
 		for c := range e.wanting(wantBumps) {
-			c.onBump(bumpFact{line: line, timeNs: t, host: rec.HostID, newInc: *p.New})
+			c.onBump(bumpFact{line: line, timeNs: t, host: rec.HostID, newInc: p.New})
 		}
 	case "mutation":
 		if e.want&(wantMutations|wantViews) == 0 {
 			return nil
 		}
-		p, err := decodeMutation(rec.Event)
+		p, err := decodeMutation(rec.Event, &e.texts)
 		if err != nil {
 			return err
 		}
@@ -309,6 +311,7 @@ func (e *Evaluator) Finish(endNs int64) []Verdict {
 // never changes the other.
 func (e *Evaluator) Clone() *Evaluator {
 	c := *e
+	c.texts = jsonscan.Strings{} // a cache: each copy fills its own
 	c.world = e.world.clone()
 	c.checkers = make([]checker, len(e.checkers))
 	for i, k := range e.checkers {

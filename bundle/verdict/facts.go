@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/detsim/detsim/bundle/internal/jsonscan"
 )
 
 // The facts the evaluator hands to assertions. Each carries the line and
@@ -65,36 +67,65 @@ type mutationFact struct {
 	preserveState bool
 }
 
-// The payload shapes decoded from events. Pointers tell a missing
-// required member from a zero one.
+// The payloads decoded from events. Each decoder tries the fast path of
+// payloads_fast.go first and falls back to encoding/json into the wire
+// shapes below, so the result never depends on which path ran. has*
+// fields say a required member was present and not null.
 type transitionPayload struct {
-	Observer    string  `json:"observer"`
-	Subject     string  `json:"subject"`
-	To          string  `json:"to"`
-	Incarnation *uint64 `json:"incarnation"`
+	Observer, Subject, To string
+	Incarnation           uint64
+	hasIncarnation        bool
 }
 
 type probePayload struct {
-	Target string  `json:"target"`
-	Seq    *uint64 `json:"seq"`
-	Mode   string  `json:"mode"`
+	Target, Mode string
+	Seq          uint64
+	hasSeq       bool
 }
 
 type messagePayload struct {
-	Message string `json:"message"`
-	Bytes   *int64 `json:"bytes"`
+	Message  string
+	Bytes    int64
+	hasBytes bool
 }
 
 type bumpPayload struct {
-	New *uint64 `json:"new"`
+	New    uint64
+	hasNew bool
 }
 
+// mutationPayload is its own wire shape: none of its members is
+// required to be present.
 type mutationPayload struct {
 	Kind          string   `json:"kind"`
 	Peer          string   `json:"peer"`
 	PeersA        []string `json:"peers_a"`
 	PeersB        []string `json:"peers_b"`
 	PreserveState bool     `json:"preserve_state"`
+}
+
+// The wire shapes encoding/json decodes into. Pointers tell a missing
+// required member from a zero one.
+type transitionJSON struct {
+	Observer    string  `json:"observer"`
+	Subject     string  `json:"subject"`
+	To          string  `json:"to"`
+	Incarnation *uint64 `json:"incarnation"`
+}
+
+type probeJSON struct {
+	Target string  `json:"target"`
+	Seq    *uint64 `json:"seq"`
+	Mode   string  `json:"mode"`
+}
+
+type messageJSON struct {
+	Message string `json:"message"`
+	Bytes   *int64 `json:"bytes"`
+}
+
+type bumpJSON struct {
+	New *uint64 `json:"new"`
 }
 
 // decode unmarshals an event payload into dst, naming the event type in
@@ -106,9 +137,105 @@ func decode(raw []byte, typ string, dst any) error {
 	return nil
 }
 
-func decodeTransition(raw []byte, host string) (transitionPayload, state, error) {
-	var p transitionPayload
-	if err := decode(raw, "state_transition", &p); err != nil {
+// present returns *v and whether v is set.
+func present[T any](v *T) (T, bool) {
+	if v == nil {
+		var zero T
+		return zero, false
+	}
+	return *v, true
+}
+
+// The read* functions decode a payload, fast path first; the slow*
+// functions are encoding/json, the reference the fast path must match.
+
+func readTransition(raw []byte, tx *jsonscan.Strings) (transitionPayload, error) {
+	if p, ok := fastTransition(raw, tx); ok {
+		return p, nil
+	}
+	return slowTransition(raw)
+}
+
+func slowTransition(raw []byte) (transitionPayload, error) {
+	var j transitionJSON
+	if err := decode(raw, "state_transition", &j); err != nil {
+		return transitionPayload{}, err
+	}
+	p := transitionPayload{Observer: j.Observer, Subject: j.Subject, To: j.To}
+	p.Incarnation, p.hasIncarnation = present(j.Incarnation)
+	return p, nil
+}
+
+func readProbe(raw []byte, typ string, tx *jsonscan.Strings) (probePayload, error) {
+	if p, ok := fastProbe(raw, tx); ok {
+		return p, nil
+	}
+	return slowProbe(raw, typ)
+}
+
+func slowProbe(raw []byte, typ string) (probePayload, error) {
+	var j probeJSON
+	if err := decode(raw, typ, &j); err != nil {
+		return probePayload{}, err
+	}
+	p := probePayload{Target: j.Target, Mode: j.Mode}
+	p.Seq, p.hasSeq = present(j.Seq)
+	return p, nil
+}
+
+func readMessage(raw []byte, tx *jsonscan.Strings) (messagePayload, error) {
+	if p, ok := fastMessage(raw, tx); ok {
+		return p, nil
+	}
+	return slowMessage(raw)
+}
+
+func slowMessage(raw []byte) (messagePayload, error) {
+	var j messageJSON
+	if err := decode(raw, "message_sent", &j); err != nil {
+		return messagePayload{}, err
+	}
+	p := messagePayload{Message: j.Message}
+	p.Bytes, p.hasBytes = present(j.Bytes)
+	return p, nil
+}
+
+func readBump(raw []byte) (bumpPayload, error) {
+	if p, ok := fastBump(raw); ok {
+		return p, nil
+	}
+	return slowBump(raw)
+}
+
+func slowBump(raw []byte) (bumpPayload, error) {
+	var j bumpJSON
+	if err := decode(raw, "self_incarnation_bump", &j); err != nil {
+		return bumpPayload{}, err
+	}
+	var p bumpPayload
+	p.New, p.hasNew = present(j.New)
+	return p, nil
+}
+
+func readMutation(raw []byte, tx *jsonscan.Strings) (mutationPayload, error) {
+	if p, ok := fastMutation(raw, tx); ok {
+		return p, nil
+	}
+	return slowMutation(raw)
+}
+
+func slowMutation(raw []byte) (mutationPayload, error) {
+	var p mutationPayload
+	err := decode(raw, "mutation", &p)
+	return p, err
+}
+
+// The decoders below check what the evaluator requires of each payload;
+// tx makes its strings (nil allocates each).
+
+func decodeTransition(raw []byte, host string, tx *jsonscan.Strings) (transitionPayload, state, error) {
+	p, err := readTransition(raw, tx)
+	if err != nil {
 		return p, noView, err
 	}
 	if p.Observer == "" {
@@ -120,21 +247,21 @@ func decodeTransition(raw []byte, host string) (transitionPayload, state, error)
 		return p, noView, errors.New("state_transition: missing observer or subject")
 	case !ok:
 		return p, noView, fmt.Errorf("state_transition: unknown state %q", p.To)
-	case p.Incarnation == nil:
+	case !p.hasIncarnation:
 		return p, noView, errors.New("state_transition: missing incarnation")
 	}
 	return p, to, nil
 }
 
-func decodeProbe(raw []byte, typ, host string) (probePayload, error) {
-	var p probePayload
-	if err := decode(raw, typ, &p); err != nil {
+func decodeProbe(raw []byte, typ, host string, tx *jsonscan.Strings) (probePayload, error) {
+	p, err := readProbe(raw, typ, tx)
+	if err != nil {
 		return p, err
 	}
 	switch {
 	case host == "" || p.Target == "":
 		return p, fmt.Errorf("%s: missing host or target", typ)
-	case p.Seq == nil:
+	case !p.hasSeq:
 		return p, fmt.Errorf("%s: missing seq", typ)
 	case p.Mode == "":
 		return p, fmt.Errorf("%s: missing mode", typ)
@@ -142,31 +269,31 @@ func decodeProbe(raw []byte, typ, host string) (probePayload, error) {
 	return p, nil
 }
 
-func decodeMessage(raw []byte) (messagePayload, error) {
-	var p messagePayload
-	if err := decode(raw, "message_sent", &p); err != nil {
+func decodeMessage(raw []byte, tx *jsonscan.Strings) (messagePayload, error) {
+	p, err := readMessage(raw, tx)
+	if err != nil {
 		return p, err
 	}
-	if p.Message == "" || p.Bytes == nil {
+	if p.Message == "" || !p.hasBytes {
 		return p, errors.New("message_sent: missing message or bytes")
 	}
 	return p, nil
 }
 
 func decodeBump(raw []byte) (bumpPayload, error) {
-	var p bumpPayload
-	if err := decode(raw, "self_incarnation_bump", &p); err != nil {
+	p, err := readBump(raw)
+	if err != nil {
 		return p, err
 	}
-	if p.New == nil {
+	if !p.hasNew {
 		return p, errors.New("self_incarnation_bump: missing new")
 	}
 	return p, nil
 }
 
-func decodeMutation(raw []byte) (mutationPayload, error) {
-	var p mutationPayload
-	if err := decode(raw, "mutation", &p); err != nil {
+func decodeMutation(raw []byte, tx *jsonscan.Strings) (mutationPayload, error) {
+	p, err := readMutation(raw, tx)
+	if err != nil {
 		return p, err
 	}
 	if p.Kind == "" {
