@@ -58,7 +58,7 @@ type host struct {
 	id      string
 	others  []string // every other declared peer, sorted
 	payload int
-	seq     uint64 // last ping sequence number sent
+	seq     uint64  // last ping sequence number sent
 	out     msg     // reused: the engine encodes a Send before the next call
 	evs     []event // reused: the engine serialises events before the next call
 	acts    []hosts.Action
