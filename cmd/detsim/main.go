@@ -1,7 +1,13 @@
 // Command detsim runs deterministic simulations of distributed protocols.
 //
+//	detsim [--seed N] [SCENARIO]                     step through a run in the terminal
 //	detsim --batch [--seed N] [--out DIR] SCENARIO   run headless, write a bundle
+//	detsim --batch --break-on SPEC [--until T] SCENARIO
+//	                                                 run headless to a breakpoint, print the panes
 //	detsim verify BUNDLE                             recheck every hash of a bundle
+//	detsim sweep PROPERTY --seeds N [...]            run a property over many seeds, pin failures
+//	detsim shrink SCENARIO [--assert NAME] [--out F] shrink a failing scenario to its essentials
+//	detsim check [DIR]                               run the library against each file's expectation
 //	detsim list                                      list the embedded scenarios
 //
 // SCENARIO is a file path, else the name of an embedded scenario
@@ -45,6 +51,12 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 			return cmdVerify(args[1:], stdout, stderr)
 		case "list":
 			return cmdList(args[1:], stdout, stderr)
+		case "sweep":
+			return cmdSweep(args[1:], stdout, stderr)
+		case "shrink":
+			return cmdShrink(args[1:], stdout, stderr)
+		case "check":
+			return cmdCheck(args[1:], stdout, stderr)
 		case "help", "-h", "--help", "-help":
 			fmt.Fprint(stdout, usage)
 			return exitOK
@@ -54,8 +66,17 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 }
 
 const usage = `usage:
+  detsim [--seed N] [SCENARIO]                     step through a run (default: reproduction/gossip_flap)
   detsim --batch [--seed N] [--out DIR] SCENARIO   run headless and write a bundle
+  detsim --batch --break-on SPEC [--until T] SCENARIO
+                                                   run headless to a breakpoint and print the panes;
+                                                   SPEC: fail | type=T | host=H | time=12.5s | step=N
   detsim verify BUNDLE                             recheck every hash in a bundle
+  detsim sweep PROPERTY --seeds N [--start S] [--workers W] [--shard i/n] [--corpus DIR] [--json]
+                                                   run a property over seeds; pin failing ones
+  detsim shrink SCENARIO [--assert NAME] [--out FILE]
+                                                   shrink a failing scenario to its essentials
+  detsim check [DIR]                               run every library scenario against its # expect:
   detsim list                                      list the embedded scenarios
 
 SCENARIO is a file path, else an embedded scenario name (see detsim list).

@@ -12,6 +12,9 @@ var DeterministicPackages = []string{
 	"github.com/detsim/detsim/hosts/...",
 	"github.com/detsim/detsim/bundle/...",
 	"github.com/detsim/detsim/scenarios/...",
+	"github.com/detsim/detsim/batch/...",
+	"github.com/detsim/detsim/property/...",
+	"github.com/detsim/detsim/shrink/...",
 }
 
 // Exemptions is every package-wide relaxation of a rule. Each row is a

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"unicode"
+
+	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/scenarios"
+	"github.com/detsim/detsim/shrink"
+)
+
+const shrinkUsage = `usage: detsim shrink SCENARIO [--assert NAME] [--out FILE] [--budget N]
+
+Reduces a failing SCENARIO while the assertion NAME (default: the first to
+fail) keeps failing: removes peers, mutations, links, snapshots and other
+assertions, shortens the run, lowers loss and jitter. Writes the smallest
+scenario found to FILE (default: <name>-shrunk.toml) and prints what it
+removed. Exit: 0 written, 2 invalid input or nothing failing, 3 a run
+crashed, 130 interrupted (the smallest so far is still written).
+`
+
+func cmdShrink(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("shrink", flag.ContinueOnError)
+	assert := fs.String("assert", "", "the assertion that must keep failing (default: the first to fail)")
+	out := fs.String("out", "", "where to write the result (default: <name>-shrunk.toml)")
+	budget := fs.Int("budget", shrink.DefaultBudget, "at most this many candidate runs")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return usageErr(stderr, "shrink: %v", err)
+	}
+	if len(pos) != 1 {
+		fmt.Fprint(stderr, shrinkUsage)
+		return exitUsage
+	}
+	if *budget <= 0 {
+		return usageErr(stderr, "shrink: --budget %d: want a positive number of runs", *budget)
+	}
+	reg := builtin.Registry()
+	sc, err := scenarios.Resolve(pos[0], reg)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
+	dest := *out
+	if dest == "" {
+		dest = fileName(sc.Name) + "-shrunk.toml"
+	}
+	if info, err := os.Stat(filepath.Dir(dest)); err != nil || !info.IsDir() {
+		return usageErr(stderr, "shrink: --out %s: no such directory", dest)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() { <-ctx.Done(); stop() }()
+
+	tty := isTerminal(stderr)
+	fmt.Fprintf(stdout, "shrink    %s (%s), seed %d, budget %d runs\n", sc.Name, sc.Path, sc.Seed, *budget)
+	res, err := shrink.Shrink(ctx, sc, reg, shrink.Options{
+		Assert: *assert, Budget: *budget,
+		Progress: func(s shrink.Step) {
+			if tty {
+				fmt.Fprintf(stderr, "\r\x1b[2Krun %d/%d  %s: %s", s.Run, s.Budget, s.Pass, s.Change)
+			}
+			if s.Kept {
+				if tty {
+					fmt.Fprint(stderr, "\r\x1b[2K")
+				}
+				fmt.Fprintf(stdout, "kept      run %d: %s: %s\n", s.Run, s.Pass, s.Change)
+			}
+		},
+	})
+	if tty {
+		fmt.Fprint(stderr, "\r\x1b[2K")
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "detsim: shrink: %v\n", err)
+		var pe *shrink.PanicError
+		if errors.As(err, &pe) {
+			return exitInternal
+		}
+		return exitUsage
+	}
+	if err := os.WriteFile(dest, shrunkFile(sc, res), 0o644); err != nil {
+		fmt.Fprintf(stderr, "detsim: shrink: --out: %v\n", err)
+		return exitUsage
+	}
+	fmt.Fprintf(stdout, "assertion %s still fails\n", res.Assert)
+	fmt.Fprintf(stdout, "before    %s\n", res.Before)
+	fmt.Fprintf(stdout, "after     %s\n", res.After)
+	state := "fixed point"
+	switch {
+	case res.Stopped:
+		state = "INTERRUPTED"
+	case res.Exhausted:
+		state = "budget spent before a fixed point"
+	}
+	fmt.Fprintf(stdout, "runs      %d (%s)\n", res.Runs, state)
+	fmt.Fprintf(stdout, "wrote     %s\n", dest)
+	fmt.Fprintf(stdout, "replay    detsim --batch %s\n", dest)
+	if res.Stopped {
+		return exitInterrupted
+	}
+	return exitOK
+}
+
+// fileName makes a scenario name safe as a file name.
+func fileName(name string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_' || r == '.') {
+			return r
+		}
+		return '_'
+	}, name)
+}
+
+// shrunkFile is the written result: a header saying where it came from
+// and what was removed, then the scenario.
+func shrunkFile(orig *scenarios.Scenario, r *shrink.Result) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# expect: fail-until-fix\n#\n")
+	fmt.Fprintf(&b, "# Shrunk by detsim shrink from %s (seed %d): the assertion\n", orig.Path, orig.Seed)
+	fmt.Fprintf(&b, "# %s still fails. %d candidate runs; changes kept, in order:\n", r.Assert, r.Runs)
+	for _, c := range r.Changes {
+		fmt.Fprintf(&b, "#   - %s\n", c)
+	}
+	fmt.Fprintf(&b, "# before: %s\n# after: %s\n\n", r.Before, r.After)
+	b.Write(r.TOML)
+	return b.Bytes()
+}

@@ -1,0 +1,285 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/property"
+	"github.com/detsim/detsim/sweep"
+)
+
+// exitInterrupted is a sweep or check stopped by SIGINT or SIGTERM with
+// nothing failing so far: the shell's 128 + SIGINT.
+const exitInterrupted = 130
+
+const sweepUsage = `usage: detsim sweep PROPERTY --seeds N [--start S] [--workers W] [--shard i/n] [--corpus DIR] [--json] [-v]
+
+Runs seeds S … S+N−1 of PROPERTY (a property file, else an embedded
+property: gossip_flap, gossip_flap_legacy) on W workers (default: every
+core) and prints every failing seed with the command that replays it.
+Failing seeds are pinned to --corpus DIR as soon as they are found; the
+default is scenarios/regression for a property that expects to pass, and
+nowhere for one that expects to fail. --shard i/n runs the i-th of n
+contiguous blocks of the seeds. Exit: 0 the expectation held, 1 it did
+not, 2 invalid input, 3 a run crashed, 130 interrupted with nothing failing.
+`
+
+func cmdSweep(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
+	seeds := fs.String("seeds", "", "number of seeds to run (required)")
+	start := fs.String("start", "0", "first seed")
+	workers := fs.Int("workers", 0, "runs at once (default: every core)")
+	shardFlag := fs.String("shard", "", "run block i of n (i/n, 1 <= i <= n)")
+	corpus := fs.String("corpus", "", "pin failing seeds here (default: "+sweep.DefaultCorpus+" for an expect = \"pass\" property)")
+	asJSON := fs.Bool("json", false, "one JSON object per seed, then a summary object")
+	verbose := fs.Bool("v", false, "also print passing seeds")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return usageErr(stderr, "sweep: %v", err)
+	}
+	if len(pos) != 1 {
+		fmt.Fprint(stderr, sweepUsage)
+		return exitUsage
+	}
+	count, err := strconv.ParseUint(*seeds, 10, 63)
+	if err != nil || count == 0 {
+		return usageErr(stderr, "sweep: --seeds %q: want a positive integer", *seeds)
+	}
+	first, err := strconv.ParseUint(*start, 10, 63)
+	if err != nil {
+		return usageErr(stderr, "sweep: --start %q: want an integer in [0, 2^63)", *start)
+	}
+	if *workers < 0 {
+		return usageErr(stderr, "sweep: --workers %d: want a positive number", *workers)
+	}
+	var shard sweep.Shard
+	if *shardFlag != "" {
+		if shard, err = sweep.ParseShard(*shardFlag); err != nil {
+			return usageErr(stderr, "sweep: --shard: %v", err)
+		}
+	}
+	reg := builtin.Registry()
+	prop, err := property.Resolve(pos[0], reg)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
+	dir := *corpus
+	if !flagSet(fs, "corpus") && prop.Expect == property.ExpectPass {
+		dir = sweep.DefaultCorpus
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() { <-ctx.Done(); stop() }() // a second Ctrl-C kills at once
+	relaxGC()
+
+	prog := sweep.NewProgress(stderr, isTerminal(stderr), "sweep "+prop.Name)
+	rep := &sweepReport{out: stdout, json: *asJSON, verbose: *verbose, arg: pos[0], prop: prop, before: prog.Clear}
+	cfg := sweep.Config{
+		Start: first, Count: count, Shard: shard, Workers: *workers, Corpus: dir,
+		OnSeed: rep.seed, OnProgress: prog.Update,
+	}
+	lo, n := shard.Seeds(first, count)
+	rep.header(lo, n, sweep.Workers(*workers), shard, dir)
+	began := time.Now()
+	sum, err := sweep.Run(ctx, prop, reg, cfg)
+	prog.Close()
+	if err != nil {
+		fmt.Fprintf(stderr, "detsim: sweep: %v\n", err)
+		return exitUsage
+	}
+	rep.summary(sum)
+	wall := time.Since(began)
+	fmt.Fprintf(stderr, "sweep %s: %d seeds in %s (%.1f seeds/s)\n", prop.Name, sum.Ran, wall.Round(time.Millisecond), float64(sum.Ran)/max(wall.Seconds(), 1e-9))
+	return sweepExit(sum)
+}
+
+func sweepExit(s *sweep.Summary) int {
+	code := exitOK
+	for _, e := range s.Errors {
+		var pe *sweep.PanicError
+		if errors.As(e.Err, &pe) {
+			return exitInternal
+		}
+		code = exitUsage
+	}
+	switch {
+	case code != exitOK:
+		return code
+	case s.Expect == property.ExpectPass && len(s.Failed) > 0:
+		return exitFailed
+	case s.Interrupted:
+		return exitInterrupted
+	case !s.Met():
+		return exitFailed
+	}
+	return exitOK
+}
+
+// sweepReport prints a sweep's seeds and summary, as text or JSON lines.
+type sweepReport struct {
+	out     io.Writer
+	json    bool
+	verbose bool
+	arg     string // the property as the user named it, for replay commands
+	prop    *property.Property
+	before  func() // called before a line is printed: clears the progress bar
+}
+
+func (r *sweepReport) header(first, n uint64, workers int, shard sweep.Shard, corpus string) {
+	if r.json {
+		return
+	}
+	where := "not pinned"
+	if corpus != "" {
+		where = "failing seeds pinned to " + corpus
+	}
+	fmt.Fprintf(r.out, "sweep     %s (%s), expect %s\n", r.prop.Name, r.prop.Path, r.prop.Expect)
+	seeds := fmt.Sprintf("%d to %d (%d)", first, first+n-1, n)
+	if n == 0 {
+		seeds = "none"
+	}
+	if shard.Of > 0 {
+		seeds += ", shard " + shard.String()
+	}
+	fmt.Fprintf(r.out, "seeds     %s on %d workers, %s\n", seeds, workers, where)
+}
+
+// replay is the command that reruns one seed.
+func (r *sweepReport) replay(s sweep.SeedResult) string {
+	if s.Pinned != "" {
+		return "detsim --batch " + s.Pinned
+	}
+	return fmt.Sprintf("detsim sweep %s --start %d --seeds 1", r.arg, s.Seed)
+}
+
+type seedJSON struct {
+	Type    string   `json:"type"`
+	Seed    uint64   `json:"seed"`
+	Peers   int      `json:"peers"`
+	Outcome string   `json:"outcome"` // pass | fail | error
+	Failing []string `json:"failing"`
+	Digest  string   `json:"digest,omitempty"`
+	Pinned  string   `json:"pinned,omitempty"`
+	Replay  string   `json:"replay"`
+	Error   string   `json:"error,omitempty"`
+}
+
+func (r *sweepReport) seed(s sweep.SeedResult) {
+	j := seedJSON{Type: "seed", Seed: s.Seed, Peers: s.Peers, Outcome: "pass", Failing: []string{}, Pinned: s.Pinned, Replay: r.replay(s)}
+	switch {
+	case s.Err != nil:
+		j.Outcome, j.Error = "error", s.Err.Error()
+	default:
+		j.Digest = s.Outcome.Digest
+		if f := s.Outcome.Failing(); len(f) > 0 {
+			j.Outcome, j.Failing = "fail", f
+		}
+	}
+	if s.PinErr != nil {
+		j.Error = "pinning: " + s.PinErr.Error()
+	}
+	r.before()
+	if r.json {
+		writeJSONLine(r.out, j)
+		return
+	}
+	switch {
+	case j.Outcome == "error":
+		fmt.Fprintf(r.out, "ERROR     seed %d: %s\n", s.Seed, oneLine(j.Error))
+	case j.Outcome == "fail":
+		fmt.Fprintf(r.out, "FAIL      seed %d  peers %d  failing %s\n", s.Seed, s.Peers, strings.Join(j.Failing, ", "))
+		if s.Pinned != "" {
+			fmt.Fprintf(r.out, "          pinned %s\n", s.Pinned)
+		}
+		if s.PinErr != nil {
+			fmt.Fprintf(r.out, "          NOT PINNED: %v\n", s.PinErr)
+		}
+		fmt.Fprintf(r.out, "          replay %s\n", j.Replay)
+	case r.prop.Expect == property.ExpectFail:
+		fmt.Fprintf(r.out, "pass      seed %d  peers %d  (the property expects failures)\n", s.Seed, s.Peers)
+	case r.verbose:
+		fmt.Fprintf(r.out, "pass      seed %d  peers %d\n", s.Seed, s.Peers)
+	}
+}
+
+type summaryJSON struct {
+	Type              string   `json:"type"`
+	Property          string   `json:"property"`
+	Expect            string   `json:"expect"`
+	MinFailingPercent int64    `json:"min_failing_percent,omitempty"`
+	First             uint64   `json:"first"`
+	Planned           uint64   `json:"planned"`
+	Ran               uint64   `json:"ran"`
+	Failed            []uint64 `json:"failed"`
+	Errors            int      `json:"errors"`
+	Interrupted       bool     `json:"interrupted"`
+	Met               bool     `json:"met"`
+}
+
+func (r *sweepReport) summary(s *sweep.Summary) {
+	if r.json {
+		writeJSONLine(r.out, summaryJSON{
+			Type: "summary", Property: s.Property, Expect: string(s.Expect), MinFailingPercent: s.MinFailingPercent,
+			First: s.First, Planned: s.Planned, Ran: s.Ran, Failed: append([]uint64{}, s.Failed...),
+			Errors: len(s.Errors), Interrupted: s.Interrupted, Met: s.Met(),
+		})
+		return
+	}
+	verdict := "expectation held"
+	if !s.Met() {
+		verdict = "expectation NOT met"
+	}
+	want := "every seed passes"
+	if s.Expect == property.ExpectFail {
+		want = fmt.Sprintf("at least %d%% of seeds fail", s.MinFailingPercent)
+	}
+	line := fmt.Sprintf("summary   %d of %d seeds run, %d failed, %d errors: %s (%s)", s.Ran, s.Planned, len(s.Failed), len(s.Errors), verdict, want)
+	if s.Interrupted {
+		line += "; INTERRUPTED"
+	}
+	fmt.Fprintln(r.out, line)
+}
+
+func writeJSONLine(w io.Writer, v any) {
+	b, _ := json.Marshal(v) // plain structs of strings and integers
+	w.Write(append(b, '\n'))
+}
+
+func oneLine(s string) string { return strings.ReplaceAll(s, "\n", "; ") }
+
+// flagSet reports whether the flag was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// relaxGC lets the heap grow to five times the live data before a
+// collection, unless GOGC says otherwise. Runs allocate a few megabytes
+// each and keep little, so the default collects far more often than it
+// needs to; the higher target cuts the CPU per seed by a fifth to a
+// quarter (docs/sweeps.md, "Cost").
+func relaxGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && sweep.IsTerminal(f)
+}

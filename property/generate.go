@@ -1,0 +1,235 @@
+package property
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/detsim/detsim/engine/rng"
+	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/scenarios"
+)
+
+// Point is one point of a property's space: every drawn value.
+type Point struct {
+	Seed       uint64
+	Peers      []string // p0 … p<n-1>
+	DurationNs int64
+	// Pairs holds, for every unordered pair in order (p0,p1), (p0,p2), …,
+	// (p1,p2), …, the drawn Space.Links values, in Space.Links order. Both
+	// directions of the pair get them.
+	Pairs []Pair
+	// KindConfig holds the drawn Space.KindConfig values, in its order.
+	KindConfig []int64
+}
+
+// Pair is the drawn link policy of one unordered pair of peers.
+type Pair struct {
+	A, B   string
+	Values []int64
+}
+
+// Point draws the point of the space that seed names. Every value is
+// drawn uniformly from its inclusive range, Min + Below(Max−Min+1), from
+// its own substream of rng.New(seed):
+//
+//	peer count              Host("property", "peers")
+//	duration_ns             Host("property", "duration_ns")
+//	link key K of (pI, pJ)  Host("property", "pI-pJ/K")   (I < J)
+//	kind_config key K       Host("property", "kind_config/K")
+//
+// A range of one value draws nothing. No generated peer is called
+// "property", so no engine or network draw shares these substreams; and
+// since each value has its own substream, widening one range or adding a
+// peer leaves every other drawn value of a seed unchanged. Two properties
+// with the same space draw the same network for the same seed: the
+// legacy and the fixed gossip properties are compared on identical
+// scenarios.
+func (p *Property) Point(seed uint64) Point {
+	root := rng.New(seed)
+	draw := func(label string, r Range) int64 { return r.draw(root.Host("property", label)) }
+	pt := Point{Seed: seed, DurationNs: p.Base.DurationNs}
+	n := draw("peers", p.Space.Peers)
+	pt.Peers = peerIDs(n)
+	if p.Space.DurationNs.Set() {
+		pt.DurationNs = draw("duration_ns", p.Space.DurationNs)
+	}
+	for i, a := range pt.Peers {
+		for _, b := range pt.Peers[i+1:] {
+			pr := Pair{A: a, B: b, Values: make([]int64, len(p.Space.Links))}
+			for k, kr := range p.Space.Links {
+				pr.Values[k] = draw(a+"-"+b+"/"+kr.Key, kr.Range)
+			}
+			pt.Pairs = append(pt.Pairs, pr)
+		}
+	}
+	for _, kr := range p.Space.KindConfig {
+		pt.KindConfig = append(pt.KindConfig, draw("kind_config/"+kr.Key, kr.Range))
+	}
+	return pt
+}
+
+// corner is the point with every range at pick(range), for validation.
+func (p *Property) corner(pick func(Range) int64) Point {
+	pt := Point{DurationNs: p.Base.DurationNs, Peers: peerIDs(pick(p.Space.Peers))}
+	if p.Space.DurationNs.Set() {
+		pt.DurationNs = pick(p.Space.DurationNs)
+	}
+	for i, a := range pt.Peers {
+		for _, b := range pt.Peers[i+1:] {
+			pr := Pair{A: a, B: b}
+			for _, kr := range p.Space.Links {
+				pr.Values = append(pr.Values, pick(kr.Range))
+			}
+			pt.Pairs = append(pt.Pairs, pr)
+		}
+	}
+	for _, kr := range p.Space.KindConfig {
+		pt.KindConfig = append(pt.KindConfig, pick(kr.Range))
+	}
+	return pt
+}
+
+func peerIDs(n int64) []string {
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = PeerPrefix + strconv.Itoa(i)
+	}
+	return ids
+}
+
+// Scenario expands seed into its scenario, named "<Name>-<seed>", with
+// seed as its seed: parameters and run both descend from it. The result
+// is an ordinary validated scenario whose TOML() alone reproduces the run.
+func (p *Property) Scenario(seed uint64, reg *hosts.Registry) (*scenarios.Scenario, error) {
+	if seed > scenarios.MaxSeed {
+		return nil, fmt.Errorf("seed %d: at most %d", seed, uint64(scenarios.MaxSeed))
+	}
+	return p.build(p.Point(seed), fmt.Sprintf("%s#seed=%d", p.Path, seed), reg)
+}
+
+// TOML renders the point's scenario as a scenario file (no header).
+func (p *Property) TOML(pt Point) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := toml.NewEncoder(&buf)
+	enc.Indent = ""
+	if err := enc.Encode(p.tree(pt)); err != nil {
+		return nil, fmt.Errorf("property %s: encoding seed %d: %w", p.Name, pt.Seed, err)
+	}
+	return buf.Bytes(), nil
+}
+
+func (p *Property) build(pt Point, path string, reg *hosts.Registry) (*scenarios.Scenario, error) {
+	data, err := p.TOML(pt)
+	if err != nil {
+		return nil, err
+	}
+	return scenarios.Parse(path, data, reg, func(string) ([]byte, error) {
+		return nil, errors.New("a generated scenario extends nothing")
+	})
+}
+
+// tree builds the scenario's TOML tree. The base contributes its tick,
+// [default_link] (for every key the space does not draw), early
+// termination and the snapshots inside the run; its peers, links,
+// mutations and assertions name peers that generated scenarios do not
+// have, and are replaced.
+func (p *Property) tree(pt Point) map[string]any {
+	b := p.Base
+	t := map[string]any{
+		"name":         fmt.Sprintf("%s-%d", p.Name, pt.Seed),
+		"seed":         int64(pt.Seed),
+		"duration_ns":  pt.DurationNs,
+		"default_tick": map[string]any{"period_ns": b.TickPeriodNs},
+		"default_link": policyTable(b.DefaultLink),
+		"peers":        p.peers(pt),
+		"assertions":   p.assertions(pt),
+	}
+	if b.EarlyTerminate {
+		t["early_terminate_on_all_assertions_resolved"] = true
+	}
+	if len(p.Space.Links) > 0 {
+		t["links"] = p.links(pt)
+	}
+	var snaps []map[string]any
+	for _, at := range b.Snapshots {
+		if at <= pt.DurationNs {
+			snaps = append(snaps, map[string]any{"at_ns": at})
+		}
+	}
+	if len(snaps) > 0 {
+		t["snapshots"] = snaps
+	}
+	return t
+}
+
+func (p *Property) peers(pt Point) []map[string]any {
+	out := make([]map[string]any, len(pt.Peers))
+	for i, id := range pt.Peers {
+		role := p.Peer.Rest
+		if i == 0 {
+			role = p.Peer.First
+		}
+		kc := maps.Clone(p.Peer.KindConfig)
+		maps.Copy(kc, role.KindConfig)
+		for k, kr := range p.Space.KindConfig {
+			kc[kr.Key] = pt.KindConfig[k]
+		}
+		e := map[string]any{"id": id, "kind": p.Peer.Kind}
+		if len(kc) > 0 {
+			e["kind_config"] = kc
+		}
+		if role.InitialState != "" {
+			e["initial_state"] = role.InitialState
+		}
+		out[i] = e
+	}
+	return out
+}
+
+// links declares both directions of every pair with the pair's draws.
+func (p *Property) links(pt Point) []map[string]any {
+	out := make([]map[string]any, 0, 2*len(pt.Pairs))
+	for _, pr := range pt.Pairs {
+		for _, dir := range [][2]string{{pr.A, pr.B}, {pr.B, pr.A}} {
+			e := map[string]any{"from": dir[0], "to": dir[1]}
+			for k, kr := range p.Space.Links {
+				e[kr.Key] = pr.Values[k]
+			}
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// assertions expands the templates: `peer = "*"` makes one assertion per
+// peer, named "<name>/<peer>" (name defaults to the kind), and
+// `peers = "*"` names every peer.
+func (p *Property) assertions(pt Point) []map[string]any {
+	var out []map[string]any
+	for _, tpl := range p.Assertions {
+		a := maps.Clone(tpl)
+		if a["peers"] == "*" {
+			a["peers"] = slices.Clone(pt.Peers)
+		}
+		if a["peer"] != "*" {
+			out = append(out, a)
+			continue
+		}
+		name, ok := a["name"].(string)
+		if !ok {
+			name, _ = a["kind"].(string)
+		}
+		for _, id := range pt.Peers {
+			e := maps.Clone(a)
+			e["peer"], e["name"] = id, name+"/"+id
+			out = append(out, e)
+		}
+	}
+	return out
+}

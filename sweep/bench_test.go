@@ -1,0 +1,56 @@
+package sweep
+
+import (
+	"context"
+	"runtime/debug"
+	"testing"
+	"time"
+
+	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/property"
+)
+
+// BenchmarkSweep measures seeds per second of a 3-peer, 60-virtual-second
+// SWIM property on 1 and 2 workers (target: ≥ 50 seeds/s on 2 cores, and
+// ≥ 1.8× from 1 to 2 workers). Every b.N seeds are distinct.
+func BenchmarkSweep(b *testing.B) {
+	defer debug.SetGCPercent(debug.SetGCPercent(400)) // as detsim sweep runs
+	reg := builtin.Registry()
+	p, err := property.Load("testdata/bench_3peer_60s.toml", reg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, w := range []int{1, 2} {
+		b.Run(map[int]string{1: "workers=1", 2: "workers=2"}[w], func(b *testing.B) {
+			start, cpu := time.Now(), processCPU()
+			s, err := Run(context.Background(), p, reg, Config{Start: 1_000, Count: uint64(b.N), Workers: w})
+			if err != nil || s.Ran != uint64(b.N) {
+				b.Fatalf("ran %d of %d: %v", s.Ran, b.N, err)
+			}
+			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "seeds/s")
+			// CPU per seed: on a shared machine, the speed-up from 1 to w
+			// workers an idle one would show is w × cpu(1) / cpu(w).
+			b.ReportMetric(float64(processCPU()-cpu)/float64(b.N)/1e6, "cpu-ms/seed")
+		})
+	}
+}
+
+// BenchmarkSeed_GossipFlap7min is the cost of one seed of the shipped
+// properties (3–5 peers, 7 virtual minutes), one worker: what the CI-sized
+// check pays per seed.
+func BenchmarkSeed_GossipFlap7min(b *testing.B) {
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	reg := builtin.Registry()
+	for _, name := range []string{"gossip_flap_legacy", "gossip_flap"} {
+		p, err := property.LoadLibrary(name, reg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(name, func(b *testing.B) {
+			s, err := Run(context.Background(), p, reg, Config{Start: 0, Count: uint64(b.N), Workers: 1})
+			if err != nil || s.Ran != uint64(b.N) {
+				b.Fatalf("ran %d of %d: %v", s.Ran, b.N, err)
+			}
+		})
+	}
+}

@@ -1,0 +1,111 @@
+package sweep
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/scenarios"
+)
+
+var update = flag.Bool("update", false, "re-pin every scenario of the regression corpus from a fresh run")
+
+// regressionDir is the pinned corpus, replayed on every go test.
+const regressionDir = "../scenarios/regression"
+
+// TestCorpus_EveryPinReplaysByteIdentically replays every pinned failing
+// seed (seeds/000: "a failing seed is a regression: it is checked in and
+// replayed on every run") and requires the digest and the verdicts it
+// was pinned with (seeds/001: byte-identical replay). After an intended
+// change, `go test ./sweep -run TestCorpus -update` re-pins; the commit
+// says why (docs/golden-log.md).
+func TestCorpus_EveryPinReplaysByteIdentically(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join(regressionDir, "*.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) == 0 {
+		t.Skip("the regression corpus is empty")
+	}
+	reg := builtin.Registry()
+	for _, path := range paths {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			if *update {
+				if _, err := Repin(context.Background(), path, reg); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r, err := ReplayPin(context.Background(), path, reg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range r.Mismatches {
+				t.Errorf("%s: %s (if the change is intended: go test ./sweep -run TestCorpus -update)", path, m)
+			}
+			// The header must agree with the run, and the file must be a
+			// library scenario whose expectation matches.
+			sc, err := scenarios.Load(path, reg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := "pass-now"
+			if len(r.Outcome.Failing()) > 0 {
+				want = "fail-until-fix"
+			}
+			if sc.Expect != want || strings.Join(r.Header.Failing, ",") != strings.Join(r.Outcome.Failing(), ",") {
+				t.Errorf("header says %s, failing %v; the run fails %v", sc.Expect, r.Header.Failing, r.Outcome.Failing())
+			}
+		})
+	}
+}
+
+func TestReplayPin_NoticesATamperedPin(t *testing.T) {
+	corpus := t.TempDir()
+	_, err := Run(context.Background(), lossy(t), builtin.Registry(), Config{Start: 1, Count: 1, Corpus: corpus})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := PinPath(corpus, "echo_lossy", 1)
+	reg := builtin.Registry()
+	data, _ := os.ReadFile(path)
+	h, ok := ReadPinHeader(data)
+	if !ok {
+		t.Fatal("no header")
+	}
+	os.WriteFile(path, []byte(strings.Replace(string(data), h.Digest, strings.Repeat("0", 64), 1)), 0o644)
+	vpath := VerdictsPath(path)
+	v, _ := os.ReadFile(vpath)
+	os.WriteFile(vpath, []byte(strings.Replace(string(v), "Fail", "Pass", 1)), 0o644)
+	r, err := ReplayPin(context.Background(), path, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Mismatches) != 2 || !strings.HasPrefix(r.Mismatches[0], "digest ") || !strings.Contains(r.Mismatches[1], "verdicts differ from echo_lossy-1.verdicts.json at line") {
+		t.Fatalf("mismatches %q", r.Mismatches)
+	}
+	// Repin records the run again; the replay is then clean.
+	if _, err := Repin(context.Background(), path, reg); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := ReplayPin(context.Background(), path, reg); len(r.Mismatches) != 0 {
+		t.Errorf("after Repin: %q", r.Mismatches)
+	}
+	os.Remove(vpath)
+	if r, _ := ReplayPin(context.Background(), path, reg); len(r.Mismatches) != 1 || !strings.Contains(r.Mismatches[0], "no echo_lossy-1.verdicts.json") {
+		t.Errorf("without a verdicts file: %q", r.Mismatches)
+	}
+}
+
+func TestReadPinHeader(t *testing.T) {
+	h, ok := ReadPinHeader([]byte("# expect: fail-until-fix\n#\n# prose: with a colon\n# property: p\n# seed: 17\n# expected: pass\n# failing: a/p0, b\n# digest: abc\n\nname = \"x\"\n# digest: later\n"))
+	if !ok || h.Property != "p" || h.Seed != 17 || h.Expected != "pass" || strings.Join(h.Failing, "|") != "a/p0|b" || h.Digest != "abc" {
+		t.Errorf("%+v %v", h, ok)
+	}
+	if _, ok := ReadPinHeader([]byte("# expect: pass-now\nname = \"x\"\n")); ok {
+		t.Error("a scenario without a digest line read as a pin")
+	}
+}
