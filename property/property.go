@@ -135,7 +135,7 @@ func Parse(path string, data []byte, reg *hosts.Registry, loadBase func(ref stri
 		r.add("", "file is %d bytes; a property file may be at most %d", len(data), MaxFileBytes)
 		return nil, r.errs
 	}
-	if err := checkNesting(data); err != nil {
+	if err := scenarios.CheckNesting(data); err != nil {
 		r.add("", "%v", err)
 		return nil, r.errs
 	}

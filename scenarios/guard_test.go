@@ -51,10 +51,10 @@ func TestCheckNesting_IgnoresStringsAndComments(t *testing.T) {
 	if _, err := toml.Decode(src, &tree); err != nil {
 		t.Fatalf("test input is not TOML: %v\n%s", err, src)
 	}
-	if err := checkNesting([]byte(src)); err != nil {
+	if err := CheckNesting([]byte(src)); err != nil {
 		t.Errorf("checkNesting: %v", err)
 	}
-	if err := checkNesting([]byte(src + "g = " + strings.Repeat("[", 33))); err == nil ||
+	if err := CheckNesting([]byte(src + "g = " + strings.Repeat("[", 33))); err == nil ||
 		err.Error() != "line 10: arrays and tables nest more than 32 levels deep" {
 		t.Errorf("err = %v", err)
 	}

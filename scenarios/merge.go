@@ -96,6 +96,10 @@ func deepMerge(parent, child map[string]any) map[string]any {
 	return out
 }
 
+// CloneTree deep-copies a decoded TOML value (a tree DecodeTree returned,
+// or any part of one).
+func CloneTree(v any) any { return clone(v) }
+
 // clone deep-copies a decoded TOML value.
 func clone(v any) any {
 	switch x := v.(type) {

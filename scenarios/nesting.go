@@ -9,12 +9,13 @@ import "fmt"
 // nest three or four levels.
 const MaxNesting = 32
 
-// checkNesting scans the raw bytes for '[' / '{' nesting and for dots
+// CheckNesting scans the raw bytes for '[' / '{' nesting and for dots
 // (dotted keys) outside strings and comments, and explains the first place
-// either exceeds MaxNesting. It is a guard, not a parser: on malformed
+// either exceeds MaxNesting. Every loader of TOML input runs it before
+// decoding (scenarios, property files). It is a guard, not a parser: on malformed
 // input it may miscount, and the decoder then reports the real syntax
 // error.
-func checkNesting(data []byte) error {
+func CheckNesting(data []byte) error {
 	depth, line, dots := 0, 1, 0
 	for i := 0; i < len(data); i++ {
 		switch c := data[i]; c {

@@ -58,7 +58,7 @@ func (p *parser) load(name string, data []byte, chain []string) map[string]any {
 		r.add("", "file is %d bytes; a scenario may be at most %d", len(data), MaxFileBytes)
 		return nil
 	}
-	if err := checkNesting(data); err != nil {
+	if err := CheckNesting(data); err != nil {
 		r.add("", "%v", err)
 		return nil
 	}
@@ -125,6 +125,20 @@ func syntaxMsg(err error) string {
 		return fmt.Sprintf("line %d, column %d: TOML syntax error: %s", pe.Position.Line, pe.Position.Col, pe.Message)
 	}
 	return "TOML syntax error: " + err.Error()
+}
+
+// DecodeTree decodes TOML into the tree shape the loader works on: tables
+// are map[string]any and every array, of tables or not, is []any. It does
+// no validation; tools that edit scenarios (shrink) use it.
+func DecodeTree(data []byte) (map[string]any, error) {
+	if err := CheckNesting(data); err != nil {
+		return nil, err
+	}
+	var raw map[string]any
+	if _, err := toml.Decode(string(data), &raw); err != nil {
+		return nil, err
+	}
+	return normalize(raw).(map[string]any), nil
 }
 
 // normalize turns the decoder's []map[string]any (arrays of tables) into

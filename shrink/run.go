@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/detsim/detsim/bundle"
+	"github.com/detsim/detsim/batch"
 	"github.com/detsim/detsim/bundle/verdict"
 	"github.com/detsim/detsim/engine"
 	"github.com/detsim/detsim/hosts"
@@ -54,7 +54,7 @@ func run(ctx context.Context, sc *scenarios.Scenario, reg *hosts.Registry, names
 	if err != nil {
 		return j, err
 	}
-	e, err := engine.New(sc, reg, engine.Options{Monitor: monitor{ev}})
+	e, err := engine.New(sc, reg, engine.Options{Monitor: batch.Monitor(ev)})
 	if err != nil {
 		return j, err
 	}
@@ -85,14 +85,3 @@ func (j judged) failed(name string) bool {
 	}
 	return false
 }
-
-// monitor feeds the engine's records to the streaming evaluator.
-type monitor struct{ ev *verdict.Evaluator }
-
-func (m monitor) Observe(line, at int64, hostID, kindTag, typ string, payload []byte) {
-	m.ev.Observe(int(line), bundle.EventRecord{
-		VirtualTimeNs: at, HostID: hostID, KindTag: kindTag, Type: typ, Event: payload,
-	})
-}
-func (m monitor) Resolved() bool        { return m.ev.Resolved() }
-func (m monitor) Clone() engine.Monitor { return monitor{m.ev.Clone()} }

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 
 	"github.com/BurntSushi/toml"
 
@@ -18,54 +16,10 @@ import (
 type tree = map[string]any
 
 // decode reads a scenario's merged TOML into a tree.
-func decode(data []byte) (tree, error) {
-	var t tree
-	if _, err := toml.Decode(string(data), &t); err != nil {
-		return nil, err
-	}
-	return normalize(t).(tree), nil
-}
-
-func normalize(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		for _, k := range slices.Sorted(maps.Keys(x)) {
-			x[k] = normalize(x[k])
-		}
-		return x
-	case []map[string]any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = normalize(e)
-		}
-		return out
-	case []any:
-		for i, e := range x {
-			x[i] = normalize(e)
-		}
-		return x
-	}
-	return v
-}
+func decode(data []byte) (tree, error) { return scenarios.DecodeTree(data) }
 
 // clone deep-copies a tree value.
-func clone(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for _, k := range slices.Sorted(maps.Keys(x)) {
-			out[k] = clone(x[k])
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = clone(e)
-		}
-		return out
-	}
-	return v
-}
+func clone(v any) any { return scenarios.CloneTree(v) }
 
 // encode renders a tree as a scenario file, keys sorted.
 func encode(t tree) []byte {

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/detsim/detsim/bundle"
+	"github.com/detsim/detsim/batch"
 	"github.com/detsim/detsim/bundle/verdict"
 	"github.com/detsim/detsim/engine"
 	"github.com/detsim/detsim/hosts"
@@ -60,7 +60,7 @@ func RunScenario(ctx context.Context, sc *scenarios.Scenario, reg *hosts.Registr
 	if err != nil {
 		return nil, err
 	}
-	e, err := engine.New(sc, reg, engine.Options{Monitor: monitor{ev}})
+	e, err := engine.New(sc, reg, engine.Options{Monitor: batch.Monitor(ev)})
 	if err != nil {
 		return nil, err
 	}
@@ -82,16 +82,3 @@ func RunScenario(ctx context.Context, sc *scenarios.Scenario, reg *hosts.Registr
 	}
 	return &Outcome{EndNs: e.Now(), Records: e.Records(), Digest: e.Digest(), Verdicts: ev.Finish(e.Now())}, nil
 }
-
-// monitor feeds the engine's records to the streaming evaluator. Unlike
-// batch.Monitor it does not copy the payload: the evaluator keeps nothing
-// of it.
-type monitor struct{ ev *verdict.Evaluator }
-
-func (m monitor) Observe(line, at int64, hostID, kindTag, typ string, payload []byte) {
-	m.ev.Observe(int(line), bundle.EventRecord{
-		VirtualTimeNs: at, HostID: hostID, KindTag: kindTag, Type: typ, Event: payload,
-	})
-}
-func (m monitor) Resolved() bool        { return m.ev.Resolved() }
-func (m monitor) Clone() engine.Monitor { return monitor{m.ev.Clone()} }
