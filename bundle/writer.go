@@ -207,8 +207,9 @@ func (w *Writer) WriteSnapshot(hostID string, seq int, data []byte) error {
 	return w.writeFile(rel, data)
 }
 
-// FlushEvents completes events.ndjson: it flushes the buffer, syncs and
-// closes the file and fixes its digest. After it, the file can be read
+// FlushEvents completes events.ndjson: it flushes the buffer, closes the
+// file and fixes its digest. It does not fsync (see writeFile: the
+// manifest's hash catches a file a crash cut short). After it, the file can be read
 // from Dir and no more events can be written. Calling it again does
 // nothing.
 func (w *Writer) FlushEvents() error {
@@ -219,9 +220,6 @@ func (w *Writer) FlushEvents() error {
 		return err
 	}
 	err := w.eventsBuf.Flush()
-	if err == nil {
-		err = w.events.Sync()
-	}
 	if cerr := w.events.Close(); err == nil {
 		err = cerr
 	}
@@ -282,8 +280,11 @@ func (w *Writer) fail(err error) error {
 	return w.err
 }
 
-// writeFile creates the bundle file rel (slash-separated) holding data,
-// syncs it and records its digest.
+// writeFile creates the bundle file rel (slash-separated) holding data
+// and records its digest. Only the manifest is synced (see Finish): every
+// other file is covered by the manifest's hashes, so a file a crash cut
+// short is caught by Verify, and the scenario.toml in the bundle
+// reproduces all of it byte for byte.
 func (w *Writer) writeFile(rel string, data []byte) error {
 	f, err := os.OpenFile(filepath.Join(w.dir, filepath.FromSlash(rel)), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 	if err != nil {
@@ -293,7 +294,7 @@ func (w *Writer) writeFile(rel string, data []byte) error {
 		return w.fail(fmt.Errorf("bundle: %w", err))
 	}
 	_, err = f.Write(data)
-	if err == nil {
+	if err == nil && rel == ManifestFile {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {

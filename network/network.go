@@ -40,6 +40,7 @@ func New(peers []string, links []Link, root rng.Root) *Network {
 		index:  make(map[string]int, n),
 		n:      n,
 		lookup: make([]int32, n*n),
+		edges:  make([]edgeState, 0, len(links)),
 		nextID: 1,
 	}
 	for i, p := range peers {

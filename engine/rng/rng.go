@@ -53,7 +53,13 @@ func (r Root) derive(parts ...string) *Stream {
 	for _, p := range parts {
 		n += 4 + len(p)
 	}
-	buf := make([]byte, 0, n)
+	// Substreams are derived per edge: a million of them for a
+	// thousand-peer mesh, so short tuples use a buffer on the stack.
+	var stack [192]byte
+	buf := stack[:0]
+	if n > len(stack) {
+		buf = make([]byte, 0, n)
+	}
 	buf = binary.LittleEndian.AppendUint64(buf, r.seed)
 	for _, p := range parts {
 		buf = binary.LittleEndian.AppendUint32(buf, uint32(len(p)))
