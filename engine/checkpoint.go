@@ -21,6 +21,7 @@ func (c *Checkpoint) Index() int64 { return c.st.steps }
 // Checkpoint copies the engine's state. It is only valid for engines
 // without a Writer: records already on disk cannot be taken back.
 func (e *Engine) Checkpoint() *Checkpoint {
+	e.slabs.stopRecycling() // the checkpoint shares the slabs
 	if e.st.digest != nil {
 		e.flushDigest()
 	}
@@ -30,6 +31,7 @@ func (e *Engine) Checkpoint() *Checkpoint {
 // Restore replaces the engine's state with a copy of c, which stays
 // reusable. c must come from an engine built from the same scenario.
 func (e *Engine) Restore(c *Checkpoint) {
+	e.slabs.stopRecycling()
 	e.pending = e.pending[:0] // records past the checkpoint are taken back
 	e.st = c.st.clone()
 }

@@ -107,7 +107,7 @@ type Engine struct {
 	st state
 
 	pending []byte // serialised records not yet hashed; see flushDigest
-	slab    []byte // wire bytes of queued messages; see send
+	slabs   slabs  // wire bytes of queued messages; see slab.go
 
 	// The messages handed to Recv, reused call after call (hosts must
 	// not keep the pointers).
@@ -160,6 +160,7 @@ func New(sc *scenarios.Scenario, reg *hosts.Registry, opts Options) (*Engine, er
 		index:   make(map[string]int, len(sc.Peers)),
 		opts:    opts,
 		pending: make([]byte, 0, pendingFlush+4096),
+		slabs:   newSlabs(),
 	}
 	for i := range sc.Peers {
 		p := &sc.Peers[i]
@@ -349,7 +350,8 @@ func (e *Engine) stale(en *entry) bool {
 	case kindDeliver:
 		if _, cut := e.st.cut[en.aux]; cut && !en.dialed {
 			delete(e.st.cut, en.aux)
-			e.st.wires.take(en.wire)
+			_, slab := e.st.wires.take(en.wire)
+			e.slabs.release(slab)
 			return true
 		}
 	}
@@ -401,7 +403,10 @@ func (e *Engine) dispatchTick(en *entry) {
 // dispatchDeliver reports a paid dial's outcome, then hands the message to
 // a running host through its codec (§4.4).
 func (e *Engine) dispatchDeliver(en *entry) {
-	data := e.st.wires.take(en.wire)
+	data, slab := e.st.wires.take(en.wire)
+	// Decoders copy what they keep, so the slab is free once the host has
+	// seen the message.
+	defer e.slabs.release(slab)
 	from, to := e.peers[en.peer], e.peers[en.host]
 	if _, cut := e.st.cut[en.aux]; cut {
 		delete(e.st.cut, en.aux)
@@ -521,11 +526,6 @@ func (e *Engine) actions(hi int32, acts []hosts.Action, fromTick bool) {
 	}
 }
 
-// slabSize is how much wire-byte space the engine allocates at a time.
-// Queued messages are sub-slices of slabs, so sending costs no allocation
-// per message; a slab is freed once every message in it has popped.
-const slabSize = 64 << 10
-
 // send encodes a message, asks the network and either schedules the
 // delivery or records the drop and queues SendFailed for the sender.
 func (e *Engine) send(hi int32, to string, msg any) {
@@ -536,26 +536,26 @@ func (e *Engine) send(hi int32, to string, msg any) {
 		// else is an action the engine cannot route.
 		panic(fmt.Sprintf("engine: host %q sent to undeclared peer %q", s.id, to))
 	}
-	if cap(e.slab)-len(e.slab) < 2048 {
-		e.slab = make([]byte, 0, slabSize)
-	}
-	start := len(e.slab)
-	b, err := s.kind.Codec.Append(e.slab[start:start], msg)
+	e.slabs.room(2048)
+	start := len(e.slabs.cur)
+	b, err := s.kind.Codec.Append(e.slabs.cur[start:start], msg)
 	if err != nil {
 		panic(fmt.Sprintf("engine: host %q: encode %T: %v", s.id, msg, err))
 	}
-	if len(b) > 0 && &b[0] == &e.slab[start : start+1][0] {
-		e.slab = e.slab[:start+len(b)] // it fit: claim the bytes
-	} // else it outgrew the slab and append gave it an array of its own
+	slab := int32(-1) // it outgrew the slab and append gave it an array of its own
+	if len(b) > 0 && &b[0] == &e.slabs.cur[start : start+1][0] {
+		slab = e.slabs.claim(len(b)) // it fit
+	}
 	b = b[:len(b):len(b)]
 	out, notes := e.st.net.Send(int(hi), ti, int64(len(b)), e.st.now)
 	e.notes(notes)
 	if !out.Arrived {
+		e.slabs.release(slab)
 		e.emit(hi, engineTag, dropOnSend{from: s.id, to: to, reason: out.Reason})
 		e.push(entry{at: e.st.now, kind: kindSendFailed, host: hi, gen: s.gen, peer: int32(ti), aux: uint64(out.Reason)})
 		return
 	}
-	e.push(entry{at: out.At, kind: kindDeliver, host: int32(ti), peer: hi, aux: out.ID, wire: e.st.wires.put(b), dialed: out.Dialed})
+	e.push(entry{at: out.At, kind: kindDeliver, host: int32(ti), peer: hi, aux: out.ID, wire: e.st.wires.put(b, slab), dialed: out.Dialed})
 }
 
 // notes turns the network's side-channel notifications into events.

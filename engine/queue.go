@@ -111,30 +111,32 @@ func (q *queue) clone() queue {
 // slots of popped ones.
 type wires struct {
 	bytes [][]byte
+	slab  []int32 // the slab each slot's bytes live in (-1: their own array)
 	free  []int32
 }
 
-func (w *wires) put(b []byte) int32 {
+func (w *wires) put(b []byte, slab int32) int32 {
 	if n := len(w.free); n > 0 {
 		i := w.free[n-1]
 		w.free = w.free[:n-1]
-		w.bytes[i] = b
+		w.bytes[i], w.slab[i] = b, slab
 		return i
 	}
 	w.bytes = append(w.bytes, b)
+	w.slab = append(w.slab, slab)
 	return int32(len(w.bytes) - 1)
 }
 
-// take returns the bytes in slot i and frees the slot.
-func (w *wires) take(i int32) []byte {
-	b := w.bytes[i]
+// take returns the bytes in slot i and their slab, and frees the slot.
+func (w *wires) take(i int32) ([]byte, int32) {
+	b, slab := w.bytes[i], w.slab[i]
 	w.bytes[i] = nil
 	w.free = append(w.free, i)
-	return b
+	return b, slab
 }
 
 func (w *wires) get(i int32) []byte { return w.bytes[i] }
 
 func (w *wires) clone() wires {
-	return wires{bytes: append([][]byte(nil), w.bytes...), free: append([]int32(nil), w.free...)}
+	return wires{bytes: append([][]byte(nil), w.bytes...), slab: append([]int32(nil), w.slab...), free: append([]int32(nil), w.free...)}
 }

@@ -39,7 +39,12 @@ func (n *Network) Send(from, to int, byteLen int64, sentAt int64) (Outcome, []No
 	}
 	jitter := e.stream.Normal(e.policy.JitterStddevNs)
 	reorders := e.stream.Chance(e.policy.ReorderProbPPM)
-	extraDraw := e.stream.Uint64()
+	var extraDraw uint64 // drawn whether or not it is used (docs/network.md)
+	if reorders {
+		extraDraw = e.stream.Uint64()
+	} else {
+		e.stream.Skip()
+	}
 
 	// Step 4: the link serialises one message at a time; latency, jitter
 	// and reorder delay happen after the wire and never hold it.

@@ -15,10 +15,11 @@ const MaxNormalStddev = 1 << 40
 // stddev must be in [0, MaxNormalStddev]; a zero stddev still consumes a
 // draw so a policy edit never shifts later draws on the same stream.
 func (s *Stream) Normal(stddev int64) int64 {
-	v := int64(normalTable[s.Uint64()%uint64(len(normalTable))])
 	if stddev <= 0 {
+		s.Skip()
 		return 0
 	}
+	v := int64(normalTable[s.Uint64()%uint64(len(normalTable))])
 	if stddev > MaxNormalStddev {
 		panic("rng: Normal stddev above MaxNormalStddev")
 	}

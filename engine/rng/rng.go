@@ -112,6 +112,11 @@ func (s *Stream) Chance(ppm int64) bool {
 	return int64(s.Uint32()%1_000_000) < ppm
 }
 
+// Skip consumes one draw without computing it. A caller that does not
+// need a draw's value skips it rather than leaving it undrawn, so the
+// number of draws, and so every later value, never depends on a branch.
+func (s *Stream) Skip() { s.n++ }
+
 // Position is how many draws the stream has made; with the key it is the
 // stream's whole state.
 func (s *Stream) Position() uint64 { return s.n }
