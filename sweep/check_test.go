@@ -131,3 +131,24 @@ func TestLibraryItems_LoadsTheEmbeddedLibrary(t *testing.T) {
 		t.Error("reference/echo_parity missing")
 	}
 }
+
+// TestLibrary_EveryScenarioMeetsItsExpectation runs the whole embedded
+// library — smoke, reproduction, topology, reference and every pinned
+// regression — and holds each file to its '# expect:' header: pass-now
+// must not fail, fail-until-fix must fail, and a pin must replay its
+// digest and verdicts byte for byte.
+func TestLibrary_EveryScenarioMeetsItsExpectation(t *testing.T) {
+	reg := builtin.Registry()
+	items, err := LibraryItems(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts, _ := Check(context.Background(), items, reg, 2, func(c Checked) {
+		if c.Status != AsExpected && c.Status != Reported {
+			t.Errorf("%s: %v", c.Name, c)
+		}
+	})
+	if counts[AsExpected] < 10 {
+		t.Fatalf("only %d library scenarios checked: %v", counts[AsExpected], counts)
+	}
+}
