@@ -91,9 +91,11 @@ func Run(sc *scenarios.Scenario, reg *hosts.Registry, cfg Config) (*Result, erro
 	if err != nil {
 		return nil, err
 	}
+	w.TrustEventsHash() // the engine hashes every line for its digest anyway
 	if err := e.Run(); err != nil {
 		return nil, fmt.Errorf("writing the bundle: %w", err)
 	}
+	w.SetEventsSHA256(e.EventsSHA256())
 	if err := w.FlushEvents(); err != nil {
 		return nil, fmt.Errorf("writing the bundle: %w", err)
 	}

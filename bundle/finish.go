@@ -62,9 +62,6 @@ func (w *Writer) Finish(m Manifest, scenarioTOML []byte, verdictsJSON []byte) er
 	}
 	delete(w.files, ManifestFile) // the manifest does not list itself
 
-	if err := w.syncDirs(); err != nil {
-		return w.fail(err)
-	}
 	if err := w.install(); err != nil {
 		return err
 	}
@@ -73,16 +70,6 @@ func (w *Writer) Finish(m Manifest, scenarioTOML []byte, verdictsJSON []byte) er
 		return fmt.Errorf("bundle: %s is complete, but removing the work directory failed: %w", w.out, err)
 	}
 	return nil
-}
-
-// syncDirs syncs the bundle's root directory, so the manifest's entry is
-// on disk before the rename publishes the bundle. The snapshot
-// directories are not synced one by one (a thousand hosts made that two
-// thousand fsyncs, longer than the run): a snapshot a crash lost is a
-// hash mismatch Verify reports, and the bundle's scenario.toml
-// regenerates it.
-func (w *Writer) syncDirs() error {
-	return syncDir(w.dir)
 }
 
 // install renames the finished bundle to the output path, setting aside
@@ -110,22 +97,6 @@ func (w *Writer) install() error {
 			}
 		}
 		return fmt.Errorf("bundle: moving the new bundle into place: %w", err)
-	}
-	return syncDir(filepath.Dir(w.out))
-}
-
-// syncDir flushes a directory's entries to disk.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("bundle: %w", err)
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("bundle: syncing %s: %w", dir, err)
 	}
 	return nil
 }

@@ -41,6 +41,8 @@ type Writer struct {
 	events     *os.File
 	eventsBuf  *bufio.Writer
 	eventsHash hash.Hash
+	trusted    bool   // the caller hashes the event lines (TrustEventsHash)
+	eventsSum  string // the caller's hex sum, when trusted
 	records    int64
 
 	// files maps each finished file's bundle path to its hex SHA-256.
@@ -219,6 +221,9 @@ func (w *Writer) FlushEvents() error {
 	if err := w.usable(writing, "FlushEvents"); err != nil {
 		return err
 	}
+	if w.trusted && w.eventsSum == "" {
+		return w.fail(fmt.Errorf("bundle: TrustEventsHash without SetEventsSHA256"))
+	}
 	err := w.eventsBuf.Flush()
 	if cerr := w.events.Close(); err == nil {
 		err = cerr
@@ -228,9 +233,28 @@ func (w *Writer) FlushEvents() error {
 	if err != nil {
 		return w.fail(fmt.Errorf("bundle: completing %s: %w", EventsFile, err))
 	}
-	w.files[EventsFile] = hex.EncodeToString(w.eventsHash.Sum(nil))
+	if w.eventsSum != "" {
+		w.files[EventsFile] = w.eventsSum
+	} else {
+		w.files[EventsFile] = hex.EncodeToString(w.eventsHash.Sum(nil))
+	}
 	return nil
 }
+
+// TrustEventsHash tells the writer that the caller hashes every line it
+// passes to WriteEventLine and will hand over the sum with
+// SetEventsSHA256 before FlushEvents, so the writer does not hash the same
+// bytes again (the engine already hashes them for its run digest). Call it
+// before the first WriteEventLine. Verify still recomputes the file's hash
+// from disk.
+func (w *Writer) TrustEventsHash() {
+	w.trusted = true
+	w.eventsBuf.Reset(w.events)
+}
+
+// SetEventsSHA256 gives the hex SHA-256 of the lines written, when
+// TrustEventsHash was called.
+func (w *Writer) SetEventsSHA256(sum string) { w.eventsSum = sum }
 
 // Abort removes the work directory and everything in it. It does nothing
 // after a successful Finish or a previous Abort, so it is safe to defer.
@@ -281,10 +305,12 @@ func (w *Writer) fail(err error) error {
 }
 
 // writeFile creates the bundle file rel (slash-separated) holding data
-// and records its digest. Only the manifest is synced (see Finish): every
-// other file is covered by the manifest's hashes, so a file a crash cut
-// short is caught by Verify, and the scenario.toml in the bundle
-// reproduces all of it byte for byte.
+// and records its digest. Nothing in a bundle is fsynced: the rename in
+// Finish makes a bundle appear whole or not at all to every reader, and
+// durability across a power loss is the seed's job, not the disk's — a
+// file a crash cut short is a hash mismatch Verify reports, and the
+// bundle's scenario.toml regenerates all of it byte for byte. (Syncing
+// cost more than a three-peer run itself: docs/decisions.md.)
 func (w *Writer) writeFile(rel string, data []byte) error {
 	f, err := os.OpenFile(filepath.Join(w.dir, filepath.FromSlash(rel)), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 	if err != nil {
@@ -294,9 +320,6 @@ func (w *Writer) writeFile(rel string, data []byte) error {
 		return w.fail(fmt.Errorf("bundle: %w", err))
 	}
 	_, err = f.Write(data)
-	if err == nil && rel == ManifestFile {
-		err = f.Sync()
-	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

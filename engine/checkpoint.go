@@ -51,6 +51,7 @@ func (s *state) clone() state {
 	}
 	c.net = s.net.Clone()
 	c.digest = cloneHash(s.digest)
+	c.snapHash = cloneHash(s.snapHash)
 	if s.monitor != nil {
 		c.monitor = s.monitor.Clone()
 	}

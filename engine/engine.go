@@ -127,9 +127,10 @@ type state struct {
 	cut      map[uint64]network.DropReason // deliveries invalidated in flight
 	hosts    []slot
 	net      *network.Network
-	digest   hash.Hash
-	records  int64 // event records emitted = lines of events.ndjson
-	snaps    int64 // snapshot records emitted
+	digest   hash.Hash // SHA-256 of events.ndjson's bytes so far
+	snapHash hash.Hash // SHA-256 of the snapshot records so far
+	records  int64     // event records emitted = lines of events.ndjson
+	snaps    int64     // snapshot records emitted
 	done     bool
 	early    bool // ended by early termination
 	monitor  Monitor
@@ -188,7 +189,7 @@ func New(sc *scenarios.Scenario, reg *hosts.Registry, opts Options) (*Engine, er
 	e.st.net = network.New(e.peers, sc.Links, e.root)
 	e.st.cut = map[uint64]network.DropReason{}
 	if opts.Sink == nil {
-		e.st.digest = sha256.New()
+		e.st.digest, e.st.snapHash = sha256.New(), sha256.New()
 	}
 	e.st.monitor = opts.Monitor
 	for i := range e.st.hosts {
@@ -275,11 +276,26 @@ func (e *Engine) Monitor() Monitor { return e.st.monitor }
 // Scenario returns the scenario the engine runs.
 func (e *Engine) Scenario() *scenarios.Scenario { return e.sc }
 
-// Digest is the hex SHA-256 over every record emitted so far: each event's
-// events.ndjson line, and for each snapshot a header line
+// Digest is the hex SHA-256 of two SHA-256 sums, concatenated: that of
+// every event's events.ndjson line so far (EventsSHA256), and that of the
+// snapshot records so far, each a header line
 // {"snapshot":"snapshots/<host>/<seq>.json","virtual_time_ns":T,"bytes":N}
-// followed by its bytes. Empty when a Sink replaced serialisation.
+// followed by its bytes. It covers every record of the run. Empty when a
+// Sink replaced serialisation.
 func (e *Engine) Digest() string {
+	if e.st.digest == nil {
+		return ""
+	}
+	e.flushDigest()
+	h := sha256.New()
+	h.Write(e.st.digest.Sum(nil))
+	h.Write(e.st.snapHash.Sum(nil))
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// EventsSHA256 is the hex SHA-256 of events.ndjson as written so far: the
+// bundle writer takes it rather than hashing the same bytes a second time.
+func (e *Engine) EventsSHA256() string {
 	if e.st.digest == nil {
 		return ""
 	}

@@ -71,8 +71,7 @@ func (e *Engine) snapshot(hostID string, seq int, data []byte) {
 		e.opts.Sink.Snapshot(e.st.now, hostID, seq, data)
 		return
 	}
-	e.flushDigest()
-	h := e.pending[:0]
+	h := make([]byte, 0, 96)
 	h = append(h, `{"snapshot":"snapshots/`...)
 	h = append(h, hostID...)
 	h = append(h, '/')
@@ -82,8 +81,8 @@ func (e *Engine) snapshot(hostID string, seq int, data []byte) {
 	h = append(h, `,"bytes":`...)
 	h = strconv.AppendInt(h, int64(len(data)), 10)
 	h = append(h, "}\n"...)
-	e.st.digest.Write(h)
-	e.st.digest.Write(data)
+	e.st.snapHash.Write(h)
+	e.st.snapHash.Write(data)
 	if e.opts.Writer != nil && e.err == nil {
 		e.err = e.opts.Writer.WriteSnapshot(hostID, seq, data)
 	}

@@ -279,7 +279,14 @@ func Repin(ctx context.Context, path string, reg *hosts.Registry) (*Replay, erro
 	if err := writeAtomic(VerdictsPath(path), p.Verdicts); err != nil {
 		return nil, err
 	}
-	if err := writeAtomic(path, p.File(path)); err != nil {
+	// The replay line names the file as a user at the repository root
+	// would, whatever directory the re-pin ran from (go test runs in
+	// sweep/).
+	replay := filepath.ToSlash(path)
+	if i := strings.LastIndex(replay, DefaultCorpus+"/"); i >= 0 {
+		replay = replay[i:]
+	}
+	if err := writeAtomic(path, p.File(replay)); err != nil {
 		return nil, err
 	}
 	return r, nil
