@@ -6,8 +6,8 @@ import "github.com/detsim/detsim/engine/rng"
 // the per-link state of spec §5.3 (as amended by DESIGN §4).
 type edgeState struct {
 	from, to int
-	policy   Policy // sanitised: see sanitize
-	stream   *rng.Stream
+	policy   Policy      // sanitised: see sanitize
+	stream   *rng.Stream // nil until the edge's first draw (Network.draws)
 
 	state        CacheState
 	warmingSince int64 // meaningful while state == Warming
@@ -129,10 +129,20 @@ func (e *edgeState) reorderUnitNs() int64 {
 	return satAdd(e.policy.LatencyNs, e.policy.JitterStddevNs)
 }
 
+// position is how many draws the edge has made (0 before its first).
+func (e *edgeState) position() uint64 {
+	if e.stream == nil {
+		return 0
+	}
+	return e.stream.Position()
+}
+
 // clone returns a deep copy sharing no mutable state with e.
 func (e *edgeState) clone() edgeState {
 	c := *e
-	c.stream = e.stream.Clone()
+	if e.stream != nil {
+		c.stream = e.stream.Clone()
+	}
 	c.effects = append([]effect(nil), e.effects...)
 	c.inFlight = append([]delivery(nil), e.inFlight...)
 	return c

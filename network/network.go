@@ -18,8 +18,9 @@ type Network struct {
 	edges  []edgeState // the declared edges, sorted by (From, To) peer id
 	lookup []int32     // from*n+to → position in edges, or -1 for NoRoute
 
-	nextID uint64 // the next delivery id; ids start at 1
-	seen   int64  // the latest time passed to Send or ApplyMutation
+	root   rng.Root // edges derive their substreams from it on first use
+	nextID uint64   // the next delivery id; ids start at 1
+	seen   int64    // the latest time passed to Send or ApplyMutation
 
 	// Reused result buffers; see Send and ApplyMutation.
 	sendNotes   []Note
@@ -41,6 +42,7 @@ func New(peers []string, links []Link, root rng.Root) *Network {
 		n:      n,
 		lookup: make([]int32, n*n),
 		edges:  make([]edgeState, 0, len(links)),
+		root:   root,
 		nextID: 1,
 	}
 	for i, p := range peers {
@@ -64,7 +66,6 @@ func New(peers []string, links []Link, root rng.Root) *Network {
 			from:   from,
 			to:     to,
 			policy: sanitize(l.Policy),
-			stream: root.Link(l.From, l.To),
 		})
 	}
 	// Sort by peer id so every walk over the edges (invalidations, notes,
@@ -111,6 +112,7 @@ func (n *Network) Clone() *Network {
 		n:      n.n,
 		edges:  make([]edgeState, len(n.edges)),
 		lookup: n.lookup,
+		root:   n.root,
 		nextID: n.nextID,
 		seen:   n.seen,
 	}

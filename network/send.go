@@ -30,6 +30,7 @@ func (n *Network) Send(from, to int, byteLen int64, sentAt int64) (Outcome, []No
 		return Outcome{Reason: Partitioned}, n.sendNotes
 	}
 
+	n.draws(e)
 	lossPPM := e.policy.LossProbPPM // step 3
 	if burst, ok := e.active(LossBurst, sentAt); ok {
 		lossPPM = burst.value
@@ -94,4 +95,14 @@ func (n *Network) Send(from, to int, byteLen int64, sentAt int64) (Outcome, []No
 // cacheNote reports e's transition into its current state.
 func cacheNote(e *edgeState, t Transition) Note {
 	return Note{From: e.from, To: e.to, Kind: NoteCacheChange, Transition: t, State: e.state}
+}
+
+// draws derives e's substream on its first use. A substream is a pure
+// function of (seed, from, to), so deriving it late changes no draw; a
+// thousand-peer mesh has a million edges, most of which never carry a
+// message in a short run.
+func (n *Network) draws(e *edgeState) {
+	if e.stream == nil {
+		e.stream = n.root.Link(n.peers[e.from], n.peers[e.to])
+	}
 }

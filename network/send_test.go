@@ -38,7 +38,7 @@ func TestSend_NoRouteVsPartitioned_5_4_steps1and2(t *testing.T) {
 		})
 	}
 	for _, e := range n.edges {
-		if p := e.stream.Position(); p != 0 {
+		if p := e.position(); p != 0 {
 			t.Errorf("edge %d→%d made %d draws; NoRoute and Partitioned draw nothing", e.from, e.to, p)
 		}
 	}
