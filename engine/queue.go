@@ -57,45 +57,52 @@ func (a *entry) less(b *entry) bool {
 	return a.seq < b.seq
 }
 
-// queue is a binary min-heap of entries by (at, seq). Hand-written rather
-// than container/heap: it avoids boxing every entry in an interface.
+// queue is a 4-ary min-heap of entries by (at, seq). Hand-written rather
+// than container/heap, so entries are never boxed in an interface; four
+// children per node halve the depth of a binary heap, and since (at, seq)
+// is a total order, any correct heap pops the same sequence.
 type queue struct{ items []entry }
 
 func (q *queue) len() int { return len(q.items) }
 
 func (q *queue) push(e entry) {
 	q.items = append(q.items, e)
-	i := len(q.items) - 1
+	items := q.items
+	i := len(items) - 1
 	for i > 0 {
-		p := (i - 1) / 2
-		if !q.items[i].less(&q.items[p]) {
+		p := (i - 1) / 4
+		if !items[i].less(&items[p]) {
 			break
 		}
-		q.items[i], q.items[p] = q.items[p], q.items[i]
+		items[i], items[p] = items[p], items[i]
 		i = p
 	}
 }
 
 func (q *queue) pop() entry {
-	top := q.items[0]
-	last := len(q.items) - 1
-	q.items[0] = q.items[last]
-	q.items = q.items[:last]
+	items := q.items
+	top := items[0]
+	last := len(items) - 1
+	items[0] = items[last]
+	items = items[:last]
+	q.items = items
 	n := last
 	i := 0
 	for {
-		l := 2*i + 1
-		if l >= n {
+		c := 4*i + 1
+		if c >= n {
 			break
 		}
-		m := l
-		if r := l + 1; r < n && q.items[r].less(&q.items[l]) {
-			m = r
+		m := c
+		for k := c + 1; k < c+4 && k < n; k++ {
+			if items[k].less(&items[m]) {
+				m = k
+			}
 		}
-		if !q.items[m].less(&q.items[i]) {
+		if !items[m].less(&items[i]) {
 			break
 		}
-		q.items[i], q.items[m] = q.items[m], q.items[i]
+		items[i], items[m] = items[m], items[i]
 		i = m
 	}
 	return top
