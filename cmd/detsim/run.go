@@ -53,6 +53,25 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if !*batchMode && !tui.TerminalAvailable() {
 		return usageErr(stderr, "the stepper needs a terminal; run headless with --batch %s", arg)
 	}
+	var bps []tui.Breakpoint // parsed before the scenario loads: a bad spec is the clearer error
+	for _, spec := range breakOn {
+		bp, err := tui.ParseBreakpoint(spec)
+		if err != nil {
+			return usageErr(stderr, "--break-on %q: %v", spec, err)
+		}
+		bps = append(bps, bp)
+	}
+	if *until != "" {
+		spec := *until
+		if !strings.Contains(spec, "=") {
+			spec = "time=" + spec
+		}
+		bp, err := tui.ParseBreakpoint(spec)
+		if err != nil {
+			return usageErr(stderr, "--until %q: %v", *until, err)
+		}
+		bps = append(bps, bp)
+	}
 	reg := builtin.Registry()
 	sc, err := scenarios.Resolve(arg, reg)
 	if err != nil {
@@ -74,25 +93,6 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	case stopping:
-		var bps []tui.Breakpoint
-		for _, spec := range breakOn {
-			bp, err := tui.ParseBreakpoint(spec)
-			if err != nil {
-				return usageErr(stderr, "--break-on %q: %v", spec, err)
-			}
-			bps = append(bps, bp)
-		}
-		if *until != "" {
-			spec := *until
-			if !strings.Contains(spec, "=") {
-				spec = "time=" + spec
-			}
-			bp, err := tui.ParseBreakpoint(spec)
-			if err != nil {
-				return usageErr(stderr, "--until %q: %v", *until, err)
-			}
-			bps = append(bps, bp)
-		}
 		return runToBreak(sc, reg, bps, *width, arg, stdout, stderr)
 	}
 	dir := *out
