@@ -154,3 +154,32 @@ func TestExitCodes(t *testing.T) {
 		t.Fatalf("verify after tampering: exit %d\n%s", r.code, r.stdout)
 	}
 }
+
+// TestBatchBreakOn_PrintsPanesAsPlainText: a CI log shows the stepper's
+// panes at the breakpoint, with no terminal escapes.
+func TestBatchBreakOn_PrintsPanesAsPlainText(t *testing.T) {
+	r := detsim(t, "--batch", "--break-on", "type=mutation", "--width", "100", "reference/echo_parity")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if !strings.HasPrefix(r.stdout, "stopped   breakpoint type=mutation at step ") {
+		t.Fatalf("no stop line:\n%s", r.stdout)
+	}
+	for _, want := range []string{"─ queue", "─ links", "mutation", "replay    detsim --seed 7 reference/echo_parity"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("panes lack %q", want)
+		}
+	}
+	if strings.Contains(r.stdout, "\x1b[") {
+		t.Error("escape sequences in plain-text panes")
+	}
+	for _, line := range strings.Split(r.stdout, "\n") {
+		if n := len([]rune(line)); n > 100 && !strings.HasPrefix(line, "replay") {
+			t.Errorf("line of %d cells at width 100: %q", n, line)
+			break
+		}
+	}
+	if r := detsim(t, "--batch", "--break-on", "fail", "reproduction/gossip_flap"); r.code != 1 || !strings.Contains(r.stdout, "breakpoint fail") {
+		t.Fatalf("break on the reproduction's first failure: exit %d\n%s", r.code, r.stdout)
+	}
+}
