@@ -79,6 +79,10 @@ func newHost(id string, config map[string]any, _ string, peers []string, _ *rng.
 			h.others = append(h.others, p)
 		}
 	}
+	// A call records at most one event per other peer (Tick) and at most
+	// two (Recv), so these never grow: record's pointers stay valid.
+	h.evs = make([]event, 0, len(h.others)+2)
+	h.acts = make([]hosts.Action, 0, 2*len(h.others)+3)
 	return h
 }
 
@@ -128,13 +132,10 @@ func (h *host) reset() {
 	h.evs = h.evs[:0]
 }
 
-// record appends ev as an action. It points into evs, so evs must have
-// room for every event of the call before the first append: growing it
-// would move events already pointed to. Tick records one event per peer.
+// record appends ev as an action. It points into evs, which newHost sized
+// for the most events one call records, so it never grows and never
+// moves an event already pointed to.
 func (h *host) record(ev event) {
-	if cap(h.evs) < len(h.others)+2 {
-		h.evs = make([]event, 0, len(h.others)+2)
-	}
 	h.evs = append(h.evs, ev)
 	h.acts = append(h.acts, hosts.Record(&h.evs[len(h.evs)-1]))
 }
@@ -160,7 +161,8 @@ func (h *host) Snapshot() []byte {
 
 func (h *host) Clone() hosts.Host {
 	c := *h
-	c.acts, c.evs = nil, nil
+	c.evs = make([]event, 0, cap(h.evs))
+	c.acts = make([]hosts.Action, 0, cap(h.acts))
 	return &c // others is never mutated after construction, so sharing it is safe
 }
 
