@@ -20,8 +20,12 @@ func longEcho(b *testing.B) *scenarios.Scenario {
 // 1,000,000 of a long run — restore the nearest checkpoint, re-execute,
 // build the frame with the last step's changes, and draw it at 160×48.
 // It reports the median (goal ≤ 50 ms).
-func BenchmarkReverseStep(b *testing.B) {
-	m := newTestModel(b, longEcho(b), 160, 48)
+func BenchmarkReverseStep(b *testing.B) { benchReverseStep(b, longEcho(b)) }
+
+// benchReverseStep runs sc to step 1,000,000, then times one step back
+// per iteration, frame built and drawn, and reports the median.
+func benchReverseStep(b *testing.B, sc *scenarios.Scenario) {
+	m := newTestModel(b, sc, 160, 48)
 	s := m.sess
 	if hit := s.Continue([]Breakpoint{{Kind: BreakStep, N: 1_000_000}}); hit.Step != 1_000_000 {
 		b.Fatalf("reached step %d", hit.Step)
@@ -89,24 +93,5 @@ func BenchmarkContinue(b *testing.B) {
 func BenchmarkReverseStepSwim(b *testing.B) {
 	sc := *loadScenario(b, "reproduction/gossip_flap")
 	sc.DurationNs = 1 << 50
-	m := newTestModel(b, &sc, 160, 48)
-	s := m.sess
-	if hit := s.Continue([]Breakpoint{{Kind: BreakStep, N: 1_000_000}}); hit.Step != 1_000_000 {
-		b.Fatalf("reached step %d", hit.Step)
-	}
-	vp := m.viewParams()
-	var times []time.Duration
-	b.ResetTimer()
-	for b.Loop() {
-		t0 := time.Now()
-		msg := execute(s, &job{kind: jobBack, vp: vp})
-		if msg.err != nil {
-			b.Fatal(msg.err)
-		}
-		m.fr = msg.fr
-		_ = m.View()
-		times = append(times, time.Since(t0))
-	}
-	slices.Sort(times)
-	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "ms-median")
+	benchReverseStep(b, &sc)
 }
