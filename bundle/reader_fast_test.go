@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -68,10 +69,22 @@ func checkFastVsSlow(t *testing.T, line []byte) (fast bool) {
 		}
 	}
 	var r lineReader
-	for _, parse := range []func([]byte) (EventRecord, error){ParseEventLine, r.parse, r.parse} {
+	readsAll := func(string) bool { return true }
+	scanAll := func(b []byte) (EventRecord, error) { return r.scan(b, readsAll) }
+	for _, parse := range []func([]byte) (EventRecord, error){ParseEventLine, r.parse, r.parse, scanAll} {
 		rec, err := parse(line)
 		if fmt.Sprint(err) != fmt.Sprint(wantErr) || !reflect.DeepEqual(rec, want) {
 			t.Fatalf("line %q: got %+v, %v; want %+v, %v", line, rec, err, want, wantErr)
+		}
+	}
+	// The head-only path may accept a line whose payload the slow path
+	// rejects (that is its bargain), but never reads a line of
+	// AppendEventLine's shape differently. (In a hand-made line with two
+	// "type" members it reads the first, encoding/json the last.)
+	if head, hok := parseHead(line, nil); hok && ok {
+		want.Event = nil
+		if !reflect.DeepEqual(head, want) {
+			t.Fatalf("line %q\nhead %+v\nslow %+v", line, head, want)
 		}
 	}
 	return ok
@@ -192,5 +205,50 @@ func BenchmarkReadEvents(b *testing.B) {
 		if err := ReadEvents(dir, func(int, EventRecord) error { return nil }); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func TestScanEvents_ReadsWantedPayloadsAndSkipsTheRest(t *testing.T) {
+	dir := t.TempDir()
+	var data []byte
+	for i := range 100 {
+		typ := []string{"kept", "skipped"}[i%2]
+		data = AppendEventLine(data, int64(i), "a", "echo", fakeEvent{typ, "n", int64(i)})
+	}
+	// A payload the reader never looks at may be malformed; the same
+	// damage in a payload it reads is an error naming the line.
+	data = append(data, `{"virtual_time_ns":100,"host_id":"a","kind_tag":"echo","event":{"type":"skipped","n":}}`+"\n"...)
+	mustWrite(t, filepath.Join(dir, EventsFile), string(data))
+	var all []EventRecord
+	if err := ReadEvents(dir, func(_ int, rec EventRecord) error {
+		all = append(all, rec)
+		return nil
+	}); err == nil {
+		t.Fatal("ReadEvents accepted a malformed payload")
+	}
+	n := 0
+	err := ScanEvents(dir, func(typ string) bool { return typ == "kept" }, func(line int, rec EventRecord) error {
+		n++
+		if line > len(all) {
+			return nil // the malformed line, skipped unread
+		}
+		want := all[line-1]
+		if rec.Type == "skipped" {
+			want.Event = nil
+		}
+		if !reflect.DeepEqual(rec, want) {
+			t.Fatalf("line %d: got %+v, want %+v", line, rec, want)
+		}
+		return nil
+	})
+	if err != nil || n != 101 {
+		t.Fatalf("ScanEvents read %d records, err %v; want 101, nil", n, err)
+	}
+	bad := strings.Replace(string(data), `"type":"skipped","n":}`, `"type":"kept","n":}`, 1)
+	mustWrite(t, filepath.Join(dir, EventsFile), bad)
+	err = ScanEvents(dir, func(typ string) bool { return typ == "kept" }, func(int, EventRecord) error { return nil })
+	var le *LineError
+	if !errors.As(err, &le) || le.Line != 101 {
+		t.Fatalf("a malformed payload the reader wants: got %v, want a LineError at line 101", err)
 	}
 }

@@ -20,7 +20,7 @@ func EvaluateBundle(dir string, assertions []scenarios.Assertion, endNs int64) (
 	if err != nil {
 		return nil, err
 	}
-	err = bundle.ReadEvents(dir, func(line int, rec bundle.EventRecord) error {
+	err = bundle.ScanEvents(dir, e.Reads, func(line int, rec bundle.EventRecord) error {
 		e.Observe(line, rec)
 		if e.err != nil {
 			return e.err

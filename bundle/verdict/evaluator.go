@@ -98,15 +98,38 @@ func (e *Evaluator) Observe(line int, rec bundle.EventRecord) {
 	e.settle(line)
 }
 
-// dispatch decodes the record if an unresolved checker needs its type and
+// Reads reports whether Observe would look at the payload of a record of
+// type typ now: whether an unresolved checker needs that type decoded.
+// A reader may hand Observe any other record without its Event
+// (bundle.ScanEvents), since only its envelope and type are used.
+func (e *Evaluator) Reads(typ string) bool {
+	if e.unresolved == 0 {
+		return false
+	}
+	switch typ {
+	case "state_transition":
+		return e.want&wantViews != 0
+	case "probe_sent", "probe_acked", "probe_timed_out":
+		return e.want&wantProbes != 0
+	case "message_sent":
+		return e.want&wantMessages != 0
+	case "self_incarnation_bump":
+		return e.want&wantBumps != 0
+	case "mutation":
+		return e.want&(wantMutations|wantViews) != 0
+	}
+	return false
+}
+
+// dispatch decodes the record if Reads says a checker needs its type and
 // hands the fact to those that want it.
 func (e *Evaluator) dispatch(line int, rec *bundle.EventRecord) error {
+	if !e.Reads(rec.Type) {
+		return nil
+	}
 	t := rec.VirtualTimeNs
 	switch rec.Type {
 	case "state_transition":
-		if e.want&wantViews == 0 {
-			return nil
-		}
 		p, to, err := decodeTransition(rec.Event, rec.HostID, &e.texts)
 		if err != nil {
 			return err
@@ -115,9 +138,6 @@ func (e *Evaluator) dispatch(line int, rec *bundle.EventRecord) error {
 		cur := view{state: to, incarnation: p.Incarnation, line: line, timeNs: t}
 		e.viewChanged(viewChange{line: line, timeNs: t, observer: o, subject: s, old: e.world.setView(o, s, cur), cur: cur})
 	case "probe_sent", "probe_acked", "probe_timed_out":
-		if e.want&wantProbes == 0 {
-			return nil
-		}
 		p, err := decodeProbe(rec.Event, rec.Type, rec.HostID, &e.texts)
 		if err != nil || p.Mode != "direct" {
 			return err
@@ -127,9 +147,6 @@ func (e *Evaluator) dispatch(line int, rec *bundle.EventRecord) error {
 			c.onProbe(&e.world, f)
 		}
 	case "message_sent":
-		if e.want&wantMessages == 0 {
-			return nil
-		}
 		p, err := decodeMessage(rec.Event, &e.texts)
 		if err != nil {
 			return err
@@ -138,9 +155,6 @@ func (e *Evaluator) dispatch(line int, rec *bundle.EventRecord) error {
 			c.onMessage(messageFact{line: line, timeNs: t, message: p.Message, bytes: p.Bytes})
 		}
 	case "self_incarnation_bump":
-		if e.want&wantBumps == 0 {
-			return nil
-		}
 		p, err := decodeBump(rec.Event)
 		if err != nil {
 			return err
@@ -149,9 +163,6 @@ func (e *Evaluator) dispatch(line int, rec *bundle.EventRecord) error {
 			c.onBump(bumpFact{line: line, timeNs: t, host: rec.HostID, newInc: p.New})
 		}
 	case "mutation":
-		if e.want&(wantMutations|wantViews) == 0 {
-			return nil
-		}
 		p, err := decodeMutation(rec.Event, &e.texts)
 		if err != nil {
 			return err

@@ -1,0 +1,61 @@
+package batch
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/detsim/detsim/bundle/verdict"
+	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/scenarios"
+)
+
+// runPostRun runs sc as `detsim --batch` does, bundle on disk, and
+// returns the authoritative post-run verdicts after checking that the
+// streaming evaluator, fed the same run in memory, reached the same ones.
+// Post-run evaluation reads only the payloads its checkers need
+// (bundle.ScanEvents); this is where that shortcut meets real runs.
+func runPostRun(t *testing.T, sc *scenarios.Scenario) []verdict.Verdict {
+	t.Helper()
+	res, err := Run(sc, builtin.Registry(), Config{Out: filepath.Join(t.TempDir(), "bundle"), Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if streamed := runVerdicts(t, sc); !reflect.DeepEqual(res.Verdicts, streamed) {
+		t.Fatalf("%s: post-run verdicts differ from streaming ones:\npost-run  %+v\nstreaming %+v", sc.Path, res.Verdicts, streamed)
+	}
+	return res.Verdicts
+}
+
+// TestRun_PostRunAgreesWithStreaming_Library runs every library scenario
+// and every fail fixture both ways.
+func TestRun_PostRunAgreesWithStreaming_Library(t *testing.T) {
+	reg := builtin.Registry()
+	for _, name := range scenarios.LibraryNames() {
+		t.Run(name, func(t *testing.T) {
+			sc, err := scenarios.LoadLibrary(name, reg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			runPostRun(t, sc)
+		})
+	}
+	fixtures, err := filepath.Glob(filepath.Join("testdata", "fail", "*.toml"))
+	if err != nil || len(fixtures) == 0 {
+		t.Fatalf("no fail fixtures: %v", err)
+	}
+	for _, path := range fixtures {
+		t.Run(path, func(t *testing.T) {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc, err := scenarios.Parse(path, data, reg, os.ReadFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			runPostRun(t, sc)
+		})
+	}
+}
