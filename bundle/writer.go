@@ -23,7 +23,7 @@ var ErrOutExists = errors.New("output path exists and is not a detsim bundle")
 // eventsBufferSize is the events.ndjson write buffer. It bounds the
 // writer's memory however long the run is, and is large enough that a
 // write system call carries thousands of records.
-const eventsBufferSize = 1 << 20
+const eventsBufferSize = 256 << 10
 
 // Writer builds one bundle. Create it, stream records with WriteEventLine
 // and snapshots with WriteSnapshot, call FlushEvents before reading the

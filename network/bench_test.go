@@ -30,7 +30,7 @@ func BenchmarkSend(b *testing.B) {
 	type pair struct{ from, to int }
 	var pairs []pair
 	for _, e := range n.edges {
-		pairs = append(pairs, pair{e.from, e.to})
+		pairs = append(pairs, pair{int(e.from), int(e.to)})
 	}
 	const gap = 50_000 // ns of virtual time between sends
 	var now int64

@@ -2,23 +2,33 @@ package network
 
 import "github.com/detsim/detsim/engine/rng"
 
-// edgeState is one declared directed edge: its policy, its substream and
-// the per-link state of spec §5.3 (as amended by DESIGN §4).
+// edgeState is one declared directed edge: its policy and the per-link
+// state of spec §5.3 (as amended by DESIGN §4). It holds no pointers, so
+// a thousand-peer mesh's million edges are one block the garbage
+// collector never scans; what only an edge in use needs (its substream,
+// in-flight deliveries, timed effects) lives in an edgeFlow.
 type edgeState struct {
-	from, to int
-	policy   Policy      // sanitised: see sanitize
-	stream   *rng.Stream // nil until the edge's first draw (Network.draws)
+	from, to int32
+	policy   int32 // index into Network.policies
+	flow     int32 // 1 + index into Network.flows once the edge is used; 0 before
 
-	state        CacheState
+	state       CacheState
+	partitioned bool  // an active Partition cuts this edge
 	warmingSince int64 // meaningful while state == Warming
 	lastSendNs   int64 // sent_at of the last send that returned Arrive
 	// lastSerializationEndNs is when the link finishes putting the last
 	// accepted message on the wire; the next message starts no earlier.
 	lastSerializationEndNs int64
+}
 
-	partitioned bool       // an active Partition cuts this edge
-	effects     []effect   // timed mutations in the order they were applied
-	inFlight    []delivery // accepted sends not yet past their arrival, by id
+// edgeFlow is the state of an edge that has carried a send or a timed
+// effect. A nil *edgeFlow is an unused edge: no draws, nothing in flight,
+// no effects.
+type edgeFlow struct {
+	stream   rng.Stream // valid once drawn
+	drawn    bool       // the substream has been derived (Network.draws)
+	effects  []effect   // timed mutations in the order they were applied
+	inFlight []delivery // accepted sends not yet past their arrival, by id
 }
 
 // delivery is one accepted send the engine has scheduled.
@@ -61,9 +71,12 @@ func sanitize(p Policy) Policy {
 // active returns the most recently applied effect of kind active at t.
 // Later mutations override earlier ones of the same kind while both are
 // active; when the later one expires the earlier one governs again.
-func (e *edgeState) active(kind MutationKind, t int64) (effect, bool) {
-	for i := len(e.effects) - 1; i >= 0; i-- {
-		ef := e.effects[i]
+func (f *edgeFlow) active(kind MutationKind, t int64) (effect, bool) {
+	if f == nil {
+		return effect{}, false
+	}
+	for i := len(f.effects) - 1; i >= 0; i-- {
+		ef := f.effects[i]
 		if ef.kind == kind && ef.start <= t && t < ef.until {
 			return ef, true
 		}
@@ -74,35 +87,54 @@ func (e *edgeState) active(kind MutationKind, t int64) (effect, bool) {
 // prune forgets deliveries that arrived before t and effects that expired
 // by t. A delivery arriving exactly at t is kept: the engine may not have
 // popped it yet. Callers pass nondecreasing times (the engine's clock).
-func (e *edgeState) prune(t int64) {
-	if len(e.inFlight) > 0 {
-		kept := e.inFlight[:0]
-		for _, d := range e.inFlight {
+func (f *edgeFlow) prune(t int64) {
+	if len(f.inFlight) > 0 {
+		kept := f.inFlight[:0]
+		for _, d := range f.inFlight {
 			if d.at >= t {
 				kept = append(kept, d)
 			}
 		}
-		e.inFlight = kept
+		f.inFlight = kept
 	}
-	if len(e.effects) > 0 {
-		kept := e.effects[:0]
-		for _, ef := range e.effects {
+	if len(f.effects) > 0 {
+		kept := f.effects[:0]
+		for _, ef := range f.effects {
 			if ef.until > t {
 				kept = append(kept, ef)
 			}
 		}
-		e.effects = kept
+		f.effects = kept
 	}
 }
 
 // inFlightAt counts the deliveries that have not arrived before t.
-func (e *edgeState) inFlightAt(t int64) int {
+func (f *edgeFlow) inFlightAt(t int64) int {
+	if f == nil {
+		return 0
+	}
 	c := 0
-	for _, d := range e.inFlight {
+	for _, d := range f.inFlight {
 		if d.at >= t {
 			c++
 		}
 	}
+	return c
+}
+
+// position is how many draws the edge has made (0 before its first).
+func (f *edgeFlow) position() uint64 {
+	if f == nil || !f.drawn {
+		return 0
+	}
+	return f.stream.Position()
+}
+
+// clone returns a deep copy sharing no mutable state with f.
+func (f *edgeFlow) clone() edgeFlow {
+	c := *f
+	c.effects = append([]effect(nil), f.effects...)
+	c.inFlight = append([]delivery(nil), f.inFlight...)
 	return c
 }
 
@@ -119,31 +151,12 @@ func (e *edgeState) goCold() bool {
 // idledOut is the DESIGN §4 idle rule: a non-Cold edge with no accepted
 // send for more than cache_invalidate_after_idle_ns goes Cold. A zero
 // idle limit means the cache never idles out.
-func (e *edgeState) idledOut(now int64) bool {
-	limit := e.policy.CacheInvalidateAfterIdleNs
+func (e *edgeState) idledOut(p *Policy, now int64) bool {
+	limit := p.CacheInvalidateAfterIdleNs
 	return e.state != Cold && limit > 0 && satSub(now, e.lastSendNs) > limit
 }
 
 // reorderUnitNs is one "latency + jitter" unit of reorder delay.
-func (e *edgeState) reorderUnitNs() int64 {
-	return satAdd(e.policy.LatencyNs, e.policy.JitterStddevNs)
-}
-
-// position is how many draws the edge has made (0 before its first).
-func (e *edgeState) position() uint64 {
-	if e.stream == nil {
-		return 0
-	}
-	return e.stream.Position()
-}
-
-// clone returns a deep copy sharing no mutable state with e.
-func (e *edgeState) clone() edgeState {
-	c := *e
-	if e.stream != nil {
-		c.stream = e.stream.Clone()
-	}
-	c.effects = append([]effect(nil), e.effects...)
-	c.inFlight = append([]delivery(nil), e.inFlight...)
-	return c
+func (p *Policy) reorderUnitNs() int64 {
+	return satAdd(p.LatencyNs, p.JitterStddevNs)
 }

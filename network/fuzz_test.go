@@ -23,9 +23,9 @@ func FuzzSend(f *testing.F) {
 		gap = max(gap, 0)
 		var now int64
 		for i := range 8 {
-			before := n.edges[0].position()
+			before := n.flowOf(&n.edges[0]).position()
 			o, _ := n.Send(0, 1, bytes, now)
-			drew := n.edges[0].position() - before
+			drew := n.flowOf(&n.edges[0]).position() - before
 			switch {
 			case o.Arrived && o.At < now:
 				t.Fatalf("send %d at %d arrives at %d", i, now, o.At)

@@ -66,7 +66,7 @@ func send(t testing.TB, n *Network, from, to string, bytes, at int64) (Outcome, 
 // position is how many draws the edge from→to has made.
 func position(t testing.TB, n *Network, from, to string) uint64 {
 	t.Helper()
-	return n.edge(idx(t, n, from), idx(t, n, to)).position()
+	return n.flowOf(n.edge(idx(t, n, from), idx(t, n, to))).position()
 }
 
 func mustArrive(t testing.TB, o Outcome) int64 {

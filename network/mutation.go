@@ -29,8 +29,8 @@ func (n *Network) ApplyMutation(m *Mutation, at int64) ([]Invalidated, []Note) {
 	n.invalidated = n.invalidated[:0]
 	n.mutNotes = n.mutNotes[:0]
 	n.observe(at)
-	for i := range n.edges {
-		n.edges[i].prune(at)
+	for i := range n.flows {
+		n.flows[i].prune(at)
 	}
 
 	switch m.Kind {
@@ -56,7 +56,8 @@ func (n *Network) ApplyMutation(m *Mutation, at int64) ([]Invalidated, []Note) {
 				continue
 			}
 			if e := n.edge(from, to); e != nil {
-				e.effects = append(e.effects, ef)
+				f := n.use(e)
+				f.effects = append(f.effects, ef)
 			}
 		}
 	case PeerKill:
@@ -67,9 +68,9 @@ func (n *Network) ApplyMutation(m *Mutation, at int64) ([]Invalidated, []Note) {
 		for i := range n.edges {
 			e := &n.edges[i]
 			switch {
-			case e.to == peer:
+			case int(e.to) == peer:
 				n.cut(e, PeerKilled)
-			case e.from == peer:
+			case int(e.from) == peer:
 				if e.goCold() {
 					n.mutNotes = append(n.mutNotes, cacheNote(e, CutByMutation))
 				}
@@ -81,12 +82,14 @@ func (n *Network) ApplyMutation(m *Mutation, at int64) ([]Invalidated, []Note) {
 
 // cut invalidates e's in-flight deliveries for reason and turns e Cold.
 func (n *Network) cut(e *edgeState, reason DropReason) {
-	for _, d := range e.inFlight {
-		n.invalidated = append(n.invalidated, Invalidated{
-			ID: d.id, From: e.from, To: e.to, At: d.at, Reason: reason, Dialed: d.dialed,
-		})
+	if f := n.flowOf(e); f != nil {
+		for _, d := range f.inFlight {
+			n.invalidated = append(n.invalidated, Invalidated{
+				ID: d.id, From: int(e.from), To: int(e.to), At: d.at, Reason: reason, Dialed: d.dialed,
+			})
+		}
+		f.inFlight = f.inFlight[:0]
 	}
-	e.inFlight = e.inFlight[:0]
 	if e.goCold() {
 		n.mutNotes = append(n.mutNotes, cacheNote(e, CutByMutation))
 	}

@@ -121,7 +121,7 @@ func TestApplyMutation_PeerKillInvalidatesOnlyDeliveriesToThePeer_5_5(t *testing
 	send(t, n, "b", "a", 0, at) // #8: from b, still arrives
 	send(t, n, "c", "b", 0, at) // #9: to b, cut
 	send(t, n, "a", "c", 0, at) // #10: untouched
-	n.edge(idx(t, n, "a"), idx(t, n, "b")).inFlight[0].dialed = true
+	n.flowOf(n.edge(idx(t, n, "a"), idx(t, n, "b"))).inFlight[0].dialed = true
 
 	inv, notes := n.ApplyMutation(&Mutation{Kind: PeerKill, Peer: "b"}, at+1*ms)
 	if got := ids(n, inv); !slices.Equal(got, []string{"a→b#7 peer_killed", "c→b#9 peer_killed"}) {

@@ -15,8 +15,10 @@ type Network struct {
 	index map[string]int // peer id → host index; point lookups only
 	n     int
 
-	edges  []edgeState // the declared edges, sorted by (From, To) peer id
-	lookup []int32     // from*n+to → position in edges, or -1 for NoRoute
+	edges    []edgeState // the declared edges, sorted by (From, To) peer id
+	lookup   []int32     // from*n+to → position in edges, or -1 for NoRoute
+	policies []Policy    // the distinct sanitised policies edges point at
+	flows    []edgeFlow  // the state of the edges in use, in order of first use
 
 	root   rng.Root // edges derive their substreams from it on first use
 	nextID uint64   // the next delivery id; ids start at 1
@@ -41,40 +43,60 @@ func New(peers []string, links []Link, root rng.Root) *Network {
 		index:  make(map[string]int, n),
 		n:      n,
 		lookup: make([]int32, n*n),
-		edges:  make([]edgeState, 0, len(links)),
 		root:   root,
 		nextID: 1,
 	}
 	for i, p := range peers {
 		net.index[p] = i
 	}
+	// First pass: which link governs each ordered pair (the last one
+	// naming it), by position in links.
 	for i := range net.lookup {
 		net.lookup[i] = -1
 	}
-	for _, l := range links {
-		from, okF := net.index[l.From]
-		to, okT := net.index[l.To]
+	count := 0
+	for i := range links {
+		from, okF := net.index[links[i].From]
+		to, okT := net.index[links[i].To]
 		if !okF || !okT {
 			continue
 		}
-		if at := net.lookup[from*n+to]; at >= 0 {
-			net.edges[at].policy = sanitize(l.Policy)
-			continue
+		if net.lookup[from*n+to] < 0 {
+			count++
 		}
-		net.lookup[from*n+to] = int32(len(net.edges))
-		net.edges = append(net.edges, edgeState{
-			from:   from,
-			to:     to,
-			policy: sanitize(l.Policy),
-		})
+		net.lookup[from*n+to] = int32(i)
 	}
-	// Sort by peer id so every walk over the edges (invalidations, notes,
-	// Links) comes out in (From, To) order whatever order links came in.
-	slices.SortFunc(net.edges, func(a, b edgeState) int {
-		return cmp.Or(cmp.Compare(peers[a.from], peers[b.from]), cmp.Compare(peers[a.to], peers[b.to]))
-	})
-	for i, e := range net.edges {
-		net.lookup[e.from*n+e.to] = int32(i)
+	// Second pass: lay the edges out in (From, To) peer-id order by
+	// walking the pairs in that order, so nothing needs sorting, and
+	// point each at its policy, stored once however many edges share it.
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(peers[a], peers[b]) })
+	net.edges = make([]edgeState, 0, count)
+	policyAt := map[Policy]int32{}
+	var last Policy
+	lastAt := int32(-1)
+	for _, from := range order {
+		for _, to := range order {
+			at := &net.lookup[from*n+to]
+			if *at < 0 {
+				continue
+			}
+			p := sanitize(links[*at].Policy)
+			if lastAt < 0 || p != last {
+				pi, ok := policyAt[p]
+				if !ok {
+					pi = int32(len(net.policies))
+					policyAt[p] = pi
+					net.policies = append(net.policies, p)
+				}
+				last, lastAt = p, pi
+			}
+			*at = int32(len(net.edges))
+			net.edges = append(net.edges, edgeState{from: int32(from), to: int32(to), policy: lastAt})
+		}
 	}
 	return net
 }
@@ -103,21 +125,40 @@ func (n *Network) observe(t int64) {
 
 // Clone returns a deep copy for engine checkpoints: every stream, in-flight
 // list and effect list is copied, so the clone answers every future call
-// exactly as the original would. The peer list and index are immutable
-// after New and are shared.
+// exactly as the original would. The peer list, index, lookup table and
+// policies are immutable after New and are shared.
 func (n *Network) Clone() *Network {
 	c := &Network{
-		peers:  n.peers,
-		index:  n.index,
-		n:      n.n,
-		edges:  make([]edgeState, len(n.edges)),
-		lookup: n.lookup,
-		root:   n.root,
-		nextID: n.nextID,
-		seen:   n.seen,
+		peers:    n.peers,
+		index:    n.index,
+		n:        n.n,
+		edges:    slices.Clone(n.edges),
+		lookup:   n.lookup,
+		policies: n.policies,
+		flows:    make([]edgeFlow, len(n.flows)),
+		root:     n.root,
+		nextID:   n.nextID,
+		seen:     n.seen,
 	}
-	for i := range n.edges {
-		c.edges[i] = n.edges[i].clone()
+	for i := range n.flows {
+		c.flows[i] = n.flows[i].clone()
 	}
 	return c
+}
+
+// flowOf returns e's flow, or nil while e is unused.
+func (n *Network) flowOf(e *edgeState) *edgeFlow {
+	if e.flow == 0 {
+		return nil
+	}
+	return &n.flows[e.flow-1]
+}
+
+// use returns e's flow, giving e one on its first use.
+func (n *Network) use(e *edgeState) *edgeFlow {
+	if e.flow == 0 {
+		n.flows = append(n.flows, edgeFlow{})
+		e.flow = int32(len(n.flows))
+	}
+	return &n.flows[e.flow-1]
 }

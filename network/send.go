@@ -21,8 +21,12 @@ func (n *Network) Send(from, to int, byteLen int64, sentAt int64) (Outcome, []No
 	if e == nil { // step 1
 		return Outcome{Reason: NoRoute}, n.sendNotes
 	}
-	e.prune(sentAt)
-	if e.idledOut(sentAt) { // the idle rule runs before every other step
+	p := &n.policies[e.policy]
+	f := n.flowOf(e)
+	if f != nil {
+		f.prune(sentAt)
+	}
+	if e.idledOut(p, sentAt) { // the idle rule runs before every other step
 		e.goCold()
 		n.sendNotes = append(n.sendNotes, cacheNote(e, IdledOut))
 	}
@@ -30,79 +34,82 @@ func (n *Network) Send(from, to int, byteLen int64, sentAt int64) (Outcome, []No
 		return Outcome{Reason: Partitioned}, n.sendNotes
 	}
 
-	n.draws(e)
-	lossPPM := e.policy.LossProbPPM // step 3
-	if burst, ok := e.active(LossBurst, sentAt); ok {
+	f = n.draws(e)
+	s := &f.stream
+	lossPPM := p.LossProbPPM // step 3
+	if burst, ok := f.active(LossBurst, sentAt); ok {
 		lossPPM = burst.value
 	}
-	if e.stream.Chance(lossPPM) {
+	if s.Chance(lossPPM) {
 		return Outcome{Reason: Lossy}, n.sendNotes
 	}
-	jitter := e.stream.Normal(e.policy.JitterStddevNs)
-	reorders := e.stream.Chance(e.policy.ReorderProbPPM)
+	jitter := s.Normal(p.JitterStddevNs)
+	reorders := s.Chance(p.ReorderProbPPM)
 	var extraDraw uint64 // drawn whether or not it is used (docs/network.md)
 	if reorders {
-		extraDraw = e.stream.Uint64()
+		extraDraw = s.Uint64()
 	} else {
-		e.stream.Skip()
+		s.Skip()
 	}
 
 	// Step 4: the link serialises one message at a time; latency, jitter
 	// and reorder delay happen after the wire and never hold it.
 	serStart := max(sentAt, e.lastSerializationEndNs)
-	serEnd := satAdd(serStart, serializationNs(byteLen, e.policy.BandwidthBps))
+	serEnd := satAdd(serStart, serializationNs(byteLen, p.BandwidthBps))
 	e.lastSerializationEndNs = serEnd
 
 	// Steps 5–6: negative jitter is clamped so nothing arrives before it
 	// has left the wire; a spike scales the clamped latency+jitter.
-	propagation := max(satAdd(e.policy.LatencyNs, jitter), 0)
-	if spike, ok := e.active(LatencySpike, sentAt); ok {
+	propagation := max(satAdd(p.LatencyNs, jitter), 0)
+	if spike, ok := f.active(LatencySpike, sentAt); ok {
 		propagation = mulDiv(propagation, spike.value, 100)
 	}
 	arrival := satAdd(serEnd, propagation)
 
-	if relay, ok := e.active(RelayBuffer, sentAt); ok { // step 7
+	if relay, ok := f.active(RelayBuffer, sentAt); ok { // step 7
 		arrival = max(arrival, satAdd(sentAt, relay.value))
 	}
 
 	dialed := e.state == Cold // step 8
 	if dialed {
-		arrival = satAdd(arrival, e.policy.ColdDialPenaltyNs)
+		arrival = satAdd(arrival, p.ColdDialPenaltyNs)
 		e.state, e.warmingSince = Warming, sentAt
 		n.sendNotes = append(n.sendNotes,
-			Note{From: e.from, To: e.to, Kind: NoteDialStart},
+			Note{From: int(e.from), To: int(e.to), Kind: NoteDialStart},
 			cacheNote(e, Dialed))
 	}
 
 	if reorders { // step 9: one to two latency+jitter units of extra delay
-		unit := e.reorderUnitNs()
+		unit := p.reorderUnitNs()
 		extra := satAdd(unit, int64(below(extraDraw, uint64(unit)+1)))
 		arrival = satAdd(arrival, extra)
 	}
 
 	e.lastSendNs = sentAt // step 10
-	if e.state == Warming && satSub(sentAt, e.warmingSince) >= e.policy.CacheWarmAfterNs {
+	if e.state == Warming && satSub(sentAt, e.warmingSince) >= p.CacheWarmAfterNs {
 		e.state = Warm
 		n.sendNotes = append(n.sendNotes, cacheNote(e, Warmed))
 	}
 
 	id := n.nextID // step 11
 	n.nextID++
-	e.inFlight = append(e.inFlight, delivery{id: id, at: arrival, dialed: dialed})
+	f.inFlight = append(f.inFlight, delivery{id: id, at: arrival, dialed: dialed})
 	return Outcome{Arrived: true, At: arrival, ID: id, Dialed: dialed}, n.sendNotes
 }
 
 // cacheNote reports e's transition into its current state.
 func cacheNote(e *edgeState, t Transition) Note {
-	return Note{From: e.from, To: e.to, Kind: NoteCacheChange, Transition: t, State: e.state}
+	return Note{From: int(e.from), To: int(e.to), Kind: NoteCacheChange, Transition: t, State: e.state}
 }
 
-// draws derives e's substream on its first use. A substream is a pure
-// function of (seed, from, to), so deriving it late changes no draw; a
-// thousand-peer mesh has a million edges, most of which never carry a
-// message in a short run.
-func (n *Network) draws(e *edgeState) {
-	if e.stream == nil {
-		e.stream = n.root.Link(n.peers[e.from], n.peers[e.to])
+// draws derives e's substream on its first use and returns e's flow. A
+// substream is a pure function of (seed, from, to), so deriving it late
+// changes no draw; a thousand-peer mesh has a million edges, most of
+// which never carry a message in a short run.
+func (n *Network) draws(e *edgeState) *edgeFlow {
+	f := n.use(e)
+	if !f.drawn {
+		f.stream, f.drawn = *n.root.Link(n.peers[e.from], n.peers[e.to]), true
 	}
+	return f
 }

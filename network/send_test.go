@@ -37,8 +37,9 @@ func TestSend_NoRouteVsPartitioned_5_4_steps1and2(t *testing.T) {
 			}
 		})
 	}
-	for _, e := range n.edges {
-		if p := e.position(); p != 0 {
+	for i := range n.edges {
+		e := &n.edges[i]
+		if p := n.flowOf(e).position(); p != 0 {
 			t.Errorf("edge %d→%d made %d draws; NoRoute and Partitioned draw nothing", e.from, e.to, p)
 		}
 	}

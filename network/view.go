@@ -20,17 +20,22 @@ func (n *Network) Links() []LinkView {
 	views := make([]LinkView, 0, len(n.edges))
 	for i := range n.edges {
 		e := &n.edges[i]
+		f := n.flowOf(e)
 		v := LinkView{
 			From:       n.peers[e.from],
 			To:         n.peers[e.to],
 			State:      e.state,
 			LastSendNs: e.lastSendNs,
-			InFlight:   e.inFlightAt(n.seen),
+			InFlight:   f.inFlightAt(n.seen),
 		}
 		if e.partitioned {
 			v.Active = append(v.Active, "Partitioned")
 		}
-		for _, ef := range e.effects {
+		if f == nil {
+			views = append(views, v)
+			continue
+		}
+		for _, ef := range f.effects {
 			if ef.start <= n.seen && n.seen < ef.until {
 				v.Active = append(v.Active, ef.String())
 			}
@@ -44,8 +49,8 @@ func (n *Network) Links() []LinkView {
 // now.
 func (n *Network) InFlight(now int64) int {
 	total := 0
-	for i := range n.edges {
-		total += n.edges[i].inFlightAt(now)
+	for i := range n.flows {
+		total += n.flows[i].inFlightAt(now)
 	}
 	return total
 }
