@@ -12,8 +12,8 @@ type edgeState struct {
 	policy   int32 // index into Network.policies
 	flow     int32 // 1 + index into Network.flows once the edge is used; 0 before
 
-	state       CacheState
-	partitioned bool  // an active Partition cuts this edge
+	state        CacheState
+	partitioned  bool  // an active Partition cuts this edge
 	warmingSince int64 // meaningful while state == Warming
 	lastSendNs   int64 // sent_at of the last send that returned Arrive
 	// lastSerializationEndNs is when the link finishes putting the last
