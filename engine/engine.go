@@ -186,7 +186,11 @@ func New(sc *scenarios.Scenario, reg *hosts.Registry, opts Options) (*Engine, er
 			ticks: e.root.Host(p.ID, "tick"),
 		})
 	}
-	e.st.net = network.New(e.peers, sc.Links, e.root)
+	if sc.FullMesh {
+		e.st.net = network.NewMesh(e.peers, sc.DefaultLink, e.root)
+	} else {
+		e.st.net = network.New(e.peers, sc.Links, e.root)
+	}
 	e.st.cut = map[uint64]network.DropReason{}
 	if opts.Sink == nil {
 		e.st.digest, e.st.snapHash = sha256.New(), sha256.New()

@@ -37,23 +37,9 @@ type Network struct {
 // edge or on the peer count. A link naming an unknown peer is ignored and
 // a repeated edge keeps its last policy; the loader rules both out.
 func New(peers []string, links []Link, root rng.Root) *Network {
-	n := len(peers)
-	net := &Network{
-		peers:  slices.Clone(peers),
-		index:  make(map[string]int, n),
-		n:      n,
-		lookup: make([]int32, n*n),
-		root:   root,
-		nextID: 1,
-	}
-	for i, p := range peers {
-		net.index[p] = i
-	}
-	// First pass: which link governs each ordered pair (the last one
-	// naming it), by position in links.
-	for i := range net.lookup {
-		net.lookup[i] = -1
-	}
+	net := bare(peers, root)
+	n := net.n
+	// Which link governs each ordered pair: the last one naming it.
 	count := 0
 	for i := range links {
 		from, okF := net.index[links[i].From]
@@ -66,39 +52,78 @@ func New(peers []string, links []Link, root rng.Root) *Network {
 		}
 		net.lookup[from*n+to] = int32(i)
 	}
-	// Second pass: lay the edges out in (From, To) peer-id order by
-	// walking the pairs in that order, so nothing needs sorting, and
-	// point each at its policy, stored once however many edges share it.
-	order := make([]int, n)
+	net.layout(count, func(at int32, _, _ int) (Policy, bool) {
+		if at < 0 {
+			return Policy{}, false
+		}
+		return links[at].Policy, true
+	})
+	return net
+}
+
+// NewMesh is New for a full mesh: every ordered pair of distinct peers is
+// an edge with policy p.
+func NewMesh(peers []string, p Policy, root rng.Root) *Network {
+	net := bare(peers, root)
+	net.layout(net.n*max(net.n-1, 0), func(_ int32, from, to int) (Policy, bool) { return p, from != to })
+	return net
+}
+
+// bare is a network of peers with no edges yet: every lookup is -1.
+func bare(peers []string, root rng.Root) *Network {
+	n := len(peers)
+	net := &Network{
+		peers:  slices.Clone(peers),
+		index:  make(map[string]int, n),
+		n:      n,
+		lookup: make([]int32, n*n),
+		root:   root,
+		nextID: 1,
+	}
+	for i, p := range peers {
+		net.index[p] = i
+	}
+	for i := range net.lookup {
+		net.lookup[i] = -1
+	}
+	return net
+}
+
+// layout builds the count edges in (From, To) peer-id order by walking the
+// pairs in that order, so nothing needs sorting; edge(at, from, to) says
+// whether the pair is an edge and with what policy, at being what lookup
+// holds for it so far. Each distinct policy is stored once however many
+// edges share it, and lookup ends up pointing at the edges.
+func (n *Network) layout(count int, edge func(at int32, from, to int) (Policy, bool)) {
+	order := make([]int, n.n)
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(peers[a], peers[b]) })
-	net.edges = make([]edgeState, 0, count)
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(n.peers[a], n.peers[b]) })
+	n.edges = make([]edgeState, 0, count)
 	policyAt := map[Policy]int32{}
 	var last Policy
 	lastAt := int32(-1)
 	for _, from := range order {
 		for _, to := range order {
-			at := &net.lookup[from*n+to]
-			if *at < 0 {
+			at := &n.lookup[from*n.n+to]
+			raw, ok := edge(*at, from, to)
+			if !ok {
 				continue
 			}
-			p := sanitize(links[*at].Policy)
-			if lastAt < 0 || p != last {
-				pi, ok := policyAt[p]
-				if !ok {
-					pi = int32(len(net.policies))
+			if p := sanitize(raw); lastAt < 0 || p != last {
+				pi, seen := policyAt[p]
+				if !seen {
+					pi = int32(len(n.policies))
 					policyAt[p] = pi
-					net.policies = append(net.policies, p)
+					n.policies = append(n.policies, p)
 				}
 				last, lastAt = p, pi
 			}
-			*at = int32(len(net.edges))
-			net.edges = append(net.edges, edgeState{from: int32(from), to: int32(to), policy: lastAt})
+			*at = int32(len(n.edges))
+			n.edges = append(n.edges, edgeState{from: int32(from), to: int32(to), policy: lastAt})
 		}
 	}
-	return net
 }
 
 // Peers returns the peer ids; a host's index is its position.

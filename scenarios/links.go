@@ -28,15 +28,8 @@ func (c *checker) links(top fields) {
 			top.add("links", "no [[links]] means a full mesh: %d peers make %d directed edges, more than the %d supported; declare [[links]]", n, n*(n-1), MaxLinks)
 			return
 		}
-		links := make([]network.Link, 0, n*(n-1))
-		for _, from := range c.ids {
-			for _, to := range c.ids {
-				if from != to {
-					links = append(links, network.Link{Edge: network.Edge{From: from, To: to}, Policy: c.s.DefaultLink})
-				}
-			}
-		}
-		c.setLinks(links, true)
+		c.s.FullMesh = true
+		c.setLinks(nil, true)
 		return
 	}
 
@@ -138,8 +131,12 @@ func (c *checker) setLinks(links []network.Link, complete bool) {
 	c.edgesOK = complete
 }
 
-// hasEdge reports whether e is in the resolved (sorted) link list.
+// hasEdge reports whether e is in the resolved link graph. Its endpoints
+// are declared peers.
 func (c *checker) hasEdge(e network.Edge) bool {
+	if c.s.FullMesh {
+		return e.From != e.To
+	}
 	_, found := slices.BinarySearchFunc(c.s.Links, e, func(l network.Link, e network.Edge) int {
 		return compareEdges(l.Edge, e)
 	})

@@ -39,7 +39,8 @@ func TestParse_DefaultsApplied(t *testing.T) {
 			{ID: "b", Kind: "echo", InitialState: "up", TickPeriodNs: 100, KindConfig: map[string]any{}},
 			{ID: "c", Kind: "echo", InitialState: "down", TickPeriodNs: 70, KindConfig: map[string]any{"payload_bytes": int64(9)}},
 		},
-		Expect: "fail-until-fix",
+		FullMesh: true,
+		Expect:   "fail-until-fix",
 	}
 	got := *s
 	got.Links, got.Path, got.SourceSHA256, got.merged = nil, "", [32]byte{}, nil
@@ -61,10 +62,13 @@ func TestParse_SourceSHA256IsTheFileBytes(t *testing.T) {
 func TestParse_NoLinksIsFullMesh_5_1(t *testing.T) {
 	s := mustParse(t, with(`bandwidth_bps = 1000`, "bandwidth_bps = 1000\nlatency_ns = 7"))
 	want := []string{"a>b", "a>c", "b>a", "b>c", "c>a", "c>b"}
-	if got := edges(s.Links); !slices.Equal(got, want) {
+	if !s.FullMesh || s.Links != nil {
+		t.Fatalf("FullMesh %v, Links %v: want true, nil", s.FullMesh, s.Links)
+	}
+	if got := edges(s.Edges()); !slices.Equal(got, want) {
 		t.Fatalf("edges %v, want %v", got, want)
 	}
-	for _, l := range s.Links {
+	for _, l := range s.Edges() {
 		if l.Policy != s.DefaultLink {
 			t.Errorf("%v has policy %+v, want the default %+v", l.Edge, l.Policy, s.DefaultLink)
 		}

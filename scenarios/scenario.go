@@ -17,8 +17,13 @@ type Scenario struct {
 	TickPeriodNs int64          // [default_tick] period_ns
 	DefaultLink  network.Policy // [default_link]
 
-	Peers      []Peer             // sorted by ID
-	Links      []network.Link     // every existing directed edge, resolved, sorted by (From, To)
+	Peers []Peer // sorted by ID
+	// FullMesh is a scenario without [[links]]: every ordered pair of
+	// distinct peers is an edge with DefaultLink, and Links is nil. A
+	// thousand peers make a million such edges, which nobody needs
+	// spelled out; Edges lists them when wanted.
+	FullMesh   bool
+	Links      []network.Link     // the declared directed edges, resolved, sorted by (From, To); nil for a full mesh
 	Mutations  []network.Mutation // in declared order
 	Snapshots  []int64            // at_ns of each [[snapshots]], in declared order
 	Assertions []Assertion        // in declared order
@@ -32,6 +37,23 @@ type Scenario struct {
 	SourceSHA256 [32]byte
 
 	merged map[string]any // the merged TOML tree, for TOML()
+}
+
+// Edges returns every existing directed edge with its resolved policy,
+// sorted by (From, To): Links, or the full mesh spelled out.
+func (s *Scenario) Edges() []network.Link {
+	if !s.FullMesh {
+		return s.Links
+	}
+	links := make([]network.Link, 0, len(s.Peers)*max(len(s.Peers)-1, 0))
+	for _, from := range s.Peers {
+		for _, to := range s.Peers {
+			if from.ID != to.ID {
+				links = append(links, network.Link{Edge: network.Edge{From: from.ID, To: to.ID}, Policy: s.DefaultLink})
+			}
+		}
+	}
+	return links
 }
 
 // Peer is one [[peers]] entry with defaults applied.

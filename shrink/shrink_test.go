@@ -50,8 +50,8 @@ func TestShrink_PlantedFailureReachesItsMinimalForm(t *testing.T) {
 	if len(sc.Assertions) != 1 || sc.Assertions[0].Name != "no_delivery_drops" || res.Assert != "no_delivery_drops" {
 		t.Errorf("assertions %v", sc.Assertions)
 	}
-	if len(sc.Snapshots) != 0 || res.After.Links != 0 || len(sc.Links) != 2 {
-		t.Errorf("snapshots %v, declared links %d, edges %d: want none, none (a full mesh), 2", sc.Snapshots, res.After.Links, len(sc.Links))
+	if len(sc.Snapshots) != 0 || res.After.Links != 0 || len(sc.Edges()) != 2 {
+		t.Errorf("snapshots %v, declared links %d, edges %d: want none, none (a full mesh), 2", sc.Snapshots, res.After.Links, len(sc.Edges()))
 	}
 	if sc.DurationNs > 6_000_000_000 || sc.DurationNs <= 5_000_000_000-1 {
 		t.Errorf("duration %d ns, want just past the kill at 5 s", sc.DurationNs)

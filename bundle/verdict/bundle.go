@@ -33,5 +33,5 @@ func EvaluateBundle(dir string, assertions []scenarios.Assertion, endNs int64) (
 	if err != nil && !errors.Is(err, errAllResolved) {
 		return nil, err
 	}
-	return e.Finish(endNs), nil
+	return e.finish(endNs), nil
 }

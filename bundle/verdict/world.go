@@ -91,7 +91,12 @@ func (w *world) setView(o, s int32, v view) view {
 	}
 	row := w.views[o]
 	if int(s) >= len(row) {
-		row = append(row, make([]view, int(s)+1-len(row))...)
+		// Room for every peer seen so far: a thousand-peer run's
+		// observers each learn of a thousand subjects at t=0, and
+		// growing a row one subject at a time copied it over and over.
+		n, had := max(int(s)+1, len(w.names)), len(row)
+		row = slices.Grow(row, n-had)[:n]
+		clear(row[had:])
 		w.views[o] = row
 	}
 	old := row[s]

@@ -208,6 +208,22 @@ func (n *Node) begin(now int64) {
 	}
 }
 
+// maxKeptEffects is the largest effect buffer a node keeps between calls.
+// Steady state needs a handful of effects per call; a burst (a thousand
+// members' initial transitions, a big push/pull merge) grows the buffer
+// far beyond that, and keeping it would also keep alive everything it
+// points at for the node's lifetime.
+const maxKeptEffects = 256
+
+// resetEffects empties the effect buffer for a new call.
+func (n *Node) resetEffects() {
+	if cap(n.out) > maxKeptEffects {
+		n.out = nil
+		return
+	}
+	n.out = n.out[:0]
+}
+
 // Tick advances the node to now: it concludes anything whose deadline
 // passed without its timer being delivered (so a node whose timers were
 // lost while it was paused recovers on its next tick), (re)sends join
@@ -215,7 +231,7 @@ func (n *Node) begin(now int64) {
 // health-scaled probe interval since the last one has elapsed. Call it
 // periodically, at least as often as the probe interval.
 func (n *Node) Tick(now int64) []Effect {
-	n.out = n.out[:0]
+	n.resetEffects()
 	n.begin(now)
 	n.concludeOverdueProbe(now)
 	n.concludeOverdueRelays(now)
@@ -237,7 +253,7 @@ func (n *Node) Tick(now int64) []Effect {
 // A message whose From differs from the transport's sender is counted and
 // otherwise ignored.
 func (n *Node) Receive(from string, msg *Message, now int64) []Effect {
-	n.out = n.out[:0]
+	n.resetEffects()
 	n.begin(now)
 	if msg == nil || from == "" || len(from) > MaxIDBytes {
 		n.counters.Malformed++
@@ -276,7 +292,7 @@ func (n *Node) Receive(from string, msg *Message, now int64) []Effect {
 // TimerFired handles a timer the node armed. Stale and unknown tokens are
 // ignored.
 func (n *Node) TimerFired(tok uint64, now int64) []Effect {
-	n.out = n.out[:0]
+	n.resetEffects()
 	n.begin(now)
 	payload := tok & tokenPayloadMask
 	p := &n.probe
@@ -307,7 +323,7 @@ func (n *Node) TimerFired(tok uint64, now int64) []Effect {
 // SendFailed tells the node the transport refused a send. It is only
 // counted: real UDP does not report loss, so SWIM must not depend on it.
 func (n *Node) SendFailed(to string, reason string, now int64) []Effect {
-	n.out = n.out[:0]
+	n.resetEffects()
 	n.begin(now)
 	n.counters.SendFailed++
 	return n.out

@@ -78,11 +78,19 @@ func (h *host) Recv(m hosts.Message, now int64) []hosts.Action {
 	panic(fmt.Sprintf("swimhost: %s: unknown message %T", h.node.Self(), m))
 }
 
+// maxKeptActions is the largest action buffer a host keeps between calls.
+const maxKeptActions = 256
+
 // translate maps the node's effects to actions one for one, in order. The
 // node reuses its effect slice on its next call and the engine consumes
 // the actions before then, so messages and events pass through as
 // pointers without copying.
 func (h *host) translate(effects []swim.Effect) []hosts.Action {
+	// Size the buffer once for a burst, and let a burst's buffer go
+	// afterwards rather than hold it for the host's lifetime.
+	if cap(h.acts) < len(effects) || cap(h.acts) > max(maxKeptActions, len(effects)) {
+		h.acts = make([]hosts.Action, 0, max(len(effects), 16))
+	}
 	h.acts = h.acts[:0]
 	for i := range effects {
 		e := &effects[i]
