@@ -72,6 +72,12 @@ func parseEventLineFast(b []byte, strs *jsonscan.Strings) (rec EventRecord, evSt
 	if !ok {
 		return rec, 0, 0, false
 	}
+	return parseEvent(b, i, rec, strs)
+}
+
+// parseEvent checks the event object at b[i] whole and that the line ends
+// right after it, and completes rec with its type.
+func parseEvent(b []byte, i int, rec EventRecord, strs *jsonscan.Strings) (EventRecord, int, int, bool) {
 	typ, end, ok := eventType(b, i)
 	// The envelope closes right after the event, and the line ends there.
 	if !ok || len(typ) == 0 || end != len(b)-1 || b[end] != '}' {
@@ -82,25 +88,27 @@ func parseEventLineFast(b []byte, strs *jsonscan.Strings) (rec EventRecord, evSt
 }
 
 // parseHead reads only the envelope and the event's type of a line of
-// AppendEventLine's shape, where "type" is the event's first member. It
-// checks nothing after the type but that the line closes the event and
-// the envelope: a reader that will not look at the payload pays for no
-// more. (A hand-made line with a second "type" member reads as the first
-// here and as the last in encoding/json; detsim never writes one.)
-func parseHead(b []byte, strs *jsonscan.Strings) (rec EventRecord, ok bool) {
+// AppendEventLine's shape, where "type" is the event's first member, and
+// returns where the event object starts. It checks nothing after the type
+// but that the line closes the event and the envelope: a reader that will
+// not look at the payload pays for no more. (A hand-made line with a
+// second "type" member reads as the first here and as the last in
+// encoding/json; detsim never writes one.)
+func parseHead(b []byte, strs *jsonscan.Strings) (rec EventRecord, evStart int, ok bool) {
 	rec, i, ok := parseEnvelope(b, strs)
 	if !ok {
-		return rec, false
+		return rec, 0, false
 	}
-	if i, ok = jsonscan.Match(b, i, `{"type":`); !ok {
-		return rec, false
+	j, ok := jsonscan.Match(b, i, `{"type":`)
+	if !ok {
+		return rec, 0, false
 	}
-	typ, _, ok := jsonscan.String(b, i)
+	typ, _, ok := jsonscan.String(b, j)
 	if !ok || len(typ) == 0 || !bytes.HasSuffix(b, []byte("}}")) {
-		return rec, false
+		return rec, 0, false
 	}
 	rec.Type = strs.Get(typ)
-	return rec, true
+	return rec, i, true
 }
 
 // eventType reads the event object at b[i], checking all of it, and
@@ -172,10 +180,16 @@ func (r *lineReader) parse(b []byte) (EventRecord, error) {
 // without its Event and with its payload unchecked, and any other
 // payload aliases b instead of being copied.
 func (r *lineReader) scan(b []byte, reads func(typ string) bool) (EventRecord, error) {
-	if rec, ok := parseHead(b, &r.strs); ok && !reads(rec.Type) {
-		return rec, nil
+	head, evStart, ok := parseHead(b, &r.strs)
+	if ok && !reads(head.Type) {
+		return head, nil
 	}
-	rec, start, end, ok := parseEventLineFast(b, &r.strs)
+	var rec EventRecord
+	var start, end int
+	if ok {
+		// The envelope is read; check the event whole.
+		rec, start, end, ok = parseEvent(b, evStart, head, &r.strs)
+	}
 	if !ok {
 		return parseEventLineSlow(b)
 	}

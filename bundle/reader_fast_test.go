@@ -81,7 +81,7 @@ func checkFastVsSlow(t *testing.T, line []byte) (fast bool) {
 	// rejects (that is its bargain), but never reads a line of
 	// AppendEventLine's shape differently. (In a hand-made line with two
 	// "type" members it reads the first, encoding/json the last.)
-	if head, hok := parseHead(line, nil); hok && ok {
+	if head, _, hok := parseHead(line, nil); hok && ok {
 		want.Event = nil
 		if !reflect.DeepEqual(head, want) {
 			t.Fatalf("line %q\nhead %+v\nslow %+v", line, head, want)
