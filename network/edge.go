@@ -68,6 +68,54 @@ func sanitize(p Policy) Policy {
 	return p
 }
 
+// flowBlock is how many flows one block of a flowStore holds at most.
+const flowBlock = 1024
+
+// flowStore holds the flows of the edges in use, in order of first use,
+// in blocks of flowBlock: a thousand-peer run puts a hundred thousand
+// edges to use, and one slice re-copied them all (pointers and all, under
+// write barriers) each time it grew. Only the last block grows by
+// appending; a small run's flows fit in a small first block.
+type flowStore struct {
+	blocks [][]edgeFlow // every block but the last holds flowBlock flows
+	n      int32
+}
+
+// at returns flow i (0-based).
+func (s *flowStore) at(i int32) *edgeFlow { return &s.blocks[i/flowBlock][i%flowBlock] }
+
+// add makes a new, empty flow and returns its index.
+func (s *flowStore) add() int32 {
+	if s.n%flowBlock == 0 {
+		s.blocks = append(s.blocks, nil)
+	}
+	last := len(s.blocks) - 1
+	s.blocks[last] = append(s.blocks[last], edgeFlow{})
+	s.n++
+	return s.n - 1
+}
+
+// each calls fn with every flow in order.
+func (s *flowStore) each(fn func(f *edgeFlow)) {
+	for _, block := range s.blocks {
+		for i := range block {
+			fn(&block[i])
+		}
+	}
+}
+
+// clone returns a deep copy sharing no mutable state with s.
+func (s *flowStore) clone() flowStore {
+	c := flowStore{blocks: make([][]edgeFlow, len(s.blocks)), n: s.n}
+	for b, block := range s.blocks {
+		c.blocks[b] = make([]edgeFlow, len(block))
+		for i := range block {
+			c.blocks[b][i] = block[i].clone()
+		}
+	}
+	return c
+}
+
 // active returns the most recently applied effect of kind active at t.
 // Later mutations override earlier ones of the same kind while both are
 // active; when the later one expires the earlier one governs again.

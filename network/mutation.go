@@ -29,9 +29,7 @@ func (n *Network) ApplyMutation(m *Mutation, at int64) ([]Invalidated, []Note) {
 	n.invalidated = n.invalidated[:0]
 	n.mutNotes = n.mutNotes[:0]
 	n.observe(at)
-	for i := range n.flows {
-		n.flows[i].prune(at)
-	}
+	n.flows.each(func(f *edgeFlow) { f.prune(at) })
 
 	switch m.Kind {
 	case Partition:

@@ -18,7 +18,7 @@ type Network struct {
 	edges    []edgeState // the declared edges, sorted by (From, To) peer id
 	lookup   []int32     // from*n+to → position in edges, or -1 for NoRoute
 	policies []Policy    // the distinct sanitised policies edges point at
-	flows    []edgeFlow  // the state of the edges in use, in order of first use
+	flows    flowStore   // the state of the edges in use
 
 	root   rng.Root // edges derive their substreams from it on first use
 	nextID uint64   // the next delivery id; ids start at 1
@@ -160,13 +160,10 @@ func (n *Network) Clone() *Network {
 		edges:    slices.Clone(n.edges),
 		lookup:   n.lookup,
 		policies: n.policies,
-		flows:    make([]edgeFlow, len(n.flows)),
+		flows:    n.flows.clone(),
 		root:     n.root,
 		nextID:   n.nextID,
 		seen:     n.seen,
-	}
-	for i := range n.flows {
-		c.flows[i] = n.flows[i].clone()
 	}
 	return c
 }
@@ -176,14 +173,13 @@ func (n *Network) flowOf(e *edgeState) *edgeFlow {
 	if e.flow == 0 {
 		return nil
 	}
-	return &n.flows[e.flow-1]
+	return n.flows.at(e.flow - 1)
 }
 
 // use returns e's flow, giving e one on its first use.
 func (n *Network) use(e *edgeState) *edgeFlow {
 	if e.flow == 0 {
-		n.flows = append(n.flows, edgeFlow{})
-		e.flow = int32(len(n.flows))
+		e.flow = n.flows.add() + 1
 	}
-	return &n.flows[e.flow-1]
+	return n.flows.at(e.flow - 1)
 }

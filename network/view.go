@@ -49,9 +49,7 @@ func (n *Network) Links() []LinkView {
 // now.
 func (n *Network) InFlight(now int64) int {
 	total := 0
-	for i := range n.flows {
-		total += n.flows[i].inFlightAt(now)
-	}
+	n.flows.each(func(f *edgeFlow) { total += f.inFlightAt(now) })
 	return total
 }
 
