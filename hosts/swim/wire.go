@@ -317,25 +317,25 @@ func Decode(b []byte) (*Message, error) {
 		return nil, fmt.Errorf("swim: decode: %d bytes exceeds the %d-byte datagram limit", len(b), MaxDatagramBytes)
 	}
 	r := reader{b: b}
-	if v := r.u8("version"); r.err == nil && v != WireVersion {
+	if v := r.u8(wireField{what: "version"}, ""); r.err == nil && v != WireVersion {
 		return nil, fmt.Errorf("swim: decode: unsupported wire version %d at byte 0", v)
 	}
-	m := &Message{Kind: MessageKind(r.u8("kind"))}
+	m := &Message{Kind: MessageKind(r.u8(wireField{what: "kind"}, ""))}
 	if r.err == nil && (m.Kind < Ping || m.Kind > JoinResponse) {
 		return nil, fmt.Errorf("swim: decode: unknown message kind %d at byte 1", m.Kind)
 	}
-	m.From = r.id("from")
+	m.From = r.id(wireField{what: "from"})
 	switch m.Kind {
 	case Ping, PingReq:
-		m.Seq = r.u64("seq")
-		m.Target = r.id("target")
+		m.Seq = r.u64(wireField{what: "seq"}, "")
+		m.Target = r.id(wireField{what: "target"})
 	case Ack:
-		m.Seq = r.u64("seq")
+		m.Seq = r.u64(wireField{what: "seq"}, "")
 	case IndirectAck:
-		m.Seq = r.u64("seq")
-		m.Target = r.id("target")
+		m.Seq = r.u64(wireField{what: "seq"}, "")
+		m.Target = r.id(wireField{what: "target"})
 		at := r.off
-		switch f := r.u8("flags"); {
+		switch f := r.u8(wireField{what: "flags"}, ""); {
 		case r.err != nil:
 		case f == flagNack:
 			m.Nack = true
@@ -343,8 +343,8 @@ func Decode(b []byte) (*Message, error) {
 			r.fail(at, fmt.Sprintf("unknown flags 0x%02x", f))
 		}
 	case JoinRequest:
-		m.Incarnation = r.u64("incarnation")
-		m.Meta = r.meta("join_request")
+		m.Incarnation = r.u64(wireField{what: "incarnation"}, "")
+		m.Meta = r.meta(wireField{what: "join_request"})
 	case JoinResponse:
 		m.Members = r.updates("member")
 	}
@@ -372,19 +372,36 @@ func (r *reader) fail(at int, msg string) {
 	}
 }
 
-func (r *reader) need(n int, what string) bool {
+// wireField names what a read is for, in a decode error ("update accuser").
+// The text is built only when an error is reported: Decode runs for every
+// delivered message, and building it up front cost an allocation per
+// field read.
+type wireField struct{ what, part string }
+
+// with is the field's name followed by suffix, for an error message.
+func (f wireField) with(suffix string) string {
+	s := f.what
+	for _, p := range [2]string{f.part, suffix} {
+		if p != "" {
+			s += " " + p
+		}
+	}
+	return s
+}
+
+func (r *reader) need(n int, f wireField, suffix string) bool {
 	if r.err != nil {
 		return false
 	}
 	if len(r.b)-r.off < n {
-		r.fail(r.off, "truncated "+what)
+		r.fail(r.off, "truncated "+f.with(suffix))
 		return false
 	}
 	return true
 }
 
-func (r *reader) u8(what string) byte {
-	if !r.need(1, what) {
+func (r *reader) u8(f wireField, suffix string) byte {
+	if !r.need(1, f, suffix) {
 		return 0
 	}
 	v := r.b[r.off]
@@ -392,8 +409,8 @@ func (r *reader) u8(what string) byte {
 	return v
 }
 
-func (r *reader) u16(what string) uint16 {
-	if !r.need(2, what) {
+func (r *reader) u16(f wireField, suffix string) uint16 {
+	if !r.need(2, f, suffix) {
 		return 0
 	}
 	v := binary.BigEndian.Uint16(r.b[r.off:])
@@ -401,8 +418,8 @@ func (r *reader) u16(what string) uint16 {
 	return v
 }
 
-func (r *reader) u64(what string) uint64 {
-	if !r.need(8, what) {
+func (r *reader) u64(f wireField, suffix string) uint64 {
+	if !r.need(8, f, suffix) {
 		return 0
 	}
 	v := binary.BigEndian.Uint64(r.b[r.off:])
@@ -410,17 +427,17 @@ func (r *reader) u64(what string) uint64 {
 	return v
 }
 
-func (r *reader) id(what string) string {
+func (r *reader) id(f wireField) string {
 	at := r.off
-	n := int(r.u8(what + " length"))
+	n := int(r.u8(f, "length"))
 	if r.err != nil {
 		return ""
 	}
 	if n == 0 {
-		r.fail(at, "empty "+what+" id")
+		r.fail(at, "empty "+f.with("id"))
 		return ""
 	}
-	if !r.need(n, what+" id") {
+	if !r.need(n, f, "id") {
 		return ""
 	}
 	s := string(r.b[r.off : r.off+n])
@@ -431,17 +448,17 @@ func (r *reader) id(what string) string {
 // meta reads a metadata field: its length, then its bytes, copied so the
 // message does not alias the caller's buffer. An empty one is nil, so
 // that Decode(Encode(m)) is m for a message without metadata.
-func (r *reader) meta(what string) []byte {
+func (r *reader) meta(f wireField) []byte {
 	at := r.off
-	n := int(r.u16(what + " metadata length"))
+	n := int(r.u16(f, "metadata length"))
 	if r.err != nil {
 		return nil
 	}
 	if n > MaxMetaBytes {
-		r.fail(at, fmt.Sprintf("%s metadata length %d exceeds %d", what, n, MaxMetaBytes))
+		r.fail(at, fmt.Sprintf("%s metadata length %d exceeds %d", f.with(""), n, MaxMetaBytes))
 		return nil
 	}
-	if n == 0 || !r.need(n, what+" metadata") {
+	if n == 0 || !r.need(n, f, "metadata") {
 		return nil
 	}
 	v := bytes.Clone(r.b[r.off : r.off+n])
@@ -450,7 +467,8 @@ func (r *reader) meta(what string) []byte {
 }
 
 func (r *reader) updates(what string) []Update {
-	count := int(r.u16(what + " count"))
+	f := wireField{what: what}
+	count := int(r.u16(f, "count"))
 	if r.err != nil || count == 0 {
 		return nil
 	}
@@ -463,17 +481,17 @@ func (r *reader) updates(what string) []Update {
 	us := make([]Update, count)
 	for i := range us {
 		at := r.off
-		s := State(r.u8(what + " state"))
+		s := State(r.u8(f, "state"))
 		if r.err == nil && !s.valid() {
 			r.fail(at, fmt.Sprintf("invalid %s state %d", what, s))
 		}
 		us[i].State = s
-		us[i].Incarnation = r.u64(what + " incarnation")
-		us[i].Member = r.id(what)
+		us[i].Incarnation = r.u64(f, "incarnation")
+		us[i].Member = r.id(f)
 		if s == Alive {
-			us[i].Meta = r.meta(what)
+			us[i].Meta = r.meta(f)
 		} else {
-			us[i].From = r.id(what + " accuser")
+			us[i].From = r.id(wireField{what: what, part: "accuser"})
 		}
 		if r.err != nil {
 			return nil
