@@ -69,9 +69,8 @@ func ScanEvents(dir string, reads func(typ string) bool, fn func(line int, rec E
 	return readLines(dir, func(b []byte) (EventRecord, error) { return lines.scan(b, reads) }, fn)
 }
 
-// scanBufferSize is the read buffer: large enough that reading a big log
-// costs few system calls.
-const scanBufferSize = 256 << 10
+// scanBufferSize is the initial read buffer; it grows for a longer line.
+const scanBufferSize = 64 << 10
 
 func readLines(dir string, parse func([]byte) (EventRecord, error), fn func(line int, rec EventRecord) error) error {
 	f, err := os.Open(filepath.Join(dir, EventsFile))
