@@ -47,15 +47,22 @@ func TestRun_PostRunAgreesWithStreaming_Library(t *testing.T) {
 	}
 	for _, path := range fixtures {
 		t.Run(path, func(t *testing.T) {
-			data, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sc, err := scenarios.Parse(path, data, reg, os.ReadFile)
-			if err != nil {
-				t.Fatal(err)
-			}
-			runPostRun(t, sc)
+			runPostRun(t, loadFile(t, path))
 		})
 	}
+}
+
+// loadFile parses the scenario file at path, its extends resolved from
+// disk.
+func loadFile(t *testing.T, path string) *scenarios.Scenario {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarios.Parse(path, data, builtin.Registry(), os.ReadFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
 }
