@@ -82,7 +82,10 @@ type flowStore struct {
 }
 
 // at returns flow i (0-based).
-func (s *flowStore) at(i int32) *edgeFlow { return &s.blocks[i/flowBlock][i%flowBlock] }
+func (s *flowStore) at(i int32) *edgeFlow {
+	u := uint32(i) // unsigned: the division and remainder become a shift and a mask
+	return &s.blocks[u/flowBlock][u%flowBlock]
+}
 
 // add makes a new, empty flow and returns its index.
 func (s *flowStore) add() int32 {

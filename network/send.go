@@ -22,10 +22,8 @@ func (n *Network) Send(from, to int, byteLen int64, sentAt int64) (Outcome, []No
 		return Outcome{Reason: NoRoute}, n.sendNotes
 	}
 	p := &n.policies[e.policy]
-	f := n.flowOf(e)
-	if f != nil {
-		f.prune(sentAt)
-	}
+	f := n.use(e) // a refused send makes a flow but draws nothing
+	f.prune(sentAt)
 	if e.idledOut(p, sentAt) { // the idle rule runs before every other step
 		e.goCold()
 		n.sendNotes = append(n.sendNotes, cacheNote(e, IdledOut))
@@ -34,7 +32,7 @@ func (n *Network) Send(from, to int, byteLen int64, sentAt int64) (Outcome, []No
 		return Outcome{Reason: Partitioned}, n.sendNotes
 	}
 
-	f = n.draws(e)
+	n.draws(e, f)
 	s := &f.stream
 	lossPPM := p.LossProbPPM // step 3
 	if burst, ok := f.active(LossBurst, sentAt); ok {
@@ -102,14 +100,12 @@ func cacheNote(e *edgeState, t Transition) Note {
 	return Note{From: int(e.from), To: int(e.to), Kind: NoteCacheChange, Transition: t, State: e.state}
 }
 
-// draws derives e's substream on its first use and returns e's flow. A
+// draws derives e's substream, whose flow is f, on its first use. A
 // substream is a pure function of (seed, from, to), so deriving it late
 // changes no draw; a thousand-peer mesh has a million edges, most of
 // which never carry a message in a short run.
-func (n *Network) draws(e *edgeState) *edgeFlow {
-	f := n.use(e)
+func (n *Network) draws(e *edgeState, f *edgeFlow) {
 	if !f.drawn {
 		f.stream, f.drawn = *n.root.Link(n.peers[e.from], n.peers[e.to]), true
 	}
-	return f
 }
