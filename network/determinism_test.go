@@ -203,3 +203,44 @@ func reversed(links []Link) []Link {
 	slices.Reverse(out)
 	return out
 }
+
+// TestNewMesh_BehavesAsTheSpelledOutMesh: a full mesh built from its
+// default policy (what a scenario without [[links]] gets) answers every
+// send, mutation and view exactly as New given the same mesh link by
+// link, in shuffled order, with a lossy, jittery, reordering policy so
+// that every draw shows.
+func TestNewMesh_BehavesAsTheSpelledOutMesh(t *testing.T) {
+	peers := []string{"a", "b", "c", "d", "e"}
+	p := Policy{LatencyNs: 5 * ms, JitterStddevNs: 2 * ms, LossProbPPM: 100_000, ReorderProbPPM: 200_000,
+		BandwidthBps: 100_000, ColdDialPenaltyNs: 30 * ms, CacheWarmAfterNs: 50 * ms, CacheInvalidateAfterIdleNs: 2 * s}
+	links := mesh(peers, p)
+	// Reversed: New must not depend on the order links come in.
+	slices.Reverse(links)
+	spelled, flagged := New(peers, links, rng.New(7)), NewMesh(peers, p, rng.New(7))
+	muts := map[int]*Mutation{
+		40:  {Kind: LatencySpike, Links: []Edge{{From: "a", To: "b"}}, FactorX100: 300, DurationNs: 500 * ms},
+		90:  {Kind: Partition, PeersA: []string{"a", "b"}, PeersB: []string{"c"}},
+		140: {Kind: Heal},
+		170: {Kind: PeerKill, Peer: "d"},
+	}
+	var now int64
+	for i := range 300 {
+		now += 7 * ms
+		if m, ok := muts[i]; ok {
+			inv1, notes1 := spelled.ApplyMutation(m, now)
+			inv2, notes2 := flagged.ApplyMutation(m, now)
+			if fmt.Sprint(inv1, notes1) != fmt.Sprint(inv2, notes2) {
+				t.Fatalf("mutation %d: %v %v, want %v %v", i, inv2, notes2, inv1, notes1)
+			}
+		}
+		from, to := i%len(peers), (i*3+1)%len(peers)
+		o1, n1 := spelled.Send(from, to, int64(100+i), now)
+		o2, n2 := flagged.Send(from, to, int64(100+i), now)
+		if o1 != o2 || fmt.Sprint(n1) != fmt.Sprint(n2) {
+			t.Fatalf("send %d %d→%d: %+v %v, want %+v %v", i, from, to, o2, n2, o1, n1)
+		}
+	}
+	if a, b := fmt.Sprint(spelled.Links()), fmt.Sprint(flagged.Links()); a != b {
+		t.Fatalf("links differ:\n%s\n%s", b, a)
+	}
+}
