@@ -244,3 +244,26 @@ func TestNewMesh_BehavesAsTheSpelledOutMesh(t *testing.T) {
 		t.Fatalf("links differ:\n%s\n%s", b, a)
 	}
 }
+
+// TestNew_LastLinkWinsAndUnknownPeersAreIgnored pins New's two
+// documented tolerances, which the loader makes unreachable but the
+// network must still honour: a pair named twice keeps its last policy,
+// and a link naming a peer the network does not have is dropped.
+func TestNew_LastLinkWinsAndUnknownPeersAreIgnored(t *testing.T) {
+	slow, fast := quiet(), quiet()
+	slow.LatencyNs, fast.LatencyNs = 100*ms, 1*ms
+	links := []Link{
+		{Edge: Edge{From: "a", To: "b"}, Policy: slow},
+		{Edge: Edge{From: "a", To: "ghost"}, Policy: slow},
+		{Edge: Edge{From: "b", To: "a"}, Policy: fast},
+		{Edge: Edge{From: "a", To: "b"}, Policy: fast},
+	}
+	n := New([]string{"a", "b"}, links, rng.New(1))
+	if got := len(n.Links()); got != 2 {
+		t.Fatalf("%d edges, want 2 (a→b once, b→a; the ghost link dropped)", got)
+	}
+	o, _ := send(t, n, "a", "b", 0, 0)
+	if at := mustArrive(t, o); at != fast.LatencyNs {
+		t.Fatalf("a→b arrives at %d, want %d: the later a→b link's latency", at, fast.LatencyNs)
+	}
+}

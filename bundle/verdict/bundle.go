@@ -13,8 +13,9 @@ var errAllResolved = errors.New("all assertions resolved")
 // EvaluateBundle is the authoritative post-run evaluation (spec §10.2):
 // it reads the bundle in dir's events.ndjson and judges assertions for a
 // run that ended at endNs. It stops reading as soon as every verdict is
-// resolved, since no later record can change one. A malformed record is
-// an error naming its line.
+// resolved, since no later record can change one. A malformed record of
+// a type some unresolved assertion decodes is an error naming its line;
+// the payload of a type none decodes is not looked at (bundle.ScanEvents).
 func EvaluateBundle(dir string, assertions []scenarios.Assertion, endNs int64) ([]Verdict, error) {
 	e, err := New(assertions)
 	if err != nil {

@@ -217,9 +217,12 @@ func (n *Node) begin(now int64) {
 // points at for the node's lifetime.
 const maxKeptEffects = 256
 
-// resetEffects empties the effect buffer for a new call.
+// resetEffects empties the effect buffer for a new call. A buffer larger
+// than maxKeptEffects is let go once a call has not needed it (the last
+// one used at most maxKeptEffects), so a node that steadily needs more
+// keeps its buffer instead of regrowing it every call.
 func (n *Node) resetEffects() {
-	if cap(n.out) > maxKeptEffects {
+	if cap(n.out) > maxKeptEffects && len(n.out) <= maxKeptEffects {
 		n.out = nil
 		return
 	}

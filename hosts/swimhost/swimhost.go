@@ -86,10 +86,15 @@ const maxKeptActions = 256
 // the actions before then, so messages and events pass through as
 // pointers without copying.
 func (h *host) translate(effects []swim.Effect) []hosts.Action {
-	// Size the buffer once for a burst, and let a burst's buffer go
-	// afterwards rather than hold it for the host's lifetime.
-	if cap(h.acts) < len(effects) || cap(h.acts) > max(maxKeptActions, len(effects)) {
-		h.acts = make([]hosts.Action, 0, max(len(effects), 16))
+	// Size the buffer once for a burst, and let a burst's buffer go once
+	// neither the last call nor this one needed it, rather than hold it
+	// for the host's lifetime (or regrow it for a host that steadily
+	// needs it).
+	switch {
+	case cap(h.acts) < len(effects):
+		h.acts = make([]hosts.Action, 0, len(effects))
+	case cap(h.acts) > maxKeptActions && len(h.acts) <= maxKeptActions && len(effects) <= maxKeptActions:
+		h.acts = make([]hosts.Action, 0, maxKeptActions)
 	}
 	h.acts = h.acts[:0]
 	for i := range effects {
