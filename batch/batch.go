@@ -99,7 +99,12 @@ func Run(sc *scenarios.Scenario, reg *hosts.Registry, cfg Config) (*Result, erro
 	if err := w.FlushEvents(); err != nil {
 		return nil, fmt.Errorf("writing the bundle: %w", err)
 	}
-	end := e.Now()
+	// Everything the result needs from the engine, taken now: from here on
+	// nothing refers to it, so the collector can hand its memory (a
+	// thousand hosts' state, a million edges) to the evaluation instead of
+	// the process asking the kernel for fresh pages.
+	end, digest, early, steps, records := e.Now(), e.Digest(), e.EarlyTerminated(), e.Index(), e.Records()
+	e = nil
 	vs, err := verdict.EvaluateBundle(w.Dir(), sc.Assertions, end)
 	if err != nil {
 		return nil, fmt.Errorf("evaluating assertions: %w", err)
@@ -111,7 +116,7 @@ func Run(sc *scenarios.Scenario, reg *hosts.Registry, cfg Config) (*Result, erro
 		Seed:             sc.Seed,
 		DurationNs:       end,
 		HostArch:         runtime.GOARCH,
-		Digest:           e.Digest(),
+		Digest:           digest,
 	}
 	if err := w.Finish(m, sc.TOML(), verdict.Marshal(vs)); err != nil {
 		return nil, fmt.Errorf("finishing the bundle: %w", err)
@@ -122,8 +127,8 @@ func Run(sc *scenarios.Scenario, reg *hosts.Registry, cfg Config) (*Result, erro
 		return nil, err
 	}
 	return &Result{
-		Scenario: sc, Out: cfg.Out, EndNs: end, Early: e.EarlyTerminated(),
-		Steps: e.Index(), Records: e.Records(), Digest: e.Digest(),
+		Scenario: sc, Out: cfg.Out, EndNs: end, Early: early,
+		Steps: steps, Records: records, Digest: digest,
 		Parity: bundle.ParityChecksum(final), Verdicts: vs,
 	}, nil
 }

@@ -544,7 +544,16 @@ func (e *Engine) actions(hi int32, acts []hosts.Action, fromTick bool) {
 			panic(fmt.Sprintf("engine: host %q returned unknown action kind %d", s.id, a.Kind()))
 		}
 	}
+	if len(acts) > trimAfter {
+		if t, ok := s.h.(hosts.Trimmer); ok {
+			t.Trim()
+		}
+	}
 }
+
+// trimAfter is the number of actions in one call above which the engine,
+// once it has consumed them, lets a hosts.Trimmer release its buffers.
+const trimAfter = 256
 
 // send encodes a message, asks the network and either schedules the
 // delivery or records the drop and queues SendFailed for the sender.

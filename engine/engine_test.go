@@ -382,3 +382,26 @@ func TestTimeline_CheckpointsThinLogarithmically(t *testing.T) {
 		}
 	}
 }
+
+// TestTrim_CalledOnceABigBatchIsConsumed: a host that implements
+// hosts.Trimmer is told to release its buffers after each call whose
+// actions the engine consumed and that returned more than trimAfter of
+// them, and never after a small one; the records are all written first.
+func TestTrim_CalledOnceABigBatchIsConsumed(t *testing.T) {
+	sc := scriptScenario(map[string]any{"records": int64(trimAfter)}, 350_000_000) // 1 tick record + trimAfter
+	var w lines
+	e := mustEngine(t, sc, Options{Writer: &w})
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	big, small := e.st.hosts[0].h.(*scriptHost), e.st.hosts[1].h.(*scriptHost)
+	if big.ticks == 0 || big.trims != big.ticks {
+		t.Fatalf("the host returning %d actions per tick was trimmed %d times in %d ticks, want every tick", trimAfter+1, big.trims, big.ticks)
+	}
+	if small.trims != 0 {
+		t.Fatalf("the host returning one action per tick was trimmed %d times, want never", small.trims)
+	}
+	if n := strings.Count(w.buf.String(), `"type":"burst"`); int64(n) != big.ticks*trimAfter {
+		t.Fatalf("%d burst records written, want %d", n, big.ticks*trimAfter)
+	}
+}

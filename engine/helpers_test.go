@@ -93,6 +93,7 @@ var scriptKind = &hosts.Kind{
 		h.timerNs, _ = cfg["timer_ns"].(int64)
 		h.sendTo, _ = cfg["send_to"].(string)
 		h.bad, _ = cfg["bad"].(bool)
+		h.records, _ = cfg["records"].(int64)
 		return h
 	},
 	Codec: scriptCodec{},
@@ -105,13 +106,20 @@ type scriptHost struct {
 	sendTo                      string
 	bad                         bool
 	ticks, recvs                int64
+	records                     int64 // extra records per tick
+	trims                       int64 // calls of Trim (hosts.Trimmer)
 }
+
+func (h *scriptHost) Trim() { h.trims++ }
 
 func (h *scriptHost) ID() string   { return h.id }
 func (h *scriptHost) Kind() string { return "script" }
 func (h *scriptHost) Tick(now int64) []hosts.Action {
 	h.ticks++
 	acts := []hosts.Action{hosts.Record(note{"tick", h.ticks})}
+	for i := range h.records {
+		acts = append(acts, hosts.Record(note{"burst", i}))
+	}
 	if h.timerNs > 0 {
 		acts = append(acts, hosts.Timer(now+h.timerNs, uint64(h.ticks)))
 	}

@@ -25,6 +25,17 @@ type Host interface {
 	Clone() Host
 }
 
+// Trimmer is a Host that can release the buffers a large batch of
+// actions grew. The engine calls Trim after it has consumed a call's
+// actions, when there were more than a few hundred: the actions and
+// everything they point at are no longer needed, and a thousand hosts
+// each holding their start-up burst (one initial state_transition per
+// member) until their next call would otherwise be hundreds of megabytes
+// alive at once.
+type Trimmer interface {
+	Trim()
+}
+
 // Action is what a host asks the engine to do. It is a closed sum of four
 // variants, built only by Send, Record, Timer and HaltAction: the engine
 // panics on any other value (the zero Action included), because silently

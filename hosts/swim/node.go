@@ -217,6 +217,13 @@ func (n *Node) begin(now int64) {
 // points at for the node's lifetime.
 const maxKeptEffects = 256
 
+// ReleaseEffects lets go of the effect buffer the last call returned, and
+// of everything its effects point at. Call it once those effects are
+// consumed, after a call that returned many of them (a node's first call
+// emits one initial state transition per member), so the memory does not
+// stay alive until the node's next call.
+func (n *Node) ReleaseEffects() { n.out = nil }
+
 // resetEffects empties the effect buffer for a new call. A buffer larger
 // than maxKeptEffects is let go once a call has not needed it (the last
 // one used at most maxKeptEffects), so a node that steadily needs more

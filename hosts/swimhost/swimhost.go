@@ -115,6 +115,13 @@ func (h *host) translate(effects []swim.Effect) []hosts.Action {
 
 func (h *host) Snapshot() []byte { return h.node.Snapshot() }
 
+// Trim releases the buffers a burst of actions grew (hosts.Trimmer): the
+// engine has consumed them.
+func (h *host) Trim() {
+	h.acts = nil
+	h.node.ReleaseEffects()
+}
+
 func (h *host) Clone() hosts.Host {
 	r := h.rng.Clone()
 	return &host{node: h.node.Clone(r), rng: r}

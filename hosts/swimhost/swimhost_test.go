@@ -2,9 +2,11 @@ package swimhost_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/detsim/detsim/engine"
+	"github.com/detsim/detsim/engine/rng"
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/echo"
 	"github.com/detsim/detsim/hosts/swimhost"
@@ -102,3 +104,43 @@ func TestAdapter_PanicsOnMessagesItCannotRoute(t *testing.T) {
 }
 
 var _ = engine.Options{}
+
+// untrimmed hides the host's Trim, so the engine never calls it.
+type untrimmed struct{ hosts.Host }
+
+// TestTrim_ChangesNothingButMemory: a 300-member cluster's first calls
+// each return 300 initial transitions, so the engine trims every swim
+// host after them. The run must be the same, record for record, as one
+// whose hosts cannot be trimmed.
+func TestTrim_ChangesNothingButMemory(t *testing.T) {
+	src := []byte("name = \"trim\"\nseed = 3\nduration_ns = 3_000_000_000\n[default_tick]\nperiod_ns = 200_000_000\n" +
+		"[default_link]\nlatency_ns = 1_000_000\nbandwidth_bps = 100_000_000\n")
+	for i := range 300 {
+		src = fmt.Appendf(src, "[[peers]]\nid = \"n%03d\"\nkind = \"swim\"\ninitial_state = \"member\"\n", i)
+	}
+	plain := *swimhost.Kind
+	plain.New = func(id string, cfg map[string]any, initial string, peers []string, r *rng.Stream) hosts.Host {
+		return untrimmed{swimhost.Kind.New(id, cfg, initial, peers, r)}
+	}
+	digest := func(kind *hosts.Kind) string {
+		reg := hosts.NewRegistry(kind)
+		sc, err := scenarios.Parse("trim.toml", src, reg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := engine.New(sc, reg, engine.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Run(); err != nil {
+			t.Fatal(err)
+		}
+		return e.Digest()
+	}
+	if _, ok := any(untrimmed{}).(hosts.Trimmer); ok {
+		t.Fatal("the wrapper still offers Trim")
+	}
+	if a, b := digest(swimhost.Kind), digest(&plain); a != b {
+		t.Fatalf("trimmed run digest %s, untrimmed %s", a, b)
+	}
+}
