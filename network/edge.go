@@ -2,15 +2,24 @@ package network
 
 import "github.com/detsim/detsim/engine/rng"
 
-// edgeState is one declared directed edge: its policy and the per-link
-// state of spec §5.3 (as amended by DESIGN §4). It holds no pointers, so
-// a thousand-peer mesh's million edges are one block the garbage
-// collector never scans; what only an edge in use needs (its substream,
-// in-flight deliveries, timed effects) lives in an edgeFlow.
+// edgeState is one declared directed edge: its endpoints, its policy and
+// where its state lives. It holds no pointers and takes 16 bytes, so a
+// thousand-peer mesh's million edges are one small block the garbage
+// collector never scans; the per-link state of spec §5.3 (as amended by
+// DESIGN §4) lives in an edgeFlow, made on the edge's first use.
 type edgeState struct {
 	from, to int32
 	policy   int32 // index into Network.policies
 	flow     int32 // 1 + index into Network.flows once the edge is used; 0 before
+}
+
+// edgeFlow is the state of an edge that has carried a send or a timed
+// effect, or been cut by a partition. An edge without one is Cold, has
+// never sent, is not partitioned and has nothing in flight. A nil
+// *edgeFlow reads as that.
+type edgeFlow struct {
+	stream rng.Stream // valid once drawn
+	drawn  bool       // the substream has been derived (Network.draws)
 
 	state        CacheState
 	partitioned  bool  // an active Partition cuts this edge
@@ -19,14 +28,7 @@ type edgeState struct {
 	// lastSerializationEndNs is when the link finishes putting the last
 	// accepted message on the wire; the next message starts no earlier.
 	lastSerializationEndNs int64
-}
 
-// edgeFlow is the state of an edge that has carried a send or a timed
-// effect. A nil *edgeFlow is an unused edge: no draws, nothing in flight,
-// no effects.
-type edgeFlow struct {
-	stream   rng.Stream // valid once drawn
-	drawn    bool       // the substream has been derived (Network.draws)
 	effects  []effect   // timed mutations in the order they were applied
 	inFlight []delivery // accepted sends not yet past their arrival, by id
 }
@@ -190,21 +192,21 @@ func (f *edgeFlow) clone() edgeFlow {
 }
 
 // goCold drops the connection cache; it reports whether the state changed.
-func (e *edgeState) goCold() bool {
-	if e.state == Cold {
+func (f *edgeFlow) goCold() bool {
+	if f.state == Cold {
 		return false
 	}
-	e.state = Cold
-	e.warmingSince = 0
+	f.state = Cold
+	f.warmingSince = 0
 	return true
 }
 
 // idledOut is the DESIGN §4 idle rule: a non-Cold edge with no accepted
 // send for more than cache_invalidate_after_idle_ns goes Cold. A zero
 // idle limit means the cache never idles out.
-func (e *edgeState) idledOut(p *Policy, now int64) bool {
+func (f *edgeFlow) idledOut(p *Policy, now int64) bool {
 	limit := p.CacheInvalidateAfterIdleNs
-	return e.state != Cold && limit > 0 && satSub(now, e.lastSendNs) > limit
+	return f.state != Cold && limit > 0 && satSub(now, f.lastSendNs) > limit
 }
 
 // reorderUnitNs is one "latency + jitter" unit of reorder delay.

@@ -37,14 +37,13 @@ func (n *Network) ApplyMutation(m *Mutation, at int64) ([]Invalidated, []Note) {
 		for i := range n.edges {
 			e := &n.edges[i]
 			if (inA[e.from] && inB[e.to]) || (inB[e.from] && inA[e.to]) {
-				e.partitioned = true
-				n.cut(e, Partitioned)
+				f := n.use(e)
+				f.partitioned = true
+				n.cut(e, f, Partitioned)
 			}
 		}
 	case Heal:
-		for i := range n.edges {
-			n.edges[i].partitioned = false
-		}
+		n.flows.each(func(f *edgeFlow) { f.partitioned = false })
 	case LatencySpike, LossBurst, RelayBuffer:
 		ef := effect{kind: m.Kind, start: at, until: satAdd(at, max(m.DurationNs, 0)), value: m.effectValue()}
 		for _, l := range m.Links {
@@ -65,12 +64,16 @@ func (n *Network) ApplyMutation(m *Mutation, at int64) ([]Invalidated, []Note) {
 		}
 		for i := range n.edges {
 			e := &n.edges[i]
+			f := n.flowOf(e)
+			if f == nil {
+				continue // never used: Cold, nothing in flight
+			}
 			switch {
 			case int(e.to) == peer:
-				n.cut(e, PeerKilled)
+				n.cut(e, f, PeerKilled)
 			case int(e.from) == peer:
-				if e.goCold() {
-					n.mutNotes = append(n.mutNotes, cacheNote(e, CutByMutation))
+				if f.goCold() {
+					n.mutNotes = append(n.mutNotes, cacheNote(e, f, CutByMutation))
 				}
 			}
 		}
@@ -78,18 +81,17 @@ func (n *Network) ApplyMutation(m *Mutation, at int64) ([]Invalidated, []Note) {
 	return n.invalidated, n.mutNotes
 }
 
-// cut invalidates e's in-flight deliveries for reason and turns e Cold.
-func (n *Network) cut(e *edgeState, reason DropReason) {
-	if f := n.flowOf(e); f != nil {
-		for _, d := range f.inFlight {
-			n.invalidated = append(n.invalidated, Invalidated{
-				ID: d.id, From: int(e.from), To: int(e.to), At: d.at, Reason: reason, Dialed: d.dialed,
-			})
-		}
-		f.inFlight = f.inFlight[:0]
+// cut invalidates e's in-flight deliveries for reason and turns e Cold;
+// f is e's flow.
+func (n *Network) cut(e *edgeState, f *edgeFlow, reason DropReason) {
+	for _, d := range f.inFlight {
+		n.invalidated = append(n.invalidated, Invalidated{
+			ID: d.id, From: int(e.from), To: int(e.to), At: d.at, Reason: reason, Dialed: d.dialed,
+		})
 	}
-	if e.goCold() {
-		n.mutNotes = append(n.mutNotes, cacheNote(e, CutByMutation))
+	f.inFlight = f.inFlight[:0]
+	if f.goCold() {
+		n.mutNotes = append(n.mutNotes, cacheNote(e, f, CutByMutation))
 	}
 }
 

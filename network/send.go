@@ -24,11 +24,11 @@ func (n *Network) Send(from, to int, byteLen int64, sentAt int64) (Outcome, []No
 	p := &n.policies[e.policy]
 	f := n.use(e) // a refused send makes a flow but draws nothing
 	f.prune(sentAt)
-	if e.idledOut(p, sentAt) { // the idle rule runs before every other step
-		e.goCold()
-		n.sendNotes = append(n.sendNotes, cacheNote(e, IdledOut))
+	if f.idledOut(p, sentAt) { // the idle rule runs before every other step
+		f.goCold()
+		n.sendNotes = append(n.sendNotes, cacheNote(e, f, IdledOut))
 	}
-	if e.partitioned { // step 2
+	if f.partitioned { // step 2
 		return Outcome{Reason: Partitioned}, n.sendNotes
 	}
 
@@ -52,9 +52,9 @@ func (n *Network) Send(from, to int, byteLen int64, sentAt int64) (Outcome, []No
 
 	// Step 4: the link serialises one message at a time; latency, jitter
 	// and reorder delay happen after the wire and never hold it.
-	serStart := max(sentAt, e.lastSerializationEndNs)
+	serStart := max(sentAt, f.lastSerializationEndNs)
 	serEnd := satAdd(serStart, serializationNs(byteLen, p.BandwidthBps))
-	e.lastSerializationEndNs = serEnd
+	f.lastSerializationEndNs = serEnd
 
 	// Steps 5–6: negative jitter is clamped so nothing arrives before it
 	// has left the wire; a spike scales the clamped latency+jitter.
@@ -68,13 +68,13 @@ func (n *Network) Send(from, to int, byteLen int64, sentAt int64) (Outcome, []No
 		arrival = max(arrival, satAdd(sentAt, relay.value))
 	}
 
-	dialed := e.state == Cold // step 8
+	dialed := f.state == Cold // step 8
 	if dialed {
 		arrival = satAdd(arrival, p.ColdDialPenaltyNs)
-		e.state, e.warmingSince = Warming, sentAt
+		f.state, f.warmingSince = Warming, sentAt
 		n.sendNotes = append(n.sendNotes,
 			Note{From: int(e.from), To: int(e.to), Kind: NoteDialStart},
-			cacheNote(e, Dialed))
+			cacheNote(e, f, Dialed))
 	}
 
 	if reorders { // step 9: one to two latency+jitter units of extra delay
@@ -83,10 +83,10 @@ func (n *Network) Send(from, to int, byteLen int64, sentAt int64) (Outcome, []No
 		arrival = satAdd(arrival, extra)
 	}
 
-	e.lastSendNs = sentAt // step 10
-	if e.state == Warming && satSub(sentAt, e.warmingSince) >= p.CacheWarmAfterNs {
-		e.state = Warm
-		n.sendNotes = append(n.sendNotes, cacheNote(e, Warmed))
+	f.lastSendNs = sentAt // step 10
+	if f.state == Warming && satSub(sentAt, f.warmingSince) >= p.CacheWarmAfterNs {
+		f.state = Warm
+		n.sendNotes = append(n.sendNotes, cacheNote(e, f, Warmed))
 	}
 
 	id := n.nextID // step 11
@@ -95,9 +95,9 @@ func (n *Network) Send(from, to int, byteLen int64, sentAt int64) (Outcome, []No
 	return Outcome{Arrived: true, At: arrival, ID: id, Dialed: dialed}, n.sendNotes
 }
 
-// cacheNote reports e's transition into its current state.
-func cacheNote(e *edgeState, t Transition) Note {
-	return Note{From: int(e.from), To: int(e.to), Kind: NoteCacheChange, Transition: t, State: e.state}
+// cacheNote reports e's transition into its current state, held in f.
+func cacheNote(e *edgeState, f *edgeFlow, t Transition) Note {
+	return Note{From: int(e.from), To: int(e.to), Kind: NoteCacheChange, Transition: t, State: f.state}
 }
 
 // draws derives e's substream, whose flow is f, on its first use. A

@@ -299,7 +299,7 @@ func TestSend_ColdLinkDialsThenWarms_5_4_steps8and10(t *testing.T) {
 		if !equalNotes(notes, tc.notes) {
 			t.Errorf("%s: notes %+v, want %+v", tc.name, notes, tc.notes)
 		}
-		if st := n.edge(a, b).state; st != tc.wantState {
+		if st := n.flowOf(n.edge(a, b)).state; st != tc.wantState {
 			t.Errorf("%s: state %v, want %v", tc.name, st, tc.wantState)
 		}
 	}

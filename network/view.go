@@ -20,24 +20,16 @@ func (n *Network) Links() []LinkView {
 	views := make([]LinkView, 0, len(n.edges))
 	for i := range n.edges {
 		e := &n.edges[i]
-		f := n.flowOf(e)
-		v := LinkView{
-			From:       n.peers[e.from],
-			To:         n.peers[e.to],
-			State:      e.state,
-			LastSendNs: e.lastSendNs,
-			InFlight:   f.inFlightAt(n.seen),
-		}
-		if e.partitioned {
-			v.Active = append(v.Active, "Partitioned")
-		}
-		if f == nil {
-			views = append(views, v)
-			continue
-		}
-		for _, ef := range f.effects {
-			if ef.start <= n.seen && n.seen < ef.until {
-				v.Active = append(v.Active, ef.String())
+		v := LinkView{From: n.peers[e.from], To: n.peers[e.to]}
+		if f := n.flowOf(e); f != nil {
+			v.State, v.LastSendNs, v.InFlight = f.state, f.lastSendNs, f.inFlightAt(n.seen)
+			if f.partitioned {
+				v.Active = append(v.Active, "Partitioned")
+			}
+			for _, ef := range f.effects {
+				if ef.start <= n.seen && n.seen < ef.until {
+					v.Active = append(v.Active, ef.String())
+				}
 			}
 		}
 		views = append(views, v)
