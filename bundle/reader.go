@@ -28,6 +28,10 @@ type EventRecord struct {
 	// payloads into shared 32 KiB blocks it never writes again, so a kept
 	// payload keeps its block alive.)
 	Event json.RawMessage
+	// Unchecked says Event has not been checked (ScanEvents, Read
+	// Unchecked): the reader must validate it, and return ErrRecheck if it
+	// cannot read it.
+	Unchecked bool
 }
 
 // LineError is a malformed events.ndjson line, named by its 1-based line
@@ -49,30 +53,71 @@ func (e *LineError) Unwrap() error { return e.Err }
 // error from fn stops it and is returned as is.
 func ReadEvents(dir string, fn func(line int, rec EventRecord) error) error {
 	var lines lineReader
-	return readLines(dir, lines.parse, fn)
+	return eachLine(dir, func(line int, b []byte) error {
+		rec, err := lines.parse(b)
+		if err != nil {
+			return &LineError{Line: line, Err: err}
+		}
+		return fn(line, rec)
+	})
 }
+
+// Read is what a ScanEvents reader wants of the lines of one event type.
+type Read uint8
+
+const (
+	// Skip: only the envelope and the type. The line is checked only as
+	// far as its type (the envelope, and the payload's first member); a
+	// malformed payload goes unnoticed, as it goes unread (detsim verify
+	// still checks the file's hash). Event is nil.
+	Skip Read = iota
+	// Whole: the payload, after the whole line is checked as ReadEvents
+	// checks it.
+	Whole
+	// Unchecked: the payload as the envelope delimits it, not checked,
+	// for a reader that validates it anyway as it decodes. When the reader
+	// cannot, its fn returns ErrRecheck, having changed nothing, and is
+	// called again with the line checked whole.
+	Unchecked
+)
+
+// ErrRecheck is what a ScanEvents fn returns for an Unchecked payload it
+// cannot read, to have the line checked whole and be called again.
+var ErrRecheck = errors.New("bundle: check the line whole")
 
 // ScanEvents is ReadEvents for a reader that looks only at some event
 // types and keeps no payload, as the verdict evaluator does. Before each
-// line it asks reads whether it wants that line's type:
-//
-//   - if not, fn gets the record with a nil Event, and the line is checked
-//     only as far as its type (the envelope, and the payload's first
-//     member); a malformed payload there goes unnoticed, as it would go
-//     unread (detsim verify still checks the file's hash);
-//   - if so, the line is checked whole, as ReadEvents does, but Event
-//     aliases the read buffer: it is valid only until fn returns.
-//
-// It saves a reader of a few types nearly all of the parsing and copying.
-func ScanEvents(dir string, reads func(typ string) bool, fn func(line int, rec EventRecord) error) error {
+// line it asks reads what it wants of that line's type (see Read). Event,
+// when present, aliases the read buffer: it is valid only until fn
+// returns. It saves a reader of a few types nearly all of the parsing and
+// copying.
+func ScanEvents(dir string, reads func(typ string) Read, fn func(line int, rec EventRecord) error) error {
 	var lines lineReader
-	return readLines(dir, func(b []byte) (EventRecord, error) { return lines.scan(b, reads) }, fn)
+	return eachLine(dir, func(line int, b []byte) error {
+		rec, read, err := lines.scan(b, reads)
+		if err != nil {
+			return &LineError{Line: line, Err: err}
+		}
+		err = fn(line, rec)
+		if read != Unchecked || !errors.Is(err, ErrRecheck) {
+			return err
+		}
+		if rec, err = lines.checked(b); err != nil {
+			return &LineError{Line: line, Err: err}
+		}
+		if err = fn(line, rec); errors.Is(err, ErrRecheck) {
+			return fmt.Errorf("bundle: %s line %d: asked to recheck a checked line", EventsFile, line)
+		}
+		return err
+	})
 }
 
 // scanBufferSize is the initial read buffer; it grows for a longer line.
 const scanBufferSize = 64 << 10
 
-func readLines(dir string, parse func([]byte) (EventRecord, error), fn func(line int, rec EventRecord) error) error {
+// eachLine calls fn with every line of dir's events.ndjson (without its
+// newline) and its 1-based number; b is valid until fn returns.
+func eachLine(dir string, fn func(line int, b []byte) error) error {
 	f, err := os.Open(filepath.Join(dir, EventsFile))
 	if err != nil {
 		return fmt.Errorf("bundle: %w", err)
@@ -83,11 +128,7 @@ func readLines(dir string, parse func([]byte) (EventRecord, error), fn func(line
 	line := 0
 	for sc.Scan() {
 		line++
-		rec, err := parse(sc.Bytes())
-		if err != nil {
-			return &LineError{Line: line, Err: err}
-		}
-		if err := fn(line, rec); err != nil {
+		if err := fn(line, sc.Bytes()); err != nil {
 			return err
 		}
 	}

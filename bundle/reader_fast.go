@@ -176,20 +176,36 @@ func (r *lineReader) parse(b []byte) (EventRecord, error) {
 	return rec, nil
 }
 
-// scan is parse for ScanEvents: a record of a type reads rejects comes
-// without its Event and with its payload unchecked, and any other
-// payload aliases b instead of being copied.
-func (r *lineReader) scan(b []byte, reads func(typ string) bool) (EventRecord, error) {
+// scan is parse for ScanEvents: it reads as much of b as reads asks
+// for its type, and says what that was. A payload it returns aliases b.
+func (r *lineReader) scan(b []byte, reads func(typ string) Read) (EventRecord, Read, error) {
 	head, evStart, ok := parseHead(b, &r.strs)
-	if ok && !reads(head.Type) {
-		return head, nil
+	if !ok {
+		rec, err := r.checked(b)
+		return rec, Whole, err
 	}
-	var rec EventRecord
-	var start, end int
-	if ok {
-		// The envelope is read; check the event whole.
-		rec, start, end, ok = parseEvent(b, evStart, head, &r.strs)
+	switch reads(head.Type) {
+	case Skip:
+		return head, Skip, nil
+	case Unchecked:
+		// parseHead saw the line end with the event's and the envelope's
+		// closing braces.
+		head.Event = b[evStart : len(b)-1 : len(b)-1]
+		head.Unchecked = true
+		return head, Unchecked, nil
 	}
+	rec, start, end, ok := parseEvent(b, evStart, head, &r.strs)
+	if !ok {
+		rec, err := parseEventLineSlow(b)
+		return rec, Whole, err
+	}
+	rec.Event = b[start:end:end]
+	return rec, Whole, nil
+}
+
+// checked is b checked whole, its payload aliasing b.
+func (r *lineReader) checked(b []byte) (EventRecord, error) {
+	rec, start, end, ok := parseEventLineFast(b, &r.strs)
 	if !ok {
 		return parseEventLineSlow(b)
 	}

@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -69,8 +70,10 @@ func checkFastVsSlow(t *testing.T, line []byte) (fast bool) {
 		}
 	}
 	var r lineReader
-	readsAll := func(string) bool { return true }
-	scanAll := func(b []byte) (EventRecord, error) { return r.scan(b, readsAll) }
+	scanAll := func(b []byte) (EventRecord, error) {
+		rec, _, err := r.scan(b, func(string) Read { return Whole })
+		return rec, err
+	}
 	for _, parse := range []func([]byte) (EventRecord, error){ParseEventLine, r.parse, r.parse, scanAll} {
 		rec, err := parse(line)
 		if fmt.Sprint(err) != fmt.Sprint(wantErr) || !reflect.DeepEqual(rec, want) {
@@ -82,9 +85,17 @@ func checkFastVsSlow(t *testing.T, line []byte) (fast bool) {
 	// AppendEventLine's shape differently. (In a hand-made line with two
 	// "type" members it reads the first, encoding/json the last.)
 	if head, _, hok := parseHead(line, nil); hok && ok {
-		want.Event = nil
-		if !reflect.DeepEqual(head, want) {
-			t.Fatalf("line %q\nhead %+v\nslow %+v", line, head, want)
+		wantHead := want
+		wantHead.Event = nil
+		if !reflect.DeepEqual(head, wantHead) {
+			t.Fatalf("line %q\nhead %+v\nslow %+v", line, head, wantHead)
+		}
+	}
+	// An Unchecked payload that is one valid JSON value (what a validating
+	// reader accepts) is the payload the slow path reads.
+	if rec, read, _ := r.scan(line, func(string) Read { return Unchecked }); read == Unchecked && wantErr == nil && json.Valid(rec.Event) {
+		if !bytes.Equal(rec.Event, want.Event) {
+			t.Fatalf("line %q: unchecked payload %s, slow path %s", line, rec.Event, want.Event)
 		}
 	}
 	return ok
@@ -212,7 +223,7 @@ func TestScanEvents_ReadsWantedPayloadsAndSkipsTheRest(t *testing.T) {
 	dir := t.TempDir()
 	var data []byte
 	for i := range 100 {
-		typ := []string{"kept", "skipped"}[i%2]
+		typ := []string{"kept", "skipped", "trusted"}[i%3]
 		data = AppendEventLine(data, int64(i), "a", "echo", fakeEvent{typ, "n", int64(i)})
 	}
 	// A payload the reader never looks at may be malformed; the same
@@ -226,29 +237,57 @@ func TestScanEvents_ReadsWantedPayloadsAndSkipsTheRest(t *testing.T) {
 	}); err == nil {
 		t.Fatal("ReadEvents accepted a malformed payload")
 	}
-	n := 0
-	err := ScanEvents(dir, func(typ string) bool { return typ == "kept" }, func(line int, rec EventRecord) error {
-		n++
+	reads := func(typ string) Read {
+		switch typ {
+		case "kept":
+			return Whole
+		case "trusted":
+			return Unchecked
+		}
+		return Skip
+	}
+	n, rechecks := 0, 0
+	asked := map[int]bool{}
+	err := ScanEvents(dir, reads, func(line int, rec EventRecord) error {
 		if line > len(all) {
+			n++
 			return nil // the malformed line, skipped unread
 		}
 		want := all[line-1]
-		if rec.Type == "skipped" {
+		switch rec.Type {
+		case "skipped":
 			want.Event = nil
+		case "trusted":
+			want.Unchecked = !asked[line]
 		}
+		// Ask for every other trusted line to be checked whole first:
+		// the second call must bring the same record.
+		if rec.Type == "trusted" && line%2 == 0 && !asked[line] {
+			asked[line] = true
+			rechecks++
+			return ErrRecheck
+		}
+		n++
 		if !reflect.DeepEqual(rec, want) {
 			t.Fatalf("line %d: got %+v, want %+v", line, rec, want)
 		}
 		return nil
 	})
-	if err != nil || n != 101 {
-		t.Fatalf("ScanEvents read %d records, err %v; want 101, nil", n, err)
+	if err != nil || n != 101 || rechecks == 0 {
+		t.Fatalf("ScanEvents read %d records with %d rechecks, err %v; want 101, some, nil", n, rechecks, err)
 	}
-	bad := strings.Replace(string(data), `"type":"skipped","n":}`, `"type":"kept","n":}`, 1)
-	mustWrite(t, filepath.Join(dir, EventsFile), bad)
-	err = ScanEvents(dir, func(typ string) bool { return typ == "kept" }, func(int, EventRecord) error { return nil })
-	var le *LineError
-	if !errors.As(err, &le) || le.Line != 101 {
-		t.Fatalf("a malformed payload the reader wants: got %v, want a LineError at line 101", err)
+	for _, typ := range []string{"kept", "trusted"} {
+		bad := strings.Replace(string(data), `"type":"skipped","n":}`, `"type":"`+typ+`","n":}`, 1)
+		mustWrite(t, filepath.Join(dir, EventsFile), bad)
+		err = ScanEvents(dir, reads, func(_ int, rec EventRecord) error {
+			if rec.Type == "trusted" && !json.Valid(rec.Event) {
+				return ErrRecheck // as a validating reader would
+			}
+			return nil
+		})
+		var le *LineError
+		if !errors.As(err, &le) || le.Line != 101 {
+			t.Fatalf("a malformed %s payload: got %v, want a LineError at line 101", typ, err)
+		}
 	}
 }

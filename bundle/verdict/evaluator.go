@@ -36,6 +36,11 @@ type Evaluator struct {
 	firstFail  int // index of the first assertion to fail while streaming; -1 if none
 	err        error
 	texts      jsonscan.Strings // the strings payloads name, made once each
+	// read is a state_transition payload EvaluateBundle has already read
+	// (and so validated) for the record it is about to observe; dispatch
+	// uses it instead of reading the payload again.
+	read    transitionPayload
+	hasRead bool
 }
 
 // New prepares an evaluator for assertions, in declaration order. It
@@ -130,7 +135,14 @@ func (e *Evaluator) dispatch(line int, rec *bundle.EventRecord) error {
 	t := rec.VirtualTimeNs
 	switch rec.Type {
 	case "state_transition":
-		p, to, err := decodeTransition(rec.Event, rec.HostID, &e.texts)
+		var p transitionPayload
+		var to state
+		var err error
+		if e.hasRead {
+			p, to, err = checkTransition(e.read, rec.HostID)
+		} else {
+			p, to, err = decodeTransition(rec.Event, rec.HostID, &e.texts)
+		}
 		if err != nil {
 			return err
 		}

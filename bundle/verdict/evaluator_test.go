@@ -319,3 +319,27 @@ func TestEvaluateBundle_StopsReadingOnceResolved(t *testing.T) {
 		t.Fatalf("error %v, want a line error at line 1", err)
 	}
 }
+
+// TestEvaluateBundle_UncheckedTransitionsInOddShapes: post-run
+// evaluation reads state_transition payloads without checking the line
+// first (bundle.Unchecked), trusting its own reader to reject anything
+// but one whole object of the simulator's shape. Lines of other shapes
+// must be checked whole and read as encoding/json reads them: an extra
+// envelope member after the event, a second "type" that makes the record
+// no transition at all, spaces. Streaming and post-run must agree, and
+// a, never really marked dead, stays alive throughout.
+func TestEvaluateBundle_UncheckedTransitionsInOddShapes(t *testing.T) {
+	var s stream
+	s.initial(0, "a", "b")
+	dead := `{"type":"state_transition","observer":"b","subject":"a","from":"alive","to":"dead","incarnation":0,"reason":"x"`
+	s.lines = append(s.lines,
+		`{"virtual_time_ns":1000,"host_id":"b","kind_tag":"swim","event":`+dead+`,"type":"noise"}}`,
+		`{"virtual_time_ns":2000,"host_id":"b","kind_tag":"swim","event":{"type":"state_transition","observer":"b","subject":"a","from":"alive","to":"alive","incarnation":1,"reason":"x"},"extra":1}`,
+		`{"virtual_time_ns":3000,"host_id":"b","kind_tag":"swim","event": {"type":"state_transition","observer":"b","subject":"a","from":"alive","to":"alive","incarnation":2,"reason":"x"}}`,
+	)
+	_, vs := judge(t, &s, 10*sec, assertion("all_alive_throughout", map[string]any{
+		"window_start_ns": int64(0), "window_end_ns": 10 * sec, "peers": peers("a", "b")}))
+	if vs[0].Outcome != Pass {
+		t.Fatalf("%s: %s", vs[0].Outcome, vs[0].Reason)
+	}
+}

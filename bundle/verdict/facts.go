@@ -238,6 +238,11 @@ func decodeTransition(raw []byte, host string, tx *jsonscan.Strings) (transition
 	if err != nil {
 		return p, noView, err
 	}
+	return checkTransition(p, host)
+}
+
+// checkTransition is what the evaluator requires of a read transition.
+func checkTransition(p transitionPayload, host string) (transitionPayload, state, error) {
 	if p.Observer == "" {
 		p.Observer = host
 	}

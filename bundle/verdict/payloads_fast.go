@@ -85,10 +85,14 @@ func (r *payloadReader) done() bool {
 	return ok && end == len(r.raw)
 }
 
+// fastTransition also tracks "type", so that a payload with a second one
+// goes to the slow path: post-run evaluation hands it payloads nothing
+// else has checked (bundle.Unchecked), whose type was read from their
+// first member.
 func fastTransition(raw []byte, tx *jsonscan.Strings) (p transitionPayload, ok bool) {
 	r := newPayloadReader(raw, tx)
 	for r.Next() {
-		switch r.field("observer", "subject", "to", "incarnation") {
+		switch r.field("observer", "subject", "to", "incarnation", "type") {
 		case 0:
 			p.Observer = r.text()
 		case 1:
