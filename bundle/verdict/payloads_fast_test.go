@@ -197,3 +197,26 @@ func TestDecode_OwnPayloadsDoNotAllocate(t *testing.T) {
 		t.Errorf("decoding own payloads allocated %v times per round, want 0", allocs)
 	}
 }
+
+// TestExactTransition_TakesTheSimulatorsOwnShape: the literal-matching
+// reader must accept what hosts/swim writes (or every big run silently
+// falls back to the slower member-by-member reader), and refuse the
+// same payload with its members in another order, which the slower
+// reader then takes.
+func TestExactTransition_TakesTheSimulatorsOwnShape(t *testing.T) {
+	own := `{"type":"state_transition","observer":"fra","subject":"sgp","from":"suspect","to":"dead","incarnation":14,"reason":"suspicion_timeout"}`
+	p, ok := exactTransition([]byte(own), nil)
+	want := transitionPayload{Observer: "fra", Subject: "sgp", To: "dead", Incarnation: 14, hasIncarnation: true}
+	if !ok || p != want {
+		t.Fatalf("exactTransition(own shape) = %+v, %v; want %+v, true", p, ok, want)
+	}
+	swapped := `{"type":"state_transition","subject":"sgp","observer":"fra","from":"suspect","to":"dead","incarnation":14,"reason":"suspicion_timeout"}`
+	if _, ok := exactTransition([]byte(swapped), nil); ok {
+		t.Fatal("exactTransition took members out of order")
+	}
+	if p, ok := fastTransition([]byte(swapped), nil); !ok || p != want {
+		t.Fatalf("fastTransition(swapped) = %+v, %v; want %+v, true", p, ok, want)
+	}
+	checkPayload(t, []byte(own))
+	checkPayload(t, []byte(swapped))
+}
