@@ -17,6 +17,31 @@ import (
 func AppendEventLine(dst []byte, virtualTimeNs int64, hostID string, kindTag string, ev hosts.Event) []byte {
 	dst = append(dst, `{"virtual_time_ns":`...)
 	dst = jsonw.AppendInt(dst, virtualTimeNs)
+	dst = appendEnvelope(dst, hostID, kindTag)
+	dst = ev.AppendJSON(dst)
+	return append(dst, '}', '\n')
+}
+
+// Envelope is the part of an event line between its time and its event,
+// for one host id and kind tag, as AppendEventLine writes it. A writer of
+// many records keeps one per (host, tag) instead of encoding both strings
+// again on every line.
+type Envelope []byte
+
+// NewEnvelope encodes the envelope of hostID ("" for null) and kindTag.
+func NewEnvelope(hostID, kindTag string) Envelope { return appendEnvelope(nil, hostID, kindTag) }
+
+// AppendEventLineWith is AppendEventLine with the host id and kind tag of
+// env: the bytes are the same.
+func AppendEventLineWith(dst []byte, virtualTimeNs int64, env Envelope, ev hosts.Event) []byte {
+	dst = append(dst, `{"virtual_time_ns":`...)
+	dst = jsonw.AppendInt(dst, virtualTimeNs)
+	dst = append(dst, env...)
+	dst = ev.AppendJSON(dst)
+	return append(dst, '}', '\n')
+}
+
+func appendEnvelope(dst []byte, hostID, kindTag string) []byte {
 	dst = append(dst, `,"host_id":`...)
 	if hostID == "" {
 		dst = jsonw.AppendNull(dst)
@@ -25,7 +50,5 @@ func AppendEventLine(dst []byte, virtualTimeNs int64, hostID string, kindTag str
 	}
 	dst = append(dst, `,"kind_tag":`...)
 	dst = jsonw.AppendString(dst, kindTag)
-	dst = append(dst, `,"event":`...)
-	dst = ev.AppendJSON(dst)
-	return append(dst, '}', '\n')
+	return append(dst, `,"event":`...)
 }

@@ -90,3 +90,15 @@ func BenchmarkAppendEventLine(b *testing.B) {
 	b.SetBytes(int64(len(line)))
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
 }
+
+// TestAppendEventLineWith_SameBytes: a kept Envelope writes exactly the
+// line AppendEventLine writes, null host and strings needing escapes
+// included.
+func TestAppendEventLineWith_SameBytes(t *testing.T) {
+	for _, r := range append(sampleRecords, record{7, "h\"\\\n\u2028é", "k\t", fakeEvent{"t", "x", 1}}) {
+		want := AppendEventLine(nil, r.at, r.host, r.kindTag, r.ev)
+		if got := AppendEventLineWith(nil, r.at, NewEnvelope(r.host, r.kindTag), r.ev); string(got) != string(want) {
+			t.Errorf("got  %s\nwant %s", got, want)
+		}
+	}
+}

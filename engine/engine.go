@@ -13,6 +13,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/detsim/detsim/bundle"
 	"hash"
 	"math"
 
@@ -103,6 +104,11 @@ type Engine struct {
 	peers []string       // sorted ids; index = host index
 	index map[string]int // id → host index (point lookups only)
 	opts  Options
+	// envelopes[i] are host i's record envelopes under its kind's tag
+	// and under "engine"; nullEnvelope is the engine's own, bound to no
+	// host. Encoded once: a run writes millions of records.
+	envelopes    [][2]bundle.Envelope
+	nullEnvelope bundle.Envelope
 
 	st state
 
@@ -185,6 +191,10 @@ func New(sc *scenarios.Scenario, reg *hosts.Registry, opts Options) (*Engine, er
 			id: p.ID, decl: p, kind: k, period: period,
 			ticks: e.root.Host(p.ID, "tick"),
 		})
+	}
+	e.nullEnvelope = bundle.NewEnvelope("", engineTag)
+	for _, s := range e.st.hosts {
+		e.envelopes = append(e.envelopes, [2]bundle.Envelope{bundle.NewEnvelope(s.id, s.kind.Tag), bundle.NewEnvelope(s.id, engineTag)})
 	}
 	if sc.FullMesh {
 		e.st.net = network.NewMesh(e.peers, sc.DefaultLink, e.root)

@@ -23,7 +23,7 @@ func (e *Engine) emit(hi int32, kindTag string, ev hosts.Event) {
 		return
 	}
 	start := len(e.pending)
-	e.pending = bundle.AppendEventLine(e.pending, e.st.now, hostID, kindTag, ev)
+	e.pending = bundle.AppendEventLineWith(e.pending, e.st.now, e.envelope(hi, kindTag), ev)
 	line := e.pending[start:]
 	if e.opts.Writer != nil && e.err == nil {
 		e.err = e.opts.Writer.WriteEventLine(line)
@@ -37,6 +37,22 @@ func (e *Engine) emit(hi int32, kindTag string, ev hosts.Event) {
 	if len(e.pending) >= pendingFlush {
 		e.flushDigest()
 	}
+}
+
+// envelope returns the record envelope for host hi (-1: none) and
+// kindTag, encoded once per run.
+func (e *Engine) envelope(hi int32, kindTag string) bundle.Envelope {
+	switch {
+	case hi < 0 && kindTag == engineTag:
+		return e.nullEnvelope
+	case hi < 0:
+		return bundle.NewEnvelope("", kindTag)
+	case kindTag == engineTag:
+		return e.envelopes[hi][1]
+	case kindTag == e.st.hosts[hi].kind.Tag:
+		return e.envelopes[hi][0]
+	}
+	return bundle.NewEnvelope(e.peers[hi], kindTag)
 }
 
 // pendingFlush is how many serialised bytes the engine collects before
