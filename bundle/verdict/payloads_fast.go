@@ -96,33 +96,18 @@ func (r *payloadReader) done() bool {
 // the member-by-member reader. Every value is still checked as
 // encoding/json would check it.
 func exactTransition(raw []byte, tx *jsonscan.Strings) (p transitionPayload, ok bool) {
-	var obs, subj, to []byte
-	i, ok := jsonscan.Match(raw, 0, `{"type":"state_transition","observer":`)
-	if ok {
-		obs, i, ok = jsonscan.String(raw, i)
+	// observer, subject, from, to: each key, then a string.
+	var vals [4][]byte
+	i := 0
+	for k, key := range [4]string{`{"type":"state_transition","observer":`, `,"subject":`, `,"from":`, `,"to":`} {
+		if i, ok = jsonscan.Match(raw, i, key); !ok {
+			return p, false
+		}
+		if vals[k], i, ok = jsonscan.String(raw, i); !ok {
+			return p, false
+		}
 	}
-	if ok {
-		i, ok = jsonscan.Match(raw, i, `,"subject":`)
-	}
-	if ok {
-		subj, i, ok = jsonscan.String(raw, i)
-	}
-	if ok {
-		i, ok = jsonscan.Match(raw, i, `,"from":`)
-	}
-	if ok {
-		_, i, ok = jsonscan.String(raw, i)
-	}
-	if ok {
-		i, ok = jsonscan.Match(raw, i, `,"to":`)
-	}
-	if ok {
-		to, i, ok = jsonscan.String(raw, i)
-	}
-	if ok {
-		i, ok = jsonscan.Match(raw, i, `,"incarnation":`)
-	}
-	if ok {
+	if i, ok = jsonscan.Match(raw, i, `,"incarnation":`); ok {
 		p.Incarnation, i, ok = jsonscan.Uint(raw, i)
 	}
 	if ok {
@@ -131,13 +116,10 @@ func exactTransition(raw []byte, tx *jsonscan.Strings) (p transitionPayload, ok 
 	if ok {
 		_, i, ok = jsonscan.String(raw, i)
 	}
-	if ok {
-		i, ok = jsonscan.Match(raw, i, `}`)
-	}
-	if !ok || i != len(raw) {
+	if !ok || i+1 != len(raw) || raw[i] != '}' {
 		return transitionPayload{}, false
 	}
-	p.Observer, p.Subject, p.To, p.hasIncarnation = tx.Get(obs), tx.Get(subj), tx.Get(to), true
+	p.Observer, p.Subject, p.To, p.hasIncarnation = tx.Get(vals[0]), tx.Get(vals[1]), tx.Get(vals[3]), true
 	return p, true
 }
 
