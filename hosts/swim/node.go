@@ -111,16 +111,19 @@ func New(self string, cfg Config, start Start, peers []string, r Rand) *Node {
 		initial = cfg.Seeds
 	}
 	// The initial members in id order, self included, without duplicates.
-	// peers arrive sorted, so for a Member start this is a single pass.
-	ids := make([]string, 0, len(initial)+1)
-	ids = append(ids, initial...)
-	if !slices.Contains(initial, self) {
-		ids = append(ids, self)
-	}
-	if !slices.IsSorted(ids) {
+	// peers arrive sorted and unique with self among them, so for a Member
+	// start they are that list already and are only read; anything else
+	// is copied and put in order.
+	ids := initial
+	if _, found := slices.BinarySearch(initial, self); !found || !strictlyIncreasing(initial) {
+		ids = make([]string, 0, len(initial)+1)
+		ids = append(ids, initial...)
+		if !slices.Contains(initial, self) {
+			ids = append(ids, self)
+		}
 		slices.Sort(ids)
+		ids = slices.Compact(ids)
 	}
-	ids = slices.Compact(ids)
 	n := &Node{
 		self:    self,
 		cfg:     cfg,
@@ -145,6 +148,16 @@ func New(self string, cfg Config, start Start, peers []string, r Rand) *Node {
 	n.orderPos = len(n.order)
 	n.joined = start == Member
 	return n
+}
+
+// strictlyIncreasing reports whether ids is sorted without duplicates.
+func strictlyIncreasing(ids []string) bool {
+	for i := 1; i < len(ids); i++ {
+		if ids[i-1] >= ids[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // addMember appends an unknown member (state none) and returns its
