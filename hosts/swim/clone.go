@@ -21,6 +21,7 @@ func (n *Node) Clone(r Rand) *Node {
 	c.suspects = slices.Clone(n.suspects)
 	c.queue = n.queue.clone()
 	c.out = nil
+	c.output = nil
 	c.scratch = nil
 	return &c
 }

@@ -25,12 +25,45 @@ type Effect struct {
 	Event Event
 }
 
+// Output receives a node's effects one by one as they happen, in the
+// order they happen, instead of the node collecting them into the Effect
+// slice its calls return (SetOutput). An embedder that turns effects into
+// values of its own saves building that slice, which for a node joining a
+// thousand-member cluster is a thousand entries long. The same rules
+// hold: a message or event handed over is the caller's from then on.
+type Output interface {
+	Send(to string, msg *Message)
+	Timer(at int64, token uint64)
+	Event(e Event)
+}
+
+// SetOutput makes the node hand its effects to o as they happen; its calls
+// then return no effects. A nil o restores the returned slice. A clone
+// (Clone) starts without an Output.
+func (n *Node) SetOutput(o Output) { n.output = o }
+
 func (n *Node) emit(e Event) {
+	if n.output != nil {
+		n.output.Event(e)
+		return
+	}
 	n.out = append(n.out, Effect{Kind: EffectEvent, Event: e})
 }
 
 func (n *Node) arm(at int64, token uint64) {
+	if n.output != nil {
+		n.output.Timer(at, token)
+		return
+	}
 	n.out = append(n.out, Effect{Kind: EffectTimer, At: at, Token: token})
+}
+
+func (n *Node) sendEffect(to string, msg *Message) {
+	if n.output != nil {
+		n.output.Send(to, msg)
+		return
+	}
+	n.out = append(n.out, Effect{Kind: EffectSend, To: to, Msg: msg})
 }
 
 // Timer tokens: the top byte says what the timer is for, the low 56 bits

@@ -52,6 +52,7 @@ type Node struct {
 
 	counters counters
 	out      []Effect
+	output   Output // when set, effects go here instead of out
 	scratch  []int32
 }
 
@@ -210,7 +211,7 @@ func (n *Node) begin(now int64) {
 	n.nextProbeAt = now
 	n.nextJoinAt = now
 	n.nextPushPullAt = satAdd(now, n.cfg.PushPullIntervalNs)
-	if cap(n.out) < len(n.byID)+16 {
+	if n.output == nil && cap(n.out) < len(n.byID)+16 {
 		n.out = make([]Effect, 0, len(n.byID)+16)
 	}
 	// One allocation for all initial events: a 1000-member node emits
@@ -229,13 +230,6 @@ func (n *Node) begin(now int64) {
 // far beyond that, and keeping it would also keep alive everything it
 // points at for the node's lifetime.
 const maxKeptEffects = 256
-
-// ReleaseEffects lets go of the effect buffer the last call returned, and
-// of everything its effects point at. Call it once those effects are
-// consumed, after a call that returned many of them (a node's first call
-// emits one initial state transition per member), so the memory does not
-// stay alive until the node's next call.
-func (n *Node) ReleaseEffects() { n.out = nil }
 
 // resetEffects empties the effect buffer for a new call. A buffer larger
 // than maxKeptEffects is let go once a call has not needed it (the last
@@ -392,5 +386,5 @@ func (n *Node) send(to string, msg *Message) {
 	n.counters.MessagesSent++
 	n.counters.BytesSent += uint64(size)
 	n.emit(&MessageSent{Peer: to, Message: msg.Kind, Bytes: size, Updates: len(ups)})
-	n.out = append(n.out, Effect{Kind: EffectSend, To: to, Msg: msg})
+	n.sendEffect(to, msg)
 }

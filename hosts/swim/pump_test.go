@@ -97,6 +97,54 @@ type cluster struct {
 	// lossPPM drops that many messages per million, drawn from lossRand.
 	lossPPM  uint64
 	lossRand testRand
+	// outputs, when set (useOutputs), collect each node's effects through
+	// SetOutput instead of the slices its calls return.
+	outputs map[string]*collector
+}
+
+// collector is an Output that gathers effects as the returned slice would.
+type collector struct{ effects []Effect }
+
+func (o *collector) Send(to string, msg *Message) {
+	o.effects = append(o.effects, Effect{Kind: EffectSend, To: to, Msg: msg})
+}
+func (o *collector) Timer(at int64, token uint64) {
+	o.effects = append(o.effects, Effect{Kind: EffectTimer, At: at, Token: token})
+}
+func (o *collector) Event(e Event) {
+	o.effects = append(o.effects, Effect{Kind: EffectEvent, Event: e})
+}
+
+// useOutputs switches every node, and every node restarted later, to
+// handing its effects to a collector.
+func (c *cluster) useOutputs() {
+	c.outputs = map[string]*collector{}
+	for _, id := range c.ids {
+		c.attach(id)
+	}
+}
+
+func (c *cluster) attach(id string) {
+	if c.outputs == nil {
+		return
+	}
+	c.outputs[id] = &collector{}
+	c.nodes[id].SetOutput(c.outputs[id])
+}
+
+// effects is what a node's call produced: the returned slice, or what its
+// collector gathered (then the returned slice must be empty).
+func (c *cluster) effects(host string, returned []Effect) []Effect {
+	o := c.outputs[host]
+	if o == nil {
+		return returned
+	}
+	if len(returned) > 0 {
+		c.t.Fatalf("%s returned %d effects while it has an Output", host, len(returned))
+	}
+	got := o.effects
+	o.effects = nil
+	return got
 }
 
 func newCluster(t testing.TB, ids []string, cfg Config, start func(id string) Start) *cluster {
@@ -128,6 +176,7 @@ func (c *cluster) push(it item) {
 func (c *cluster) restart(id string, cfg Config, st Start) {
 	c.rands[id] = &testRand{s: c.rands[id].s ^ 0xabcdef}
 	c.nodes[id] = New(id, cfg, st, c.ids, c.rands[id])
+	c.attach(id)
 	c.down[id] = false
 }
 
@@ -157,7 +206,7 @@ func (c *cluster) run(until int64) {
 			if c.down[it.host] {
 				continue
 			}
-			c.apply(it.host, n.Tick(c.now))
+			c.apply(it.host, c.effects(it.host, n.Tick(c.now)))
 		case itemDeliver:
 			if c.down[it.host] {
 				continue
@@ -166,12 +215,12 @@ func (c *cluster) run(until int64) {
 			if err != nil {
 				c.t.Fatalf("decode %x: %v", it.data, err)
 			}
-			c.apply(it.host, n.Receive(it.from, msg, c.now))
+			c.apply(it.host, c.effects(it.host, n.Receive(it.from, msg, c.now)))
 		case itemTimer:
 			if c.down[it.host] {
 				continue
 			}
-			c.apply(it.host, n.TimerFired(it.token, c.now))
+			c.apply(it.host, c.effects(it.host, n.TimerFired(it.token, c.now)))
 		}
 	}
 	c.now = until

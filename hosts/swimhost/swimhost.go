@@ -51,7 +51,14 @@ func newHost(id string, config map[string]any, state string, peers []string, r *
 	if state == "joining" {
 		start = swim.Joining
 	}
-	return &host{node: swim.New(id, cfg, start, peers, r), rng: r}
+	return adopt(swim.New(id, cfg, start, peers, r), r)
+}
+
+// adopt wraps node in a host that receives its effects directly.
+func adopt(node *swim.Node, r *rng.Stream) *host {
+	h := &host{node: node, rng: r}
+	node.SetOutput(h)
+	return h
 }
 
 // host adapts one swim.Node.
@@ -64,67 +71,58 @@ type host struct {
 func (h *host) ID() string   { return h.node.Self() }
 func (h *host) Kind() string { return Tag }
 
-func (h *host) Tick(now int64) []hosts.Action { return h.translate(h.node.Tick(now)) }
-
-func (h *host) Recv(m hosts.Message, now int64) []hosts.Action {
-	switch m := m.(type) {
-	case *hosts.Delivery:
-		return h.translate(h.node.Receive(m.From, m.Payload.(*swim.Message), now))
-	case *hosts.TimerFired:
-		return h.translate(h.node.TimerFired(m.Token, now))
-	case *hosts.SendFailed:
-		return h.translate(h.node.SendFailed(m.To, m.Reason, now))
-	}
-	panic(fmt.Sprintf("swimhost: %s: unknown message %T", h.node.Self(), m))
+func (h *host) Tick(now int64) []hosts.Action {
+	h.begin()
+	h.node.Tick(now)
+	return h.acts
 }
 
-// maxKeptActions is the largest action buffer a host keeps between calls.
-const maxKeptActions = 256
-
-// translate maps the node's effects to actions one for one, in order. The
-// node reuses its effect slice on its next call and the engine consumes
-// the actions before then, so messages and events pass through as
-// pointers without copying.
-func (h *host) translate(effects []swim.Effect) []hosts.Action {
-	// Size the buffer once for a burst, and let a burst's buffer go once
-	// neither the last call nor this one needed it, rather than hold it
-	// for the host's lifetime (or regrow it for a host that steadily
-	// needs it).
-	switch {
-	case cap(h.acts) < len(effects):
-		h.acts = make([]hosts.Action, 0, len(effects))
-	case cap(h.acts) > maxKeptActions && len(h.acts) <= maxKeptActions && len(effects) <= maxKeptActions:
-		h.acts = make([]hosts.Action, 0, maxKeptActions)
-	}
-	h.acts = h.acts[:0]
-	for i := range effects {
-		e := &effects[i]
-		switch e.Kind {
-		case swim.EffectSend:
-			h.acts = append(h.acts, hosts.Send(e.To, e.Msg))
-		case swim.EffectTimer:
-			h.acts = append(h.acts, hosts.Timer(e.At, e.Token))
-		case swim.EffectEvent:
-			h.acts = append(h.acts, hosts.Record(e.Event))
-		default:
-			panic(fmt.Sprintf("swimhost: %s: effect kind %d has no action", h.node.Self(), e.Kind))
-		}
+func (h *host) Recv(m hosts.Message, now int64) []hosts.Action {
+	h.begin()
+	switch m := m.(type) {
+	case *hosts.Delivery:
+		h.node.Receive(m.From, m.Payload.(*swim.Message), now)
+	case *hosts.TimerFired:
+		h.node.TimerFired(m.Token, now)
+	case *hosts.SendFailed:
+		h.node.SendFailed(m.To, m.Reason, now)
+	default:
+		panic(fmt.Sprintf("swimhost: %s: unknown message %T", h.node.Self(), m))
 	}
 	return h.acts
 }
+
+// begin empties the action buffer for a call. The engine consumes the
+// actions of one call before making the next, so the buffer is reused; a
+// buffer a burst grew is let go once a call has not needed it (Trim lets
+// it go sooner).
+func (h *host) begin() {
+	if cap(h.acts) > maxKeptActions && len(h.acts) <= maxKeptActions {
+		h.acts = nil
+		return
+	}
+	h.acts = h.acts[:0]
+}
+
+// The node's effects become actions as they happen (swim.Output), one for
+// one and in order: messages and events pass through as pointers.
+
+func (h *host) Send(to string, msg *swim.Message) { h.acts = append(h.acts, hosts.Send(to, msg)) }
+func (h *host) Timer(at int64, token uint64)      { h.acts = append(h.acts, hosts.Timer(at, token)) }
+func (h *host) Event(e swim.Event)                { h.acts = append(h.acts, hosts.Record(e)) }
+
+// maxKeptActions is the largest action buffer a host keeps between calls.
+const maxKeptActions = 256
 
 func (h *host) Snapshot() []byte { return h.node.Snapshot() }
 
 // Trim releases the buffers a burst of actions grew (hosts.Trimmer): the
 // engine has consumed them.
-func (h *host) Trim() {
-	h.acts = nil
-	h.node.ReleaseEffects()
-}
+func (h *host) Trim() { h.acts = nil }
 
 func (h *host) Clone() hosts.Host {
 	r := h.rng.Clone()
-	return &host{node: h.node.Clone(r), rng: r}
+	return adopt(h.node.Clone(r), r)
 }
 
 // Node exposes the state machine, for viewers that want more than the
