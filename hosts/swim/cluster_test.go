@@ -300,18 +300,12 @@ func TestLegacyAndBounded_IdenticalWithoutUpdates(t *testing.T) {
 		cfg.Gossip = mode
 		c := newCluster(t, []string{"a", "b", "c", "d", "e"}, cfg, nil)
 		c.run(30 * s)
-		var out []byte
-		for _, r := range c.log {
-			out = append(out, r.String()...)
-			out = append(out, '\n')
-		}
 		for _, id := range c.ids {
 			if d, _ := c.nodes[id].QueueDepth(); d != 0 {
 				t.Fatalf("%s: queue depth %d, the premise does not hold", id, d)
 			}
-			out = append(out, c.nodes[id].Snapshot()...)
 		}
-		return out
+		return c.trace()
 	}
 	bounded, legacy := run(Bounded), run(Legacy)
 	if len(bounded) < 10000 {

@@ -15,21 +15,7 @@ var update = flag.Bool("update", false, "rewrite golden files in testdata/")
 // event and the final snapshots are compared byte for byte; a change is a
 // behaviour change to review (regenerate with -update).
 func TestGolden_IsolateAndHeal(t *testing.T) {
-	c := newCluster(t, abc, DefaultConfig(), nil)
-	c.run(3 * s)
-	c.isolate("c", true)
-	c.run(9 * s)
-	c.isolate("c", false)
-	c.run(14 * s)
-	var out []byte
-	for _, r := range c.log {
-		out = append(out, r.String()...)
-		out = append(out, '\n')
-	}
-	for _, id := range c.ids {
-		out = append(out, c.nodes[id].Snapshot()...)
-		out = append(out, '\n')
-	}
+	out := isolateAndHeal(t, false)
 	path := filepath.Join("testdata", "isolate_and_heal.golden")
 	if *update {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
@@ -48,38 +34,33 @@ func TestGolden_IsolateAndHeal(t *testing.T) {
 	}
 }
 
+// isolateAndHeal runs the golden scenario and returns its trace; with
+// outputs, every node hands its effects to an Output.
+func isolateAndHeal(t *testing.T, outputs bool) []byte {
+	c := newCluster(t, abc, DefaultConfig(), nil)
+	if outputs {
+		c.useOutputs()
+	}
+	c.run(3 * s)
+	c.isolate("c", true)
+	c.run(9 * s)
+	c.isolate("c", false)
+	c.run(14 * s)
+	if outputs {
+		clone := c.nodes["a"].Clone(&testRand{})
+		if effs := clone.Tick(20 * s); len(effs) == 0 {
+			t.Fatal("a clone of a node with an Output returned no effects: it kept the Output")
+		}
+	}
+	return c.trace()
+}
+
 // TestOutput_SameTraceAsReturnedEffects: a node handing its effects to an
 // Output as they happen does exactly what it does returning them: the
 // isolate-and-heal trace, every event and snapshot, is the golden one.
 // A clone starts without the Output.
 func TestOutput_SameTraceAsReturnedEffects(t *testing.T) {
-	trace := func(outputs bool) string {
-		c := newCluster(t, abc, DefaultConfig(), nil)
-		if outputs {
-			c.useOutputs()
-		}
-		c.run(3 * s)
-		c.isolate("c", true)
-		c.run(9 * s)
-		c.isolate("c", false)
-		c.run(14 * s)
-		var out []byte
-		for _, r := range c.log {
-			out = append(out, r.String()...)
-			out = append(out, '\n')
-		}
-		for _, id := range c.ids {
-			out = append(out, c.nodes[id].Snapshot()...)
-		}
-		if outputs {
-			clone := c.nodes["a"].Clone(&testRand{})
-			if effs := clone.Tick(20 * s); len(effs) == 0 {
-				t.Fatal("a clone of a node with an Output returned no effects: it kept the Output")
-			}
-		}
-		return string(out)
-	}
-	if a, b := trace(false), trace(true); a != b {
+	if a, b := isolateAndHeal(t, false), isolateAndHeal(t, true); string(a) != string(b) {
 		t.Fatal("the trace through Output differs from the trace through returned effects")
 	}
 }

@@ -67,6 +67,21 @@ type record struct {
 	ev   Event
 }
 
+// trace is every logged event, one line each, then every node's
+// snapshot, one line each.
+func (c *cluster) trace() []byte {
+	var out []byte
+	for _, r := range c.log {
+		out = append(out, r.String()...)
+		out = append(out, '\n')
+	}
+	for _, id := range c.ids {
+		out = append(out, c.nodes[id].Snapshot()...)
+		out = append(out, '\n')
+	}
+	return out
+}
+
 func (r record) String() string {
 	return fmt.Sprintf("%d %s %s", r.at, r.host, r.ev.AppendJSON(nil))
 }
