@@ -51,7 +51,11 @@ func newHost(id string, config map[string]any, state string, peers []string, r *
 	if state == "joining" {
 		start = swim.Joining
 	}
-	return adopt(swim.New(id, cfg, start, peers, r), r)
+	h := adopt(swim.New(id, cfg, start, peers, r), r)
+	// The first call emits an initial transition per known member: size
+	// the buffer for it once rather than grow it a doubling at a time.
+	h.burst = len(peers) + 16
+	return h
 }
 
 // adopt wraps node in a host that receives its effects directly.
@@ -66,6 +70,8 @@ type host struct {
 	node *swim.Node
 	rng  *rng.Stream // the node's randomness; cloned with it
 	acts []hosts.Action
+	// burst is the capacity the first call's actions need; 0 after it.
+	burst int
 }
 
 func (h *host) ID() string   { return h.node.Self() }
@@ -97,6 +103,10 @@ func (h *host) Recv(m hosts.Message, now int64) []hosts.Action {
 // buffer a burst grew is let go once a call has not needed it (Trim lets
 // it go sooner).
 func (h *host) begin() {
+	if h.burst > 0 {
+		h.acts, h.burst = make([]hosts.Action, 0, h.burst), 0
+		return
+	}
 	if cap(h.acts) > maxKeptActions && len(h.acts) <= maxKeptActions {
 		h.acts = nil
 		return
