@@ -11,8 +11,12 @@ func (n *Node) Clone(r Rand) *Node {
 	c.cfg.Seeds = slices.Clone(n.cfg.Seeds)
 	c.members = slices.Clone(n.members)
 	for i := range c.members {
-		if s := c.members[i].susp; s != nil {
-			c.members[i].susp = s.clone()
+		if x := c.members[i].x; x != nil {
+			cx := *x
+			if cx.susp != nil {
+				cx.susp = cx.susp.clone()
+			}
+			c.members[i].x = &cx
 		}
 	}
 	c.byID = slices.Clone(n.byID)

@@ -11,7 +11,7 @@ func (n *Node) sendJoinRequests(now int64) {
 			continue
 		}
 		n.counters.JoinRequests++
-		n.send(seed, &Message{Kind: JoinRequest, Incarnation: me.inc, Meta: me.meta})
+		n.send(seed, &Message{Kind: JoinRequest, Incarnation: me.inc, Meta: me.storedMeta()})
 	}
 }
 
@@ -32,7 +32,7 @@ func (n *Node) sendJoinResponse(to string) {
 	members := make([]Update, 0, len(n.byID))
 	for _, idx := range n.byID {
 		m := &n.members[idx]
-		u := Update{Member: m.id, State: m.state, Incarnation: m.inc, From: m.by}
+		u := Update{Member: m.id, State: m.state, Incarnation: m.inc, From: m.accuser()}
 		if m.state == Alive {
 			u.Meta = n.metaOf(m)
 		}
@@ -86,5 +86,5 @@ func (n *Node) pushPull(now int64) {
 	to := n.members[live[below(n.rand, uint64(len(live)))]].id
 	me := &n.members[n.selfIdx]
 	n.counters.PushPulls++
-	n.send(to, &Message{Kind: JoinRequest, Incarnation: me.inc, Meta: me.meta})
+	n.send(to, &Message{Kind: JoinRequest, Incarnation: me.inc, Meta: me.storedMeta()})
 }

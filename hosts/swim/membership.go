@@ -28,7 +28,7 @@ func (n *Node) applyUpdate(u Update, reason string, now int64) {
 	if ok {
 		m := &n.members[idx]
 		if !supersedes(u.State, u.Incarnation, m.state, m.inc) {
-			if u.State == Alive && u.Incarnation == m.inc && m.metaSrc == metaAssumed {
+			if u.State == Alive && u.Incarnation == m.inc && m.metaSource() == metaAssumed {
 				n.replaceAssumedMeta(idx, u)
 			}
 			switch {
@@ -59,7 +59,11 @@ func (n *Node) applyUpdate(u Update, reason string, now int64) {
 			n.accused--
 		}
 	}
-	m.state, m.inc, m.by, m.susp = u.State, u.Incarnation, u.From, nil
+	m.state, m.inc = u.State, u.Incarnation
+	if u.From != "" || m.x != nil {
+		x := m.ext()
+		x.by, x.susp = u.From, nil
+	}
 	if u.State == Alive {
 		// The member's newest life speaks: its metadata replaces ours,
 		// and the news spreads with the stored copy.
@@ -104,7 +108,7 @@ func (n *Node) applySelf(u Update) {
 	switch {
 	case u.State == Alive && u.Incarnation > me.inc:
 		cause = CauseRefuteAlive
-	case u.State == Alive && u.Incarnation == me.inc && !bytes.Equal(u.Meta, me.meta):
+	case u.State == Alive && u.Incarnation == me.inc && !bytes.Equal(u.Meta, me.storedMeta()):
 		// As memberlist's aliveNode: a node restarted with other
 		// metadata, or a peer that assumed other metadata, must not keep
 		// it at this incarnation.
@@ -141,7 +145,7 @@ func (n *Node) applySelf(u Update) {
 // metadata.
 func (n *Node) selfAlive() Update {
 	me := &n.members[n.selfIdx]
-	return Update{Member: n.self, State: Alive, Incarnation: me.inc, Meta: me.meta}
+	return Update{Member: n.self, State: Alive, Incarnation: me.inc, Meta: me.storedMeta()}
 }
 
 // reassert queues the node's current accusation about a member again,
@@ -151,7 +155,7 @@ func (n *Node) reassert(idx int32) {
 	if n.queue.holds(m.id, m.state, m.inc) {
 		return
 	}
-	n.queue.push(Update{Member: m.id, State: m.state, Incarnation: m.inc, From: m.by})
+	n.queue.push(Update{Member: m.id, State: m.state, Incarnation: m.inc, From: m.accuser()})
 	n.counters.Reasserts++
 }
 
@@ -164,10 +168,10 @@ func (n *Node) startSuspicion(idx int32, accuser string, now int64) {
 	hi := satMul(int64(n.cfg.SuspicionMaxTimeoutMult), lo)
 	s := &suspicion{start: now, min: lo, max: hi, k: k, accusers: []string{accuser}}
 	s.deadline = satAdd(now, suspicionTimeoutNs(0, k, lo, hi))
-	m := &n.members[idx]
-	m.susp = s
-	if !m.listed {
-		m.listed = true
+	x := n.members[idx].ext()
+	x.susp = s
+	if !x.listed {
+		x.listed = true
 		n.suspects = append(n.suspects, idx)
 	}
 	n.counters.Suspicions++
@@ -180,11 +184,13 @@ func (n *Node) concludeOverdueSuspicions(now int64) {
 	kept := n.suspects[:0]
 	for _, idx := range n.suspects {
 		m := &n.members[idx]
-		if m.susp != nil && now >= m.susp.deadline {
+		if s := m.suspicion(); s != nil && now >= s.deadline {
 			n.suspicionExpired(idx, now)
 		}
-		if m.susp == nil {
-			m.listed = false
+		if m.suspicion() == nil {
+			if m.x != nil {
+				m.x.listed = false
+			}
 			continue
 		}
 		kept = append(kept, idx)
@@ -193,7 +199,7 @@ func (n *Node) concludeOverdueSuspicions(now int64) {
 }
 
 func (n *Node) armSuspicion(idx int32) {
-	s := n.members[idx].susp
+	s := n.members[idx].suspicion()
 	n.suspicionGen++
 	s.gen = n.suspicionGen
 	n.arm(s.deadline, suspicionToken(idx, s.gen))
@@ -205,7 +211,7 @@ func (n *Node) armSuspicion(idx int32) {
 // can count it too.
 func (n *Node) confirm(idx int32, accuser string, now int64) {
 	m := &n.members[idx]
-	s := m.susp
+	s := m.suspicion()
 	if s == nil || s.n >= s.k || s.hasAccuser(accuser) {
 		return
 	}

@@ -39,30 +39,33 @@ const (
 // on first use, because a 1000-member cluster would otherwise hold a
 // million copies nobody reads.
 func (n *Node) metaOf(m *member) []byte {
-	if m.metaSrc == metaAssumed && m.meta == nil {
-		m.meta = DerivedMeta(m.id, n.cfg.MetaBytes)
+	if m.metaSource() == metaAssumed && m.storedMeta() == nil {
+		if d := DerivedMeta(m.id, n.cfg.MetaBytes); d != nil {
+			m.ext().meta = d
+		}
 	}
-	return m.meta
+	return m.storedMeta()
 }
 
 // metaLen is len(n.metaOf(m)) without computing it.
 func (n *Node) metaLen(m *member) int {
-	if m.metaSrc == metaAssumed {
+	if m.metaSource() == metaAssumed {
 		return max(0, n.cfg.MetaBytes)
 	}
-	return len(m.meta)
+	return len(m.storedMeta())
 }
 
 // storeMeta replaces member m's metadata with a copy of meta (from an
 // alive about it) and returns the copy, nil for empty. The copy keeps the
 // view independent of the caller's message.
 func storeMeta(m *member, meta []byte) []byte {
-	m.metaSrc = metaHeard
-	m.meta = nil
+	x := m.ext()
+	x.metaSrc = metaHeard
+	x.meta = nil
 	if len(meta) > 0 {
-		m.meta = bytes.Clone(meta)
+		x.meta = bytes.Clone(meta)
 	}
-	return m.meta
+	return x.meta
 }
 
 // Meta returns a copy of the node's stored metadata for member id (its own

@@ -59,19 +59,66 @@ type Node struct {
 type member struct {
 	id  string
 	inc uint64
+	// x is what only some members need: an accuser, a suspicion, heard or
+	// computed metadata. nil reads as none of it. Kept apart so that a
+	// member takes 40 bytes rather than 80: a thousand nodes of a
+	// thousand members hold a million of them, nearly all plain alive.
+	x     *memberExtra
+	state State
+}
+
+// memberExtra is the part of a member most members never need.
+type memberExtra struct {
 	// by is the accuser of the current suspect or dead state.
 	by   string
 	susp *suspicion
 	// meta is the member's metadata, from the last alive about it the
 	// node accepted, or assumed until it hears one (metaSrc, meta.go).
 	// Never modified in place: messages and the queue share it.
-	meta []byte
-	// The one-byte fields together, so a member takes 80 bytes rather
-	// than 88: a thousand nodes hold a million of them.
-	state   State
+	meta    []byte
 	metaSrc metaSource
 	// listed says the member is in Node.suspects.
 	listed bool
+}
+
+// ext returns m's extra state, making it on first need.
+func (m *member) ext() *memberExtra {
+	if m.x == nil {
+		m.x = &memberExtra{}
+	}
+	return m.x
+}
+
+// accuser is the accuser of m's suspect or dead state, if any.
+func (m *member) accuser() string {
+	if m.x == nil {
+		return ""
+	}
+	return m.x.by
+}
+
+// suspicion is m's running suspicion, if any.
+func (m *member) suspicion() *suspicion {
+	if m.x == nil {
+		return nil
+	}
+	return m.x.susp
+}
+
+// storedMeta is m's stored metadata (see metaOf for assumed metadata).
+func (m *member) storedMeta() []byte {
+	if m.x == nil {
+		return nil
+	}
+	return m.x.meta
+}
+
+// metaSource says where m's stored metadata came from.
+func (m *member) metaSource() metaSource {
+	if m.x == nil {
+		return metaAssumed
+	}
+	return m.x.metaSrc
 }
 
 // probe is the probe in flight, if any.
@@ -140,7 +187,7 @@ func New(self string, cfg Config, start Start, peers []string, r Rand) *Node {
 		n.byID[i] = idx
 		if id == self {
 			n.selfIdx = idx
-			n.members[i].meta, n.members[i].metaSrc = DerivedMeta(self, cfg.MetaBytes), metaHeard
+			n.members[i].x = &memberExtra{meta: DerivedMeta(self, cfg.MetaBytes), metaSrc: metaHeard}
 		} else {
 			n.order = append(n.order, idx)
 		}
@@ -329,7 +376,7 @@ func (n *Node) TimerFired(tok uint64, now int64) []Effect {
 	case timerSuspicion:
 		idx, gen := int32(payload>>32), uint32(payload)
 		if idx >= 0 && int(idx) < len(n.members) {
-			if s := n.members[idx].susp; s != nil && s.gen == gen {
+			if s := n.members[idx].suspicion(); s != nil && s.gen == gen {
 				n.suspicionExpired(idx, now)
 			}
 		}
@@ -367,7 +414,7 @@ func (n *Node) send(to string, msg *Message) {
 		// Nobody to staple an accusation about.
 	} else if idx, ok := n.lookup(to); ok {
 		if m := &n.members[idx]; m.state == Suspect || m.state == Dead {
-			u := Update{Member: m.id, State: m.state, Incarnation: m.inc, From: m.by}
+			u := Update{Member: m.id, State: m.state, Incarnation: m.inc, From: m.accuser()}
 			if sz := updateSize(&u); sz <= budget {
 				ups = append(ups, u)
 				budget -= sz

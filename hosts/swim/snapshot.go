@@ -95,7 +95,7 @@ func (n *Node) Snapshot() []byte {
 		if ml := n.metaLen(m); ml > 0 {
 			b = appendIntField(b, "meta_bytes", int64(ml))
 		}
-		if s := m.susp; s != nil {
+		if s := m.suspicion(); s != nil {
 			b = appendIntField(b, "suspicion_deadline_ns", s.deadline)
 			b = appendIntField(b, "confirmations", int64(s.n))
 			accusers := slices.Clone(s.accusers)
