@@ -99,12 +99,10 @@ func Run(sc *scenarios.Scenario, reg *hosts.Registry, cfg Config) (*Result, erro
 	if err := w.FlushEvents(); err != nil {
 		return nil, fmt.Errorf("writing the bundle: %w", err)
 	}
-	// Everything the result needs from the engine, taken now: from here on
-	// nothing refers to it, so the collector can hand its memory (a
-	// thousand hosts' state, a million edges) to the evaluation instead of
-	// the process asking the kernel for fresh pages.
+	// Everything the result needs from the engine, taken now: nothing
+	// after this point refers to the engine, so the collector may reuse
+	// its memory during the evaluation.
 	end, digest, early, steps, records := e.Now(), e.Digest(), e.EarlyTerminated(), e.Index(), e.Records()
-	e = nil
 	vs, err := verdict.EvaluateBundle(w.Dir(), sc.Assertions, end)
 	if err != nil {
 		return nil, fmt.Errorf("evaluating assertions: %w", err)

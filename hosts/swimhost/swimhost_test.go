@@ -105,8 +105,11 @@ func TestAdapter_PanicsOnMessagesItCannotRoute(t *testing.T) {
 
 var _ = engine.Options{}
 
-// untrimmed hides the host's Trim, so the engine never calls it.
+// untrimmed hides the host's Trim, so the engine never calls it; its
+// clones hide it too.
 type untrimmed struct{ hosts.Host }
+
+func (u untrimmed) Clone() hosts.Host { return untrimmed{u.Host.Clone()} }
 
 // TestTrim_ChangesNothingButMemory: a 300-member cluster's first calls
 // each return 300 initial transitions, so the engine trims every swim
