@@ -2,24 +2,12 @@ package shrink
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"github.com/detsim/detsim/batch"
 	"github.com/detsim/detsim/bundle/verdict"
-	"github.com/detsim/detsim/engine"
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/scenarios"
 )
-
-// errStopped is a run ended by the context.
-var errStopped = errors.New("stopped")
-
-// PanicError is a panic inside a run (a host or the engine): a bug, not
-// an input problem.
-type PanicError struct{ Value any }
-
-func (e *PanicError) Error() string { return fmt.Sprintf("panic during the run: %v", e.Value) }
 
 // judged is what one run says about the assertions it watched.
 type judged struct {
@@ -34,11 +22,6 @@ type judged struct {
 // nil). With stopEarly it stops as soon as they are all resolved: a
 // candidate needs no more than the moment its assertion fails.
 func run(ctx context.Context, sc *scenarios.Scenario, reg *hosts.Registry, names []string, stopEarly bool) (j judged, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = &PanicError{r}
-		}
-	}()
 	watched := sc.Assertions
 	if names != nil {
 		watched = nil
@@ -54,21 +37,8 @@ func run(ctx context.Context, sc *scenarios.Scenario, reg *hosts.Registry, names
 	if err != nil {
 		return j, err
 	}
-	e, err := engine.New(sc, reg, engine.Options{Monitor: batch.Monitor(ev)})
+	e, err := batch.Watch(ctx, sc, reg, ev, func() bool { return stopEarly && ev.Resolved() })
 	if err != nil {
-		return j, err
-	}
-	stopped := false
-	e.RunUntil(func(info engine.StepInfo) bool {
-		if info.Index%4096 == 0 && ctx.Err() != nil {
-			stopped = true
-		}
-		return stopped || stopEarly && ev.Resolved()
-	})
-	if stopped && !e.Done() {
-		return j, errStopped
-	}
-	if err := ev.Err(); err != nil {
 		return j, err
 	}
 	j.verdicts, j.at = ev.Finish(e.Now()), e.Now()

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"github.com/detsim/detsim/batch"
 	"slices"
 	"strings"
 
@@ -173,7 +174,7 @@ func (s *shrinker) try(pass, change string, cand tree) bool {
 	}
 	s.runs++
 	j, err := run(s.ctx, sc, s.reg, []string{s.target}, true)
-	if errors.Is(err, errStopped) {
+	if errors.Is(err, batch.ErrStopped) {
 		return false
 	}
 	if err != nil {

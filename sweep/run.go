@@ -2,12 +2,9 @@ package sweep
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"github.com/detsim/detsim/batch"
 	"github.com/detsim/detsim/bundle/verdict"
-	"github.com/detsim/detsim/engine"
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/scenarios"
 )
@@ -36,48 +33,18 @@ func (o *Outcome) Failing() []string {
 func (o *Outcome) Failed() bool { return len(o.Failing()) > 0 }
 
 // ErrAbandoned is returned by RunScenario when ctx ended the run early.
-var ErrAbandoned = errors.New("run abandoned")
-
-// PanicError is a panic inside a run (a host or the engine): a bug, not
-// an input problem.
-type PanicError struct{ Value any }
-
-func (e *PanicError) Error() string { return fmt.Sprintf("panic during the run: %v", e.Value) }
-
-// checkEvery is how many engine steps pass between looks at ctx.
-const checkEvery = 1 << 12
+var ErrAbandoned = batch.ErrStopped
 
 // RunScenario runs sc to its end with no bundle and returns its verdicts
 // and digest. It returns ErrAbandoned if ctx is done before the run ends,
-// and a *PanicError if the run panicked.
-func RunScenario(ctx context.Context, sc *scenarios.Scenario, reg *hosts.Registry) (out *Outcome, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			out, err = nil, &PanicError{r}
-		}
-	}()
+// and a *batch.PanicError if the run panicked.
+func RunScenario(ctx context.Context, sc *scenarios.Scenario, reg *hosts.Registry) (*Outcome, error) {
 	ev, err := verdict.New(sc.Assertions)
 	if err != nil {
 		return nil, err
 	}
-	e, err := engine.New(sc, reg, engine.Options{Monitor: batch.Monitor(ev)})
+	e, err := batch.Watch(ctx, sc, reg, ev, nil)
 	if err != nil {
-		return nil, err
-	}
-	abandoned := false
-	e.RunUntil(func(info engine.StepInfo) bool {
-		if info.Index%checkEvery == 0 && ctx.Err() != nil {
-			abandoned = true
-		}
-		return abandoned
-	})
-	if abandoned && !e.Done() {
-		return nil, ErrAbandoned
-	}
-	if err := e.Err(); err != nil {
-		return nil, err
-	}
-	if err := ev.Err(); err != nil {
 		return nil, err
 	}
 	return &Outcome{EndNs: e.Now(), Records: e.Records(), Digest: e.Digest(), Verdicts: ev.Finish(e.Now())}, nil

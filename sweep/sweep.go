@@ -37,7 +37,7 @@ type SeedResult struct {
 	// Outcome is nil when Err is set.
 	Outcome *Outcome
 	// Err is a seed whose scenario could not be built (an input problem)
-	// or whose run panicked (a *PanicError: a bug).
+	// or whose run panicked (a *batch.PanicError: a bug).
 	Err error
 	// Pinned is the corpus file the seed was written to, if any.
 	Pinned string

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"unicode"
 
+	"github.com/detsim/detsim/batch"
 	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/scenarios"
 	"github.com/detsim/detsim/shrink"
@@ -83,7 +84,7 @@ func cmdShrink(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "detsim: shrink: %v\n", err)
-		var pe *shrink.PanicError
+		var pe *batch.PanicError
 		if errors.As(err, &pe) {
 			return exitInternal
 		}

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/detsim/detsim/batch"
 	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/property"
 	"github.com/detsim/detsim/sweep"
@@ -110,7 +111,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) int {
 func sweepExit(s *sweep.Summary) int {
 	code := exitOK
 	for _, e := range s.Errors {
-		var pe *sweep.PanicError
+		var pe *batch.PanicError
 		if errors.As(e.Err, &pe) {
 			return exitInternal
 		}

@@ -1,0 +1,59 @@
+package batch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/detsim/detsim/bundle/verdict"
+	"github.com/detsim/detsim/engine"
+	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/scenarios"
+)
+
+// PanicError is a panic inside a run (a host or the engine): a bug, not
+// an input problem.
+type PanicError struct{ Value any }
+
+func (e *PanicError) Error() string { return fmt.Sprintf("panic during the run: %v", e.Value) }
+
+// ErrStopped is returned by Watch when its context ended the run early.
+var ErrStopped = errors.New("run stopped")
+
+// checkEvery is how many engine steps pass between looks at the context.
+const checkEvery = 1 << 12
+
+// Watch runs sc in memory, with no bundle, while ev evaluates it as a
+// stream, until the run ends or stop (nil: never) says so after a step.
+// It returns the engine where the run stopped. It returns ErrStopped if
+// ctx ended the run first, a *PanicError if a host or the engine
+// panicked, and the evaluator's error for a malformed record. Sweeps and
+// the shrinker run their candidates through it.
+func Watch(ctx context.Context, sc *scenarios.Scenario, reg *hosts.Registry, ev *verdict.Evaluator, stop func() bool) (e *engine.Engine, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			e, err = nil, &PanicError{r}
+		}
+	}()
+	e, err = engine.New(sc, reg, engine.Options{Monitor: Monitor(ev)})
+	if err != nil {
+		return nil, err
+	}
+	stopped := false
+	e.RunUntil(func(info engine.StepInfo) bool {
+		if info.Index%checkEvery == 0 && ctx.Err() != nil {
+			stopped = true
+		}
+		return stopped || stop != nil && stop()
+	})
+	if stopped && !e.Done() {
+		return nil, ErrStopped
+	}
+	if err := e.Err(); err != nil {
+		return nil, err
+	}
+	if err := ev.Err(); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
