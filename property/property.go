@@ -238,10 +238,10 @@ func (p *Property) checkSpace(r *report, space map[string]any) {
 		}
 	}
 	p.Space.DurationNs, _ = get("duration_ns", 1, scenarios.MaxTimeNs)
-	for _, k := range linkKeys {
-		known = append(known, k.name)
-		if rg, ok := get(k.name, k.lo, k.hi); ok {
-			p.Space.Links = append(p.Space.Links, KeyRange{k.name, rg})
+	for _, k := range scenarios.PolicyFields {
+		known = append(known, k.Key)
+		if rg, ok := get(k.Key, k.Lo, k.Hi); ok {
+			p.Space.Links = append(p.Space.Links, KeyRange{k.Key, rg})
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(space)) {

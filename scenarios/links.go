@@ -13,7 +13,7 @@ import (
 // and the fields it overrides.
 type linkEntry struct {
 	from, to string
-	set      []int64 // indexed like policyFields; meaningful where has is true
+	set      []int64 // indexed like PolicyFields; meaningful where has is true
 	has      []bool
 }
 
@@ -69,9 +69,9 @@ func (c *checker) links(top fields) {
 					continue
 				}
 				p := slots.policy(from, to, c.s.DefaultLink)
-				for j, pf := range policyFields {
+				for j, pf := range PolicyFields {
 					if le.has[j] {
-						*pf.field(p) = le.set[j]
+						*pf.Field(p) = le.set[j]
 					}
 				}
 			}
@@ -97,14 +97,14 @@ func (c *checker) links(top fields) {
 func (c *checker) linkEntry(f fields) (linkEntry, bool) {
 	f.checkKeys(append([]string{"from", "to"}, policyKeys()...)...)
 	before := len(*c.r.errs)
-	le := linkEntry{set: make([]int64, len(policyFields)), has: make([]bool, len(policyFields))}
+	le := linkEntry{set: make([]int64, len(PolicyFields)), has: make([]bool, len(PolicyFields))}
 	le.from, _ = c.endpoint(f, "from")
 	le.to, _ = c.endpoint(f, "to")
 	if le.from != "" && le.from == le.to && le.from != "*" {
 		f.add("to", "a self-edge (%s → %s) is not allowed", le.from, le.to)
 	}
-	for j, pf := range policyFields {
-		if v, ok := f.integer(pf.key, pf.lo, pf.hi, false); ok {
+	for j, pf := range PolicyFields {
+		if v, ok := f.integer(pf.Key, pf.Lo, pf.Hi, false); ok {
 			le.set[j], le.has[j] = v, true
 		}
 	}

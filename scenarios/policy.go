@@ -6,15 +6,18 @@ import (
 	"github.com/detsim/detsim/network"
 )
 
-// policyField is one §5.2 link-policy key, its bounds and where it lands
-// in a network.Policy.
-type policyField struct {
-	key    string
-	lo, hi int64
-	field  func(*network.Policy) *int64
+// PolicyField is one §5.2 link-policy key, the loader's bounds for it and
+// where it lands in a network.Policy.
+type PolicyField struct {
+	Key    string
+	Lo, Hi int64
+	Field  func(*network.Policy) *int64
 }
 
-var policyFields = []policyField{
+// PolicyFields are every link-policy key ([default_link], [[links]]), in
+// declaration order. Read-only: the property generator draws per-pair
+// values in this order.
+var PolicyFields = []PolicyField{
 	{"latency_ns", 0, MaxDelayNs, func(p *network.Policy) *int64 { return &p.LatencyNs }},
 	{"jitter_stddev_ns", 0, MaxJitterNs, func(p *network.Policy) *int64 { return &p.JitterStddevNs }},
 	{"loss_prob_ppm", 0, MaxPPM, func(p *network.Policy) *int64 { return &p.LossProbPPM }},
@@ -26,9 +29,9 @@ var policyFields = []policyField{
 }
 
 func policyKeys() []string {
-	keys := make([]string, len(policyFields))
-	for i, pf := range policyFields {
-		keys[i] = pf.key
+	keys := make([]string, len(PolicyFields))
+	for i, pf := range PolicyFields {
+		keys[i] = pf.Key
 	}
 	return keys
 }
@@ -36,9 +39,9 @@ func policyKeys() []string {
 // readPolicy overwrites the fields of p the table sets, and reports the
 // ones that are invalid.
 func readPolicy(f fields, p *network.Policy) {
-	for _, pf := range policyFields {
-		if v, ok := f.integer(pf.key, pf.lo, pf.hi, false); ok {
-			*pf.field(p) = v
+	for _, pf := range PolicyFields {
+		if v, ok := f.integer(pf.Key, pf.Lo, pf.Hi, false); ok {
+			*pf.Field(p) = v
 		}
 	}
 }
