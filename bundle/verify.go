@@ -13,6 +13,8 @@ import (
 	"maps"
 	"os"
 	"slices"
+
+	"github.com/detsim/detsim/internal/safefile"
 )
 
 // Problem is one way a bundle on disk differs from its manifest.
@@ -38,8 +40,23 @@ func ReadManifest(dir string) (Manifest, error) {
 	return readManifest(root)
 }
 
+// MaxManifestBytes bounds manifest.json. A manifest lists one line per
+// file; a run of 10,000 hosts with 1,000 snapshot requests each would list
+// 10^7 files, far past any run the engine can hold, in about 1 GB. 64 MiB
+// leaves room for any real bundle and keeps a hostile one from filling
+// memory.
+const MaxManifestBytes = 64 << 20
+
+// readManifest reads the manifest through root. It refuses anything but
+// a regular file before reading (a FIFO would block the read forever)
+// and a manifest over MaxManifestBytes.
 func readManifest(root *os.Root) (Manifest, error) {
-	data, err := root.ReadFile(ManifestFile)
+	f, err := safefile.OpenIn(root, ManifestFile)
+	if err != nil {
+		return Manifest{}, fmt.Errorf("bundle: %w", err)
+	}
+	defer f.Close()
+	data, err := safefile.Read(f, ManifestFile, MaxManifestBytes)
 	if err != nil {
 		return Manifest{}, fmt.Errorf("bundle: %w", err)
 	}

@@ -1,0 +1,84 @@
+// Package safefile reads the files detsim is handed — scenarios, extends
+// targets, bundle manifests — so that no input can block a read forever
+// or fill memory: anything but a regular file is refused before a byte is
+// read, and a regular file is read only up to a bound.
+package safefile
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// Open opens path for reading without blocking: opening a FIFO for
+// reading normally waits for a writer, which would hang detsim on an
+// input it is about to refuse anyway.
+func Open(path string) (*os.File, error) { return os.OpenFile(path, ReadFlags, 0) }
+
+// OpenIn is Open for a name inside root.
+func OpenIn(root *os.Root, name string) (*os.File, error) {
+	return root.OpenFile(name, ReadFlags, 0)
+}
+
+// Read reads all of f, which must be a regular file of at most max bytes.
+// name is how errors refer to it. It never reads more than max+1 bytes,
+// so a file that grows while it is read is still refused, not swallowed.
+func Read(f *os.File, name string, max int64) ([]byte, error) {
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckRegular(name, info); err != nil {
+		return nil, err
+	}
+	if info.Size() > max {
+		return nil, fmt.Errorf("%s is %d bytes; at most %d are read", name, info.Size(), max)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%s grew past %d bytes while it was read", name, max)
+	}
+	return data, nil
+}
+
+// ReadFile opens and reads path as Read does.
+func ReadFile(path string, max int64) ([]byte, error) {
+	f, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Read(f, path, max)
+}
+
+// CheckRegular returns an error naming what name is when info is not a
+// regular file: a directory, FIFO, socket or device.
+func CheckRegular(name string, info os.FileInfo) error {
+	m := info.Mode()
+	switch {
+	case m.IsRegular():
+		return nil
+	case m.IsDir():
+		return fmt.Errorf("%s is a directory, not a file", name)
+	}
+	return fmt.Errorf("%s is not a regular file (%s)", name, describeType(m))
+}
+
+func describeType(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m&os.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return m.Type().String()
+}
