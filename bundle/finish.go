@@ -8,6 +8,8 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+
+	"github.com/detsim/detsim/internal/scratch"
 )
 
 // Finish completes the bundle and moves it to the output path. It writes
@@ -62,18 +64,22 @@ func (w *Writer) Finish(m Manifest, scenarioTOML []byte, verdictsJSON []byte) er
 	}
 	delete(w.files, ManifestFile) // the manifest does not list itself
 
-	if err := w.install(); err != nil {
+	if err := scratch.Critical(w.install); err != nil {
 		return err
 	}
 	w.state = finished
-	if err := os.RemoveAll(w.work); err != nil {
+	err = w.work.Remove()
+	w.lock.Release()
+	if err != nil {
 		return fmt.Errorf("bundle: %s is complete, but removing the work directory failed: %w", w.out, err)
 	}
 	return nil
 }
 
 // install renames the finished bundle to the output path, setting aside
-// an existing bundle there first.
+// an existing bundle there first. It runs as a scratch.Critical section:
+// a signal must not remove the work directory while the old bundle is in
+// it.
 func (w *Writer) install() error {
 	replacing := false
 	if _, err := os.Lstat(w.out); err == nil {
@@ -84,7 +90,7 @@ func (w *Writer) install() error {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("bundle: checking output path: %w", err)
 	}
-	old := filepath.Join(w.work, "old")
+	old := filepath.Join(w.work.Path, oldDir)
 	if replacing {
 		if err := os.Rename(w.out, old); err != nil {
 			return fmt.Errorf("bundle: moving the old bundle aside: %w", err)

@@ -13,6 +13,8 @@ import (
 	"path"
 	"path/filepath"
 	"strconv"
+
+	"github.com/detsim/detsim/internal/scratch"
 )
 
 // ErrOutExists is wrapped by Create's error when the output path exists and
@@ -29,14 +31,17 @@ const eventsBufferSize = 256 << 10
 // and snapshots with WriteSnapshot, call FlushEvents before reading the
 // events back for evaluation, then Finish to move the bundle into place.
 //
-// The bundle is built in <parent>/.<name>.tmp-*/bundle, next to the output
-// path so the final rename never crosses a filesystem. Callers should
-// `defer w.Abort()`: it removes that work directory unless Finish
-// succeeded. A Writer is used from one goroutine.
+// The bundle is built in <parent>/.<name>.detsim-tmp-*/bundle, next to
+// the output path so the final rename never crosses a filesystem. Callers
+// should `defer w.Abort()`: it removes that work directory unless Finish
+// succeeded; a signal handler's scratch.RemoveLive removes it too, and a
+// later run beside it removes it if the process was killed outright. A
+// Writer is used from one goroutine.
 type Writer struct {
-	out  string // where Finish puts the bundle
-	work string // private directory; removed by Finish or Abort
-	dir  string // the bundle being built, inside work
+	out  string           // where Finish puts the bundle
+	work *scratch.Entry   // private directory; removed by Finish or Abort
+	lock *scratch.OutLock // held on out until Finish or Abort
+	dir  string           // the bundle being built, inside work
 
 	events     *os.File
 	eventsBuf  *bufio.Writer
@@ -67,11 +72,17 @@ const (
 // Create checks the output path and prepares an empty bundle in a work
 // directory beside it, creating out's parent directories if needed.
 //
-// out may be missing, or an existing bundle (a directory holding
-// manifest.json), which Finish replaces. Any other existing path — a
-// file, a symbolic link, a directory that is not a bundle — is refused
-// with an error wrapping ErrOutExists, so a typo in --out can never
-// delete a user's data.
+// out may be missing, or a bundle detsim wrote (provenBundle: a detsim
+// manifest listing exactly the files present), which Finish replaces.
+// Anything else existing at out — a file, a symbolic link, a directory
+// that is not provably a bundle, a bundle holding files a user added —
+// is refused with an error wrapping ErrOutExists, so a typo in --out can
+// never delete a user's data. out inside a bundle is refused too.
+//
+// Create takes out's lock (an error wrapping ErrOutInUse when another
+// run holds it) until Finish or Abort, and first removes the work
+// directories that killed runs left beside out (restoring a bundle such
+// a run had moved aside).
 func Create(out string) (*Writer, error) {
 	if out == "" {
 		return nil, errors.New("bundle: output path is empty")
@@ -81,29 +92,49 @@ func Create(out string) (*Writer, error) {
 	if name == "." || name == ".." || name == string(filepath.Separator) {
 		return nil, fmt.Errorf("bundle: output path %q must name a directory to create, not %q", out, name)
 	}
-	if err := checkOut(out); err != nil {
-		return nil, err
+	if b, err := insideBundle(out); err != nil {
+		return nil, fmt.Errorf("bundle: checking output path: %w", err)
+	} else if b != "" {
+		return nil, fmt.Errorf("bundle: %s is inside the detsim bundle %s: %w; choose a path outside it", out, b, ErrOutExists)
 	}
 	parent := filepath.Dir(out)
 	if err := os.MkdirAll(parent, 0o777); err != nil {
 		return nil, fmt.Errorf("bundle: creating parent of %s: %w", out, err)
 	}
-	work, err := os.MkdirTemp(parent, "."+name+".tmp-*")
+	lock, err := scratch.Lock(out)
+	if err != nil {
+		return nil, fmt.Errorf("bundle: %w", err)
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			lock.Release()
+		}
+	}()
+	if err := sweepStale(out); err != nil {
+		return nil, fmt.Errorf("bundle: %w", err)
+	}
+	if err := checkOut(out); err != nil {
+		return nil, err
+	}
+	work, err := scratch.Dir(parent, workPrefix(out))
 	if err != nil {
 		return nil, fmt.Errorf("bundle: creating work directory for %s: %w", out, err)
 	}
 	w := &Writer{
 		out:           out,
 		work:          work,
-		dir:           filepath.Join(work, "bundle"),
+		lock:          lock,
+		dir:           filepath.Join(work.Path, "bundle"),
 		eventsHash:    sha256.New(),
 		files:         make(map[string]string),
 		snapshotHosts: make(map[string]bool),
 	}
 	if err := w.open(); err != nil {
-		_ = os.RemoveAll(work)
+		_ = work.Remove()
 		return nil, err
 	}
+	ok = true
 	return w, nil
 }
 
@@ -121,33 +152,6 @@ func (w *Writer) open() error {
 	w.events = f
 	w.eventsBuf = bufio.NewWriterSize(hashingWriter{f, w.eventsHash}, eventsBufferSize)
 	return nil
-}
-
-// checkOut returns nil if out is missing or is a bundle, and otherwise an
-// error saying what is there.
-func checkOut(out string) error {
-	info, err := os.Lstat(out)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil
-	case err != nil:
-		return fmt.Errorf("bundle: checking output path: %w", err)
-	}
-	what := "a directory without " + ManifestFile
-	switch {
-	case info.Mode()&fs.ModeSymlink != 0:
-		what = "a symbolic link"
-	case info.Mode().IsRegular():
-		what = "a regular file"
-	case !info.IsDir():
-		what = "a " + info.Mode().Type().String() + " file"
-	default:
-		m, err := os.Lstat(filepath.Join(out, ManifestFile))
-		if err == nil && m.Mode().IsRegular() {
-			return nil
-		}
-	}
-	return fmt.Errorf("bundle: %s is %s: %w; choose a new path or remove it", out, what, ErrOutExists)
 }
 
 // hashingWriter writes to a file and feeds the same bytes to a hash, so
@@ -267,7 +271,8 @@ func (w *Writer) Abort() {
 		_ = w.events.Close()
 		w.events = nil
 	}
-	_ = os.RemoveAll(w.work)
+	_ = w.work.Remove()
+	w.lock.Release()
 	w.state = aborted
 }
 

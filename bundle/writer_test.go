@@ -160,8 +160,6 @@ func TestFinish_ReplacesExistingBundle(t *testing.T) {
 	parent := t.TempDir()
 	out := filepath.Join(parent, "out")
 	writeSample(t, out, sampleRecords)
-	mustWrite(t, filepath.Join(out, "stale.txt"), "from an older bundle")
-
 	writeSample(t, out, sampleRecords[:1])
 
 	if got := entries(t, parent); !slices.Equal(got, []string{"out"}) {

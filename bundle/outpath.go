@@ -1,0 +1,207 @@
+package bundle
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/detsim/detsim/internal/scratch"
+)
+
+// ErrOutInUse is wrapped by Create's error when another detsim run is
+// writing the same output path right now.
+var ErrOutInUse = scratch.ErrInUse
+
+// checkOut returns nil if out is missing or is provably a detsim bundle
+// (see provenBundle), and otherwise an error wrapping ErrOutExists that
+// says what is there.
+func checkOut(out string) error {
+	info, err := os.Lstat(out)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("bundle: checking output path: %w", err)
+	}
+	var what string
+	switch {
+	case info.Mode()&fs.ModeSymlink != 0:
+		what = "a symbolic link"
+	case info.Mode().IsRegular():
+		what = "a regular file"
+	case !info.IsDir():
+		what = "a " + info.Mode().Type().String() + " file"
+	default:
+		if err := provenBundle(out); err != nil {
+			what = err.Error()
+		}
+	}
+	if what == "" {
+		return nil
+	}
+	return fmt.Errorf("bundle: %s is %s: %w; choose a new path or remove it", out, what, ErrOutExists)
+}
+
+// provenBundle returns nil when dir is a bundle detsim wrote: its
+// manifest parses as a detsim manifest, and the files present are exactly
+// the files it lists (plus manifest.json itself), under exactly the
+// directories those files need. Anything else — a web project that
+// happens to hold a manifest.json, a bundle a user added notes to — is
+// described in the error, the extra entries named, and is never replaced.
+// Hashes are not checked: a bundle whose content changed is still
+// detsim's to replace, and hashing gigabytes before every run would cost
+// more than the run.
+func provenBundle(dir string) error {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	if _, err := root.Lstat(ManifestFile); err != nil {
+		return errors.New("a directory without " + ManifestFile)
+	}
+	m, err := readManifest(root)
+	if err != nil {
+		return fmt.Errorf("a directory whose %s is not a detsim manifest (%v)", ManifestFile, strings.TrimPrefix(err.Error(), "bundle: "))
+	}
+	extra, missing, err := inventory(root, m)
+	if err != nil {
+		return fmt.Errorf("a directory detsim cannot list (%v)", err)
+	}
+	switch {
+	case len(extra) > 0:
+		return fmt.Errorf("a detsim bundle holding files detsim did not write (%s)", listSome(extra))
+	case len(missing) > 0:
+		return fmt.Errorf("a damaged detsim bundle: its manifest lists files that are missing (%s)", listSome(missing))
+	}
+	return nil
+}
+
+// inventory compares the entries under root with the files m lists.
+// extra holds every entry detsim would not have written: an unlisted
+// file, a symbolic link or other non-regular file, a directory no listed
+// file needs (directories carry a trailing slash). missing holds listed
+// files that are absent. Both are sorted.
+func inventory(root *os.Root, m Manifest) (extra, missing []string, err error) {
+	needed := map[string]bool{".": true, SnapshotsDir: true}
+	for rel := range m.Files {
+		for d := path.Dir(rel); d != "."; d = path.Dir(d) {
+			needed[d] = true
+		}
+	}
+	seen := map[string]bool{}
+	err = fs.WalkDir(root.FS(), ".", func(rel string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.IsDir():
+			if !needed[rel] {
+				extra = append(extra, rel+"/")
+				return fs.SkipDir
+			}
+		case rel == ManifestFile && d.Type().IsRegular():
+		case d.Type().IsRegular():
+			if _, ok := m.Files[rel]; ok {
+				seen[rel] = true
+			} else {
+				extra = append(extra, rel)
+			}
+		default:
+			extra = append(extra, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	for rel := range m.Files { // sorted below
+		if !seen[rel] {
+			missing = append(missing, rel)
+		}
+	}
+	slices.Sort(extra)
+	slices.Sort(missing)
+	return extra, missing, nil
+}
+
+// listSome names up to five paths, and how many more there are.
+func listSome(paths []string) string {
+	const shown = 5
+	s := strings.Join(paths[:min(len(paths), shown)], ", ")
+	if len(paths) > shown {
+		s += fmt.Sprintf(" and %d more", len(paths)-shown)
+	}
+	return s
+}
+
+// insideBundle returns the nearest directory above out that is a detsim
+// bundle, or "" if there is none. A bundle is detsim's to replace whole;
+// writing another bundle inside one would make it a bundle with files it
+// does not list.
+func insideBundle(out string) (string, error) {
+	abs, err := filepath.Abs(out)
+	if err != nil {
+		return "", err
+	}
+	for dir := filepath.Dir(abs); ; dir = filepath.Dir(dir) {
+		if isManifestDir(dir) {
+			return dir, nil
+		}
+		if filepath.Dir(dir) == dir {
+			return "", nil
+		}
+	}
+}
+
+// isManifestDir reports whether dir holds a manifest.json that reads as a
+// detsim manifest.
+func isManifestDir(dir string) bool {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return false
+	}
+	defer root.Close()
+	if _, err := root.Lstat(ManifestFile); err != nil {
+		return false
+	}
+	_, err = readManifest(root)
+	return err == nil
+}
+
+// sweepStale removes the work directories that runs killed while writing
+// out left beside it. If such a run died between moving the old bundle
+// aside and moving its new one into place, out is missing and the old
+// bundle sits in the work directory: it is put back first, so a killed
+// run never costs the user the bundle they had. The caller holds out's
+// lock, so no live run can be mid-install.
+func sweepStale(out string) error {
+	return scratch.Sweep(filepath.Dir(out), workPrefix(out), func(s scratch.Stale) error {
+		if !s.Dir {
+			return nil
+		}
+		old := filepath.Join(s.Path, oldDir)
+		if _, err := os.Lstat(old); err != nil {
+			return nil
+		}
+		if _, err := os.Lstat(out); !errors.Is(err, fs.ErrNotExist) {
+			return nil // out is in place; the old copy is the leftover
+		}
+		if err := os.Rename(old, out); err != nil {
+			return fmt.Errorf("restoring the bundle a killed run moved aside to %s: %w", old, err)
+		}
+		return nil
+	})
+}
+
+// workPrefix is the name prefix of out's work directories.
+func workPrefix(out string) string { return "." + filepath.Base(out) }
+
+// oldDir is where install moves the bundle it replaces, inside the work
+// directory.
+const oldDir = "old"

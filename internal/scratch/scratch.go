@@ -1,0 +1,310 @@
+// Package scratch owns the temporary files and directories detsim works in
+// before it moves a result into place, and the locks that say an output
+// path is in use.
+//
+// Everything it makes is recognisably detsim's: the name carries
+// TempInfix, and the entry is locked (flock) for as long as the process
+// that made it lives. So a later run can tell a stale leftover of a killed
+// run (its lock is free) from the live work of a concurrent one (its lock
+// is held), and removes only the former. A SIGINT or SIGTERM handler calls
+// RemoveLive to take a process's own entries with it.
+//
+// This package is outside the determinism fence by design: it reads the
+// host filesystem and its locks, never anything a run decides on.
+package scratch
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// TempInfix marks a name as a detsim temporary: <prefix>.detsim-tmp-<random>.
+const TempInfix = ".detsim-tmp-"
+
+// lockName is the file inside a temporary directory whose lock marks it
+// live.
+const lockName = ".detsim-lock"
+
+// ErrInUse is returned by Lock when another live process holds the lock.
+var ErrInUse = errors.New("in use by another detsim run")
+
+// mu serialises RemoveLive with Critical sections and with the registry.
+var (
+	mu   sync.Mutex
+	live = map[*Entry]bool{}
+)
+
+// Entry is one temporary file or directory this process made and holds.
+type Entry struct {
+	Path string
+	dir  bool
+	lock *os.File // the flocked file: the entry itself, or lockName inside it
+	done bool
+}
+
+// Dir creates a new temporary directory in parent named
+// <prefix>.detsim-tmp-<random>, holding its lock file, and registers it
+// for RemoveLive.
+func Dir(parent, prefix string) (*Entry, error) {
+	path, err := os.MkdirTemp(parent, prefix+TempInfix+"*")
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(path, lockName), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		err = tryLock(f)
+		if err != nil {
+			f.Close()
+		}
+	}
+	if err != nil {
+		_ = os.RemoveAll(path)
+		return nil, err
+	}
+	return register(&Entry{Path: path, dir: true, lock: f}), nil
+}
+
+// File creates a new temporary file in parent named
+// <prefix>.detsim-tmp-<random>, locked, and registers it. Write to
+// Entry.File(); then Keep it under its final name, or Remove it.
+func File(parent, prefix string) (*Entry, error) {
+	f, err := os.CreateTemp(parent, prefix+TempInfix+"*")
+	if err != nil {
+		return nil, err
+	}
+	if err := tryLock(f); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	return register(&Entry{Path: f.Name(), lock: f}), nil
+}
+
+func register(e *Entry) *Entry {
+	mu.Lock()
+	live[e] = true
+	mu.Unlock()
+	return e
+}
+
+// File is the open temporary file of an Entry made by File.
+func (e *Entry) File() *os.File { return e.lock }
+
+// Remove deletes the entry and releases its lock. Calling it again, or
+// after Kept, does nothing.
+func (e *Entry) Remove() error {
+	mu.Lock()
+	defer mu.Unlock()
+	return e.removeLocked()
+}
+
+func (e *Entry) removeLocked() error {
+	if e.done {
+		return nil
+	}
+	e.done = true
+	delete(live, e)
+	var err error
+	if e.dir {
+		err = os.RemoveAll(e.Path)
+	} else {
+		err = os.Remove(e.Path)
+	}
+	e.lock.Close() // after the removal: a sweeper never sees it unlocked
+	if errors.Is(err, fs.ErrNotExist) {
+		err = nil
+	}
+	return err
+}
+
+// Kept tells the registry that the entry's file was moved to its final
+// name (by rename or link) and must not be removed. It closes the file.
+func (e *Entry) Kept() {
+	mu.Lock()
+	defer mu.Unlock()
+	if !e.done {
+		e.done = true
+		delete(live, e)
+		e.lock.Close()
+	}
+}
+
+// Critical runs f with RemoveLive held off: a rename that moves a user's
+// old bundle aside and the new one into place must not be cut in half by
+// a signal handler removing the directory the old one sits in.
+func Critical(f func() error) error {
+	mu.Lock()
+	defer mu.Unlock()
+	return f()
+}
+
+// RemoveLive removes every entry this process still holds and releases
+// every Lock. A signal handler calls it just before the process exits.
+func RemoveLive() {
+	mu.Lock()
+	defer mu.Unlock()
+	for e := range live { // order is irrelevant: every entry goes
+		_ = e.removeLocked()
+	}
+	for l := range locks {
+		l.releaseLocked()
+	}
+}
+
+// Stale is a leftover of a dead process found by Sweep.
+type Stale struct {
+	Path string
+	Dir  bool
+}
+
+// Sweep finds the temporaries in parent whose name starts with
+// prefix+TempInfix and whose lock no live process holds, and calls
+// handle for each (nil handle: remove it). A directory counts only if it
+// holds detsim's lock file: anything else of that name is left alone.
+// Sweep holds each stale entry's lock while handle runs, so two sweepers
+// never handle the same one.
+func Sweep(parent, prefix string, handle func(Stale) error) error {
+	if !canLock {
+		return nil
+	}
+	ents, err := os.ReadDir(parent)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, d := range ents {
+		name := d.Name()
+		if !strings.HasPrefix(name, prefix+TempInfix) {
+			continue
+		}
+		path := filepath.Join(parent, name)
+		s := Stale{Path: path, Dir: d.IsDir()}
+		lockPath := path
+		switch {
+		case d.IsDir():
+			lockPath = filepath.Join(path, lockName)
+		case !d.Type().IsRegular():
+			continue
+		}
+		f, err := os.OpenFile(lockPath, os.O_RDWR, 0)
+		if err != nil {
+			continue // no lock file: not detsim's, or already gone
+		}
+		if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+			f.Close()
+			continue
+		}
+		if tryLock(f) != nil {
+			f.Close()
+			continue // live: another process works there
+		}
+		if handle != nil {
+			err = handle(s)
+		}
+		if err == nil {
+			if s.Dir {
+				err = os.RemoveAll(path)
+			} else {
+				err = os.Remove(path)
+			}
+			if errors.Is(err, fs.ErrNotExist) {
+				err = nil
+			}
+		}
+		f.Close()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("removing stale %s: %w", path, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// OutLock is a held lock on an output path.
+type OutLock struct {
+	path string
+	f    *os.File
+	done bool
+}
+
+var locks = map[*OutLock]bool{}
+
+// LockPath is the lock file guarding out: .<base>.detsim-lock beside it.
+func LockPath(out string) string {
+	return filepath.Join(filepath.Dir(out), "."+filepath.Base(out)+lockName)
+}
+
+// Lock takes the lock guarding the output path out, creating its lock
+// file. It fails at once with an error wrapping ErrInUse when another
+// process holds it. Release removes the file.
+func Lock(out string) (*OutLock, error) {
+	path := LockPath(out)
+	for range 8 {
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			return nil, err
+		}
+		if err := tryLock(f); err != nil {
+			f.Close()
+			if errors.Is(err, errWouldBlock) {
+				return nil, fmt.Errorf("%s: %w", out, ErrInUse)
+			}
+			return nil, err
+		}
+		// The holder before us may have removed the file after we opened
+		// it: our lock is then on an unlinked inode and guards nothing.
+		held, err1 := f.Stat()
+		now, err2 := os.Stat(path)
+		if err1 == nil && err2 == nil && os.SameFile(held, now) {
+			l := &OutLock{path: path, f: f}
+			mu.Lock()
+			locks[l] = true
+			mu.Unlock()
+			return l, nil
+		}
+		f.Close()
+	}
+	return nil, fmt.Errorf("%s: its lock file %s keeps changing", out, path)
+}
+
+// Release removes the lock file and releases the lock. Calling it again
+// does nothing.
+func (l *OutLock) Release() {
+	mu.Lock()
+	defer mu.Unlock()
+	l.releaseLocked()
+}
+
+func (l *OutLock) releaseLocked() {
+	if l.done {
+		return
+	}
+	l.done = true
+	delete(locks, l)
+	os.Remove(l.path) // while still locked: see Lock's SameFile check
+	l.f.Close()
+}
+
+// ForgetForTest drops an entry's and a lock's hold without removing
+// anything, leaving what a SIGKILLed process leaves. Tests only.
+func ForgetForTest(e *Entry, l *OutLock) {
+	mu.Lock()
+	defer mu.Unlock()
+	if e != nil && !e.done {
+		e.done = true
+		delete(live, e)
+		e.lock.Close()
+	}
+	if l != nil && !l.done {
+		l.done = true
+		delete(locks, l)
+		l.f.Close()
+	}
+}

@@ -1,0 +1,134 @@
+package scratch
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+func names(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+// simulateDeath drops an entry's lock without removing it, as the kernel
+// does when the process holding it is killed.
+func simulateDeath(e *Entry) {
+	mu.Lock()
+	delete(live, e)
+	mu.Unlock()
+	e.lock.Close()
+}
+
+func TestSweep_RemovesOnlyStaleDetsimTemporaries(t *testing.T) {
+	parent := t.TempDir()
+	liveDir, err := Dir(parent, ".out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer liveDir.Remove()
+	deadDir, err := Dir(parent, ".out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	simulateDeath(deadDir)
+	deadFile, err := File(parent, ".out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	simulateDeath(deadFile)
+	other, err := Dir(parent, ".other") // another output's: not this sweep's business
+	if err != nil {
+		t.Fatal(err)
+	}
+	simulateDeath(other)
+	// A user's directory that merely looks like ours has no lock file.
+	userDir := filepath.Join(parent, ".out"+TempInfix+"mine")
+	if err := os.Mkdir(userDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	var handled []string
+	if err := Sweep(parent, ".out", func(s Stale) error { handled = append(handled, s.Path); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(handled)
+	want := []string{deadDir.Path, deadFile.Path}
+	slices.Sort(want)
+	if !slices.Equal(handled, want) {
+		t.Errorf("handled %v, want %v", handled, want)
+	}
+	for _, p := range want {
+		if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s survived the sweep: %v", p, err)
+		}
+	}
+	for _, p := range []string{liveDir.Path, other.Path, userDir} {
+		if _, err := os.Lstat(p); err != nil {
+			t.Errorf("%s was removed: %v", p, err)
+		}
+	}
+}
+
+func TestSweep_HandlerErrorKeepsTheEntry(t *testing.T) {
+	parent := t.TempDir()
+	d, err := Dir(parent, ".x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	simulateDeath(d)
+	boom := errors.New("boom")
+	if err := Sweep(parent, ".x", func(Stale) error { return boom }); !errors.Is(err, boom) {
+		t.Fatalf("Sweep = %v, want the handler's error", err)
+	}
+	if _, err := os.Stat(d.Path); err != nil {
+		t.Errorf("the entry the handler could not deal with was removed: %v", err)
+	}
+}
+
+func TestLock_SecondHolderIsInUseAndReleaseRemovesTheFile(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "b")
+	l, err := Lock(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Lock(out); !errors.Is(err, ErrInUse) {
+		t.Fatalf("second Lock = %v, want ErrInUse", err)
+	}
+	l.Release()
+	if _, err := os.Stat(LockPath(out)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("lock file left after Release: %v", err)
+	}
+	l2, err := Lock(out)
+	if err != nil {
+		t.Fatalf("Lock after Release: %v", err)
+	}
+	l2.Release()
+}
+
+func TestRemoveLive_TakesEveryEntryAndLock(t *testing.T) {
+	parent := t.TempDir()
+	if _, err := Dir(parent, ".a"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := File(parent, ".b"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Lock(filepath.Join(parent, "c")); err != nil {
+		t.Fatal(err)
+	}
+	RemoveLive()
+	if n := names(t, parent); len(n) != 0 {
+		t.Errorf("left behind: %v", n)
+	}
+}
