@@ -6,6 +6,7 @@
 package batch
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 
@@ -59,7 +60,9 @@ func (r *Result) Failed() bool {
 	return fail > 0
 }
 
-// OutError is a problem with the --out path: invalid input, not a crash.
+// OutError is a problem with the --out path or the disk under it — a path
+// that exists and is not a bundle, one in use by another run, a disk that
+// filled up: the environment's problem, not a crash.
 type OutError struct{ Err error }
 
 func (e *OutError) Error() string { return e.Err.Error() }
@@ -93,11 +96,11 @@ func Run(sc *scenarios.Scenario, reg *hosts.Registry, cfg Config) (*Result, erro
 	}
 	w.TrustEventsHash() // the engine hashes every line for its digest anyway
 	if err := e.Run(); err != nil {
-		return nil, fmt.Errorf("writing the bundle: %w", err)
+		return nil, writeErr("writing the bundle", err)
 	}
 	w.SetEventsSHA256(e.EventsSHA256())
 	if err := w.FlushEvents(); err != nil {
-		return nil, fmt.Errorf("writing the bundle: %w", err)
+		return nil, writeErr("writing the bundle", err)
 	}
 	// Everything the result needs from the engine, taken now: nothing
 	// after this point refers to the engine, so the collector may reuse
@@ -117,7 +120,7 @@ func Run(sc *scenarios.Scenario, reg *hosts.Registry, cfg Config) (*Result, erro
 		Digest:           digest,
 	}
 	if err := w.Finish(m, sc.TOML(), verdict.Marshal(vs)); err != nil {
-		return nil, fmt.Errorf("finishing the bundle: %w", err)
+		return nil, writeErr("finishing the bundle", err)
 	}
 	ok = true
 	final, err := bundle.ReadManifest(cfg.Out)
@@ -129,6 +132,16 @@ func Run(sc *scenarios.Scenario, reg *hosts.Registry, cfg Config) (*Result, erro
 		Steps: steps, Records: records, Digest: digest,
 		Parity: bundle.ParityChecksum(final), Verdicts: vs,
 	}, nil
+}
+
+// writeErr wraps err with what was being done, as an *OutError when the
+// filesystem refused the write.
+func writeErr(doing string, err error) error {
+	err = fmt.Errorf("%s: %w", doing, err)
+	if bundle.IsWriteFailure(err) || errors.Is(err, bundle.ErrOutExists) {
+		return &OutError{err}
+	}
+	return err
 }
 
 // Monitor adapts the streaming evaluator to the engine's Monitor.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -89,7 +90,7 @@ func provenBundle(dir string) error {
 // files that are absent. Both are sorted.
 func inventory(root *os.Root, m Manifest) (extra, missing []string, err error) {
 	needed := map[string]bool{".": true, SnapshotsDir: true}
-	for rel := range m.Files {
+	for _, rel := range slices.Sorted(maps.Keys(m.Files)) {
 		for d := path.Dir(rel); d != "."; d = path.Dir(d) {
 			needed[d] = true
 		}
@@ -120,7 +121,7 @@ func inventory(root *os.Root, m Manifest) (extra, missing []string, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	for rel := range m.Files { // sorted below
+	for _, rel := range slices.Sorted(maps.Keys(m.Files)) {
 		if !seen[rel] {
 			missing = append(missing, rel)
 		}

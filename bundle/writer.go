@@ -301,12 +301,28 @@ func (w *Writer) stateName() string {
 }
 
 // fail records err as the writer's sticky error: once a write fails the
-// bundle is incomplete, and no later call may pretend otherwise.
+// bundle is incomplete, and no later call may pretend otherwise. Every
+// error it records is the filesystem refusing a write (disk full, quota,
+// read-only, a file size limit), which IsWriteFailure recognises.
 func (w *Writer) fail(err error) error {
 	if w.err == nil {
-		w.err = err
+		w.err = writeFailure{err}
 	}
 	return w.err
+}
+
+// writeFailure marks an error as the filesystem's, not detsim's.
+type writeFailure struct{ err error }
+
+func (e writeFailure) Error() string { return e.err.Error() }
+func (e writeFailure) Unwrap() error { return e.err }
+
+// IsWriteFailure reports whether err (or an error it wraps) is the
+// filesystem refusing to take the bundle — the environment's problem
+// (exit 2 at the CLI), not a bug in detsim.
+func IsWriteFailure(err error) bool {
+	var wf writeFailure
+	return errors.As(err, &wf)
 }
 
 // writeFile creates the bundle file rel (slash-separated) holding data

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/detsim/detsim/bundle/verdict"
 	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/internal/outfile"
+	"github.com/detsim/detsim/internal/safefile"
 	"github.com/detsim/detsim/property"
 	"github.com/detsim/detsim/scenarios"
 )
@@ -70,27 +73,77 @@ func CheckWritable(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("corpus %s: %w", dir, err)
 	}
-	f, err := os.CreateTemp(dir, ".detsim-write-check-*")
-	if err != nil {
+	if err := outfile.Check(filepath.Join(dir, "write-check"), false); err != nil {
 		return fmt.Errorf("corpus %s is not writable: %w", dir, err)
 	}
-	name := f.Name()
-	f.Close()
-	return os.Remove(name)
+	return nil
 }
 
-// WritePin writes the pin's scenario and verdicts into dir, each through
-// a temporary file renamed into place, verdicts first, and returns the
-// scenario's path. An existing pin of the same seed is replaced.
-func WritePin(dir string, p Pin) (string, error) {
+// ErrPinConflict is wrapped by WritePin's error when the corpus already
+// holds a different pin of the same seed.
+var ErrPinConflict = errors.New("a different pin of this seed exists")
+
+// WritePin writes the pin's scenario and verdicts into dir and returns
+// the scenario's path. It never replaces a file it did not write in this
+// call unless force is set: a pin of the same seed recording the same
+// expectation, failing assertions and digest is left as it is (the seed
+// is already pinned); one recording anything else is an error wrapping
+// ErrPinConflict that says what differs; any other file at either path
+// is refused. The verdicts file is written first, each file through a
+// temporary renamed or linked into place.
+func WritePin(dir string, p Pin, force bool) (string, error) {
 	path := PinPath(dir, p.Property, p.Seed)
-	if err := writeAtomic(VerdictsPath(path), p.Verdicts); err != nil {
-		return "", err
+	if !force {
+		same, err := samePin(path, p)
+		if err != nil || same {
+			return path, err
+		}
 	}
-	if err := writeAtomic(path, p.File(path)); err != nil {
-		return "", err
+	if err := outfile.Write(VerdictsPath(path), p.Verdicts, force); err != nil {
+		return "", fmt.Errorf("pinning %s: %w", path, err)
+	}
+	if err := outfile.Write(path, p.File(path), force); err != nil {
+		return "", fmt.Errorf("pinning %s: %w", path, err)
 	}
 	return path, nil
+}
+
+// samePin reports whether path already holds p: a pin of the same
+// property and seed whose header records what p records and whose
+// verdicts file holds p's verdicts. A different pin there is an
+// ErrPinConflict; no file there is (false, nil), and a file that is not a
+// pin is left for outfile.Write to refuse.
+func samePin(path string, p Pin) (bool, error) {
+	data, err := safefile.ReadFile(path, scenarios.MaxFileBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("pinning %s: %w", path, err)
+	}
+	h, ok := ReadPinHeader(data)
+	if !ok || h.Property != p.Property || h.Seed != p.Seed {
+		return false, nil
+	}
+	var diffs []string
+	if h.Expected != string(p.Expected) {
+		diffs = append(diffs, fmt.Sprintf("expected %s, this run %s", h.Expected, p.Expected))
+	}
+	if strings.Join(h.Failing, ", ") != strings.Join(p.Failing, ", ") {
+		diffs = append(diffs, fmt.Sprintf("failing [%s], this run [%s]", strings.Join(h.Failing, ", "), strings.Join(p.Failing, ", ")))
+	}
+	if h.Digest != p.Digest {
+		diffs = append(diffs, fmt.Sprintf("digest %s, this run %s", h.Digest, p.Digest))
+	}
+	if len(diffs) == 0 {
+		if v, err := safefile.ReadFile(VerdictsPath(path), scenarios.MaxFileBytes); err != nil || !bytes.Equal(v, p.Verdicts) {
+			diffs = append(diffs, "its verdicts file differs from this run's verdicts")
+		}
+	}
+	if len(diffs) > 0 {
+		return false, fmt.Errorf("%s: %w: it records %s; not replaced (re-pin deliberately with --force)", path, ErrPinConflict, strings.Join(diffs, "; "))
+	}
+	return true, nil
 }
 
 // File renders the pinned scenario file: a header, then the scenario.
@@ -119,29 +172,6 @@ func (p Pin) File(path string) []byte {
 	fmt.Fprintf(&b, "# replay: detsim --batch %s\n\n", filepath.ToSlash(path))
 	b.Write(p.Scenario)
 	return b.Bytes()
-}
-
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".detsim-pin-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	err = f.Chmod(0o644) // CreateTemp makes 0600; a corpus is shared
-	if err == nil {
-		_, err = f.Write(data)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("pinning %s: %w", path, err)
-	}
-	return nil
 }
 
 // PinHeader is what a pinned file's header records.
@@ -203,7 +233,7 @@ type Replay struct {
 // it. A missing verdicts file is a mismatch. The error is for a file that
 // cannot be loaded or run.
 func ReplayPin(ctx context.Context, path string, reg *hosts.Registry) (*Replay, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, scenarios.MaxFileBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +261,7 @@ func comparePin(h PinHeader, out *Outcome, path string) []string {
 		diffs = append(diffs, fmt.Sprintf("digest %s, pinned %s", out.Digest, h.Digest))
 	}
 	vpath := VerdictsPath(path)
-	want, err := os.ReadFile(vpath)
+	want, err := safefile.ReadFile(vpath, scenarios.MaxFileBytes)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		diffs = append(diffs, fmt.Sprintf("no %s beside the pin", filepath.Base(vpath)))
@@ -276,7 +306,8 @@ func Repin(ctx context.Context, path string, reg *hosts.Registry) (*Replay, erro
 		Failing: r.Outcome.Failing(), Digest: r.Outcome.Digest,
 		Scenario: bareTOML(sc), Verdicts: verdict.Marshal(r.Outcome.Verdicts),
 	}
-	if err := writeAtomic(VerdictsPath(path), p.Verdicts); err != nil {
+	// A re-pin replaces the pin by design: it is the deliberate command.
+	if err := outfile.Write(VerdictsPath(path), p.Verdicts, true); err != nil {
 		return nil, err
 	}
 	// The replay line names the file as a user at the repository root
@@ -286,7 +317,7 @@ func Repin(ctx context.Context, path string, reg *hosts.Registry) (*Replay, erro
 	if i := strings.LastIndex(replay, DefaultCorpus+"/"); i >= 0 {
 		replay = replay[i:]
 	}
-	if err := writeAtomic(path, p.File(replay)); err != nil {
+	if err := outfile.Write(path, p.File(replay), true); err != nil {
 		return nil, err
 	}
 	return r, nil

@@ -22,6 +22,9 @@ type Config struct {
 	// Corpus, when set, is the directory every failing seed is pinned to,
 	// as soon as it is found (WritePin).
 	Corpus string
+	// Force lets a pin replace a different pin of the same seed, or any
+	// file at its path (WritePin).
+	Force bool
 	// OnSeed, when set, sees each finished seed in seed order.
 	OnSeed func(SeedResult)
 	// OnProgress, when set, sees the running totals after each seed
@@ -83,16 +86,31 @@ func (s *Summary) Met() bool {
 	return failed > 0 && (fHi > rHi || fHi == rHi && fLo >= rLo)
 }
 
+// CheckSeeds returns an error if the seeds a sweep of count seeds from
+// start (narrowed to shard) would run pass scenarios.MaxSeed, the largest
+// seed a scenario file can hold. The CLI calls it before it prints
+// anything.
+func CheckSeeds(shard Shard, start, count uint64) error {
+	first, n := shard.Seeds(start, count)
+	if n > 0 && (first > scenarios.MaxSeed || n-1 > scenarios.MaxSeed-first) {
+		return fmt.Errorf("seeds %d to %d: seeds go up to %d", first, first+n-1, uint64(scenarios.MaxSeed))
+	}
+	if count > 0 && count-1 > scenarios.MaxSeed-min(start, scenarios.MaxSeed) {
+		return fmt.Errorf("--start %d --seeds %d: seeds go up to %d", start, count, uint64(scenarios.MaxSeed))
+	}
+	return nil
+}
+
 // Run sweeps the property's seeds on cfg.Workers workers. When ctx ends
 // it starts no new seed, abandons the running ones and returns what it
 // has, with Interrupted set; failures already found are already pinned.
 // The error is for a problem before any seed runs (an unwritable corpus,
 // a seed range past scenarios.MaxSeed).
 func Run(ctx context.Context, p *property.Property, reg *hosts.Registry, cfg Config) (*Summary, error) {
-	first, n := cfg.Shard.Seeds(cfg.Start, cfg.Count)
-	if n > 0 && (first > scenarios.MaxSeed || n-1 > scenarios.MaxSeed-first) {
-		return nil, fmt.Errorf("seeds %d to %d: seeds go up to %d", first, first+n-1, uint64(scenarios.MaxSeed))
+	if err := CheckSeeds(cfg.Shard, cfg.Start, cfg.Count); err != nil {
+		return nil, err
 	}
+	first, n := cfg.Shard.Seeds(cfg.Start, cfg.Count)
 	if cfg.Corpus != "" {
 		if err := CheckWritable(cfg.Corpus); err != nil {
 			return nil, err
@@ -112,7 +130,7 @@ func Run(ctx context.Context, p *property.Property, reg *hosts.Registry, cfg Con
 		if r.Failed() {
 			failed++
 			if cfg.Corpus != "" {
-				r.Pinned, r.PinErr = WritePin(cfg.Corpus, pinOf(p, r))
+				r.Pinned, r.PinErr = WritePin(cfg.Corpus, pinOf(p, r), cfg.Force)
 			}
 		}
 		if cfg.OnProgress != nil {

@@ -5,15 +5,19 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/detsim/detsim/batch"
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/internal/scratch"
 	"github.com/detsim/detsim/scenarios"
 	"github.com/detsim/detsim/tui"
 )
@@ -96,9 +100,17 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		return runToBreak(sc, reg, bps, *width, arg, stdout, stderr)
 	}
 	dir := *out
-	if dir == "" {
-		dir = filepath.Join("bundles", fmt.Sprintf("%s-%d", sc.Name, sc.Seed))
+	switch {
+	case flagSet(fs, "out") && dir == "":
+		return usageErr(stderr, "--out is empty; name a directory, or leave --out out for bundles/<name>-<seed>")
+	case dir == "":
+		var err error
+		if dir, err = defaultBundlePath(sc); err != nil {
+			fmt.Fprintf(stderr, "detsim: %v\n", err)
+			return exitUsage
+		}
 	}
+	defer removeScratchOnSignal(stderr)()
 	start := time.Now()
 	res, err := batch.Run(sc, reg, batch.Config{Out: dir, Version: version()})
 	wall := time.Since(start)
@@ -116,6 +128,41 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// defaultBundlePath is bundles/<name>-<seed>. The loader validates names
+// so this is always one new path element under bundles/; the check here
+// is the last line of defence, since the path is about to be written.
+func defaultBundlePath(sc *scenarios.Scenario) (string, error) {
+	base := fmt.Sprintf("%s-%d", sc.Name, sc.Seed)
+	if base != filepath.Base(base) || strings.HasPrefix(base, ".") || filepath.Clean(base) != base {
+		return "", fmt.Errorf("%s: name %q cannot name a bundle directory; use letters, digits, '_', '-' and '.', or pass --out", sc.Path, sc.Name)
+	}
+	return filepath.Join("bundles", base), nil
+}
+
+// removeScratchOnSignal makes a SIGINT or SIGTERM during a batch run
+// remove the run's work directory and lock before the process exits
+// (128 + the signal's number, as a shell reports it). The returned
+// function stops listening; call it when the run is over.
+func removeScratchOnSignal(stderr io.Writer) (stop func()) {
+	sigs := make(chan os.Signal, 1)
+	done := make(chan struct{})
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case s := <-sigs:
+			scratch.RemoveLive()
+			fmt.Fprintf(stderr, "detsim: %v: stopped; the unfinished bundle was removed, any old one kept\n", s)
+			code := exitInterrupted
+			if s == syscall.SIGTERM {
+				code = 128 + int(syscall.SIGTERM)
+			}
+			os.Exit(code)
+		case <-done:
+		}
+	}()
+	return func() { signal.Stop(sigs); close(done) }
 }
 
 // runToBreak runs the stepper's engine headless to the first breakpoint

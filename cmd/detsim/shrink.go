@@ -9,24 +9,26 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"unicode"
 
 	"github.com/detsim/detsim/batch"
 	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/internal/outfile"
 	"github.com/detsim/detsim/scenarios"
 	"github.com/detsim/detsim/shrink"
 )
 
-const shrinkUsage = `usage: detsim shrink SCENARIO [--assert NAME] [--out FILE] [--budget N]
+const shrinkUsage = `usage: detsim shrink SCENARIO [--assert NAME] [--out FILE] [--force] [--budget N]
 
 Reduces a failing SCENARIO while the assertion NAME (default: the first to
 fail) keeps failing: removes peers, mutations, links, snapshots and other
 assertions, shortens the run, lowers loss and jitter. Writes the smallest
 scenario found to FILE (default: <name>-shrunk.toml) and prints what it
-removed. Exit: 0 written, 2 invalid input or nothing failing, 3 a run
+removed. An existing FILE (the input scenario included) is never
+replaced unless --force is given; a symbolic link there is then replaced
+itself, never its target. Exit: 0 written, 2 invalid input or nothing failing, 3 a run
 crashed, 130 interrupted (the smallest so far is still written).
 `
 
@@ -35,6 +37,7 @@ func cmdShrink(args []string, stdout, stderr io.Writer) int {
 	assert := fs.String("assert", "", "the assertion that must keep failing (default: the first to fail)")
 	out := fs.String("out", "", "where to write the result (default: <name>-shrunk.toml)")
 	budget := fs.Int("budget", shrink.DefaultBudget, "at most this many candidate runs")
+	force := fs.Bool("force", false, "replace an existing file at --out")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return usageErr(stderr, "shrink: %v", err)
@@ -56,8 +59,11 @@ func cmdShrink(args []string, stdout, stderr io.Writer) int {
 	if dest == "" {
 		dest = fileName(sc.Name) + "-shrunk.toml"
 	}
-	if info, err := os.Stat(filepath.Dir(dest)); err != nil || !info.IsDir() {
-		return usageErr(stderr, "shrink: --out %s: no such directory", dest)
+	if flagSet(fs, "out") && *out == "" {
+		return usageErr(stderr, "shrink: --out is empty; name a file, or leave --out out for %s", fileName(sc.Name)+"-shrunk.toml")
+	}
+	if err := outfile.Check(dest, *force); err != nil {
+		return usageErr(stderr, "shrink: --out: %v", err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -90,7 +96,7 @@ func cmdShrink(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitUsage
 	}
-	if err := os.WriteFile(dest, shrunkFile(sc, res), 0o644); err != nil {
+	if err := outfile.Write(dest, shrunkFile(sc, res), *force); err != nil {
 		fmt.Fprintf(stderr, "detsim: shrink: --out: %v\n", err)
 		return exitUsage
 	}

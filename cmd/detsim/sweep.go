@@ -46,6 +46,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) int {
 	corpus := fs.String("corpus", "", "pin failing seeds here (default: "+sweep.DefaultCorpus+" for an expect = \"pass\" property)")
 	asJSON := fs.Bool("json", false, "one JSON object per seed, then a summary object")
 	verbose := fs.Bool("v", false, "also print passing seeds")
+	force := fs.Bool("force", false, "let a pin replace a different pin of the same seed (or any file at its path)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return usageErr(stderr, "sweep: %v", err)
@@ -71,6 +72,9 @@ func cmdSweep(args []string, stdout, stderr io.Writer) int {
 			return usageErr(stderr, "sweep: --shard: %v", err)
 		}
 	}
+	if err := sweep.CheckSeeds(shard, first, count); err != nil {
+		return usageErr(stderr, "sweep: %v", err)
+	}
 	reg := builtin.Registry()
 	prop, err := property.Resolve(pos[0], reg)
 	if err != nil {
@@ -90,7 +94,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) int {
 	prog := sweep.NewProgress(stderr, isTerminal(stderr), "sweep "+prop.Name)
 	rep := &sweepReport{out: stdout, json: *asJSON, verbose: *verbose, arg: pos[0], prop: prop, before: prog.Clear}
 	cfg := sweep.Config{
-		Start: first, Count: count, Shard: shard, Workers: *workers, Corpus: dir,
+		Start: first, Count: count, Shard: shard, Workers: *workers, Corpus: dir, Force: *force,
 		OnSeed: rep.seed, OnProgress: prog.Update,
 	}
 	lo, n := shard.Seeds(first, count)

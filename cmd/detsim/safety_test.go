@@ -1,0 +1,255 @@
+package main
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/detsim/detsim/internal/scratch"
+)
+
+// slowScenario writes an echo scenario that runs for seconds: long
+// enough to be signalled, killed or raced while it writes its bundle.
+func slowScenario(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("name = \"slow\"\nseed = 1\nduration_ns = 4_000_000_000_000\n")
+	b.WriteString("[default_tick]\nperiod_ns = 10_000_000\n[default_link]\nlatency_ns = 1_000_000\nbandwidth_bps = 100_000_000\n")
+	for i := range 24 {
+		fmt.Fprintf(&b, "[[peers]]\nid = \"p%d\"\nkind = \"echo\"\n", i)
+	}
+	path := filepath.Join(dir, "slow.toml")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// startBatch starts `detsim --batch --out out scenario` and waits until
+// its work directory exists.
+func startBatch(t *testing.T, scenario, out string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(detsimBinary(t), "--batch", "--out", out, scenario)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	for range 500 {
+		if len(workDirs(t, filepath.Dir(out))) > 0 {
+			return cmd
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("the run never created its work directory")
+	return nil
+}
+
+func workDirs(t *testing.T, parent string) []string {
+	t.Helper()
+	m, _ := filepath.Glob(filepath.Join(parent, "*"+scratch.TempInfix+"*"))
+	return m
+}
+
+func exitCode(err error) int {
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
+}
+
+func TestBatch_OutNeverReplacesWhatDetsimDidNotWrite(t *testing.T) {
+	parent := t.TempDir()
+	web := filepath.Join(parent, "site")
+	for name, data := range map[string]string{"manifest.json": `{"name":"app"}`, "index.html": "<html>", "src/app.js": "main()"} {
+		p := filepath.Join(web, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(data), 0o644)
+	}
+	bundle := filepath.Join(parent, "b")
+	if r := detsim(t, "--batch", "--out", bundle, "reference/echo_parity"); r.code != 0 {
+		t.Fatalf("first run: exit %d\n%s", r.code, r.stderr)
+	}
+	os.WriteFile(filepath.Join(bundle, "notes.md"), []byte("mine"), 0o644)
+	before := tree(t, parent)
+	for _, c := range []struct{ out, say string }{
+		{web, "not a detsim manifest"},
+		{bundle, "notes.md"},
+		{filepath.Join(bundle, "inner"), "inside the detsim bundle"},
+	} {
+		r := detsim(t, "--batch", "--out", c.out, "reference/echo_parity")
+		if r.code != 2 || !strings.Contains(r.stderr, c.say) || strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 {
+			t.Errorf("--out %s: exit %d, want 2 with one line saying %q\n%s", c.out, r.code, c.say, r.stderr)
+		}
+	}
+	if after := tree(t, parent); !maps.Equal(before, after) {
+		t.Errorf("refused runs changed the tree")
+	}
+	if r := detsim(t, "--batch", "--out", "", "reference/echo_parity"); r.code != 2 || !strings.Contains(r.stderr, "--out is empty") {
+		t.Errorf("--out \"\": exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+func TestBatch_SecondRunOnTheSameOutIsInUse(t *testing.T) {
+	parent := t.TempDir()
+	out := filepath.Join(parent, "out")
+	first := startBatch(t, slowScenario(t, parent), out)
+	r := detsim(t, "--batch", "--out", out, "reference/echo_parity")
+	if r.code != 2 || !strings.Contains(r.stderr, "in use") {
+		t.Errorf("second run: exit %d, want 2 saying in use\n%s", r.code, r.stderr)
+	}
+	first.Process.Signal(syscall.SIGTERM)
+	first.Wait()
+}
+
+func TestBatch_SignalRemovesItsOwnWorkDirectory(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			parent := t.TempDir()
+			out := filepath.Join(parent, "out")
+			cmd := startBatch(t, slowScenario(t, parent), out)
+			cmd.Process.Signal(sig)
+			if code := exitCode(cmd.Wait()); code != 128+int(sig) {
+				t.Errorf("exit %d, want %d", code, 128+int(sig))
+			}
+			if left := tree(t, parent); len(left) != 2 { // ".", slow.toml
+				t.Errorf("left behind: %v", left)
+			}
+		})
+	}
+}
+
+func TestBatch_NextRunRemovesWhatAKilledRunLeft(t *testing.T) {
+	parent := t.TempDir()
+	out := filepath.Join(parent, "out")
+	cmd := startBatch(t, slowScenario(t, parent), out)
+	cmd.Process.Kill() // SIGKILL: nothing of detsim runs on the way out
+	cmd.Wait()
+	if len(workDirs(t, parent)) == 0 {
+		t.Fatal("SIGKILL left no work directory; the test proves nothing")
+	}
+	if r := detsim(t, "--batch", "--out", out, "reference/echo_parity"); r.code != 0 {
+		t.Fatalf("next run: exit %d\n%s", r.code, r.stderr)
+	}
+	if left := workDirs(t, parent); len(left) != 0 {
+		t.Errorf("stale work directories remain: %v", left)
+	}
+	if _, err := os.Stat(scratch.LockPath(out)); !os.IsNotExist(err) {
+		t.Errorf("the lock file remains: %v", err)
+	}
+}
+
+func TestBatch_DiskFullIsExit2NamingThePath(t *testing.T) {
+	parent := t.TempDir()
+	out := filepath.Join(parent, "out")
+	// A file size limit makes the filesystem refuse the write as a full
+	// disk would; Go ignores SIGXFSZ, so the write returns EFBIG.
+	cmd := exec.Command("bash", "-c", `ulimit -f 64 && exec "$0" --batch --out "$1" reference/echo_parity`, detsimBinary(t), out)
+	msg, err := cmd.CombinedOutput()
+	if code := exitCode(err); code != 2 || !strings.Contains(string(msg), parent) {
+		t.Errorf("exit %d, want 2 naming %s\n%s", code, parent, msg)
+	}
+	if left := tree(t, parent); len(left) != 1 {
+		t.Errorf("left behind: %v", left)
+	}
+}
+
+func TestShrink_NeverOverwritesAFileItDidNotWrite(t *testing.T) {
+	dir := t.TempDir()
+	input := filepath.Join(dir, "planted.toml")
+	src, err := os.ReadFile("../../shrink/testdata/planted.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(input, src, 0o644)
+	precious := filepath.Join(dir, "precious.toml")
+	os.WriteFile(precious, []byte("mine"), 0o644)
+	link := filepath.Join(dir, "link.toml")
+	os.Symlink(precious, link)
+	before := tree(t, dir)
+	for _, out := range []string{input, precious, link} {
+		r := detsim(t, "shrink", input, "--out", out)
+		if r.code != 2 || !strings.Contains(r.stderr, "--force") || strings.Contains(r.stdout, "kept") {
+			t.Errorf("--out %s: exit %d, want 2 before any run\n%s%s", out, r.code, r.stdout, r.stderr)
+		}
+	}
+	if after := tree(t, dir); !maps.Equal(before, after) {
+		t.Errorf("refused shrinks changed the directory")
+	}
+	if r := detsim(t, "shrink", input, "--out", ""); r.code != 2 || !strings.Contains(r.stderr, "empty") {
+		t.Errorf("--out \"\": exit %d\n%s", r.code, r.stderr)
+	}
+	r := detsim(t, "shrink", input, "--out", link, "--force", "--budget", "3")
+	if r.code != 0 {
+		t.Fatalf("--force: exit %d\n%s", r.code, r.stderr)
+	}
+	if data, _ := os.ReadFile(precious); string(data) != "mine" {
+		t.Errorf("--force wrote through the link into its target: %q", data)
+	}
+}
+
+func TestSweep_NeverReplacesADifferentPin(t *testing.T) {
+	corpus := t.TempDir()
+	prop := propertyDir(t)
+	if r := detsim(t, "sweep", prop, "--seeds", "40", "--corpus", corpus); r.code != 1 {
+		t.Fatalf("first sweep: exit %d\n%s", r.code, r.stderr)
+	}
+	pins, _ := filepath.Glob(filepath.Join(corpus, "echo_lossy-*[0-9].toml"))
+	if len(pins) == 0 {
+		t.Fatal("nothing pinned")
+	}
+	// The same sweep again finds the same pins: nothing to replace.
+	if r := detsim(t, "sweep", prop, "--seeds", "40", "--corpus", corpus); strings.Contains(r.stdout, "NOT PINNED") {
+		t.Errorf("an identical pin was refused:\n%s", r.stdout)
+	}
+	data, _ := os.ReadFile(pins[0])
+	forged := strings.Replace(string(data), "# expected: ", "# expected: x", 1)
+	os.WriteFile(pins[0], []byte(forged), 0o644)
+	r := detsim(t, "sweep", prop, "--seeds", "40", "--corpus", corpus)
+	if !strings.Contains(r.stdout, "NOT PINNED") || !strings.Contains(r.stdout, "different pin") {
+		t.Errorf("a different pin was not reported:\n%s", r.stdout)
+	}
+	if now, _ := os.ReadFile(pins[0]); string(now) != forged {
+		t.Error("the different pin was replaced")
+	}
+}
+
+func TestSweep_SeedRangeIsCheckedBeforeTheHeader(t *testing.T) {
+	r := detsim(t, "sweep", propertyDir(t), "--start", "9223372036854775807", "--seeds", "2")
+	if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "seeds go up to") {
+		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+// tree maps every path under dir to its content (directories "<dir>",
+// links "-> target").
+func tree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	got := map[string]string{}
+	filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		switch {
+		case info.Mode()&os.ModeSymlink != 0:
+			target, _ := os.Readlink(p)
+			got[rel] = "-> " + target
+		case info.IsDir():
+			got[rel] = "<dir>"
+		default:
+			data, _ := os.ReadFile(p)
+			got[rel] = string(data)
+		}
+		return nil
+	})
+	return got
+}

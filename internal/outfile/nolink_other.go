@@ -1,0 +1,5 @@
+//go:build !unix
+
+package outfile
+
+func isNoLink(error) bool { return true }

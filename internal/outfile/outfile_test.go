@@ -1,0 +1,102 @@
+package outfile
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestWrite_NeverOverwritesWithoutForce(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target.toml")
+	if err := os.WriteFile(target, []byte("precious"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.toml")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{target, link} {
+		if err := Check(p, false); !errors.Is(err, ErrExists) {
+			t.Errorf("Check(%s) = %v, want ErrExists", p, err)
+		}
+		if err := Write(p, []byte("new"), false); !errors.Is(err, ErrExists) {
+			t.Errorf("Write(%s) = %v, want ErrExists", p, err)
+		}
+	}
+	if data, _ := os.ReadFile(target); string(data) != "precious" {
+		t.Errorf("the target became %q", data)
+	}
+	assertOnly(t, dir, "link.toml", "target.toml")
+}
+
+func TestWrite_ForceReplacesALinkNotItsTarget(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target.toml")
+	if err := os.WriteFile(target, []byte("precious"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.toml")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(link, []byte("new"), true); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(target); string(data) != "precious" {
+		t.Errorf("the link's target became %q", data)
+	}
+	if info, _ := os.Lstat(link); info.Mode()&os.ModeSymlink != 0 {
+		t.Error("the link is still a link")
+	}
+	if data, _ := os.ReadFile(link); string(data) != "new" {
+		t.Errorf("the path holds %q", data)
+	}
+	assertOnly(t, dir, "link.toml", "target.toml")
+}
+
+func TestWrite_NewFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "x.toml")
+	if err := Check(p, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(p, []byte("data"), false); err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Stat(p)
+	if err != nil || info.Mode().Perm() != 0o644 {
+		t.Errorf("stat = %v, %v; want mode 0644", info, err)
+	}
+	assertOnly(t, dir, "x.toml")
+}
+
+func TestCheck_RefusesUnusablePathsUpFront(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	os.WriteFile(file, nil, 0o644)
+	for _, c := range []struct{ path, want string }{
+		{"", "empty"},
+		{filepath.Join(dir, "nope", "x.toml"), "no such directory"},
+		{filepath.Join(file, "x.toml"), "not a directory"},
+		{dir, "is a directory"},
+	} {
+		if err := Check(c.path, true); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Check(%q) = %v, want %q", c.path, err, c.want)
+		}
+	}
+}
+
+func assertOnly(t *testing.T, dir string, want ...string) {
+	t.Helper()
+	ents, _ := os.ReadDir(dir)
+	var got []string
+	for _, e := range ents {
+		got = append(got, e.Name())
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("%s holds %v, want %v (no temporary may be left)", dir, got, want)
+	}
+}
