@@ -93,8 +93,9 @@ func (e *Evaluator) Observe(line int, rec bundle.EventRecord) {
 		e.now = t
 	}
 	if e.want&wantRecords != 0 {
+		e.world.rates.observe(line, rec.Type, t)
 		for c := range e.wanting(wantRecords) {
-			c.onRecord(line, rec)
+			c.onRecord(&e.world, line, rec)
 		}
 	}
 	if err := e.dispatch(line, &rec); err != nil {

@@ -58,6 +58,7 @@ type world struct {
 	names  []string
 	views  [][]view // views[observer][subject], rows grown on demand
 	killed []bool
+	rates  rateLogs // the records event_rate assertions count, one log per type
 }
 
 func newWorld() world { return world{ids: map[string]int32{}} }
@@ -113,6 +114,7 @@ func (w *world) clone() world {
 		names:  slices.Clone(w.names),
 		views:  make([][]view, len(w.views)),
 		killed: slices.Clone(w.killed),
+		rates:  w.rates.clone(),
 	}
 	for i, row := range w.views {
 		c.views[i] = slices.Clone(row)
