@@ -24,7 +24,7 @@ const (
 // result is resolved, a checker is never called again.
 type checker interface {
 	wants() want
-	onRecord(line int, rec bundle.EventRecord)
+	onRecord(w *world, line int, rec bundle.EventRecord)
 	onView(w *world, c viewChange)
 	onProbe(w *world, p probeFact)
 	onMessage(m messageFact)
@@ -39,11 +39,11 @@ type checker interface {
 // base gives checkers no-op handlers and their result.
 type base struct{ res result }
 
-func (*base) onRecord(int, bundle.EventRecord) {}
-func (*base) onView(*world, viewChange)        {}
-func (*base) onProbe(*world, probeFact)        {}
-func (*base) onMessage(messageFact)            {}
-func (*base) onBump(bumpFact)                  {}
-func (*base) onMutation(*world, mutationFact)  {}
-func (*base) hold(*world, int64, int64)        {}
-func (b *base) result() *result                { return &b.res }
+func (*base) onRecord(*world, int, bundle.EventRecord) {}
+func (*base) onView(*world, viewChange)                {}
+func (*base) onProbe(*world, probeFact)                {}
+func (*base) onMessage(messageFact)                    {}
+func (*base) onBump(bumpFact)                          {}
+func (*base) onMutation(*world, mutationFact)          {}
+func (*base) hold(*world, int64, int64)                {}
+func (b *base) result() *result                        { return &b.res }

@@ -2,7 +2,6 @@ package verdict
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/detsim/detsim/bundle"
 )
@@ -22,7 +21,7 @@ func newEventCount(_ *world, r *paramReader) checker {
 
 func (c *eventCount) wants() want { return wantRecords }
 
-func (c *eventCount) onRecord(line int, rec bundle.EventRecord) {
+func (c *eventCount) onRecord(_ *world, line int, rec bundle.EventRecord) {
 	if rec.Type != c.eventType {
 		return
 	}
@@ -45,40 +44,57 @@ func (c *eventCount) clone() checker { d := *c; d.res = c.res.clone(); return &d
 
 // eventRate is event_rate { event_type, window_ns, max_per_window }: in
 // no half-open window (t - window_ns, t] do more than max_per_window
-// records of the type fall.
+// records of the type fall. The records themselves are in the world's
+// log for the type, shared with every other event_rate over it; the
+// assertion keeps only where its window starts in that log.
 type eventRate struct {
 	base
 	eventType string
 	windowNs  int64
 	maxPer    int64
-	recent    []mark // the matching records inside the window ending now, oldest first
-	busiest   int
+	log, slot int   // its log in world.rates and its reader slot there
+	head      int64 // the index of the oldest entry inside the window ending now
+	headOff   int64 // that entry's absolute byte offset in the log
+	prev      mark  // the entry before it, which it is encoded against
+	busiest   int64
 }
 
-func newEventRate(_ *world, r *paramReader) checker {
+func newEventRate(w *world, r *paramReader) checker {
 	c := &eventRate{eventType: r.str("event_type"), windowNs: r.nonNegative("window_ns"), maxPer: r.nonNegative("max_per_window")}
 	if r.err == nil && c.windowNs == 0 {
 		r.fail("window_ns", "must be at least 1")
+	}
+	if r.err == nil {
+		c.log, c.slot = w.rates.join(c.eventType)
 	}
 	return c
 }
 
 func (c *eventRate) wants() want { return wantRecords }
 
-func (c *eventRate) onRecord(line int, rec bundle.EventRecord) {
+// onRecord runs after the evaluator appended the record to the log.
+func (c *eventRate) onRecord(w *world, line int, rec bundle.EventRecord) {
 	if rec.Type != c.eventType {
 		return
 	}
+	l := &w.rates[c.log]
 	t := rec.VirtualTimeNs
-	drop := 0
-	for drop < len(c.recent) && c.recent[drop].timeNs <= t-c.windowNs {
-		drop++
+	first := mark{line, t} // the oldest record of the window: this one, until the loop finds an older one
+	for c.head < l.n {
+		m, size := l.at(c.headOff, c.prev)
+		if m.timeNs > t-c.windowNs {
+			first = m
+			break
+		}
+		c.prev, c.headOff, c.head = m, c.headOff+int64(size), c.head+1
 	}
-	c.recent = append(c.recent[drop:], mark{line, t}) // never longer than max_per_window+1
-	c.busiest = max(c.busiest, len(c.recent))
-	if int64(len(c.recent)) > c.maxPer {
+	l.heads[c.slot] = c.headOff
+	n := l.n - c.head // never more than max_per_window+1
+	c.busiest = max(c.busiest, n)
+	if n > c.maxPer {
+		l.leave(c.slot)
 		c.res.resolve(Fail, fmt.Sprintf("%d %s records within %s ending at %s, more than max_per_window %d",
-			len(c.recent), c.eventType, fmtNs(c.windowNs), fmtNs(t), c.maxPer), c.recent[0], c.recent[len(c.recent)-1])
+			n, c.eventType, fmtNs(c.windowNs), fmtNs(t), c.maxPer), first, mark{line, t})
 	}
 }
 
@@ -87,9 +103,6 @@ func (c *eventRate) finish(*world, int64) {
 		c.busiest, c.eventType, fmtNs(c.windowNs), c.maxPer))
 }
 
-func (c *eventRate) clone() checker {
-	d := *c
-	d.res = c.res.clone()
-	d.recent = slices.Clone(c.recent)
-	return &d
-}
+// clone copies the assertion's place in the log; Evaluator.Clone copies
+// the log itself, once, with the world.
+func (c *eventRate) clone() checker { d := *c; d.res = c.res.clone(); return &d }

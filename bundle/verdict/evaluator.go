@@ -93,8 +93,9 @@ func (e *Evaluator) Observe(line int, rec bundle.EventRecord) {
 		e.now = t
 	}
 	if e.want&wantRecords != 0 {
+		e.world.rates.observe(line, rec.Type, t)
 		for c := range e.wanting(wantRecords) {
-			c.onRecord(line, rec)
+			c.onRecord(&e.world, line, rec)
 		}
 	}
 	if err := e.dispatch(line, &rec); err != nil {
@@ -188,7 +189,10 @@ var probeSteps = map[string]probeStep{"probe_sent": probeSent, "probe_acked": pr
 
 // mutation applies a mutation's effect on liveness and views, then tells
 // the checkers. A fresh life (PeerResurrect without preserve_state)
-// forgets every view the peer held.
+// forgets every view the peer held. A PeerKill of a peer already killed
+// and a PeerResurrect of a running peer are no-ops, whatever wrote the
+// bundle: the scenario loader rejects both, but the evaluator judges
+// what the records say and must not erase views a running peer holds.
 func (e *Evaluator) mutation(line int, t int64, p mutationPayload) {
 	w := &e.world
 	f := mutationFact{line: line, timeNs: t, kind: p.Kind, peer: -1, preserveState: p.PreserveState}
@@ -203,14 +207,16 @@ func (e *Evaluator) mutation(line int, t int64, p mutationPayload) {
 	}
 	switch p.Kind {
 	case "PeerKill":
+		f.noop = w.killed[f.peer]
 		w.killed[f.peer] = true
 	case "PeerResurrect":
+		f.noop = !w.dead(f.peer)
 		w.killed[f.peer] = false
 	}
 	for c := range e.wanting(wantMutations) {
 		c.onMutation(w, f)
 	}
-	if p.Kind == "PeerResurrect" && !p.PreserveState && int(f.peer) < len(w.views) {
+	if p.Kind == "PeerResurrect" && !p.PreserveState && !f.noop && int(f.peer) < len(w.views) {
 		for s := range int32(len(w.views[f.peer])) {
 			if old := w.view(f.peer, s); old.state != noView {
 				w.setView(f.peer, s, view{})

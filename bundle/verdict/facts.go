@@ -65,6 +65,9 @@ type mutationFact struct {
 	peersA        []int32
 	peersB        []int32
 	preserveState bool
+	// noop is a PeerKill of a peer already killed, or a PeerResurrect of
+	// a peer that was running: it changes nothing in the world.
+	noop bool
 }
 
 // The payloads decoded from events. Each decoder tries the fast path of

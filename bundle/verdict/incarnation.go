@@ -22,7 +22,7 @@ func newSelfIncarnation(_ *world, r *paramReader) checker {
 
 func (c *selfIncarnation) wants() want { return wantRecords | wantBumps }
 
-func (c *selfIncarnation) onRecord(_ int, rec bundle.EventRecord) {
+func (c *selfIncarnation) onRecord(_ *world, _ int, rec bundle.EventRecord) {
 	c.ran = c.ran || rec.HostID == c.peer
 }
 

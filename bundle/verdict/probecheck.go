@@ -26,7 +26,7 @@ func (c *probeCheck) onProbe(w *world, f probeFact) {
 }
 
 func (c *probeCheck) onMutation(w *world, m mutationFact) {
-	if m.kind == "PeerKill" {
+	if m.kind == "PeerKill" && !m.noop {
 		s, violated := c.spans.peerKilled(m.peer)
 		c.judge(w, s, violated)
 	}

@@ -11,11 +11,20 @@ const (
 )
 
 // pendingProbe is a direct probe sent inside a span and not yet acked or
-// timed out.
+// timed out. ord numbers the direct probes sent between X and Y that way.
 type pendingProbe struct {
 	dir uint8
 	seq uint64
+	ord uint64
 }
+
+// maxUnsettled is how many later direct probes the same way between the
+// same two peers a pending probe survives. Past that it is forgotten, as
+// a probe still pending at the end of the run is: hosts/swim never has
+// more than one direct probe outstanding per prober (its timeout is
+// shorter than its interval), so only a bundle whose probes never settle
+// reaches it, and the spans following X and Y then stay bounded.
+const maxUnsettled = 16
 
 type spanRole uint8
 
@@ -65,8 +74,9 @@ type probeSpans struct {
 	y          int32
 	start, end int64 // the assertion's window
 	spans      []span
-	fired      bool // some X had a probe each way succeed inside the window
-	windowDone bool // every record at or before the window's end is read
+	fired      bool        // some X had a probe each way succeed inside the window
+	windowDone bool        // every record at or before the window's end is read
+	sends      [][2]uint64 // by X: direct probes sent X→Y and Y→X so far
 }
 
 // onProbe applies one direct probe event and returns the first check
@@ -83,16 +93,17 @@ func (p *probeSpans) onProbe(f probeFact) (*span, bool) {
 		return nil, false
 	}
 	if f.step == probeSent {
-		p.sent(x, dir, f)
+		if p.sent(x, dir, f) {
+			return p.settle()
+		}
 		return nil, false
 	}
-	key := pendingProbe{dir, f.seq}
 	for i := range p.spans {
 		s := &p.spans[i]
 		if s.x != x {
 			continue
 		}
-		j := slices.Index(s.pending, key)
+		j := slices.IndexFunc(s.pending, func(q pendingProbe) bool { return q.dir == dir && q.seq == f.seq })
 		if j < 0 {
 			continue
 		}
@@ -114,8 +125,14 @@ func (p *probeSpans) onProbe(f probeFact) (*span, bool) {
 }
 
 // sent adds a probe to X's open span and, inside the window, to X's
-// window span.
-func (p *probeSpans) sent(x int32, dir uint8, f probeFact) {
+// window span, and forgets the probes the same way that maxUnsettled
+// later ones have overtaken. It reports whether it forgot any.
+func (p *probeSpans) sent(x int32, dir uint8, f probeFact) (forgot bool) {
+	for int(x) >= len(p.sends) {
+		p.sends = append(p.sends, [2]uint64{})
+	}
+	p.sends[x][dir]++
+	q := pendingProbe{dir, f.seq, p.sends[x][dir]}
 	inWindow := !p.fired && p.start <= f.timeNs && f.timeNs <= p.end
 	haveWindow := false
 	for i := range p.spans {
@@ -123,19 +140,23 @@ func (p *probeSpans) sent(x int32, dir uint8, f probeFact) {
 		if s.x != x {
 			continue
 		}
+		n := len(s.pending)
+		s.pending = slices.DeleteFunc(s.pending, func(o pendingProbe) bool { return o.dir == dir && o.ord+maxUnsettled <= q.ord })
+		forgot = forgot || len(s.pending) < n
 		switch s.role {
 		case roleOpen:
-			s.pending = append(s.pending, pendingProbe{dir, f.seq})
+			s.pending = append(s.pending, q)
 		case roleWindow:
 			haveWindow = true
 			if inWindow {
-				s.pending = append(s.pending, pendingProbe{dir, f.seq})
+				s.pending = append(s.pending, q)
 			}
 		}
 	}
 	if inWindow && !haveWindow {
-		p.spans = append(p.spans, span{role: roleWindow, x: x, pending: []pendingProbe{{dir, f.seq}}})
+		p.spans = append(p.spans, span{role: roleWindow, x: x, pending: []pendingProbe{q}})
 	}
+	return forgot
 }
 
 // peerKilled records that k was killed. Probes between X and Y cannot be
@@ -245,6 +266,7 @@ func (p *probeSpans) violatedAtEnd() (*span, bool) {
 
 func (p *probeSpans) clone() probeSpans {
 	c := *p
+	c.sends = slices.Clone(p.sends)
 	c.spans = make([]span, len(p.spans))
 	for i := range p.spans {
 		c.spans[i] = p.spans[i].clone()

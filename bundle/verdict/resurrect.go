@@ -17,6 +17,9 @@ type resurrects struct {
 	fired         bool
 	trigger       mark // the mutation that made p reachable again
 	deadline      int64
+	// running is the first PeerResurrect of p at or after after_ns that
+	// found it running (a no-op): it shows p never died.
+	running mark
 }
 
 func newResurrects(w *world, r *paramReader) checker {
@@ -39,6 +42,12 @@ func (c *resurrects) onMutation(w *world, m mutationFact) {
 		reachable = c.cut && w.live(c.p)
 		c.cut = false
 	case "PeerResurrect":
+		if m.peer == c.p && m.noop {
+			if c.running.line == 0 && m.timeNs >= c.after {
+				c.running = mark{m.line, m.timeNs}
+			}
+			return // a peer that never died cannot come back
+		}
 		reachable = m.peer == c.p && !c.cut
 	}
 	if reachable && !c.fired && m.timeNs >= c.after {
@@ -92,6 +101,11 @@ func (c *resurrects) hold(w *world, from, to int64) {
 }
 
 func (c *resurrects) finish(w *world, endNs int64) {
+	if !c.fired && c.running.line > 0 {
+		c.res.resolve(Inconclusive, fmt.Sprintf("the PeerResurrect of %s at %s found it running: the peer never died, and no mutation at or after %s made it reachable again",
+			w.name(c.p), fmtNs(c.running.timeNs), fmtNs(c.after)), c.running)
+		return
+	}
 	if !c.fired {
 		c.res.resolve(Inconclusive, fmt.Sprintf("no mutation at or after %s made %s reachable again", fmtNs(c.after), w.name(c.p)))
 		return

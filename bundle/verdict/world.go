@@ -58,6 +58,8 @@ type world struct {
 	names  []string
 	views  [][]view // views[observer][subject], rows grown on demand
 	killed []bool
+	ran    []bool   // the peer has held a view: it has been running
+	rates  rateLogs // the records event_rate assertions count, one log per type
 }
 
 func newWorld() world { return world{ids: map[string]int32{}} }
@@ -71,6 +73,7 @@ func (w *world) intern(id string) int32 {
 	w.ids[id] = i
 	w.names = append(w.names, id)
 	w.killed = append(w.killed, false)
+	w.ran = append(w.ran, false)
 	return i
 }
 
@@ -101,11 +104,18 @@ func (w *world) setView(o, s int32, v view) view {
 	}
 	old := row[s]
 	row[s] = v
+	w.ran[o] = w.ran[o] || v.state != noView
 	return old
 }
 
 // live reports whether no PeerKill of i is in force.
 func (w *world) live(i int32) bool { return !w.killed[i] }
+
+// dead reports whether a PeerResurrect of i would bring it back: a
+// PeerKill of it is in force, or it has never held a view (a peer
+// declared down has not run yet; a running SWIM peer holds a view of
+// itself from its start).
+func (w *world) dead(i int32) bool { return w.killed[i] || !w.ran[i] }
 
 func (w *world) clone() world {
 	c := world{
@@ -113,6 +123,8 @@ func (w *world) clone() world {
 		names:  slices.Clone(w.names),
 		views:  make([][]view, len(w.views)),
 		killed: slices.Clone(w.killed),
+		ran:    slices.Clone(w.ran),
+		rates:  w.rates.clone(),
 	}
 	for i, row := range w.views {
 		c.views[i] = slices.Clone(row)
