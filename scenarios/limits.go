@@ -18,7 +18,7 @@ import (
 // (≈ 2^45.9) ≈ 2^55.9, far below 2^63. The serialisation backlog that
 // builds up over a run is bounded by the send buffer: at most
 // MaxSendBufferBytes of wire time at 1 B/s, 2^30 × 10^9 ns ≈ 2^59.9, so
-// the latest arrival stays below 2^60.1. docs/scenario-format.md restates
+// the latest arrival stays below 2^60. docs/scenario-format.md restates
 // the bounds for users.
 const (
 	// MaxTimeNs bounds every point in time and every duration: duration_ns,
