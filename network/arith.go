@@ -69,3 +69,42 @@ func below(draw, n uint64) uint64 {
 	hi, _ := bits.Mul64(draw, n)
 	return hi
 }
+
+// mulDivCeil returns ceil(x*mul/div) for non-negative x and mul and a
+// positive div, with the product held in 128 bits; a quotient above
+// math.MaxInt64 saturates.
+func mulDivCeil(x, mul, div int64) int64 {
+	if x <= 0 || mul <= 0 {
+		return 0
+	}
+	if div <= 0 {
+		return math.MaxInt64
+	}
+	hi, lo := bits.Mul64(uint64(x), uint64(mul))
+	if hi >= uint64(div) {
+		return math.MaxInt64
+	}
+	q, r := bits.Div64(hi, lo, uint64(div))
+	if q >= math.MaxInt64 { // rounding up would pass the maximum either way
+		return math.MaxInt64
+	}
+	if r != 0 {
+		q++
+	}
+	return int64(q)
+}
+
+// queuedBytes is how many bytes a wire of bandwidthBps bytes per second
+// has yet to send when backlogNs of serialisation remain on it:
+// ceil(backlogNs × bandwidthBps / 10⁹), so a byte partly on the wire
+// still counts (docs/network.md step 2b). A non-positive bandwidth never
+// drains: any backlog on it is a full wire.
+func queuedBytes(backlogNs, bandwidthBps int64) int64 {
+	if backlogNs <= 0 {
+		return 0
+	}
+	if bandwidthBps <= 0 {
+		return math.MaxInt64
+	}
+	return mulDivCeil(backlogNs, bandwidthBps, 1_000_000_000)
+}

@@ -72,3 +72,27 @@ func TestBelow(t *testing.T) {
 		}
 	}
 }
+
+func TestQueuedBytes_RoundsUpAndNeverWraps(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		backlog, bps int64
+		want         int64
+	}{
+		{"idle wire", 0, 1000, 0},
+		{"drained wire (end before now)", -5, 1000, 0},
+		{"whole bytes", 100_000_000, 1000, 100},
+		{"a partly sent byte counts", 100_000_001, 1000, 101},
+		{"inverse of serialisation at 3 B/s", serializationNs(7, 3), 3, 7},
+		{"1 B/s, 4 MiB of wire time", (4 << 20) * 1_000_000_000, 1, 4 << 20},
+		{"product above 2^64", math.MaxInt64, math.MaxInt64, math.MaxInt64},
+		{"max backlog at 1 B/s", math.MaxInt64, 1, 9_223_372_037},
+		{"a non-positive bandwidth never drains", 1, 0, math.MaxInt64},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := queuedBytes(tc.backlog, tc.bps); got != tc.want {
+				t.Errorf("queuedBytes(%d, %d) = %d, want %d", tc.backlog, tc.bps, got, tc.want)
+			}
+		})
+	}
+}

@@ -50,7 +50,8 @@ type effect struct {
 
 // sanitize clamps a policy into the ranges the algorithm can compute with,
 // so a loader bug degrades a run instead of panicking it: negative values
-// become 0 and the jitter stddev is capped at rng.MaxNormalStddev.
+// become 0 (for the send buffer: no limit) and the jitter stddev is
+// capped at rng.MaxNormalStddev.
 // A non-positive bandwidth is kept and means "infinitely slow" (every
 // non-empty message saturates its arrival time).
 func sanitize(p Policy) Policy {
@@ -66,6 +67,7 @@ func sanitize(p Policy) Policy {
 	nonNeg(&p.ColdDialPenaltyNs)
 	nonNeg(&p.CacheWarmAfterNs)
 	nonNeg(&p.CacheInvalidateAfterIdleNs)
+	nonNeg(&p.SendBufferBytes) // 0: no limit
 	p.JitterStddevNs = min(p.JitterStddevNs, rng.MaxNormalStddev)
 	return p
 }
@@ -207,6 +209,19 @@ func (f *edgeFlow) goCold() bool {
 func (f *edgeFlow) idledOut(p *Policy, now int64) bool {
 	limit := p.CacheInvalidateAfterIdleNs
 	return f.state != Cold && limit > 0 && satSub(now, f.lastSendNs) > limit
+}
+
+// bufferFull is the send-buffer rule (DESIGN §8, docs/network.md step
+// 2b): the bytes still queued on the wire at now, plus byteLen, must not
+// exceed p.SendBufferBytes. A buffer of 0 is no limit (the loader never
+// gives one). A refused message never reaches the wire, so it does not
+// advance the backlog.
+func (f *edgeFlow) bufferFull(p *Policy, byteLen, now int64) bool {
+	if p.SendBufferBytes <= 0 {
+		return false
+	}
+	queued := queuedBytes(satSub(f.lastSerializationEndNs, now), p.BandwidthBps)
+	return satAdd(queued, max(byteLen, 0)) > p.SendBufferBytes
 }
 
 // reorderUnitNs is one "latency + jitter" unit of reorder delay.

@@ -8,7 +8,7 @@ package network
 // happened; the slice is a buffer reused by the next Send, so the caller
 // must consume it before calling Send again.
 //
-// Draws: a send refused by NoRoute or Partitioned draws nothing; a lost
+// Draws: a send refused by NoRoute, Partitioned or BufferFull draws nothing; a lost
 // send draws exactly one value (the loss draw); an arriving send draws
 // exactly four, in this order: loss, jitter, reorder, reorder extra. The
 // extra delay is drawn whether or not the reorder fires, so a policy edit
@@ -30,6 +30,9 @@ func (n *Network) Send(from, to int, byteLen int64, sentAt int64) (Outcome, []No
 	}
 	if f.partitioned { // step 2
 		return Outcome{Reason: Partitioned}, n.sendNotes
+	}
+	if f.bufferFull(p, byteLen, sentAt) { // step 2b (DESIGN §8): the socket refuses it
+		return Outcome{Reason: BufferFull}, n.sendNotes
 	}
 
 	n.draws(e, f)

@@ -17,6 +17,11 @@ type Policy struct {
 	ColdDialPenaltyNs          int64 `toml:"cold_dial_penalty_ns"`
 	CacheWarmAfterNs           int64 `toml:"cache_warm_after_ns"`
 	CacheInvalidateAfterIdleNs int64 `toml:"cache_invalidate_after_idle_ns"`
+	// SendBufferBytes bounds the bytes queued on the edge's wire: a send
+	// that would take them above it is Drop(BufferFull) (DESIGN §8,
+	// docs/network.md step 2b). 0 means no limit; the loader never gives
+	// 0 (it defaults to 4 MiB), the network's own zero value keeps it.
+	SendBufferBytes int64 `toml:"send_buffer_bytes"`
 }
 
 // Edge names one directed edge by peer id.
@@ -97,9 +102,10 @@ const (
 	Partitioned                       // an active Partition cuts the edge
 	Lossy                             // the loss draw fired
 	PeerKilled                        // the receiver was killed while in flight
+	BufferFull                        // the edge's send buffer had no room for the message
 )
 
-var dropNames = [...]string{NoRoute: "no_route", Partitioned: "partitioned", Lossy: "lossy", PeerKilled: "peer_killed"}
+var dropNames = [...]string{NoRoute: "no_route", Partitioned: "partitioned", Lossy: "lossy", PeerKilled: "peer_killed", BufferFull: "buffer_full"}
 
 // String returns the snake_case name events use ("no_route", ...).
 func (r DropReason) String() string {

@@ -30,6 +30,7 @@ func TestParse_RejectsBadPropertiesWithTheReason(t *testing.T) {
 		{"missing peers", with(t, "peers = [2, 4]\n", ""), []string{"space.peers: missing (required)"}},
 		{"negative latency", with(t, "latency_ns = [1_000_000, 9_000_000]", "latency_ns = [-1, 9]"), []string{"space.latency_ns: [-1, 9]: min must be at least 0"}},
 		{"zero bandwidth", with(t, "latency_ns = [1_000_000, 9_000_000]", "bandwidth_bps = [0, 9]"), []string{"space.bandwidth_bps: [0, 9]: min must be at least 1"}},
+		{"send buffer below one datagram", with(t, "latency_ns = [1_000_000, 9_000_000]", "send_buffer_bytes = [0, 100_000]"), []string{"space.send_buffer_bytes: [0, 100000]: min must be at least 65507"}},
 		{"loss over a million", with(t, "latency_ns = [1_000_000, 9_000_000]", "loss_prob_ppm = [0, 2_000_000]"), []string{"max must be at most 1000000"}},
 		{"three-element range", with(t, "peers = [2, 4]", "peers = [2, 3, 4]"), []string{"space.peers: want an integer or an array [min, max] of two integers, got an array of 3"}},
 		{"float range", with(t, "latency_ns = [1_000_000, 9_000_000]", "latency_ns = 1.5"), []string{"space.latency_ns: want an integer", "a float"}},

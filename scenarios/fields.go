@@ -169,13 +169,27 @@ func describe(v any) string {
 }
 
 // unitSuffixes are the unit endings people reach for; the schema uses
-// only _ns, _ppm and _bps (and none on counts).
+// only _ns, _ppm, _bps and _bytes (and none on counts).
 var unitSuffixes = []string{
 	"_ns", "_us", "_ms", "_s", "_sec", "_secs", "_seconds", "_millis", "_micros", "_nanos",
 	"_ppm", "_pct", "_percent", "_bps", "_kbps", "_mbps", "_gbps", "_bytes_per_sec",
 }
 
 var timeSuffixes = []string{"_us", "_ms", "_s", "_sec", "_secs", "_seconds", "_millis", "_micros", "_nanos"}
+
+// sizeSuffixes are the size units people reach for instead of _bytes.
+var sizeSuffixes = []string{"_b", "_byte", "_kb", "_kib", "_kbytes", "_mb", "_mib", "_mbytes", "_gb", "_gib"}
+
+// sizeKey is the _bytes key that k, spelt in another size unit
+// (send_buffer_kb), stands for, or "".
+func sizeKey(k string) string {
+	for _, s := range sizeSuffixes {
+		if base, ok := strings.CutSuffix(k, s); ok && base != "" {
+			return base + "_bytes"
+		}
+	}
+	return ""
+}
 
 func stripUnit(k string) string {
 	for _, s := range unitSuffixes {
@@ -189,6 +203,9 @@ func stripUnit(k string) string {
 // unknownKeyMsg explains an unknown key, naming the key the user most
 // likely meant (latency_ms → latency_ns) or else the keys allowed here.
 func unknownKeyMsg(k string, allowed []string) string {
+	if want := sizeKey(k); want != "" && slices.Contains(allowed, want) {
+		return fmt.Sprintf("unknown key; sizes are integer bytes: did you mean %s?", want)
+	}
 	base := stripUnit(k)
 	for _, a := range allowed {
 		if a != k && (stripUnit(a) == base || a == k+"_ns" || a == k+"_ppm" || a == k+"_bps") {

@@ -21,6 +21,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(valid))
 	f.Add([]byte(parentSrc))
 	f.Add([]byte(childSrc))
+	f.Add([]byte(bufferSrc))
 	reg := libraryRegistry()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		read := func(p string) ([]byte, error) {

@@ -15,8 +15,10 @@ import (
 // by 100; the latest arrival for one message is run end (2^50) + spiked
 // latency and jitter (≈ 2^54.2) + a reorder extra of up to two such units
 // (≈ 2^55.2) + dial penalty (2^44) + serialisation of 65,507 bytes at 1 B/s
-// (≈ 2^45.9) ≈ 2^55.9, far below 2^63. A serialisation backlog that grows
-// over a run is the network's to check. docs/scenario-format.md restates
+// (≈ 2^45.9) ≈ 2^55.9, far below 2^63. The serialisation backlog that
+// builds up over a run is bounded by the send buffer: at most
+// MaxSendBufferBytes of wire time at 1 B/s, 2^30 × 10^9 ns ≈ 2^59.9, so
+// the latest arrival stays below 2^60. docs/scenario-format.md restates
 // the bounds for users.
 const (
 	// MaxTimeNs bounds every point in time and every duration: duration_ns,
@@ -50,7 +52,23 @@ const (
 	MaxSeed = math.MaxInt64
 	// MaxNameBytes bounds the scenario's and each assertion's name.
 	MaxNameBytes = 256
+	// MinSendBufferBytes is the smallest send_buffer_bytes: one largest
+	// UDP datagram (65 507 bytes, the most the echo and swim codecs ever
+	// put in a message), so an idle link always takes any message they
+	// send and buffer_full only ever means "queue full".
+	MinSendBufferBytes = 65_507
+	// MaxSendBufferBytes bounds send_buffer_bytes (2^30 bytes = 1 GiB,
+	// far above any real socket's): it is what keeps the backlog, and
+	// every arrival time, below 2^60 ns.
+	MaxSendBufferBytes = 1 << 30
 )
+
+// DefaultSendBufferBytes is send_buffer_bytes when [default_link] omits
+// it: 4 MiB, the most Linux lets a TCP send buffer grow to by default
+// (net.ipv4.tcp_wmem's maximum, 4194304) and twice the 2 MiB UDP buffer
+// memberlist asks for. It holds about 3 000 1 400-byte SWIM messages, so
+// only a link offered more than its bandwidth for a long time fills it.
+const DefaultSendBufferBytes = 4 << 20
 
 // DefaultIdleNs is cache_invalidate_after_idle_ns when [default_link]
 // omits it: longer than any run, so a link never idles out unless the
@@ -59,11 +77,17 @@ const DefaultIdleNs = MaxTimeNs
 
 // boundNames makes range errors say what a limit means.
 var boundNames = map[int64]string{
-	MaxTimeNs:     "2^50 ns (≈13 virtual days)",
-	MaxDelayNs:    "2^44 ns (≈4.9 virtual hours)",
-	MaxJitterNs:   "2^40 ns (≈18 virtual minutes)",
-	MaxFactorX100: "100000 (×1000)",
-	MaxPPM:        "1000000 ppm",
+	MaxTimeNs:          "2^50 ns (≈13 virtual days)",
+	MaxDelayNs:         "2^44 ns (≈4.9 virtual hours)",
+	MaxJitterNs:        "2^40 ns (≈18 virtual minutes)",
+	MaxFactorX100:      "100000 (×1000)",
+	MaxPPM:             "1000000 ppm",
+	MaxSendBufferBytes: "2^30 bytes (1 GiB)",
+}
+
+// lowNames makes range errors say what a lower limit means.
+var lowNames = map[int64]string{
+	MinSendBufferBytes: "65507 bytes (one largest UDP datagram)",
 }
 
 // rangeMsg explains why v is outside [lo, hi].
@@ -73,6 +97,8 @@ func rangeMsg(v, lo, hi int64) string {
 		return fmt.Sprintf("must not be negative, got %d", v)
 	case v < lo && lo == 1:
 		return fmt.Sprintf("must be greater than 0, got %d", v)
+	case v < lo && lowNames[lo] != "":
+		return fmt.Sprintf("must be at least %s, got %d", lowNames[lo], v)
 	case v < lo:
 		return fmt.Sprintf("must be at least %d, got %d", lo, v)
 	}

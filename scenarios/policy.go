@@ -26,6 +26,7 @@ var PolicyFields = []PolicyField{
 	{"cold_dial_penalty_ns", 0, MaxDelayNs, func(p *network.Policy) *int64 { return &p.ColdDialPenaltyNs }},
 	{"cache_warm_after_ns", 0, MaxTimeNs, func(p *network.Policy) *int64 { return &p.CacheWarmAfterNs }},
 	{"cache_invalidate_after_idle_ns", 0, MaxTimeNs, func(p *network.Policy) *int64 { return &p.CacheInvalidateAfterIdleNs }},
+	{"send_buffer_bytes", MinSendBufferBytes, MaxSendBufferBytes, func(p *network.Policy) *int64 { return &p.SendBufferBytes }},
 }
 
 func policyKeys() []string {

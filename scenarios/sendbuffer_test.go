@@ -1,0 +1,99 @@
+package scenarios
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// bufferSrc sets send_buffer_bytes in [default_link] and overrides it on
+// one [[links]] entry.
+const bufferSrc = `name = "buf"
+duration_ns = 10_000
+[default_tick]
+period_ns = 100
+[default_link]
+bandwidth_bps = 1000
+send_buffer_bytes = 1_048_576
+[[peers]]
+id = "a"
+kind = "echo"
+[[peers]]
+id = "b"
+kind = "echo"
+[[links]]
+from = "*"
+to = "*"
+[[links]]
+from = "a"
+to = "b"
+send_buffer_bytes = 65_507
+`
+
+func TestParse_SendBufferBytes_5_2(t *testing.T) {
+	t.Run("default is 4 MiB", func(t *testing.T) {
+		s := mustParse(t, valid)
+		if s.DefaultLink.SendBufferBytes != DefaultSendBufferBytes || DefaultSendBufferBytes != 4<<20 {
+			t.Fatalf("default send_buffer_bytes = %d, want %d", s.DefaultLink.SendBufferBytes, 4<<20)
+		}
+		for _, l := range s.Edges() {
+			if l.Policy.SendBufferBytes != DefaultSendBufferBytes {
+				t.Fatalf("%s→%s: %d, want the default", l.From, l.To, l.Policy.SendBufferBytes)
+			}
+		}
+	})
+	t.Run("default_link sets it and [[links]] override it", func(t *testing.T) {
+		s := mustParse(t, bufferSrc)
+		got := map[string]int64{}
+		for _, l := range s.Links {
+			got[l.From+">"+l.To] = l.Policy.SendBufferBytes
+		}
+		if got["a>b"] != MinSendBufferBytes || got["b>a"] != 1<<20 || s.DefaultLink.SendBufferBytes != 1<<20 {
+			t.Fatalf("send buffers %v, default %d; want a>b %d, b>a and default %d", got, s.DefaultLink.SendBufferBytes, MinSendBufferBytes, 1<<20)
+		}
+		roundTrip(t, s, testRegistry())
+	})
+	t.Run("the bounds themselves are valid", func(t *testing.T) {
+		for _, v := range []string{"65507", "1073741824"} {
+			s := mustParse(t, with("bandwidth_bps = 1000", "bandwidth_bps = 1000\nsend_buffer_bytes = "+v))
+			roundTrip(t, s, testRegistry())
+		}
+	})
+	t.Run("a property or merge tool can list it", func(t *testing.T) {
+		if !slices.Contains(policyKeys(), "send_buffer_bytes") {
+			t.Fatal("send_buffer_bytes is not in PolicyFields")
+		}
+	})
+}
+
+func TestParse_RejectsInvalidSendBuffer_5_2(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		src  string
+		want string
+	}{
+		{"negative", with("bandwidth_bps = 1000", "bandwidth_bps = 1000\nsend_buffer_bytes = -1"),
+			"t.toml: default_link.send_buffer_bytes: must be at least 65507 bytes (one largest UDP datagram), got -1"},
+		{"zero is not 'unlimited'", with("bandwidth_bps = 1000", "bandwidth_bps = 1000\nsend_buffer_bytes = 0"),
+			"t.toml: default_link.send_buffer_bytes: must be at least 65507 bytes (one largest UDP datagram), got 0"},
+		{"smaller than one datagram", valid + "[[links]]\nfrom = \"a\"\nto = \"b\"\nsend_buffer_bytes = 65506\n",
+			"t.toml: links[0].send_buffer_bytes: must be at least 65507 bytes (one largest UDP datagram), got 65506"},
+		{"above 1 GiB", with("bandwidth_bps = 1000", "bandwidth_bps = 1000\nsend_buffer_bytes = 1073741825"),
+			"t.toml: default_link.send_buffer_bytes: must be at most 2^30 bytes (1 GiB), got 1073741825"},
+		{"float", with("bandwidth_bps = 1000", "bandwidth_bps = 1000\nsend_buffer_bytes = 4e6"),
+			"t.toml: default_link.send_buffer_bytes: must be an integer, got float 4e+06 (use an integer in the unit the key names)"},
+		{"string with a unit", with("bandwidth_bps = 1000", "bandwidth_bps = 1000\nsend_buffer_bytes = \"4MiB\""),
+			`t.toml: default_link.send_buffer_bytes: must be an integer, got string "4MiB"`},
+		{"kilobytes", with("bandwidth_bps = 1000", "bandwidth_bps = 1000\nsend_buffer_kb = 4096"),
+			"t.toml: default_link.send_buffer_kb: unknown key; sizes are integer bytes: did you mean send_buffer_bytes?"},
+		{"mebibytes on a link", valid + "[[links]]\nfrom = \"a\"\nto = \"b\"\nsend_buffer_mib = 4\n",
+			"t.toml: links[0].send_buffer_mib: unknown key; sizes are integer bytes: did you mean send_buffer_bytes?"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := parseErrs(t, tc.src)
+			if len(got) != 1 || got[0] != tc.want {
+				t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), tc.want)
+			}
+		})
+	}
+}
