@@ -173,6 +173,9 @@ func TestVerify_ReportsEveryDifference(t *testing.T) {
 		{"scenario_sha256 not a SHA-256", func(t *testing.T, out string) {
 			editManifest(t, out, func(m *Manifest) { m.ScenarioSHA256 = "5F2B" })
 		}, []want{{ManifestFile, "scenario_sha256"}}},
+		{"time unit edited", func(t *testing.T, out string) {
+			editManifest(t, out, func(m *Manifest) { m.TimeUnit = "ms" })
+		}, []want{{ManifestFile, `time_unit "ms"`}}},
 		{"scenario.toml not a scenario", func(t *testing.T, out string) {
 			rewriteListed(t, out, ScenarioFile, "seed = \"seven\"\n")
 		}, []want{{ScenarioFile, "cannot be read as a scenario"}}},
