@@ -7,8 +7,10 @@
 // and moves it into place only when Finish has written every file, the
 // manifest last, so a reader never sees a half-written bundle under the
 // output name. ReadEvents streams events.ndjson back for the verdict
-// evaluator; Verify rechecks every hash the manifest lists; ParityChecksum
-// is the cross-architecture checksum of spec §7.6.
+// evaluator; Verify rechecks every hash the manifest lists, the manifest
+// against scenario.toml and the digest (docs/bundle.md: it proves
+// consistency, not origin); ParityChecksum is the cross-architecture
+// checksum of spec §7.6.
 //
 // Nothing this package writes depends on the wall clock, the process or
 // the machine except the manifest fields the caller supplies

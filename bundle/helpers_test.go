@@ -1,9 +1,12 @@
 package bundle
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/detsim/detsim/internal/jsonw"
@@ -45,6 +48,38 @@ var sampleRecords = []record{
 	{2_000_000, "", "engine", fakeEvent{"mutation", "Partition", -1}},
 }
 
+// sampleScenario is the sample bundle's scenario.toml: peers a and b,
+// snapshot requests at 1 ms and 3 ms, and a killed at 2 ms, so request 1
+// finds only b running — the snapshots sampleSnapshots holds. Its seed and
+// duration are sampleManifest's.
+const sampleScenario = `seed = 9223372036854775807
+duration_ns = 10000000000
+
+[[peers]]
+id = "a"
+kind = "echo"
+
+[[peers]]
+id = "b"
+kind = "echo"
+
+[[mutations]]
+at_ns = 2000000
+kind = "PeerKill"
+peer = "a"
+
+[[snapshots]]
+at_ns = 1000000
+
+[[snapshots]]
+at_ns = 3000000
+`
+
+// sampleRequestsAt are sampleScenario's snapshot request times, by seq.
+var sampleRequestsAt = []int64{1_000_000, 3_000_000}
+
+// sampleSnapshots are in the order the engine emits them: by request,
+// then by host id.
 var sampleSnapshots = []struct {
 	host string
 	seq  int
@@ -59,14 +94,38 @@ var sampleManifest = Manifest{
 	SimulatorVersion: "0123456789abcdef0123456789abcdef01234567",
 	ScenarioPath:     "scenarios/smoke/pair.toml",
 	ScenarioSHA256:   "5f2b1a9c0d6e4f3a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a",
-	Seed:             18446744073709551615,
+	Seed:             9223372036854775807, // the largest seed a scenario can hold
 	DurationNs:       10_000_000_000,
 	HostArch:         "amd64",
-	Digest:           "d1",
+	// Digest is filled in by writeSample (sampleDigest).
+}
+
+// sampleDigest is the engine's digest (engine.Digest) of records and the
+// sample snapshots, spelled out here from its documented format so that
+// Verify's recomputation is checked against an independent one:
+// SHA-256(SHA-256(events.ndjson) ‖ SHA-256(snapshot records)), each
+// snapshot record a header line then the snapshot's bytes.
+func sampleDigest(records []record) string {
+	events, snaps := sha256.New(), sha256.New()
+	var line []byte
+	for _, r := range records {
+		line = AppendEventLine(line[:0], r.at, r.host, r.kindTag, r.ev)
+		events.Write(line)
+	}
+	for _, s := range sampleSnapshots {
+		snaps.Write([]byte(`{"snapshot":"snapshots/` + s.host + "/" + strconv.Itoa(s.seq) + `.json","virtual_time_ns":` +
+			strconv.FormatInt(sampleRequestsAt[s.seq], 10) + `,"bytes":` + strconv.Itoa(len(s.data)) + "}\n"))
+		snaps.Write([]byte(s.data))
+	}
+	h := sha256.New()
+	h.Write(events.Sum(nil))
+	h.Write(snaps.Sum(nil))
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // writeSample writes a bundle to out holding records, the sample
-// snapshots and sampleManifest.
+// snapshots, sampleScenario and sampleManifest with its digest: a bundle
+// Verify finds intact.
 func writeSample(t *testing.T, out string, records []record) {
 	t.Helper()
 	w, err := Create(out)
@@ -86,7 +145,9 @@ func writeSample(t *testing.T, out string, records []record) {
 			t.Fatalf("WriteSnapshot: %v", err)
 		}
 	}
-	if err := w.Finish(sampleManifest, []byte("seed = 7\n"), []byte(`{"verdicts":[]}`+"\n")); err != nil {
+	m := sampleManifest
+	m.Digest = sampleDigest(records)
+	if err := w.Finish(m, []byte(sampleScenario), []byte(`{"verdicts":[]}`+"\n")); err != nil {
 		t.Fatalf("Finish: %v", err)
 	}
 }
