@@ -41,7 +41,8 @@ const (
 	// MaxLinkExpansion bounds the total number of edges all [[links]]
 	// entries name once "*" is expanded, so resolving them stays fast.
 	MaxLinkExpansion = 1 << 22
-	// MaxExtendsDepth bounds a chain of [base] extends.
+	// MaxExtendsDepth bounds a chain of [base] extends: the number of
+	// files in it, the one run included.
 	MaxExtendsDepth = 16
 	// MaxFileBytes bounds the size of one scenario file.
 	MaxFileBytes = 4 << 20

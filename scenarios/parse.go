@@ -98,8 +98,10 @@ func (p *parser) load(name string, data []byte, chain []string) map[string]any {
 		r.add("base.extends", "extends cycle: %s -> %s", strings.Join(chain, " -> "), target)
 		return nil
 	}
-	if len(chain) > MaxExtendsDepth {
-		r.add("base.extends", "extends chain is deeper than %d files", MaxExtendsDepth)
+	// chain now holds this file and every file that extends it; target
+	// would be one more. MaxExtendsDepth counts every file of the chain.
+	if len(chain)+1 > MaxExtendsDepth {
+		r.add("base.extends", "extends chain is longer than %d files", MaxExtendsDepth)
 		return nil
 	}
 	if p.readFile == nil {
