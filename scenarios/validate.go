@@ -26,6 +26,11 @@ type checker struct {
 	duration int64           // 0 when duration_ns is missing or invalid: end-of-run checks are skipped
 	ids      []string        // declared peer ids with a valid, unique id, sorted
 	declared map[string]bool // the same ids as a set
+	// peersRead is false when [[peers]] as a whole could not be read
+	// (missing, not a list, empty, over the limit): then no id is
+	// declared, and a reference to a peer is not reported as undeclared,
+	// which would bury the one real error under a line per reference.
+	peersRead bool
 	edgesOK  bool            // s.Links is exactly the scenario's link graph
 }
 
@@ -119,7 +124,9 @@ func (c *checker) peerRef(f fields, key string) (string, bool) {
 		return "", false
 	}
 	if !c.declared[id] {
-		f.add(key, "undeclared peer %q", id)
+		if c.peersRead {
+			f.add(key, "undeclared peer %q", id)
+		}
 		return "", false
 	}
 	return id, true
@@ -153,7 +160,9 @@ func (c *checker) peerList(f fields, key string, required bool) ([]string, bool)
 			f.add(key, "element %d must be a peer id string, got %s", i, describe(e))
 			ok = false
 		case !c.declared[id]:
-			f.add(key, "undeclared peer %q", id)
+			if c.peersRead {
+				f.add(key, "undeclared peer %q", id)
+			}
 			ok = false
 		case seen[id]:
 			f.add(key, "peer %q is listed twice", id)
