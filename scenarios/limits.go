@@ -49,8 +49,12 @@ const (
 	// MaxSeed is the largest seed a scenario file can hold (TOML integers
 	// are int64); a Seed above it cannot be written back by TOML.
 	MaxSeed = math.MaxInt64
-	// MaxNameBytes bounds the scenario's and each assertion's name.
+	// MaxNameBytes bounds each assertion's name.
 	MaxNameBytes = 256
+	// MaxScenarioNameBytes bounds the scenario's name, which names the
+	// bundle directory bundles/<name>-<seed> (at most 64+1+19 bytes, well
+	// under any filesystem's 255) and shrink's <name>-shrunk.toml.
+	MaxScenarioNameBytes = 64
 )
 
 // DefaultIdleNs is cache_invalidate_after_idle_ns when [default_link]

@@ -46,7 +46,7 @@ func validate(r report, tree map[string]any, reg *hosts.Registry) *Scenario {
 	top.checkKeys(topKeys...)
 
 	if name, ok := top.str("name", true); ok {
-		c.checkName(top, "name", name)
+		checkScenarioName(top, name)
 		c.s.Name = name
 	}
 	if seed, ok := top.integer("seed", 0, MaxSeed, false); ok {
@@ -91,6 +91,32 @@ func (c *checker) checkName(f fields, key, name string) {
 	}
 }
 
+// checkScenarioName requires [A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}: the name
+// becomes a path element (bundles/<name>-<seed>, <name>-shrunk.toml), so
+// it must be one visible element that cannot climb out of the output
+// directory ("." and ".." start with a dot; no separator of any OS) and
+// keeps the default path short. It is validated, never rewritten: the
+// merged scenario.toml must carry the name the user wrote.
+func checkScenarioName(f fields, name string) {
+	switch {
+	case name == "":
+		f.add("name", "must not be empty")
+		return
+	case len(name) > MaxScenarioNameBytes:
+		f.add("name", "is %d bytes; a scenario name is at most %d (it names the bundle directory bundles/<name>-<seed>)", len(name), MaxScenarioNameBytes)
+		return
+	case name[0] == '.':
+		f.add("name", "%q must not start with '.' (no \".\", \"..\" or hidden names)", name)
+		return
+	}
+	for _, ch := range name {
+		if ch >= 0x80 || !validIDByte(byte(ch)) && ch != '.' {
+			f.add("name", "%q: %q is not allowed (a scenario name is 1 to %d of A-Z a-z 0-9 _ - . and names the bundle directory)", name, ch, MaxScenarioNameBytes)
+			return
+		}
+	}
+}
+
 // atTime reads key as a point in virtual time within the run.
 func (c *checker) atTime(f fields, key string, required bool) (int64, bool) {
 	v, ok := f.integer(key, 0, MaxTimeNs, required)
@@ -108,13 +134,16 @@ func validID(id string) bool {
 		return false
 	}
 	for _, ch := range []byte(id) {
-		switch {
-		case 'a' <= ch && ch <= 'z', 'A' <= ch && ch <= 'Z', '0' <= ch && ch <= '9', ch == '_', ch == '-':
-		default:
+		if !validIDByte(ch) {
 			return false
 		}
 	}
 	return true
+}
+
+// validIDByte reports whether ch is one of A-Z a-z 0-9 _ -.
+func validIDByte(ch byte) bool {
+	return 'a' <= ch && ch <= 'z' || 'A' <= ch && ch <= 'Z' || '0' <= ch && ch <= '9' || ch == '_' || ch == '-'
 }
 
 // peerRef reads key as the id of a declared peer.
