@@ -31,7 +31,7 @@ type checker struct {
 	// declared, and a reference to a peer is not reported as undeclared,
 	// which would bury the one real error under a line per reference.
 	peersRead bool
-	edgesOK  bool            // s.Links is exactly the scenario's link graph
+	edgesOK   bool // s.Links is exactly the scenario's link graph
 }
 
 // validate checks the merged tree against the schema (spec §8) and
