@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/internal/safefile"
 	"github.com/detsim/detsim/scenarios"
 )
 
@@ -51,7 +52,7 @@ func LoadLibrary(name string, reg *hosts.Registry) (*Property, error) {
 // relative to the property file's directory if one exists, else an
 // embedded scenario name.
 func Load(file string, reg *hosts.Registry) (*Property, error) {
-	data, err := os.ReadFile(file) //detlint:allow fileread the loader reads the property file the user named
+	data, err := readFile(file)
 	if err != nil {
 		return nil, scenarios.Errors{{File: file, Msg: "cannot read: " + err.Error()}}
 	}
@@ -74,4 +75,16 @@ func Resolve(arg string, reg *hosts.Registry) (*Property, error) {
 		return Load(arg, reg)
 	}
 	return LoadLibrary(arg, reg)
+}
+
+// readFile reads the property file the user named through safefile, as
+// the scenario loader reads scenarios: a FIFO, device or directory is
+// refused before a byte is read, and size is bounded like a scenario's.
+func readFile(file string) ([]byte, error) {
+	f, err := safefile.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return safefile.Read(f, "it", scenarios.MaxFileBytes)
 }

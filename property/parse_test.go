@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/scenarios"
 )
 
 // with returns echoProperty with old replaced by new (old must occur).
@@ -41,7 +42,7 @@ func TestParse_RejectsBadPropertiesWithTheReason(t *testing.T) {
 		{"missing expect", with(t, "expect = \"pass\"\n", ""), []string{"expect: missing (required)"}},
 		{"percent on a pass property", with(t, "expect = \"pass\"", "expect = \"pass\"\nmin_failing_percent = 50"), []string{"min_failing_percent: only an expect = \"fail\" property has one"}},
 		{"percent out of range", with(t, "expect = \"pass\"", "expect = \"fail\"\nmin_failing_percent = 101"), []string{"min_failing_percent: must be 1 to 100, got 101"}},
-		{"bad name", with(t, `name = "echo"`, `name = "a/b"`), []string{`name: "a/b": want 1 to 64 of`}},
+		{"bad name", with(t, `name = "echo"`, `name = "a/b"`), []string{`name: "a/b": want 1 to 44 of`}},
 		{"missing base", with(t, "base = \"b.toml\"\n", ""), []string{"base: missing (required)"}},
 		{"unknown base", with(t, `base = "b.toml"`, `base = "nope.toml"`), []string{"p.toml: base: nope.toml: no such file"}},
 		{"no peer table", with(t, "[peer]\nkind = \"echo\"\n", ""), []string{"peer: missing (required table)"}},
@@ -105,5 +106,25 @@ func TestResolve_FileThenLibrary(t *testing.T) {
 	}
 	if p.Base.Name != "echo_base" {
 		t.Errorf("base %q: want the file beside the property", p.Base.Name)
+	}
+}
+
+// TestParse_PropertyNameLeavesRoomForTheSeed_Issue9: generated scenarios
+// are named "<name>-<seed>", and a scenario name is at most 64 bytes, so
+// a property name is at most 64 - len("-9223372036854775807") = 44 bytes:
+// every seed of every valid property makes a scenario that loads.
+func TestParse_PropertyNameLeavesRoomForTheSeed_Issue9(t *testing.T) {
+	reg := builtin.Registry()
+	longest := strings.Repeat("n", MaxNameBytes)
+	p, err := Parse("p.toml", []byte(with(t, `name = "echo"`, `name = "`+longest+`"`)), reg, echoBase(reg))
+	if err != nil {
+		t.Fatalf("a %d-byte name: %v", MaxNameBytes, err)
+	}
+	if _, err := p.Scenario(scenarios.MaxSeed, reg); err != nil {
+		t.Errorf("the largest seed of the longest name: %v", err)
+	}
+	_, err = Parse("p.toml", []byte(with(t, `name = "echo"`, `name = "`+longest+`n"`)), reg, echoBase(reg))
+	if want := `p.toml: name: "` + longest + `n": want 1 to 44 of A-Z a-z 0-9 _ - (with "-<seed>" it names the generated scenarios and corpus files)`; err == nil || err.Error() != want {
+		t.Errorf("err = %v\nwant %s", err, want)
 	}
 }

@@ -182,7 +182,7 @@ func (p *Property) checkHeader(r *report, f *file) {
 	case f.Name == "":
 		r.add("name", "missing (required)")
 	case !validName(f.Name):
-		r.add("name", "%q: want 1 to 64 of A-Z a-z 0-9 _ - (it names corpus files)", f.Name)
+		r.add("name", "%q: want 1 to %d of A-Z a-z 0-9 _ - (with \"-<seed>\" it names the generated scenarios and corpus files)", f.Name, MaxNameBytes)
 	}
 	p.Expect = Expectation(f.Expect)
 	switch p.Expect {
@@ -345,9 +345,14 @@ func orEmpty(m map[string]any) map[string]any {
 	return m
 }
 
-// validName reports whether s is 1 to 64 of A-Z a-z 0-9 _ -.
+// validName reports whether s is 1 to MaxNameBytes of A-Z a-z 0-9 _ -.
+// MaxNameBytes bounds a property's name: generated scenarios are named
+// "<name>-<seed>", a seed has up to 19 digits, and a scenario name is at
+// most scenarios.MaxScenarioNameBytes (64) bytes.
+const MaxNameBytes = scenarios.MaxScenarioNameBytes - len("-9223372036854775807")
+
 func validName(s string) bool {
-	if s == "" || len(s) > 64 {
+	if s == "" || len(s) > MaxNameBytes {
 		return false
 	}
 	for _, c := range []byte(s) {

@@ -195,7 +195,7 @@ func TestParse_ExtendsErrors(t *testing.T) {
 		{"extends itself", "x/a.toml", "[base]\nextends = \"a.toml\"\n", nil,
 			"x/a.toml: base.extends: extends cycle: x/a.toml -> x/a.toml"},
 		{"too deep", "d0.toml", deep["d0.toml"], deep,
-			"d16.toml: base.extends: extends chain is deeper than 16 files"},
+			"d15.toml: base.extends: extends chain is longer than 16 files"},
 		{"missing parent", "a.toml", "[base]\nextends = \"nope.toml\"\n", nil,
 			`a.toml: base.extends: cannot read "nope.toml": no file nope.toml`},
 		{"syntax error in parent names the parent", "a.toml", "[base]\nextends = \"p.toml\"\n",
@@ -224,5 +224,29 @@ func TestParse_SemanticErrorsAfterExtendsNameTheFileRun(t *testing.T) {
 	_, err := Parse("c.toml", []byte(child), testRegistry(), files(map[string]string{"p.toml": parentSrc}))
 	if err == nil || !strings.Contains(err.Error(), "c.toml: default_link.bandwidth_bps: must be greater than 0, got 0") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// TestParse_ExtendsDepthLimitIsTheDocumentedOne_Issue9: "at most 16 files
+// deep" counts every file of the chain, the one run included: a chain of
+// MaxExtendsDepth files loads, one more is refused.
+func TestParse_ExtendsDepthLimitIsTheDocumentedOne_Issue9(t *testing.T) {
+	chain := func(n int) map[string]string {
+		m := map[string]string{}
+		for i := range n - 1 {
+			m[fmt.Sprintf("d%d.toml", i)] = fmt.Sprintf("[base]\nextends = \"d%d.toml\"\n", i+1)
+		}
+		m[fmt.Sprintf("d%d.toml", n-1)] = parentSrc
+		return m
+	}
+	at := chain(MaxExtendsDepth)
+	if _, err := Parse("d0.toml", []byte(at["d0.toml"]), testRegistry(), files(at)); err != nil {
+		t.Errorf("a chain of %d files: %v", MaxExtendsDepth, err)
+	}
+	over := chain(MaxExtendsDepth + 1)
+	_, err := Parse("d0.toml", []byte(over["d0.toml"]), testRegistry(), files(over))
+	want := fmt.Sprintf("d%d.toml: base.extends: extends chain is longer than %d files", MaxExtendsDepth-1, MaxExtendsDepth)
+	if err == nil || err.Error() != want {
+		t.Errorf("a chain of %d files: err = %v\nwant %s", MaxExtendsDepth+1, err, want)
 	}
 }

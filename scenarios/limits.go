@@ -43,14 +43,15 @@ const (
 	// MaxLinkExpansion bounds the total number of edges all [[links]]
 	// entries name once "*" is expanded, so resolving them stays fast.
 	MaxLinkExpansion = 1 << 22
-	// MaxExtendsDepth bounds a chain of [base] extends.
+	// MaxExtendsDepth bounds a chain of [base] extends: the number of
+	// files in it, the one run included.
 	MaxExtendsDepth = 16
 	// MaxFileBytes bounds the size of one scenario file.
 	MaxFileBytes = 4 << 20
 	// MaxSeed is the largest seed a scenario file can hold (TOML integers
 	// are int64); a Seed above it cannot be written back by TOML.
 	MaxSeed = math.MaxInt64
-	// MaxNameBytes bounds the scenario's and each assertion's name.
+	// MaxNameBytes bounds each assertion's name.
 	MaxNameBytes = 256
 	// MinSendBufferBytes is the smallest send_buffer_bytes: one largest
 	// UDP datagram (65 507 bytes, the most the echo and swim codecs ever
@@ -61,6 +62,10 @@ const (
 	// far above any real socket's): it is what keeps the backlog, and
 	// every arrival time, below 2^60 ns.
 	MaxSendBufferBytes = 1 << 30
+	// MaxScenarioNameBytes bounds the scenario's name, which names the
+	// bundle directory bundles/<name>-<seed> (at most 64+1+19 bytes, well
+	// under any filesystem's 255) and shrink's <name>-shrunk.toml.
+	MaxScenarioNameBytes = 64
 )
 
 // DefaultSendBufferBytes is send_buffer_bytes when [default_link] omits

@@ -1,16 +1,19 @@
 package scenarios
 
 import (
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/internal/safefile"
 )
 
 // This file holds the package's only reads of the host filesystem. They
 // fetch the run's input; nothing decided during a run depends on them.
+// Every read goes through safefile, so a FIFO, socket, device or
+// directory named as a scenario or an extends target is refused before a
+// byte is read (never a read that waits for a writer).
 
 // Load parses the scenario file at path and the files it extends.
 func Load(path string, reg *hosts.Registry) (*Scenario, error) {
@@ -21,11 +24,26 @@ func Load(path string, reg *hosts.Registry) (*Scenario, error) {
 	return Parse(path, data, reg, readOSFile)
 }
 
+// Bundle files Resolve looks for in a directory (bundle/ writes them).
+const (
+	bundleManifest = "manifest.json"
+	bundleScenario = "scenario.toml"
+)
+
 // Resolve loads arg as a file path if such a file exists, else as the name
-// of an embedded scenario (DESIGN §4 "Bundle and CLI").
+// of an embedded scenario (DESIGN §4 "Bundle and CLI"). An existing
+// directory is never a library name: a bundle directory (it holds
+// manifest.json) loads the bundle's merged scenario.toml, which carries
+// the seed the bundle was run with; any other directory is an error.
 func Resolve(arg string, reg *hosts.Registry) (*Scenario, error) {
-	if info, err := os.Stat(arg); err == nil && !info.IsDir() {
-		return Load(arg, reg)
+	if info, err := os.Stat(arg); err == nil {
+		if !info.IsDir() {
+			return Load(arg, reg)
+		}
+		if m, err := os.Stat(filepath.Join(arg, bundleManifest)); err != nil || !m.Mode().IsRegular() {
+			return nil, Errors{{File: arg, Msg: "is a directory, not a scenario file (nor a bundle: no " + bundleManifest + ")"}}
+		}
+		return Load(filepath.Join(arg, bundleScenario), reg)
 	}
 	if inLibrary(arg) {
 		return LoadLibrary(arg, reg)
@@ -34,14 +52,14 @@ func Resolve(arg string, reg *hosts.Registry) (*Scenario, error) {
 		strings.Join(LibraryNames(), ", ") + ")"}}
 }
 
-// readOSFile reads a slash-separated path from the host filesystem. It
-// stops one byte past the largest scenario allowed, so a huge file is a
-// quick "too large" from Parse rather than a long read.
+// readOSFile reads a slash-separated path from the host filesystem. A
+// file larger than the largest scenario allowed is refused from its size,
+// not read. Errors say "it" for the file: the caller names it.
 func readOSFile(path string) ([]byte, error) {
-	f, err := os.Open(filepath.FromSlash(path))
+	f, err := safefile.Open(filepath.FromSlash(path))
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	return safefile.Read(f, "it", MaxFileBytes)
 }

@@ -118,3 +118,76 @@ func clone(v any) any {
 	}
 	return v
 }
+
+// chainLimits are the bounds on keyed lists that extends merge. They are
+// checked while the chain is read, child first, so a chain whose files
+// each stay under a bound but together pass it is refused at the file
+// where that becomes certain: the rest of the chain is never read, and
+// nothing is merged or validated (issue 9). Validation checks the
+// merged list exactly afterwards.
+var chainLimits = [...]struct {
+	key  string
+	max  int
+	what string
+}{
+	{"peers", MaxPeers, "peers"},
+	// Every valid [[links]] entry names at least one edge, so more entries
+	// than MaxLinkExpansion always pass that bound.
+	{"links", MaxLinkExpansion, "[[links]] entries"},
+}
+
+// listCount is a lower bound on the length of one merged list, over the
+// files of a chain read so far. A merged list is at least as long as any
+// one file's list (a child's entries merge at most once each into the
+// parent's), and holds at least one entry per distinct key plus every
+// entry without a key (those are only ever appended).
+type listCount struct {
+	keys    map[string]bool
+	unkeyed int
+	longest int // the longest single file's list
+}
+
+func (lc *listCount) add(list []any, key func(map[string]any) (string, bool)) int {
+	if lc.keys == nil {
+		lc.keys = map[string]bool{}
+	}
+	lc.longest = max(lc.longest, len(list))
+	for _, e := range list {
+		t, ok := e.(map[string]any)
+		if !ok {
+			lc.unkeyed++
+			continue
+		}
+		if k, ok := key(t); ok {
+			lc.keys[k] = true
+		} else {
+			lc.unkeyed++
+		}
+	}
+	return max(lc.longest, len(lc.keys)+lc.unkeyed)
+}
+
+// withinLimits counts the lists of the file name (decoded as tree) into
+// the chain's counts and reports, against the file run, any chainLimits
+// bound that the merged scenario is now certain to pass.
+func (p *parser) withinLimits(name string, tree map[string]any) bool {
+	ok := true
+	for i, l := range chainLimits {
+		list, isList := tree[l.key].([]any)
+		if !isList {
+			continue // not a list: validation says so
+		}
+		n := p.counts[i].add(list, listKeys[l.key])
+		if n <= l.max {
+			continue
+		}
+		r := report{file: p.top, errs: p.errs}
+		if name == p.top {
+			r.add(l.key, "%d %s declared; at most %d are supported", n, l.what, l.max)
+		} else {
+			r.add(l.key, "at least %d %s once extends are merged (counted as far as %s); at most %d are supported", n, l.what, name, l.max)
+		}
+		ok = false
+	}
+	return ok
+}

@@ -1,7 +1,9 @@
 package scenarios
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/detsim/detsim/network"
@@ -31,15 +33,86 @@ func mutationKindNames() string {
 func (c *checker) mutations(top fields) {
 	entries, _, _ := top.tableArray("mutations")
 	var out []network.Mutation
+	var at []int // the declared index of each entry of out
 	for i, e := range entries {
 		f := fields{r: c.r, prefix: fmt.Sprintf("mutations[%d].", i), tbl: e}
 		before := len(*c.r.errs)
 		m := c.mutation(f)
 		if len(*c.r.errs) == before {
 			out = append(out, m)
+			at = append(at, i)
 		}
 	}
+	c.lives(out, at)
 	c.s.Mutations = out
+}
+
+// lives rejects a PeerKill of a peer that is not running and a
+// PeerResurrect of one that is (issue 9 §3): the engine would make the
+// first a silent no-op and the second a hidden restart. It walks the
+// mutations in the order the engine applies them — by at_ns, then
+// declared order, as the (time, seq) queue pops entries enqueued in
+// declared order — from each peer's initial_state (the kind's DownState
+// is not running). Halt is a host's own decision and does not count: a
+// halted host is still running. muts are valid mutations, decl their
+// declared indices.
+func (c *checker) lives(muts []network.Mutation, decl []int) {
+	type life struct {
+		running bool
+		by      int // declared index of the mutation that set running; -1 for initial_state
+		byAt    int64
+	}
+	peers := make(map[string]*life, len(c.s.Peers))
+	for _, p := range c.s.Peers {
+		kind, ok := c.reg.Lookup(p.Kind)
+		if !ok {
+			continue
+		}
+		peers[p.ID] = &life{running: kind.DownState == "" || p.InitialState != kind.DownState, by: -1}
+	}
+	order := make([]int, len(muts))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(muts[a].At, muts[b].At) })
+	for _, i := range order {
+		m := &muts[i]
+		if m.Kind != network.PeerKill && m.Kind != network.PeerResurrect {
+			continue
+		}
+		l := peers[m.Peer]
+		if l == nil {
+			continue
+		}
+		why := func() string {
+			if l.by < 0 {
+				if l.running {
+					return "since the start"
+				}
+				return fmt.Sprintf("initial_state %q", c.peerState(m.Peer))
+			}
+			verb := "resurrected"
+			if !l.running {
+				verb = "killed"
+			}
+			return fmt.Sprintf("%s by mutations[%d] at %d ns", verb, l.by, l.byAt)
+		}
+		field := fmt.Sprintf("mutations[%d].peer", decl[i])
+		switch {
+		case m.Kind == network.PeerKill && !l.running:
+			c.r.add(field, "PeerKill of %q at %d ns, which is not running then (%s)", m.Peer, m.At, why())
+		case m.Kind == network.PeerResurrect && l.running:
+			c.r.add(field, "PeerResurrect of %q at %d ns, which is already running (%s)", m.Peer, m.At, why())
+		default:
+			l.running, l.by, l.byAt = m.Kind == network.PeerResurrect, decl[i], m.At
+		}
+	}
+}
+
+// peerState is the initial_state of the declared peer id.
+func (c *checker) peerState(id string) string {
+	i, _ := slices.BinarySearchFunc(c.s.Peers, id, func(p Peer, id string) int { return strings.Compare(p.ID, id) })
+	return c.s.Peers[i].InitialState
 }
 
 func (c *checker) mutation(f fields) network.Mutation {

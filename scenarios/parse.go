@@ -24,8 +24,8 @@ import (
 // reads anything but through readFile.
 func Parse(file string, data []byte, reg *hosts.Registry, readFile func(path string) ([]byte, error)) (*Scenario, error) {
 	var errs Errors
-	p := &parser{errs: &errs, readFile: readFile}
 	top := filepath.ToSlash(file)
+	p := &parser{errs: &errs, readFile: readFile, top: top}
 	tree := p.load(top, data, nil)
 	expect := parseExpect(report{file: top, errs: &errs}, data)
 	if tree == nil {
@@ -46,6 +46,8 @@ func Parse(file string, data []byte, reg *hosts.Registry, readFile func(path str
 type parser struct {
 	errs     *Errors
 	readFile func(string) ([]byte, error)
+	top      string                      // the file run, which merged-scenario errors name
+	counts   [len(chainLimits)]listCount // per chainLimits entry, over the files read so far
 }
 
 // load decodes the file at name (slash-separated) and everything it
@@ -69,6 +71,9 @@ func (p *parser) load(name string, data []byte, chain []string) map[string]any {
 	}
 	tree := normalize(raw).(map[string]any)
 	nameAssertions(tree)
+	if !p.withinLimits(name, tree) {
+		return nil
+	}
 
 	base, present := tree["base"]
 	delete(tree, "base")
@@ -98,8 +103,10 @@ func (p *parser) load(name string, data []byte, chain []string) map[string]any {
 		r.add("base.extends", "extends cycle: %s -> %s", strings.Join(chain, " -> "), target)
 		return nil
 	}
-	if len(chain) > MaxExtendsDepth {
-		r.add("base.extends", "extends chain is deeper than %d files", MaxExtendsDepth)
+	// chain now holds this file and every file that extends it; target
+	// would be one more. MaxExtendsDepth counts every file of the chain.
+	if len(chain)+1 > MaxExtendsDepth {
+		r.add("base.extends", "extends chain is longer than %d files", MaxExtendsDepth)
 		return nil
 	}
 	if p.readFile == nil {

@@ -158,6 +158,10 @@ peer = "b"
 at_ns = 10_000
 kind = "PeerResurrect"
 peer = "b"
+[[mutations]]
+at_ns = 7
+kind = "PeerKill"
+peer = "a"
 `)
 	ab, ba, ca, ac := network.Edge{From: "a", To: "b"}, network.Edge{From: "b", To: "a"}, network.Edge{From: "c", To: "a"}, network.Edge{From: "a", To: "c"}
 	want := []network.Mutation{
@@ -169,6 +173,7 @@ peer = "b"
 		{Kind: network.RelayBuffer, At: 5, Links: []network.Edge{ac}, FloorNs: 0, DurationNs: 6},
 		{Kind: network.PeerKill, At: 6, Peer: "b"},
 		{Kind: network.PeerResurrect, At: 10_000, Peer: "b"},
+		{Kind: network.PeerKill, At: 7, Peer: "a"},
 	}
 	if !reflect.DeepEqual(s.Mutations, want) {
 		t.Errorf("mutations\n%+v\nwant\n%+v", s.Mutations, want)

@@ -28,6 +28,7 @@ func (c *checker) peers(top fields) {
 		}
 		return
 	}
+	c.peersRead = true
 
 	labels := make([]string, len(entries))
 	firstAt := map[string]int{}

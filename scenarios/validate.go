@@ -26,7 +26,12 @@ type checker struct {
 	duration int64           // 0 when duration_ns is missing or invalid: end-of-run checks are skipped
 	ids      []string        // declared peer ids with a valid, unique id, sorted
 	declared map[string]bool // the same ids as a set
-	edgesOK  bool            // s.Links is exactly the scenario's link graph
+	// peersRead is false when [[peers]] as a whole could not be read
+	// (missing, not a list, empty, over the limit): then no id is
+	// declared, and a reference to a peer is not reported as undeclared,
+	// which would bury the one real error under a line per reference.
+	peersRead bool
+	edgesOK   bool // s.Links is exactly the scenario's link graph
 }
 
 // validate checks the merged tree against the schema (spec §8) and
@@ -41,7 +46,7 @@ func validate(r report, tree map[string]any, reg *hosts.Registry) *Scenario {
 	top.checkKeys(topKeys...)
 
 	if name, ok := top.str("name", true); ok {
-		c.checkName(top, "name", name)
+		checkScenarioName(top, name)
 		c.s.Name = name
 	}
 	if seed, ok := top.integer("seed", 0, MaxSeed, false); ok {
@@ -86,6 +91,32 @@ func (c *checker) checkName(f fields, key, name string) {
 	}
 }
 
+// checkScenarioName requires [A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}: the name
+// becomes a path element (bundles/<name>-<seed>, <name>-shrunk.toml), so
+// it must be one visible element that cannot climb out of the output
+// directory ("." and ".." start with a dot; no separator of any OS) and
+// keeps the default path short. It is validated, never rewritten: the
+// merged scenario.toml must carry the name the user wrote.
+func checkScenarioName(f fields, name string) {
+	switch {
+	case name == "":
+		f.add("name", "must not be empty")
+		return
+	case len(name) > MaxScenarioNameBytes:
+		f.add("name", "is %d bytes; a scenario name is at most %d (it names the bundle directory bundles/<name>-<seed>)", len(name), MaxScenarioNameBytes)
+		return
+	case name[0] == '.':
+		f.add("name", "%q must not start with '.' (no \".\", \"..\" or hidden names)", name)
+		return
+	}
+	for _, ch := range name {
+		if ch >= 0x80 || !validIDByte(byte(ch)) && ch != '.' {
+			f.add("name", "%q: %q is not allowed (a scenario name is 1 to %d of A-Z a-z 0-9 _ - . and names the bundle directory)", name, ch, MaxScenarioNameBytes)
+			return
+		}
+	}
+}
+
 // atTime reads key as a point in virtual time within the run.
 func (c *checker) atTime(f fields, key string, required bool) (int64, bool) {
 	v, ok := f.integer(key, 0, MaxTimeNs, required)
@@ -103,13 +134,16 @@ func validID(id string) bool {
 		return false
 	}
 	for _, ch := range []byte(id) {
-		switch {
-		case 'a' <= ch && ch <= 'z', 'A' <= ch && ch <= 'Z', '0' <= ch && ch <= '9', ch == '_', ch == '-':
-		default:
+		if !validIDByte(ch) {
 			return false
 		}
 	}
 	return true
+}
+
+// validIDByte reports whether ch is one of A-Z a-z 0-9 _ -.
+func validIDByte(ch byte) bool {
+	return 'a' <= ch && ch <= 'z' || 'A' <= ch && ch <= 'Z' || '0' <= ch && ch <= '9' || ch == '_' || ch == '-'
 }
 
 // peerRef reads key as the id of a declared peer.
@@ -119,7 +153,9 @@ func (c *checker) peerRef(f fields, key string) (string, bool) {
 		return "", false
 	}
 	if !c.declared[id] {
-		f.add(key, "undeclared peer %q", id)
+		if c.peersRead {
+			f.add(key, "undeclared peer %q", id)
+		}
 		return "", false
 	}
 	return id, true
@@ -153,7 +189,9 @@ func (c *checker) peerList(f fields, key string, required bool) ([]string, bool)
 			f.add(key, "element %d must be a peer id string, got %s", i, describe(e))
 			ok = false
 		case !c.declared[id]:
-			f.add(key, "undeclared peer %q", id)
+			if c.peersRead {
+				f.add(key, "undeclared peer %q", id)
+			}
 			ok = false
 		case seen[id]:
 			f.add(key, "peer %q is listed twice", id)

@@ -112,7 +112,7 @@ func TestParse_RejectsInvalid_8_2(t *testing.T) {
 		{"zero tick period", with("period_ns = 100", "period_ns = 0"),
 			[]string{"t.toml: default_tick.period_ns: must be greater than 0, got 0"}},
 		{"name with a control character", with(`name = "t"`, `name = "a\u0007b"`),
-			[]string{"t.toml: name: must not contain control characters"}},
+			[]string{`t.toml: name: "a\ab": '\a' is not allowed (a scenario name is 1 to 64 of A-Z a-z 0-9 _ - . and names the bundle directory)`}},
 		{"duplicate peer ids", with(`id = "b"`, `id = "a"`),
 			[]string{`t.toml: peers[#1].id: duplicate peer id "a" (first declared as peers[#0])`}},
 		{"peer id with a space", with(`id = "b"`, `id = "b c"`),

@@ -140,3 +140,55 @@ func TestShrink_RefusesWhatIsNotFailing(t *testing.T) {
 		t.Errorf("passing scenario: %v", err)
 	}
 }
+
+// TestShrink_ACandidateTheLoaderRejectsIsNotKept_Issue9: removing the
+// kill of a kill/resurrect pair leaves a PeerResurrect of a running peer,
+// which validation rejects. The shrinker treats that candidate as not
+// kept, without a run and without an error, and keeps shrinking.
+func TestShrink_ACandidateTheLoaderRejectsIsNotKept_Issue9(t *testing.T) {
+	src := `name = "pair"
+seed = 1
+duration_ns = 1_000_000_000
+[default_tick]
+period_ns = 100_000_000
+[default_link]
+bandwidth_bps = 1_000_000
+[[peers]]
+id = "a"
+kind = "echo"
+[[peers]]
+id = "b"
+kind = "echo"
+[[mutations]]
+at_ns = 100_000_000
+kind = "PeerKill"
+peer = "a"
+[[mutations]]
+at_ns = 200_000_000
+kind = "PeerResurrect"
+peer = "a"
+[[assertions]]
+name = "at_most_one_mutation"
+kind = "event_count"
+event_type = "mutation"
+max = 1
+`
+	reg := builtin.Registry()
+	sc, err := scenarios.Parse("pair.toml", []byte(src), reg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var steps []Step
+	res, err := Shrink(context.Background(), sc, reg, Options{Progress: func(s Step) { steps = append(steps, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Scenario.Mutations) != 2 {
+		t.Errorf("mutations %+v, want the pair: the failure needs both", res.Scenario.Mutations)
+	}
+	for _, s := range steps {
+		if s.Pass == "mutations" && strings.Contains(s.Change, "PeerKill") && !strings.Contains(s.Change, "PeerResurrect") {
+			t.Errorf("the candidate without the kill was run: %+v", s)
+		}
+	}
+}

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/internal/safefile"
 	"github.com/detsim/detsim/scenarios"
 )
 
@@ -70,7 +70,9 @@ func DirItems(dir string, reg *hosts.Registry) ([]Item, error) {
 			continue
 		}
 		it := Item{Name: p, Scenario: sc}
-		if data, err := os.ReadFile(p); err == nil {
+		// Read again for the pin header through safefile, as the loader
+		// did: the entry may have been replaced by a FIFO since.
+		if data, err := safefile.ReadFile(p, scenarios.MaxFileBytes); err == nil {
 			if h, ok := ReadPinHeader(data); ok {
 				it.Pin, it.PinPath = &h, p
 			}
