@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 
 	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/bundle/verdict"
@@ -24,6 +25,34 @@ type Config struct {
 	Out string
 	// Version is the simulator's commit, recorded in the manifest.
 	Version string
+	// MaxRecords and MaxBytes cap what the run writes: the run stops at
+	// the end of the step that reaches either, and its bundle, whole and
+	// consistent up to there, is marked truncated (Result.Truncated, the
+	// manifest's "truncated"). Zero means the default cap; a negative
+	// value means no cap.
+	MaxRecords, MaxBytes int64
+}
+
+// The default caps on one run's output. A 1000-peer SWIM mesh writes
+// about 30 000 records (5.5 MB) per virtual second, so the caps stop such
+// a run after about eleven virtual minutes, and a three-peer reproduction
+// never comes near them; what they prevent is an accepted scenario that
+// quietly fills the disk.
+const (
+	DefaultMaxRecords = 20_000_000
+	DefaultMaxBytes   = 4 << 30
+)
+
+// caps resolves a Config cap: zero is the default, negative is none
+// (the engine's zero).
+func caps(v, def int64) int64 {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return 0
+	}
+	return v
 }
 
 // Result is what a finished run reports.
@@ -32,6 +61,9 @@ type Result struct {
 	Out      string
 	EndNs    int64 // virtual time the run ended at
 	Early    bool  // ended by early termination (§4.8)
+	// Truncated says why the run stopped at a cap before its end, or is
+	// empty (Config.MaxRecords, MaxBytes).
+	Truncated string
 	Steps    int64
 	Records  int64
 	Digest   string // the engine's running digest of every record
@@ -90,7 +122,8 @@ func Run(sc *scenarios.Scenario, reg *hosts.Registry, cfg Config) (*Result, erro
 		}
 		mon = Monitor(ev)
 	}
-	e, err := engine.New(sc, reg, engine.Options{Writer: w, Monitor: mon})
+	maxRecords, maxBytes := caps(cfg.MaxRecords, DefaultMaxRecords), caps(cfg.MaxBytes, DefaultMaxBytes)
+	e, err := engine.New(sc, reg, engine.Options{Writer: w, Monitor: mon, MaxRecords: maxRecords, MaxBytes: maxBytes})
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +139,16 @@ func Run(sc *scenarios.Scenario, reg *hosts.Registry, cfg Config) (*Result, erro
 	// after this point refers to the engine, so the collector may reuse
 	// its memory during the evaluation.
 	end, digest, early, steps, records := e.Now(), e.Digest(), e.EarlyTerminated(), e.Index(), e.Records()
-	vs, err := verdict.EvaluateBundle(w.Dir(), sc.Assertions, end)
+	truncated := ""
+	if e.Truncated() {
+		truncated = fmt.Sprintf("the run stopped at virtual time %d ns, before its duration_ns %d, having written %d records (%d bytes): the cap is %s",
+			end, sc.DurationNs, e.Records()+e.Snapshots(), e.Bytes(), capText(maxRecords, maxBytes))
+	}
+	evaluate := verdict.EvaluateBundle
+	if truncated != "" {
+		evaluate = verdict.EvaluateCutBundle
+	}
+	vs, err := evaluate(w.Dir(), sc.Assertions, end)
 	if err != nil {
 		return nil, fmt.Errorf("evaluating assertions: %w", err)
 	}
@@ -116,6 +158,7 @@ func Run(sc *scenarios.Scenario, reg *hosts.Registry, cfg Config) (*Result, erro
 		ScenarioSHA256:   fmt.Sprintf("%x", sc.SourceSHA256),
 		Seed:             sc.Seed,
 		DurationNs:       end,
+		Truncated:        truncated,
 		HostArch:         runtime.GOARCH,
 		Digest:           digest,
 	}
@@ -128,10 +171,22 @@ func Run(sc *scenarios.Scenario, reg *hosts.Registry, cfg Config) (*Result, erro
 		return nil, err
 	}
 	return &Result{
-		Scenario: sc, Out: cfg.Out, EndNs: end, Early: early,
+		Scenario: sc, Out: cfg.Out, EndNs: end, Early: early, Truncated: truncated,
 		Steps: steps, Records: records, Digest: digest,
 		Parity: bundle.ParityChecksum(final), Verdicts: vs,
 	}, nil
+}
+
+// capText names the caps in force and the flags that raise them.
+func capText(maxRecords, maxBytes int64) string {
+	var parts []string
+	if maxRecords > 0 {
+		parts = append(parts, fmt.Sprintf("%d records (--max-records)", maxRecords))
+	}
+	if maxBytes > 0 {
+		parts = append(parts, fmt.Sprintf("%d bytes (--max-bytes)", maxBytes))
+	}
+	return strings.Join(parts, " or ")
 }
 
 // writeErr wraps err with what was being done, as an *OutError when the

@@ -31,7 +31,7 @@ const ReceiveTimeSubstitution = "receive timestamps are virtual-clock arrival ti
 // the order of the fields below and files sorted by path.
 //
 // The caller fills SimulatorVersion, ScenarioPath, ScenarioSHA256, Seed,
-// DurationNs, HostArch, Digest and any extra Substitutions; Writer.Finish
+// DurationNs, Truncated, HostArch, Digest and any extra Substitutions; Writer.Finish
 // fills the rest (Format, TimeUnit, Clock, Records, EventsSHA256, Files)
 // and puts ReceiveTimeSubstitution first in Substitutions, replacing
 // whatever the caller left in those fields.
@@ -49,6 +49,11 @@ type Manifest struct {
 	Seed           uint64 `json:"seed"`
 	// DurationNs is the run's virtual duration.
 	DurationNs int64 `json:"duration_ns"`
+	// Truncated, when set, says why the run stopped before its scenario's
+	// end: a cap on the records or bytes a run may write was reached
+	// (one sentence, naming the cap and the flag that raises it). The
+	// bundle is whole and consistent up to DurationNs.
+	Truncated string `json:"truncated,omitempty"`
 	// TimeUnit ("ns") and Clock ("virtual") tell post-processors that every
 	// time in the bundle is integer nanoseconds of virtual time.
 	TimeUnit string `json:"time_unit"`

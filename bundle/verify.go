@@ -263,21 +263,23 @@ func (v *verifier) scenario() {
 		v.add(ManifestFile, "seed %d differs from scenario.toml's seed %d", m.Seed, sc.Seed)
 	}
 	// The run ends at duration_ns, where Terminate pops, unless early
-	// termination stops it sooner (batch.Run records the end).
+	// termination or an output cap (the manifest says "truncated") stops
+	// it sooner; batch.Run records the end.
 	end := sc.DurationNs
+	early := sc.EarlyTerminate || m.Truncated != ""
 	switch {
-	case !sc.EarlyTerminate && m.DurationNs != sc.DurationNs:
-		v.add(ManifestFile, "duration_ns %d differs from scenario.toml's duration_ns %d (the scenario does not terminate early)", m.DurationNs, sc.DurationNs)
-	case sc.EarlyTerminate && m.DurationNs > sc.DurationNs:
+	case !early && m.DurationNs != sc.DurationNs:
+		v.add(ManifestFile, "duration_ns %d differs from scenario.toml's duration_ns %d (the scenario does not terminate early and the run is not truncated)", m.DurationNs, sc.DurationNs)
+	case early && m.DurationNs > sc.DurationNs:
 		v.add(ManifestFile, "duration_ns %d is after scenario.toml's duration_ns %d", m.DurationNs, sc.DurationNs)
-	case sc.EarlyTerminate && m.DurationNs < 0:
+	case early && m.DurationNs < 0:
 		v.add(ManifestFile, "duration_ns %d is negative", m.DurationNs)
-	case sc.EarlyTerminate:
+	case early:
 		end = m.DurationNs
 	}
 
 	plan := planSnapshots(sc)
-	refs, placed := v.checkSnapshots(plan, end, sc.EarlyTerminate)
+	refs, placed := v.checkSnapshots(plan, end, early)
 	if !placed || !v.intact[EventsFile] {
 		return
 	}

@@ -51,6 +51,12 @@ type Options struct {
 	// so line n always has the same bytes, and a viewer may cache lines by
 	// number across Restore.
 	Tap func(line int64, at int64, b []byte)
+	// MaxRecords and MaxBytes, when positive, cap the run's output: the
+	// run ends (Truncated) at the end of the step whose records bring the
+	// event and snapshot records emitted to MaxRecords, or their bytes
+	// (events.ndjson lines plus snapshot files) to MaxBytes. A step is
+	// never cut in half, so a run may pass a cap by what one step emits.
+	MaxRecords, MaxBytes int64
 }
 
 // RecordWriter is the part of the bundle writer the engine uses.
@@ -137,8 +143,10 @@ type state struct {
 	snapHash hash.Hash // SHA-256 of the snapshot records so far
 	records  int64     // event records emitted = lines of events.ndjson
 	snaps    int64     // snapshot records emitted
+	bytes    int64     // bytes of every record emitted: lines and snapshot data
 	done     bool
 	early    bool // ended by early termination
+	capped   bool // ended by Options.MaxRecords or MaxBytes
 	monitor  Monitor
 	lastKind entryKind
 	lastHost int32
@@ -279,6 +287,25 @@ func (e *Engine) Index() int64 { return e.st.steps }
 // Records is the number of event records emitted so far.
 func (e *Engine) Records() int64 { return e.st.records }
 
+// Truncated reports whether the run ended at Options.MaxRecords or
+// MaxBytes, before its scenario's end.
+func (e *Engine) Truncated() bool { return e.st.capped }
+
+// Snapshots is the number of snapshot records (files) emitted so far.
+func (e *Engine) Snapshots() int64 { return e.st.snaps }
+
+// Bytes is the number of bytes of every record emitted so far: event
+// lines and snapshot data, what the bundle's events.ndjson and snapshot
+// files hold.
+func (e *Engine) Bytes() int64 { return e.st.bytes }
+
+// overCap reports whether the output has reached a cap of Options.
+func (e *Engine) overCap() bool {
+	o := &e.opts
+	return o.MaxRecords > 0 && e.st.records+e.st.snaps >= o.MaxRecords ||
+		o.MaxBytes > 0 && e.st.bytes >= o.MaxBytes
+}
+
 // EarlyTerminated reports whether the run ended because every assertion
 // resolved (§4.8) rather than at duration_ns.
 func (e *Engine) EarlyTerminated() bool { return e.st.early }
@@ -335,6 +362,9 @@ func (e *Engine) Step() StepInfo {
 		e.st.lastKind, e.st.lastHost = en.kind, en.host
 		if !e.st.done && e.sc.EarlyTerminate && e.st.monitor != nil && e.st.monitor.Resolved() {
 			e.st.done, e.st.early = true, true
+		}
+		if !e.st.done && e.overCap() {
+			e.st.done, e.st.capped = true, true
 		}
 		if e.err != nil {
 			e.st.done = true

@@ -25,6 +25,7 @@ func (e *Engine) emit(hi int32, kindTag string, ev hosts.Event) {
 	start := len(e.pending)
 	e.pending = bundle.AppendEventLineWith(e.pending, e.st.now, e.envelope(hi, kindTag), ev)
 	line := e.pending[start:]
+	e.st.bytes += int64(len(line))
 	if e.opts.Writer != nil && e.err == nil {
 		e.err = e.opts.Writer.WriteEventLine(line)
 	}
@@ -83,6 +84,7 @@ func eventPayload(line []byte) []byte {
 // snapshot records one host's snapshot for snapshot request seq.
 func (e *Engine) snapshot(hostID string, seq int, data []byte) {
 	e.st.snaps++
+	e.st.bytes += int64(len(data))
 	if e.opts.Sink != nil {
 		e.opts.Sink.Snapshot(e.st.now, hostID, seq, data)
 		return

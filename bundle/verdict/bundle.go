@@ -31,6 +31,19 @@ var errAllResolved = errors.New("all assertions resolved")
 // a type some unresolved assertion decodes is an error naming its line;
 // the payload of a type none decodes is not looked at (bundle.ScanEvents).
 func EvaluateBundle(dir string, assertions []scenarios.Assertion, endNs int64) ([]Verdict, error) {
+	return evaluateBundle(dir, assertions, endNs, false)
+}
+
+// EvaluateCutBundle is EvaluateBundle for a run an output cap stopped at
+// endNs, before its scenario's end (batch.Config.MaxRecords): a verdict
+// the records so far decided stands, Fail or Pass, but one that would
+// only Pass because the run ended is Inconclusive — the part of the run
+// that never happened could still have broken it.
+func EvaluateCutBundle(dir string, assertions []scenarios.Assertion, endNs int64) ([]Verdict, error) {
+	return evaluateBundle(dir, assertions, endNs, true)
+}
+
+func evaluateBundle(dir string, assertions []scenarios.Assertion, endNs int64, cut bool) ([]Verdict, error) {
 	e, err := New(assertions)
 	if err != nil {
 		return nil, err
@@ -59,5 +72,5 @@ func EvaluateBundle(dir string, assertions []scenarios.Assertion, endNs int64) (
 	if err != nil && !errors.Is(err, errAllResolved) {
 		return nil, err
 	}
-	return e.finish(endNs), nil
+	return e.finish(endNs, cut), nil
 }

@@ -316,18 +316,25 @@ func (e *Evaluator) FirstFailure() (name string, line int, ok bool) {
 // the last record), in declaration order. It leaves e unchanged, so
 // streaming may continue.
 func (e *Evaluator) Finish(endNs int64) []Verdict {
-	return e.Clone().finish(endNs)
+	return e.Clone().finish(endNs, false)
 }
 
 // finish is Finish for an evaluator nobody feeds again: it concludes e
 // itself instead of a copy, which for a thousand peers' views saves
-// copying tens of megabytes.
-func (e *Evaluator) finish(endNs int64) []Verdict {
+// copying tens of megabytes. cut says the run was stopped short of its
+// end by an output cap: a Pass that only the end of the records decided
+// is then Inconclusive (EvaluateCutBundle).
+func (e *Evaluator) finish(endNs int64, cut bool) []Verdict {
 	if e.unresolved > 0 {
 		e.hold(e.now, max(endNs, e.now))
 		for _, c := range e.checkers {
-			if !c.result().resolved {
-				c.finish(&e.world, max(endNs, e.now))
+			if c.result().resolved {
+				continue
+			}
+			c.finish(&e.world, max(endNs, e.now))
+			if r := c.result(); cut && r.outcome == Pass {
+				r.outcome = Inconclusive
+				r.reason = fmt.Sprintf("the run was cut short at %s by an output cap, so the rest of it is unjudged; up to there: %s", fmtNs(max(endNs, e.now)), r.reason)
 			}
 		}
 	}

@@ -37,6 +37,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&breakOn, "break-on", "with --batch: stop at fail|type=T|host=H|time=T|step=N and print the panes (repeatable)")
 	until := fs.String("until", "", "with --batch: stop at this virtual time (12.5s) or step (step=N) and print the panes")
 	width := fs.Int("width", 160, "with --break-on/--until: width of the printed panes")
+	maxRecords := fs.Int64("max-records", batch.DefaultMaxRecords, "with --batch: stop the run, its bundle marked truncated, once it has written this many records (0: no cap)")
+	maxBytes := fs.Int64("max-bytes", batch.DefaultMaxBytes, "with --batch: stop the run, its bundle marked truncated, once its records take this many bytes (0: no cap)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return usageErr(stderr, "%v", err)
@@ -110,9 +112,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
+	if *maxRecords < 0 || *maxBytes < 0 {
+		return usageErr(stderr, "--max-records and --max-bytes take a count, or 0 for no cap")
+	}
 	defer removeScratchOnSignal(stderr)()
 	start := time.Now()
-	res, err := batch.Run(sc, reg, batch.Config{Out: dir, Version: version()})
+	res, err := batch.Run(sc, reg, batch.Config{Out: dir, Version: version(),
+		MaxRecords: noCapIsNegative(*maxRecords), MaxBytes: noCapIsNegative(*maxBytes)})
 	wall := time.Since(start)
 	if err != nil {
 		var oe *batch.OutError
@@ -124,10 +130,21 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		return exitInternal
 	}
 	printResult(stdout, res, arg, wall)
+	if res.Truncated != "" {
+		fmt.Fprintf(stderr, "detsim: TRUNCATED: %s; verdicts cover the run up to there\n", res.Truncated)
+	}
 	if res.Failed() {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// noCapIsNegative maps the flags' "0: no cap" to batch.Config's.
+func noCapIsNegative(v int64) int64 {
+	if v == 0 {
+		return -1
+	}
+	return v
 }
 
 // defaultBundlePath is bundles/<name>-<seed>. The loader validates names
@@ -203,6 +220,9 @@ func printResult(w io.Writer, r *batch.Result, arg string, wall time.Duration) {
 	end := fmt.Sprintf("%s virtual", fmtNs(r.EndNs))
 	if r.Early {
 		end += " (early termination: every assertion resolved)"
+	}
+	if r.Truncated != "" {
+		end += " (TRUNCATED at an output cap)"
 	}
 	fmt.Fprintf(w, "duration  %s\n", end)
 	fmt.Fprintf(w, "events    %d records in %d steps\n", r.Records, r.Steps)

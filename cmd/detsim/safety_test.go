@@ -253,3 +253,17 @@ func tree(t *testing.T, dir string) map[string]string {
 	})
 	return got
 }
+
+func TestBatch_OutputCapIsAClearMessageAndAValidBundle(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "b")
+	r := detsim(t, "--batch", "--max-records", "50", "--out", out, "smoke/three_mesh")
+	if r.code != 0 || !strings.Contains(r.stderr, "TRUNCATED") || !strings.Contains(r.stderr, "--max-records") || !strings.Contains(r.stdout, "TRUNCATED") {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	if v := detsim(t, "verify", out); v.code != 0 {
+		t.Errorf("verify on the truncated bundle: exit %d\n%s", v.code, v.stdout)
+	}
+	if r := detsim(t, "--batch", "--max-bytes", "-1", "--out", out+"2", "smoke/three_mesh"); r.code != 2 {
+		t.Errorf("--max-bytes -1: exit %d, want 2", r.code)
+	}
+}
