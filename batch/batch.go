@@ -64,11 +64,11 @@ type Result struct {
 	// Truncated says why the run stopped at a cap before its end, or is
 	// empty (Config.MaxRecords, MaxBytes).
 	Truncated string
-	Steps    int64
-	Records  int64
-	Digest   string // the engine's running digest of every record
-	Parity   string // the cross-architecture parity checksum (§7.6)
-	Verdicts []verdict.Verdict
+	Steps     int64
+	Records   int64
+	Digest    string // the engine's running digest of every record
+	Parity    string // the cross-architecture parity checksum (§7.6)
+	Verdicts  []verdict.Verdict
 }
 
 // Counts tallies verdict outcomes.
