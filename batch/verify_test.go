@@ -200,13 +200,10 @@ func TestVerify_EarlyTerminatedRunIsIntact(t *testing.T) {
 }
 
 // TestVerify_AgreesWithTheLoaderAndKinds: Verify repeats, without
-// importing them, three facts of other packages; they must not drift.
+// importing them, two facts of other packages; they must not drift.
 func TestVerify_AgreesWithTheLoaderAndKinds(t *testing.T) {
 	if bundle.MaxScenarioBytes != scenarios.MaxFileBytes {
 		t.Errorf("bundle.MaxScenarioBytes = %d, scenarios.MaxFileBytes = %d", bundle.MaxScenarioBytes, scenarios.MaxFileBytes)
-	}
-	if bundle.MaxScenarioNesting != scenarios.MaxNesting {
-		t.Errorf("bundle.MaxScenarioNesting = %d, scenarios.MaxNesting = %d", bundle.MaxScenarioNesting, scenarios.MaxNesting)
 	}
 	reg := builtin.Registry()
 	for _, tag := range reg.Tags() {

@@ -11,6 +11,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/detsim/detsim/internal/safefile"
+	"github.com/detsim/detsim/internal/tomlguard"
 )
 
 // MaxScenarioBytes bounds the scenario.toml Verify reads. It is the
@@ -18,12 +19,6 @@ import (
 // the two equal): a larger scenario.toml could not be rerun, so it could
 // not reproduce the run the bundle claims to hold.
 const MaxScenarioBytes = 4 << 20
-
-// MaxScenarioNesting is the scenario loader's bound on TOML nesting
-// (scenarios.MaxNesting; a batch test keeps the two equal). The TOML
-// decoder's time grows faster than linearly with nesting, so a hostile
-// scenario.toml must be refused before it is decoded.
-const MaxScenarioNesting = 32
 
 // DownState is the initial_state of a peer that is not running until a
 // PeerResurrect. Verify needs it to know which hosts a snapshot request
@@ -67,7 +62,7 @@ func readRunScenario(root *os.Root) (*runScenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkNesting(data); err != nil {
+	if err := tomlguard.Check(data); err != nil {
 		return nil, err
 	}
 	var sc runScenario
@@ -193,78 +188,4 @@ func parseSnapshotPath(rel string) (host string, seq int, ok bool) {
 		return "", 0, false
 	}
 	return host, seq, true
-}
-
-// checkNesting refuses TOML nested deeper than MaxScenarioNesting, by
-// brackets or dotted keys, outside strings and comments. It is the
-// scenario loader's guard (scenarios.CheckNesting), repeated because
-// bundle must not import scenarios; like it, it is a guard, not a parser.
-func checkNesting(data []byte) error {
-	depth, line, dots := 0, 1, 0
-	for i := 0; i < len(data); i++ {
-		switch c := data[i]; c {
-		case '\n':
-			line++
-			dots = 0
-		case '.':
-			dots++
-			if dots > MaxScenarioNesting {
-				return fmt.Errorf("line %d: more than %d dots outside strings", line, MaxScenarioNesting)
-			}
-		case '#':
-			for i+1 < len(data) && data[i+1] != '\n' {
-				i++
-			}
-		case '"', '\'':
-			i, line = skipTOMLString(data, i, line)
-		case '[', '{':
-			depth++
-			if depth > MaxScenarioNesting {
-				return fmt.Errorf("line %d: arrays and tables nest more than %d levels deep", line, MaxScenarioNesting)
-			}
-		case ']', '}':
-			if depth > 0 {
-				depth--
-			}
-		}
-	}
-	return nil
-}
-
-// skipTOMLString returns the index of the last byte of the string opening
-// at data[i] (or the end of data), and the line number there.
-func skipTOMLString(data []byte, i, line int) (int, int) {
-	q := data[i]
-	multi := i+2 < len(data) && data[i+1] == q && data[i+2] == q
-	if multi {
-		i += 2
-	}
-	for i++; i < len(data); i++ {
-		switch data[i] {
-		case '\n':
-			line++
-			if !multi {
-				return i - 1, line - 1
-			}
-		case '\\':
-			if q == '"' {
-				i++
-				if i < len(data) && data[i] == '\n' {
-					line++
-				}
-			}
-		case q:
-			if !multi {
-				return i, line
-			}
-			if i+2 < len(data) && data[i+1] == q && data[i+2] == q {
-				i += 2
-				for i+1 < len(data) && data[i+1] == q {
-					i++
-				}
-				return i, line
-			}
-		}
-	}
-	return len(data), line
 }
