@@ -3,7 +3,6 @@ package bundle
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -12,41 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/detsim/detsim/internal/fstree"
 	"github.com/detsim/detsim/internal/scratch"
 )
-
-// tree records everything under dir: each path with its content, a
-// directory as "<dir>", a symbolic link as "-> target".
-func tree(t testing.TB, dir string) map[string]string {
-	t.Helper()
-	got := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		switch {
-		case d.Type()&fs.ModeSymlink != 0:
-			target, _ := os.Readlink(p)
-			got[rel] = "-> " + target
-		case d.IsDir():
-			got[rel] = "<dir>"
-		case d.Type().IsRegular():
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			got[rel] = string(data)
-		default:
-			got[rel] = "<" + d.Type().String() + ">"
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return got
-}
 
 func TestCreate_NeverReplacesWhatDetsimDidNotWrite(t *testing.T) {
 	tests := []struct {
@@ -105,7 +72,7 @@ func TestCreate_NeverReplacesWhatDetsimDidNotWrite(t *testing.T) {
 			parent := t.TempDir()
 			out := filepath.Join(parent, "out")
 			tt.setup(t, out)
-			before := tree(t, parent)
+			before := fstree.Of(t, parent)
 			done := make(chan error, 1)
 			go func() {
 				w, err := Create(out)
@@ -123,7 +90,7 @@ func TestCreate_NeverReplacesWhatDetsimDidNotWrite(t *testing.T) {
 			if !errors.Is(err, ErrOutExists) || !strings.Contains(err.Error(), tt.say) {
 				t.Errorf("Create = %v, want ErrOutExists saying %q", err, tt.say)
 			}
-			if after := tree(t, parent); !maps.Equal(before, after) {
+			if after := fstree.Of(t, parent); !maps.Equal(before, after) {
 				t.Errorf("Create changed the tree:\nbefore %v\nafter  %v", before, after)
 			}
 		})
@@ -134,7 +101,7 @@ func TestCreate_RefusesAnOutputInsideABundle(t *testing.T) {
 	parent := t.TempDir()
 	b := filepath.Join(parent, "b")
 	writeSample(t, b, sampleRecords)
-	before := tree(t, parent)
+	before := fstree.Of(t, parent)
 	for _, out := range []string{filepath.Join(b, "inner"), filepath.Join(b, SnapshotsDir, "a", "deeper", "x")} {
 		w, err := Create(out)
 		if err == nil {
@@ -144,7 +111,7 @@ func TestCreate_RefusesAnOutputInsideABundle(t *testing.T) {
 			t.Errorf("Create(%s) = %v, want a refusal naming the bundle", out, err)
 		}
 	}
-	if after := tree(t, parent); !maps.Equal(before, after) {
+	if after := fstree.Of(t, parent); !maps.Equal(before, after) {
 		t.Errorf("the bundle changed:\nbefore %v\nafter  %v", before, after)
 	}
 }
@@ -153,7 +120,7 @@ func TestCreate_SecondWriterOfTheSameOutputIsInUse(t *testing.T) {
 	parent := t.TempDir()
 	out := filepath.Join(parent, "out")
 	writeSample(t, out, sampleRecords)
-	old := tree(t, out)
+	old := fstree.Of(t, out)
 	w, err := Create(out)
 	if err != nil {
 		t.Fatal(err)
@@ -166,7 +133,7 @@ func TestCreate_SecondWriterOfTheSameOutputIsInUse(t *testing.T) {
 	if !errors.Is(err, ErrOutInUse) || !strings.Contains(err.Error(), "in use") {
 		t.Fatalf("second Create = %v, want ErrOutInUse", err)
 	}
-	if got := tree(t, out); !maps.Equal(old, got) {
+	if got := fstree.Of(t, out); !maps.Equal(old, got) {
 		t.Error("the old bundle changed while the first writer held it")
 	}
 	w.Abort()
@@ -208,7 +175,7 @@ func TestCreate_RestoresTheBundleAKilledRunHadMovedAside(t *testing.T) {
 	parent := t.TempDir()
 	out := filepath.Join(parent, "out")
 	writeSample(t, out, sampleRecords)
-	want := tree(t, out)
+	want := fstree.Of(t, out)
 	w := killWhileWriting(t, out)
 	// The run died between install's two renames.
 	if err := os.Rename(out, filepath.Join(w.work.Path, oldDir)); err != nil {
@@ -219,7 +186,7 @@ func TestCreate_RestoresTheBundleAKilledRunHadMovedAside(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w2.Abort()
-	if got := tree(t, out); !maps.Equal(want, got) {
+	if got := fstree.Of(t, out); !maps.Equal(want, got) {
 		t.Errorf("the old bundle was not restored:\nwant %v\ngot  %v", want, got)
 	}
 }
@@ -272,7 +239,7 @@ func FuzzCreate_OutPathDecision(f *testing.F) {
 			}
 		}
 		_ = realBundle
-		before := tree(t, parent)
+		before := fstree.Of(t, parent)
 		proven := provenBundle(out) == nil
 		w, err := Create(out)
 		if err == nil {
@@ -282,7 +249,7 @@ func FuzzCreate_OutPathDecision(f *testing.F) {
 			}
 			w.Abort()
 		}
-		after := tree(t, parent)
+		after := fstree.Of(t, parent)
 		if after["sibling.txt"] != before["sibling.txt"] {
 			t.Fatalf("the sibling file changed: %q -> %q", before["sibling.txt"], after["sibling.txt"])
 		}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/detsim/detsim/internal/fstree"
 	"github.com/detsim/detsim/internal/scratch"
 )
 
@@ -79,7 +80,7 @@ func TestBatch_OutNeverReplacesWhatDetsimDidNotWrite(t *testing.T) {
 		t.Fatalf("first run: exit %d\n%s", r.code, r.stderr)
 	}
 	os.WriteFile(filepath.Join(bundle, "notes.md"), []byte("mine"), 0o644)
-	before := tree(t, parent)
+	before := fstree.Of(t, parent)
 	for _, c := range []struct{ out, say string }{
 		{web, "not a detsim manifest"},
 		{bundle, "notes.md"},
@@ -90,7 +91,7 @@ func TestBatch_OutNeverReplacesWhatDetsimDidNotWrite(t *testing.T) {
 			t.Errorf("--out %s: exit %d, want 2 with one line saying %q\n%s", c.out, r.code, c.say, r.stderr)
 		}
 	}
-	if after := tree(t, parent); !maps.Equal(before, after) {
+	if after := fstree.Of(t, parent); !maps.Equal(before, after) {
 		t.Errorf("refused runs changed the tree")
 	}
 	if r := detsim(t, "--batch", "--out", "", "reference/echo_parity"); r.code != 2 || !strings.Contains(r.stderr, "--out is empty") {
@@ -120,7 +121,7 @@ func TestBatch_SignalRemovesItsOwnWorkDirectory(t *testing.T) {
 			if code := exitCode(cmd.Wait()); code != 128+int(sig) {
 				t.Errorf("exit %d, want %d", code, 128+int(sig))
 			}
-			if left := tree(t, parent); len(left) != 2 { // ".", slow.toml
+			if left := fstree.Of(t, parent); len(left) != 2 { // ".", slow.toml
 				t.Errorf("left behind: %v", left)
 			}
 		})
@@ -157,7 +158,7 @@ func TestBatch_DiskFullIsExit2NamingThePath(t *testing.T) {
 	if code := exitCode(err); code != 2 || !strings.Contains(string(msg), parent) {
 		t.Errorf("exit %d, want 2 naming %s\n%s", code, parent, msg)
 	}
-	if left := tree(t, parent); len(left) != 1 {
+	if left := fstree.Of(t, parent); len(left) != 1 {
 		t.Errorf("left behind: %v", left)
 	}
 }
@@ -174,14 +175,14 @@ func TestShrink_NeverOverwritesAFileItDidNotWrite(t *testing.T) {
 	os.WriteFile(precious, []byte("mine"), 0o644)
 	link := filepath.Join(dir, "link.toml")
 	os.Symlink(precious, link)
-	before := tree(t, dir)
+	before := fstree.Of(t, dir)
 	for _, out := range []string{input, precious, link} {
 		r := detsim(t, "shrink", input, "--out", out)
 		if r.code != 2 || !strings.Contains(r.stderr, "--force") || strings.Contains(r.stdout, "kept") {
 			t.Errorf("--out %s: exit %d, want 2 before any run\n%s%s", out, r.code, r.stdout, r.stderr)
 		}
 	}
-	if after := tree(t, dir); !maps.Equal(before, after) {
+	if after := fstree.Of(t, dir); !maps.Equal(before, after) {
 		t.Errorf("refused shrinks changed the directory")
 	}
 	if r := detsim(t, "shrink", input, "--out", ""); r.code != 2 || !strings.Contains(r.stderr, "empty") {
@@ -226,44 +227,5 @@ func TestSweep_SeedRangeIsCheckedBeforeTheHeader(t *testing.T) {
 	r := detsim(t, "sweep", propertyDir(t), "--start", "9223372036854775807", "--seeds", "2")
 	if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "seeds go up to") {
 		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
-	}
-}
-
-// tree maps every path under dir to its content (directories "<dir>",
-// links "-> target").
-func tree(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	got := map[string]string{}
-	filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
-		if err != nil {
-			return nil
-		}
-		rel, _ := filepath.Rel(dir, p)
-		switch {
-		case info.Mode()&os.ModeSymlink != 0:
-			target, _ := os.Readlink(p)
-			got[rel] = "-> " + target
-		case info.IsDir():
-			got[rel] = "<dir>"
-		default:
-			data, _ := os.ReadFile(p)
-			got[rel] = string(data)
-		}
-		return nil
-	})
-	return got
-}
-
-func TestBatch_OutputCapIsAClearMessageAndAValidBundle(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "b")
-	r := detsim(t, "--batch", "--max-records", "50", "--out", out, "smoke/three_mesh")
-	if r.code != 0 || !strings.Contains(r.stderr, "TRUNCATED") || !strings.Contains(r.stderr, "--max-records") || !strings.Contains(r.stdout, "TRUNCATED") {
-		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
-	}
-	if v := detsim(t, "verify", out); v.code != 0 {
-		t.Errorf("verify on the truncated bundle: exit %d\n%s", v.code, v.stdout)
-	}
-	if r := detsim(t, "--batch", "--max-bytes", "-1", "--out", out+"2", "smoke/three_mesh"); r.code != 2 {
-		t.Errorf("--max-bytes -1: exit %d, want 2", r.code)
 	}
 }
