@@ -3,7 +3,7 @@ package bench
 import (
 	"testing"
 
-	"github.com/detsim/detsim/engine/rng"
+	"github.com/detsim/detsim/rng"
 	"github.com/detsim/detsim/network"
 )
 

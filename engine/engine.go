@@ -17,7 +17,7 @@ import (
 	"hash"
 	"math"
 
-	"github.com/detsim/detsim/engine/rng"
+	"github.com/detsim/detsim/rng"
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/network"
 	"github.com/detsim/detsim/scenarios"

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/detsim/detsim/engine/rng"
+	"github.com/detsim/detsim/rng"
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/echo"
 	"github.com/detsim/detsim/network"

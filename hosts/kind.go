@@ -5,7 +5,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/detsim/detsim/engine/rng"
+	"github.com/detsim/detsim/rng"
 )
 
 // Codec turns a host kind's application messages into wire bytes and back

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/detsim/detsim/engine/rng"
+	"github.com/detsim/detsim/rng"
 )
 
 // BenchmarkSend is the spec §12 phase-2 microbenchmark: a 16-peer full

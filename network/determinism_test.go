@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/detsim/detsim/engine/rng"
+	"github.com/detsim/detsim/rng"
 )
 
 // noisy exercises every draw: jitter, loss, reorder, dial, warm-up, idle.

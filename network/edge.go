@@ -1,6 +1,6 @@
 package network
 
-import "github.com/detsim/detsim/engine/rng"
+import "github.com/detsim/detsim/rng"
 
 // edgeState is one declared directed edge: its endpoints, its policy and
 // where its state lives. It holds no pointers and takes 16 bytes, so a

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/detsim/detsim/engine/rng"
+	"github.com/detsim/detsim/rng"
 )
 
 // FuzzSend feeds arbitrary, unvalidated policies, message sizes, times and

@@ -3,7 +3,7 @@ package network
 import (
 	"testing"
 
-	"github.com/detsim/detsim/engine/rng"
+	"github.com/detsim/detsim/rng"
 )
 
 const (

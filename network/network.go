@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/detsim/detsim/engine/rng"
+	"github.com/detsim/detsim/rng"
 )
 
 // Network is the link model of one run. It is not safe for concurrent use:

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/detsim/detsim/engine/rng"
+	"github.com/detsim/detsim/rng"
 )
 
 func TestSend_NoRouteVsPartitioned_5_4_steps1and2(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/detsim/detsim/engine/rng"
+	"github.com/detsim/detsim/rng"
 )
 
 // Bounds on scenario values. They exist so that the network's worst-case

@@ -8,7 +8,7 @@ package echo
 import (
 	"strconv"
 
-	"github.com/detsim/detsim/engine/rng"
+	"github.com/detsim/detsim/rng"
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/internal/jsonw"
 )

@@ -10,7 +10,7 @@ package swimhost
 import (
 	"fmt"
 
-	"github.com/detsim/detsim/engine/rng"
+	"github.com/detsim/detsim/rng"
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/swim"
 )

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/detsim/detsim/engine"
-	"github.com/detsim/detsim/engine/rng"
+	"github.com/detsim/detsim/rng"
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/echo"
 	"github.com/detsim/detsim/hosts/swimhost"

@@ -12,7 +12,7 @@
 //     Hostname, Getpid, Getppid, Getuid, os.Args and the syscall
 //     equivalents (§7.1).
 //   - rand: importing math/rand, math/rand/v2, crypto/rand or hash/maphash;
-//     randomness comes from engine/rng only (§7.2).
+//     randomness comes from rng only (§7.2).
 //   - fileread: reading host files — os.ReadFile, Open, OpenFile, ReadDir,
 //     ioutil.ReadFile, ioutil.ReadDir (§7.1). Packages whose job is file
 //     I/O are exempted by name in Exemptions.

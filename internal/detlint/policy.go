@@ -8,6 +8,7 @@ package detlint
 // they talk to the user and the host by design. Test files are not checked.
 var DeterministicPackages = []string{
 	"github.com/detsim/detsim/engine/...",
+	"github.com/detsim/detsim/rng/...",
 	"github.com/detsim/detsim/network/...",
 	"github.com/detsim/detsim/hosts/...",
 	"github.com/detsim/detsim/bundle/...",

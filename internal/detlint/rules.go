@@ -74,9 +74,9 @@ var forbiddenObjects = map[string]forbidden{
 // forbiddenImports maps an import path to why importing it at all breaks
 // the rand rule: each is a random source seeded outside the randomness tree.
 var forbiddenImports = map[string]string{
-	"math/rand":    "host randomness; draw from an engine/rng substream",
-	"math/rand/v2": "host randomness; draw from an engine/rng substream",
-	"crypto/rand":  "host entropy; draw from an engine/rng substream",
+	"math/rand":    "host randomness; draw from an rng substream",
+	"math/rand/v2": "host randomness; draw from an rng substream",
+	"crypto/rand":  "host entropy; draw from an rng substream",
 	"hash/maphash": "seeded per process, so hashes differ between runs",
 }
 
