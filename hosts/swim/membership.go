@@ -24,29 +24,52 @@ func (n *Node) applyUpdate(u Update, reason string, now int64) {
 		n.applySelf(u)
 		return
 	}
-	idx, ok := n.lookup(u.Member)
-	if ok {
-		m := &n.members[idx]
-		if !supersedes(u.State, u.Incarnation, m.state, m.inc) {
-			if u.State == Alive && u.Incarnation == m.inc && m.metaSource() == metaAssumed {
-				n.replaceAssumedMeta(idx, u)
-			}
-			switch {
-			case u.State == Suspect && m.state == Suspect && u.Incarnation == m.inc:
-				n.confirm(idx, u.From, now)
-			case u.State == Alive && (m.state == Suspect || m.state == Dead):
-				// The sender has not heard the accusation, possibly
-				// because the accused restarted after it was made and
-				// nobody repeats it any more (memberlist #311): spread
-				// it again so it reaches the accused, who will refute.
-				n.reassert(idx)
-			}
-			return
-		}
-	} else {
+	idx, known := n.lookup(u.Member)
+	if !known {
 		idx = n.addMember(u.Member)
 		n.addToOrder(idx)
+	} else if m := &n.members[idx]; !supersedes(u.State, u.Incarnation, m.state, m.inc) {
+		switch u.State {
+		case Alive:
+			n.staleAlive(idx, u)
+		case Suspect:
+			n.staleSuspect(idx, u, now)
+		}
+		// A dead at or below the view's rank adds nothing.
+		return
 	}
+	n.transition(idx, u, reason, now)
+}
+
+// staleAlive handles an alive that does not outrank the view: it may
+// still carry the metadata this node only assumed, and if the view is an
+// accusation, the sender has not heard it.
+func (n *Node) staleAlive(idx int32, u Update) {
+	m := &n.members[idx]
+	if u.Incarnation == m.inc && m.metaSource() == metaAssumed {
+		n.replaceAssumedMeta(idx, u)
+	}
+	if m.state == Suspect || m.state == Dead {
+		// The sender has not heard the accusation, possibly because the
+		// accused restarted after it was made and nobody repeats it any
+		// more (memberlist #311): spread it again so it reaches the
+		// accused, who will refute.
+		n.reassert(idx)
+	}
+}
+
+// staleSuspect handles a suspect that does not outrank the view: the same
+// suspicion from another accuser is a confirmation (Lifeguard).
+func (n *Node) staleSuspect(idx int32, u Update, now int64) {
+	if m := &n.members[idx]; m.state == Suspect && u.Incarnation == m.inc {
+		n.confirm(idx, u.From, now)
+	}
+}
+
+// transition moves the view of member idx to u, which outranks it (or
+// introduces the member): it emits the state_transition, queues u for
+// dissemination, and starts what the new state starts.
+func (n *Node) transition(idx int32, u Update, reason string, now int64) {
 	m := &n.members[idx]
 	from := m.state
 	if reason == ReasonGossip && u.State == Alive && (from == Suspect || from == Dead) {
