@@ -13,8 +13,11 @@
 //     equivalents (§7.1).
 //   - rand: importing math/rand, math/rand/v2, crypto/rand or hash/maphash;
 //     randomness comes from rng only (§7.2).
-//   - fileread: reading host files — os.ReadFile, Open, OpenFile, ReadDir,
-//     ioutil.ReadFile, ioutil.ReadDir (§7.1). Packages whose job is file
+//   - fileread: reading host files or their metadata — os.ReadFile, Open,
+//     OpenFile, ReadDir, Stat, Lstat, OpenRoot, OpenInRoot,
+//     filepath.Walk, filepath.WalkDir, ioutil.ReadFile, ioutil.ReadDir
+//     (§7.1): whether a path exists, its size and its listing differ
+//     between machines as much as its bytes do. Packages whose job is file
 //     I/O are exempted by name in Exemptions.
 //   - goroutine: a go statement (§7.5).
 //   - select: a select statement, which picks among ready cases at random
