@@ -1,14 +1,13 @@
 package bench
 
 import (
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/internal/golden"
 	"github.com/detsim/detsim/scenarios"
 )
 
@@ -85,29 +84,11 @@ func (s swimSpec) load(tb testing.TB) *scenarios.Scenario {
 	return sc
 }
 
-var update = flag.Bool("update", false, "rewrite testdata/ scenario files from the specs")
-
 // TestScenarioFiles_MatchTheSpecs: testdata/swim1000_60s.toml is the
 // 1000-node benchmark's scenario as a file, so a fresh `detsim --batch`
 // of it can be timed (docs/BENCHMARKS.md); it must stay what
 // BenchmarkDetsim_1000Nodes60s runs. Regenerate with -update.
 func TestScenarioFiles_MatchTheSpecs(t *testing.T) {
-	path := filepath.Join("testdata", spec1000.name+".toml")
-	want := spec1000.toml(pushPullOff)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if string(got) != string(want) {
-		t.Fatalf("%s differs from the benchmark's scenario; rerun with -update", path)
-	}
+	golden.Check(t, filepath.Join("testdata", spec1000.name+".toml"), spec1000.toml(pushPullOff))
 	spec1000.load(t) // and it loads
 }

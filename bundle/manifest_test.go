@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files in testdata/")
+	"github.com/detsim/detsim/internal/golden"
+)
 
 // TestManifest_Golden_9_4 pins manifest.json's bytes: member order, file
 // order and the writer-owned values. The known-gaps digest is masked so
@@ -26,22 +25,7 @@ func TestManifest_Golden_9_4(t *testing.T) {
 	sum := sha256.Sum256(knownGaps)
 	got = bytes.ReplaceAll(got, []byte(hex.EncodeToString(sum[:])), []byte("<sha256 of known_gaps.md>"))
 
-	golden := filepath.Join("testdata", "manifest.golden.json")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o777); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(golden, got, 0o666); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("manifest.json differs from %s (rerun with -update if intended):\n%s", golden, got)
-	}
+	golden.Check(t, filepath.Join("testdata", "manifest.golden.json"), got)
 }
 
 func TestParityChecksum_CoversEventsAndSnapshotsOnly_7_6(t *testing.T) {

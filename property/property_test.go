@@ -2,9 +2,7 @@ package property
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -12,10 +10,9 @@ import (
 	"testing"
 
 	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/internal/golden"
 	"github.com/detsim/detsim/scenarios"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
 // TestLibrary_GossipFlapSpaceIsTheIssuesSpace pins the space of the two
 // shipped properties: it was fixed before any verdict was looked at and
@@ -221,19 +218,7 @@ payload_bytes = [10, 20]
 	for seed := range uint64(4) {
 		fmt.Fprintf(&b, "%+v\n", p.Point(seed))
 	}
-	golden := filepath.Join("testdata", "points.golden")
-	if *update {
-		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b.String() != string(want) {
-		t.Errorf("points changed (go test ./property -run Golden -update if intended):\n%s\nwant\n%s", b.String(), want)
-	}
+	golden.Check(t, filepath.Join("testdata", "points.golden"), b.String())
 }
 
 func TestScenario_RejectsSeedsPastTheMaximum(t *testing.T) {

@@ -2,16 +2,13 @@ package scenarios
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 
 	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // comparable strips what legitimately differs between a scenario and the
 // one parsed back from its TOML: where it was read from, and the tree.
@@ -88,17 +85,5 @@ func TestTOML_Golden(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := s.TOML()
-	golden := filepath.Join("testdata", "merged_child.golden")
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("TOML() differs from %s (go test -update rewrites it after review):\n%s", golden, got)
-	}
+	golden.Check(t, filepath.Join("testdata", "merged_child.golden"), got)
 }

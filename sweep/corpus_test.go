@@ -2,17 +2,15 @@ package sweep
 
 import (
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/internal/golden"
 	"github.com/detsim/detsim/scenarios"
 )
-
-var update = flag.Bool("update", false, "re-pin every scenario of the regression corpus from a fresh run")
 
 // regressionDir is the pinned corpus, replayed on every go test.
 const regressionDir = "../scenarios/regression"
@@ -34,7 +32,7 @@ func TestCorpus_EveryPinReplaysByteIdentically(t *testing.T) {
 	reg := builtin.Registry()
 	for _, path := range paths {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			if *update {
+			if golden.Updating() { // the one -update flag: re-pin from a fresh run
 				if _, err := Repin(context.Background(), path, reg); err != nil {
 					t.Fatal(err)
 				}

@@ -36,7 +36,7 @@ func ordered[R any](ctx context.Context, n uint64, workers int,
 	var wg sync.WaitGroup
 	for range min(uint64(Workers(workers)), max(n, 1)) {
 		wg.Add(1)
-		go func() {
+		go func() { //detlint:allow goroutine seed runs are independent engines sharing nothing; ordered emits their results in index order whatever order workers finish
 			defer wg.Done()
 			for ctx.Err() == nil {
 				i := next.Add(1) - 1
@@ -48,7 +48,7 @@ func ordered[R any](ctx context.Context, n uint64, workers int,
 			}
 		}()
 	}
-	go func() { wg.Wait(); close(results) }()
+	go func() { wg.Wait(); close(results) }() //detlint:allow goroutine closes results once every worker returned; decides nothing
 
 	pending := map[uint64]done{}
 	cursor := uint64(0)

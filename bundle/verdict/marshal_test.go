@@ -2,15 +2,12 @@ package verdict
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/detsim/detsim/internal/golden"
 	"github.com/detsim/detsim/scenarios"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // goldenRun has one assertion of every kind over the planted flap of
 // flapWhileAcked, with a few more records for the counting kinds.
@@ -43,19 +40,7 @@ func TestMarshal_Golden_10_2(t *testing.T) {
 	if !bytes.Equal(got, Marshal(vs)) {
 		t.Fatal("Marshal is not deterministic")
 	}
-	path := filepath.Join("testdata", "verdicts.golden.json")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("verdicts.json differs from %s (run with -update and review the diff):\n%s", path, got)
-	}
+	golden.Check(t, filepath.Join("testdata", "verdicts.golden.json"), got)
 }
 
 func TestMarshal_EmptyFieldsAreStillPresent(t *testing.T) {

@@ -1,13 +1,11 @@
 package swim
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files in testdata/")
+	"github.com/detsim/detsim/internal/golden"
+)
 
 // TestGolden_IsolateAndHeal pins a whole trace: three members, c cut off
 // at 3 s (suspected, then declared dead, while c declares the others
@@ -16,22 +14,7 @@ var update = flag.Bool("update", false, "rewrite golden files in testdata/")
 // behaviour change to review (regenerate with -update).
 func TestGolden_IsolateAndHeal(t *testing.T) {
 	out := isolateAndHeal(t, false)
-	path := filepath.Join("testdata", "isolate_and_heal.golden")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, out, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if string(want) != string(out) {
-		t.Fatalf("trace differs from %s; review and rerun with -update if intended", path)
-	}
+	golden.Check(t, filepath.Join("testdata", "isolate_and_heal.golden"), out)
 }
 
 // isolateAndHeal runs the golden scenario and returns its trace; with

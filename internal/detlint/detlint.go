@@ -13,8 +13,11 @@
 //     equivalents (§7.1).
 //   - rand: importing math/rand, math/rand/v2, crypto/rand or hash/maphash;
 //     randomness comes from rng only (§7.2).
-//   - fileread: reading host files — os.ReadFile, Open, OpenFile, ReadDir,
-//     ioutil.ReadFile, ioutil.ReadDir (§7.1). Packages whose job is file
+//   - fileread: reading host files or their metadata — os.ReadFile, Open,
+//     OpenFile, ReadDir, Stat, Lstat, OpenRoot, OpenInRoot,
+//     filepath.Walk, filepath.WalkDir, ioutil.ReadFile, ioutil.ReadDir
+//     (§7.1): whether a path exists, its size and its listing differ
+//     between machines as much as its bytes do. Packages whose job is file
 //     I/O are exempted by name in Exemptions.
 //   - goroutine: a go statement (§7.5).
 //   - select: a select statement, which picks among ready cases at random
@@ -46,6 +49,8 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
@@ -54,44 +59,74 @@ import (
 // Analyzer checks a package against every rule, honouring Exemptions.
 var Analyzer = New(Exemptions)
 
-// Exemption switches rules off for one package, by its exact import path.
-// Why is there so that the table reads as a justification in review.
+// Exemption switches rules off for one package, by its exact import path,
+// or only for some of its files when Files names them (base names, such as
+// "progress.go"): a package whose deterministic decisions share it with
+// one host-facing file keeps the rules everywhere else. Why is there so
+// that the table reads as a justification in review.
 type Exemption struct {
 	Package string
+	Files   []string // empty: the whole package
 	Rules   []string
 	Why     string
 }
 
 // New returns an Analyzer that checks every rule except those exempted for
-// the package under analysis.
+// the package (or the file) under analysis. An exemption naming a file the
+// package does not have is reported, so a renamed file cannot leave a
+// stale row behind or silently lose its exemption.
 func New(exemptions []Exemption) *analysis.Analyzer {
-	exempt := make(map[string]map[string]bool)
+	byPkg := make(map[string][]Exemption)
 	for _, e := range exemptions {
-		if exempt[e.Package] == nil {
-			exempt[e.Package] = make(map[string]bool)
-		}
-		for _, r := range e.Rules {
-			exempt[e.Package][r] = true
-		}
+		byPkg[e.Package] = append(byPkg[e.Package], e)
 	}
 	return &analysis.Analyzer{
 		Name: "detlint",
 		Doc:  "forbid sources of nondeterminism in simulator packages (spec §7)",
 		URL:  "https://pkg.go.dev/github.com/detsim/detsim/internal/detlint",
 		Run: func(pass *analysis.Pass) (any, error) {
-			off := exempt[pass.Pkg.Path()]
+			exempt := byPkg[pass.Pkg.Path()]
+			seen := map[string]bool{}
+			var first *ast.File
 			for _, f := range pass.Files {
-				name := pass.Fset.Position(f.Package).Filename
+				name := filepath.Base(pass.Fset.Position(f.Package).Filename)
 				if strings.HasSuffix(name, "_test.go") {
 					continue
 				}
-				c := &checker{pass: pass, off: off, allows: parseAllows(pass.Fset, f), floatLines: map[int]bool{}}
+				seen[name] = true
+				if first == nil {
+					first = f
+				}
+				c := &checker{pass: pass, off: offIn(exempt, name), allows: parseAllows(pass.Fset, f), floatLines: map[int]bool{}}
 				c.file(f)
 				c.reportAllowProblems()
+			}
+			for _, e := range exempt {
+				for _, name := range e.Files {
+					if !seen[name] && first != nil {
+						pass.Report(analysis.Diagnostic{Pos: first.Package, Category: "allow",
+							Message: "detlint(allow): exemption for file " + name + " of " + e.Package + " names no file of the package; fix or delete the row"})
+					}
+				}
 			}
 			return nil, nil
 		},
 	}
+}
+
+// offIn returns the rules exempted for the file named name (a base name)
+// by the exemptions of its package.
+func offIn(exempt []Exemption, name string) map[string]bool {
+	off := map[string]bool{}
+	for _, e := range exempt {
+		if len(e.Files) > 0 && !slices.Contains(e.Files, name) {
+			continue
+		}
+		for _, r := range e.Rules {
+			off[r] = true
+		}
+	}
+	return off
 }
 
 // checker holds the state of checking one file.

@@ -1,6 +1,7 @@
 package detlint
 
 import (
+	"go/importer"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,5 +51,35 @@ func TestEveryRuleIsPlanted(t *testing.T) {
 		if !strings.Contains(all.String(), "want `detlint\\("+r+"\\)") {
 			t.Errorf("rule %s has no planted violation in testdata/src/planted", r)
 		}
+	}
+}
+
+// TestExemptions_FileScoped_15: an exemption naming files switches its
+// rules off in those files only; the package's other files keep them.
+func TestExemptions_FileScoped_15(t *testing.T) {
+	a := New([]Exemption{{Package: "exemptfile", Files: []string{"display.go"}, Rules: []string{ruleTime, ruleFloat}, Why: "test"}})
+	checkTestdata(t, a, "exemptfile")
+}
+
+// TestExemptions_StaleFileIsReported_15: a row naming a file the package
+// does not have (renamed, deleted) is itself reported, so it cannot rot.
+func TestExemptions_StaleFileIsReported_15(t *testing.T) {
+	a := New([]Exemption{
+		{Package: "exemptfile", Files: []string{"display.go"}, Rules: []string{ruleTime, ruleFloat}, Why: "test"},
+		{Package: "exemptfile", Files: []string{"gone.go"}, Rules: []string{ruleTime}, Why: "test"},
+	})
+	fset, files := parseTestdata(t, "exemptfile")
+	diags, err := run(a, fset, "exemptfile", files, importer.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale := 0
+	for _, d := range diags {
+		if strings.Contains(d.Message, "exemption for file gone.go") {
+			stale++
+		}
+	}
+	if stale != 1 {
+		t.Errorf("got %d reports of the stale exemption row, want 1 (all: %v)", stale, diags)
 	}
 }

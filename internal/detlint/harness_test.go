@@ -61,19 +61,7 @@ func run(a *analysis.Analyzer, fset *token.FileSet, path string, files []*ast.Fi
 // fails unless its reports are exactly those the want comments expect.
 func checkTestdata(t *testing.T, a *analysis.Analyzer, path string) {
 	t.Helper()
-	names, err := filepath.Glob(filepath.Join("testdata", "src", path, "*.go"))
-	if err != nil || len(names) == 0 {
-		t.Fatalf("no Go files for testdata package %s (%v)", path, err)
-	}
-	fset := token.NewFileSet()
-	var files []*ast.File
-	for _, name := range names {
-		f, err := parser.ParseFile(fset, name, nil, parser.ParseComments)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, f)
-	}
+	fset, files := parseTestdata(t, path)
 	diags, err := run(a, fset, path, files, importer.Default())
 	if err != nil {
 		t.Fatal(err)
@@ -95,6 +83,25 @@ func checkTestdata(t *testing.T, a *analysis.Analyzer, path string) {
 			t.Errorf("%s:%d: no report matching %q", at.file, at.line, re)
 		}
 	}
+}
+
+// parseTestdata parses every Go file of testdata/src/<path>.
+func parseTestdata(t *testing.T, path string) (*token.FileSet, []*ast.File) {
+	t.Helper()
+	names, err := filepath.Glob(filepath.Join("testdata", "src", path, "*.go"))
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no Go files for testdata package %s (%v)", path, err)
+	}
+	fset := token.NewFileSet()
+	var files []*ast.File
+	for _, name := range names {
+		f, err := parser.ParseFile(fset, name, nil, parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	return fset, files
 }
 
 type lineKey struct {

@@ -29,7 +29,7 @@ const (
 	clockRead = "reads the host clock; use the engine's virtual now in int64 ns"
 	hostTimer = "a host timer fires without the engine's knowledge; return a ScheduleTimer action"
 	hostState = "reads host process state; take the value from the scenario"
-	fileRead  = "reads host filesystem state; only the bundle and scenario packages may (see Exemptions)"
+	fileRead  = "reads host filesystem state; only the file-I/O packages in Exemptions may"
 )
 
 // forbiddenObjects maps "importpath.Name" of a package-level function or
@@ -63,12 +63,18 @@ var forbiddenObjects = map[string]forbidden{
 	"syscall.Getppid": {ruleEnv, hostState},
 	"syscall.Getuid":  {ruleEnv, hostState},
 
-	"os.ReadFile":        {ruleFileRead, fileRead},
-	"os.Open":            {ruleFileRead, fileRead},
-	"os.OpenFile":        {ruleFileRead, fileRead},
-	"os.ReadDir":         {ruleFileRead, fileRead},
-	"io/ioutil.ReadFile": {ruleFileRead, fileRead},
-	"io/ioutil.ReadDir":  {ruleFileRead, fileRead},
+	"os.ReadFile":           {ruleFileRead, fileRead},
+	"os.Open":               {ruleFileRead, fileRead},
+	"os.OpenFile":           {ruleFileRead, fileRead},
+	"os.ReadDir":            {ruleFileRead, fileRead},
+	"os.Stat":               {ruleFileRead, fileRead},
+	"os.Lstat":              {ruleFileRead, fileRead},
+	"os.OpenRoot":           {ruleFileRead, fileRead},
+	"os.OpenInRoot":         {ruleFileRead, fileRead},
+	"path/filepath.Walk":    {ruleFileRead, fileRead},
+	"path/filepath.WalkDir": {ruleFileRead, fileRead},
+	"io/ioutil.ReadFile":    {ruleFileRead, fileRead},
+	"io/ioutil.ReadDir":     {ruleFileRead, fileRead},
 }
 
 // forbiddenImports maps an import path to why importing it at all breaks
