@@ -3,8 +3,8 @@ package bench
 import (
 	"testing"
 
-	"github.com/detsim/detsim/rng"
 	"github.com/detsim/detsim/network"
+	"github.com/detsim/detsim/rng"
 )
 
 // The two set-up costs of a 1000-peer full mesh (999,000 directed edges),

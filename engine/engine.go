@@ -17,9 +17,9 @@ import (
 	"hash"
 	"math"
 
-	"github.com/detsim/detsim/rng"
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/network"
+	"github.com/detsim/detsim/rng"
 	"github.com/detsim/detsim/scenarios"
 )
 

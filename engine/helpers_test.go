@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/detsim/detsim/rng"
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/echo"
 	"github.com/detsim/detsim/network"
+	"github.com/detsim/detsim/rng"
 	"github.com/detsim/detsim/scenarios"
 )
 

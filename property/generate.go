@@ -10,8 +10,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/detsim/detsim/rng"
 	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/rng"
 	"github.com/detsim/detsim/scenarios"
 )
 

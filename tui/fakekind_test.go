@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/detsim/detsim/rng"
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/network"
+	"github.com/detsim/detsim/rng"
 	"github.com/detsim/detsim/scenarios"
 )
 

@@ -8,9 +8,9 @@ package echo
 import (
 	"strconv"
 
-	"github.com/detsim/detsim/rng"
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/internal/jsonw"
+	"github.com/detsim/detsim/rng"
 )
 
 // Tag is the kind tag of echo hosts and their events.

@@ -10,9 +10,9 @@ package swimhost
 import (
 	"fmt"
 
-	"github.com/detsim/detsim/rng"
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/swim"
+	"github.com/detsim/detsim/rng"
 )
 
 // Tag is the kind tag of SWIM hosts and their events.

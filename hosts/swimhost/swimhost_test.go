@@ -6,10 +6,10 @@ import (
 	"testing"
 
 	"github.com/detsim/detsim/engine"
-	"github.com/detsim/detsim/rng"
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/echo"
 	"github.com/detsim/detsim/hosts/swimhost"
+	"github.com/detsim/detsim/rng"
 	"github.com/detsim/detsim/scenarios"
 )
 
