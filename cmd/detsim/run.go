@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -247,29 +246,4 @@ func printResult(w io.Writer, r *batch.Result, arg string, wall time.Duration) {
 // fmtNs renders virtual nanoseconds as seconds with full precision.
 func fmtNs(ns int64) string {
 	return fmt.Sprintf("%d.%09ds", ns/1e9, ns%1e9)
-}
-
-// version is the commit the binary was built from, from the build info
-// the go command stamps, or "unknown".
-func version() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	rev, dirty := "", false
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			dirty = s.Value == "true"
-		}
-	}
-	if rev == "" {
-		return "unknown"
-	}
-	if dirty {
-		rev += "-dirty"
-	}
-	return rev
 }
