@@ -40,7 +40,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	maxBytes := fs.Int64("max-bytes", batch.DefaultMaxBytes, "with --batch: stop the run, its bundle marked truncated, once its records take this many bytes (0: no cap)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return usageErr(stderr, "%v", err)
+		return flagErr(fs, err, stdout, stderr)
 	}
 	if len(pos) > 1 {
 		return usageErr(stderr, "one scenario at a time, got %d: %s", len(pos), strings.Join(pos, " "))
@@ -78,7 +78,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		bps = append(bps, bp)
 	}
 	reg := builtin.Registry()
-	sc, err := scenarios.Resolve(arg, reg)
+	sc, err := resolveScenario(arg, reg)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage

@@ -25,58 +25,58 @@ import (
 // nothing failing so far: the shell's 128 + SIGINT.
 const exitInterrupted = 130
 
-const sweepUsage = `usage: detsim sweep PROPERTY --seeds N [--start S] [--workers W] [--shard i/n] [--corpus DIR] [--json] [-v]
+const sweepUsage = `usage: detsim sweep PROPERTY --seeds N [flags]
 
 Runs seeds S … S+N−1 of PROPERTY (a property file, else an embedded
-property: gossip_flap, gossip_flap_legacy) on W workers (default: every
-core) and prints every failing seed with the command that replays it.
-Failing seeds are pinned to --corpus DIR as soon as they are found; the
-default is scenarios/regression for a property that expects to pass, and
-nowhere for one that expects to fail. --shard i/n runs the i-th of n
-contiguous blocks of the seeds. Exit: 0 the expectation held, 1 it did
+property: gossip_flap, gossip_flap_legacy) on W workers and prints every
+failing seed with the command that replays it. Failing seeds are pinned
+to --corpus DIR as soon as they are found; the default is
+scenarios/regression for a property that expects to pass, and nowhere for
+one that expects to fail. --shard i/n runs the i-th of n contiguous blocks
+of the seeds; the --json seed lines of shards 1 … n, concatenated, are the
+unsharded sweep's (docs/sweeps.md). Exit: 0 the expectation held, 1 it did
 not, 2 invalid input, 3 a run crashed, 130 interrupted with nothing failing.
 `
 
 func cmdSweep(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
-	seeds := fs.String("seeds", "", "number of seeds to run (required)")
-	start := fs.String("start", "0", "first seed")
-	workers := fs.Int("workers", 0, "runs at once (default: every core)")
-	shardFlag := fs.String("shard", "", "run block i of n (i/n, 1 <= i <= n)")
-	corpus := fs.String("corpus", "", "pin failing seeds here (default: "+sweep.DefaultCorpus+" for an expect = \"pass\" property)")
+	seeds := fs.String("seeds", "", "run `N` seeds (required)")
+	start := fs.String("start", "0", "the first seed, `S`")
+	workers := fs.Int("workers", 0, "`W` runs at once (default: every core)")
+	shardFlag := fs.String("shard", "", "run block `i/n` of the seeds (1 <= i <= n)")
+	corpus := fs.String("corpus", "", "pin failing seeds to `DIR` (default: "+sweep.DefaultCorpus+" for an expect = \"pass\" property, else none; '' pins nothing)")
 	asJSON := fs.Bool("json", false, "one JSON object per seed, then a summary object")
 	verbose := fs.Bool("v", false, "also print passing seeds")
 	force := fs.Bool("force", false, "let a pin replace a different pin of the same seed (or any file at its path)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return usageErr(stderr, "sweep: %v", err)
+		return flagErr(fs, err, stdout, stderr)
 	}
 	if len(pos) != 1 {
-		fmt.Fprint(stderr, sweepUsage)
-		return exitUsage
+		return usageErrIn(stderr, "sweep", "want one PROPERTY (a property file, or one of: %s), got %d", strings.Join(property.LibraryNames(), ", "), len(pos))
 	}
 	count, err := strconv.ParseUint(*seeds, 10, 63)
 	if err != nil || count == 0 {
-		return usageErr(stderr, "sweep: --seeds %q: want a positive integer", *seeds)
+		return usageErrIn(stderr, "sweep", "--seeds %q: want a positive integer", *seeds)
 	}
 	first, err := strconv.ParseUint(*start, 10, 63)
 	if err != nil {
-		return usageErr(stderr, "sweep: --start %q: want an integer in [0, 2^63)", *start)
+		return usageErrIn(stderr, "sweep", "--start %q: want an integer in [0, 2^63)", *start)
 	}
 	if *workers < 0 {
-		return usageErr(stderr, "sweep: --workers %d: want a positive number", *workers)
+		return usageErrIn(stderr, "sweep", "--workers %d: want a positive number", *workers)
 	}
 	var shard sweep.Shard
 	if *shardFlag != "" {
 		if shard, err = sweep.ParseShard(*shardFlag); err != nil {
-			return usageErr(stderr, "sweep: --shard: %v", err)
+			return usageErrIn(stderr, "sweep", "--shard: %v", err)
 		}
 	}
 	if err := sweep.CheckSeeds(shard, first, count); err != nil {
-		return usageErr(stderr, "sweep: %v", err)
+		return usageErrIn(stderr, "sweep", "%v", err)
 	}
 	reg := builtin.Registry()
-	prop, err := property.Resolve(pos[0], reg)
+	prop, err := resolveProperty(pos[0], reg)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage

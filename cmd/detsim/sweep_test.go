@@ -53,7 +53,7 @@ func TestSweep_ExitCodes(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{"no property", []string{"sweep", "--seeds", "3"}, 2, "usage: detsim sweep"},
+		{"no property", []string{"sweep", "--seeds", "3"}, 2, "want one PROPERTY"},
 		{"no seeds", []string{"sweep", clean}, 2, "--seeds"},
 		{"zero seeds", []string{"sweep", clean, "--seeds", "0"}, 2, "--seeds"},
 		{"bad start", []string{"sweep", clean, "--seeds", "2", "--start", "x"}, 2, "--start"},
