@@ -28,7 +28,7 @@ func TestHelp_EveryFormPrintsUsageAndFlagsToStdout(t *testing.T) {
 		{[]string{"--help"}, "usage:\n  detsim [--seed N]", []string{"--batch"}},
 		{[]string{"help"}, "usage:\n  detsim [--seed N]", []string{"--batch", "(default 160)"}},
 		{[]string{"--batch", "-h"}, "usage:\n  detsim [--seed N]", []string{"--batch"}},
-		{[]string{"help", "sweep"}, "usage: detsim sweep PROPERTY", []string{"--seeds N", "--start S", "(default 0)", "--workers W", "--shard i/n", "--corpus DIR", "--json", "-v ", "--force"}},
+		{[]string{"help", "sweep"}, "usage: detsim sweep PROPERTY", []string{"--seeds N", "--start S", "(default 0)", "--workers W", "--shard i/n", "--shard-from-env VAR", "--shards n", "--corpus DIR", "--json", "-v ", "--force"}},
 		{[]string{"sweep", "-h"}, "usage: detsim sweep PROPERTY", []string{"--seeds N"}},
 		{[]string{"sweep", "gossip_flap", "--seeds", "3", "--help"}, "usage: detsim sweep PROPERTY", []string{"--seeds N"}},
 		{[]string{"help", "shrink"}, "usage: detsim shrink SCENARIO", []string{"--assert NAME", "--out FILE", "--budget N", "(default 2000)", "--force"}},
