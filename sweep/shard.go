@@ -47,3 +47,23 @@ func mulDiv(a, b, c uint64) uint64 {
 	q, r := b/c, b%c
 	return a*q + a*r/c // a*r < c*c, and c fits 32 bits
 }
+
+// IndexShard reads a 0-based shard index, as a Kubernetes Indexed Job
+// (JOB_COMPLETION_INDEX) or a CI matrix gives it, and a shard count:
+// index i of n is Shard{i+1, n}. Both are decimal integers, with
+// 0 <= index < count; the caller names where they came from in its
+// own message.
+func IndexShard(index, count string) (Shard, error) {
+	n, err := strconv.ParseUint(count, 10, 32)
+	if err != nil || n == 0 {
+		return Shard{}, fmt.Errorf("shard count %q: want a positive integer", count)
+	}
+	i, err := strconv.ParseUint(strings.TrimSpace(index), 10, 32)
+	switch {
+	case err != nil:
+		return Shard{}, fmt.Errorf("shard index %q: want an integer from 0 to %d (the index counts from 0)", index, n-1)
+	case i >= n:
+		return Shard{}, fmt.Errorf("shard index %d: want 0 <= index < %d, the shard count (the index counts from 0)", i, n)
+	}
+	return Shard{Index: i + 1, Of: n}, nil
+}

@@ -32,6 +32,36 @@ func TestParseShard(t *testing.T) {
 	}
 }
 
+func TestIndexShard(t *testing.T) {
+	for _, c := range []struct {
+		index, count string
+		want         Shard
+		err          string
+	}{
+		{"0", "1", Shard{1, 1}, ""},
+		{"0", "4", Shard{1, 4}, ""},
+		{"3", "4", Shard{4, 4}, ""},
+		{" 2\n", "4", Shard{3, 4}, ""}, // as a shell or a file may hand it over
+		{"4", "4", Shard{}, "want 0 <= index < 4"},
+		{"-1", "4", Shard{}, "want an integer from 0 to 3"},
+		{"", "4", Shard{}, "want an integer from 0 to 3"},
+		{"one", "4", Shard{}, "want an integer from 0 to 3"},
+		{"1.0", "4", Shard{}, "want an integer from 0 to 3"},
+		{"0", "0", Shard{}, "want a positive integer"},
+		{"0", "x", Shard{}, "want a positive integer"},
+		{"0", "", Shard{}, "want a positive integer"},
+		{"0", "4294967296", Shard{}, "want a positive integer"},
+	} {
+		got, err := IndexShard(c.index, c.count)
+		if c.err == "" && (err != nil || got != c.want) {
+			t.Errorf("%q of %q: %v %v", c.index, c.count, got, err)
+		}
+		if c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
+			t.Errorf("%q of %q: err %v, want %q", c.index, c.count, err, c.err)
+		}
+	}
+}
+
 // TestShard_BlocksCoverEverySeedOnceInOrder: shards 1..n, concatenated,
 // are the whole sweep, which is what makes merging by concatenation work.
 func TestShard_BlocksCoverEverySeedOnceInOrder(t *testing.T) {

@@ -7,13 +7,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/sweep"
 )
 
-const checkUsage = `usage: detsim check [--workers W] [DIR]
+const checkUsage = `usage: detsim check [flags] [DIR]
 
 Runs every embedded library scenario, or every .toml file under DIR, and
 compares its verdicts with the file's "# expect:" header: pass-now wants
@@ -25,14 +26,16 @@ does not load, 3 a run crashed, 130 interrupted.
 
 func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	workers := fs.Int("workers", 0, "runs at once (default: every core)")
+	workers := fs.Int("workers", 0, "`W` runs at once (default: every core)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return usageErr(stderr, "check: %v", err)
+		return flagErr(fs, err, stdout, stderr)
 	}
-	if len(pos) > 1 || *workers < 0 {
-		fmt.Fprint(stderr, checkUsage)
-		return exitUsage
+	if len(pos) > 1 {
+		return usageErrIn(stderr, "check", "at most one DIR, got %d: %s", len(pos), strings.Join(pos, " "))
+	}
+	if *workers < 0 {
+		return usageErrIn(stderr, "check", "--workers %d: want a positive number", *workers)
 	}
 	reg := builtin.Registry()
 	var items []sweep.Item

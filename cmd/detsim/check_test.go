@@ -28,7 +28,7 @@ func TestCheck_ExitCodes(t *testing.T) {
 		{"mismatch", []string{"check", bad}, 1, "MISMATCH  " + filepath.Join(bad, "wrong.toml")},
 		{"does not load", []string{"check", broken}, 2, "x.toml: "},
 		{"empty dir", []string{"check", t.TempDir()}, 2, "no .toml scenario files"},
-		{"two dirs", []string{"check", good, bad}, 2, "usage: detsim check"},
+		{"two dirs", []string{"check", good, bad}, 2, "at most one DIR"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

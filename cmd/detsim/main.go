@@ -9,11 +9,13 @@
 //	detsim shrink SCENARIO [--assert NAME] [--out F] shrink a failing scenario to its essentials
 //	detsim check [DIR]                               run the library against each file's expectation
 //	detsim list                                      list the embedded scenarios
+//	detsim help [COMMAND]                            usage and flags (also detsim [COMMAND] -h)
 //
 // SCENARIO is a file path, else the name of an embedded scenario
 // (reproduction/gossip_flap). Exit codes: 0 nothing failed (Inconclusive
 // included), 1 an assertion failed (or verify found a mismatch), 2 invalid
-// input or usage, 3 internal error.
+// input or usage, 3 internal error, 130 interrupted (143 for a batch run
+// stopped by SIGTERM).
 //
 // This package holds flags, subcommands and exit codes only; the work is
 // done by the packages it calls.
@@ -57,9 +59,13 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 			return cmdShrink(args[1:], stdout, stderr)
 		case "check":
 			return cmdCheck(args[1:], stdout, stderr)
-		case "help", "-h", "--help", "-help":
-			fmt.Fprint(stdout, usage)
-			return exitOK
+		case "help":
+			return cmdHelp(args[1:], stdout, stderr)
+		case "-h", "--help", "-help":
+			return cmdHelp(nil, stdout, stderr)
+		}
+		if s := suggestCommand(args[0]); s != "" {
+			return usageErr(stderr, "unknown command %q: did you mean \"detsim %s\"?", args[0], s)
 		}
 	}
 	return cmdRun(args, stdout, stderr)
@@ -72,16 +78,18 @@ const usage = `usage:
                                                    run headless to a breakpoint and print the panes;
                                                    SPEC: fail | type=T | host=H | time=12.5s | step=N
   detsim verify BUNDLE                             recheck every hash in a bundle
-  detsim sweep PROPERTY --seeds N [--start S] [--workers W] [--shard i/n] [--corpus DIR] [--json]
+  detsim sweep PROPERTY --seeds N [--shard i/n] [--json] [...]
                                                    run a property over seeds; pin failing ones
   detsim shrink SCENARIO [--assert NAME] [--out FILE]
                                                    shrink a failing scenario to its essentials
   detsim check [DIR]                               run every library scenario against its # expect:
-  detsim list                                      list the embedded scenarios
+  detsim list                                      the embedded scenarios, their expectations
+  detsim help [COMMAND]                            this, or COMMAND's usage and flags (detsim COMMAND -h)
 
 SCENARIO is a file path, else an embedded scenario name (see detsim list).
-Exit codes: 0 nothing failed, 1 an assertion failed, 2 invalid input or
-usage, 3 internal error.
+Exit codes: 0 nothing failed, 1 an assertion failed (or verify found a
+mismatch), 2 invalid input or usage, 3 internal error, 130 interrupted
+(SIGINT; a batch run stopped by SIGTERM exits 143).
 `
 
 // usageErr prints a one-line reason and returns the usage exit code.

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -41,7 +40,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	maxBytes := fs.Int64("max-bytes", batch.DefaultMaxBytes, "with --batch: stop the run, its bundle marked truncated, once its records take this many bytes (0: no cap)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return usageErr(stderr, "%v", err)
+		return flagErr(fs, err, stdout, stderr)
 	}
 	if len(pos) > 1 {
 		return usageErr(stderr, "one scenario at a time, got %d: %s", len(pos), strings.Join(pos, " "))
@@ -79,7 +78,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		bps = append(bps, bp)
 	}
 	reg := builtin.Registry()
-	sc, err := scenarios.Resolve(arg, reg)
+	sc, err := resolveScenario(arg, reg)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage
@@ -247,29 +246,4 @@ func printResult(w io.Writer, r *batch.Result, arg string, wall time.Duration) {
 // fmtNs renders virtual nanoseconds as seconds with full precision.
 func fmtNs(ns int64) string {
 	return fmt.Sprintf("%d.%09ds", ns/1e9, ns%1e9)
-}
-
-// version is the commit the binary was built from, from the build info
-// the go command stamps, or "unknown".
-func version() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	rev, dirty := "", false
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			dirty = s.Value == "true"
-		}
-	}
-	if rev == "" {
-		return "unknown"
-	}
-	if dirty {
-		rev += "-dirty"
-	}
-	return rev
 }

@@ -20,7 +20,7 @@ import (
 	"github.com/detsim/detsim/shrink"
 )
 
-const shrinkUsage = `usage: detsim shrink SCENARIO [--assert NAME] [--out FILE] [--force] [--budget N]
+const shrinkUsage = `usage: detsim shrink SCENARIO [flags]
 
 Reduces a failing SCENARIO while the assertion NAME (default: the first to
 fail) keeps failing: removes peers, mutations, links, snapshots and other
@@ -34,23 +34,22 @@ crashed, 130 interrupted (the smallest so far is still written).
 
 func cmdShrink(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("shrink", flag.ContinueOnError)
-	assert := fs.String("assert", "", "the assertion that must keep failing (default: the first to fail)")
-	out := fs.String("out", "", "where to write the result (default: <name>-shrunk.toml)")
-	budget := fs.Int("budget", shrink.DefaultBudget, "at most this many candidate runs")
+	assert := fs.String("assert", "", "the assertion `NAME` that must keep failing (default: the first to fail)")
+	out := fs.String("out", "", "write the result to `FILE` (default: <name>-shrunk.toml)")
+	budget := fs.Int("budget", shrink.DefaultBudget, "at most `N` candidate runs")
 	force := fs.Bool("force", false, "replace an existing file at --out")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return usageErr(stderr, "shrink: %v", err)
+		return flagErr(fs, err, stdout, stderr)
 	}
 	if len(pos) != 1 {
-		fmt.Fprint(stderr, shrinkUsage)
-		return exitUsage
+		return usageErrIn(stderr, "shrink", "want one SCENARIO (a file, or a name from 'detsim list'), got %d", len(pos))
 	}
 	if *budget <= 0 {
-		return usageErr(stderr, "shrink: --budget %d: want a positive number of runs", *budget)
+		return usageErrIn(stderr, "shrink", "--budget %d: want a positive number of runs", *budget)
 	}
 	reg := builtin.Registry()
-	sc, err := scenarios.Resolve(pos[0], reg)
+	sc, err := resolveScenario(pos[0], reg)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage
@@ -60,10 +59,10 @@ func cmdShrink(args []string, stdout, stderr io.Writer) int {
 		dest = fileName(sc.Name) + "-shrunk.toml"
 	}
 	if flagSet(fs, "out") && *out == "" {
-		return usageErr(stderr, "shrink: --out is empty; name a file, or leave --out out for %s", fileName(sc.Name)+"-shrunk.toml")
+		return usageErrIn(stderr, "shrink", "--out is empty; name a file, or leave --out out for %s", fileName(sc.Name)+"-shrunk.toml")
 	}
 	if err := outfile.Check(dest, *force); err != nil {
-		return usageErr(stderr, "shrink: --out: %v", err)
+		return usageErrIn(stderr, "shrink", "--out: %v", err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

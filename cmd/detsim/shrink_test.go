@@ -39,7 +39,7 @@ func TestShrink_ExitCodes(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{"no scenario", []string{"shrink"}, 2, "usage: detsim shrink"},
+		{"no scenario", []string{"shrink"}, 2, "want one SCENARIO"},
 		{"unknown scenario", []string{"shrink", "nope/nothing"}, 2, "no such file"},
 		{"unknown assertion", []string{"shrink", "../../shrink/testdata/planted.toml", "--assert", "zzz", "--out", filepath.Join(t.TempDir(), "x")}, 2, `no assertion "zzz"`},
 		{"passing", []string{"shrink", "smoke/three_mesh", "--out", filepath.Join(t.TempDir(), "x")}, 2, "does not fail"},

@@ -25,58 +25,61 @@ import (
 // nothing failing so far: the shell's 128 + SIGINT.
 const exitInterrupted = 130
 
-const sweepUsage = `usage: detsim sweep PROPERTY --seeds N [--start S] [--workers W] [--shard i/n] [--corpus DIR] [--json] [-v]
+const sweepUsage = `usage: detsim sweep PROPERTY --seeds N [flags]
 
 Runs seeds S … S+N−1 of PROPERTY (a property file, else an embedded
-property: gossip_flap, gossip_flap_legacy) on W workers (default: every
-core) and prints every failing seed with the command that replays it.
-Failing seeds are pinned to --corpus DIR as soon as they are found; the
-default is scenarios/regression for a property that expects to pass, and
-nowhere for one that expects to fail. --shard i/n runs the i-th of n
-contiguous blocks of the seeds. Exit: 0 the expectation held, 1 it did
-not, 2 invalid input, 3 a run crashed, 130 interrupted with nothing failing.
+property: gossip_flap, gossip_flap_legacy) on W workers and prints every
+failing seed with the command that replays it. Failing seeds are pinned
+to --corpus DIR as soon as they are found; the default is
+scenarios/regression for a property that expects to pass, and nowhere for
+one that expects to fail. --shard i/n runs the i-th of n contiguous blocks
+of the seeds; the --json seed lines of shards 1 … n, concatenated, are the
+unsharded sweep's (docs/sweeps.md). On a Kubernetes Indexed Job or a CI
+matrix, --shard-from-env JOB_COMPLETION_INDEX --shards n takes the shard
+from that variable instead: a 0-based index, so index 0 is shard 1/n.
+Exit: 0 the expectation held, 1 it did not, 2 invalid input, 3 a run
+crashed, 130 interrupted with nothing failing.
 `
 
 func cmdSweep(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
-	seeds := fs.String("seeds", "", "number of seeds to run (required)")
-	start := fs.String("start", "0", "first seed")
-	workers := fs.Int("workers", 0, "runs at once (default: every core)")
-	shardFlag := fs.String("shard", "", "run block i of n (i/n, 1 <= i <= n)")
-	corpus := fs.String("corpus", "", "pin failing seeds here (default: "+sweep.DefaultCorpus+" for an expect = \"pass\" property)")
+	seeds := fs.String("seeds", "", "run `N` seeds (required)")
+	start := fs.String("start", "0", "the first seed, `S`")
+	workers := fs.Int("workers", 0, "`W` runs at once (default: every core)")
+	shardFlag := fs.String("shard", "", "run block `i/n` of the seeds (1 <= i <= n)")
+	shardEnv := fs.String("shard-from-env", "", "take the shard from the environment variable `VAR`, a 0-based index (JOB_COMPLETION_INDEX on a Kubernetes Indexed Job); needs --shards")
+	shards := fs.String("shards", "", "with --shard-from-env: the number of shards, `n`")
+	corpus := fs.String("corpus", "", "pin failing seeds to `DIR` (default: "+sweep.DefaultCorpus+" for an expect = \"pass\" property, else none; '' pins nothing)")
 	asJSON := fs.Bool("json", false, "one JSON object per seed, then a summary object")
 	verbose := fs.Bool("v", false, "also print passing seeds")
 	force := fs.Bool("force", false, "let a pin replace a different pin of the same seed (or any file at its path)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return usageErr(stderr, "sweep: %v", err)
+		return flagErr(fs, err, stdout, stderr)
 	}
 	if len(pos) != 1 {
-		fmt.Fprint(stderr, sweepUsage)
-		return exitUsage
+		return usageErrIn(stderr, "sweep", "want one PROPERTY (a property file, or one of: %s), got %d", strings.Join(property.LibraryNames(), ", "), len(pos))
 	}
 	count, err := strconv.ParseUint(*seeds, 10, 63)
 	if err != nil || count == 0 {
-		return usageErr(stderr, "sweep: --seeds %q: want a positive integer", *seeds)
+		return usageErrIn(stderr, "sweep", "--seeds %q: want a positive integer", *seeds)
 	}
 	first, err := strconv.ParseUint(*start, 10, 63)
 	if err != nil {
-		return usageErr(stderr, "sweep: --start %q: want an integer in [0, 2^63)", *start)
+		return usageErrIn(stderr, "sweep", "--start %q: want an integer in [0, 2^63)", *start)
 	}
 	if *workers < 0 {
-		return usageErr(stderr, "sweep: --workers %d: want a positive number", *workers)
+		return usageErrIn(stderr, "sweep", "--workers %d: want a positive number", *workers)
 	}
-	var shard sweep.Shard
-	if *shardFlag != "" {
-		if shard, err = sweep.ParseShard(*shardFlag); err != nil {
-			return usageErr(stderr, "sweep: --shard: %v", err)
-		}
+	shard, shardFrom, err := sweepShard(fs, *shardFlag, *shardEnv, *shards)
+	if err != nil {
+		return usageErrIn(stderr, "sweep", "%v", err)
 	}
 	if err := sweep.CheckSeeds(shard, first, count); err != nil {
-		return usageErr(stderr, "sweep: %v", err)
+		return usageErrIn(stderr, "sweep", "%v", err)
 	}
 	reg := builtin.Registry()
-	prop, err := property.Resolve(pos[0], reg)
+	prop, err := resolveProperty(pos[0], reg)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage
@@ -92,7 +95,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) int {
 	relaxGC()
 
 	prog := sweep.NewProgress(stderr, isTerminal(stderr), "sweep "+prop.Name)
-	rep := &sweepReport{out: stdout, json: *asJSON, verbose: *verbose, arg: pos[0], prop: prop, before: prog.Clear}
+	rep := &sweepReport{out: stdout, json: *asJSON, verbose: *verbose, arg: pos[0], prop: prop, before: prog.Clear, shardFrom: shardFrom}
 	cfg := sweep.Config{
 		Start: first, Count: count, Shard: shard, Workers: *workers, Corpus: dir, Force: *force,
 		OnSeed: rep.seed, OnProgress: prog.Update,
@@ -110,6 +113,41 @@ func cmdSweep(args []string, stdout, stderr io.Writer) int {
 	wall := time.Since(began)
 	fmt.Fprintf(stderr, "sweep %s: %d seeds in %s (%.1f seeds/s)\n", prop.Name, sum.Ran, wall.Round(time.Millisecond), float64(sum.Ran)/max(wall.Seconds(), 1e-9))
 	return sweepExit(sum)
+}
+
+// sweepShard is the shard the flags ask for: --shard i/n, or
+// --shard-from-env VAR with --shards n, where VAR holds a 0-based index;
+// the zero Shard (the whole sweep) if neither. from says where an
+// environment shard came from ("JOB_COMPLETION_INDEX=2"), for the header.
+// The environment is read here, in cmd: what it selects is only which
+// seeds run, and each seed's run is the same wherever it runs.
+func sweepShard(fs *flag.FlagSet, spec, envVar, count string) (shard sweep.Shard, from string, err error) {
+	switch {
+	case flagSet(fs, "shard") && flagSet(fs, "shard-from-env"):
+		return shard, "", errors.New("--shard and --shard-from-env both name the shard; give one")
+	case flagSet(fs, "shards") && !flagSet(fs, "shard-from-env"):
+		return shard, "", errors.New("--shards goes with --shard-from-env VAR (with --shard, write i/n)")
+	case flagSet(fs, "shard"):
+		shard, err = sweep.ParseShard(spec)
+		if err != nil {
+			err = fmt.Errorf("--shard: %w", err)
+		}
+		return shard, "", err
+	case !flagSet(fs, "shard-from-env"):
+		return shard, "", nil
+	case envVar == "":
+		return shard, "", errors.New("--shard-from-env: name the variable that holds the shard index (JOB_COMPLETION_INDEX on a Kubernetes Indexed Job)")
+	case !flagSet(fs, "shards"):
+		return shard, "", fmt.Errorf("--shard-from-env %s needs --shards n, the number of shards", envVar)
+	}
+	index, ok := os.LookupEnv(envVar)
+	if !ok {
+		return shard, "", fmt.Errorf("--shard-from-env %s: the variable is not set (it should hold this shard's 0-based index)", envVar)
+	}
+	if shard, err = sweep.IndexShard(index, count); err != nil {
+		return shard, "", fmt.Errorf("--shard-from-env %s=%q --shards %s: %w", envVar, index, count, err)
+	}
+	return shard, envVar + "=" + strings.TrimSpace(index), nil
 }
 
 func sweepExit(s *sweep.Summary) int {
@@ -142,6 +180,9 @@ type sweepReport struct {
 	arg     string // the property as the user named it, for replay commands
 	prop    *property.Property
 	before  func() // called before a line is printed: clears the progress bar
+	// shardFrom is where the shard came from, "JOB_COMPLETION_INDEX=2",
+	// when --shard-from-env chose it.
+	shardFrom string
 }
 
 func (r *sweepReport) header(first, n uint64, workers int, shard sweep.Shard, corpus string) {
@@ -159,6 +200,9 @@ func (r *sweepReport) header(first, n uint64, workers int, shard sweep.Shard, co
 	}
 	if shard.Of > 0 {
 		seeds += ", shard " + shard.String()
+		if r.shardFrom != "" {
+			seeds += " (" + r.shardFrom + ")"
+		}
 	}
 	fmt.Fprintf(r.out, "seeds     %s on %d workers, %s\n", seeds, workers, where)
 }

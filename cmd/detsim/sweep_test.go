@@ -2,10 +2,13 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -53,7 +56,7 @@ func TestSweep_ExitCodes(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{"no property", []string{"sweep", "--seeds", "3"}, 2, "usage: detsim sweep"},
+		{"no property", []string{"sweep", "--seeds", "3"}, 2, "want one PROPERTY"},
 		{"no seeds", []string{"sweep", clean}, 2, "--seeds"},
 		{"zero seeds", []string{"sweep", clean, "--seeds", "0"}, 2, "--seeds"},
 		{"bad start", []string{"sweep", clean, "--seeds", "2", "--start", "x"}, 2, "--start"},
@@ -107,12 +110,46 @@ func TestSweep_PrintsEachFailureWithItsReplayAndPinsIt(t *testing.T) {
 	}
 }
 
-// TestSweep_JSONShardsConcatenate: the per-seed lines of shards 1/3, 2/3
-// and 3/3 concatenated are the unsharded sweep's, byte for byte.
+// detsimEnv is detsim with the environment changed: "NAME=value" sets a
+// variable, a bare "NAME" unsets it.
+func detsimEnv(t *testing.T, env []string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(detsimBinary(t), args...)
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.ContainsFunc(env, func(e string) bool { n, _, _ := strings.Cut(e, "="); return n == name }) {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	for _, e := range env {
+		if strings.Contains(e, "=") {
+			cmd.Env = append(cmd.Env, e)
+		}
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return result{code, out.String(), errb.String()}
+}
+
+// TestSweep_JSONShardsConcatenate: for n = 1 … 4, the per-seed lines of
+// shards 1/n … n/n concatenated are the unsharded sweep's, byte for
+// byte, whether the shard comes from --shard i/n or, as on a Kubernetes
+// Indexed Job, from --shard-from-env with a 0-based index i−1.
 func TestSweep_JSONShardsConcatenate(t *testing.T) {
 	prop := propertyDir(t)
-	seedLines := func(args ...string) []string {
-		r := detsim(t, append([]string{"sweep", prop, "--seeds", "9", "--start", "4", "--json", "--corpus", ""}, args...)...)
+	seedLines := func(env []string, args ...string) []string {
+		t.Helper()
+		r := detsimEnv(t, env, append([]string{"sweep", prop, "--seeds", "9", "--start", "4", "--json", "--corpus", ""}, args...)...)
+		if r.code != 0 && r.code != 1 {
+			t.Fatalf("%v %v: exit %d\n%s", env, args, r.code, r.stderr)
+		}
 		var out []string
 		for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
 			var v map[string]any
@@ -127,16 +164,62 @@ func TestSweep_JSONShardsConcatenate(t *testing.T) {
 		}
 		return out
 	}
-	whole := seedLines()
-	var joined []string
-	for _, s := range []string{"1/3", "2/3", "3/3"} {
-		joined = append(joined, seedLines("--shard", s)...)
+	whole := seedLines(nil)
+	if len(whole) != 9 || !strings.Contains(whole[0], `"seed":4`) || !strings.Contains(whole[8], `"seed":12`) {
+		t.Fatalf("seed range:\n%s", strings.Join(whole, "\n"))
 	}
-	if len(whole) != 9 || strings.Join(whole, "\n") != strings.Join(joined, "\n") {
-		t.Errorf("whole:\n%s\nshards:\n%s", strings.Join(whole, "\n"), strings.Join(joined, "\n"))
+	if !strings.Contains(strings.Join(whole, "\n"), `"outcome":"fail"`) || !strings.Contains(strings.Join(whole, "\n"), `"outcome":"pass"`) {
+		t.Fatalf("want both outcomes among the seeds, so an order mistake shows:\n%s", strings.Join(whole, "\n"))
 	}
-	if !strings.Contains(whole[0], `"seed":4`) || !strings.Contains(whole[8], `"seed":12`) {
-		t.Errorf("seed range: %s … %s", whole[0], whole[8])
+	for n := 1; n <= 4; n++ {
+		var byFlag, byEnv []string
+		for i := 1; i <= n; i++ {
+			byFlag = append(byFlag, seedLines(nil, "--shard", fmt.Sprintf("%d/%d", i, n))...)
+			byEnv = append(byEnv, seedLines([]string{fmt.Sprintf("JOB_COMPLETION_INDEX=%d", i-1)},
+				"--shard-from-env", "JOB_COMPLETION_INDEX", "--shards", fmt.Sprint(n))...)
+		}
+		if strings.Join(whole, "\n") != strings.Join(byFlag, "\n") {
+			t.Errorf("%d shards by --shard:\n%s\nwhole:\n%s", n, strings.Join(byFlag, "\n"), strings.Join(whole, "\n"))
+		}
+		if strings.Join(whole, "\n") != strings.Join(byEnv, "\n") {
+			t.Errorf("%d shards by --shard-from-env:\n%s\nwhole:\n%s", n, strings.Join(byEnv, "\n"), strings.Join(whole, "\n"))
+		}
+	}
+}
+
+// TestSweep_ShardFromEnvIsValidated: a missing or garbled index, a
+// missing count, or a second way of naming the shard is exit 2 with a
+// message that says which; a good one names its source in the header.
+func TestSweep_ShardFromEnvIsValidated(t *testing.T) {
+	prop := propertyDir(t, "loss_prob_ppm = [0, 4_000]", "loss_prob_ppm = 0")
+	base := []string{"sweep", prop, "--seeds", "4", "--corpus", ""}
+	fromEnv := []string{"--shard-from-env", "IDX", "--shards", "2"}
+	cases := []struct {
+		name string
+		env  []string
+		args []string
+		code int
+		msg  string
+	}{
+		{"unset", []string{"IDX"}, fromEnv, 2, "--shard-from-env IDX: the variable is not set"},
+		{"empty", []string{"IDX="}, fromEnv, 2, `shard index "": want an integer from 0 to 1`},
+		{"garbled", []string{"IDX=two"}, fromEnv, 2, `shard index "two": want an integer from 0 to 1`},
+		{"negative", []string{"IDX=-1"}, fromEnv, 2, `shard index "-1"`},
+		{"past the count", []string{"IDX=2"}, fromEnv, 2, "shard index 2: want 0 <= index < 2"},
+		{"no count", []string{"IDX=0"}, []string{"--shard-from-env", "IDX"}, 2, "--shard-from-env IDX needs --shards n"},
+		{"bad count", []string{"IDX=0"}, []string{"--shard-from-env", "IDX", "--shards", "0"}, 2, `shard count "0": want a positive integer`},
+		{"no variable", []string{"IDX=0"}, []string{"--shard-from-env", "", "--shards", "2"}, 2, "name the variable"},
+		{"count alone", []string{"IDX"}, []string{"--shards", "2"}, 2, "--shards goes with --shard-from-env"},
+		{"both ways", []string{"IDX=0"}, append([]string{"--shard", "1/2"}, fromEnv...), 2, "--shard and --shard-from-env both name the shard"},
+		{"ok", []string{"IDX=1"}, fromEnv, 0, "seeds     2 to 3 (2), shard 2/2 (IDX=1) on"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := detsimEnv(t, c.env, append(append([]string{}, base...), c.args...)...)
+			if r.code != c.code || !strings.Contains(r.stdout+r.stderr, c.msg) {
+				t.Fatalf("exit %d, want %d with %q\nstdout: %s\nstderr: %s", r.code, c.code, c.msg, r.stdout, r.stderr)
+			}
+		})
 	}
 }
 

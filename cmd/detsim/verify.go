@@ -6,17 +6,27 @@ import (
 	"io"
 
 	"github.com/detsim/detsim/bundle"
-	"github.com/detsim/detsim/scenarios"
 )
+
+const verifyUsage = `usage: detsim verify BUNDLE
+
+Checks that the bundle directory BUNDLE is internally consistent: every
+file against the manifest's SHA-256 list, the manifest against
+scenario.toml (seed, duration), the snapshots against the scenario's
+requests (docs/bundle.md, "What detsim verify checks"). A hash list is
+not a signature: rerunning scenario.toml and comparing digests is the
+proof of who made it. Exit: 0 intact, 1 a mismatch (each is printed),
+2 a manifest it cannot read.
+`
 
 func cmdVerify(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return usageErr(stderr, "verify: %v", err)
+		return flagErr(fs, err, stdout, stderr)
 	}
 	if len(pos) != 1 {
-		return usageErr(stderr, "verify needs exactly one BUNDLE directory")
+		return usageErrIn(stderr, "verify", "needs exactly one BUNDLE directory, got %d", len(pos))
 	}
 	problems, err := bundle.Verify(pos[0])
 	if err != nil {
@@ -31,15 +41,5 @@ func cmdVerify(args []string, stdout, stderr io.Writer) int {
 		return exitFailed
 	}
 	fmt.Fprintf(stdout, "%s: intact\n", pos[0])
-	return exitOK
-}
-
-func cmdList(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		return usageErr(stderr, "list takes no arguments")
-	}
-	for _, n := range scenarios.LibraryNames() {
-		fmt.Fprintln(stdout, n)
-	}
 	return exitOK
 }

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// subcommands are detsim's commands other than a run, in the order the
+// overview lists them. "did you mean" suggests among these.
+var subcommands = []string{"verify", "list", "sweep", "shrink", "check", "help"}
+
+// cmdHelp is `detsim help [COMMAND]`: the overview and a run's flags, or
+// one command's usage and flags, on stdout. Each command prints its own
+// help when asked with -h, so this asks it: the flags listed are the ones
+// its FlagSet really has.
+func cmdHelp(args []string, stdout, stderr io.Writer) int {
+	switch {
+	case len(args) == 0:
+		return cmdRun([]string{"-h"}, stdout, stderr)
+	case len(args) > 1:
+		return usageErrIn(stderr, "help", "one COMMAND at a time, got %d: %s", len(args), strings.Join(args, " "))
+	}
+	switch args[0] {
+	case "verify", "list", "sweep", "shrink", "check":
+		return run([]string{args[0], "-h"}, stdout, stderr)
+	case "help", "-h", "--help", "-help":
+		fmt.Fprint(stdout, helpUsage)
+		return exitOK
+	case "run", "batch", "--batch":
+		return cmdRun([]string{"-h"}, stdout, stderr)
+	}
+	if s := closest(args[0], subcommands, 2); s != "" {
+		return usageErrIn(stderr, "help", "no command %q: did you mean \"detsim help %s\"?", args[0], s)
+	}
+	return usageErrIn(stderr, "help", "no command %q (commands: %s)", args[0], strings.Join(subcommands, ", "))
+}
+
+const helpUsage = `usage: detsim help [COMMAND]
+
+Prints the usage and flags of COMMAND (verify, list, sweep, shrink,
+check), or with no COMMAND the overview and the flags of a run.
+detsim -h and detsim COMMAND -h print the same.
+`
+
+// usages are each command's usage text, keyed by its FlagSet's name, for
+// printHelp; the flags follow them, generated from the FlagSet.
+var usages = map[string]string{
+	"detsim": usage,
+	"verify": verifyUsage,
+	"list":   listUsage,
+	"sweep":  sweepUsage,
+	"shrink": shrinkUsage,
+	"check":  checkUsage,
+}
+
+// flagErr handles an error from parsing fs: -h, -help or --help prints
+// the command's help to stdout (exit 0), anything else is a one-line
+// reason and where to find the usage (exit 2).
+func flagErr(fs *flag.FlagSet, err error, stdout, stderr io.Writer) int {
+	if errors.Is(err, flag.ErrHelp) {
+		printHelp(stdout, fs)
+		return exitOK
+	}
+	if fs.Name() == "detsim" {
+		return usageErr(stderr, "%v", err)
+	}
+	return usageErrIn(stderr, fs.Name(), "%v", err)
+}
+
+// usageErrIn is usageErr for a subcommand: the reason, then the command's
+// own help to run.
+func usageErrIn(stderr io.Writer, cmd, format string, args ...any) int {
+	fmt.Fprintf(stderr, "detsim: "+cmd+": "+format+"\n", args...)
+	fmt.Fprintf(stderr, "run 'detsim help %s' for usage\n", cmd)
+	return exitUsage
+}
+
+// printHelp writes fs's command usage, then every flag fs defines.
+func printHelp(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprint(w, usages[fs.Name()])
+	title := "flags:"
+	if fs.Name() == "detsim" {
+		title = "flags of a run (detsim [flags] [SCENARIO]):"
+	}
+	printFlags(w, title, fs)
+}
+
+// printFlags lists fs's flags in two aligned columns, "--name ARG" and
+// what it does with its default. A default is shown unless it is "" or
+// false, or the description already says it.
+func printFlags(w io.Writer, title string, fs *flag.FlagSet) {
+	type row struct{ left, right string }
+	var rows []row
+	width := 0
+	fs.VisitAll(func(f *flag.Flag) {
+		arg, desc := flag.UnquoteUsage(f)
+		left := "--" + f.Name
+		if len(f.Name) == 1 {
+			left = "-" + f.Name
+		}
+		if arg != "" {
+			left += " " + arg
+		}
+		if !strings.Contains(desc, "default") && f.DefValue != "" && f.DefValue != "false" {
+			desc += " (default " + f.DefValue + ")"
+		}
+		rows = append(rows, row{left, desc})
+		width = max(width, len(left))
+	})
+	if len(rows) == 0 {
+		return
+	}
+	width = min(width, 22)
+	fmt.Fprintf(w, "\n%s\n", title)
+	for _, r := range rows {
+		if len(r.left) > width {
+			fmt.Fprintf(w, "  %s\n  %*s  %s\n", r.left, width, "", r.right)
+			continue
+		}
+		fmt.Fprintf(w, "  %-*s  %s\n", width, r.left, r.right)
+	}
+}
+
+// closest returns the candidate nearest to s within maxDist edits (see
+// editDistance), the first of equals; "" if none is that near.
+func closest(s string, candidates []string, maxDist int) string {
+	best, bestDist := "", maxDist+1
+	for _, c := range candidates {
+		if d := editDistance(s, c); d < bestDist {
+			best, bestDist = c, d
+		}
+	}
+	return best
+}
+
+// editDistance is the optimal-string-alignment distance between a and b:
+// the fewest single-byte insertions, deletions, substitutions and swaps
+// of two neighbours that turn a into b ("swep" → "sweep" is 1, "sewep"
+// → "sweep" is 1).
+func editDistance(a, b string) int {
+	// d[i][j] is the distance between a[:i] and b[:j].
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
+}

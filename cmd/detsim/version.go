@@ -1,0 +1,50 @@
+package main
+
+import "runtime/debug"
+
+// simulatorVersion, when set at link time, is the version every manifest
+// records, ahead of anything the build info says:
+//
+//	go build -ldflags "-X main.simulatorVersion=v1.4.0" ./cmd/detsim
+//
+// Release and container builds set it; they often build from a tree
+// without .git, or with -buildvcs=false, where no commit is stamped.
+var simulatorVersion string
+
+// version is the simulator_version of a manifest (docs/bundle.md): the
+// ldflags value if set, else the commit the go command stamped
+// (vcs.revision, "-dirty" when the tree had changes), else the main
+// module's version from the build info ("(devel)" for a local build
+// without VCS stamping, the tag for one installed as module@version),
+// else "unknown".
+func version() string {
+	info, ok := debug.ReadBuildInfo()
+	return versionFrom(simulatorVersion, info, ok)
+}
+
+func versionFrom(ldflags string, info *debug.BuildInfo, ok bool) string {
+	if ldflags != "" {
+		return ldflags
+	}
+	if !ok {
+		return "unknown"
+	}
+	rev, dirty := "", false
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	switch {
+	case rev != "" && dirty:
+		return rev + "-dirty"
+	case rev != "":
+		return rev
+	case info.Main.Version != "":
+		return info.Main.Version
+	}
+	return "unknown"
+}
