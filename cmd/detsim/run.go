@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/detsim/detsim/batch"
+	"github.com/detsim/detsim/debugger"
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/internal/scratch"
@@ -59,9 +60,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if !*batchMode && !tui.TerminalAvailable() {
 		return usageErr(stderr, "the stepper needs a terminal; run headless with --batch %s", arg)
 	}
-	var bps []tui.Breakpoint // parsed before the scenario loads: a bad spec is the clearer error
+	var bps []debugger.Breakpoint // parsed before the scenario loads: a bad spec is the clearer error
 	for _, spec := range breakOn {
-		bp, err := tui.ParseBreakpoint(spec)
+		bp, err := debugger.ParseBreakpoint(spec)
 		if err != nil {
 			return usageErr(stderr, "--break-on %q: %v", spec, err)
 		}
@@ -72,7 +73,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		if !strings.Contains(spec, "=") {
 			spec = "time=" + spec
 		}
-		bp, err := tui.ParseBreakpoint(spec)
+		bp, err := debugger.ParseBreakpoint(spec)
 		if err != nil {
 			return usageErr(stderr, "--until %q: %v", *until, err)
 		}
@@ -186,8 +187,8 @@ func removeScratchOnSignal(stderr io.Writer) (stop func()) {
 // hit (or the end) and prints where it stopped and the stepper's panes as
 // plain text, so a CI log shows the state at the failure. It writes no
 // bundle. Exit 1 when an assertion had failed by then.
-func runToBreak(sc *scenarios.Scenario, reg *hosts.Registry, bps []tui.Breakpoint, width int, arg string, stdout, stderr io.Writer) int {
-	sess, err := tui.NewSession(sc, reg, nil)
+func runToBreak(sc *scenarios.Scenario, reg *hosts.Registry, bps []debugger.Breakpoint, width int, arg string, stdout, stderr io.Writer) int {
+	sess, err := debugger.NewSession(sc, reg, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "detsim: %v\n", err)
 		return exitUsage
@@ -198,7 +199,7 @@ func runToBreak(sc *scenarios.Scenario, reg *hosts.Registry, bps []tui.Breakpoin
 		where = "breakpoint " + hit.Breakpoint.String()
 	}
 	fmt.Fprintf(stdout, "stopped   %s at step %d, t=%s\n", where, hit.Step, fmtNs(hit.At))
-	text, err := sess.RenderText(width, 48)
+	text, err := tui.RenderText(sess, width, 48)
 	if err != nil {
 		fmt.Fprintf(stderr, "detsim: %v\n", err)
 		return exitInternal
