@@ -13,6 +13,7 @@ import (
 
 	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/bundle/verdict"
+	"github.com/detsim/detsim/bundle/verdict/monitor"
 	"github.com/detsim/detsim/engine"
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/scenarios"
@@ -199,22 +200,10 @@ func writeErr(doing string, err error) error {
 	return err
 }
 
-// Monitor adapts the streaming evaluator to the engine's Monitor.
-func Monitor(ev *verdict.Evaluator) engine.Monitor { return EvalMonitor{ev} }
+// Monitor adapts the streaming evaluator to the engine's Monitor
+// (monitor.New, which the headless debugger uses too).
+func Monitor(ev *verdict.Evaluator) engine.Monitor { return monitor.New(ev) }
 
-// EvalMonitor is the streaming evaluator as an engine.Monitor. A viewer
-// gets the evaluator back from engine.Engine.Monitor() with a type
-// assertion to EvalMonitor.
-type EvalMonitor struct{ ev *verdict.Evaluator }
-
-// Evaluator returns the evaluator inside.
-func (m EvalMonitor) Evaluator() *verdict.Evaluator { return m.ev }
-
-func (m EvalMonitor) Observe(line, at int64, hostID, kindTag, typ string, payload []byte) {
-	m.ev.Observe(int(line), bundle.EventRecord{
-		VirtualTimeNs: at, HostID: hostID, KindTag: kindTag, Type: typ,
-		Event: payload, // Observe keeps nothing of it past the call
-	})
-}
-func (m EvalMonitor) Resolved() bool        { return m.ev.Resolved() }
-func (m EvalMonitor) Clone() engine.Monitor { return EvalMonitor{m.ev.Clone()} }
+// EvalMonitor is the streaming evaluator as an engine.Monitor; monitor.Evaluator
+// gets the evaluator back from engine.Engine.Monitor().
+type EvalMonitor = monitor.Monitor

@@ -333,7 +333,7 @@ func TestTimeline_ReverseContinueFindsPreviousHit(t *testing.T) {
 			hits = append(hits, info.Index)
 		}
 	}
-	isHit := func(info StepInfo) bool { return info.Kind == "Tick" && info.Host == "p02" }
+	isHit := func(_ int64, info StepInfo) bool { return info.Kind == "Tick" && info.Host == "p02" }
 	tl.Goto(ref.Index())
 	for k := len(hits) - 1; k >= 0; k-- {
 		found, err := tl.ReverseContinue(isHit)
@@ -357,12 +357,52 @@ func TestTimeline_ReverseContinueFindsPreviousHit(t *testing.T) {
 	}
 }
 
+// A reverse search paused after every interval and resumed finds the same
+// hits as one run to the end: the stepper runs it in chunks.
+func TestTimeline_ReverseSearchResumes(t *testing.T) {
+	sc := meshScenario("echo", 4, lossyPolicy, 2_000_000_000)
+	tl, _ := NewTimeline(func() (*Engine, error) { return New(sc, registry(), Options{}) }, 50)
+	ref, _ := NewTimeline(func() (*Engine, error) { return New(sc, registry(), Options{}) }, 50)
+	isHit := func(_ int64, info StepInfo) bool { return info.Kind == "Tick" && info.Host == "p02" }
+	end, _ := tl.Goto(1 << 40)
+	ref.Goto(end)
+	pauses := 0
+	for u := end - 1; u >= 1; {
+		found, next, err := tl.ReverseSearch(u, isHit, func() bool { return true })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if next > 0 {
+			pauses++
+			if next >= u || found != -1 {
+				t.Fatalf("paused search: next %d from u %d, found %d", next, u, found)
+			}
+			u = next
+			continue
+		}
+		want, _ := ref.ReverseContinue(isHit)
+		if (found >= 0) != want || found >= 0 && found != ref.Engine().Index() {
+			t.Fatalf("resumed search found %d, one run found %v at %d", found, want, ref.Engine().Index())
+		}
+		if found < 0 {
+			break
+		}
+		u = found - 1
+	}
+	if pauses == 0 {
+		t.Fatal("the search never paused")
+	}
+}
+
 func TestTimeline_CheckpointsThinLogarithmically(t *testing.T) {
 	sc := meshScenario("echo", 3, lossyPolicy, 20_000_000_000)
 	tl, _ := NewTimeline(func() (*Engine, error) { return New(sc, registry(), Options{}) }, 10)
 	tl.max = 16
 	tl.Goto(1 << 40)
-	idx := tl.CheckpointIndices()
+	var idx []int64
+	for _, m := range tl.Marks() {
+		idx = append(idx, m.Index)
+	}
 	if len(idx) > 16 {
 		t.Fatalf("%d checkpoints kept, max 16", len(idx))
 	}

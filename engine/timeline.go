@@ -49,11 +49,21 @@ func (t *Timeline) Engine() *Engine { return t.e }
 // Checkpoints reports how many checkpoints the timeline holds.
 func (t *Timeline) Checkpoints() int { return len(t.cps) }
 
-// CheckpointIndices returns the step index of every checkpoint, ascending.
-func (t *Timeline) CheckpointIndices() []int64 {
-	out := make([]int64, len(t.cps))
+// Mark is where one checkpoint sits: its step index, the virtual time of
+// its last dispatched entry and the event records emitted by then.
+type Mark struct {
+	Index   int64
+	Now     int64
+	Records int64
+}
+
+// Marks returns every checkpoint's position, ascending by index, so a
+// caller can pick where to start re-executing from: the latest checkpoint
+// before a virtual time, or before a record it needs written again.
+func (t *Timeline) Marks() []Mark {
+	out := make([]Mark, len(t.cps))
 	for i, c := range t.cps {
-		out[i] = c.Index()
+		out[i] = Mark{Index: c.st.steps, Now: c.st.now, Records: c.st.records}
 	}
 	return out
 }
@@ -131,14 +141,21 @@ func (t *Timeline) Goto(i int64) (int64, error) {
 // Back steps one step backwards.
 func (t *Timeline) Back() (int64, error) { return t.Goto(t.e.Index() - 1) }
 
+// StopFunc decides, right after a step Continue or a reverse search
+// dispatched, whether the search stops at that step: prevNow is the
+// virtual time before the step, info what it did. A caller's breakpoints
+// are a StopFunc.
+type StopFunc func(prevNow int64, info StepInfo) bool
+
 // Continue steps forward until stop reports true for a step (a breakpoint
 // hit), the run ends, or budget steps have run, so a caller can keep a
 // long continue interruptible. It reports whether stop fired.
-func (t *Timeline) Continue(stop func(StepInfo) bool, budget int) (StepInfo, bool) {
+func (t *Timeline) Continue(stop StopFunc, budget int) (StepInfo, bool) {
 	var info StepInfo
 	for n := 0; n < budget && !t.e.Done(); n++ {
+		prevNow := t.e.Now()
 		info = t.Step()
-		if stop(info) {
+		if stop(prevNow, info) {
 			return info, true
 		}
 	}
@@ -148,31 +165,54 @@ func (t *Timeline) Continue(stop func(StepInfo) bool, budget int) (StepInfo, boo
 // ReverseContinue moves back to the latest step before the current one
 // for which stop reports true (evaluated, as Continue does, right after
 // that step is dispatched) and reports whether there was one; with none,
-// it stops at step 0. It searches one checkpoint interval at a time, from
-// the nearest backwards, re-executing each interval once with stop
-// checked at every step and nothing rendered, then re-executes once more
-// to the hit.
-func (t *Timeline) ReverseContinue(stop func(StepInfo) bool) (bool, error) {
-	u := t.e.Index() - 1 // the latest step that may hit
+// it stops at step 0. It is ReverseSearch from the step before the
+// current one, run to the end, then a move to the hit.
+func (t *Timeline) ReverseContinue(stop StopFunc) (bool, error) {
+	found, _, err := t.ReverseSearch(t.e.Index()-1, stop, nil)
+	if err != nil {
+		return false, err
+	}
+	_, err = t.Goto(max(found, 0))
+	return found >= 0, err
+}
+
+// ReverseSearch looks for the latest step at or before u (the latest step
+// that may hit) for which stop reports true, the way rr reverse-continues:
+// it restores the nearest checkpoint before u and re-executes up to u with
+// stop checked at every step and nothing else done; if no step there hit,
+// it searches the interval before, and so on back to step 1.
+//
+// It returns the step found, or -1 when none is at or before u; the
+// engine is then somewhere at or before u, not on the hit: the caller goes
+// where it wants (Goto(found), or the step before it to see what the hit
+// changed). When pause (nil: never) reports true after an interval came
+// up clear, the search stops there with next > 0, the u to resume from,
+// and found -1; a finished search returns next 0.
+func (t *Timeline) ReverseSearch(u int64, stop StopFunc, pause func() bool) (found, next int64, err error) {
 	for u >= 1 {
 		if err := t.rewind(u - 1); err != nil { // the state just before step u, or earlier
-			return false, err
+			return -1, 0, err
 		}
 		c := t.e.Index()
 		hit := int64(-1)
 		for t.e.Index() < u && !t.e.Done() {
-			if info := t.Step(); stop(info) {
+			prevNow := t.e.Now()
+			if info := t.Step(); stop(prevNow, info) {
 				hit = info.Index
 			}
 		}
 		if hit >= 0 {
-			_, err := t.Goto(hit)
-			return true, err
+			return hit, 0, nil
 		}
 		u = c // steps c+1..u are clear; search the interval before
+		if u >= 1 && pause != nil && pause() {
+			if _, err := t.Goto(c); err != nil {
+				return -1, 0, err
+			}
+			return -1, u, nil
+		}
 	}
-	_, err := t.Goto(0)
-	return false, err
+	return -1, 0, nil
 }
 
 // rewind puts the engine at the latest checkpoint at or before i, or at a

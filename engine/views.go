@@ -7,6 +7,11 @@ import (
 	"github.com/detsim/detsim/network"
 )
 
+// This file holds the read-only views of engine state that viewers (the
+// stepper, the headless debugger's text panes) draw from: the queue in pop
+// order, hosts (all, or one at a time), links, peers and what the last
+// step dispatched. None of them changes the engine.
+
 // QueueEntry is one pending queue entry as the stepper shows it.
 type QueueEntry struct {
 	At   int64
@@ -79,14 +84,36 @@ type HostView struct {
 func (e *Engine) Hosts() []HostView {
 	out := make([]HostView, len(e.st.hosts))
 	for i := range e.st.hosts {
-		s := &e.st.hosts[i]
-		v := HostView{ID: s.id, Kind: s.kind.Tag, State: s.state.String(), TickHalted: s.tickHalted, RecvHalted: s.recvHalted, Lives: s.lives}
-		if s.h != nil {
-			v.Snapshot = s.h.Snapshot()
-		}
-		out[i] = v
+		out[i] = e.HostAt(i)
 	}
 	return out
+}
+
+// HostAt returns host i's view, i indexing Peers(). Unlike Hosts it
+// snapshots only that host, so a viewer over a hundred hosts can snapshot
+// only the rows it shows.
+func (e *Engine) HostAt(i int) HostView {
+	s := &e.st.hosts[i]
+	v := HostView{ID: s.id, Kind: s.kind.Tag, State: s.state.String(), TickHalted: s.tickHalted, RecvHalted: s.recvHalted, Lives: s.lives}
+	if s.h != nil {
+		v.Snapshot = s.h.Snapshot()
+	}
+	return v
+}
+
+// LastStep describes the entry the latest step dispatched, as Step
+// reported it, except Records, which is not kept (0), so a viewer can say
+// what the current step did however it got there. At step 0 Kind is "".
+func (e *Engine) LastStep() StepInfo {
+	info := StepInfo{Index: e.st.steps, At: e.st.now, Done: e.st.done}
+	if e.st.steps == 0 {
+		return info
+	}
+	info.Kind = e.st.lastKind.String()
+	if e.st.lastHost >= 0 {
+		info.Host = e.peers[e.st.lastHost]
+	}
+	return info
 }
 
 // Links returns every directed edge's cache state, last send, in-flight

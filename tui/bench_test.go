@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/detsim/detsim/debugger"
 	"github.com/detsim/detsim/scenarios"
 )
 
@@ -27,7 +28,7 @@ func BenchmarkReverseStep(b *testing.B) { benchReverseStep(b, longEcho(b)) }
 func benchReverseStep(b *testing.B, sc *scenarios.Scenario) {
 	m := newTestModel(b, sc, 160, 48)
 	s := m.sess
-	if hit := s.Continue([]Breakpoint{{Kind: BreakStep, N: 1_000_000}}); hit.Step != 1_000_000 {
+	if hit := s.Continue([]debugger.Breakpoint{{Kind: debugger.BreakStep, N: 1_000_000}}); hit.Step != 1_000_000 {
 		b.Fatalf("reached step %d", hit.Step)
 	}
 	vp := m.viewParams()
@@ -45,7 +46,7 @@ func benchReverseStep(b *testing.B, sc *scenarios.Scenario) {
 	}
 	slices.Sort(times)
 	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "ms-median")
-	b.ReportMetric(float64(s.tl.Engine().Index()), "final-step")
+	b.ReportMetric(float64(s.Timeline().Engine().Index()), "final-step")
 }
 
 // BenchmarkView100Hosts is the frame goal: drawing the screen at 160×48
@@ -70,22 +71,6 @@ func BenchmarkStep100Hosts(b *testing.B) {
 		m.fr = msg.fr
 		_ = m.View()
 	}
-}
-
-// BenchmarkContinue is the stepper's continue throughput with the log
-// cache and a type breakpoint armed (echo_parity, never firing).
-func BenchmarkContinue(b *testing.B) {
-	s, err := NewSession(longEcho(b), testRegistry(), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	bps := []Breakpoint{{Kind: BreakFail}, {Kind: BreakType, Arg: "no_such_type"}}
-	s.arm(bps)
-	defer s.disarm()
-	for b.Loop() {
-		s.checkedStep(bps)
-	}
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
 }
 
 // BenchmarkReverseStepSwim is BenchmarkReverseStep on the SWIM

@@ -125,21 +125,3 @@ func (ev *eventView) summary() string {
 	}
 	return b.String()
 }
-
-// recordType extracts the event type from a serialised record without
-// decoding it: the envelope's fixed member order puts `"event":{"type":"`
-// before the type, and nothing earlier can contain that text.
-func recordType(line []byte) []byte {
-	i := bytes.Index(line, typeKey)
-	if i < 0 {
-		return nil
-	}
-	rest := line[i+len(typeKey):]
-	j := bytes.IndexByte(rest, '"')
-	if j < 0 {
-		return nil
-	}
-	return rest[:j]
-}
-
-var typeKey = []byte(`"event":{"type":"`)

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/detsim/detsim/bundle/verdict"
+	"github.com/detsim/detsim/debugger"
 	"github.com/detsim/detsim/engine"
 	"github.com/detsim/detsim/network"
 )
@@ -85,8 +86,8 @@ type capture struct {
 	queue []engine.QueueEntry
 }
 
-func (s *Session) capture(vp viewParams) *capture {
-	e := s.tl.Engine()
+func takeCapture(s *debugger.Session, vp viewParams) *capture {
+	e := s.Timeline().Engine()
 	c := &capture{index: e.Index(), lo: vp.bandLo, links: e.Links(), queue: e.Queue(queueDepth)}
 	for i := vp.bandLo; i < vp.bandHi && i < len(e.Peers()); i++ {
 		c.rows = append(c.rows, e.HostAt(i))
@@ -96,45 +97,62 @@ func (s *Session) capture(vp viewParams) *capture {
 
 // build extracts a frame at the current position, highlighting changes
 // against before when it was taken one step earlier.
-func (s *Session) build(vp viewParams, before *capture) *frame {
-	e := s.tl.Engine()
-	sc := s.sc
+func build(s *debugger.Session, vp viewParams, before *capture) *frame {
+	e := s.Timeline().Engine()
+	sc := s.Scenario()
 	f := &frame{
 		name: sc.Name, path: sc.Path, seed: sc.Seed, duration: sc.DurationNs,
 		index: e.Index(), now: e.Now(), records: e.Records(),
 		done: e.Done(), early: e.EarlyTerminated(), last: e.LastStep(),
 		queueLen: e.QueueLen(), digest: e.Digest(), peers: e.Peers(),
 	}
-	if ev := s.evaluator(); ev != nil {
-		f.verdicts = ev.Status()
-		f.firstFail, _, _ = ev.FirstFailure()
-		if f.done {
-			// The run is over: show the verdicts batch would write.
-			for i, v := range ev.Finish(f.now) {
-				f.verdicts[i] = verdict.Partial{Name: v.Name, Kind: v.Kind, Resolved: true, Outcome: v.Outcome, Reason: v.Reason, Line: f.verdicts[i].Line}
-			}
-		}
-		for _, p := range f.verdicts {
-			switch {
-			case !p.Resolved:
-				f.open++
-			case p.Outcome == verdict.Fail:
-				f.fail++
-			case p.Outcome == verdict.Inconclusive:
-				f.inconclusive++
-			default:
-				f.pass++
-			}
-		}
-	}
+	f.addVerdicts(s.Evaluator())
 	if before != nil && before.index != f.index-1 {
 		before = nil
 	}
 	f.diffed = before != nil
+	f.addRows(s, vp, before)
+	f.addQueue(e.Queue(queueDepth), before)
+	f.addLinks(e.Links(), before)
+	f.addLog(s, vp)
+	return f
+}
 
+// addVerdicts counts the verdicts so far (while the run goes on, from the
+// streaming evaluator; once it has ended, the ones batch would write).
+func (f *frame) addVerdicts(ev *verdict.Evaluator) {
+	if ev == nil {
+		return
+	}
+	f.verdicts = ev.Status()
+	f.firstFail, _, _ = ev.FirstFailure()
+	if f.done {
+		// The run is over: show the verdicts batch would write.
+		for i, v := range ev.Finish(f.now) {
+			f.verdicts[i] = verdict.Partial{Name: v.Name, Kind: v.Kind, Resolved: true, Outcome: v.Outcome, Reason: v.Reason, Line: f.verdicts[i].Line}
+		}
+	}
+	for _, p := range f.verdicts {
+		switch {
+		case !p.Resolved:
+			f.open++
+		case p.Outcome == verdict.Fail:
+			f.fail++
+		case p.Outcome == verdict.Inconclusive:
+			f.inconclusive++
+		default:
+			f.pass++
+		}
+	}
+}
+
+// addRows snapshots the host rows vp asks for, each diffed against the
+// same host in before.
+func (f *frame) addRows(s *debugger.Session, vp viewParams, before *capture) {
+	e := s.Timeline().Engine()
 	f.bandLo = max(0, min(vp.bandLo, len(f.peers)))
 	for i := f.bandLo; i < vp.bandHi && i < len(f.peers); i++ {
-		r := parseRow(i, e.HostAt(i), s.peerIdx, len(f.peers))
+		r := parseRow(i, e.HostAt(i), s.PeerIndex, len(f.peers))
 		if r.swim != nil {
 			f.swim = true
 		}
@@ -144,14 +162,18 @@ func (s *Session) build(vp viewParams, before *capture) *frame {
 			if slices.Equal(b.Snapshot, r.view.Snapshot) {
 				br = &hostRow{view: b}
 			} else {
-				br = parseRow(i, b, s.peerIdx, len(f.peers))
+				br = parseRow(i, b, s.PeerIndex, len(f.peers))
 			}
 			diffRow(r, br)
 		}
 		f.rows = append(f.rows, r)
 	}
+}
 
-	f.queue = e.Queue(queueDepth)
+// addQueue keeps the next queue entries, marking those the last step
+// scheduled.
+func (f *frame) addQueue(queue []engine.QueueEntry, before *capture) {
+	f.queue = queue
 	f.queueNew = make([]bool, len(f.queue))
 	if before != nil {
 		seen := make(map[uint64]bool, len(before.queue))
@@ -162,8 +184,11 @@ func (s *Session) build(vp viewParams, before *capture) *frame {
 			f.queueNew[i] = !seen[q.Seq]
 		}
 	}
+}
 
-	f.links = e.Links()
+// addLinks keeps every link, marking those the last step changed.
+func (f *frame) addLinks(links []network.LinkView, before *capture) {
+	f.links = links
 	f.linkChanged = make([]bool, len(f.links))
 	if before != nil && len(before.links) == len(f.links) {
 		for i := range f.links {
@@ -172,17 +197,20 @@ func (s *Session) build(vp viewParams, before *capture) *frame {
 				a.InFlight != b.InFlight || !slices.Equal(a.Active, b.Active)
 		}
 	}
+}
 
+// addLog copies the window of cached records vp asks for; a record the
+// cache lost has a nil b.
+func (f *frame) addLog(s *debugger.Session, vp viewParams) {
 	lo, hi := logRange(vp, f.records)
 	f.logFrom = lo
 	for n := lo; n <= hi; n++ {
 		l := logLine{n: n}
-		if sl, ok := s.ring.get(n); ok {
-			l.step, l.at, l.b = sl.step, sl.at, slices.Clone(sl.b)
+		if r, ok := s.Record(n); ok {
+			l.step, l.at, l.b = r.Step, r.At, slices.Clone(r.Bytes)
 		}
 		f.log = append(f.log, l)
 	}
-	return f
 }
 
 // logRange is the window of records a frame carries: logWindow records
@@ -196,7 +224,7 @@ func logRange(vp viewParams, records int64) (lo, hi int64) {
 	if lo <= 0 || lo > records {
 		lo = records - logWindow + 1
 	}
-	lo = max(lo, records-ringSize+1, 1)
+	lo = max(lo, records-debugger.RecordCache+1, 1)
 	hi = min(records, lo+logWindow-1)
 	return lo, hi
 }
@@ -205,65 +233,53 @@ func logRange(vp viewParams, records int64) (lo, hi int64) {
 // frame, highlighting what step i changed: it goes to i-1, captures, and
 // steps. When the log window needs records the cache lost, it re-executes
 // once more from the latest checkpoint before them.
-func (s *Session) land(i int64, vp viewParams) (*frame, error) {
+func land(s *debugger.Session, i int64, vp viewParams) (*frame, error) {
+	tl := s.Timeline()
 	refilled := false
 	for {
 		if i <= 0 {
-			if _, err := s.tl.Goto(0); err != nil {
+			if _, err := tl.Goto(0); err != nil {
 				return nil, err
 			}
-			return s.build(vp, nil), nil
+			return build(s, vp, nil), nil
 		}
-		reached, err := s.tl.Goto(i - 1)
+		reached, err := tl.Goto(i - 1)
 		if err != nil {
 			return nil, err
 		}
-		if reached < i-1 || s.tl.Engine().Done() {
+		if reached < i-1 || tl.Engine().Done() {
 			// The run ends before i: land on its last step instead.
 			i = reached
 			continue
 		}
-		before := s.capture(vp)
-		s.tl.Step()
+		before := takeCapture(s, vp)
+		tl.Step()
 		if !refilled {
-			if lo, hi := logRange(vp, s.tl.Engine().Records()); s.ring.missing(lo, hi) != 0 {
+			if lo, hi := logRange(vp, tl.Engine().Records()); s.MissingRecord(lo, hi) != 0 {
 				refilled = true
-				if err := s.rewindBefore(s.ring.missing(lo, hi)); err != nil {
+				if err := s.RewindBefore(s.MissingRecord(lo, hi)); err != nil {
 					return nil, err
 				}
 				continue
 			}
 		}
-		return s.build(vp, before), nil
+		return build(s, vp, before), nil
 	}
-}
-
-// rewindBefore moves the timeline to the latest checkpoint (or the
-// start) whose records end before line, so re-executing from there
-// writes line again.
-func (s *Session) rewindBefore(line int64) error {
-	target := int64(0)
-	for _, m := range s.tl.Marks() {
-		if m.Records < line {
-			target = m.Index
-		}
-	}
-	_, err := s.tl.Goto(target)
-	return err
 }
 
 // stepOnce dispatches one step from the current position and builds the
 // frame with its changes highlighted.
-func (s *Session) stepOnce(vp viewParams) (*frame, bool, error) {
-	if s.tl.Engine().Done() {
+func stepOnce(s *debugger.Session, vp viewParams) (*frame, bool, error) {
+	tl := s.Timeline()
+	if tl.Engine().Done() {
 		return nil, false, nil
 	}
-	before := s.capture(vp)
-	s.tl.Step()
-	lo, hi := logRange(vp, s.tl.Engine().Records())
-	if s.ring.missing(lo, hi) != 0 {
-		f, err := s.land(s.tl.Engine().Index(), vp)
+	before := takeCapture(s, vp)
+	tl.Step()
+	lo, hi := logRange(vp, tl.Engine().Records())
+	if s.MissingRecord(lo, hi) != 0 {
+		f, err := land(s, tl.Engine().Index(), vp)
 		return f, true, err
 	}
-	return s.build(vp, before), true, nil
+	return build(s, vp, before), true, nil
 }

@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/detsim/detsim/debugger"
 	"github.com/detsim/detsim/engine"
 )
 
@@ -38,26 +39,32 @@ func (k jobKind) verb() string {
 // job is one request and, for long ones, how far it got.
 type job struct {
 	kind   jobKind
-	bps    []Breakpoint // a copy: the list may change while the job runs
+	bps    []debugger.Breakpoint // a copy: the list may change while the job runs
 	target int64
 	seed   uint64
 	vp     viewParams
 
+	// Set by begin when the first chunk starts.
 	started    time.Time
 	startIndex int64
-	u          int64 // reverse: latest step still to search
-	rewound    bool  // goto time: already moved behind the target
+	u          int64 // reverse: the latest step still to search
+}
+
+// begin records where j starts, before its first chunk runs.
+func (j *job) begin(s *debugger.Session) {
+	j.started, j.startIndex = time.Now(), s.Timeline().Engine().Index()
+	j.u = j.startIndex - 1 // reverse: the step before the current one may hit
 }
 
 // jobMsg hands the session back to Update with the frame to show. A
 // non-nil next means the job is not finished: Update starts the next
 // chunk unless esc was pressed.
 type jobMsg struct {
-	sess   *Session
+	sess   *debugger.Session
 	fr     *frame
 	next   *job
 	status string
-	hit    *Breakpoint // the breakpoint it stopped at, if any
+	hit    *debugger.Breakpoint // the breakpoint it stopped at, if any
 	err    error
 }
 
@@ -66,13 +73,12 @@ type jobMsg struct {
 const chunkTime = 40 * time.Millisecond
 
 // run returns the command that performs j on s.
-func run(s *Session, j *job) tea.Cmd {
+func run(s *debugger.Session, j *job) tea.Cmd {
 	return func() tea.Msg { return execute(s, j) }
 }
 
 // execute performs one chunk of j. It touches nothing but s and j.
-func execute(s *Session, j *job) (msg jobMsg) {
-	msg.sess = s
+func execute(s *debugger.Session, j *job) (msg jobMsg) {
 	defer func() {
 		// A host or engine panic is a bug the user must see, not a
 		// frozen screen: report it and keep the session.
@@ -80,136 +86,144 @@ func execute(s *Session, j *job) (msg jobMsg) {
 			msg = jobMsg{sess: s, err: fmt.Errorf("internal error: %v", r)}
 		}
 	}()
-	e := s.tl.Engine()
-	deadline := time.Now().Add(chunkTime)
 	if j.started.IsZero() {
-		j.started, j.startIndex = time.Now(), e.Index()
+		j.begin(s)
 	}
+	deadline := time.Now().Add(chunkTime)
+	pause := func() bool { return time.Now().After(deadline) }
 	switch j.kind {
 	case jobStep:
-		fr, ok, err := s.stepOnce(j.vp)
-		if !ok && err == nil {
-			return s.finish(j, e.Index(), "the run has ended: nothing to step")
-		}
-		msg.fr, msg.err = fr, err
-		if fr != nil {
-			msg.status = "step " + fmtInt(fr.index) + ": " + describeStep(fr.last)
-		}
-		return msg
+		return stepJob(s, j)
 	case jobBack:
-		if e.Index() == 0 {
-			return s.finish(j, 0, "at step 0: nothing before it")
-		}
-		return s.finish(j, e.Index()-1, "back to step "+fmtInt(e.Index()-1))
+		return backJob(s, j)
 	case jobLand:
-		return s.finish(j, e.Index(), "")
+		return finish(s, j, s.Timeline().Engine().Index(), "")
 	case jobReseed:
-		ns, err := NewSession(s.sc, s.reg, &j.seed)
-		if err != nil {
-			msg.err = err
-			return msg
-		}
-		return ns.finish(j, 0, fmt.Sprintf("re-seeded with %d: re-executing from step 0", j.seed))
+		return reseedJob(s, j)
 	case jobContinue:
-		hit, finished := s.forward(j.bps, nil, deadline)
-		if !finished {
-			return s.progress(j)
-		}
-		idx := s.tl.Engine().Index()
-		if hit != nil {
-			return s.finishAt(j, idx, hit, "breakpoint "+hit.String()+" ("+hit.describe()+") at step "+fmtInt(idx))
-		}
-		if idx == j.startIndex {
-			return s.finish(j, idx, "the run has ended: nothing to continue")
-		}
-		return s.finish(j, idx, "no breakpoint hit: the run ended at step "+fmtInt(idx))
+		return continueJob(s, j, pause)
 	case jobReverse:
-		if !j.rewound {
-			j.u, j.rewound = e.Index()-1, true
-		}
-		found, hit, next, over, err := s.reverse(j.bps, j.u, deadline)
-		if err != nil {
-			msg.err = err
-			return msg
-		}
-		if !over {
-			j.u = next
-			return s.progress(j)
-		}
-		if found >= 0 {
-			return s.finishAt(j, found, hit, "reverse: breakpoint "+hit.String()+" ("+hit.describe()+") at step "+fmtInt(found))
-		}
-		return s.finish(j, 0, "reverse: no breakpoint before step "+fmtInt(j.startIndex)+"; at step 0")
+		return reverseJob(s, j, pause)
 	case jobGotoStep:
-		if j.target <= e.Index() {
-			return s.finish(j, j.target, "at step "+fmtInt(j.target))
-		}
-		s.forward(nil, func(info engine.StepInfo, _ int64) bool { return info.Index >= j.target }, deadline)
-		idx := s.tl.Engine().Index()
-		if idx < j.target && !s.tl.Engine().Done() {
-			return s.progress(j)
-		}
-		if idx < j.target {
-			return s.finish(j, idx, "step "+fmtInt(j.target)+" is past the end: clamped to the last step, "+fmtInt(idx))
-		}
-		return s.finish(j, idx, "at step "+fmtInt(idx))
+		return gotoStepJob(s, j, pause)
 	case jobGotoTime:
-		t := j.target
-		if t <= 0 {
-			return s.finish(j, 0, "at step 0 (t=+0s)")
-		}
-		if !j.rewound {
-			j.rewound = true
-			if e.Now() >= t {
-				target := int64(0)
-				for _, m := range s.tl.Marks() {
-					if m.Now < t {
-						target = m.Index
-					}
-				}
-				if _, err := s.tl.Goto(target); err != nil {
-					msg.err = err
-					return msg
-				}
-			}
-		}
-		if s.tl.Engine().Now() < t && !s.tl.Engine().Done() {
-			s.forward(nil, func(info engine.StepInfo, _ int64) bool { return info.At >= t }, deadline)
-		}
-		e = s.tl.Engine()
-		if e.Now() < t && !e.Done() {
-			return s.progress(j)
-		}
-		if e.Now() < t {
-			return s.finish(j, e.Index(), "t="+fmtTime(t)+" is past the end: clamped to the last step, "+fmtInt(e.Index())+" at t="+fmtTime(e.Now()))
-		}
-		return s.finish(j, e.Index(), "at step "+fmtInt(e.Index())+", the first at or after t="+fmtTime(t))
+		return gotoTimeJob(s, j, pause)
 	}
-	msg.err = fmt.Errorf("unknown job %d", j.kind)
+	return jobMsg{sess: s, err: fmt.Errorf("unknown job %d", j.kind)}
+}
+
+func stepJob(s *debugger.Session, j *job) jobMsg {
+	fr, ok, err := stepOnce(s, j.vp)
+	if !ok && err == nil {
+		return finish(s, j, s.Timeline().Engine().Index(), "the run has ended: nothing to step")
+	}
+	msg := jobMsg{sess: s, fr: fr, err: err}
+	if fr != nil {
+		msg.status = "step " + fmtInt(fr.index) + ": " + describeStep(fr.last)
+	}
 	return msg
 }
 
+func backJob(s *debugger.Session, j *job) jobMsg {
+	i := s.Timeline().Engine().Index()
+	if i == 0 {
+		return finish(s, j, 0, "at step 0: nothing before it")
+	}
+	return finish(s, j, i-1, "back to step "+fmtInt(i-1))
+}
+
+func reseedJob(s *debugger.Session, j *job) jobMsg {
+	ns, err := s.Reseed(j.seed)
+	if err != nil {
+		return jobMsg{sess: s, err: err}
+	}
+	return finish(ns, j, 0, fmt.Sprintf("re-seeded with %d: re-executing from step 0", j.seed))
+}
+
+func continueJob(s *debugger.Session, j *job, pause debugger.Pause) jobMsg {
+	hit, finished := s.Forward(j.bps, nil, pause)
+	if !finished {
+		return progress(s, j)
+	}
+	idx := s.Timeline().Engine().Index()
+	if hit != nil {
+		return finishAt(s, j, idx, hit, "breakpoint "+hit.String()+" ("+describeBreak(*hit)+") at step "+fmtInt(idx))
+	}
+	if idx == j.startIndex {
+		return finish(s, j, idx, "the run has ended: nothing to continue")
+	}
+	return finish(s, j, idx, "no breakpoint hit: the run ended at step "+fmtInt(idx))
+}
+
+func reverseJob(s *debugger.Session, j *job, pause debugger.Pause) jobMsg {
+	found, hit, next, err := s.ReverseSearch(j.u, j.bps, pause)
+	if err != nil {
+		return jobMsg{sess: s, err: err}
+	}
+	if next > 0 {
+		j.u = next
+		return progress(s, j)
+	}
+	if found >= 0 {
+		return finishAt(s, j, found, hit, "reverse: breakpoint "+hit.String()+" ("+describeBreak(*hit)+") at step "+fmtInt(found))
+	}
+	return finish(s, j, 0, "reverse: no breakpoint before step "+fmtInt(j.startIndex)+"; at step 0")
+}
+
+func gotoStepJob(s *debugger.Session, j *job, pause debugger.Pause) jobMsg {
+	if j.target <= s.Timeline().Engine().Index() {
+		return finish(s, j, j.target, "at step "+fmtInt(j.target))
+	}
+	if !s.GotoStep(j.target, pause) {
+		return progress(s, j)
+	}
+	idx := s.Timeline().Engine().Index()
+	if idx < j.target {
+		return finish(s, j, idx, "step "+fmtInt(j.target)+" is past the end: clamped to the last step, "+fmtInt(idx))
+	}
+	return finish(s, j, idx, "at step "+fmtInt(idx))
+}
+
+func gotoTimeJob(s *debugger.Session, j *job, pause debugger.Pause) jobMsg {
+	t := j.target
+	if t <= 0 {
+		return finish(s, j, 0, "at step 0 (t=+0s)")
+	}
+	finished, err := s.GotoTime(t, pause)
+	if err != nil {
+		return jobMsg{sess: s, err: err}
+	}
+	if !finished {
+		return progress(s, j)
+	}
+	e := s.Timeline().Engine()
+	if e.Now() < t {
+		return finish(s, j, e.Index(), "t="+fmtTime(t)+" is past the end: clamped to the last step, "+fmtInt(e.Index())+" at t="+fmtTime(e.Now()))
+	}
+	return finish(s, j, e.Index(), "at step "+fmtInt(e.Index())+", the first at or after t="+fmtTime(t))
+}
+
 // finish lands on step i with the last step highlighted.
-func (s *Session) finish(j *job, i int64, status string) jobMsg {
-	return s.finishAt(j, i, nil, status)
+func finish(s *debugger.Session, j *job, i int64, status string) jobMsg {
+	return finishAt(s, j, i, nil, status)
 }
 
 // finishAt lands on step i, where breakpoint hit (if any) fired.
-func (s *Session) finishAt(j *job, i int64, hit *Breakpoint, status string) jobMsg {
-	fr, err := s.land(i, j.vp)
+func finishAt(s *debugger.Session, j *job, i int64, hit *debugger.Breakpoint, status string) jobMsg {
+	fr, err := land(s, i, j.vp)
 	return jobMsg{sess: s, fr: fr, status: status, hit: hit, err: err}
 }
 
 // progress reports a chunk of a long job: where it is and how fast it goes.
-func (s *Session) progress(j *job) jobMsg {
-	e := s.tl.Engine()
+func progress(s *debugger.Session, j *job) jobMsg {
+	e := s.Timeline().Engine()
 	status := j.kind.verb() + "… step " + fmtInt(e.Index()) + "  t=" + fmtTime(e.Now())
 	if el := time.Since(j.started); el > 0 && j.kind != jobReverse {
 		rate := (e.Index() - j.startIndex) * int64(time.Second) / int64(el)
 		status += "  " + fmtInt(rate) + " events/s"
 	}
 	status += "  (esc to stop)"
-	return jobMsg{sess: s, fr: s.build(j.vp, nil), next: j, status: status}
+	return jobMsg{sess: s, fr: build(s, j.vp, nil), next: j, status: status}
 }
 
 // describeStep says what a step dispatched: "Deliver b", "Mutation".

@@ -46,7 +46,7 @@ func (m *Model) layout() {
 	}
 	npeers := 0
 	if m.sess != nil {
-		npeers = len(m.sess.sc.Peers)
+		npeers = len(m.sess.Scenario().Peers)
 	} else if m.fr != nil {
 		npeers = len(m.fr.peers)
 	}

@@ -5,6 +5,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/detsim/detsim/debugger"
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/scenarios"
 )
@@ -14,7 +15,7 @@ type Options struct {
 	// Seed, when set, overrides the scenario's seed.
 	Seed *uint64
 	// Breakpoints are armed at start, after the default "fail".
-	Breakpoints []Breakpoint
+	Breakpoints []debugger.Breakpoint
 	// Width and Height are the screen size until the terminal reports
 	// one (tests); 0 means 80×24.
 	Width, Height int
@@ -40,7 +41,7 @@ type Model struct {
 
 	width, height int
 
-	sess      *Session // nil while a job holds it
+	sess      *debugger.Session // nil while a job holds it
 	fr        *frame
 	job       *job // the job in progress, nil when idle
 	pending   []*job
@@ -60,14 +61,14 @@ type Model struct {
 	header  int // header lines
 	footer  int // footer lines
 
-	bps   []Breakpoint
+	bps   []debugger.Breakpoint
 	bpSel int
 
 	prompt *prompt
 
 	status  string
 	isError bool
-	hit     *Breakpoint // the breakpoint the current position was reached by
+	hit     *debugger.Breakpoint // the breakpoint the current position was reached by
 	seed    uint64
 	name    string
 }
@@ -79,7 +80,7 @@ const maxPending = 32
 // scenario cannot start (an unknown host kind, an assertion the
 // evaluator cannot read).
 func NewModel(sc *scenarios.Scenario, reg *hosts.Registry, opts Options) (Model, error) {
-	s, err := NewSession(sc, reg, opts.Seed)
+	s, err := debugger.NewSession(sc, reg, opts.Seed)
 	if err != nil {
 		return Model{}, err
 	}
@@ -88,13 +89,13 @@ func NewModel(sc *scenarios.Scenario, reg *hosts.Registry, opts Options) (Model,
 		width: opts.Width, height: opts.Height,
 		sess: s, focus: paneEvents,
 		bps:  withDefaultBreakpoints(opts.Breakpoints),
-		seed: s.sc.Seed, name: s.sc.Name,
+		seed: s.Scenario().Seed, name: s.Scenario().Name,
 	}
 	if m.width <= 0 || m.height <= 0 {
 		m.width, m.height = 80, 24
 	}
 	m.layout()
-	fr, err := s.land(0, m.viewParams())
+	fr, err := land(s, 0, m.viewParams())
 	if err != nil {
 		return Model{}, err
 	}
@@ -105,10 +106,10 @@ func NewModel(sc *scenarios.Scenario, reg *hosts.Registry, opts Options) (Model,
 }
 
 // withDefaultBreakpoints puts "fail" first, on, unless the caller listed it.
-func withDefaultBreakpoints(bps []Breakpoint) []Breakpoint {
-	out := []Breakpoint{{Kind: BreakFail}}
+func withDefaultBreakpoints(bps []debugger.Breakpoint) []debugger.Breakpoint {
+	out := []debugger.Breakpoint{{Kind: debugger.BreakFail}}
 	for _, b := range bps {
-		if b.Kind == BreakFail {
+		if b.Kind == debugger.BreakFail {
 			out[0] = b
 			continue
 		}
@@ -169,7 +170,7 @@ func (m Model) applyJob(msg jobMsg) (tea.Model, tea.Cmd) {
 		return m, run(msg.sess, msg.next)
 	}
 	if m.job != nil && m.job.kind == jobReseed {
-		m.seed, m.name = m.sess.sc.Seed, m.sess.sc.Name
+		m.seed, m.name = m.sess.Scenario().Seed, m.sess.Scenario().Name
 	}
 	finished := m.job
 	if finished == nil || finished.kind != jobLand {
@@ -270,7 +271,7 @@ const bandHalf = 16
 
 // viewParams says what the next frame must hold.
 func (m *Model) viewParams() viewParams {
-	n := len(m.sess.sc.Peers)
+	n := len(m.sess.Scenario().Peers)
 	half := max(bandHalf, m.matrix.visibleRows(true)/2+4)
 	vp := viewParams{bandLo: max(m.matrix.sel-half, 0)}
 	vp.bandHi = min(vp.bandLo+2*half, n)
@@ -332,9 +333,9 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, km.Back):
 		return m.start(&job{kind: jobBack}, "")
 	case key.Matches(k, km.Continue):
-		return m.start(&job{kind: jobContinue, bps: append([]Breakpoint(nil), m.bps...)}, "continuing…")
+		return m.start(&job{kind: jobContinue, bps: append([]debugger.Breakpoint(nil), m.bps...)}, "continuing…")
 	case key.Matches(k, km.Reverse):
-		return m.start(&job{kind: jobReverse, bps: append([]Breakpoint(nil), m.bps...)}, "reverse-continuing…")
+		return m.start(&job{kind: jobReverse, bps: append([]debugger.Breakpoint(nil), m.bps...)}, "reverse-continuing…")
 	case key.Matches(k, km.Goto):
 		m.prompt = newPrompt(promptGoto, "go to step N or time (12.5s): ", "")
 		return m, nil

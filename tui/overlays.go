@@ -7,6 +7,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/detsim/detsim/debugger"
 )
 
 // widest returns the widest line of a block.
@@ -32,12 +34,12 @@ func (m Model) breakpointsKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.bpSel = clampInt(m.bpSel+1, 0, len(m.bps)-1)
 	case key.Matches(k, km.BPToggle):
 		if m.bpSel < len(m.bps) {
-			m.bps = append([]Breakpoint(nil), m.bps...)
+			m.bps = append([]debugger.Breakpoint(nil), m.bps...)
 			m.bps[m.bpSel].Off = !m.bps[m.bpSel].Off
 		}
 	case key.Matches(k, km.BPDelete):
 		if m.bpSel < len(m.bps) {
-			m.bps = append(append([]Breakpoint(nil), m.bps[:m.bpSel]...), m.bps[m.bpSel+1:]...)
+			m.bps = append(append([]debugger.Breakpoint(nil), m.bps[:m.bpSel]...), m.bps[m.bpSel+1:]...)
 			m.bpSel = clampInt(m.bpSel, 0, len(m.bps)-1)
 		}
 	case key.Matches(k, km.BPAdd):
@@ -64,7 +66,7 @@ func (m Model) breakpointsView(w, h int) []string {
 		if i == m.bpSel {
 			marker = "▶"
 		}
-		line := marker + box + " " + strconv.Itoa(i+1) + " " + fit(b.String(), 24) + " " + b.describe()
+		line := marker + box + " " + strconv.Itoa(i+1) + " " + fit(b.String(), 24) + " " + describeBreak(b)
 		if i == m.bpSel {
 			line = m.st.cursor.Render(line)
 		}
@@ -100,4 +102,21 @@ func (m Model) helpView(w, h int) []string {
 		" matrix, host, queue, links and log); ▶ is the selection or the log cursor.",
 	)
 	return padLines(out, w, h)
+}
+
+// describeBreak says in words what a breakpoint stops at.
+func describeBreak(b debugger.Breakpoint) string {
+	switch b.Kind {
+	case debugger.BreakFail:
+		return "first assertion Fail"
+	case debugger.BreakType:
+		return "a record of type " + b.Arg
+	case debugger.BreakHost:
+		return "a step for host " + b.Arg
+	case debugger.BreakTime:
+		return "virtual time ≥ " + fmtTime(b.N)
+	case debugger.BreakStep:
+		return "step " + fmtInt(b.N)
+	}
+	return "?"
 }

@@ -3,6 +3,8 @@ package tui
 import (
 	"strconv"
 	"strings"
+
+	"github.com/detsim/detsim/debugger"
 )
 
 // eventsPane is the event log: one record per line ending at the current
@@ -29,7 +31,7 @@ func (p *eventsPane) move(delta int64, f *frame) {
 		return
 	}
 	cur := p.at(f) + delta
-	lo := max(f.records-ringSize+1, 1)
+	lo := max(f.records-debugger.RecordCache+1, 1)
 	cur = min(max(cur, lo), f.records)
 	if cur == f.records {
 		p.cursor, p.top = 0, 0

@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/detsim/detsim/debugger"
 )
 
 // promptKind is what a one-line prompt asks for.
@@ -98,7 +100,7 @@ func (m Model) submit(p prompt) (tea.Model, tea.Cmd) {
 		}
 		return m.start(&job{kind: jobReseed, seed: seed}, "re-seeding…")
 	case promptBreakpoint:
-		b, err := ParseBreakpoint(v)
+		b, err := debugger.ParseBreakpoint(v)
 		if err != nil {
 			m.setError(err.Error())
 			return m, nil
@@ -120,7 +122,7 @@ func parseGoto(v string) (*job, error) {
 	case strings.HasPrefix(v, "step="):
 		v = strings.TrimPrefix(v, "step=")
 	case strings.HasPrefix(v, "time="):
-		t, err := ParseTime(strings.TrimPrefix(v, "time="), "ns")
+		t, err := debugger.ParseTime(strings.TrimPrefix(v, "time="), "ns")
 		if err != nil {
 			return nil, err
 		}
@@ -132,7 +134,7 @@ func parseGoto(v string) (*job, error) {
 		}
 		return &job{kind: jobGotoStep, target: n}, nil
 	}
-	t, err := ParseTime(v, "")
+	t, err := debugger.ParseTime(v, "")
 	if err != nil {
 		return nil, errBadGoto
 	}

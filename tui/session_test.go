@@ -5,13 +5,15 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/detsim/detsim/debugger"
 )
 
 // The headless continue (detsim --batch --break-on) stops exactly where
 // the stepper's c does.
 func TestSessionContinue_MatchesStepper(t *testing.T) {
-	bps := []Breakpoint{{Kind: BreakFail}, {Kind: BreakType, Arg: "mutation"}}
-	s, err := NewSession(echoFailing(t), testRegistry(), nil)
+	bps := []debugger.Breakpoint{{Kind: debugger.BreakFail}, {Kind: debugger.BreakType, Arg: "mutation"}}
+	s, err := debugger.NewSession(echoFailing(t), testRegistry(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,26 +36,15 @@ func TestSessionContinue_MatchesStepper(t *testing.T) {
 	}
 }
 
-func TestSessionContinue_NoBreakpointRunsToTheEnd(t *testing.T) {
-	s, err := NewSession(echoParity(t), testRegistry(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hit := s.Continue(nil)
-	if hit.Breakpoint != nil || !s.Timeline().Engine().Done() || hit.At != 20_000_000_000 {
-		t.Fatalf("hit %+v, done %v", hit, s.Timeline().Engine().Done())
-	}
-}
-
 func TestRenderText_PlainAndWithinWidth(t *testing.T) {
 	seed := uint64(99)
-	s, err := NewSession(echoParity(t), testRegistry(), &seed)
+	s, err := debugger.NewSession(echoParity(t), testRegistry(), &seed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Continue([]Breakpoint{{Kind: BreakTime, N: 6_000_000_000}})
+	s.Continue([]debugger.Breakpoint{{Kind: debugger.BreakTime, N: 6_000_000_000}})
 	for _, w := range []int{80, 160, 30} {
-		out, err := s.RenderText(w, 48)
+		out, err := RenderText(s, w, 48)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,70 +66,38 @@ func TestRenderText_PlainAndWithinWidth(t *testing.T) {
 	}
 }
 
-func TestRenderText_FromBareTimeline(t *testing.T) {
-	s, err := NewSession(echoParity(t), testRegistry(), nil)
+func TestRenderText_AtAStep(t *testing.T) {
+	s, err := debugger.NewSession(echoParity(t), testRegistry(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Continue([]Breakpoint{{Kind: BreakStep, N: 500}})
+	s.Continue([]debugger.Breakpoint{{Kind: debugger.BreakStep, N: 500}})
 	e := s.Timeline().Engine()
-	var last [][]byte
-	for n := e.Records() - 9; n <= e.Records(); n++ {
-		sl, _ := s.ring.get(n)
-		last = append(last, append([]byte(nil), sl.b...))
+	r, _ := s.Record(e.Records())
+	last := append([]byte(nil), r.Bytes...)
+	out, err := RenderText(s, 120, 48)
+	if err != nil {
+		t.Fatal(err)
 	}
-	out := RenderText(s.Timeline(), 120, last)
 	if strings.Contains(out, "\x1b") || !strings.Contains(out, "step 500") {
 		t.Fatalf("unexpected:\n%s", out)
 	}
-	if !strings.Contains(out, string(recordType(last[9]))) {
+	if !strings.Contains(out, string(debugger.RecordType(last))) {
 		t.Fatalf("last record missing:\n%s", out)
-	}
-}
-
-// Lines come back byte-identical after reverse execution: the cache
-// never needs invalidating.
-func TestLineCache_SameBytesAfterReverse(t *testing.T) {
-	s, err := NewSession(echoParity(t), testRegistry(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Continue([]Breakpoint{{Kind: BreakStep, N: 3000}})
-	n := s.Timeline().Engine().Records()
-	first := map[int64]string{}
-	for l := n - 100; l <= n; l++ {
-		sl, ok := s.ring.get(l)
-		if !ok {
-			t.Fatalf("line %d not cached", l)
-		}
-		first[l] = string(sl.b)
-	}
-	if _, err := s.Timeline().Goto(1); err != nil {
-		t.Fatal(err)
-	}
-	s.ring = newLineRing(ringSize)
-	if _, err := s.Timeline().Goto(3000); err != nil {
-		t.Fatal(err)
-	}
-	for l, want := range first {
-		sl, ok := s.ring.get(l)
-		if !ok || string(sl.b) != want {
-			t.Fatalf("line %d differs after re-execution", l)
-		}
 	}
 }
 
 // A far jump that lands on a checkpoint re-executes from an earlier one
 // so the log pane is full.
 func TestLand_RefillsTheLogAfterAFarJump(t *testing.T) {
-	s, err := NewSession(echoParity(t), testRegistry(), nil)
+	s, err := debugger.NewSession(echoParity(t), testRegistry(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Continue([]Breakpoint{{Kind: BreakStep, N: 9000}})
-	s.ring = newLineRing(ringSize) // forget everything
+	s.Continue([]debugger.Breakpoint{{Kind: debugger.BreakStep, N: 9000}})
+	s.ForgetRecords()
 	vp := viewParams{bandLo: 0, bandHi: 6}
-	f, err := s.land(8001, vp) // just past the checkpoint at 8000
+	f, err := land(s, 8001, vp) // just past the checkpoint at 8000
 	if err != nil {
 		t.Fatal(err)
 	}

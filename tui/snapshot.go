@@ -78,7 +78,7 @@ type hostRow struct {
 }
 
 // parseRow builds a row from a host view; peerIdx maps ids to indices.
-func parseRow(idx int, v engine.HostView, peerIdx map[string]int, npeers int) *hostRow {
+func parseRow(idx int, v engine.HostView, peerIdx func(id string) (int, bool), npeers int) *hostRow {
 	r := &hostRow{idx: idx, view: v}
 	if len(v.Snapshot) == 0 {
 		return r
@@ -89,7 +89,7 @@ func parseRow(idx int, v engine.HostView, peerIdx map[string]int, npeers int) *h
 			r.swim = &s
 			r.cells = make([]cell, npeers)
 			for _, m := range s.Members {
-				if i, ok := peerIdx[m.ID]; ok {
+				if i, ok := peerIdx(m.ID); ok {
 					r.cells[i] = cell{state: stateLetter(m.State), inc: m.Incarnation}
 				}
 			}

@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/detsim/detsim/debugger"
 	"github.com/detsim/detsim/scenarios"
 )
 
@@ -135,8 +136,8 @@ func TestBreakpointKinds_StopWhereTheySay(t *testing.T) {
 				t.Errorf("at t=%d, before the breakpoint", m.fr.now)
 			}
 			s := m.sess
-			if _, err := s.tl.Goto(m.fr.index - 1); err != nil || s.tl.Engine().Now() >= 4_500_000_000 {
-				t.Errorf("the step before is already at t=%d", s.tl.Engine().Now())
+			if _, err := s.Timeline().Goto(m.fr.index - 1); err != nil || s.Timeline().Engine().Now() >= 4_500_000_000 {
+				t.Errorf("the step before is already at t=%d", s.Timeline().Engine().Now())
 			}
 		}},
 		{"host=f", func(t *testing.T, m Model) {
@@ -151,7 +152,7 @@ func TestBreakpointKinds_StopWhereTheySay(t *testing.T) {
 				if l = m.fr.logAt(n); l.step != m.fr.index {
 					break
 				}
-				found = found || string(recordType(l.b)) == "drop_on_delivery"
+				found = found || string(debugger.RecordType(l.b)) == "drop_on_delivery"
 			}
 			if !found {
 				t.Errorf("step %d emitted no drop_on_delivery", m.fr.index)
@@ -195,8 +196,8 @@ func TestGoto_TimeBackwardsLandsOnFirstStepAtOrAfter(t *testing.T) {
 		t.Fatalf("at t=%d", m.fr.now)
 	}
 	s := m.sess
-	if _, err := s.tl.Goto(m.fr.index - 1); err != nil || s.tl.Engine().Now() >= 2_500_000_000 {
-		t.Fatalf("step before is at t=%d", s.tl.Engine().Now())
+	if _, err := s.Timeline().Goto(m.fr.index - 1); err != nil || s.Timeline().Engine().Now() >= 2_500_000_000 {
+		t.Fatalf("step before is at t=%d", s.Timeline().Engine().Now())
 	}
 }
 
@@ -207,7 +208,7 @@ func TestReseed_RestartsWithTheNewSeed(t *testing.T) {
 		m = drive(t, m, keys("backspace")...)
 	}
 	m = drive(t, m, keys("text:1234", "enter")...)
-	if m.seed != 1234 || m.fr.index != 0 || m.sess.sc.Seed != 1234 {
+	if m.seed != 1234 || m.fr.index != 0 || m.sess.Scenario().Seed != 1234 {
 		t.Fatalf("seed %d index %d", m.seed, m.fr.index)
 	}
 	if !strings.Contains(screen(m), "seed 1234") {

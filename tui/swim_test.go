@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/detsim/detsim/batch"
+	"github.com/detsim/detsim/debugger"
 )
 
 // The real SWIM kind: the matrix and the host view draw from its
@@ -37,12 +38,12 @@ func TestEndOfRun_VerdictsMatchBatch(t *testing.T) {
 			t.Fatal(err)
 		}
 		pass, fail, inc := res.Counts()
-		s, err := NewSession(sc, testRegistry(), nil)
+		s, err := debugger.NewSession(sc, testRegistry(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		s.Continue(nil)
-		f, err := s.land(s.tl.Engine().Index(), viewParams{bandHi: len(sc.Peers)})
+		f, err := land(s, s.Timeline().Engine().Index(), viewParams{bandHi: len(sc.Peers)})
 		if err != nil {
 			t.Fatal(err)
 		}

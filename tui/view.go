@@ -5,6 +5,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/detsim/detsim/debugger"
 )
 
 // View draws the screen in the alternate screen buffer.
@@ -99,7 +101,7 @@ func (m Model) runState() string {
 		return m.st.running.Render("▶ " + m.job.kind.verb() + "…")
 	case m.hit != nil:
 		s := "paused at breakpoint " + m.hit.String()
-		if m.hit.Kind == BreakFail && f.firstFail != "" {
+		if m.hit.Kind == debugger.BreakFail && f.firstFail != "" {
 			s += ": " + f.firstFail + " Fail"
 		}
 		return m.st.failed.Render("▌" + s)

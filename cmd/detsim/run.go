@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/detsim/detsim/batch"
+	"github.com/detsim/detsim/debugger"
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/internal/scratch"
@@ -27,82 +28,120 @@ type multiFlag []string
 func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
-func cmdRun(args []string, stdout, stderr io.Writer) int {
+// runFlags are the flags of a run: the stepper, --batch, --break-on.
+type runFlags struct {
+	fs         *flag.FlagSet
+	batch      *bool
+	seed, out  *string
+	breakOn    multiFlag
+	until      *string
+	width      *int
+	maxRecords *int64
+	maxBytes   *int64
+}
+
+func newRunFlags() *runFlags {
 	fs := flag.NewFlagSet("detsim", flag.ContinueOnError)
-	batchMode := fs.Bool("batch", false, "run headless and write a bundle")
-	seedFlag := fs.String("seed", "", "override the scenario's seed")
-	out := fs.String("out", "", "bundle directory (default bundles/<name>-<seed>)")
-	var breakOn multiFlag
-	fs.Var(&breakOn, "break-on", "with --batch: stop at fail|type=T|host=H|time=T|step=N and print the panes (repeatable)")
-	until := fs.String("until", "", "with --batch: stop at this virtual time (12.5s) or step (step=N) and print the panes")
-	width := fs.Int("width", 160, "with --break-on/--until: width of the printed panes")
-	maxRecords := fs.Int64("max-records", batch.DefaultMaxRecords, "with --batch: stop the run, its bundle marked truncated, once it has written this many records (0: no cap)")
-	maxBytes := fs.Int64("max-bytes", batch.DefaultMaxBytes, "with --batch: stop the run, its bundle marked truncated, once its records take this many bytes (0: no cap)")
-	pos, err := parseInterspersed(fs, args)
+	f := &runFlags{fs: fs}
+	f.batch = fs.Bool("batch", false, "run headless and write a bundle")
+	f.seed = fs.String("seed", "", "override the scenario's seed")
+	f.out = fs.String("out", "", "bundle directory (default bundles/<name>-<seed>)")
+	fs.Var(&f.breakOn, "break-on", "with --batch: stop at fail|type=T|host=H|time=T|step=N and print the panes (repeatable)")
+	f.until = fs.String("until", "", "with --batch: stop at this virtual time (12.5s) or step (step=N) and print the panes")
+	f.width = fs.Int("width", 160, "with --break-on/--until: width of the printed panes")
+	f.maxRecords = fs.Int64("max-records", batch.DefaultMaxRecords, "with --batch: stop the run, its bundle marked truncated, once it has written this many records (0: no cap)")
+	f.maxBytes = fs.Int64("max-bytes", batch.DefaultMaxBytes, "with --batch: stop the run, its bundle marked truncated, once its records take this many bytes (0: no cap)")
+	return f
+}
+
+// cmdRun is `detsim [flags] [SCENARIO]`: the stepper, a batch run, or a
+// headless run to a breakpoint.
+func cmdRun(args []string, stdout, stderr io.Writer) int {
+	f := newRunFlags()
+	pos, err := parseInterspersed(f.fs, args)
 	if err != nil {
-		return flagErr(fs, err, stdout, stderr)
+		return flagErr(f.fs, err, stdout, stderr)
 	}
 	if len(pos) > 1 {
 		return usageErr(stderr, "one scenario at a time, got %d: %s", len(pos), strings.Join(pos, " "))
 	}
-	stopping := len(breakOn) > 0 || *until != ""
-	if stopping && !*batchMode {
+	stopping := len(f.breakOn) > 0 || *f.until != ""
+	if stopping && !*f.batch {
 		return usageErr(stderr, "--break-on and --until go with --batch (the stepper sets breakpoints with b)")
 	}
 	arg := tui.DefaultScenario
 	if len(pos) == 1 {
 		arg = pos[0]
-	} else if *batchMode {
+	} else if *f.batch {
 		return usageErr(stderr, "--batch needs a SCENARIO (a file, or a name from 'detsim list')")
 	}
-	if !*batchMode && !tui.TerminalAvailable() {
+	if !*f.batch && !tui.TerminalAvailable() {
 		return usageErr(stderr, "the stepper needs a terminal; run headless with --batch %s", arg)
 	}
-	var bps []tui.Breakpoint // parsed before the scenario loads: a bad spec is the clearer error
-	for _, spec := range breakOn {
-		bp, err := tui.ParseBreakpoint(spec)
-		if err != nil {
-			return usageErr(stderr, "--break-on %q: %v", spec, err)
-		}
-		bps = append(bps, bp)
-	}
-	if *until != "" {
-		spec := *until
-		if !strings.Contains(spec, "=") {
-			spec = "time=" + spec
-		}
-		bp, err := tui.ParseBreakpoint(spec)
-		if err != nil {
-			return usageErr(stderr, "--until %q: %v", *until, err)
-		}
-		bps = append(bps, bp)
+	bps, code := f.breakpoints(stderr) // before the scenario loads: a bad spec is the clearer error
+	if code != exitOK {
+		return code
 	}
 	reg := builtin.Registry()
-	sc, err := resolveScenario(arg, reg)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitUsage
-	}
-	if *seedFlag != "" {
-		s, err := strconv.ParseUint(*seedFlag, 10, 63)
-		if err != nil {
-			return usageErr(stderr, "--seed %q: want an integer in [0, 2^63)", *seedFlag)
-		}
-		sc.Seed = s
+	sc, code := f.scenario(arg, reg, stderr)
+	if code != exitOK {
+		return code
 	}
 	switch {
-	case !*batchMode:
+	case !*f.batch:
 		if err := tui.Run(sc, reg, tui.Options{}); err != nil {
 			fmt.Fprintf(stderr, "detsim: %v\n", err)
 			return exitInternal
 		}
 		return exitOK
 	case stopping:
-		return runToBreak(sc, reg, bps, *width, arg, stdout, stderr)
+		return runToBreak(sc, reg, bps, *f.width, arg, stdout, stderr)
 	}
-	dir := *out
+	return f.runBatch(sc, reg, arg, stdout, stderr)
+}
+
+// breakpoints parses --break-on and --until.
+func (f *runFlags) breakpoints(stderr io.Writer) ([]debugger.Breakpoint, int) {
+	var bps []debugger.Breakpoint
+	for _, spec := range f.breakOn {
+		bp, err := debugger.ParseBreakpoint(spec)
+		if err != nil {
+			return nil, usageErr(stderr, "--break-on %q: %v", spec, err)
+		}
+		bps = append(bps, bp)
+	}
+	if *f.until != "" {
+		bp, err := debugger.ParseUntil(*f.until)
+		if err != nil {
+			return nil, usageErr(stderr, "--until %q: %v", *f.until, err)
+		}
+		bps = append(bps, bp)
+	}
+	return bps, exitOK
+}
+
+// scenario loads arg with --seed applied.
+func (f *runFlags) scenario(arg string, reg *hosts.Registry, stderr io.Writer) (*scenarios.Scenario, int) {
+	sc, err := resolveScenario(arg, reg)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return nil, exitUsage
+	}
+	if *f.seed != "" {
+		s, err := strconv.ParseUint(*f.seed, 10, 63)
+		if err != nil {
+			return nil, usageErr(stderr, "--seed %q: want an integer in [0, 2^63)", *f.seed)
+		}
+		sc.Seed = s
+	}
+	return sc, exitOK
+}
+
+// runBatch is `detsim --batch SCENARIO`: one run written as a bundle.
+func (f *runFlags) runBatch(sc *scenarios.Scenario, reg *hosts.Registry, arg string, stdout, stderr io.Writer) int {
+	dir := *f.out
 	switch {
-	case flagSet(fs, "out") && dir == "":
+	case flagSet(f.fs, "out") && dir == "":
 		return usageErr(stderr, "--out is empty; name a directory, or leave --out out for bundles/<name>-<seed>")
 	case dir == "":
 		var err error
@@ -111,13 +150,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	if *maxRecords < 0 || *maxBytes < 0 {
+	if *f.maxRecords < 0 || *f.maxBytes < 0 {
 		return usageErr(stderr, "--max-records and --max-bytes take a count, or 0 for no cap")
 	}
 	defer removeScratchOnSignal(stderr)()
 	start := time.Now()
 	res, err := batch.Run(sc, reg, batch.Config{Out: dir, Version: version(),
-		MaxRecords: noCapIsNegative(*maxRecords), MaxBytes: noCapIsNegative(*maxBytes)})
+		MaxRecords: noCapIsNegative(*f.maxRecords), MaxBytes: noCapIsNegative(*f.maxBytes)})
 	wall := time.Since(start)
 	if err != nil {
 		var oe *batch.OutError
@@ -185,8 +224,8 @@ func removeScratchOnSignal(stderr io.Writer) (stop func()) {
 // hit (or the end) and prints where it stopped and the stepper's panes as
 // plain text, so a CI log shows the state at the failure. It writes no
 // bundle. Exit 1 when an assertion had failed by then.
-func runToBreak(sc *scenarios.Scenario, reg *hosts.Registry, bps []tui.Breakpoint, width int, arg string, stdout, stderr io.Writer) int {
-	sess, err := tui.NewSession(sc, reg, nil)
+func runToBreak(sc *scenarios.Scenario, reg *hosts.Registry, bps []debugger.Breakpoint, width int, arg string, stdout, stderr io.Writer) int {
+	sess, err := debugger.NewSession(sc, reg, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "detsim: %v\n", err)
 		return exitUsage
@@ -197,7 +236,7 @@ func runToBreak(sc *scenarios.Scenario, reg *hosts.Registry, bps []tui.Breakpoin
 		where = "breakpoint " + hit.Breakpoint.String()
 	}
 	fmt.Fprintf(stdout, "stopped   %s at step %d, t=%s\n", where, hit.Step, fmtNs(hit.At))
-	text, err := sess.RenderText(width, 48)
+	text, err := tui.RenderText(sess, width, 48)
 	if err != nil {
 		fmt.Fprintf(stderr, "detsim: %v\n", err)
 		return exitInternal

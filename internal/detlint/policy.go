@@ -17,6 +17,7 @@ var DeterministicPackages = []string{
 	"github.com/detsim/detsim/bundle/...",
 	"github.com/detsim/detsim/scenarios/...",
 	"github.com/detsim/detsim/batch/...",
+	"github.com/detsim/detsim/debugger/...",
 	"github.com/detsim/detsim/property/...",
 	"github.com/detsim/detsim/shrink/...",
 	"github.com/detsim/detsim/sweep/...",

@@ -1,4 +1,4 @@
-package tui
+package debugger
 
 import (
 	"errors"
@@ -49,28 +49,26 @@ func (b Breakpoint) String() string {
 	case BreakHost:
 		return "host=" + b.Arg
 	case BreakTime:
-		return "time=" + strings.ReplaceAll(fmtTime(b.N)[1:], " ", "")
+		return "time=" + specTime(b.N)
 	case BreakStep:
 		return "step=" + strconv.FormatInt(b.N, 10)
 	}
 	return "?"
 }
 
-// describe says in words what the breakpoint stops at.
-func (b Breakpoint) describe() string {
-	switch b.Kind {
-	case BreakFail:
-		return "first assertion Fail"
-	case BreakType:
-		return "a record of type " + b.Arg
-	case BreakHost:
-		return "a step for host " + b.Arg
-	case BreakTime:
-		return "virtual time ≥ " + fmtTime(b.N)
-	case BreakStep:
-		return "step " + fmtInt(b.N)
+// specTime writes virtual nanoseconds as exact seconds the way ParseTime
+// reads them back: 63.412518204s, 5s.
+func specTime(ns int64) string {
+	u := uint64(ns)
+	if ns < 0 {
+		u = -u
 	}
-	return "?"
+	sec := strconv.FormatUint(u/1_000_000_000, 10)
+	frac := strings.TrimRight(strconv.FormatUint(u%1_000_000_000+1_000_000_000, 10)[1:], "0")
+	if frac == "" {
+		return sec + "s"
+	}
+	return sec + "." + frac + "s"
 }
 
 // maxSpecLen bounds a breakpoint spec; nothing valid comes close.
@@ -204,4 +202,13 @@ func digits(s string) bool {
 		}
 	}
 	return true
+}
+
+// ParseUntil reads the CLI's --until: a virtual time ("12.5s", bare = ns)
+// or any breakpoint spec ("step=N", "time=T"). It is one more breakpoint.
+func ParseUntil(s string) (Breakpoint, error) {
+	if !strings.Contains(s, "=") {
+		s = "time=" + s
+	}
+	return ParseBreakpoint(s)
 }

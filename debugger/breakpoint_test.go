@@ -1,4 +1,4 @@
-package tui
+package debugger
 
 import (
 	"strings"
@@ -72,32 +72,6 @@ func TestBreakpoint_StringRoundTrips(t *testing.T) {
 	}
 }
 
-func TestParseGoto(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		kind jobKind
-		n    int64
-	}{
-		{"18211", jobGotoStep, 18211},
-		{"18_211", jobGotoStep, 18211},
-		{"step=5", jobGotoStep, 5},
-		{"12.5s", jobGotoTime, 12_500_000_000},
-		{"+3s", jobGotoTime, 3_000_000_000},
-		{"time=7", jobGotoTime, 7},
-		{"250ms", jobGotoTime, 250_000_000},
-	} {
-		j, err := parseGoto(tc.in)
-		if err != nil || j.kind != tc.kind || j.target != tc.n {
-			t.Errorf("%q: %+v %v", tc.in, j, err)
-		}
-	}
-	for _, bad := range []string{"", "x", "-5", "12.5", "1e3s", "step=-1"} {
-		if _, err := parseGoto(bad); err == nil {
-			t.Errorf("%q: no error", bad)
-		}
-	}
-}
-
 func FuzzParseBreakpoint(f *testing.F) {
 	for _, s := range []string{"fail", "type=x", "host=a", "time=12.5s", "time=1", "step=9", "time=.000000001s", "time=99999999999.9s"} {
 		f.Add(s)
@@ -117,14 +91,19 @@ func FuzzParseBreakpoint(f *testing.F) {
 	})
 }
 
-func FuzzParseGoto(f *testing.F) {
-	for _, s := range []string{"12", "12.5s", "step=3", "time=4", "1_000"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		j, err := parseGoto(s)
-		if err == nil && j.target < 0 {
-			t.Fatalf("%q: negative target %d", s, j.target)
+// --until takes a bare time or a spec; either is one breakpoint.
+func TestParseUntil(t *testing.T) {
+	for in, want := range map[string]Breakpoint{
+		"12.5s":     {Kind: BreakTime, N: 12_500_000_000},
+		"7":         {Kind: BreakTime, N: 7},
+		"time=3s":   {Kind: BreakTime, N: 3_000_000_000},
+		"step=1234": {Kind: BreakStep, N: 1234},
+	} {
+		if got, err := ParseUntil(in); err != nil || got != want {
+			t.Errorf("%q: %+v, %v; want %+v", in, got, err, want)
 		}
-	})
+	}
+	if _, err := ParseUntil("soon"); err == nil {
+		t.Error(`"soon": no error`)
+	}
 }

@@ -1,0 +1,33 @@
+package debugger
+
+import (
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// The headless debugger is what `detsim --batch --break-on` links: it
+// must not pull in the terminal (bubbletea, lipgloss, bubbles or any
+// charmbracelet module), so the dependency points one way, tui → debugger.
+func TestImportsNothingOfTheTerminal(t *testing.T) {
+	goCmd := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if p, err := exec.LookPath("go"); err == nil {
+		goCmd = p
+	}
+	out, err := exec.Command(goCmd, "list", "-deps", "-f", "{{.ImportPath}}", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps: %v\n%s", err, out)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 10 {
+		t.Fatalf("go list -deps listed only %v", deps)
+	}
+	for _, d := range deps {
+		if strings.HasPrefix(d, "charm.land/") || strings.HasPrefix(d, "github.com/charmbracelet/") ||
+			d == "github.com/detsim/detsim/tui" || d == "github.com/detsim/detsim/batch" {
+			t.Errorf("debugger depends on %s", d)
+		}
+	}
+}

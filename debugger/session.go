@@ -1,0 +1,122 @@
+package debugger
+
+import (
+	"errors"
+
+	"github.com/detsim/detsim/bundle/verdict"
+	"github.com/detsim/detsim/bundle/verdict/monitor"
+	"github.com/detsim/detsim/engine"
+	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/scenarios"
+)
+
+// Session is one run under the debugger's control: the engine timeline,
+// the streaming verdict evaluator inside it, and the cache of serialised
+// event records a viewer's log reads.
+//
+// A Session is not safe for concurrent use. The terminal stepper hands it
+// to one command at a time and gets it back in that command's message.
+type Session struct {
+	sc      *scenarios.Scenario
+	reg     *hosts.Registry
+	tl      *engine.Timeline
+	ring    *lineRing
+	peerIdx map[string]int
+
+	// watch lists the event types enabled type breakpoints wait for
+	// while a checked run is in progress; the tap notes which it saw.
+	watch    []string
+	typeHits []string
+}
+
+// NewSession builds a session at step 0 of sc, with the seed overridden
+// when seed is not nil.
+func NewSession(sc *scenarios.Scenario, reg *hosts.Registry, seed *uint64) (*Session, error) {
+	if sc == nil || reg == nil {
+		return nil, errors.New("debugger: a scenario and a host registry are required")
+	}
+	if seed != nil {
+		c := *sc
+		c.Seed = *seed
+		sc = &c
+	}
+	s := &Session{sc: sc, reg: reg, ring: newLineRing(RecordCache), peerIdx: map[string]int{}}
+	for i := range sc.Peers {
+		s.peerIdx[sc.Peers[i].ID] = i
+	}
+	fresh := func() (*engine.Engine, error) {
+		ev, err := verdict.New(sc.Assertions)
+		if err != nil {
+			return nil, err
+		}
+		var e *engine.Engine
+		e, err = engine.New(sc, reg, engine.Options{
+			Monitor: monitor.New(ev),
+			// e is set before the first step, the only time the tap runs.
+			Tap: func(line, at int64, b []byte) { s.tap(e, line, at, b) },
+		})
+		return e, err
+	}
+	tl, err := engine.NewTimeline(fresh, checkpointEvery(len(sc.Peers)))
+	if err != nil {
+		return nil, err
+	}
+	s.tl = tl
+	return s, nil
+}
+
+// Reseed builds a new session at step 0 of the same scenario with seed.
+func (s *Session) Reseed(seed uint64) (*Session, error) { return NewSession(s.sc, s.reg, &seed) }
+
+// Timeline returns the session's timeline. Moving it directly is allowed;
+// the record cache stays valid because lines never change.
+func (s *Session) Timeline() *engine.Timeline { return s.tl }
+
+// Scenario returns the scenario the session runs (with the seed in use).
+func (s *Session) Scenario() *scenarios.Scenario { return s.sc }
+
+// PeerIndex returns the index of peer id in the scenario's peer list.
+func (s *Session) PeerIndex(id string) (int, bool) {
+	i, ok := s.peerIdx[id]
+	return i, ok
+}
+
+// Evaluator returns the streaming evaluator of the current engine; after
+// a Restore the engine holds a clone, so fetch it after every move.
+func (s *Session) Evaluator() *verdict.Evaluator { return monitor.Evaluator(s.tl.Engine().Monitor()) }
+
+// Failed reports whether any assertion has failed by the session's current
+// step, as far as the streaming evaluator can tell from the records so far.
+func (s *Session) Failed() bool {
+	ev := s.Evaluator()
+	if ev == nil {
+		return false
+	}
+	_, _, ok := ev.FirstFailure()
+	return ok
+}
+
+// checkpointEvery picks the timeline's checkpoint interval. A step back
+// re-executes on average half an interval, and a checkpoint copies every
+// host, so its cost grows with the number of hosts (and their views of
+// each other) faster than a step's does: an interval proportional to the
+// host count keeps checkpointing a small share of a continue while few
+// hosts get dense checkpoints and fast reverse steps. The timeline also
+// re-checkpoints at these multiples whenever it re-executes through a
+// region it had thinned, so stepping back far from the frontier is slow
+// only the first time.
+func checkpointEvery(hosts int) int64 {
+	return min(max(64*int64(hosts), 128), engine.DefaultCheckpointEvery)
+}
+
+func (s *Session) tap(e *engine.Engine, line, at int64, b []byte) {
+	s.ring.put(line, e.Index(), at, b)
+	if len(s.watch) > 0 {
+		t := RecordType(b)
+		for _, w := range s.watch {
+			if string(t) == w {
+				s.typeHits = append(s.typeHits, w)
+			}
+		}
+	}
+}
