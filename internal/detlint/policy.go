@@ -16,6 +16,7 @@ var DeterministicPackages = []string{
 	"github.com/detsim/detsim/batch/...",
 	"github.com/detsim/detsim/property/...",
 	"github.com/detsim/detsim/shrink/...",
+	"github.com/detsim/detsim/internal/vtime",
 }
 
 // Exemptions is every package-wide relaxation of a rule. Each row is a
