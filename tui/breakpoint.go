@@ -7,6 +7,8 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
+
+	"github.com/detsim/detsim/internal/vtime"
 )
 
 // BreakKind is what a breakpoint watches.
@@ -49,7 +51,7 @@ func (b Breakpoint) String() string {
 	case BreakHost:
 		return "host=" + b.Arg
 	case BreakTime:
-		return "time=" + strings.ReplaceAll(fmtTime(b.N)[1:], " ", "")
+		return "time=" + vtime.Seconds(b.N)
 	case BreakStep:
 		return "step=" + strconv.FormatInt(b.N, 10)
 	}
