@@ -17,6 +17,7 @@ var DeterministicPackages = []string{
 	"github.com/detsim/detsim/property/...",
 	"github.com/detsim/detsim/shrink/...",
 	"github.com/detsim/detsim/internal/vtime",
+	"github.com/detsim/detsim/internal/checked",
 }
 
 // Exemptions is every package-wide relaxation of a rule. Each row is a
