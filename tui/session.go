@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/detsim/detsim/batch"
+	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/bundle/verdict"
 	"github.com/detsim/detsim/engine"
 	"github.com/detsim/detsim/hosts"
@@ -91,7 +92,7 @@ func checkpointEvery(hosts int) int64 {
 func (s *Session) tap(e *engine.Engine, line, at int64, b []byte) {
 	s.ring.put(line, e.Index(), at, b)
 	if len(s.watch) > 0 {
-		t := recordType(b)
+		t := bundle.LineType(b)
 		for _, w := range s.watch {
 			if string(t) == w {
 				s.typeHits = append(s.typeHits, w)

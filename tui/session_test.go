@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/detsim/detsim/bundle"
 )
 
 // The headless continue (detsim --batch --break-on) stops exactly where
@@ -91,7 +93,7 @@ func TestRenderText_FromBareTimeline(t *testing.T) {
 	if strings.Contains(out, "\x1b") || !strings.Contains(out, "step 500") {
 		t.Fatalf("unexpected:\n%s", out)
 	}
-	if !strings.Contains(out, string(recordType(last[9]))) {
+	if !strings.Contains(out, string(bundle.LineType(last[9]))) {
 		t.Fatalf("last record missing:\n%s", out)
 	}
 }
