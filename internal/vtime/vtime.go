@@ -32,18 +32,12 @@ func Split(ns int64) (neg bool, sec, frac uint64) {
 // Seconds writes ns as exact seconds without trailing zeros: 63.412518204s,
 // 0.5s, 5s, -1.5s, 0s.
 func Seconds(ns int64) string {
-	neg, sec, frac := Split(ns)
-	b := make([]byte, 0, 24)
-	if neg {
-		b = append(b, '-')
+	b := appendFixed(make([]byte, 0, 24), ns)
+	for b[len(b)-1] == '0' {
+		b = b[:len(b)-1]
 	}
-	b = strconv.AppendUint(b, sec, 10)
-	if frac != 0 {
-		b = append(b, '.')
-		b = appendNine(b, frac)
-		for b[len(b)-1] == '0' {
-			b = b[:len(b)-1]
-		}
+	if b[len(b)-1] == '.' {
+		b = b[:len(b)-1]
 	}
 	return string(append(b, 's'))
 }
@@ -51,15 +45,7 @@ func Seconds(ns int64) string {
 // Fixed writes ns as seconds with all nine decimals: 63.412518204s,
 // 420.000000000s, -1.500000000s.
 func Fixed(ns int64) string {
-	neg, sec, frac := Split(ns)
-	b := make([]byte, 0, 24)
-	if neg {
-		b = append(b, '-')
-	}
-	b = strconv.AppendUint(b, sec, 10)
-	b = append(b, '.')
-	b = appendNine(b, frac)
-	return string(append(b, 's'))
+	return string(append(appendFixed(make([]byte, 0, 24), ns), 's'))
 }
 
 // Compact writes ns in the largest of s, ms and ns that holds it exactly:
@@ -74,7 +60,12 @@ func Compact(ns int64) string {
 	return strconv.FormatInt(ns, 10) + "ns"
 }
 
-// appendNine appends frac (below one second) as exactly nine digits.
-func appendNine(b []byte, frac uint64) []byte {
-	return append(b, strconv.FormatUint(frac+second, 10)[1:]...)
+// appendFixed appends ns as signed seconds with nine decimals and no unit.
+func appendFixed(b []byte, ns int64) []byte {
+	neg, sec, frac := Split(ns)
+	if neg {
+		b = append(b, '-')
+	}
+	b = strconv.AppendUint(b, sec, 10)
+	return append(append(b, '.'), strconv.FormatUint(frac+second, 10)[1:]...)
 }
