@@ -16,6 +16,7 @@ import (
 	"github.com/detsim/detsim/bundle/verdict/monitor"
 	"github.com/detsim/detsim/engine"
 	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/internal/vtime"
 	"github.com/detsim/detsim/scenarios"
 )
 
@@ -142,8 +143,8 @@ func Run(sc *scenarios.Scenario, reg *hosts.Registry, cfg Config) (*Result, erro
 	end, digest, early, steps, records := e.Now(), e.Digest(), e.EarlyTerminated(), e.Index(), e.Records()
 	truncated := ""
 	if e.Truncated() {
-		truncated = fmt.Sprintf("the run stopped at virtual time %d ns, before its duration_ns %d, having written %d records (%d bytes): the cap is %s",
-			end, sc.DurationNs, e.Records()+e.Snapshots(), e.Bytes(), capText(maxRecords, maxBytes))
+		truncated = fmt.Sprintf("the run stopped at virtual time %s, before its duration_ns (%s), having written %d records (%d bytes): the cap is %s",
+			vtime.Seconds(end), vtime.Seconds(sc.DurationNs), e.Records()+e.Snapshots(), e.Bytes(), capText(maxRecords, maxBytes))
 	}
 	evaluate := verdict.EvaluateBundle
 	if truncated != "" {

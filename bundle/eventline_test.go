@@ -1,8 +1,11 @@
 package bundle
 
 import (
+	"bytes"
 	"encoding/json"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/detsim/detsim/hosts"
@@ -99,6 +102,39 @@ func TestAppendEventLineWith_SameBytes(t *testing.T) {
 		want := AppendEventLine(nil, r.at, r.host, r.kindTag, r.ev)
 		if got := AppendEventLineWith(nil, r.at, NewEnvelope(r.host, r.kindTag), r.ev); string(got) != string(want) {
 			t.Errorf("got  %s\nwant %s", got, want)
+		}
+	}
+}
+
+// TestLineTypeAndPayload_AgreeWithParseEventLine: LineType and LinePayload
+// take the writer's shape on trust where ParseEventLine checks it; on
+// every line the writer can produce, the answers must be the same.
+func TestLineTypeAndPayload_AgreeWithParseEventLine(t *testing.T) {
+	var lines [][]byte
+	for _, r := range append(slices.Clone(sampleRecords),
+		record{9223372036854775807, `we"ird\`, "k\tind", fakeEvent{"t", "line\nbreak \x01 \xff", -5}},
+		record{1, `"event":{"type":"x"}`, `,"event":{"type":"y"}`, fakeEvent{"real", `"event":{"type":"z"}`, 0}},
+		record{2, "h\u2028", "swim", fakeEvent{"日本", "}}", 1}},
+	) {
+		lines = append(lines, AppendEventLine(nil, r.at, r.host, r.kindTag, r.ev))
+	}
+	for _, l := range ownLines {
+		if strings.HasPrefix(l[strings.Index(l, lineEventKey)+len(lineEventKey):], `{"type":`) {
+			lines = append(lines, []byte(l+"\n"))
+		}
+	}
+	for _, line := range lines {
+		rec, err := ParseEventLine(bytes.TrimSuffix(line, []byte("\n")))
+		if err != nil {
+			t.Fatalf("ParseEventLine(%s): %v", line, err)
+		}
+		for _, l := range [][]byte{line, bytes.TrimSuffix(line, []byte("\n"))} {
+			if got := LineType(l); string(got) != rec.Type {
+				t.Errorf("LineType(%q) = %q, ParseEventLine's type %q", l, got, rec.Type)
+			}
+			if got := LinePayload(l); !bytes.Equal(got, rec.Event) {
+				t.Errorf("LinePayload(%q) = %s, ParseEventLine's event %s", l, got, rec.Event)
+			}
 		}
 	}
 }

@@ -17,19 +17,14 @@ import (
 // encoding/json would decode it to the same record without error; any
 // other line, well-formed or not, goes to parseEventLineSlow, which
 // decides. So the fast path changes how long a read takes, never what it
-// returns: FuzzFastVsSlow holds it to that.
-const (
-	fastTimeKey  = `{"virtual_time_ns":`
-	fastHostKey  = `,"host_id":`
-	fastKindKey  = `,"kind_tag":`
-	fastEventKey = `,"event":`
-)
+// returns: FuzzFastVsSlow holds it to that. It reads the members by the
+// keys the writer writes (lineTimeKey … in eventline.go).
 
 // parseEnvelope reads the envelope of a line of AppendEventLine's shape
 // up to its event object: the record without Type or Event, and the index
 // where the event object starts. strs may be nil.
 func parseEnvelope(b []byte, strs *jsonscan.Strings) (rec EventRecord, evStart int, ok bool) {
-	i, ok := jsonscan.Match(b, 0, fastTimeKey)
+	i, ok := jsonscan.Match(b, 0, lineTimeKey)
 	if !ok {
 		return rec, 0, false
 	}
@@ -37,7 +32,7 @@ func parseEnvelope(b []byte, strs *jsonscan.Strings) (rec EventRecord, evStart i
 	if !ok || t > math.MaxInt64 {
 		return rec, 0, false
 	}
-	if i, ok = jsonscan.Match(b, i, fastHostKey); !ok {
+	if i, ok = jsonscan.Match(b, i, lineHostKey); !ok {
 		return rec, 0, false
 	}
 	var host []byte
@@ -46,14 +41,14 @@ func parseEnvelope(b []byte, strs *jsonscan.Strings) (rec EventRecord, evStart i
 	} else if host, i, ok = jsonscan.String(b, i); !ok || len(host) == 0 {
 		return rec, 0, false
 	}
-	if i, ok = jsonscan.Match(b, i, fastKindKey); !ok {
+	if i, ok = jsonscan.Match(b, i, lineKindKey); !ok {
 		return rec, 0, false
 	}
 	kind, i, ok := jsonscan.String(b, i)
 	if !ok || len(kind) == 0 {
 		return rec, 0, false
 	}
-	if i, ok = jsonscan.Match(b, i, fastEventKey); !ok {
+	if i, ok = jsonscan.Match(b, i, lineEventKey); !ok {
 		return rec, 0, false
 	}
 	rec.VirtualTimeNs = int64(t)

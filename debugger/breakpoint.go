@@ -7,6 +7,8 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
+
+	"github.com/detsim/detsim/internal/vtime"
 )
 
 // BreakKind is what a breakpoint watches.
@@ -49,26 +51,11 @@ func (b Breakpoint) String() string {
 	case BreakHost:
 		return "host=" + b.Arg
 	case BreakTime:
-		return "time=" + specTime(b.N)
+		return "time=" + vtime.Seconds(b.N)
 	case BreakStep:
 		return "step=" + strconv.FormatInt(b.N, 10)
 	}
 	return "?"
-}
-
-// specTime writes virtual nanoseconds as exact seconds the way ParseTime
-// reads them back: 63.412518204s, 5s.
-func specTime(ns int64) string {
-	u := uint64(ns)
-	if ns < 0 {
-		u = -u
-	}
-	sec := strconv.FormatUint(u/1_000_000_000, 10)
-	frac := strings.TrimRight(strconv.FormatUint(u%1_000_000_000+1_000_000_000, 10)[1:], "0")
-	if frac == "" {
-		return sec + "s"
-	}
-	return sec + "." + frac + "s"
 }
 
 // maxSpecLen bounds a breakpoint spec; nothing valid comes close.

@@ -1,7 +1,5 @@
 package debugger
 
-import "bytes"
-
 // lineRing caches serialised event records by line number. A run is
 // deterministic, so line n always holds the same bytes: lines written
 // while re-executing after a reverse step are the very lines the first
@@ -94,21 +92,3 @@ func (s *Session) RewindBefore(line int64) error {
 // pushed out of it; a viewer then refills what it needs by re-executing
 // (RewindBefore). Tests use it to prove that refill.
 func (s *Session) ForgetRecords() { s.ring = newLineRing(RecordCache) }
-
-// RecordType extracts the event type from a serialised record without
-// decoding it: the envelope's fixed member order puts `"event":{"type":"`
-// before the type, and nothing earlier can contain that text.
-func RecordType(line []byte) []byte {
-	i := bytes.Index(line, typeKey)
-	if i < 0 {
-		return nil
-	}
-	rest := line[i+len(typeKey):]
-	j := bytes.IndexByte(rest, '"')
-	if j < 0 {
-		return nil
-	}
-	return rest[:j]
-}
-
-var typeKey = []byte(`"event":{"type":"`)

@@ -3,6 +3,7 @@ package debugger
 import (
 	"errors"
 
+	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/bundle/verdict"
 	"github.com/detsim/detsim/bundle/verdict/monitor"
 	"github.com/detsim/detsim/engine"
@@ -112,7 +113,7 @@ func checkpointEvery(hosts int) int64 {
 func (s *Session) tap(e *engine.Engine, line, at int64, b []byte) {
 	s.ring.put(line, e.Index(), at, b)
 	if len(s.watch) > 0 {
-		t := RecordType(b)
+		t := bundle.LineType(b)
 		for _, w := range s.watch {
 			if string(t) == w {
 				s.typeHits = append(s.typeHits, w)

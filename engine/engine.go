@@ -15,9 +15,9 @@ import (
 	"fmt"
 	"github.com/detsim/detsim/bundle"
 	"hash"
-	"math"
 
 	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/internal/checked"
 	"github.com/detsim/detsim/network"
 	"github.com/detsim/detsim/rng"
 	"github.com/detsim/detsim/scenarios"
@@ -253,7 +253,7 @@ func (e *Engine) revive(i int32, now int64) {
 	s.state = hostRunning
 	s.tickHalted, s.recvHalted = false, false
 	off := int64(s.ticks.Below(uint64(s.period)))
-	e.push(entry{at: satAdd(now, off), kind: kindTick, host: i, gen: s.gen})
+	e.push(entry{at: checked.Add(now, off), kind: kindTick, host: i, gen: s.gen})
 }
 
 func (e *Engine) push(en entry) {
@@ -456,7 +456,7 @@ func (e *Engine) dispatchTick(en *entry) {
 	}
 	s = &e.st.hosts[en.host] // actions never resize the table, but stay honest
 	if s.gen == en.gen && s.state == hostRunning {
-		e.push(entry{at: satAdd(e.st.now, s.period), kind: kindTick, host: en.host, gen: s.gen})
+		e.push(entry{at: checked.Add(e.st.now, s.period), kind: kindTick, host: en.host, gen: s.gen})
 	}
 }
 
@@ -640,12 +640,4 @@ func (e *Engine) notes(notes []network.Note) {
 			panic(fmt.Sprintf("engine: unknown network note kind %d", n.Kind))
 		}
 	}
-}
-
-// satAdd adds two non-negative times, saturating instead of wrapping.
-func satAdd(a, b int64) int64 {
-	if b > 0 && a > math.MaxInt64-b {
-		return math.MaxInt64
-	}
-	return a + b
 }

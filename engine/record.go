@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"strconv"
 
 	"github.com/detsim/detsim/bundle"
@@ -33,7 +32,7 @@ func (e *Engine) emit(hi int32, kindTag string, ev hosts.Event) {
 		e.opts.Tap(e.st.records, e.st.now, line)
 	}
 	if e.st.monitor != nil {
-		e.st.monitor.Observe(e.st.records, e.st.now, hostID, kindTag, ev.Type(), eventPayload(line))
+		e.st.monitor.Observe(e.st.records, e.st.now, hostID, kindTag, ev.Type(), bundle.LinePayload(line))
 	}
 	if len(e.pending) >= pendingFlush {
 		e.flushDigest()
@@ -69,16 +68,6 @@ func (e *Engine) flushDigest() {
 		e.st.digest.Write(e.pending)
 		e.pending = e.pending[:0]
 	}
-}
-
-var payloadKey = []byte(`"event":`)
-
-// eventPayload returns the event object inside a serialised envelope line.
-// The envelope's earlier members are a number, a peer id and a kind tag,
-// none of which can contain the key, so its first occurrence is the one.
-func eventPayload(line []byte) []byte {
-	i := bytes.Index(line, payloadKey)
-	return line[i+len(payloadKey) : len(line)-2] // strip the envelope's "}\n"
 }
 
 // snapshot records one host's snapshot for snapshot request seq.

@@ -5,35 +5,6 @@ import (
 	"testing"
 )
 
-func TestSatAdd(t *testing.T) {
-	for _, tc := range []struct{ a, b, want int64 }{
-		{1, 2, 3},
-		{math.MaxInt64, 1, math.MaxInt64},
-		{math.MaxInt64 - 5, 10, math.MaxInt64},
-		{math.MinInt64, -1, math.MinInt64},
-		{math.MaxInt64, math.MinInt64, -1},
-		{-5, 3, -2},
-	} {
-		if got := satAdd(tc.a, tc.b); got != tc.want {
-			t.Errorf("satAdd(%d, %d) = %d, want %d", tc.a, tc.b, got, tc.want)
-		}
-	}
-}
-
-func TestSatSub(t *testing.T) {
-	for _, tc := range []struct{ a, b, want int64 }{
-		{5, 3, 2},
-		{math.MaxInt64, -1, math.MaxInt64},
-		{math.MinInt64, 1, math.MinInt64},
-		{0, math.MinInt64, math.MaxInt64},
-		{3, 5, -2},
-	} {
-		if got := satSub(tc.a, tc.b); got != tc.want {
-			t.Errorf("satSub(%d, %d) = %d, want %d", tc.a, tc.b, got, tc.want)
-		}
-	}
-}
-
 func TestSerializationNs_128BitNeverWraps_5_2(t *testing.T) {
 	for _, tc := range []struct {
 		name       string

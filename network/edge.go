@@ -1,6 +1,9 @@
 package network
 
-import "github.com/detsim/detsim/rng"
+import (
+	"github.com/detsim/detsim/internal/checked"
+	"github.com/detsim/detsim/rng"
+)
 
 // edgeState is one declared directed edge: its endpoints, its policy and
 // where its state lives. It holds no pointers and takes 16 bytes, so a
@@ -208,7 +211,7 @@ func (f *edgeFlow) goCold() bool {
 // idle limit means the cache never idles out.
 func (f *edgeFlow) idledOut(p *Policy, now int64) bool {
 	limit := p.CacheInvalidateAfterIdleNs
-	return f.state != Cold && limit > 0 && satSub(now, f.lastSendNs) > limit
+	return f.state != Cold && limit > 0 && checked.Sub(now, f.lastSendNs) > limit
 }
 
 // bufferFull is the send-buffer rule (DESIGN §8, docs/network.md step
@@ -220,11 +223,11 @@ func (f *edgeFlow) bufferFull(p *Policy, byteLen, now int64) bool {
 	if p.SendBufferBytes <= 0 {
 		return false
 	}
-	queued := queuedBytes(satSub(f.lastSerializationEndNs, now), p.BandwidthBps)
-	return satAdd(queued, max(byteLen, 0)) > p.SendBufferBytes
+	queued := queuedBytes(checked.Sub(f.lastSerializationEndNs, now), p.BandwidthBps)
+	return checked.Add(queued, max(byteLen, 0)) > p.SendBufferBytes
 }
 
 // reorderUnitNs is one "latency + jitter" unit of reorder delay.
 func (p *Policy) reorderUnitNs() int64 {
-	return satAdd(p.LatencyNs, p.JitterStddevNs)
+	return checked.Add(p.LatencyNs, p.JitterStddevNs)
 }

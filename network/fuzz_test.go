@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/detsim/detsim/internal/checked"
 	"github.com/detsim/detsim/rng"
 )
 
@@ -42,7 +43,7 @@ func FuzzSend(f *testing.F) {
 			if i == 4 {
 				n.ApplyMutation(&Mutation{Kind: PeerKill, Peer: "b"}, now)
 			}
-			now = satAdd(now, gap)
+			now = checked.Add(now, gap)
 		}
 	})
 }

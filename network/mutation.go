@@ -1,5 +1,7 @@
 package network
 
+import "github.com/detsim/detsim/internal/checked"
+
 // ApplyMutation applies m at virtual time at (spec §5.5 as amended by
 // DESIGN §4) and returns the in-flight deliveries it cuts, plus cache-state
 // notes for the edges it turned Cold.
@@ -45,7 +47,7 @@ func (n *Network) ApplyMutation(m *Mutation, at int64) ([]Invalidated, []Note) {
 	case Heal:
 		n.flows.each(func(f *edgeFlow) { f.partitioned = false })
 	case LatencySpike, LossBurst, RelayBuffer:
-		ef := effect{kind: m.Kind, start: at, until: satAdd(at, max(m.DurationNs, 0)), value: m.effectValue()}
+		ef := effect{kind: m.Kind, start: at, until: checked.Add(at, max(m.DurationNs, 0)), value: m.effectValue()}
 		for _, l := range m.Links {
 			from, okF := n.index[l.From]
 			to, okT := n.index[l.To]

@@ -1,5 +1,7 @@
 package network
 
+import "github.com/detsim/detsim/internal/checked"
+
 // Send answers one send query (spec §5.4 as amended by DESIGN §4): whether
 // a byteLen-byte message offered on from→to at sentAt arrives, and when.
 // It updates the edge's state as it answers.
@@ -56,24 +58,24 @@ func (n *Network) Send(from, to int, byteLen int64, sentAt int64) (Outcome, []No
 	// Step 4: the link serialises one message at a time; latency, jitter
 	// and reorder delay happen after the wire and never hold it.
 	serStart := max(sentAt, f.lastSerializationEndNs)
-	serEnd := satAdd(serStart, serializationNs(byteLen, p.BandwidthBps))
+	serEnd := checked.Add(serStart, serializationNs(byteLen, p.BandwidthBps))
 	f.lastSerializationEndNs = serEnd
 
 	// Steps 5–6: negative jitter is clamped so nothing arrives before it
 	// has left the wire; a spike scales the clamped latency+jitter.
-	propagation := max(satAdd(p.LatencyNs, jitter), 0)
+	propagation := max(checked.Add(p.LatencyNs, jitter), 0)
 	if spike, ok := f.active(LatencySpike, sentAt); ok {
-		propagation = mulDiv(propagation, spike.value, 100)
+		propagation = checked.MulDiv(propagation, spike.value, 100)
 	}
-	arrival := satAdd(serEnd, propagation)
+	arrival := checked.Add(serEnd, propagation)
 
 	if relay, ok := f.active(RelayBuffer, sentAt); ok { // step 7
-		arrival = max(arrival, satAdd(sentAt, relay.value))
+		arrival = max(arrival, checked.Add(sentAt, relay.value))
 	}
 
 	dialed := f.state == Cold // step 8
 	if dialed {
-		arrival = satAdd(arrival, p.ColdDialPenaltyNs)
+		arrival = checked.Add(arrival, p.ColdDialPenaltyNs)
 		f.state, f.warmingSince = Warming, sentAt
 		n.sendNotes = append(n.sendNotes,
 			Note{From: int(e.from), To: int(e.to), Kind: NoteDialStart},
@@ -82,12 +84,12 @@ func (n *Network) Send(from, to int, byteLen int64, sentAt int64) (Outcome, []No
 
 	if reorders { // step 9: one to two latency+jitter units of extra delay
 		unit := p.reorderUnitNs()
-		extra := satAdd(unit, int64(below(extraDraw, uint64(unit)+1)))
-		arrival = satAdd(arrival, extra)
+		extra := checked.Add(unit, int64(below(extraDraw, uint64(unit)+1)))
+		arrival = checked.Add(arrival, extra)
 	}
 
 	f.lastSendNs = sentAt // step 10
-	if f.state == Warming && satSub(sentAt, f.warmingSince) >= p.CacheWarmAfterNs {
+	if f.state == Warming && checked.Sub(sentAt, f.warmingSince) >= p.CacheWarmAfterNs {
 		f.state = Warm
 		n.sendNotes = append(n.sendNotes, cacheNote(e, f, Warmed))
 	}

@@ -34,7 +34,7 @@ func TestParse_RejectsBadPropertiesWithTheReason(t *testing.T) {
 		{"send buffer below one datagram", with(t, "latency_ns = [1_000_000, 9_000_000]", "send_buffer_bytes = [0, 100_000]"), []string{"space.send_buffer_bytes: [0, 100000]: min must be at least 65507"}},
 		{"loss over a million", with(t, "latency_ns = [1_000_000, 9_000_000]", "loss_prob_ppm = [0, 2_000_000]"), []string{"max must be at most 1000000"}},
 		{"three-element range", with(t, "peers = [2, 4]", "peers = [2, 3, 4]"), []string{"space.peers: want an integer or an array [min, max] of two integers, got an array of 3"}},
-		{"float range", with(t, "latency_ns = [1_000_000, 9_000_000]", "latency_ns = 1.5"), []string{"space.latency_ns: want an integer", "a float"}},
+		{"float range", with(t, "latency_ns = [1_000_000, 9_000_000]", "latency_ns = 1.5"), []string{"space.latency_ns: want an integer", "got float 1.5 (use an integer"}},
 		{"unknown space key", with(t, "latency_ns = [1_000_000, 9_000_000]", "latency_ms = 3"), []string{"space.latency_ms: unknown key"}},
 		{"unknown top key", with(t, "expect = \"pass\"", "expect = \"pass\"\nexpected = 3"), []string{"p.toml: expected: unknown key"}},
 		{"unknown peer key", with(t, "kind = \"echo\"\n", "kind = \"echo\"\ncolour = 3\n"), []string{"peer.colour: unknown key"}},

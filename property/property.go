@@ -255,7 +255,7 @@ func (p *Property) checkSpace(r *report, space map[string]any) {
 	}
 	tbl, isTable := kc.(map[string]any)
 	if !isTable {
-		r.add("space.kind_config", "must be a table of integer ranges, got %s", describe(kc))
+		r.add("space.kind_config", "must be a table of integer ranges, got %s", scenarios.Describe(kc))
 		return
 	}
 	for _, k := range slices.Sorted(maps.Keys(tbl)) {

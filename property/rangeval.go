@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/detsim/detsim/rng"
+	"github.com/detsim/detsim/scenarios"
 )
 
 // Range is an inclusive range of integers. In a property file it is
@@ -41,7 +42,7 @@ func (r *Range) UnmarshalTOML(v any) error {
 			}
 		}
 	}
-	return fmt.Errorf("want an integer or an array [min, max] of two integers, got %s", describe(v))
+	return fmt.Errorf("want an integer or an array [min, max] of two integers, got %s", scenarios.Describe(v))
 }
 
 // String renders the range the way a property file writes it.
@@ -74,26 +75,4 @@ func (r Range) draw(s *rng.Stream) int64 {
 	}
 	// Max - Min fits a uint64 even for the widest int64 range.
 	return r.Min + int64(s.Below(uint64(r.Max-r.Min)+1))
-}
-
-// describe names a decoded TOML value for an error message.
-func describe(v any) string {
-	switch x := v.(type) {
-	case string:
-		if len(x) <= 40 {
-			return fmt.Sprintf("string %q", x)
-		}
-		return "a string"
-	case int64:
-		return fmt.Sprintf("integer %d", x)
-	case float64:
-		return "a float (use an integer in the unit the key names)"
-	case bool:
-		return fmt.Sprintf("boolean %v", x)
-	case []any:
-		return fmt.Sprintf("an array of %d", len(x))
-	case map[string]any:
-		return "a table"
-	}
-	return fmt.Sprintf("a %T", v)
 }

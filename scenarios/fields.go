@@ -143,8 +143,13 @@ func (f fields) tableArray(key string) (entries []map[string]any, present, ok bo
 	return entries, true, ok
 }
 
-// describe names a decoded TOML value's type for an error message, with
-// the value itself when it is short.
+// Describe names a decoded TOML value's type for an error message, with
+// the value itself when it is short: string "x", integer 3, float 1.5 (…),
+// an array of 2, a table. Other packages reading scenario-shaped TOML
+// (property) use it so that their messages read like the loader's.
+func Describe(v any) string { return describe(v) }
+
+// describe is Describe.
 func describe(v any) string {
 	switch x := v.(type) {
 	case string:
@@ -161,7 +166,7 @@ func describe(v any) string {
 	case time.Time:
 		return "a date-time"
 	case []any:
-		return "an array"
+		return fmt.Sprintf("an array of %d", len(x))
 	case map[string]any:
 		return "a table"
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/detsim/detsim/internal/vtime"
 	"github.com/detsim/detsim/scenarios"
 )
 
@@ -191,7 +192,7 @@ func describeEntries(t tree, key string, lo, hi int) string {
 			parts = append(parts, d)
 		case "snapshots":
 			at, _ := integer(m["at_ns"])
-			parts = append(parts, "@"+fmtNs(at))
+			parts = append(parts, "@"+vtime.Compact(at))
 		}
 	}
 	return strings.Join(parts, ", ")

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/internal/vtime"
 	"github.com/detsim/detsim/scenarios"
 )
 
@@ -46,7 +47,7 @@ type Size struct {
 
 func (s Size) String() string {
 	return fmt.Sprintf("%d peers, %d links, %d mutations, %d assertions, %d snapshots, %s, %d bytes",
-		s.Peers, s.Links, s.Mutations, s.Assertions, s.Snapshots, fmtNs(s.DurationNs), s.Bytes)
+		s.Peers, s.Links, s.Mutations, s.Assertions, s.Snapshots, vtime.Compact(s.DurationNs), s.Bytes)
 }
 
 // Result is a finished shrink.

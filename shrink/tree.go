@@ -3,7 +3,6 @@ package shrink
 import (
 	"bytes"
 	"errors"
-	"fmt"
 
 	"github.com/BurntSushi/toml"
 
@@ -66,14 +65,3 @@ func setList(t tree, key string, l []any) {
 func str(v any) string { s, _ := v.(string); return s }
 
 func integer(v any) (int64, bool) { n, ok := v.(int64); return n, ok }
-
-// fmtNs renders virtual nanoseconds compactly for change descriptions.
-func fmtNs(ns int64) string {
-	if ns%1_000_000_000 == 0 {
-		return fmt.Sprintf("%ds", ns/1_000_000_000)
-	}
-	if ns%1_000_000 == 0 {
-		return fmt.Sprintf("%dms", ns/1_000_000)
-	}
-	return fmt.Sprintf("%dns", ns)
-}

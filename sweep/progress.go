@@ -3,7 +3,6 @@ package sweep
 import (
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"charm.land/bubbles/v2/progress"
@@ -26,18 +25,12 @@ type Progress struct {
 }
 
 // NewProgress returns a progress display on w labelled label. tty says
-// whether w is a terminal (IsTerminal).
+// whether w is a terminal (internal/term).
 func NewProgress(w io.Writer, tty bool, label string) *Progress {
 	return &Progress{
 		w: w, tty: tty, label: label, start: time.Now(),
 		bar: progress.New(progress.WithWidth(40), progress.WithDefaultBlend()),
 	}
-}
-
-// IsTerminal reports whether f is a character device, such as a terminal.
-func IsTerminal(f *os.File) bool {
-	info, err := f.Stat()
-	return err == nil && info.Mode()&os.ModeCharDevice != 0
 }
 
 // Update shows done of total finished, failed of them failing.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/detsim/detsim/internal/checked"
 )
 
 // Shard is one of Of equal parts of a sweep, numbered from 1: a sweep
@@ -37,17 +39,10 @@ func (s Shard) Seeds(start, count uint64) (first, n uint64) {
 	if s.Of == 0 {
 		return start, count
 	}
-	lo := mulDiv(s.Index-1, count, s.Of)
-	hi := mulDiv(s.Index, count, s.Of)
+	lo := checked.MulDivUint64(s.Index-1, count, s.Of)
+	hi := checked.MulDivUint64(s.Index, count, s.Of)
 	return start + lo, hi - lo
 }
-
-// mulDiv returns ⌊a·b/c⌋ for a <= c without overflow in a·b.
-func mulDiv(a, b, c uint64) uint64 {
-	q, r := b/c, b%c
-	return a*q + a*r/c // a*r < c*c, and c fits 32 bits
-}
-
 // IndexShard reads a 0-based shard index, as a Kubernetes Indexed Job
 // (JOB_COMPLETION_INDEX) or a CI matrix gives it, and a shard count:
 // index i of n is Shard{i+1, n}. Both are decimal integers, with

@@ -3,9 +3,9 @@ package tui
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"strconv"
 	"strings"
+
+	"github.com/detsim/detsim/bundle"
 )
 
 // eventView is one events.ndjson record taken apart for display.
@@ -18,55 +18,30 @@ type eventView struct {
 }
 
 // parseEvent reads an envelope line
-// {"virtual_time_ns":T,"host_id":H,"kind_tag":K,"event":{"type":…,…}}.
+// {"virtual_time_ns":T,"host_id":H,"kind_tag":K,"event":{"type":…,…}}
+// with bundle.ParseEventLine and takes its event apart for display.
 func parseEvent(b []byte) (eventView, error) {
-	var ev eventView
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return ev, errors.New("record is not a JSON object")
+	rec, err := bundle.ParseEventLine(bytes.TrimSuffix(b, []byte{'\n'}))
+	if err != nil {
+		return eventView{}, err
 	}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return ev, err
-		}
-		key, _ := t.(string)
-		if key == "event" {
-			if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-				return ev, errors.New("record's event is not an object")
-			}
-			var fields []kv
-			if err := walkEvent(dec, &fields); err != nil {
-				return ev, err
-			}
-			for _, f := range fields {
-				if f.k == "type" && ev.typ == "" {
-					ev.typ = f.v
-					continue
-				}
-				ev.fields = append(ev.fields, f)
-			}
+	ev := eventView{at: rec.VirtualTimeNs, host: rec.HostID, tag: rec.KindTag, typ: rec.Type}
+	dec := json.NewDecoder(bytes.NewReader(rec.Event))
+	dec.UseNumber()
+	if _, err := dec.Token(); err != nil { // the event's '{', as ParseEventLine checked
+		return ev, err
+	}
+	var fields []kv
+	if err := walkEvent(dec, &fields); err != nil {
+		return ev, err
+	}
+	typed := false
+	for _, f := range fields {
+		if f.k == "type" && !typed {
+			typed = true
 			continue
 		}
-		t, err = dec.Token()
-		if err != nil {
-			return ev, err
-		}
-		v, err := tokenString(dec, t)
-		if err != nil {
-			return ev, err
-		}
-		switch key {
-		case "virtual_time_ns":
-			ev.at, _ = strconv.ParseInt(v, 10, 64)
-		case "host_id":
-			if t != nil {
-				ev.host = v
-			}
-		case "kind_tag":
-			ev.tag = v
-		}
+		ev.fields = append(ev.fields, f)
 	}
 	return ev, nil
 }

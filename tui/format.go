@@ -5,17 +5,14 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/detsim/detsim/internal/vtime"
 )
 
 // fmtTime writes virtual nanoseconds as exact seconds with the digits
 // grouped in threes, the way the header shows the clock: +63.412 518 204s.
 func fmtTime(ns int64) string {
-	sign := "+"
-	u := uint64(ns)
-	if ns < 0 {
-		sign, u = "-", -u
-	}
-	sec, frac := u/1_000_000_000, u%1_000_000_000
+	sign, sec, frac := signed(ns)
 	f := strconv.FormatUint(frac+1_000_000_000, 10)[1:] // nine digits
 	f = strings.TrimRight(f, "0")
 	if f == "" {
@@ -34,13 +31,17 @@ func fmtTime(ns int64) string {
 // fmtShort writes virtual nanoseconds to a tenth of a millisecond, the
 // precision of the log and queue columns: +63.4125s. It truncates.
 func fmtShort(ns int64) string {
-	sign := "+"
-	u := uint64(ns)
-	if ns < 0 {
-		sign, u = "-", -u
+	sign, sec, frac := signed(ns)
+	return sign + strconv.FormatUint(sec, 10) + "." + strconv.FormatUint(frac/100_000+10_000, 10)[1:] + "s"
+}
+
+// signed is vtime.Split with the sign the time columns show: + or -.
+func signed(ns int64) (sign string, sec, frac uint64) {
+	neg, sec, frac := vtime.Split(ns)
+	if neg {
+		return "-", sec, frac
 	}
-	sec, frac := u/1_000_000_000, (u%1_000_000_000)/100_000
-	return sign + strconv.FormatUint(sec, 10) + "." + strconv.FormatUint(frac+10_000, 10)[1:] + "s"
+	return "+", sec, frac
 }
 
 // fmtDur writes a duration briefly: 2.1s, 340ms, 12µs, 5ns. It truncates.

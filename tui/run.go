@@ -7,10 +7,10 @@ import (
 
 	"charm.land/bubbles/v2/help"
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/term"
 
 	"github.com/detsim/detsim/debugger"
 	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/internal/term"
 	"github.com/detsim/detsim/scenarios"
 )
 
@@ -24,7 +24,7 @@ var ErrNoTerminal = errors.New("the stepper needs a terminal; use --batch to run
 // TerminalAvailable reports whether stdin and stdout are both terminals,
 // which the full-screen stepper needs.
 func TerminalAvailable() bool {
-	return term.IsTerminal(os.Stdin.Fd()) && term.IsTerminal(os.Stdout.Fd())
+	return term.IsTerminal(os.Stdin) && term.IsTerminal(os.Stdout)
 }
 
 // Run opens the stepper full-screen on sc and returns when the user

@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/debugger"
 )
 
@@ -82,7 +83,7 @@ func TestRenderText_AtAStep(t *testing.T) {
 	if strings.Contains(out, "\x1b") || !strings.Contains(out, "step 500") {
 		t.Fatalf("unexpected:\n%s", out)
 	}
-	if !strings.Contains(out, string(debugger.RecordType(last))) {
+	if !strings.Contains(out, string(bundle.LineType(last))) {
 		t.Fatalf("last record missing:\n%s", out)
 	}
 }

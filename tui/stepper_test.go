@@ -6,7 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/detsim/detsim/debugger"
+	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/scenarios"
 )
 
@@ -152,7 +152,7 @@ func TestBreakpointKinds_StopWhereTheySay(t *testing.T) {
 				if l = m.fr.logAt(n); l.step != m.fr.index {
 					break
 				}
-				found = found || string(debugger.RecordType(l.b)) == "drop_on_delivery"
+				found = found || string(bundle.LineType(l.b)) == "drop_on_delivery"
 			}
 			if !found {
 				t.Errorf("step %d emitted no drop_on_delivery", m.fr.index)

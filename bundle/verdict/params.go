@@ -119,14 +119,6 @@ func (r *paramReader) deadline() (after, within int64) {
 	return after, within
 }
 
-// satAdd adds two non-negative times, saturating at the largest int64.
-func satAdd(a, b int64) int64 {
-	if b > math.MaxInt64-a {
-		return math.MaxInt64
-	}
-	return a + b
-}
-
 // peerSet is an assertion's named peers: their world indices in the
 // order the scenario listed them, and each index's position in that
 // order (-1 when not named). It never changes after New, so clones share

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+
+	"github.com/detsim/detsim/internal/vtime"
 )
 
 // mark is one record cited as evidence.
@@ -50,20 +52,6 @@ func (r result) clone() result {
 	return r
 }
 
-// fmtNs writes a virtual time as exact seconds: 63.412518204s, 5s.
-func fmtNs(ns int64) string {
-	sign := ""
-	u := uint64(ns)
-	if ns < 0 {
-		sign, u = "-", -u
-	}
-	sec, frac := u/1_000_000_000, u%1_000_000_000
-	if frac == 0 {
-		return fmt.Sprintf("%s%ds", sign, sec)
-	}
-	f := fmt.Sprintf("%09d", frac)
-	for f[len(f)-1] == '0' {
-		f = f[:len(f)-1]
-	}
-	return fmt.Sprintf("%s%d.%ss", sign, sec, f)
-}
+// fmtNs writes a virtual time the way every reason does, as exact
+// seconds: 63.412518204s, 5s (vtime.Seconds).
+func fmtNs(ns int64) string { return vtime.Seconds(ns) }

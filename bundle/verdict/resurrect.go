@@ -3,6 +3,8 @@ package verdict
 import (
 	"fmt"
 	"slices"
+
+	"github.com/detsim/detsim/internal/checked"
 )
 
 // resurrects is dead_peer_resurrects_within { peer, after_ns, within_ns }:
@@ -53,7 +55,7 @@ func (c *resurrects) onMutation(w *world, m mutationFact) {
 	if reachable && !c.fired && m.timeNs >= c.after {
 		c.fired = true
 		c.trigger = mark{m.line, m.timeNs}
-		c.deadline = satAdd(m.timeNs, c.within)
+		c.deadline = checked.Add(m.timeNs, c.within)
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/internal/scratch"
+	"github.com/detsim/detsim/internal/vtime"
 	"github.com/detsim/detsim/scenarios"
 	"github.com/detsim/detsim/tui"
 )
@@ -282,7 +283,6 @@ func printResult(w io.Writer, r *batch.Result, arg string, wall time.Duration) {
 	fmt.Fprintf(w, "replay    detsim --batch --seed %d %s\n", sc.Seed, arg)
 }
 
-// fmtNs renders virtual nanoseconds as seconds with full precision.
-func fmtNs(ns int64) string {
-	return fmt.Sprintf("%d.%09ds", ns/1e9, ns%1e9)
-}
+// fmtNs renders virtual nanoseconds as seconds with all nine decimals
+// (vtime.Fixed), negative ones included.
+func fmtNs(ns int64) string { return vtime.Fixed(ns) }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/detsim/detsim/batch"
 	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/internal/term"
 	"github.com/detsim/detsim/property"
 	"github.com/detsim/detsim/sweep"
 )
@@ -328,7 +329,5 @@ func relaxGC() {
 	}
 }
 
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && sweep.IsTerminal(f)
-}
+// isTerminal is term.IsTerminal: whether progress is drawn on w.
+func isTerminal(w io.Writer) bool { return term.IsTerminal(w) }

@@ -7,12 +7,18 @@ import (
 
 // Tiny JSON writers for events and snapshots: fixed member order, no
 // reflection, no maps, and the same bytes on every platform.
+//
+// NB: appendJSONString is a twin of the simulator's internal/jsonw
+// AppendString, kept because this package imports nothing of the
+// simulator. Both escape exactly as encoding/json does with HTML escaping
+// off; internal/jsonw's TestAppendString_SameAsSwim fails if they drift.
 
 const hexDigits = "0123456789abcdef"
 
 // appendJSONString appends s as a JSON string. Quotes, backslashes and
-// control characters are escaped, invalid UTF-8 becomes U+FFFD, and U+2028
-// and U+2029 are escaped so the output is also valid JavaScript.
+// control characters are escaped (\b \f \n \r \t in short form, the rest
+// as \u00XX), invalid UTF-8 becomes U+FFFD, and U+2028 and U+2029 are
+// escaped so the output is also valid JavaScript.
 func appendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
@@ -27,6 +33,10 @@ func appendJSONString(dst []byte, s string) []byte {
 			switch c {
 			case '"', '\\':
 				dst = append(dst, '\\', c)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
 			case '\n':
 				dst = append(dst, '\\', 'n')
 			case '\r':

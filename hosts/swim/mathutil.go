@@ -66,6 +66,12 @@ func ceilLog10(x uint64) int64 {
 	return d
 }
 
+// satMul, satAdd and mulDiv are the simulator's internal/checked in
+// miniature. This package imports nothing of the simulator (a production
+// service links it alone), so it keeps its own small copies, with the
+// narrower contracts it needs: non-negative operands, and a non-positive
+// divisor gives 0 where checked.MulDiv saturates.
+
 // satMul returns a·b for non-negative a and b, saturating at MaxInt64
 // instead of wrapping.
 func satMul(a, b int64) int64 {

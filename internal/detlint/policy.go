@@ -25,6 +25,8 @@ var DeterministicPackages = []string{
 	"github.com/detsim/detsim/internal/tomlguard",
 	"github.com/detsim/detsim/internal/safefile",
 	"github.com/detsim/detsim/internal/outfile",
+	"github.com/detsim/detsim/internal/vtime",
+	"github.com/detsim/detsim/internal/checked",
 }
 
 // OutsideFence is every package of this module that a deterministic
