@@ -38,14 +38,14 @@ func New(assertions []scenarios.Assertion) (*Evaluator, error) {
 		if _, ok := scenarios.LookupAssertionKind(a.Kind); !ok {
 			return nil, fmt.Errorf("verdict: assertion %q: unknown kind %q", a.Name, a.Kind)
 		}
+		mk := constructor(a.Params)
+		if mk == nil && a.Params != nil {
+			return nil, fmt.Errorf("verdict: assertion %q (%s): parameters of type %T, want a value of one of the ten scenarios structs", a.Name, a.Kind, a.Params)
+		}
 		if err := a.Check(); err != nil {
 			return nil, fmt.Errorf("verdict: assertion %q (%s): %w", a.Name, a.Kind, err)
 		}
-		c, ok := newChecker(&e.world, a.Params)
-		if !ok {
-			return nil, fmt.Errorf("verdict: assertion %q (%s): parameters of type %T, want a value of one of the ten scenarios structs", a.Name, a.Kind, a.Params)
-		}
-		e.checkers = append(e.checkers, c)
+		e.checkers = append(e.checkers, mk(&e.world))
 	}
 	e.unresolved = len(e.checkers)
 	e.refreshWants()

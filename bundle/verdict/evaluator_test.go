@@ -58,6 +58,7 @@ func TestNew_RejectsParametersItCannotInterpret(t *testing.T) {
 		{"no parameters", scenarios.Assertion{Name: "x", Kind: "all_alive_at"}, `verdict: assertion "x" (all_alive_at): no parameters`},
 		{"parameters of another kind", scenarios.Assertion{Name: "x", Kind: "all_alive_at", Params: scenarios.EventCount{EventType: "x"}}, "parameters are event_count's"},
 		{"a pointer", scenarios.Assertion{Name: "x", Kind: "event_count", Params: &scenarios.EventCount{EventType: "x"}}, "parameters of type *scenarios.EventCount"},
+		{"a nil pointer", scenarios.Assertion{Name: "x", Kind: "event_count", Params: (*scenarios.EventCount)(nil)}, "parameters of type *scenarios.EventCount"},
 		{"negative time", assertion(scenarios.AllAliveAt{AtNs: -1, Peers: peers("a")}), `verdict: assertion "all_alive_at#0" (all_alive_at): parameter "at_ns": must not be negative, got -1`},
 		{"empty peers", assertion(scenarios.AllAliveAt{AtNs: sec, Peers: peers()}), "at least one peer"},
 		{"empty peer id", assertion(scenarios.AllAliveAt{AtNs: sec, Peers: peers("")}), "element 0"},

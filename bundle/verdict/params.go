@@ -7,32 +7,33 @@ import (
 	"github.com/detsim/detsim/scenarios"
 )
 
-// newChecker builds the checker of p's kind. It reports false for a
-// value that is none of the ten scenarios structs (a pointer to one).
-func newChecker(w *world, p scenarios.AssertionParams) (checker, bool) {
+// constructor returns the function building the checker of p's kind, or
+// nil for a value that is none of the ten scenarios structs (a pointer to
+// one, say). Building nothing yet, it lets New check p first.
+func constructor(p scenarios.AssertionParams) func(*world) checker {
 	switch p := p.(type) {
 	case scenarios.AllAliveAt:
-		return newAllAliveAt(w, p), true
+		return func(w *world) checker { return newAllAliveAt(w, p) }
 	case scenarios.AllAliveThroughout:
-		return newAllAliveThroughout(w, p), true
+		return func(w *world) checker { return newAllAliveThroughout(w, p) }
 	case scenarios.ConvergenceAfter:
-		return newConvergence(w, p), true
+		return func(w *world) checker { return newConvergence(w, p) }
 	case scenarios.NoFlapWhileProbesOK:
-		return newNoFlap(w, p), true
+		return func(w *world) checker { return newNoFlap(w, p) }
 	case scenarios.NoDeadWhenProbesOK:
-		return newNoDead(w, p), true
+		return func(w *world) checker { return newNoDead(w, p) }
 	case scenarios.SelfIncarnationBounded:
-		return newSelfIncarnation(w, p), true
+		return func(w *world) checker { return newSelfIncarnation(w, p) }
 	case scenarios.MessageSizeBounded:
-		return newMessageSize(w, p), true
+		return func(w *world) checker { return newMessageSize(w, p) }
 	case scenarios.DeadPeerResurrectsWithin:
-		return newResurrects(w, p), true
+		return func(w *world) checker { return newResurrects(w, p) }
 	case scenarios.EventCount:
-		return newEventCount(w, p), true
+		return func(w *world) checker { return newEventCount(w, p) }
 	case scenarios.EventRate:
-		return newEventRate(w, p), true
+		return func(w *world) checker { return newEventRate(w, p) }
 	}
-	return nil, false
+	return nil
 }
 
 // satAdd adds two non-negative times, saturating at the largest int64.
