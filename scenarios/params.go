@@ -210,6 +210,8 @@ type kindDef struct {
 	// fresh returns a zero value's slots and a function giving the value
 	// once the slots are filled.
 	fresh func() ([]slot, func() AssertionParams)
+	// holds says p is a value of this kind's struct.
+	holds func(p AssertionParams) bool
 }
 
 // def makes the kindDef of T, whose *T binds its fields.
@@ -218,10 +220,13 @@ func def[T AssertionParams, P interface {
 	bind() []slot
 }](window, deadline [2]string) kindDef {
 	var zero T
-	return kindDef{kind: zero.Kind(), window: window, deadline: deadline, fresh: func() ([]slot, func() AssertionParams) {
-		p := P(new(T))
-		return p.bind(), func() AssertionParams { return *p }
-	}}
+	return kindDef{kind: zero.Kind(), window: window, deadline: deadline,
+		fresh: func() ([]slot, func() AssertionParams) {
+			p := P(new(T))
+			return p.bind(), func() AssertionParams { return *p }
+		},
+		holds: func(p AssertionParams) bool { _, ok := p.(T); return ok },
+	}
 }
 
 var (
@@ -284,7 +289,8 @@ func (e *ParamError) Error() string { return fmt.Sprintf("parameter %q: %s", e.K
 // whatever the scenario: a negative time or count, window_ns 0, an empty
 // peer, event type, message kind or peer list, a window ending before it
 // starts, an after_ns + within_ns that overflows an int64. It returns a
-// *ParamError, or an error naming a missing or mismatched Params.
+// *ParamError, or an error naming a missing or mismatched Params (a
+// pointer to one of the structs is a mismatch: they are held by value).
 //
 // Every assertion the loader returns passes Check: the loader's own
 // checks (bounds by duration_ns, declared peers) are stricter. Check is
@@ -294,12 +300,13 @@ func (a Assertion) Check() error {
 	if a.Params == nil {
 		return fmt.Errorf("no parameters")
 	}
-	if a.Params.Kind() != a.Kind {
-		return fmt.Errorf("parameters are %s's", a.Params.Kind())
+	i := slices.IndexFunc(kindDefs, func(d kindDef) bool { return d.holds(a.Params) })
+	if i < 0 {
+		return fmt.Errorf("parameters of type %T, want a value of one of the ten structs", a.Params)
 	}
-	d, ok := lookupDef(a.Kind)
-	if !ok {
-		return fmt.Errorf("unknown kind %q", a.Kind)
+	d := kindDefs[i]
+	if d.kind != a.Kind {
+		return fmt.Errorf("parameters are %s's", d.kind)
 	}
 	ss := a.Params.slots()
 	for _, s := range ss {

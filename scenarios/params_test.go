@@ -88,6 +88,8 @@ func TestCheck_RejectsWhatNoScenarioHolds(t *testing.T) {
 	}{
 		{"no parameters", Assertion{Name: "x", Kind: "event_count"}, "no parameters"},
 		{"kind mismatch", Assertion{Name: "x", Kind: "event_rate", Params: EventCount{EventType: "x"}}, "parameters are event_count's"},
+		{"a pointer", Assertion{Name: "x", Kind: "event_count", Params: &EventCount{EventType: "x"}}, "parameters of type *scenarios.EventCount"},
+		{"a nil pointer", Assertion{Name: "x", Kind: "event_count", Params: (*EventCount)(nil)}, "parameters of type *scenarios.EventCount"},
 		{"negative time", NewAssertion("x", AllAliveAt{AtNs: -1, Peers: []string{"a"}}), `parameter "at_ns": must not be negative, got -1`},
 		{"negative count", NewAssertion("x", EventCount{EventType: "x", Max: -1}), `parameter "max": must not be negative`},
 		{"empty peers", NewAssertion("x", AllAliveAt{AtNs: 1}), `parameter "peers": must name at least one peer`},
