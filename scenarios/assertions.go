@@ -8,7 +8,7 @@ import (
 )
 
 // ParamType is the shape of one assertion parameter, and so the Go type
-// its value has in Assertion.Params.
+// of its field in the kind's AssertionParams struct.
 type ParamType uint8
 
 const (
@@ -23,15 +23,15 @@ const (
 	ParamCount
 	// ParamPeer is one declared peer id, a string.
 	ParamPeer
-	// ParamPeers is a non-empty []any of distinct declared peer ids
-	// (strings).
+	// ParamPeers is a non-empty []string of distinct declared peer ids.
 	ParamPeers
 	// ParamString is a non-empty string (an event type, a message kind).
 	ParamString
 )
 
-// ParamDefault says what the loader writes into Params when an optional
-// parameter is omitted, so the evaluator always finds every parameter.
+// ParamDefault says what the loader writes into the parameter's field
+// when an optional parameter is omitted, so the evaluator always finds
+// every parameter.
 type ParamDefault uint8
 
 const (
@@ -41,7 +41,7 @@ const (
 	DefaultRunStart
 	// DefaultRunEnd is the scenario's duration_ns.
 	DefaultRunEnd
-	// DefaultAllPeers is every declared peer id, sorted, as []any.
+	// DefaultAllPeers is every declared peer id, sorted.
 	DefaultAllPeers
 )
 
@@ -52,9 +52,9 @@ type Param struct {
 	Default ParamDefault
 }
 
-// AssertionKind is one §10.1 assertion kind and its parameter shape. This
-// table is the single definition of what an assertion's parameters are:
-// the loader validates against it, the evaluator reads Params by it.
+// AssertionKind is one §10.1 assertion kind and its parameter shape, as
+// its AssertionParams struct defines it (the loader decodes by the same
+// definition, so the two cannot differ).
 type AssertionKind struct {
 	Kind   string
 	Params []Param
@@ -63,109 +63,39 @@ type AssertionKind struct {
 	Window [2]string
 }
 
-// The §10.1 parameter `kind` is `event_type` (event_count, event_rate) or
-// `message_kind` (message_size_bounded): `kind` already names the
-// assertion kind in the [[assertions]] table (DESIGN §4).
-var assertionKinds = []AssertionKind{
-	{Kind: "all_alive_at", Params: []Param{
-		{"at_ns", ParamTime, Required},
-		{"peers", ParamPeers, DefaultAllPeers},
-	}},
-	{Kind: "all_alive_throughout", Window: [2]string{"window_start_ns", "window_end_ns"}, Params: []Param{
-		{"window_start_ns", ParamTime, DefaultRunStart},
-		{"window_end_ns", ParamTime, DefaultRunEnd},
-		{"peers", ParamPeers, DefaultAllPeers},
-	}},
-	{Kind: "convergence_after", Params: []Param{
-		{"after_ns", ParamTime, Required},
-		{"within_ns", ParamTime, Required},
-		{"peers", ParamPeers, DefaultAllPeers},
-	}},
-	{Kind: "no_flap_while_probes_ok", Window: [2]string{"window_start_ns", "window_end_ns"}, Params: []Param{
-		{"peer", ParamPeer, Required},
-		{"window_start_ns", ParamTime, DefaultRunStart},
-		{"window_end_ns", ParamTime, DefaultRunEnd},
-	}},
-	{Kind: "no_dead_when_probes_ok", Window: [2]string{"window_start_ns", "window_end_ns"}, Params: []Param{
-		{"peer", ParamPeer, Required},
-		{"window_start_ns", ParamTime, DefaultRunStart},
-		{"window_end_ns", ParamTime, DefaultRunEnd},
-	}},
-	{Kind: "self_incarnation_bounded", Params: []Param{
-		{"peer", ParamPeer, Required},
-		{"max_value", ParamCount, Required},
-	}},
-	{Kind: "message_size_bounded", Params: []Param{
-		{"message_kind", ParamString, Required},
-		{"max_bytes", ParamCount, Required},
-	}},
-	{Kind: "dead_peer_resurrects_within", Params: []Param{
-		{"peer", ParamPeer, Required},
-		{"after_ns", ParamTime, Required},
-		{"within_ns", ParamTime, Required},
-	}},
-	{Kind: "event_count", Params: []Param{
-		{"event_type", ParamString, Required},
-		{"max", ParamCount, Required},
-	}},
-	{Kind: "event_rate", Params: []Param{
-		{"event_type", ParamString, Required},
-		{"window_ns", ParamSpan, Required},
-		{"max_per_window", ParamCount, Required},
-	}},
+func (d kindDef) describe() AssertionKind {
+	ss, _ := d.fresh()
+	k := AssertionKind{Kind: d.kind, Window: d.window, Params: make([]Param, len(ss))}
+	for i, s := range ss {
+		k.Params[i] = s.Param
+	}
+	return k
 }
 
 // AssertionKinds returns the §10.1 catalog in spec order.
 func AssertionKinds() []AssertionKind {
-	out := slices.Clone(assertionKinds)
-	for i := range out {
-		out[i].Params = slices.Clone(out[i].Params)
+	out := make([]AssertionKind, len(kindDefs))
+	for i, d := range kindDefs {
+		out[i] = d.describe()
 	}
 	return out
 }
 
 // LookupAssertionKind returns the catalog entry for kind.
 func LookupAssertionKind(kind string) (AssertionKind, bool) {
-	for _, k := range assertionKinds {
-		if k.Kind == kind {
-			k.Params = slices.Clone(k.Params)
-			return k, true
-		}
+	d, ok := lookupDef(kind)
+	if !ok {
+		return AssertionKind{}, false
 	}
-	return AssertionKind{}, false
+	return d.describe(), true
 }
 
 func assertionKindNames() string {
-	names := make([]string, len(assertionKinds))
-	for i, k := range assertionKinds {
-		names[i] = k.Kind
+	names := make([]string, len(kindDefs))
+	for i, d := range kindDefs {
+		names[i] = d.kind
 	}
 	return strings.Join(names, ", ")
-}
-
-// IntParam returns the ParamTime, ParamSpan or ParamCount parameter key
-// (0 if absent: the loader guarantees every catalog parameter is present).
-func (a Assertion) IntParam(key string) int64 {
-	v, _ := a.Params[key].(int64)
-	return v
-}
-
-// StringParam returns the ParamPeer or ParamString parameter key.
-func (a Assertion) StringParam(key string) string {
-	v, _ := a.Params[key].(string)
-	return v
-}
-
-// PeersParam returns the ParamPeers parameter key as strings.
-func (a Assertion) PeersParam(key string) []string {
-	arr, _ := a.Params[key].([]any)
-	out := make([]string, 0, len(arr))
-	for _, e := range arr {
-		if s, ok := e.(string); ok {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // assertions validates [[assertions]] against the catalog, keeping them in
@@ -208,74 +138,81 @@ func (c *checker) assertion(f fields) Assertion {
 		return a
 	}
 	a.Kind = tag
-	kind, known := LookupAssertionKind(tag)
+	d, known := lookupDef(tag)
 	if !known {
 		f.add("kind", "unknown assertion kind %q (one of: %s)", tag, assertionKindNames())
 		return a
 	}
+	slots, value := d.fresh()
 	allowed := []string{"kind", "name"}
-	for _, p := range kind.Params {
-		allowed = append(allowed, p.Key)
+	for _, s := range slots {
+		allowed = append(allowed, s.Key)
 	}
 	f.checkKeys(allowed...)
 
-	a.Params = make(map[string]any, len(kind.Params))
-	for _, p := range kind.Params {
-		if v, ok := c.param(f, p); ok {
-			a.Params[p.Key] = v
-		}
+	read := make([]bool, len(slots))
+	for i, s := range slots {
+		read[i] = c.param(f, s)
 	}
-	if w := kind.Window; w[0] != "" {
-		start, okS := a.Params[w[0]].(int64)
-		end, okE := a.Params[w[1]].(int64)
+	if w := d.window; w[0] != "" {
+		start, okS := numSlot(slots, read, w[0])
+		end, okE := numSlot(slots, read, w[1])
 		if okS && okE && end < start {
 			f.add(w[1], "window ends (%d) before it starts (%s = %d)", end, w[0], start)
 		}
 	}
+	a.Params = value()
 	return a
 }
 
-// param reads one catalog parameter, or its default when omitted.
-func (c *checker) param(f fields, p Param) (any, bool) {
-	if !f.has(p.Key) {
-		switch p.Default {
+// numSlot returns the integer parameter key if it was read.
+func numSlot(slots []slot, read []bool, key string) (int64, bool) {
+	for i, s := range slots {
+		if s.Key == key {
+			return *s.num, read[i]
+		}
+	}
+	return 0, false
+}
+
+// param reads one parameter into its slot, or its default when omitted,
+// and says whether it did (an error was reported otherwise).
+func (c *checker) param(f fields, s slot) bool {
+	if !f.has(s.Key) {
+		switch s.Default {
 		case DefaultRunStart:
-			return int64(0), true
+			*s.num = 0
+			return true
 		case DefaultRunEnd:
-			return c.duration, c.duration > 0
+			*s.num = c.duration
+			return c.duration > 0
 		case DefaultAllPeers:
-			all := make([]any, len(c.ids))
-			for i, id := range c.ids {
-				all[i] = id
-			}
-			return all, true
+			*s.ids = slices.Clone(c.ids)
+			return true
 		}
-		f.add(p.Key, "missing (required by %s)", f.tbl["kind"])
-		return nil, false
+		f.add(s.Key, "missing (required by %s)", f.tbl["kind"])
+		return false
 	}
-	switch p.Type {
+	var ok bool
+	switch s.Type {
 	case ParamTime:
-		return c.atTime(f, p.Key, true)
+		*s.num, ok = c.atTime(f, s.Key, true)
 	case ParamSpan:
-		v, ok := f.integer(p.Key, 1, MaxTimeNs, true)
-		if ok && c.duration > 0 && v > c.duration {
-			f.add(p.Key, "%d is longer than the run (duration_ns = %d)", v, c.duration)
-			return nil, false
+		*s.num, ok = f.integer(s.Key, 1, MaxTimeNs, true)
+		if ok && c.duration > 0 && *s.num > c.duration {
+			f.add(s.Key, "%d is longer than the run (duration_ns = %d)", *s.num, c.duration)
+			ok = false
 		}
-		return v, ok
 	case ParamCount:
-		return f.integer(p.Key, 0, math.MaxInt64, true)
+		*s.num, ok = f.integer(s.Key, 0, math.MaxInt64, true)
 	case ParamPeer:
-		return c.peerRef(f, p.Key)
+		*s.text, ok = c.peerRef(f, s.Key)
 	case ParamPeers:
-		ids, ok := c.peerList(f, p.Key, true)
-		all := make([]any, len(ids))
-		for i, id := range ids {
-			all[i] = id
-		}
-		return all, ok
+		*s.ids, ok = c.peerList(f, s.Key, true)
 	case ParamString:
-		return f.str(p.Key, true)
+		*s.text, ok = f.str(s.Key, true)
+	default:
+		panic(fmt.Sprintf("scenarios: assertion parameter %q has no type", s.Key))
 	}
-	panic(fmt.Sprintf("scenarios: assertion parameter %q has no type", p.Key))
+	return ok
 }

@@ -142,7 +142,7 @@ func TestParse_ExtendsMergesDeeplyAndByKey_8_1(t *testing.T) {
 
 	var asserts []string
 	for _, a := range s.Assertions {
-		asserts = append(asserts, fmt.Sprintf("%s:%v", a.Name, a.Params["max"]))
+		asserts = append(asserts, fmt.Sprintf("%s:%v", a.Name, a.ParamMap()["max"]))
 	}
 	wantAsserts := []string{"event_count#0:7", "x:6", "y:<nil>"}
 	if !slices.Equal(asserts, wantAsserts) {

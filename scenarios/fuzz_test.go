@@ -40,6 +40,11 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
+		for _, a := range s.Assertions {
+			if err := a.Check(); err != nil {
+				t.Fatalf("the loader accepted %s, which Check rejects: %v", a.Name, err)
+			}
+		}
 		out := s.TOML()
 		back, err := Parse("merged.toml", out, reg, noFiles)
 		if err != nil {

@@ -216,26 +216,35 @@ max_per_window = 0
 	if !slices.Equal(s.Snapshots, []int64{10_000, 0}) {
 		t.Errorf("snapshots %v", s.Snapshots)
 	}
-	all := []any{"a", "b", "c"}
+	all := []string{"a", "b", "c"}
 	want := []Assertion{
-		{Name: "all_alive_throughout#0", Kind: "all_alive_throughout", Params: map[string]any{"peers": []any{"b", "a"}, "window_start_ns": int64(0), "window_end_ns": int64(10_000)}},
-		{Name: "conv", Kind: "convergence_after", Params: map[string]any{"after_ns": int64(100), "within_ns": int64(9_900), "peers": all}},
-		{Name: "no_dead_when_probes_ok#2", Kind: "no_dead_when_probes_ok", Params: map[string]any{"peer": "c", "window_start_ns": int64(10), "window_end_ns": int64(10_000)}},
-		{Name: "message_size_bounded#3", Kind: "message_size_bounded", Params: map[string]any{"message_kind": "ping", "max_bytes": int64(1400)}},
-		{Name: "dead_peer_resurrects_within#4", Kind: "dead_peer_resurrects_within", Params: map[string]any{"peer": "a", "after_ns": int64(0), "within_ns": int64(0)}},
-		{Name: "event_rate#5", Kind: "event_rate", Params: map[string]any{"event_type": "ping_sent", "window_ns": int64(10_000), "max_per_window": int64(0)}},
+		{Name: "all_alive_throughout#0", Kind: "all_alive_throughout", Params: AllAliveThroughout{Peers: []string{"b", "a"}, WindowStartNs: 0, WindowEndNs: 10_000}},
+		{Name: "conv", Kind: "convergence_after", Params: ConvergenceAfter{AfterNs: 100, WithinNs: 9_900, Peers: all}},
+		{Name: "no_dead_when_probes_ok#2", Kind: "no_dead_when_probes_ok", Params: NoDeadWhenProbesOK{Peer: "c", WindowStartNs: 10, WindowEndNs: 10_000}},
+		{Name: "message_size_bounded#3", Kind: "message_size_bounded", Params: MessageSizeBounded{MessageKind: "ping", MaxBytes: 1400}},
+		{Name: "dead_peer_resurrects_within#4", Kind: "dead_peer_resurrects_within", Params: DeadPeerResurrectsWithin{Peer: "a", AfterNs: 0, WithinNs: 0}},
+		{Name: "event_rate#5", Kind: "event_rate", Params: EventRate{EventType: "ping_sent", WindowNs: 10_000, MaxPerWindow: 0}},
 	}
 	if !reflect.DeepEqual(s.Assertions, want) {
 		t.Errorf("assertions\n%+v\nwant\n%+v", s.Assertions, want)
 	}
-	if got := s.Assertions[2].IntParam("window_end_ns"); got != 10_000 {
-		t.Errorf("IntParam = %d", got)
+	// The parameters verdicts.json records: every key, defaults filled in,
+	// as the untyped map the loader used to keep.
+	wantMaps := []map[string]any{
+		{"peers": []string{"b", "a"}, "window_start_ns": int64(0), "window_end_ns": int64(10_000)},
+		{"after_ns": int64(100), "within_ns": int64(9_900), "peers": all},
+		{"peer": "c", "window_start_ns": int64(10), "window_end_ns": int64(10_000)},
+		{"message_kind": "ping", "max_bytes": int64(1400)},
+		{"peer": "a", "after_ns": int64(0), "within_ns": int64(0)},
+		{"event_type": "ping_sent", "window_ns": int64(10_000), "max_per_window": int64(0)},
 	}
-	if got := s.Assertions[2].StringParam("peer"); got != "c" {
-		t.Errorf("StringParam = %q", got)
-	}
-	if got := s.Assertions[1].PeersParam("peers"); !slices.Equal(got, []string{"a", "b", "c"}) {
-		t.Errorf("PeersParam = %v", got)
+	for i, a := range s.Assertions {
+		if got := a.ParamMap(); !reflect.DeepEqual(got, wantMaps[i]) {
+			t.Errorf("%s: ParamMap %v, want %v", a.Name, got, wantMaps[i])
+		}
+		if err := a.Check(); err != nil {
+			t.Errorf("%s: Check: %v", a.Name, err)
+		}
 	}
 }
 

@@ -66,9 +66,15 @@ type Peer struct {
 }
 
 // Assertion is one [[assertions]] entry. Params holds every key but
-// `kind` and `name`, as decoded from TOML.
+// `kind` and `name`, decoded into the kind's struct with every default
+// filled in; Params.Kind() is Kind.
 type Assertion struct {
 	Name   string // `name`, default "<kind>#<index>"
 	Kind   string
-	Params map[string]any
+	Params AssertionParams
+}
+
+// NewAssertion is the assertion named name with parameters p, of p's kind.
+func NewAssertion(name string, p AssertionParams) Assertion {
+	return Assertion{Name: name, Kind: p.Kind(), Params: p}
 }

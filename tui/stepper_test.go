@@ -16,7 +16,7 @@ func echoFailing(t testing.TB) *scenarios.Scenario {
 	sc := *loadScenario(t, "reference/echo_parity")
 	sc.Assertions = append([]scenarios.Assertion{{
 		Name: "few_pings", Kind: "event_count",
-		Params: map[string]any{"event_type": "ping_sent", "max": int64(40)},
+		Params: scenarios.EventCount{EventType: "ping_sent", Max: 40},
 	}}, sc.Assertions...)
 	return &sc
 }

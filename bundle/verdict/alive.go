@@ -1,6 +1,10 @@
 package verdict
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/detsim/detsim/scenarios"
+)
 
 // aliveCount tracks how many ordered pairs of distinct named peers do not
 // hold each other alive, so an instant is judged in O(1).
@@ -72,8 +76,8 @@ type allAliveAt struct {
 	count aliveCount
 }
 
-func newAllAliveAt(w *world, r *paramReader) checker {
-	return &allAliveAt{at: r.nonNegative("at_ns"), count: newAliveCount(newPeerSet(w, r.ids("peers")))}
+func newAllAliveAt(w *world, p scenarios.AllAliveAt) checker {
+	return &allAliveAt{at: p.AtNs, count: newAliveCount(newPeerSet(w, p.Peers))}
 }
 
 func (c *allAliveAt) wants() want                   { return wantViews }
@@ -99,10 +103,9 @@ type allAliveThroughout struct {
 	count      aliveCount
 }
 
-func newAllAliveThroughout(w *world, r *paramReader) checker {
-	c := &allAliveThroughout{}
-	c.start, c.end = r.window()
-	c.count = newAliveCount(newPeerSet(w, r.ids("peers")))
+func newAllAliveThroughout(w *world, p scenarios.AllAliveThroughout) checker {
+	c := &allAliveThroughout{start: p.WindowStartNs, end: p.WindowEndNs}
+	c.count = newAliveCount(newPeerSet(w, p.Peers))
 	return c
 }
 

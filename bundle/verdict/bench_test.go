@@ -52,16 +52,16 @@ func benchAssertions() []scenarios.Assertion {
 	never := int64(math.MaxInt64 / 2)
 	all := peers("p0", "p1", "p2", "p3")
 	return []scenarios.Assertion{
-		{Name: "1", Kind: "all_alive_at", Params: map[string]any{"at_ns": never, "peers": all}},
-		{Name: "2", Kind: "all_alive_throughout", Params: map[string]any{"window_start_ns": int64(0), "window_end_ns": never, "peers": all}},
-		{Name: "3", Kind: "convergence_after", Params: map[string]any{"after_ns": never, "within_ns": sec, "peers": all}},
-		{Name: "4", Kind: "no_flap_while_probes_ok", Params: map[string]any{"peer": "p5", "window_start_ns": int64(0), "window_end_ns": never}},
-		{Name: "5", Kind: "no_dead_when_probes_ok", Params: map[string]any{"peer": "p5", "window_start_ns": int64(0), "window_end_ns": never}},
-		{Name: "6", Kind: "self_incarnation_bounded", Params: map[string]any{"peer": "p5", "max_value": never}},
-		{Name: "7", Kind: "message_size_bounded", Params: map[string]any{"message_kind": "ping", "max_bytes": never}},
-		{Name: "8", Kind: "dead_peer_resurrects_within", Params: map[string]any{"peer": "p5", "after_ns": int64(0), "within_ns": sec}},
-		{Name: "9", Kind: "event_count", Params: map[string]any{"event_type": "cache_state_change", "max": never}},
-		{Name: "10", Kind: "event_rate", Params: map[string]any{"event_type": "probe_sent", "window_ns": sec, "max_per_window": never}},
+		{Name: "1", Kind: "all_alive_at", Params: scenarios.AllAliveAt{AtNs: never, Peers: all}},
+		{Name: "2", Kind: "all_alive_throughout", Params: scenarios.AllAliveThroughout{WindowStartNs: int64(0), WindowEndNs: never, Peers: all}},
+		{Name: "3", Kind: "convergence_after", Params: scenarios.ConvergenceAfter{AfterNs: never, WithinNs: sec, Peers: all}},
+		{Name: "4", Kind: "no_flap_while_probes_ok", Params: scenarios.NoFlapWhileProbesOK{Peer: "p5", WindowStartNs: int64(0), WindowEndNs: never}},
+		{Name: "5", Kind: "no_dead_when_probes_ok", Params: scenarios.NoDeadWhenProbesOK{Peer: "p5", WindowStartNs: int64(0), WindowEndNs: never}},
+		{Name: "6", Kind: "self_incarnation_bounded", Params: scenarios.SelfIncarnationBounded{Peer: "p5", MaxValue: never}},
+		{Name: "7", Kind: "message_size_bounded", Params: scenarios.MessageSizeBounded{MessageKind: "ping", MaxBytes: never}},
+		{Name: "8", Kind: "dead_peer_resurrects_within", Params: scenarios.DeadPeerResurrectsWithin{Peer: "p5", AfterNs: int64(0), WithinNs: sec}},
+		{Name: "9", Kind: "event_count", Params: scenarios.EventCount{EventType: "cache_state_change", Max: never}},
+		{Name: "10", Kind: "event_rate", Params: scenarios.EventRate{EventType: "probe_sent", WindowNs: sec, MaxPerWindow: never}},
 	}
 }
 

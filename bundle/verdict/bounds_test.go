@@ -3,10 +3,12 @@ package verdict
 import (
 	"math"
 	"testing"
+
+	"github.com/detsim/detsim/scenarios"
 )
 
 func TestSelfIncarnationBounded_10_1(t *testing.T) {
-	bound := map[string]any{"peer": "a", "max_value": int64(3)}
+	bound := scenarios.SelfIncarnationBounded{Peer: "a", MaxValue: int64(3)}
 	runKindCases(t, "self_incarnation_bounded", []kindCase{
 		{name: "a bump above the bound fails at that bump", params: bound, endNs: 100 * sec, want: Fail, inReason: "to 4",
 			build: func(s *stream) ([]int, int) {
@@ -30,7 +32,7 @@ func TestSelfIncarnationBounded_10_1(t *testing.T) {
 				s.initial(0, "a", "b")
 				return nil, 0
 			}},
-		{name: "an incarnation beyond int64 is compared exactly", params: map[string]any{"peer": "a", "max_value": int64(math.MaxInt64)},
+		{name: "an incarnation beyond int64 is compared exactly", params: scenarios.SelfIncarnationBounded{Peer: "a", MaxValue: int64(math.MaxInt64)},
 			endNs: 100 * sec, want: Fail, inReason: "to 18446744073709551615",
 			build: func(s *stream) ([]int, int) {
 				l := s.add(sec, "a", "swim", `{"type":"self_incarnation_bump","old":9223372036854775807,"new":18446744073709551615,"cause":"refute_suspect"}`)
@@ -45,7 +47,7 @@ func TestSelfIncarnationBounded_10_1(t *testing.T) {
 }
 
 func TestMessageSizeBounded_10_1(t *testing.T) {
-	bound := map[string]any{"message_kind": "ping", "max_bytes": int64(100)}
+	bound := scenarios.MessageSizeBounded{MessageKind: "ping", MaxBytes: int64(100)}
 	runKindCases(t, "message_size_bounded", []kindCase{
 		{name: "a ping over the bound fails at that send", params: bound, endNs: 100 * sec, want: Fail, inReason: "101 bytes",
 			build: func(s *stream) ([]int, int) {
@@ -72,7 +74,7 @@ func TestMessageSizeBounded_10_1(t *testing.T) {
 }
 
 func TestEventCount_10_1(t *testing.T) {
-	bound := map[string]any{"event_type": "drop_on_send", "max": int64(2)}
+	bound := scenarios.EventCount{EventType: "drop_on_send", Max: int64(2)}
 	runKindCases(t, "event_count", []kindCase{
 		{name: "one more than max fails at that record", params: bound, endNs: 100 * sec, want: Fail, inReason: "3 times",
 			build: func(s *stream) ([]int, int) {
@@ -96,7 +98,7 @@ func TestEventCount_10_1(t *testing.T) {
 }
 
 func TestEventRate_10_1(t *testing.T) {
-	bound := map[string]any{"event_type": "drop_on_send", "window_ns": sec, "max_per_window": int64(2)}
+	bound := scenarios.EventRate{EventType: "drop_on_send", WindowNs: sec, MaxPerWindow: int64(2)}
 	runKindCases(t, "event_rate", []kindCase{
 		{name: "three within one window fails", params: bound, endNs: 100 * sec, want: Fail,
 			build: func(s *stream) ([]int, int) {
@@ -124,7 +126,7 @@ func TestEventRate_10_1(t *testing.T) {
 }
 
 func TestDeadPeerResurrectsWithin_10_1(t *testing.T) {
-	within := map[string]any{"peer": "c", "after_ns": 10 * sec, "within_ns": 5 * sec}
+	within := scenarios.DeadPeerResurrectsWithin{Peer: "c", AfterNs: 10 * sec, WithinNs: 5 * sec}
 	// killed has c killed at 5s and marked dead by a and b.
 	killed := func(s *stream) (deadA, deadB int) {
 		s.initial(0, "a", "b", "c")

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/detsim/detsim/scenarios"
 )
 
 // convergence is convergence_after { after_ns, within_ns, peers }: some
@@ -17,10 +19,9 @@ type convergence struct {
 	disagreeing     int
 }
 
-func newConvergence(w *world, r *paramReader) checker {
-	c := &convergence{peers: newPeerSet(w, r.ids("peers"))}
-	after, within := r.deadline()
-	c.after, c.deadline = after, after+within // overflow rejected by deadline()
+func newConvergence(w *world, p scenarios.ConvergenceAfter) checker {
+	c := &convergence{peers: newPeerSet(w, p.Peers)}
+	c.after, c.deadline = p.AfterNs, p.AfterNs+p.WithinNs // overflow rejected by Assertion.Check
 	c.agree = make([]bool, len(c.peers.order))
 	c.disagreeing = len(c.agree) // nobody has a view yet
 	return c

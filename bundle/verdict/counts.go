@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/detsim/detsim/bundle"
+	"github.com/detsim/detsim/scenarios"
 )
 
 // eventCount is event_count { event_type, max }.
@@ -15,8 +16,8 @@ type eventCount struct {
 	first     mark
 }
 
-func newEventCount(_ *world, r *paramReader) checker {
-	return &eventCount{eventType: r.str("event_type"), maxCount: r.nonNegative("max")}
+func newEventCount(_ *world, p scenarios.EventCount) checker {
+	return &eventCount{eventType: p.EventType, maxCount: p.Max}
 }
 
 func (c *eventCount) wants() want { return wantRecords }
@@ -59,14 +60,9 @@ type eventRate struct {
 	busiest   int64
 }
 
-func newEventRate(w *world, r *paramReader) checker {
-	c := &eventRate{eventType: r.str("event_type"), windowNs: r.nonNegative("window_ns"), maxPer: r.nonNegative("max_per_window")}
-	if r.err == nil && c.windowNs == 0 {
-		r.fail("window_ns", "must be at least 1")
-	}
-	if r.err == nil {
-		c.log, c.slot = w.rates.join(c.eventType)
-	}
+func newEventRate(w *world, p scenarios.EventRate) checker {
+	c := &eventRate{eventType: p.EventType, windowNs: p.WindowNs, maxPer: p.MaxPerWindow} // window_ns ≥ 1: Assertion.Check
+	c.log, c.slot = w.rates.join(c.eventType)
 	return c
 }
 

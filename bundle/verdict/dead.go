@@ -1,6 +1,10 @@
 package verdict
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/detsim/detsim/scenarios"
+)
 
 // noDead is no_dead_when_probes_ok { peer, window_start_ns,
 // window_end_ns }: no observer marks the peer dead inside the window
@@ -10,8 +14,8 @@ type noDead struct {
 	probeCheck
 }
 
-func newNoDead(w *world, r *paramReader) checker {
-	c := &noDead{probeCheck: newProbeCheck(w, r)}
+func newNoDead(w *world, p scenarios.NoDeadWhenProbesOK) checker {
+	c := &noDead{probeCheck: newProbeCheck(w, p.Peer, p.WindowStartNs, p.WindowEndNs)}
 	c.describe = c.describeDeath
 	return c
 }

@@ -3,26 +3,11 @@ package verdict
 import (
 	"fmt"
 	"iter"
-	"maps"
 
 	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/bundle/internal/jsonscan"
 	"github.com/detsim/detsim/scenarios"
 )
-
-// constructors builds each §10.1 kind's checker from its parameters.
-var constructors = map[string]func(*world, *paramReader) checker{
-	"all_alive_at":                newAllAliveAt,
-	"all_alive_throughout":        newAllAliveThroughout,
-	"convergence_after":           newConvergence,
-	"no_flap_while_probes_ok":     newNoFlap,
-	"no_dead_when_probes_ok":      newNoDead,
-	"self_incarnation_bounded":    newSelfIncarnation,
-	"message_size_bounded":        newMessageSize,
-	"dead_peer_resurrects_within": newResurrects,
-	"event_count":                 newEventCount,
-	"event_rate":                  newEventRate,
-}
 
 // Evaluator judges a run's assertions from its records, fed in stream
 // order. It is not safe for concurrent use; Clone it for a checkpoint.
@@ -44,21 +29,23 @@ type Evaluator struct {
 }
 
 // New prepares an evaluator for assertions, in declaration order. It
-// fails only on a kind or a parameter it cannot interpret, which the
-// scenario loader reports first.
+// fails only on an assertion it cannot interpret (an unknown kind, or one
+// scenarios.Assertion.Check rejects), which no loaded scenario holds: the
+// scenario loader's checks are stricter.
 func New(assertions []scenarios.Assertion) (*Evaluator, error) {
 	e := &Evaluator{assertions: assertions, world: newWorld(), firstFail: -1}
 	for _, a := range assertions {
-		mk, ok := constructors[a.Kind]
-		if !ok {
+		if _, ok := scenarios.LookupAssertionKind(a.Kind); !ok {
 			return nil, fmt.Errorf("verdict: assertion %q: unknown kind %q", a.Name, a.Kind)
 		}
-		r := &paramReader{a: a}
-		c := mk(&e.world, r)
-		if r.err != nil {
-			return nil, r.err
+		mk := constructor(a.Params)
+		if mk == nil && a.Params != nil {
+			return nil, fmt.Errorf("verdict: assertion %q (%s): parameters of type %T, want a value of one of the ten scenarios structs", a.Name, a.Kind, a.Params)
 		}
-		e.checkers = append(e.checkers, c)
+		if err := a.Check(); err != nil {
+			return nil, fmt.Errorf("verdict: assertion %q (%s): %w", a.Name, a.Kind, err)
+		}
+		e.checkers = append(e.checkers, mk(&e.world))
 	}
 	e.unresolved = len(e.checkers)
 	e.refreshWants()
@@ -342,7 +329,7 @@ func (e *Evaluator) finish(endNs int64, cut bool) []Verdict {
 	for i, c := range e.checkers {
 		a, r := e.assertions[i], c.result()
 		out[i] = Verdict{
-			Name: a.Name, Kind: a.Kind, Parameters: maps.Clone(a.Params),
+			Name: a.Name, Kind: a.Kind, Parameters: a.ParamMap(),
 			Outcome: r.outcome, Evidence: r.evidence, Reason: r.reason,
 		}
 	}

@@ -2,7 +2,6 @@ package verdict
 
 import (
 	"errors"
-	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,55 +13,59 @@ import (
 	"github.com/detsim/detsim/scenarios"
 )
 
-// TestNew_AcceptsEveryCatalogKind ties the evaluator to the loader's
-// parameter table: every §10.1 kind the loader accepts, with parameters
-// of the types it produces, is one the evaluator can judge.
+// TestNew_AcceptsEveryCatalogKind ties the evaluator to the scenario
+// schema: every §10.1 kind the loader accepts, as the typed value it
+// decodes, is one the evaluator can judge.
 func TestNew_AcceptsEveryCatalogKind(t *testing.T) {
-	var kinds []string
-	for _, k := range scenarios.AssertionKinds() {
-		kinds = append(kinds, k.Kind)
-		params := map[string]any{}
-		for _, p := range k.Params {
-			switch p.Type {
-			case scenarios.ParamTime, scenarios.ParamSpan:
-				params[p.Key] = sec
-			case scenarios.ParamCount:
-				params[p.Key] = int64(3)
-			case scenarios.ParamPeer:
-				params[p.Key] = "a"
-			case scenarios.ParamPeers:
-				params[p.Key] = peers("a", "b")
-			case scenarios.ParamString:
-				params[p.Key] = "ping"
-			default:
-				t.Fatalf("%s.%s: parameter type %d unknown to this test", k.Kind, p.Key, p.Type)
-			}
-		}
-		if _, err := New([]scenarios.Assertion{{Name: "x", Kind: k.Kind, Params: params}}); err != nil {
-			t.Errorf("%s: %v", k.Kind, err)
+	ab := peers("a", "b")
+	vals := []scenarios.AssertionParams{
+		scenarios.AllAliveAt{AtNs: sec, Peers: ab},
+		scenarios.AllAliveThroughout{WindowStartNs: 0, WindowEndNs: sec, Peers: ab},
+		scenarios.ConvergenceAfter{AfterNs: sec, WithinNs: sec, Peers: ab},
+		scenarios.NoFlapWhileProbesOK{Peer: "a", WindowStartNs: 0, WindowEndNs: sec},
+		scenarios.NoDeadWhenProbesOK{Peer: "a", WindowStartNs: 0, WindowEndNs: sec},
+		scenarios.SelfIncarnationBounded{Peer: "a", MaxValue: 3},
+		scenarios.MessageSizeBounded{MessageKind: "ping", MaxBytes: 3},
+		scenarios.DeadPeerResurrectsWithin{Peer: "a", AfterNs: sec, WithinNs: sec},
+		scenarios.EventCount{EventType: "ping", Max: 3},
+		scenarios.EventRate{EventType: "ping", WindowNs: sec, MaxPerWindow: 3},
+	}
+	var judged, catalog []string
+	for _, p := range vals {
+		judged = append(judged, p.Kind())
+		if _, err := New([]scenarios.Assertion{scenarios.NewAssertion("x", p)}); err != nil {
+			t.Errorf("%s: %v", p.Kind(), err)
 		}
 	}
-	if got := slices.Sorted(maps.Keys(constructors)); !slices.Equal(got, slices.Sorted(slices.Values(kinds))) {
-		t.Errorf("evaluator kinds %v, catalog kinds %v", got, kinds)
+	for _, k := range scenarios.AssertionKinds() {
+		catalog = append(catalog, k.Kind)
+	}
+	if !slices.Equal(judged, catalog) {
+		t.Errorf("evaluator judges %v, catalog kinds %v", judged, catalog)
 	}
 }
 
+// TestNew_RejectsParametersItCannotInterpret: assertions built in code
+// never met the loader; New rejects those no scenario could hold, with
+// the messages the map-reading evaluator gave.
 func TestNew_RejectsParametersItCannotInterpret(t *testing.T) {
 	cases := []struct {
 		name    string
 		a       scenarios.Assertion
 		wantErr string
 	}{
-		{"unknown kind", assertion("all_dead", nil), `unknown kind "all_dead"`},
-		{"missing parameter", assertion("all_alive_at", map[string]any{"peers": peers("a")}), `"at_ns": missing`},
-		{"wrong type", assertion("all_alive_at", map[string]any{"at_ns": "5s", "peers": peers("a")}), `"at_ns": want an integer`},
-		{"negative time", assertion("all_alive_at", map[string]any{"at_ns": int64(-1), "peers": peers("a")}), "must not be negative"},
-		{"empty peers", assertion("all_alive_at", map[string]any{"at_ns": sec, "peers": peers()}), "at least one peer"},
-		{"peer not a string", assertion("all_alive_at", map[string]any{"at_ns": sec, "peers": []any{int64(1)}}), "element 0"},
-		{"inverted window", assertion("all_alive_throughout", map[string]any{"window_start_ns": 2 * sec, "window_end_ns": sec, "peers": peers("a")}), "before window_start_ns"},
-		{"zero rate window", assertion("event_rate", map[string]any{"event_type": "x", "window_ns": int64(0), "max_per_window": int64(1)}), "at least 1"},
-		{"overflowing deadline", assertion("convergence_after", map[string]any{"after_ns": int64(1 << 62), "within_ns": int64(1 << 62), "peers": peers("a")}), "overflows"},
-		{"empty peer", assertion("self_incarnation_bounded", map[string]any{"peer": "", "max_value": int64(1)}), "must not be empty"},
+		{"unknown kind", scenarios.Assertion{Name: "x", Kind: "all_dead"}, `verdict: assertion "x": unknown kind "all_dead"`},
+		{"no parameters", scenarios.Assertion{Name: "x", Kind: "all_alive_at"}, `verdict: assertion "x" (all_alive_at): no parameters`},
+		{"parameters of another kind", scenarios.Assertion{Name: "x", Kind: "all_alive_at", Params: scenarios.EventCount{EventType: "x"}}, "parameters are event_count's"},
+		{"a pointer", scenarios.Assertion{Name: "x", Kind: "event_count", Params: &scenarios.EventCount{EventType: "x"}}, "parameters of type *scenarios.EventCount"},
+		{"a nil pointer", scenarios.Assertion{Name: "x", Kind: "event_count", Params: (*scenarios.EventCount)(nil)}, "parameters of type *scenarios.EventCount"},
+		{"negative time", assertion(scenarios.AllAliveAt{AtNs: -1, Peers: peers("a")}), `verdict: assertion "all_alive_at#0" (all_alive_at): parameter "at_ns": must not be negative, got -1`},
+		{"empty peers", assertion(scenarios.AllAliveAt{AtNs: sec, Peers: peers()}), "at least one peer"},
+		{"empty peer id", assertion(scenarios.AllAliveAt{AtNs: sec, Peers: peers("")}), "element 0"},
+		{"inverted window", assertion(scenarios.AllAliveThroughout{WindowStartNs: 2 * sec, WindowEndNs: sec, Peers: peers("a")}), "before window_start_ns"},
+		{"zero rate window", assertion(scenarios.EventRate{EventType: "x", WindowNs: 0, MaxPerWindow: 1}), "at least 1"},
+		{"overflowing deadline", assertion(scenarios.ConvergenceAfter{AfterNs: 1 << 62, WithinNs: 1 << 62, Peers: peers("a")}), "overflows"},
+		{"empty peer", assertion(scenarios.SelfIncarnationBounded{Peer: "", MaxValue: 1}), "must not be empty"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -71,6 +74,18 @@ func TestNew_RejectsParametersItCannotInterpret(t *testing.T) {
 				t.Fatalf("error %v, want one mentioning %q", err, tc.wantErr)
 			}
 		})
+	}
+}
+
+// TestNew_RepeatedPeersCountOnce: a code-built peers list may repeat an
+// id (the loader rejects that); it judges as the set.
+func TestNew_RepeatedPeersCountOnce(t *testing.T) {
+	s := &stream{}
+	s.initial(0, "a", "b")
+	_, once := judge(t, s, 10*sec, assertion(scenarios.AllAliveAt{AtNs: sec, Peers: peers("a", "b")}))
+	_, twice := judge(t, s, 10*sec, assertion(scenarios.AllAliveAt{AtNs: sec, Peers: peers("a", "b", "a")}))
+	if once[0].Outcome != Pass || twice[0].Outcome != once[0].Outcome || twice[0].Reason != once[0].Reason {
+		t.Fatalf("once: %s %q; twice: %s %q", once[0].Outcome, once[0].Reason, twice[0].Outcome, twice[0].Reason)
 	}
 }
 
@@ -84,8 +99,8 @@ func twoKinds() (*stream, []scenarios.Assertion) {
 	s.other(7*sec, "drop_on_send") // 12: second drop
 	s.other(8*sec, "drop_on_send") // 13
 	return s, []scenarios.Assertion{
-		{Name: "alive", Kind: "all_alive_at", Params: map[string]any{"at_ns": 5 * sec, "peers": peers("a", "b", "c")}},
-		{Name: "drops", Kind: "event_count", Params: map[string]any{"event_type": "drop_on_send", "max": int64(1)}},
+		{Name: "alive", Kind: "all_alive_at", Params: scenarios.AllAliveAt{AtNs: 5 * sec, Peers: peers("a", "b", "c")}},
+		{Name: "drops", Kind: "event_count", Params: scenarios.EventCount{EventType: "drop_on_send", Max: int64(1)}},
 	}
 }
 
@@ -175,9 +190,9 @@ func TestClone_IsIndependent(t *testing.T) {
 	s.view(4*sec, "b", "c", "suspect", 0) // 10
 	recs := s.records(t)
 	as := []scenarios.Assertion{
-		assertion("all_alive_at", map[string]any{"at_ns": 5 * sec, "peers": peers("a", "b", "c")}),
-		{Name: "rate", Kind: "event_rate", Params: map[string]any{"event_type": "drop_on_send", "window_ns": sec, "max_per_window": int64(1)}},
-		{Name: "flap", Kind: "no_flap_while_probes_ok", Params: map[string]any{"peer": "c", "window_start_ns": int64(0), "window_end_ns": 10 * sec}},
+		assertion(scenarios.AllAliveAt{AtNs: 5 * sec, Peers: peers("a", "b", "c")}),
+		{Name: "rate", Kind: "event_rate", Params: scenarios.EventRate{EventType: "drop_on_send", WindowNs: sec, MaxPerWindow: int64(1)}},
+		{Name: "flap", Kind: "no_flap_while_probes_ok", Params: scenarios.NoFlapWhileProbesOK{Peer: "c", WindowStartNs: int64(0), WindowEndNs: 10 * sec}},
 	}
 	e, _ := New(as)
 	for i, rec := range recs {
@@ -224,7 +239,7 @@ func TestClone_ProbeSpansAreIndependent(t *testing.T) {
 	timedOut := &stream{lines: slices.Clone(s.lines)}
 	timedOut.probe(15*sec, "a", "probe_timed_out", "c", 2)
 
-	as := []scenarios.Assertion{assertion("no_flap_while_probes_ok", map[string]any{"peer": "c", "window_start_ns": int64(0), "window_end_ns": 100 * sec})}
+	as := []scenarios.Assertion{assertion(scenarios.NoFlapWhileProbesOK{Peer: "c", WindowStartNs: int64(0), WindowEndNs: 100 * sec})}
 	e, _ := New(as)
 	for i, rec := range s.records(t) {
 		e.Observe(i+1, rec)
@@ -272,14 +287,15 @@ func TestVerdicts_KeepDeclarationOrderAndParameters(t *testing.T) {
 	if vs[0].Name != "drops" || vs[1].Name != "alive" {
 		t.Fatalf("order %s, %s", vs[0].Name, vs[1].Name)
 	}
-	if !reflect.DeepEqual(vs[1].Parameters, as[1].Params) {
-		t.Fatalf("parameters %v, want %v", vs[1].Parameters, as[1].Params)
+	want := map[string]any{"at_ns": 5 * sec, "peers": []string{"a", "b", "c"}}
+	if !reflect.DeepEqual(vs[1].Parameters, want) {
+		t.Fatalf("parameters %v, want %v", vs[1].Parameters, want)
 	}
 }
 
 func TestObserve_MalformedRecordsAreReported(t *testing.T) {
 	as := []scenarios.Assertion{
-		assertion("all_alive_at", map[string]any{"at_ns": 5 * sec, "peers": peers("a")}),
+		assertion(scenarios.AllAliveAt{AtNs: 5 * sec, Peers: peers("a")}),
 	}
 	cases := []struct {
 		name, line, wantErr string
@@ -337,8 +353,7 @@ func TestEvaluateBundle_UncheckedTransitionsInOddShapes(t *testing.T) {
 		`{"virtual_time_ns":2000,"host_id":"b","kind_tag":"swim","event":{"type":"state_transition","observer":"b","subject":"a","from":"alive","to":"alive","incarnation":1,"reason":"x"},"extra":1}`,
 		`{"virtual_time_ns":3000,"host_id":"b","kind_tag":"swim","event": {"type":"state_transition","observer":"b","subject":"a","from":"alive","to":"alive","incarnation":2,"reason":"x"}}`,
 	)
-	_, vs := judge(t, &s, 10*sec, assertion("all_alive_throughout", map[string]any{
-		"window_start_ns": int64(0), "window_end_ns": 10 * sec, "peers": peers("a", "b")}))
+	_, vs := judge(t, &s, 10*sec, assertion(scenarios.AllAliveThroughout{WindowStartNs: int64(0), WindowEndNs: 10 * sec, Peers: peers("a", "b")}))
 	if vs[0].Outcome != Pass {
 		t.Fatalf("%s: %s", vs[0].Outcome, vs[0].Reason)
 	}

@@ -3,6 +3,8 @@ package verdict
 import (
 	"fmt"
 	"slices"
+
+	"github.com/detsim/detsim/scenarios"
 )
 
 // noFlap is no_flap_while_probes_ok { peer, window_start_ns,
@@ -17,8 +19,8 @@ type noFlap struct {
 	phases []uint8
 }
 
-func newNoFlap(w *world, r *paramReader) checker {
-	c := &noFlap{probeCheck: newProbeCheck(w, r)}
+func newNoFlap(w *world, p scenarios.NoFlapWhileProbesOK) checker {
+	c := &noFlap{probeCheck: newProbeCheck(w, p.Peer, p.WindowStartNs, p.WindowEndNs)}
 	c.describe = c.describeFlap
 	return c
 }

@@ -108,17 +108,11 @@ func (s *stream) write(t testing.TB) string {
 	return dir
 }
 
-func assertion(kind string, params map[string]any) scenarios.Assertion {
-	return scenarios.Assertion{Name: kind + "#0", Kind: kind, Params: params}
+func assertion(p scenarios.AssertionParams) scenarios.Assertion {
+	return scenarios.NewAssertion(p.Kind()+"#0", p)
 }
 
-func peers(ids ...string) []any {
-	out := make([]any, len(ids))
-	for i, id := range ids {
-		out[i] = id
-	}
-	return out
-}
+func peers(ids ...string) []string { return ids }
 
 // judge streams s through a new evaluator, checks that Finish agrees with
 // EvaluateBundle over the same records written to disk, and returns the
@@ -169,7 +163,7 @@ func evidenceLines(t *testing.T, v Verdict) []int {
 // the line that did.
 type kindCase struct {
 	name     string
-	params   map[string]any
+	params   scenarios.AssertionParams
 	build    func(s *stream) (evidence []int, resolvedAt int)
 	endNs    int64
 	want     Outcome
@@ -182,7 +176,10 @@ func runKindCases(t *testing.T, kind string, cases []kindCase) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &stream{}
 			wantEvidence, wantLine := tc.build(s)
-			e, vs := judge(t, s, tc.endNs, assertion(kind, tc.params))
+			if tc.params.Kind() != kind {
+				t.Fatalf("a %s case with %s parameters", kind, tc.params.Kind())
+			}
+			e, vs := judge(t, s, tc.endNs, assertion(tc.params))
 			v := vs[0]
 			if v.Outcome != tc.want {
 				t.Fatalf("outcome %s, want %s (reason: %s)", v.Outcome, tc.want, v.Reason)

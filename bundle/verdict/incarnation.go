@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/detsim/detsim/bundle"
+	"github.com/detsim/detsim/scenarios"
 )
 
 // selfIncarnation is self_incarnation_bounded { peer, max_value }.
@@ -16,8 +17,8 @@ type selfIncarnation struct {
 	highest  uint64
 }
 
-func newSelfIncarnation(_ *world, r *paramReader) checker {
-	return &selfIncarnation{peer: r.str("peer"), maxValue: r.nonNegative("max_value")}
+func newSelfIncarnation(_ *world, p scenarios.SelfIncarnationBounded) checker {
+	return &selfIncarnation{peer: p.Peer, maxValue: p.MaxValue}
 }
 
 func (c *selfIncarnation) wants() want { return wantRecords | wantBumps }

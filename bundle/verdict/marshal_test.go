@@ -20,16 +20,16 @@ func goldenRun() (*stream, []scenarios.Assertion) {
 	s.other(16*sec, "drop_on_send")
 	abc := peers("a", "b", "c")
 	return s, []scenarios.Assertion{
-		{Name: "alive at 5s", Kind: "all_alive_at", Params: map[string]any{"at_ns": 5 * sec, "peers": abc}},
-		{Name: "alive throughout", Kind: "all_alive_throughout", Params: map[string]any{"window_start_ns": int64(0), "window_end_ns": 20 * sec, "peers": abc}},
-		{Name: "converges", Kind: "convergence_after", Params: map[string]any{"after_ns": 15 * sec, "within_ns": 2 * sec, "peers": abc}},
-		{Name: "no flap <c>", Kind: "no_flap_while_probes_ok", Params: map[string]any{"peer": "c", "window_start_ns": int64(0), "window_end_ns": 20 * sec}},
-		{Name: "no dead c", Kind: "no_dead_when_probes_ok", Params: map[string]any{"peer": "c", "window_start_ns": int64(0), "window_end_ns": 20 * sec}},
-		{Name: "c incarnation", Kind: "self_incarnation_bounded", Params: map[string]any{"peer": "c", "max_value": int64(5)}},
-		{Name: "ping size", Kind: "message_size_bounded", Params: map[string]any{"message_kind": "ping", "max_bytes": int64(100)}},
-		{Name: "c comes back", Kind: "dead_peer_resurrects_within", Params: map[string]any{"peer": "c", "after_ns": int64(0), "within_ns": sec}},
-		{Name: "drops", Kind: "event_count", Params: map[string]any{"event_type": "drop_on_send", "max": int64(5)}},
-		{Name: "drop rate", Kind: "event_rate", Params: map[string]any{"event_type": "drop_on_send", "window_ns": sec, "max_per_window": int64(1)}},
+		{Name: "alive at 5s", Kind: "all_alive_at", Params: scenarios.AllAliveAt{AtNs: 5 * sec, Peers: abc}},
+		{Name: "alive throughout", Kind: "all_alive_throughout", Params: scenarios.AllAliveThroughout{WindowStartNs: int64(0), WindowEndNs: 20 * sec, Peers: abc}},
+		{Name: "converges", Kind: "convergence_after", Params: scenarios.ConvergenceAfter{AfterNs: 15 * sec, WithinNs: 2 * sec, Peers: abc}},
+		{Name: "no flap <c>", Kind: "no_flap_while_probes_ok", Params: scenarios.NoFlapWhileProbesOK{Peer: "c", WindowStartNs: int64(0), WindowEndNs: 20 * sec}},
+		{Name: "no dead c", Kind: "no_dead_when_probes_ok", Params: scenarios.NoDeadWhenProbesOK{Peer: "c", WindowStartNs: int64(0), WindowEndNs: 20 * sec}},
+		{Name: "c incarnation", Kind: "self_incarnation_bounded", Params: scenarios.SelfIncarnationBounded{Peer: "c", MaxValue: int64(5)}},
+		{Name: "ping size", Kind: "message_size_bounded", Params: scenarios.MessageSizeBounded{MessageKind: "ping", MaxBytes: int64(100)}},
+		{Name: "c comes back", Kind: "dead_peer_resurrects_within", Params: scenarios.DeadPeerResurrectsWithin{Peer: "c", AfterNs: int64(0), WithinNs: sec}},
+		{Name: "drops", Kind: "event_count", Params: scenarios.EventCount{EventType: "drop_on_send", Max: int64(5)}},
+		{Name: "drop rate", Kind: "event_rate", Params: scenarios.EventRate{EventType: "drop_on_send", WindowNs: sec, MaxPerWindow: int64(1)}},
 	}
 }
 

@@ -1,6 +1,10 @@
 package verdict
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/detsim/detsim/scenarios"
+)
 
 // messageSize is message_size_bounded { message_kind, max_bytes }.
 type messageSize struct {
@@ -11,8 +15,8 @@ type messageSize struct {
 	largest  messageFact
 }
 
-func newMessageSize(_ *world, r *paramReader) checker {
-	return &messageSize{kind: r.str("message_kind"), maxBytes: r.nonNegative("max_bytes")}
+func newMessageSize(_ *world, p scenarios.MessageSizeBounded) checker {
+	return &messageSize{kind: p.MessageKind, maxBytes: p.MaxBytes}
 }
 
 func (c *messageSize) wants() want { return wantMessages }

@@ -12,10 +12,8 @@ type probeCheck struct {
 	describe func(w *world, s *span) string
 }
 
-func newProbeCheck(w *world, r *paramReader) probeCheck {
-	y := w.intern(r.str("peer"))
-	start, end := r.window()
-	return probeCheck{spans: probeSpans{y: y, start: start, end: end}}
+func newProbeCheck(w *world, peer string, start, end int64) probeCheck {
+	return probeCheck{spans: probeSpans{y: w.intern(peer), start: start, end: end}}
 }
 
 func (c *probeCheck) wants() want { return wantViews | wantProbes | wantMutations }

@@ -25,8 +25,8 @@ func TestProbeSpans_ProbesThatNeverSettleStayBounded(t *testing.T) {
 		tm += 1000
 	}
 	as := []scenarios.Assertion{
-		assertion("no_flap_while_probes_ok", map[string]any{"peer": "y", "window_start_ns": int64(0), "window_end_ns": int64(1) << 62}),
-		assertion("no_dead_when_probes_ok", map[string]any{"peer": "y", "window_start_ns": int64(0), "window_end_ns": int64(1) << 62}),
+		assertion(scenarios.NoFlapWhileProbesOK{Peer: "y", WindowStartNs: int64(0), WindowEndNs: int64(1) << 62}),
+		assertion(scenarios.NoDeadWhenProbesOK{Peer: "y", WindowStartNs: int64(0), WindowEndNs: int64(1) << 62}),
 	}
 	e, vs := judge(t, s, tm, as...)
 	for i, c := range e.checkers {

@@ -31,9 +31,7 @@ func TestEventRate_StateIsPerTypeNotPerAssertion(t *testing.T) {
 	const assertions, records = 1000, 20_000
 	as := make([]scenarios.Assertion, assertions)
 	for i := range as {
-		as[i] = scenarios.Assertion{Name: fmt.Sprintf("rate%d", i), Kind: "event_rate", Params: map[string]any{
-			"event_type": "probe_sent", "window_ns": int64(1) << 62, "max_per_window": int64(1) << 40,
-		}}
+		as[i] = scenarios.Assertion{Name: fmt.Sprintf("rate%d", i), Kind: "event_rate", Params: scenarios.EventRate{EventType: "probe_sent", WindowNs: int64(1) << 62, MaxPerWindow: int64(1) << 40}}
 	}
 	before := heapInUse()
 	e, err := New(as)
@@ -115,7 +113,7 @@ func TestEventRate_SharedLogMatchesReference(t *testing.T) {
 	as := make([]scenarios.Assertion, len(cases))
 	for i, c := range cases {
 		as[i] = scenarios.Assertion{Name: fmt.Sprintf("r%d", i), Kind: "event_rate",
-			Params: map[string]any{"event_type": c.typ, "window_ns": c.window, "max_per_window": c.max}}
+			Params: scenarios.EventRate{EventType: c.typ, WindowNs: c.window, MaxPerWindow: c.max}}
 	}
 	x := uint64(0x9e3779b97f4a7c15)
 	next := func(n uint64) uint64 { // xorshift: the test's own stream
@@ -178,9 +176,9 @@ func TestEventRate_SharedLogMatchesReference(t *testing.T) {
 // log shrinks to the longest window still read (100 records here).
 func TestEventRate_LogKeepsOnlyTheWindowsStillRead(t *testing.T) {
 	as := []scenarios.Assertion{
-		{Name: "short", Kind: "event_rate", Params: map[string]any{"event_type": "x", "window_ns": int64(10), "max_per_window": int64(1000)}},
-		{Name: "long", Kind: "event_rate", Params: map[string]any{"event_type": "x", "window_ns": int64(100), "max_per_window": int64(1000)}},
-		{Name: "whole", Kind: "event_rate", Params: map[string]any{"event_type": "x", "window_ns": int64(1) << 62, "max_per_window": int64(5000)}},
+		{Name: "short", Kind: "event_rate", Params: scenarios.EventRate{EventType: "x", WindowNs: int64(10), MaxPerWindow: int64(1000)}},
+		{Name: "long", Kind: "event_rate", Params: scenarios.EventRate{EventType: "x", WindowNs: int64(100), MaxPerWindow: int64(1000)}},
+		{Name: "whole", Kind: "event_rate", Params: scenarios.EventRate{EventType: "x", WindowNs: int64(1) << 62, MaxPerWindow: int64(5000)}},
 	}
 	e, err := New(as)
 	if err != nil {

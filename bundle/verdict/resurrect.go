@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/detsim/detsim/internal/checked"
+	"github.com/detsim/detsim/scenarios"
 )
 
 // resurrects is dead_peer_resurrects_within { peer, after_ns, within_ns }:
@@ -24,10 +25,8 @@ type resurrects struct {
 	running mark
 }
 
-func newResurrects(w *world, r *paramReader) checker {
-	c := &resurrects{p: w.intern(r.str("peer"))}
-	c.after, c.within = r.deadline()
-	return c
+func newResurrects(w *world, p scenarios.DeadPeerResurrectsWithin) checker {
+	return &resurrects{p: w.intern(p.Peer), after: p.AfterNs, within: p.WithinNs}
 }
 
 func (c *resurrects) wants() want { return wantViews | wantMutations }

@@ -1,0 +1,136 @@
+package scenarios
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// everyKind is one valid value of each kind, in catalog order.
+func everyKind() []AssertionParams {
+	ab := []string{"a", "b"}
+	return []AssertionParams{
+		AllAliveAt{AtNs: 5, Peers: ab},
+		AllAliveThroughout{WindowStartNs: 1, WindowEndNs: 2, Peers: ab},
+		ConvergenceAfter{AfterNs: 3, WithinNs: 4, Peers: ab},
+		NoFlapWhileProbesOK{Peer: "a", WindowStartNs: 1, WindowEndNs: 2},
+		NoDeadWhenProbesOK{Peer: "a", WindowStartNs: 1, WindowEndNs: 2},
+		SelfIncarnationBounded{Peer: "a", MaxValue: 7},
+		MessageSizeBounded{MessageKind: "ping", MaxBytes: 8},
+		DeadPeerResurrectsWithin{Peer: "a", AfterNs: 3, WithinNs: 4},
+		EventCount{EventType: "x", Max: 9},
+		EventRate{EventType: "x", WindowNs: 10, MaxPerWindow: 11},
+	}
+}
+
+// TestParams_OneDefinitionPerKind ties the catalog, the typed structs and
+// ParamMap together: each kind's struct is the catalog entry of that
+// name, and ParamMap writes exactly the catalog's keys.
+func TestParams_OneDefinitionPerKind(t *testing.T) {
+	kinds := AssertionKinds()
+	vals := everyKind()
+	if len(kinds) != len(vals) {
+		t.Fatalf("%d catalog kinds, %d typed values", len(kinds), len(vals))
+	}
+	for i, k := range kinds {
+		p := vals[i]
+		if p.Kind() != k.Kind {
+			t.Errorf("catalog[%d] is %s, struct %T says %s", i, k.Kind, p, p.Kind())
+		}
+		a := NewAssertion("n", p)
+		if a.Kind != k.Kind {
+			t.Errorf("NewAssertion kind %q", a.Kind)
+		}
+		var keys []string
+		for _, prm := range k.Params {
+			keys = append(keys, prm.Key)
+		}
+		m := a.ParamMap()
+		for key, v := range m {
+			if !slices.Contains(keys, key) {
+				t.Errorf("%s: ParamMap has %q, not in the catalog %v", k.Kind, key, keys)
+			}
+			switch v.(type) {
+			case int64, string, []string:
+			default:
+				t.Errorf("%s.%s: ParamMap value of type %T", k.Kind, key, v)
+			}
+		}
+		if len(m) != len(keys) {
+			t.Errorf("%s: ParamMap %v, catalog keys %v", k.Kind, m, keys)
+		}
+		if err := a.Check(); err != nil {
+			t.Errorf("%s: %v", k.Kind, err)
+		}
+	}
+}
+
+func TestParamMap_CopiesPeers(t *testing.T) {
+	p := AllAliveAt{AtNs: 1, Peers: []string{"a"}}
+	m := NewAssertion("n", p).ParamMap()
+	m["peers"].([]string)[0] = "z"
+	if p.Peers[0] != "a" {
+		t.Fatal("ParamMap shares the assertion's peer list")
+	}
+	if (Assertion{Kind: "all_alive_at"}).ParamMap() != nil {
+		t.Fatal("ParamMap of no parameters is not nil")
+	}
+}
+
+// TestCheck_RejectsWhatNoScenarioHolds: the checks verdict.New makes on
+// assertions built in code, which never met the loader.
+func TestCheck_RejectsWhatNoScenarioHolds(t *testing.T) {
+	cases := []struct {
+		name    string
+		a       Assertion
+		wantErr string
+	}{
+		{"no parameters", Assertion{Name: "x", Kind: "event_count"}, "no parameters"},
+		{"kind mismatch", Assertion{Name: "x", Kind: "event_rate", Params: EventCount{EventType: "x"}}, "parameters are event_count's"},
+		{"a pointer", Assertion{Name: "x", Kind: "event_count", Params: &EventCount{EventType: "x"}}, "parameters of type *scenarios.EventCount"},
+		{"a nil pointer", Assertion{Name: "x", Kind: "event_count", Params: (*EventCount)(nil)}, "parameters of type *scenarios.EventCount"},
+		{"negative time", NewAssertion("x", AllAliveAt{AtNs: -1, Peers: []string{"a"}}), `parameter "at_ns": must not be negative, got -1`},
+		{"negative count", NewAssertion("x", EventCount{EventType: "x", Max: -1}), `parameter "max": must not be negative`},
+		{"empty peers", NewAssertion("x", AllAliveAt{AtNs: 1}), `parameter "peers": must name at least one peer`},
+		{"empty peer id", NewAssertion("x", ConvergenceAfter{Peers: []string{"a", ""}}), `parameter "peers": element 1 is not a peer id`},
+		{"empty peer", NewAssertion("x", SelfIncarnationBounded{MaxValue: 1}), `parameter "peer": must not be empty`},
+		{"empty message kind", NewAssertion("x", MessageSizeBounded{}), `parameter "message_kind": must not be empty`},
+		{"inverted window", NewAssertion("x", NoDeadWhenProbesOK{Peer: "a", WindowStartNs: 2, WindowEndNs: 1}), `parameter "window_end_ns": 1 is before window_start_ns 2`},
+		{"zero rate window", NewAssertion("x", EventRate{EventType: "x"}), `parameter "window_ns": must be at least 1`},
+		{"negative rate window", NewAssertion("x", EventRate{EventType: "x", WindowNs: -1}), `parameter "window_ns": must not be negative, got -1`},
+		{"overflowing deadline", NewAssertion("x", DeadPeerResurrectsWithin{Peer: "a", AfterNs: 1, WithinNs: math.MaxInt64}), `parameter "within_ns": after_ns + within_ns overflows int64`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.a.Check()
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("error %v, want one mentioning %q", err, tc.wantErr)
+			}
+		})
+	}
+	// Repeated peers are not an error: the evaluator reads peers as a set.
+	if err := NewAssertion("x", AllAliveAt{Peers: []string{"a", "a"}}).Check(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLoader_AssertionsPassCheck: everything the loader accepts, defaults
+// included, is an assertion Check accepts, so verdict.New rejects nothing
+// that came from a scenario.
+func TestLoader_AssertionsPassCheck(t *testing.T) {
+	for _, name := range LibraryNames() {
+		s, err := LoadLibrary(name, libraryRegistry())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range s.Assertions {
+			if err := a.Check(); err != nil {
+				t.Errorf("%s: %s: %v", name, a.Name, err)
+			}
+			if a.Params.Kind() != a.Kind {
+				t.Errorf("%s: %s: kind %s, parameters of %s", name, a.Name, a.Kind, a.Params.Kind())
+			}
+		}
+	}
+}
