@@ -383,8 +383,6 @@ loop:
 	return code
 }
 
-
-
 // writeNew writes a file that must not exist yet.
 func writeNew(path string, data []byte) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
@@ -397,5 +395,3 @@ func writeNew(path string, data []byte) error {
 	}
 	return err
 }
-
-

@@ -372,7 +372,7 @@ func (h timerHeap) Less(i, j int) bool {
 	}
 	return h[i].seq < h[j].seq
 }
-func (h timerHeap) Swap(i, j int)  { h[i], h[j] = h[j], h[i] }
+func (h timerHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
 func (h *timerHeap) Push(x any)   { *h = append(*h, x.(pendingTimer)) }
 func (h *timerHeap) Pop() any {
 	old := *h
