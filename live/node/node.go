@@ -410,3 +410,6 @@ func ListenLoopback(addr string) (*net.UDPConn, error) {
 	}
 	return conn, nil
 }
+
+// AddrOf is conn's local address.
+func AddrOf(conn *net.UDPConn) netip.AddrPort { return conn.LocalAddr().(*net.UDPAddr).AddrPort() }
