@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -203,5 +204,46 @@ func TestRun_DurationCap(t *testing.T) {
 	verifyIntact(t, out)
 	if res.EndNs != 700_000_000 || !strings.Contains(res.Interrupted, "duration cap") {
 		t.Errorf("end %d, interrupted %q", res.EndNs, res.Interrupted)
+	}
+}
+
+// The same smoke scenario with every peer a swimd child process: the
+// bundle verifies, and the cluster converges through the proxies.
+func TestRun_SwimdProcesses(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "swimd")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/swimd").CombinedOutput(); err != nil {
+		t.Fatalf("building swimd: %v\n%s", err, out)
+	}
+	sc := load(t, "three.toml")
+	out := filepath.Join(t.TempDir(), "b")
+	res, err := Run(context.Background(), sc, builtin.Registry(), Config{Out: out, Swimd: bin,
+		ClusterKey: []byte("0123456789abcdef")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	verifyIntact(t, out)
+	if len(res.Verdicts) != 1 || res.Verdicts[0].Outcome != verdict.Pass {
+		t.Errorf("verdicts: %+v", res.Verdicts)
+	}
+	hosts := map[string]int{}
+	for _, r := range records(t, out) {
+		if r.Tag == "swim" {
+			hosts[r.Host]++
+		}
+		if r.Event.Type == "packet_dropped" {
+			t.Errorf("a datagram was dropped between processes sharing a key: %+v", r)
+		}
+	}
+	if len(hosts) != 3 {
+		t.Errorf("swim records by host: %v", hosts)
+	}
+}
+
+func TestRun_SwimdRefusesPreservedResurrect(t *testing.T) {
+	sc := load(t, "partition.toml")
+	sc.Mutations[2].PreserveState = true
+	_, err := Run(context.Background(), sc, builtin.Registry(), Config{Out: filepath.Join(t.TempDir(), "b"), Swimd: "/nonexistent"})
+	if err == nil || !strings.Contains(err.Error(), "preserve_state") {
+		t.Errorf("err %v", err)
 	}
 }

@@ -156,7 +156,9 @@ func (s *shaper) deliver(id uint64) {
 		write = s.spare
 	}
 	s.mu.Unlock()
-	_ = write(h.data, addr) // UDP: a failed write is a lost datagram
+	if write != nil {
+		_ = write(h.data, addr) // UDP: a failed write is a lost datagram
+	}
 }
 
 // mutate applies the scenario's index-th mutation at the current time:

@@ -311,6 +311,8 @@ func run(args []string, stdout, stderr *os.File, sigs <-chan os.Signal) int {
 		return exitf(stderr, 2, "%v", err)
 	}
 	n.Start()
+	// A supervisor (package live) waits for this line before it signals.
+	fmt.Fprintf(stderr, "swimd: %s ready on %s\n", o.id, n.Addr())
 
 	snaps := 0
 	snapshot := func() error {
@@ -383,15 +385,26 @@ loop:
 	return code
 }
 
-// writeNew writes a file that must not exist yet.
+// writeNew writes a file that must not exist yet, under a temporary name
+// renamed into place, so a reader never sees it half written.
 func writeNew(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	if _, err := os.Lstat(path); err == nil {
+		return fmt.Errorf("%s exists", path)
+	}
+	tmp := path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 	if err != nil {
 		return err
 	}
 	_, err = f.Write(data)
 	if cerr := f.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
 	}
 	return err
 }
