@@ -51,10 +51,14 @@ func (w *Writer) Finish(m Manifest, scenarioTOML []byte, verdictsJSON []byte) er
 	m.Format = Format
 	m.TimeUnit = "ns"
 	m.Clock = "virtual"
+	first := ReceiveTimeSubstitution
+	if m.Mode == ModeLive {
+		m.Clock, first = "wall", LiveClockSubstitution
+	}
 	m.Records = w.records
 	m.EventsSHA256 = w.files[EventsFile]
 	m.Files = maps.Clone(w.files)
-	m.Substitutions = mergeSubstitutions(m.Substitutions)
+	m.Substitutions = mergeSubstitutions(first, m.Substitutions)
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return w.fail(fmt.Errorf("bundle: encoding manifest: %w", err))

@@ -73,7 +73,33 @@ type Manifest struct {
 	// renderer expects that the simulator replaced by a virtual-clock
 	// equivalent (spec §9.5).
 	Substitutions []string `json:"substitutions"`
+	// Mode is ModeLive for a bundle of real nodes on real sockets (package
+	// live), absent for a simulated run. A live bundle's Clock is "wall".
+	Mode string `json:"mode,omitempty"`
+	// Interrupted, when set, says why a live run stopped before its
+	// scenario's end (cancelled, or a --duration cap): one sentence. The
+	// bundle is whole and consistent up to DurationNs, as for Truncated.
+	Interrupted string `json:"interrupted,omitempty"`
+	// Machine is what a live run ran on; absent for a simulated run,
+	// whose records do not depend on the machine.
+	Machine *Machine `json:"machine,omitempty"`
 }
+
+// ModeLive is Manifest.Mode of a live bundle.
+const ModeLive = "live"
+
+// Machine describes the machine a live run ran on.
+type Machine struct {
+	GOOS      string `json:"goos"`
+	GOARCH    string `json:"goarch"`
+	CPUs      int    `json:"cpus"`
+	GoVersion string `json:"go_version"`
+}
+
+// LiveClockSubstitution is the §9.5 substitution every live run makes, in
+// place of ReceiveTimeSubstitution: its times are real, but counted from
+// the run's start, not read as Unix time by a collector.
+const LiveClockSubstitution = "virtual_time_ns is wall-clock time: nanoseconds of the machine's monotonic clock since the run's shared start instant, read by each node when it handled the event; receive timestamps are the receiving node's clock when its loop took the datagram, not collector-side timestamps"
 
 // ParityChecksum returns the cross-architecture parity checksum of a run
 // (spec §7.6): the hex SHA-256 of the lines "<path> <sha256>\n", sorted by
@@ -95,11 +121,11 @@ func ParityChecksum(m Manifest) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// mergeSubstitutions returns ReceiveTimeSubstitution followed by the
+// mergeSubstitutions returns first (ReceiveTimeSubstitution, or LiveClockSubstitution for a live run) followed by the
 // caller's substitutions, without duplicates and never nil, so the
 // manifest always records the substitution every run makes.
-func mergeSubstitutions(extra []string) []string {
-	out := []string{ReceiveTimeSubstitution}
+func mergeSubstitutions(first string, extra []string) []string {
+	out := []string{first}
 	for _, s := range extra {
 		if !slices.Contains(out, s) {
 			out = append(out, s)

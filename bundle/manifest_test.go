@@ -108,12 +108,12 @@ func TestParityChecksum_SameRunOnAnotherMachine(t *testing.T) {
 }
 
 func TestMergeSubstitutions_ReceiveTimeFirstNoDuplicates_9_5(t *testing.T) {
-	got := mergeSubstitutions([]string{"x", ReceiveTimeSubstitution, "x", "y"})
+	got := mergeSubstitutions(ReceiveTimeSubstitution, []string{"x", ReceiveTimeSubstitution, "x", "y"})
 	want := []string{ReceiveTimeSubstitution, "x", "y"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("mergeSubstitutions = %q, want %q", got, want)
 	}
-	if got := mergeSubstitutions(nil); len(got) != 1 {
-		t.Errorf("mergeSubstitutions(nil) = %q, want the receive-time substitution alone", got)
+	if got := mergeSubstitutions(ReceiveTimeSubstitution, nil); len(got) != 1 {
+		t.Errorf("mergeSubstitutions(ReceiveTimeSubstitution, nil) = %q, want the receive-time substitution alone", got)
 	}
 }

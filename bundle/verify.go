@@ -245,8 +245,19 @@ func (v *verifier) manifestFields() {
 	if !isSHA256Hex(v.m.ScenarioSHA256) {
 		v.add(ManifestFile, "scenario_sha256 %q is not a lower-case hex SHA-256", v.m.ScenarioSHA256)
 	}
-	if v.m.TimeUnit != "ns" || v.m.Clock != "virtual" {
-		v.add(ManifestFile, "time_unit %q and clock %q, want \"ns\" and \"virtual\"", v.m.TimeUnit, v.m.Clock)
+	clock := "virtual"
+	switch v.m.Mode {
+	case "":
+	case ModeLive:
+		clock = "wall"
+	default:
+		v.add(ManifestFile, "mode %q, want %q or none", v.m.Mode, ModeLive)
+	}
+	if v.m.TimeUnit != "ns" || v.m.Clock != clock {
+		v.add(ManifestFile, "time_unit %q and clock %q, want \"ns\" and %q", v.m.TimeUnit, v.m.Clock, clock)
+	}
+	if v.m.Interrupted != "" && v.m.Mode != ModeLive {
+		v.add(ManifestFile, "interrupted is set, but only a live run can be interrupted")
 	}
 }
 
@@ -266,7 +277,7 @@ func (v *verifier) scenario() {
 	// termination or an output cap (the manifest says "truncated") stops
 	// it sooner; batch.Run records the end.
 	end := sc.DurationNs
-	early := sc.EarlyTerminate || m.Truncated != ""
+	early := sc.EarlyTerminate || m.Truncated != "" || m.Interrupted != ""
 	switch {
 	case !early && m.DurationNs != sc.DurationNs:
 		v.add(ManifestFile, "duration_ns %d differs from scenario.toml's duration_ns %d (the scenario does not terminate early and the run is not truncated)", m.DurationNs, sc.DurationNs)

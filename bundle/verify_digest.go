@@ -59,13 +59,7 @@ func hashSnapshotRecord(h hash.Hash, header *[]byte, f *os.File, s snapshotRef, 
 		return err
 	}
 	n := info.Size()
-	b := append((*header)[:0], `{"snapshot":"`...)
-	b = append(b, s.path...)
-	b = append(b, `","virtual_time_ns":`...)
-	b = strconv.AppendInt(b, at, 10)
-	b = append(b, `,"bytes":`...)
-	b = strconv.AppendInt(b, n, 10)
-	b = append(b, "}\n"...)
+	b := appendSnapshotHeader((*header)[:0], s.path, at, n)
 	*header = b
 	h.Write(b)
 	copied, err := io.Copy(h, io.LimitReader(f, n+1))
@@ -76,4 +70,48 @@ func hashSnapshotRecord(h hash.Hash, header *[]byte, f *os.File, s snapshotRef, 
 		return fmt.Errorf("%s changed size while it was read", s.path)
 	}
 	return nil
+}
+
+// appendSnapshotHeader appends the digest's header line of one snapshot
+// record: {"snapshot":"<path>","virtual_time_ns":T,"bytes":N}\n.
+func appendSnapshotHeader(b []byte, rel string, at, n int64) []byte {
+	b = append(b, `{"snapshot":"`...)
+	b = append(b, rel...)
+	b = append(b, `","virtual_time_ns":`...)
+	b = strconv.AppendInt(b, at, 10)
+	b = append(b, `,"bytes":`...)
+	b = strconv.AppendInt(b, n, 10)
+	return append(b, "}\n"...)
+}
+
+// DigestSnapshot is one snapshot file as the run digest covers it.
+type DigestSnapshot struct {
+	Host string
+	Seq  int
+	// AtNs is the request's at_ns (not when the snapshot was taken).
+	AtNs int64
+	Data []byte
+}
+
+// RunDigest computes the run digest Verify recomputes (recomputeDigest)
+// from the raw SHA-256 of events.ndjson and the snapshot files, for a
+// writer that is not the engine (a live run). snaps may come in any
+// order: they are hashed in emission order, by (AtNs, Seq, Host).
+func RunDigest(eventsSHA256 []byte, snaps []DigestSnapshot) string {
+	order := slices.Clone(snaps)
+	slices.SortFunc(order, func(a, b DigestSnapshot) int {
+		return cmp.Or(cmp.Compare(a.AtNs, b.AtNs), cmp.Compare(a.Seq, b.Seq), cmp.Compare(a.Host, b.Host))
+	})
+	h := sha256.New()
+	var header []byte
+	for _, s := range order {
+		rel := SnapshotsDir + "/" + s.Host + "/" + strconv.Itoa(s.Seq) + ".json"
+		header = appendSnapshotHeader(header[:0], rel, s.AtNs, int64(len(s.Data)))
+		h.Write(header)
+		h.Write(s.Data)
+	}
+	d := sha256.New()
+	d.Write(eventsSHA256)
+	d.Write(h.Sum(nil))
+	return hex.EncodeToString(d.Sum(nil))
 }

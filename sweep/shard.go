@@ -43,6 +43,7 @@ func (s Shard) Seeds(start, count uint64) (first, n uint64) {
 	hi := checked.MulDivUint64(s.Index, count, s.Of)
 	return start + lo, hi - lo
 }
+
 // IndexShard reads a 0-based shard index, as a Kubernetes Indexed Job
 // (JOB_COMPLETION_INDEX) or a CI matrix gives it, and a shard count:
 // index i of n is Shard{i+1, n}. Both are decimal integers, with

@@ -12,6 +12,7 @@ import (
 
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/swim"
+	"github.com/detsim/detsim/hosts/swimcfg"
 	"github.com/detsim/detsim/rng"
 )
 
@@ -32,14 +33,11 @@ var Kind = &hosts.Kind{
 	Codec:        codec{},
 }
 
+// validate is swimcfg.Parse's verdict: the daemon parses kind_config
+// with the same code.
 func validate(config map[string]any, peers []string) []hosts.FieldError {
-	cfg, errs := swim.ParseConfig(config)
-	errs = append(errs, cfg.Validate(peers)...)
-	out := make([]hosts.FieldError, len(errs))
-	for i, e := range errs {
-		out[i] = hosts.FieldError{Field: e.Field, Msg: e.Msg}
-	}
-	return out
+	_, errs := swimcfg.Parse(config, peers)
+	return errs
 }
 
 func newHost(id string, config map[string]any, state string, peers []string, r *rng.Stream) hosts.Host {
@@ -47,11 +45,7 @@ func newHost(id string, config map[string]any, state string, peers []string, r *
 	if len(errs) > 0 {
 		panic(fmt.Sprintf("swimhost: %s: config the loader accepted does not parse: %v", id, errs))
 	}
-	start := swim.Member
-	if state == "joining" {
-		start = swim.Joining
-	}
-	h := adopt(swim.New(id, cfg, start, peers, r), r)
+	h := adopt(swim.New(id, cfg, swimcfg.Start(state), peers, r), r)
 	// The first call emits an initial transition per known member: size
 	// the buffer for it once rather than grow it a doubling at a time.
 	h.burst = len(peers) + 16

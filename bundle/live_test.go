@@ -1,0 +1,113 @@
+package bundle
+
+import (
+	"crypto/sha256"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// RunDigest, given the snapshots in any order, is the digest Verify
+// recomputes (checked against the independent spelling in sampleDigest).
+func TestRunDigest_IsTheVerifiedDigest(t *testing.T) {
+	var events []byte
+	for _, r := range sampleRecords {
+		events = AppendEventLine(events, r.at, r.host, r.kindTag, r.ev)
+	}
+	sum := sha256.Sum256(events)
+	var snaps []DigestSnapshot
+	for _, s := range sampleSnapshots {
+		snaps = append(snaps, DigestSnapshot{Host: s.host, Seq: s.seq, AtNs: sampleRequestsAt[s.seq], Data: []byte(s.data)})
+	}
+	slices.Reverse(snaps)
+	if got, want := RunDigest(sum[:], snaps), sampleDigest(sampleRecords); got != want {
+		t.Errorf("RunDigest %s, want %s", got, want)
+	}
+}
+
+// A live bundle: mode "live", clock "wall", the live clock substitution
+// first, the machine recorded; Verify accepts it, and accepts it
+// interrupted before the scenario's end.
+func TestVerify_LiveBundle(t *testing.T) {
+	for _, interrupted := range []string{"", "cancelled at 5 s"} {
+		out := filepath.Join(t.TempDir(), "b")
+		w, err := Create(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var line []byte
+		for _, r := range sampleRecords {
+			line = AppendEventLine(line[:0], r.at, r.host, r.kindTag, r.ev)
+			w.WriteEventLine(line)
+		}
+		for _, s := range sampleSnapshots {
+			w.WriteSnapshot(s.host, s.seq, []byte(s.data))
+		}
+		m := sampleManifest
+		m.Digest = sampleDigest(sampleRecords)
+		m.Mode, m.Interrupted = ModeLive, interrupted
+		m.Machine = &Machine{GOOS: "linux", GOARCH: "amd64", CPUs: 2, GoVersion: "go1.26"}
+		if interrupted != "" {
+			m.DurationNs = 5_000_000
+		}
+		if err := w.Finish(m, []byte(sampleScenario), []byte(`{"verdicts":[]}`+"\n")); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ReadManifest(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Clock != "wall" || got.Substitutions[0] != LiveClockSubstitution || got.Machine == nil || got.Machine.CPUs != 2 {
+			t.Errorf("live manifest: clock %q, substitutions %q, machine %+v", got.Clock, got.Substitutions, got.Machine)
+		}
+		if problems, err := Verify(out); err != nil || len(problems) > 0 {
+			t.Errorf("interrupted=%q: Verify: %v %v", interrupted, problems, err)
+		}
+	}
+}
+
+// A sim bundle claiming to be interrupted, an unknown mode, or a live
+// bundle whose clock says virtual, is a problem.
+func TestVerify_LiveFieldsChecked(t *testing.T) {
+	for name, tc := range map[string]struct {
+		edit func(m *Manifest)
+		want string
+	}{
+		"interrupted sim": {func(m *Manifest) { m.Interrupted = "x" }, "only a live run"},
+		"unknown mode":    {func(m *Manifest) { m.Mode = "replay" }, `mode "replay"`},
+		"live clock":      {func(m *Manifest) { m.Mode = ModeLive }, `want "ns" and "wall"`},
+	} {
+		out := filepath.Join(t.TempDir(), "b")
+		writeSample(t, out, sampleRecords)
+		editManifest(t, out, tc.edit)
+		problems, err := Verify(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var all []string
+		for _, p := range problems {
+			all = append(all, p.String())
+		}
+		if !strings.Contains(strings.Join(all, "\n"), tc.want) {
+			t.Errorf("%s: problems %q, want one containing %q", name, all, tc.want)
+		}
+	}
+}
+
+// A sim manifest carries none of the live fields: sim bundles and their
+// goldens are byte-identical to before.
+func TestManifest_SimOmitsLiveFields(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "b")
+	writeSample(t, out, sampleRecords)
+	data, err := os.ReadFile(filepath.Join(out, ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{`"mode"`, `"interrupted"`, `"machine"`} {
+		if strings.Contains(string(data), k) {
+			t.Errorf("sim manifest holds %s", k)
+		}
+	}
+}

@@ -1,0 +1,470 @@
+// Package live runs every peer of a SWIM scenario as a real node — the
+// hosts/swim state machine on a UDP socket on 127.0.0.1, the wall clock and
+// real timers — with the scenario's links applied by a user-space shaper
+// at each sender (the simulator's own network package deciding each
+// datagram's fate and arrival time) and its mutations applied at their
+// times, and writes a bundle with the simulator's layout and schema
+// (docs/live.md, docs/calibration.md).
+//
+// Peers run in-process by default (one goroutine loop and one socket per
+// peer), or as cmd/swimd child processes (Config.Swimd), their datagrams
+// then passing through one proxy socket per directed edge that the shaper
+// owns.
+//
+// The package is outside the determinism fence by design: it reads the
+// clock, starts goroutines and does socket I/O. Nothing fenced imports it.
+package live
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/detsim/detsim/bundle"
+	"github.com/detsim/detsim/bundle/verdict"
+	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/hosts/swim"
+	"github.com/detsim/detsim/hosts/swimcfg"
+	"github.com/detsim/detsim/network"
+	"github.com/detsim/detsim/rng"
+	"github.com/detsim/detsim/scenarios"
+)
+
+// Config says where a live run goes and how it runs.
+type Config struct {
+	// Out is the bundle directory, as for a batch run: missing, or a
+	// bundle, which is replaced.
+	Out string
+	// Version is the simulator's commit, recorded in the manifest.
+	Version string
+	// MaxDuration caps the run's real duration below the scenario's
+	// duration_ns; the bundle is then marked interrupted. 0 means
+	// DefaultMaxDuration. A live run is real time: a 10-minute scenario
+	// takes 10 minutes.
+	MaxDuration time.Duration
+	// Swimd, when set, is the path of a swimd binary: every peer runs as
+	// its own child process (the CLI's --procs).
+	Swimd string
+	// ClusterKey, when set, is passed to every node (16-64 bytes): every
+	// datagram carries an HMAC tag.
+	ClusterKey []byte
+	// Progress, when set, is called from Run's goroutine about every
+	// ProgressEvery (default 1 s) and once at the end.
+	Progress      func(Progress)
+	ProgressEvery time.Duration
+	// MaxRecords stops the run, marked interrupted, once the nodes have
+	// written this many records. 0 means DefaultMaxRecords.
+	MaxRecords int64
+}
+
+// Defaults.
+const (
+	DefaultMaxDuration = 10 * time.Minute
+	DefaultMaxRecords  = 20_000_000
+	// MaxPeers bounds a live run: one socket (and, with Swimd, one
+	// process and n-1 proxy sockets) per peer on one machine.
+	MaxPeers = 64
+)
+
+// Progress is one progress report.
+type Progress struct {
+	ElapsedNs, DurationNs int64
+	Records               int64
+}
+
+// Result is what a finished live run reports.
+type Result struct {
+	Out         string
+	EndNs       int64  // the run's end, ns since its start
+	Interrupted string // why it ended before the scenario's end, or ""
+	Records     int64  // lines in events.ndjson
+	// Late is how many records the nodes wrote after the end instant,
+	// while being stopped; they are not in the bundle.
+	Late     int64
+	Digest   string
+	Verdicts []verdict.Verdict
+	Manifest bundle.Manifest
+}
+
+// Run runs sc live and writes its bundle to cfg.Out. Every peer must be of
+// the swim kind. Cancelling ctx ends the run early with a complete,
+// verifiable bundle marked interrupted. reg validates the peers' kinds.
+func Run(ctx context.Context, sc *scenarios.Scenario, reg *hosts.Registry, cfg Config) (*Result, error) {
+	if err := check(sc, reg, cfg); err != nil {
+		return nil, err
+	}
+	w, err := bundle.Create(cfg.Out)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Abort()
+	spool, err := os.MkdirTemp("", "detsim-live-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(spool)
+
+	r, err := newRun(sc, cfg, w, spool)
+	if err != nil {
+		return nil, err
+	}
+	end, interrupted, runErr := r.execute(ctx)
+	r.teardown()
+	if runErr != nil {
+		return nil, runErr
+	}
+	return r.finish(end, interrupted)
+}
+
+// check refuses what a live run cannot do before anything is bound.
+func check(sc *scenarios.Scenario, reg *hosts.Registry, cfg Config) error {
+	if len(sc.Peers) > MaxPeers {
+		return fmt.Errorf("live: %d peers; a live run holds at most %d", len(sc.Peers), MaxPeers)
+	}
+	ids := peerIDs(sc)
+	for _, p := range sc.Peers {
+		k, ok := reg.Lookup(p.Kind)
+		if !ok || k.Tag != "swim" {
+			return fmt.Errorf("live: peer %q is of kind %q: a live run runs only swim peers", p.ID, p.Kind)
+		}
+		if _, errs := swimcfg.Parse(p.KindConfig, ids); len(errs) > 0 {
+			return fmt.Errorf("live: peer %q: %v", p.ID, errs[0])
+		}
+	}
+	if cfg.Swimd != "" {
+		for _, m := range sc.Mutations {
+			if m.Kind == network.PeerResurrect && m.PreserveState {
+				return fmt.Errorf("live: mutation PeerResurrect of %q keeps its state (preserve_state = true), which a restarted swimd process cannot: run it in-process", m.Peer)
+			}
+		}
+	}
+	if cfg.ClusterKey != nil && (len(cfg.ClusterKey) < 16 || len(cfg.ClusterKey) > 64) {
+		return errors.New("live: cluster key must be 16 to 64 bytes")
+	}
+	return nil
+}
+
+func peerIDs(sc *scenarios.Scenario) []string {
+	ids := make([]string, len(sc.Peers))
+	for i, p := range sc.Peers {
+		ids[i] = p.ID
+	}
+	return ids
+}
+
+// item is one scheduled instant of the run: a mutation or a snapshot
+// request, in the engine's order (time; mutations before snapshots at one
+// instant; declared order).
+type item struct {
+	at       int64
+	snapshot bool
+	index    int
+}
+
+func schedule(sc *scenarios.Scenario) []item {
+	var items []item
+	for i, m := range sc.Mutations {
+		items = append(items, item{at: m.At, index: i})
+	}
+	for i, at := range sc.Snapshots {
+		items = append(items, item{at: at, snapshot: true, index: i})
+	}
+	slices.SortStableFunc(items, func(a, b item) int {
+		switch {
+		case a.at != b.at:
+			return compare(a.at, b.at)
+		case a.snapshot != b.snapshot:
+			if a.snapshot {
+				return 1
+			}
+			return -1
+		}
+		return compare(int64(a.index), int64(b.index))
+	})
+	return items
+}
+
+func compare(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// run is one live run's state.
+type run struct {
+	sc      *scenarios.Scenario
+	cfg     Config
+	w       *bundle.Writer
+	spool   string
+	ids     []string
+	index   map[string]int
+	root    rng.Root
+	epoch   time.Time
+	records atomic.Int64
+	shaper  *shaper
+	events  *sink    // the shaper's records
+	sources []string // every spool file, merged at the end
+	peers   peerSet
+	snaps   []bundle.DigestSnapshot
+}
+
+// peerSet runs the peers: in-process or as processes.
+type peerSet interface {
+	// start begins peer i's next life at now: fresh (initial state
+	// state) or, with resume, continuing its previous state machine.
+	start(i int, state string, resume bool) error
+	// stop ends peer i's life and closes its socket.
+	stop(i int)
+	// snapshot returns peer i's tier-2 snapshot.
+	snapshot(i int) ([]byte, error)
+	// close stops everything still running.
+	close()
+}
+
+func newRun(sc *scenarios.Scenario, cfg Config, w *bundle.Writer, spool string) (*run, error) {
+	r := &run{sc: sc, cfg: cfg, w: w, spool: spool, ids: peerIDs(sc), index: map[string]int{}, root: rng.New(sc.Seed)}
+	for i, id := range r.ids {
+		r.index[id] = i
+	}
+	var err error
+	if r.events, err = newSink(r.spoolPath("shaper"), &r.records); err != nil {
+		return nil, err
+	}
+	r.sources = append(r.sources, r.events.path)
+	var net *network.Network
+	if sc.FullMesh {
+		net = network.NewMesh(r.ids, sc.DefaultLink, r.root)
+	} else {
+		net = network.New(r.ids, sc.Links, r.root)
+	}
+	r.epoch = time.Now()
+	r.shaper = newShaper(net, r.ids, r.clock, r.events)
+	if cfg.Swimd != "" {
+		r.peers, err = newProcs(r)
+	} else {
+		r.peers, err = newInProcess(r)
+	}
+	if err != nil {
+		r.events.close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// clock is nanoseconds since the run's start instant, on the monotonic
+// clock.
+func (r *run) clock() int64 { return int64(time.Since(r.epoch)) }
+
+func (r *run) spoolPath(name string) string { return r.spool + "/" + name + ".ndjson" }
+
+// tickPeriod is peer i's tick period.
+func (r *run) tickPeriod(i int) int64 {
+	if p := r.sc.Peers[i].TickPeriodNs; p > 0 {
+		return p
+	}
+	return r.sc.TickPeriodNs
+}
+
+// execute starts the peers, applies the schedule at its times and stops
+// at the end, at the cap or on cancellation. It returns the end instant
+// and, if the run ended before the scenario's end, why.
+func (r *run) execute(ctx context.Context) (int64, string, error) {
+	end := r.sc.DurationNs
+	maxDur := r.cfg.MaxDuration
+	if maxDur <= 0 {
+		maxDur = DefaultMaxDuration
+	}
+	capped := int64(maxDur) < end
+	if capped {
+		end = int64(maxDur)
+	}
+	maxRecords := r.cfg.MaxRecords
+	if maxRecords <= 0 {
+		maxRecords = DefaultMaxRecords
+	}
+	every := r.cfg.ProgressEvery
+	if every <= 0 {
+		every = time.Second
+	}
+	for i, p := range r.sc.Peers {
+		if p.InitialState == "down" {
+			continue
+		}
+		if err := r.peers.start(i, p.InitialState, false); err != nil {
+			return 0, "", err
+		}
+	}
+	items := schedule(r.sc)
+	progress := time.NewTicker(every)
+	defer progress.Stop()
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	report := func() {
+		if r.cfg.Progress != nil {
+			r.cfg.Progress(Progress{ElapsedNs: min(r.clock(), end), DurationNs: end, Records: r.records.Load()})
+		}
+	}
+	next := 0
+	for {
+		due := end
+		if next < len(items) && items[next].at <= end {
+			due = items[next].at
+		}
+		timer.Reset(time.Duration(max(due-r.clock(), 0)))
+		select {
+		case <-ctx.Done():
+			stop := r.clock()
+			report()
+			return stop, fmt.Sprintf("cancelled after %d ns of the scenario's %d ns (%v)", stop, r.sc.DurationNs, context.Cause(ctx)), nil
+		case <-progress.C:
+			report()
+			if n := r.records.Load(); n >= maxRecords {
+				stop := r.clock()
+				return stop, fmt.Sprintf("stopped after %d ns having written %d records: the cap is %d records", stop, n, maxRecords), nil
+			}
+			continue
+		case <-timer.C:
+		}
+		if next < len(items) && items[next].at <= end {
+			if err := r.apply(items[next]); err != nil {
+				return 0, "", err
+			}
+			next++
+			continue
+		}
+		report()
+		if capped {
+			return end, fmt.Sprintf("stopped at the duration cap of %v, before the scenario's %d ns", maxDur, r.sc.DurationNs), nil
+		}
+		return end, "", nil
+	}
+}
+
+// apply carries out one scheduled item.
+func (r *run) apply(it item) error {
+	if it.snapshot {
+		for i := range r.ids {
+			if !r.shaperRunning(i) {
+				continue
+			}
+			data, err := r.peers.snapshot(i)
+			if err != nil {
+				return err
+			}
+			if err := r.w.WriteSnapshot(r.ids[i], it.index, data); err != nil {
+				return err
+			}
+			r.snaps = append(r.snaps, bundle.DigestSnapshot{Host: r.ids[i], Seq: it.index, AtNs: it.at, Data: data})
+		}
+		return nil
+	}
+	m := &r.sc.Mutations[it.index]
+	r.shaper.mutate(it.index, m)
+	switch m.Kind {
+	case network.PeerKill:
+		i := r.index[m.Peer]
+		if r.shaperRunning(i) {
+			r.shaper.setRunning(i, false, netipZero, nil)
+			r.peers.stop(i)
+		}
+	case network.PeerResurrect:
+		i := r.index[m.Peer]
+		if r.shaperRunning(i) {
+			r.peers.stop(i) // the engine restarts a running peer too
+			r.shaper.setRunning(i, false, netipZero, nil)
+		}
+		state := r.sc.Peers[i].InitialState
+		if state == "down" {
+			state = "joining"
+		}
+		return r.peers.start(i, state, m.PreserveState)
+	}
+	return nil
+}
+
+func (r *run) shaperRunning(i int) bool {
+	r.shaper.mu.Lock()
+	defer r.shaper.mu.Unlock()
+	return r.shaper.running[i]
+}
+
+// teardown stops the peers and the shaper and closes every spool file.
+func (r *run) teardown() {
+	r.peers.close()
+	r.shaper.close()
+	r.events.close()
+}
+
+// finish merges the records, evaluates the assertions and writes the
+// manifest.
+func (r *run) finish(end int64, interrupted string) (*Result, error) {
+	r.w.TrustEventsHash() // merge hashes the lines it writes
+	sum, late, err := merge(r.sources, end, r.w)
+	if err != nil {
+		return nil, fmt.Errorf("live: merging records: %w", err)
+	}
+	r.w.SetEventsSHA256(fmt.Sprintf("%x", sum))
+	if err := r.w.FlushEvents(); err != nil {
+		return nil, err
+	}
+	evaluate := verdict.EvaluateBundle
+	if interrupted != "" {
+		evaluate = verdict.EvaluateCutBundle
+	}
+	vs, err := evaluate(r.w.Dir(), r.sc.Assertions, end)
+	if err != nil {
+		return nil, fmt.Errorf("live: evaluating assertions: %w", err)
+	}
+	digest := bundle.RunDigest(sum, r.snaps)
+	m := bundle.Manifest{
+		SimulatorVersion: r.cfg.Version,
+		ScenarioPath:     r.sc.Path,
+		ScenarioSHA256:   fmt.Sprintf("%x", r.sc.SourceSHA256),
+		Seed:             r.sc.Seed,
+		DurationNs:       end,
+		HostArch:         runtime.GOARCH,
+		Digest:           digest,
+		Mode:             bundle.ModeLive,
+		Interrupted:      interrupted,
+		Machine:          &bundle.Machine{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version()},
+		Substitutions:    []string{r.executorSubstitution()},
+	}
+	if err := r.w.Finish(m, r.sc.TOML(), verdict.Marshal(vs)); err != nil {
+		return nil, err
+	}
+	final, err := bundle.ReadManifest(r.cfg.Out)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Out: r.cfg.Out, EndNs: end, Interrupted: interrupted, Records: final.Records, Late: late,
+		Digest: digest, Verdicts: vs, Manifest: final}, nil
+}
+
+func (r *run) executorSubstitution() string {
+	how := "in one process, one goroutine and one UDP socket per peer"
+	if r.cfg.Swimd != "" {
+		how = "as swimd processes, one per peer, each datagram through a shaper proxy socket per directed edge"
+	}
+	return "the engine is replaced by real nodes on 127.0.0.1 (" + how + "); links are applied by a user-space shaper asking detsim's network model for each datagram's fate and holding it on a real timer, so records of the same run differ from run to run, and from the simulator's"
+}
+
+// startSwim builds the state machine of peer i's next life, or returns
+// the previous one to resume.
+func (r *run) newSwim(i int, state string, lives int) (swim.Config, swim.Start, swim.Rand) {
+	p := &r.sc.Peers[i]
+	cfg, _ := swimcfg.Parse(p.KindConfig, r.ids) // checked in check
+	label := "kind"
+	if lives > 0 {
+		label = fmt.Sprintf("kind/life=%d", lives)
+	}
+	return cfg, swimcfg.Start(state), r.root.Host(p.ID, label)
+}

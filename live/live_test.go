@@ -1,0 +1,249 @@
+package live
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/detsim/detsim/bundle"
+	"github.com/detsim/detsim/bundle/verdict"
+	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/scenarios"
+)
+
+func load(t *testing.T, name string) *scenarios.Scenario {
+	t.Helper()
+	sc, err := scenarios.Load(filepath.Join("testdata", name), builtin.Registry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+type rec struct {
+	T     int64  `json:"virtual_time_ns"`
+	Host  string `json:"host_id"`
+	Tag   string `json:"kind_tag"`
+	Event struct {
+		Type     string `json:"type"`
+		Observer string `json:"observer"`
+		Subject  string `json:"subject"`
+		To       string `json:"to"`
+		Kind     string `json:"kind"`
+		Reason   string `json:"reason"`
+	} `json:"event"`
+}
+
+func records(t *testing.T, dir string) []rec {
+	f, err := os.Open(filepath.Join(dir, bundle.EventsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []rec
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var r rec
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("line %d: %v", len(out)+1, err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func verifyIntact(t *testing.T, dir string) {
+	t.Helper()
+	problems, err := bundle.Verify(dir)
+	if err != nil || len(problems) > 0 {
+		t.Fatalf("Verify: %v %v", problems, err)
+	}
+	recs := records(t, dir)
+	for i := 1; i < len(recs); i++ {
+		if recs[i].T < recs[i-1].T {
+			t.Fatalf("events.ndjson#L%d goes back in time", i+1)
+		}
+	}
+}
+
+// A 3-peer smoke scenario run live: a bundle Verify finds intact, marked
+// live with its machine, whose assertions evaluate (and pass: a clean
+// mesh on loopback).
+func TestRun_SmokeBundleVerifies(t *testing.T) {
+	sc := load(t, "three.toml")
+	out := filepath.Join(t.TempDir(), "b")
+	var reports []Progress
+	res, err := Run(context.Background(), sc, builtin.Registry(), Config{Out: out, Version: "test",
+		Progress: func(p Progress) { reports = append(reports, p) }, ProgressEvery: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	verifyIntact(t, out)
+	m := res.Manifest
+	if m.Mode != bundle.ModeLive || m.Clock != "wall" || m.Machine == nil || m.Interrupted != "" || m.DurationNs != sc.DurationNs {
+		t.Errorf("manifest: %+v", m)
+	}
+	if len(reports) < 3 || reports[len(reports)-1].Records == 0 {
+		t.Errorf("progress reports: %+v", reports)
+	}
+	vs, err := verdict.EvaluateBundle(out, sc.Assertions, m.DurationNs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vs) != 1 || vs[0].Outcome != verdict.Pass {
+		t.Errorf("verdicts: %+v", vs)
+	}
+	// c joined through a: everyone ends holding everyone alive.
+	view := map[[2]string]string{}
+	for _, r := range records(t, out) {
+		if r.Event.Type == "state_transition" {
+			view[[2]string{r.Event.Observer, r.Event.Subject}] = r.Event.To
+		}
+	}
+	for _, o := range []string{"a", "b", "c"} {
+		for _, s := range []string{"a", "b", "c"} {
+			if view[[2]string{o, s}] != "alive" {
+				t.Errorf("%s holds %s %q at the end", o, s, view[[2]string{o, s}])
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "snapshots", "c", "1.json")); err != nil {
+		t.Errorf("snapshot at the end instant: %v", err)
+	}
+}
+
+// The partition is observed: the mutation record, then b or c suspecting
+// a (and a suspecting them) by probe failure, the kill cutting c, and the
+// bundle still verifies (snapshots planned around the kill).
+func TestRun_PartitionObserved(t *testing.T) {
+	sc := load(t, "partition.toml")
+	out := filepath.Join(t.TempDir(), "b")
+	res, err := Run(context.Background(), sc, builtin.Registry(), Config{Out: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	verifyIntact(t, out)
+	var partAt int64 = -1
+	suspects := map[string]bool{}
+	var kills, delivDrops, sendDrops int
+	for _, r := range records(t, out) {
+		switch {
+		case r.Event.Type == "mutation" && r.Event.Kind == "Partition":
+			partAt = r.T
+		case r.Event.Type == "mutation" && r.Event.Kind == "PeerKill":
+			kills++
+		case r.Event.Type == "drop_on_send" && r.Event.Reason == "partitioned":
+			sendDrops++
+		case r.Event.Type == "drop_on_delivery":
+			delivDrops++
+		case r.Event.Type == "state_transition" && r.Event.To == "suspect" && r.Event.Reason == "probe_failed":
+			if partAt < 0 || r.T < partAt {
+				t.Errorf("suspicion before the partition: %+v", r)
+			}
+			suspects[r.Event.Observer+">"+r.Event.Subject] = true
+		}
+	}
+	if partAt < 0 || kills != 1 || sendDrops == 0 {
+		t.Errorf("partition at %d, kills %d, partitioned sends %d", partAt, kills, sendDrops)
+	}
+	if !suspects["b>a"] && !suspects["c>a"] || !suspects["a>b"] && !suspects["a>c"] {
+		t.Errorf("suspicions across the cut: %v", suspects)
+	}
+	if len(res.Verdicts) != 1 || res.Verdicts[0].Outcome != verdict.Fail {
+		t.Errorf("all_alive_throughout across a partition must fail: %+v", res.Verdicts)
+	}
+	if _, err := os.Stat(filepath.Join(out, "snapshots", "c", "0.json")); err == nil {
+		t.Error("c was killed at 1.8 s: no snapshot of it at 2 s")
+	}
+	if _, err := os.Stat(filepath.Join(out, "snapshots", "c", "1.json")); err != nil {
+		t.Errorf("c was resurrected at 2.2 s: its snapshot at 2.5 s: %v", err)
+	}
+}
+
+// Cancelling mid-run ends it with a complete bundle marked interrupted,
+// which Verify finds intact.
+func TestRun_CancelGivesInterruptedVerifiableBundle(t *testing.T) {
+	sc := load(t, "three.toml")
+	out := filepath.Join(t.TempDir(), "b")
+	ctx, cancel := context.WithTimeout(context.Background(), 1200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	res, err := Run(ctx, sc, builtin.Registry(), Config{Out: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if time.Since(start) > 2500*time.Millisecond {
+		t.Errorf("cancellation took %v", time.Since(start))
+	}
+	verifyIntact(t, out)
+	m := res.Manifest
+	if !strings.Contains(m.Interrupted, "cancelled") || m.DurationNs >= sc.DurationNs || m.DurationNs < 1_000_000_000 {
+		t.Errorf("interrupted %q at %d", m.Interrupted, m.DurationNs)
+	}
+	if _, err := os.Stat(filepath.Join(out, "snapshots", "a", "0.json")); err == nil {
+		t.Error("snapshot request at 1.5 s written by a run cancelled at 1.2 s")
+	}
+}
+
+// A duration cap below the scenario's stops the run there, marked
+// interrupted; the bundle verifies.
+func TestRun_DurationCap(t *testing.T) {
+	sc := load(t, "three.toml")
+	out := filepath.Join(t.TempDir(), "b")
+	res, err := Run(context.Background(), sc, builtin.Registry(), Config{Out: out, MaxDuration: 700 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	verifyIntact(t, out)
+	if res.EndNs != 700_000_000 || !strings.Contains(res.Interrupted, "duration cap") {
+		t.Errorf("end %d, interrupted %q", res.EndNs, res.Interrupted)
+	}
+}
+
+// The same smoke scenario with every peer a swimd child process: the
+// bundle verifies, and the cluster converges through the proxies.
+func TestRun_SwimdProcesses(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "swimd")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/swimd").CombinedOutput(); err != nil {
+		t.Fatalf("building swimd: %v\n%s", err, out)
+	}
+	sc := load(t, "three.toml")
+	out := filepath.Join(t.TempDir(), "b")
+	res, err := Run(context.Background(), sc, builtin.Registry(), Config{Out: out, Swimd: bin,
+		ClusterKey: []byte("0123456789abcdef")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	verifyIntact(t, out)
+	if len(res.Verdicts) != 1 || res.Verdicts[0].Outcome != verdict.Pass {
+		t.Errorf("verdicts: %+v", res.Verdicts)
+	}
+	hosts := map[string]int{}
+	for _, r := range records(t, out) {
+		if r.Tag == "swim" {
+			hosts[r.Host]++
+		}
+		if r.Event.Type == "packet_dropped" {
+			t.Errorf("a datagram was dropped between processes sharing a key: %+v", r)
+		}
+	}
+	if len(hosts) != 3 {
+		t.Errorf("swim records by host: %v", hosts)
+	}
+}
+
+func TestRun_SwimdRefusesPreservedResurrect(t *testing.T) {
+	sc := load(t, "partition.toml")
+	sc.Mutations[2].PreserveState = true
+	_, err := Run(context.Background(), sc, builtin.Registry(), Config{Out: filepath.Join(t.TempDir(), "b"), Swimd: "/nonexistent"})
+	if err == nil || !strings.Contains(err.Error(), "preserve_state") {
+		t.Errorf("err %v", err)
+	}
+}

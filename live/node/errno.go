@@ -1,0 +1,5 @@
+package node
+
+import "syscall"
+
+const syscallEADDRINUSE = syscall.EADDRINUSE

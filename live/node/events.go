@@ -1,0 +1,37 @@
+package node
+
+import (
+	"github.com/detsim/detsim/internal/jsonw"
+)
+
+// PacketDropped is the live-only record of a datagram the node refused
+// before the SWIM state machine saw it (docs/events.md, "Live records"):
+// no or a bad authentication tag, or bytes the codec rejected. Count is
+// the node's running total of drops, so a flood is visible from any one
+// record even when records are thinned (see dropRecordEvery).
+type PacketDropped struct {
+	Source string // the sender's address as the socket reported it
+	Bytes  int
+	Reason string // ReasonNoTag, ReasonBadTag, ReasonDecodeError
+	Err    string // the codec's error, for decode_error; "" otherwise
+	Count  int64
+}
+
+// Type returns "packet_dropped".
+func (*PacketDropped) Type() string { return "packet_dropped" }
+
+// AppendJSON appends the event as one JSON object, members in a fixed
+// order.
+func (e *PacketDropped) AppendJSON(b []byte) []byte {
+	b = append(b, `{"type":"packet_dropped","source":`...)
+	b = jsonw.AppendString(b, e.Source)
+	b = append(b, `,"bytes":`...)
+	b = jsonw.AppendInt(b, int64(e.Bytes))
+	b = append(b, `,"reason":`...)
+	b = jsonw.AppendString(b, e.Reason)
+	b = append(b, `,"error":`...)
+	b = jsonw.AppendString(b, e.Err)
+	b = append(b, `,"count":`...)
+	b = jsonw.AppendInt(b, e.Count)
+	return append(b, '}')
+}

@@ -1,0 +1,295 @@
+package live
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/detsim/detsim/live/node"
+	"github.com/detsim/detsim/rng"
+)
+
+// procs runs every peer as a swimd child process. A child's address book
+// names, for every other peer, a proxy socket of this process (one per
+// directed edge): what arrives there is the child's send on that edge,
+// which the shaper holds and then writes, from its own socket, to the
+// receiver's real port. The children keep their own records (--events),
+// merged with the shaper's at the end.
+type procs struct {
+	r       *run
+	bin     string
+	ports   []netip.AddrPort // each peer's own port, fixed for the run
+	proxies [][]*net.UDPConn // [from][to]
+	ticks   []*rng.Stream
+	lives   []int
+	kids    []*child
+	keyFile string
+	wg      sync.WaitGroup
+	spare   *net.UDPConn
+}
+
+type child struct {
+	cmd     *exec.Cmd
+	snapDir string
+	snaps   int
+	exited  chan struct{}
+}
+
+// startTimeout bounds how long a child may take to bind and say so;
+// stopTimeout how long it may take to flush and exit on SIGTERM.
+const (
+	startTimeout = 5 * time.Second
+	stopTimeout  = 5 * time.Second
+	snapTimeout  = 3 * time.Second
+)
+
+func newProcs(r *run) (peerSet, error) {
+	p := &procs{r: r, bin: r.cfg.Swimd}
+	if _, err := os.Stat(p.bin); err != nil {
+		return nil, fmt.Errorf("live: swimd binary: %w", err)
+	}
+	n := len(r.ids)
+	p.kids, p.lives = make([]*child, n), make([]int, n)
+	for _, id := range r.ids {
+		conn, err := node.ListenLoopback("127.0.0.1:0")
+		if err != nil {
+			p.close()
+			return nil, err
+		}
+		p.ports = append(p.ports, node.AddrOf(conn))
+		conn.Close()
+		p.ticks = append(p.ticks, r.root.Host(id, "tick"))
+	}
+	spare, err := node.ListenLoopback("127.0.0.1:0")
+	if err != nil {
+		p.close()
+		return nil, err
+	}
+	p.spare = spare
+	r.shaper.spare = func(b []byte, to netip.AddrPort) error {
+		_, err := spare.WriteToUDPAddrPort(b, to)
+		return err
+	}
+	p.proxies = make([][]*net.UDPConn, n)
+	for from := range n {
+		p.proxies[from] = make([]*net.UDPConn, n)
+		for to := range n {
+			if from == to {
+				continue
+			}
+			conn, err := node.ListenLoopback("127.0.0.1:0")
+			if err != nil {
+				p.close()
+				return nil, err
+			}
+			p.proxies[from][to] = conn
+			p.wg.Add(1)
+			go p.forward(from, to, conn)
+		}
+	}
+	if r.cfg.ClusterKey != nil {
+		p.keyFile = filepath.Join(r.spool, "cluster.key")
+		if err := os.WriteFile(p.keyFile, []byte(hex.EncodeToString(r.cfg.ClusterKey)), 0o600); err != nil {
+			p.close()
+			return nil, err
+		}
+	}
+	for i := range r.ids {
+		data, err := encodeKindConfig(r.sc.Peers[i].KindConfig)
+		if err != nil {
+			p.close()
+			return nil, err
+		}
+		if err := os.WriteFile(p.kindConfigPath(i), data, 0o600); err != nil {
+			p.close()
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+func encodeKindConfig(kv map[string]any) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := toml.NewEncoder(&buf).Encode(kv); err != nil {
+		return nil, fmt.Errorf("live: encoding kind_config: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+func (p *procs) kindConfigPath(i int) string {
+	return filepath.Join(p.r.spool, "kind-"+p.r.ids[i]+".toml")
+}
+
+// forward hands every datagram child from sends to child to to the shaper.
+func (p *procs) forward(from, to int, conn *net.UDPConn) {
+	defer p.wg.Done()
+	buf := make([]byte, 1<<16)
+	tag := 0
+	if p.r.cfg.ClusterKey != nil {
+		tag = node.TagBytes
+	}
+	for {
+		n, _, err := conn.ReadFromUDPAddrPort(buf)
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			continue
+		}
+		// The link is charged the codec's bytes, as in the simulator; a
+		// child's refused send is not reported back (UDP does not).
+		p.r.shaper.send(from, to, buf[:n], max(n-tag, 0))
+	}
+}
+
+func (p *procs) start(i int, state string, _ bool) error {
+	r := p.r
+	life := p.lives[i]
+	p.lives[i]++
+	id := r.ids[i]
+	var book []string
+	for j, other := range r.ids {
+		addr := p.ports[i]
+		if j != i {
+			addr = node.AddrOf(p.proxies[i][j])
+		}
+		book = append(book, other+"="+addr.String())
+	}
+	events := r.spoolPath(fmt.Sprintf("peer-%s-life%d", id, life))
+	snapDir := filepath.Join(r.spool, fmt.Sprintf("snap-%s-%d", id, life))
+	period := r.tickPeriod(i)
+	first := r.clock() + int64(p.ticks[i].Below(uint64(period)))
+	remaining := time.Duration(r.sc.DurationNs-r.clock()) + 10*time.Second
+	args := []string{
+		"--id", id, "--bind", p.ports[i].String(), "--peers", strings.Join(book, ","),
+		"--state", state, "--kind-config", p.kindConfigPath(i),
+		"--events", events, "--snapshot-dir", snapDir,
+		"--start-unix-ns", strconv.FormatInt(r.epoch.UnixNano(), 10),
+		"--duration", min(remaining, time.Hour).String(),
+		"--tick", time.Duration(period).String(),
+		"--seed", strconv.FormatUint(r.sc.Seed, 10), "--life", strconv.Itoa(life),
+		"--first-tick-ns", strconv.FormatInt(first, 10),
+	}
+	if p.keyFile != "" {
+		args = append(args, "--cluster-key-file", p.keyFile)
+	}
+	cmd := exec.Command(p.bin, args...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("live: starting swimd for %s: %w", id, err)
+	}
+	r.sources = append(r.sources, events)
+	c := &child{cmd: cmd, snapDir: snapDir, exited: make(chan struct{})}
+	ready := make(chan string, 1)
+	var tail bytes.Buffer
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			line := sc.Text()
+			if strings.Contains(line, " ready on ") {
+				select {
+				case ready <- line:
+				default:
+				}
+				continue
+			}
+			if tail.Len() < 4096 {
+				tail.WriteString(line + "\n")
+			}
+		}
+		io.Copy(io.Discard, stderr)
+		cmd.Wait()
+		close(c.exited)
+	}()
+	select {
+	case <-ready:
+	case <-c.exited:
+		return fmt.Errorf("live: swimd for %s exited at start: %s", id, strings.TrimSpace(tail.String()))
+	case <-time.After(startTimeout):
+		cmd.Process.Kill()
+		<-c.exited
+		return fmt.Errorf("live: swimd for %s did not start within %v", id, startTimeout)
+	}
+	p.kids[i] = c
+	r.shaper.setRunning(i, true, p.ports[i], nil)
+	return nil
+}
+
+func (p *procs) stop(i int) {
+	c := p.kids[i]
+	if c == nil {
+		return
+	}
+	p.kids[i] = nil
+	_ = c.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-c.exited:
+	case <-time.After(stopTimeout):
+		c.cmd.Process.Kill()
+		<-c.exited
+	}
+}
+
+func (p *procs) snapshot(i int) ([]byte, error) {
+	c := p.kids[i]
+	if c == nil {
+		return nil, fmt.Errorf("live: snapshot of %s, which is not running", p.r.ids[i])
+	}
+	path := filepath.Join(c.snapDir, strconv.Itoa(c.snaps)+".json")
+	c.snaps++
+	if err := c.cmd.Process.Signal(syscall.SIGUSR1); err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(snapTimeout)
+	for {
+		data, err := os.ReadFile(path)
+		if err == nil {
+			return data, nil
+		}
+		select {
+		case <-c.exited:
+			return nil, fmt.Errorf("live: swimd for %s exited before writing its snapshot", p.r.ids[i])
+		default:
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("live: swimd for %s wrote no snapshot within %v", p.r.ids[i], snapTimeout)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+func (p *procs) close() {
+	for i := range p.kids {
+		p.stop(i)
+	}
+	for _, row := range p.proxies {
+		for _, c := range row {
+			if c != nil {
+				c.Close()
+			}
+		}
+	}
+	p.wg.Wait()
+	if p.spare != nil {
+		p.spare.Close()
+		p.spare = nil
+	}
+}
