@@ -30,6 +30,7 @@ import (
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/swim"
 	"github.com/detsim/detsim/hosts/swimcfg"
+	"github.com/detsim/detsim/internal/scratch"
 	"github.com/detsim/detsim/network"
 	"github.com/detsim/detsim/rng"
 	"github.com/detsim/detsim/scenarios"
@@ -96,18 +97,22 @@ type Result struct {
 // verifiable bundle marked interrupted. reg validates the peers' kinds.
 func Run(ctx context.Context, sc *scenarios.Scenario, reg *hosts.Registry, cfg Config) (*Result, error) {
 	if err := check(sc, reg, cfg); err != nil {
-		return nil, err
+		return nil, &InputError{err}
 	}
 	w, err := bundle.Create(cfg.Out)
 	if err != nil {
-		return nil, err
+		return nil, &InputError{err}
 	}
 	defer w.Abort()
-	spool, err := os.MkdirTemp("", "detsim-live-")
+	// The nodes spool their records in a detsim temporary (locked while
+	// this process lives), so a killed run's spool is swept by the next.
+	_ = scratch.Sweep(os.TempDir(), spoolPrefix, nil)
+	spoolDir, err := scratch.Dir(os.TempDir(), spoolPrefix)
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(spool)
+	defer spoolDir.Remove()
+	spool := spoolDir.Path
 
 	r, err := newRun(sc, cfg, w, spool)
 	if err != nil {
@@ -120,6 +125,16 @@ func Run(ctx context.Context, sc *scenarios.Scenario, reg *hosts.Registry, cfg C
 	}
 	return r.finish(end, interrupted)
 }
+
+// spoolPrefix names the temporary directory the nodes' records wait in.
+const spoolPrefix = "detsim-live"
+
+// InputError is a scenario or output path a live run cannot take: the
+// CLI's exit 2, not a crash.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
 
 // check refuses what a live run cannot do before anything is bound.
 func check(sc *scenarios.Scenario, reg *hosts.Registry, cfg Config) error {

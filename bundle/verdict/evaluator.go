@@ -321,7 +321,7 @@ func (e *Evaluator) finish(endNs int64, cut bool) []Verdict {
 			c.finish(&e.world, max(endNs, e.now))
 			if r := c.result(); cut && r.outcome == Pass {
 				r.outcome = Inconclusive
-				r.reason = fmt.Sprintf("the run was cut short at %s by an output cap, so the rest of it is unjudged; up to there: %s", fmtNs(max(endNs, e.now)), r.reason)
+				r.reason = fmt.Sprintf("the run stopped at %s, before its end (truncated or interrupted), so the rest of it is unjudged; up to there: %s", fmtNs(max(endNs, e.now)), r.reason)
 			}
 		}
 	}

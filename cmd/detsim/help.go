@@ -8,9 +8,15 @@ import (
 	"strings"
 )
 
-// subcommands are detsim's commands other than a run, in the order the
-// overview lists them. "did you mean" suggests among these.
-var subcommands = []string{"verify", "list", "sweep", "shrink", "check", "help"}
+// subcommandNames are the names "did you mean" suggests among: every
+// command of the table, and help.
+func subcommandNames() []string {
+	names := make([]string, 0, len(commands)+1)
+	for _, c := range commands {
+		names = append(names, c.name)
+	}
+	return append(names, "help")
+}
 
 // cmdHelp is `detsim help [COMMAND]`: the overview and a run's flags, or
 // one command's usage and flags, on stdout. Each command prints its own
@@ -23,25 +29,26 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 	case len(args) > 1:
 		return usageErrIn(stderr, "help", "one COMMAND at a time, got %d: %s", len(args), strings.Join(args, " "))
 	}
+	if c, ok := lookupCommand(args[0]); ok {
+		return c.run([]string{"-h"}, stdout, stderr)
+	}
 	switch args[0] {
-	case "verify", "list", "sweep", "shrink", "check":
-		return run([]string{args[0], "-h"}, stdout, stderr)
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(stdout, helpUsage)
 		return exitOK
 	case "run", "batch", "--batch":
 		return cmdRun([]string{"-h"}, stdout, stderr)
 	}
-	if s := closest(args[0], subcommands, 2); s != "" {
+	if s := closest(args[0], subcommandNames(), 2); s != "" {
 		return usageErrIn(stderr, "help", "no command %q: did you mean \"detsim help %s\"?", args[0], s)
 	}
-	return usageErrIn(stderr, "help", "no command %q (commands: %s)", args[0], strings.Join(subcommands, ", "))
+	return usageErrIn(stderr, "help", "no command %q (commands: %s)", args[0], strings.Join(subcommandNames(), ", "))
 }
 
 const helpUsage = `usage: detsim help [COMMAND]
 
 Prints the usage and flags of COMMAND (verify, list, sweep, shrink,
-check), or with no COMMAND the overview and the flags of a run.
+check, live), or with no COMMAND the overview and the flags of a run.
 detsim -h and detsim COMMAND -h print the same.
 `
 
@@ -54,6 +61,7 @@ var usages = map[string]string{
 	"sweep":  sweepUsage,
 	"shrink": shrinkUsage,
 	"check":  checkUsage,
+	"live":   liveUsage,
 }
 
 // flagErr handles an error from parsing fs: -h, -help or --help prints

@@ -39,6 +39,33 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// command is one subcommand: its name and its entry point.
+type command struct {
+	name string
+	run  func(args []string, stdout, stderr io.Writer) int
+}
+
+// commands are detsim's commands other than a run, in the order the
+// overview lists them; dispatch, help and "did you mean" all read this
+// one table.
+var commands = []command{
+	{"verify", cmdVerify},
+	{"list", cmdList},
+	{"sweep", cmdSweep},
+	{"shrink", cmdShrink},
+	{"check", cmdCheck},
+	{"live", cmdLive},
+}
+
+func lookupCommand(name string) (command, bool) {
+	for _, c := range commands {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
 // run is main without the process: tests call it directly.
 func run(args []string, stdout, stderr io.Writer) (code int) {
 	defer func() {
@@ -49,20 +76,13 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	}()
 	if len(args) > 0 {
 		switch args[0] {
-		case "verify":
-			return cmdVerify(args[1:], stdout, stderr)
-		case "list":
-			return cmdList(args[1:], stdout, stderr)
-		case "sweep":
-			return cmdSweep(args[1:], stdout, stderr)
-		case "shrink":
-			return cmdShrink(args[1:], stdout, stderr)
-		case "check":
-			return cmdCheck(args[1:], stdout, stderr)
 		case "help":
 			return cmdHelp(args[1:], stdout, stderr)
 		case "-h", "--help", "-help":
 			return cmdHelp(nil, stdout, stderr)
+		}
+		if c, ok := lookupCommand(args[0]); ok {
+			return c.run(args[1:], stdout, stderr)
 		}
 		if s := suggestCommand(args[0]); s != "" {
 			return usageErr(stderr, "unknown command %q: did you mean \"detsim %s\"?", args[0], s)
@@ -78,6 +98,7 @@ const usage = `usage:
                                                    run headless to a breakpoint and print the panes;
                                                    SPEC: fail | type=T | host=H | time=12.5s | step=N
   detsim verify BUNDLE                             recheck every hash in a bundle
+  detsim live SCENARIO [--procs] [--out DIR]       run the peers as real SWIM nodes on 127.0.0.1
   detsim sweep PROPERTY --seeds N [--shard i/n] [--json] [...]
                                                    run a property over seeds; pin failing ones
   detsim shrink SCENARIO [--assert NAME] [--out FILE]

@@ -229,3 +229,30 @@ func TestSweep_SeedRangeIsCheckedBeforeTheHeader(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 }
+
+func TestLive_ShortRunWritesAVerifiableLiveBundle(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "b")
+	r := detsim(t, "live", "smoke/three_mesh", "--max-duration", "2s", "--out", out)
+	if r.code != 0 || !strings.Contains(r.stdout, "INTERRUPTED") {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	if v := detsim(t, "verify", out); v.code != 0 {
+		t.Errorf("verify on the live bundle: exit %d\n%s", v.code, v.stdout)
+	}
+	notBundle := out + "-file"
+	os.WriteFile(notBundle, []byte("x"), 0o644)
+	for _, c := range []struct {
+		args []string
+		say  string
+	}{
+		{[]string{"live", "reference/echo_parity", "--max-duration", "1s", "--out", out + "2"}, "only swim peers"},
+		{[]string{"live", "smoke/three_mesh", "--swimd", "/nope"}, "--swimd goes with --procs"},
+		{[]string{"live", "smoke/three_mesh", "--key", "zz"}, "--key"},
+		{[]string{"live", "smoke/three_mesh", "--max-duration", "1s", "--out", notBundle}, "not a detsim bundle"},
+	} {
+		r := detsim(t, c.args...)
+		if r.code != 2 || !strings.Contains(r.stderr, c.say) {
+			t.Errorf("%v: exit %d, want 2 saying %q\n%s", c.args, r.code, c.say, r.stderr)
+		}
+	}
+}

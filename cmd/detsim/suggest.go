@@ -18,7 +18,7 @@ func suggestCommand(arg string) string {
 	if strings.HasPrefix(arg, "-") || exists(arg) || isLibraryScenario(arg) {
 		return ""
 	}
-	return closest(arg, subcommands, 2)
+	return closest(arg, subcommandNames(), 2)
 }
 
 // resolveScenario is scenarios.Resolve, and for a name that is neither a

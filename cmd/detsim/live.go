@@ -1,0 +1,174 @@
+package main
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/detsim/detsim/bundle/verdict"
+	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/live"
+	"github.com/detsim/detsim/scenarios"
+)
+
+const liveUsage = `usage: detsim live SCENARIO [--out DIR] [--procs [--swimd PATH]] [--key HEX] [--max-duration D]
+
+Runs every peer of a swim SCENARIO as a real SWIM node on 127.0.0.1 —
+the same hosts/swim code on a UDP socket, the wall clock and real timers
+— with the scenario's links applied by a user-space shaper (detsim's own
+link model) and its mutations at their times, and writes a bundle with
+the simulator's layout and schema, marked live (docs/live.md). It takes
+the scenario's duration in real time. Peers run in this process, or with
+--procs as swimd child processes. Ctrl-C ends the run early with a
+complete bundle marked interrupted. Exit: 0 nothing failed, 1 an
+assertion failed, 2 invalid input, 3 internal error, 130 interrupted.
+`
+
+func cmdLive(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("live", flag.ContinueOnError)
+	out := fs.String("out", "", "bundle directory (default bundles/<name>-<seed>-live)")
+	procs := fs.Bool("procs", false, "run each peer as a swimd child process")
+	swimd := fs.String("swimd", "", "with --procs: the swimd binary (default: swimd beside detsim, else on PATH)")
+	key := fs.String("key", "", "cluster key, 32 to 128 hex digits: every datagram carries an HMAC-SHA256 tag")
+	maxDur := fs.Duration("max-duration", live.DefaultMaxDuration, "stop (bundle marked interrupted) after this much real time")
+	seedFlag := fs.Uint64("seed", 0, "override the scenario's seed (the shaper's draws)")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return flagErr(fs, err, stdout, stderr)
+	}
+	if len(pos) != 1 {
+		return usageErrIn(stderr, "live", "needs exactly one SCENARIO, got %d", len(pos))
+	}
+	if *maxDur <= 0 {
+		return usageErrIn(stderr, "live", "--max-duration %v: want a positive duration", *maxDur)
+	}
+	reg := builtin.Registry()
+	sc, err := resolveScenario(pos[0], reg)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
+	if flagSet(fs, "seed") {
+		if *seedFlag > scenarios.MaxSeed {
+			return usageErrIn(stderr, "live", "--seed %d: seeds go up to %d", *seedFlag, uint64(scenarios.MaxSeed))
+		}
+		sc.Seed = *seedFlag
+	}
+	cfg := live.Config{Out: *out, Version: version(), MaxDuration: *maxDur}
+	if cfg.Out == "" {
+		if flagSet(fs, "out") {
+			return usageErrIn(stderr, "live", "--out is empty; name a directory, or leave --out out")
+		}
+		dir, err := defaultBundlePath(sc)
+		if err != nil {
+			fmt.Fprintf(stderr, "detsim: %v\n", err)
+			return exitUsage
+		}
+		cfg.Out = dir + "-live"
+	}
+	if *key != "" {
+		if cfg.ClusterKey, err = hex.DecodeString(*key); err != nil {
+			return usageErrIn(stderr, "live", "--key: want hex digits: %v", err)
+		}
+	}
+	if *procs {
+		if cfg.Swimd, err = findSwimd(*swimd); err != nil {
+			return usageErrIn(stderr, "live", "--procs: %v", err)
+		}
+	} else if *swimd != "" {
+		return usageErrIn(stderr, "live", "--swimd goes with --procs")
+	}
+	tty := isTerminal(stderr)
+	if tty {
+		cfg.Progress = func(p live.Progress) {
+			fmt.Fprintf(stderr, "\r\x1b[2Klive %s  %s / %s  %d records", sc.Name, fmtShortNs(p.ElapsedNs), fmtShortNs(p.DurationNs), p.Records)
+		}
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() { <-ctx.Done(); stop() }() // a second Ctrl-C kills at once
+	fmt.Fprintf(stdout, "live      %s (%s), seed %d, %d peers, %s real time\n", sc.Name, sc.Path, sc.Seed, len(sc.Peers), fmtShortNs(sc.DurationNs))
+	start := time.Now()
+	res, err := live.Run(ctx, sc, reg, cfg)
+	if tty {
+		fmt.Fprint(stderr, "\r\x1b[2K")
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "detsim: live: %v\n", err)
+		var ie *live.InputError
+		if errors.As(err, &ie) {
+			return exitUsage
+		}
+		return exitInternal
+	}
+	printLiveResult(stdout, res, time.Since(start))
+	switch {
+	case res.Interrupted != "" && ctx.Err() != nil:
+		return exitInterrupted
+	case failed(res):
+		return exitFailed
+	}
+	return exitOK
+}
+
+func failed(res *live.Result) bool {
+	for _, v := range res.Verdicts {
+		if v.Outcome == verdict.Fail {
+			return true
+		}
+	}
+	return false
+}
+
+func printLiveResult(w io.Writer, r *live.Result, wall time.Duration) {
+	end := fmtNs(r.EndNs)
+	if r.Interrupted != "" {
+		end += " (INTERRUPTED: " + r.Interrupted + ")"
+	}
+	fmt.Fprintf(w, "duration  %s wall clock\n", end)
+	fmt.Fprintf(w, "events    %d records (%d written after the end, left out)\n", r.Records, r.Late)
+	fmt.Fprintf(w, "wall      %s\n", wall.Round(time.Millisecond))
+	fmt.Fprintf(w, "digest    %s\n", r.Digest)
+	fmt.Fprintf(w, "bundle    %s\n", r.Out)
+	for _, v := range r.Verdicts {
+		line := fmt.Sprintf("  %-12s %s", v.Outcome, v.Name)
+		if v.Reason != "" {
+			line += ": " + v.Reason
+		}
+		fmt.Fprintln(w, line)
+	}
+}
+
+// fmtShortNs is a duration for a progress line: whole seconds.
+func fmtShortNs(ns int64) string { return (time.Duration(ns) / time.Second * time.Second).String() }
+
+// findSwimd resolves the swimd binary: the flag, else swimd beside this
+// executable, else swimd on PATH.
+func findSwimd(flagValue string) (string, error) {
+	if flagValue != "" {
+		if _, err := os.Stat(flagValue); err != nil {
+			return "", fmt.Errorf("swimd binary %s: %v", flagValue, err)
+		}
+		return flagValue, nil
+	}
+	if self, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(self), "swimd")
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	if p, err := exec.LookPath("swimd"); err == nil {
+		return p, nil
+	}
+	return "", errors.New("no swimd beside detsim or on PATH: build it with go build ./cmd/swimd, or pass --swimd PATH")
+}
