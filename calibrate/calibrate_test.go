@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -36,7 +37,7 @@ const (
 	sent = `{"virtual_time_ns":%d,"host_id":"%s","kind_tag":"swim","event":{"type":"message_sent","peer":"%s","message":"%s","bytes":%d,"updates":0}}`
 )
 
-func f(format string, args ...any) string { return fmtS(format, args...) }
+func f(format string, args ...any) string { return fmt.Sprintf(format, args...) }
 
 // handBundle is a two-peer run of 4 s, written by hand; the expected
 // metrics are worked out in TestMetrics_HandBundle.

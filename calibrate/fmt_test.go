@@ -1,5 +1,0 @@
-package calibrate
-
-import "fmt"
-
-func fmtS(format string, args ...any) string { return fmt.Sprintf(format, args...) }
