@@ -1,0 +1,549 @@
+// Package calibrate measures the simulator's fidelity against a
+// production bundle (spec §11): it runs a scenario for K seeds, computes
+// every §11.3 metric on each run and on the production bundle, and
+// judges each metric by the rule its family declares in a tolerances file
+// (calibrate/tolerances.toml by default).
+//
+// Both sides go through one collector: the simulator's runs feed it every
+// event record as the engine emits it (in memory, as engine.Monitor; no
+// bundle is written), the production bundle from its events.ndjson. So
+// a metric means the same thing on both sides by construction.
+//
+// Floating point is used freely: this is a post-hoc tool outside the
+// determinism fence (spec §7.4). Nothing deterministic may import it.
+package calibrate
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"text/tabwriter"
+
+	"github.com/detsim/detsim/batch"
+	"github.com/detsim/detsim/bundle"
+	"github.com/detsim/detsim/engine"
+	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/internal/bundleinfo"
+	"github.com/detsim/detsim/scenarios"
+)
+
+// DefaultSeeds is K when Options.Seeds is 0.
+const DefaultSeeds = 10
+
+// Options tune a calibration.
+type Options struct {
+	// Seeds is K, the number of simulator runs (default DefaultSeeds).
+	Seeds int
+	// FirstSeed is the first run's seed; the runs use FirstSeed,
+	// FirstSeed+1, ... Zero means the scenario's own seed.
+	FirstSeed uint64
+	// Tolerances are the rules (default ShippedTolerances()).
+	Tolerances *Tolerances
+	// Registry has the host kinds (default builtin.Registry()).
+	Registry *hosts.Registry
+	// Workers is how many runs go at once (default GOMAXPROCS).
+	Workers int
+}
+
+// InputError is bad input — a prod bundle that cannot be read or does
+// not match the scenario, bad options — as opposed to an internal error.
+// A malformed tolerances file is a *ToleranceError, also input. The CLI
+// exits 2 for either (IsInputError).
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// IsInputError reports whether err is bad input (exit 2).
+func IsInputError(err error) bool {
+	var ie *InputError
+	var te *ToleranceError
+	return errors.As(err, &ie) || errors.As(err, &te)
+}
+
+func inputErr(format string, args ...any) error {
+	return &InputError{fmt.Errorf(format, args...)}
+}
+
+// Status is a metric's outcome.
+type Status string
+
+const (
+	Pass   Status = "pass"
+	Fail   Status = "FAIL"
+	Info   Status = "info"    // an "info" rule: shown, never failing
+	NoData Status = "no data" // prod has no value for it (a cut bundle), so it is not judged
+	// Unjudged: a quantile from fewer samples than the family's
+	// min_samples, on prod or on the median seed.
+	Unjudged Status = "not judged"
+)
+
+// Row is one metric of the table.
+type Row struct {
+	Metric string `json:"metric"`
+	Family string `json:"family"`
+	// Sim summarises the seeds that have a value: median, min, max, and
+	// how many of the K do (a quantile of a kind a seed never emitted has
+	// none).
+	SimMedian float64 `json:"sim_median"`
+	SimMin    float64 `json:"sim_min"`
+	SimMax    float64 `json:"sim_max"`
+	SimN      int     `json:"sim_n"`
+	// Prod is production's value; ProdOK is false when it has none.
+	Prod      float64 `json:"prod"`
+	ProdOK    bool    `json:"prod_ok"`
+	Tolerance string  `json:"tolerance"`
+	// Lo and Hi are the interval Prod had to lie in (infinite for info).
+	Lo     float64 `json:"lo"`
+	Hi     float64 `json:"hi"`
+	Status Status  `json:"status"`
+	Note   string  `json:"note,omitempty"`
+}
+
+// Report is a calibration's outcome.
+type Report struct {
+	Scenario   string   `json:"scenario"`
+	Prod       string   `json:"prod"`
+	Seeds      []uint64 `json:"seeds"`
+	Tolerances string   `json:"tolerances"`
+	// DurationNs is the scenario's duration; WindowNs how much of it both
+	// sides were measured over (less when the prod bundle ends early).
+	DurationNs int64 `json:"duration_ns"`
+	WindowNs   int64 `json:"window_ns"`
+	// Cut says why the prod bundle ends before the scenario's end, or "".
+	Cut  string `json:"cut,omitempty"`
+	Rows []Row  `json:"rows"`
+}
+
+// Failed reports whether any metric is out of tolerance.
+func (r *Report) Failed() bool {
+	return slices.ContainsFunc(r.Rows, func(row Row) bool { return row.Status == Fail })
+}
+
+// NoData lists the metrics that could not be judged for lack of prod data.
+func (r *Report) NoData() []string {
+	var out []string
+	for _, row := range r.Rows {
+		if row.Status == NoData {
+			out = append(out, row.Metric)
+		}
+	}
+	return out
+}
+
+// Run calibrates sc against the production bundle in prodDir. The CLI
+// resolves sc (scenarios.Resolve) and treats a failure there as input.
+func Run(sc *scenarios.Scenario, prodDir string, opts Options) (*Report, error) {
+	k := opts.Seeds
+	if k == 0 {
+		k = DefaultSeeds
+	}
+	if k < 1 {
+		return nil, inputErr("calibrate: --seeds must be at least 1, not %d", k)
+	}
+	tol := opts.Tolerances
+	if tol == nil {
+		tol = ShippedTolerances()
+	}
+	reg := opts.Registry
+	if reg == nil {
+		reg = builtin.Registry()
+	}
+	first := opts.FirstSeed
+	if first == 0 {
+		first = sc.Seed
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+
+	info, err := bundleinfo.Read(prodDir)
+	if err != nil {
+		return nil, &InputError{fmt.Errorf("prod bundle: %w", err)}
+	}
+	r := &Report{Scenario: sc.Path, Prod: prodDir, Tolerances: tol.Source, DurationNs: sc.DurationNs, Cut: info.Cut()}
+	window := sc.DurationNs
+	if info.DurationNs > 0 && info.DurationNs < window {
+		window = info.DurationNs
+		if r.Cut == "" {
+			r.Cut = fmt.Sprintf("its manifest's duration_ns %d is short of the scenario's %d", info.DurationNs, sc.DurationNs)
+		}
+	}
+	r.WindowNs = window
+
+	peers := make([]string, len(sc.Peers))
+	for i, p := range sc.Peers {
+		peers[i] = p.ID
+	}
+	prod, err := collectBundle(prodDir, peers, window)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkPeers(sc, prod); err != nil {
+		return nil, err
+	}
+
+	// The simulator's K runs, over the same window.
+	sims := make([]side, k)
+	errs := make([]error, k)
+	r.Seeds = make([]uint64, k)
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(workers, k) {
+		wg.Go(func() {
+			for i := range next {
+				sims[i], errs[i] = simulate(sc, reg, first+uint64(i), window, peers)
+			}
+		})
+	}
+	for i := range k {
+		r.Seeds[i] = first + uint64(i)
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	r.Rows = compare(sims, prod.metrics(sc.DurationNs), tol)
+	if window < sc.DurationNs {
+		r.Rows = append(r.Rows, beyondEnd(peers, sc.DurationNs, window)...)
+		slices.SortStableFunc(r.Rows, compareRows)
+	}
+	return r, nil
+}
+
+// collectBundle feeds a bundle's events.ndjson to a collector.
+func collectBundle(dir string, peers []string, window int64) (*collector, error) {
+	c := newCollector(peers, window)
+	err := bundle.ReadEvents(dir, func(line int, rec bundle.EventRecord) error {
+		c.Observe(int64(line), rec.VirtualTimeNs, rec.HostID, rec.KindTag, rec.Type, rec.Event)
+		return c.err
+	})
+	if err != nil {
+		return nil, &InputError{fmt.Errorf("prod bundle %s: %w", dir, err)}
+	}
+	return c, nil
+}
+
+// simulate runs sc with seed over [0, window] and returns its metrics.
+func simulate(sc *scenarios.Scenario, reg *hosts.Registry, seed uint64, window int64, peers []string) (s side, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = &batch.PanicError{Value: p}
+		}
+	}()
+	run := *sc
+	run.Seed, run.DurationNs = seed, window
+	c := newCollector(peers, window)
+	e, err := engine.New(&run, reg, engine.Options{Monitor: monitor{c}, MaxRecords: batch.DefaultMaxRecords, MaxBytes: batch.DefaultMaxBytes})
+	if err != nil {
+		return side{}, &InputError{err}
+	}
+	if err := e.Run(); err != nil {
+		return side{}, fmt.Errorf("seed %d: %w", seed, err)
+	}
+	if e.Truncated() {
+		return side{}, fmt.Errorf("seed %d: the run reached the default output cap (%d records) before its end", seed, batch.DefaultMaxRecords)
+	}
+	if c.err != nil {
+		return side{}, fmt.Errorf("seed %d: %w", seed, c.err)
+	}
+	return c.metrics(sc.DurationNs), nil
+}
+
+// monitor is the collector as an engine.Monitor.
+type monitor struct{ *collector }
+
+func (m monitor) Clone() engine.Monitor { return m } // calibration runs never checkpoint
+
+// checkPeers: the prod bundle's hosts are the scenario's peers.
+func checkPeers(sc *scenarios.Scenario, prod *collector) error {
+	declared := map[string]bool{}
+	var extra, missing []string
+	for _, p := range sc.Peers {
+		declared[p.ID] = true
+		// A peer declared down may never start; any other must appear.
+		if _, ok := prod.hosts[p.ID]; !ok && p.InitialState != "down" {
+			missing = append(missing, p.ID)
+		}
+	}
+	for _, h := range sortedKeys(prod.hosts) {
+		if !declared[h] {
+			extra = append(extra, h)
+		}
+	}
+	var parts []string
+	if len(extra) > 0 {
+		parts = append(parts, "has peers the scenario does not declare: "+strings.Join(extra, ", "))
+	}
+	if len(missing) > 0 {
+		parts = append(parts, "lacks scenario peers: "+strings.Join(missing, ", "))
+	}
+	if len(parts) > 0 {
+		return inputErr("the prod bundle's peers differ from scenario %s's: it %s", sc.Name, strings.Join(parts, "; it "))
+	}
+	return nil
+}
+
+// beyondEnd are the trajectory points after a cut prod bundle's end.
+func beyondEnd(peers []string, duration, window int64) []Row {
+	var rows []Row
+	for _, p := range peers {
+		for _, tp := range trajectoryPoints {
+			if at := duration * tp.num / tp.den; at > window {
+				rows = append(rows, Row{
+					Metric: famSelfInc + "/" + p + "/" + tp.name, Family: famSelfInc, Status: NoData,
+					Lo: math.Inf(-1), Hi: math.Inf(1),
+					Note: fmt.Sprintf("at %.3gs, after the prod bundle's end at %.3gs", float64(at)/1e9, float64(window)/1e9),
+				})
+			}
+		}
+	}
+	return rows
+}
+
+// compare builds the table: one row per metric any side has.
+func compare(sims []side, prod side, tol *Tolerances) []Row {
+	names := map[string]bool{}
+	for _, s := range append(slices.Clip(sims), prod) {
+		for n := range s.values {
+			names[n] = true
+		}
+		for n := range s.samples {
+			names[n] = true
+		}
+	}
+	var rows []Row
+	for _, name := range sortedKeys(names) {
+		fam, _, _ := strings.Cut(name, "/")
+		t := tol.ByFamily[fam]
+		var simVals []float64
+		var simN []int
+		var prodVal float64
+		var prodOK bool
+		if fam == famTimespanW1 || fam == famMsgSizeW1 {
+			simVals, prodVal, prodOK = w1Values(name, sims, prod)
+		} else {
+			for _, s := range sims {
+				if v, ok := value(s, name, fam); ok {
+					simVals = append(simVals, v)
+					simN = append(simN, s.n[name])
+				}
+			}
+			prodVal, prodOK = value(prod, name, fam)
+		}
+		row := judge(name, fam, t, simVals, len(sims), prodVal, prodOK)
+		if t.Rule == RuleRank && row.SimN > 0 && row.ProdOK && (row.Status == Pass || row.Status == Fail) {
+			key, q, _ := samplesOf(name)
+			var pooled [][]float64
+			var xs []float64
+			for _, s := range sims {
+				if len(s.samples[key]) > 0 {
+					pooled = append(pooled, s.samples[key])
+					xs = append(xs, s.values[name])
+				}
+			}
+			runEps := 0.0
+			for i, x := range xs {
+				if others := merged(slices.Concat(pooled[:i], pooled[i+1:])...); len(others) > 0 {
+					runEps = max(runEps, math.Abs(cdf(others, x)-q))
+				}
+			}
+			row.Lo, row.Hi = t.rankBounds(q, prod.n[name], merged(pooled...), runEps)
+			row.Status = Fail
+			if row.Lo <= prodVal && prodVal <= row.Hi {
+				row.Status = Pass
+			}
+		}
+		if t.MinSamples > 0 && t.Rule != RuleInfo && (row.Status == Pass || row.Status == Fail) && len(simN) > 0 {
+			slices.Sort(simN)
+			if pn, sn := prod.n[name], simN[len(simN)/2]; pn < t.MinSamples || sn < t.MinSamples {
+				row.Status = Unjudged
+				row.Note = fmt.Sprintf("from %d samples in prod, %d in the median seed: fewer than %d", pn, sn, t.MinSamples)
+			}
+		}
+		rows = append(rows, row)
+	}
+	slices.SortStableFunc(rows, compareRows)
+	return rows
+}
+
+// compareRows orders rows by family (Families' order), then name.
+func compareRows(a, b Row) int {
+	fa, fb := slices.Index(Families, a.Family), slices.Index(Families, b.Family)
+	if fa != fb {
+		return fa - fb
+	}
+	return strings.Compare(a.Metric, b.Metric)
+}
+
+// value is a side's value for a metric: 0 for an absent count or
+// fraction, missing for an absent quantile.
+func value(s side, name, fam string) (float64, bool) {
+	if v, ok := s.values[name]; ok {
+		return v, true
+	}
+	// A fraction of transitions needs some transitions.
+	return 0, zeroDefault[fam] && (fam != famReason || s.transitions > 0)
+}
+
+// w1Values are a W1 row's figures: each seed's distance to the other
+// seeds pooled, and prod's distance to every seed pooled.
+func w1Values(name string, sims []side, prod side) (simVals []float64, prodVal float64, prodOK bool) {
+	var have [][]float64
+	for _, s := range sims {
+		if x := s.samples[name]; len(x) > 0 {
+			have = append(have, x)
+		}
+	}
+	if len(have) >= 2 {
+		for i, x := range have {
+			others := merged(slices.Concat(have[:i], have[i+1:])...)
+			simVals = append(simVals, wasserstein1(x, others))
+		}
+	}
+	if p := prod.samples[name]; len(p) > 0 && len(have) > 0 {
+		prodVal, prodOK = wasserstein1(p, merged(have...)), true
+	}
+	return simVals, prodVal, prodOK
+}
+
+// judge applies a family's rule to one metric.
+func judge(name, fam string, t Tolerance, simVals []float64, k int, prodVal float64, prodOK bool) Row {
+	row := Row{Metric: name, Family: fam, SimN: len(simVals), Prod: prodVal, ProdOK: prodOK,
+		Tolerance: t.String(), Lo: math.Inf(-1), Hi: math.Inf(1)}
+	slices.Sort(simVals)
+	if len(simVals) > 0 {
+		row.SimMin, row.SimMax, row.SimMedian = simVals[0], simVals[len(simVals)-1], median(simVals)
+	}
+	isW1 := fam == famTimespanW1 || fam == famMsgSizeW1
+	switch {
+	case t.Rule == RuleInfo:
+		row.Status = Info
+	case !prodOK && len(simVals) == 0:
+		row.Status, row.Note = NoData, "neither side has a value"
+	case !prodOK && isW1:
+		row.Status, row.Note = NoData, "prod has no samples"
+	case !prodOK && len(simVals) < k:
+		row.Status, row.Note = Pass, fmt.Sprintf("absent in prod and in %d of %d seeds", k-len(simVals), k)
+	case !prodOK:
+		row.Status, row.Note = Fail, fmt.Sprintf("every seed has it, prod never does")
+	case len(simVals) == 0 && isW1:
+		row.Status, row.Note = NoData, "fewer than two seeds have samples"
+	case len(simVals) == 0:
+		row.Status, row.Note = Fail, "prod has it, no seed ever does"
+	default:
+		row.Lo, row.Hi = t.accepts(simVals, row.SimMedian)
+		row.Status = Fail
+		if row.Lo <= prodVal && prodVal <= row.Hi {
+			row.Status = Pass
+		}
+		if len(simVals) < k {
+			row.Note = fmt.Sprintf("%d of %d seeds have it", len(simVals), k)
+		}
+	}
+	return row
+}
+
+func median(sorted []float64) float64 {
+	n := len(sorted)
+	if n%2 == 1 {
+		return sorted[n/2]
+	}
+	return (sorted[n/2-1] + sorted[n/2]) / 2
+}
+
+// Write prints the table: metric, sim median [min, max] (seeds with a
+// value), prod, tolerance, outcome; then a summary line.
+func (r *Report) Write(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "scenario    %s, %d seeds (%d..%d)\n", r.Scenario, len(r.Seeds), r.Seeds[0], r.Seeds[len(r.Seeds)-1])
+	fmt.Fprintf(&b, "prod        %s\n", r.Prod)
+	fmt.Fprintf(&b, "tolerances  %s\n", r.Tolerances)
+	if r.Cut != "" {
+		fmt.Fprintf(&b, "window      %.6gs of %.6gs: the prod bundle ends early (%s); both sides are measured over the window\n",
+			float64(r.WindowNs)/1e9, float64(r.DurationNs)/1e9, r.Cut)
+	}
+	b.WriteString("\n")
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "metric\tsim median [min, max] (n)\tprod\ttolerance\tresult\t")
+	counts := map[Status]int{}
+	for _, row := range r.Rows {
+		counts[row.Status]++
+		sim := "-"
+		if row.SimN > 0 {
+			sim = fmt.Sprintf("%s [%s, %s] (%d)", num(row.SimMedian), num(row.SimMin), num(row.SimMax), row.SimN)
+		}
+		prod := "-"
+		if row.ProdOK {
+			prod = num(row.Prod)
+		}
+		result := string(row.Status)
+		if row.Note != "" {
+			result += ": " + row.Note
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", row.Metric, sim, prod, row.Tolerance, result)
+	}
+	tw.Flush()
+	b.WriteString("\n")
+	judged := counts[Pass] + counts[Fail]
+	if counts[Fail] > 0 {
+		fmt.Fprintf(&b, "calibrate: FAIL, %d of %d metrics out of tolerance", counts[Fail], judged)
+	} else {
+		fmt.Fprintf(&b, "calibrate: pass, %d metrics in tolerance", judged)
+	}
+	fmt.Fprintf(&b, " (%d info, %d not judged for too few samples, %d without prod data)\n", counts[Info], counts[Unjudged], counts[NoData])
+	if nd := r.NoData(); len(nd) > 0 {
+		fmt.Fprintf(&b, "no prod data for: %s\n", strings.Join(nd, ", "))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// num formats a metric value: integers as integers, others to four
+// significant digits.
+func num(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return fmt.Sprintf("%d", int64(v))
+	}
+	return fmt.Sprintf("%.4g", v)
+}
+
+// WriteJSON writes the report as one JSON object. Infinite bounds (info
+// and no-data rows) are written as null.
+func (r *Report) WriteJSON(w io.Writer) error {
+	type jrow struct {
+		Row
+		Lo   *float64 `json:"lo"`
+		Hi   *float64 `json:"hi"`
+		Prod *float64 `json:"prod"`
+	}
+	fin := func(v float64, ok bool) *float64 {
+		if !ok || math.IsInf(v, 0) || math.IsNaN(v) {
+			return nil
+		}
+		return &v
+	}
+	rows := make([]jrow, len(r.Rows))
+	for i, row := range r.Rows {
+		rows[i] = jrow{Row: row, Lo: fin(row.Lo, true), Hi: fin(row.Hi, true), Prod: fin(row.Prod, row.ProdOK)}
+	}
+	out := struct {
+		*Report
+		Rows   []jrow   `json:"rows"`
+		Failed bool     `json:"failed"`
+		NoData []string `json:"no_data"`
+	}{r, rows, r.Failed(), r.NoData()}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}

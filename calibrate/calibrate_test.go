@@ -1,0 +1,320 @@
+package calibrate
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/detsim/detsim/batch"
+	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/internal/detlint"
+	"github.com/detsim/detsim/scenarios"
+)
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeEvents(t *testing.T, lines ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, "events.ndjson"), []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+	return dir
+}
+
+const (
+	tr   = `{"virtual_time_ns":%d,"host_id":"%s","kind_tag":"swim","event":{"type":"state_transition","observer":"%s","subject":"%s","from":"%s","to":"%s","incarnation":%d,"reason":"%s"}}`
+	sent = `{"virtual_time_ns":%d,"host_id":"%s","kind_tag":"swim","event":{"type":"message_sent","peer":"%s","message":"%s","bytes":%d,"updates":0}}`
+)
+
+func f(format string, args ...any) string { return fmt.Sprintf(format, args...) }
+
+// handBundle is a two-peer run of 4 s, written by hand; the expected
+// metrics are worked out in TestMetrics_HandBundle.
+func handBundle(t *testing.T) string {
+	return writeEvents(t,
+		f(tr, 0, "a", "a", "a", "none", "alive", 0, "initial"),
+		f(tr, 0, "a", "a", "b", "none", "alive", 0, "initial"),
+		f(tr, 0, "b", "b", "b", "none", "alive", 0, "initial"),
+		f(tr, 0, "b", "b", "a", "none", "alive", 0, "initial"),
+		f(sent, 1_000_000_000, "a", "b", "ping", 10),
+		`{"virtual_time_ns":1000000000,"host_id":"a","kind_tag":"engine","event":{"type":"dial_start","from":"a","to":"b"}}`,
+		f(sent, 2_000_000_000, "a", "b", "ping", 20),
+		f(tr, 2_000_000_000, "b", "b", "a", "alive", "suspect", 0, "probe_failed"),
+		f(sent, 3_000_000_000, "a", "b", "ack", 30),
+		`{"virtual_time_ns":3000000000,"host_id":"a","kind_tag":"engine","event":{"type":"drop_on_send","from":"a","to":"b","reason":"lossy"}}`,
+		`{"virtual_time_ns":3000000000,"host_id":"a","kind_tag":"swim","event":{"type":"self_incarnation_bump","old":0,"new":1,"cause":"refute_suspect"}}`,
+		f(tr, 3_000_000_000, "a", "a", "a", "alive", "alive", 1, "refuted"),
+		f(tr, 3_000_000_000, "b", "b", "a", "suspect", "alive", 1, "gossip"),
+		`{"virtual_time_ns":3500000000,"host_id":null,"kind_tag":"engine","event":{"type":"mutation","index":0,"kind":"Heal"}}`,
+	)
+}
+
+func TestMetrics_HandBundle(t *testing.T) {
+	c, err := collectBundle(handBundle(t), []string{"a", "b"}, 4_000_000_000)
+	must(t, err)
+	s := c.metrics(4_000_000_000)
+	want := map[string]float64{
+		// a's message_sent at 1, 2, 3 s: gaps 1000, 1000 ms.
+		"timespan/a/swim/message_sent/p50": 1000, "timespan/a/swim/message_sent/p99": 1000,
+		// a's transitions at 0, 0, 3 s: gaps [0, 3000]; nearest rank.
+		"timespan/a/swim/state_transition/p50": 0, "timespan/a/swim/state_transition/p90": 3000,
+		// b's at 0, 0, 2, 3 s: gaps [0, 1000, 2000].
+		"timespan/b/swim/state_transition/p50": 1000, "timespan/b/swim/state_transition/p90": 2000,
+		"transition_reason/initial": 4.0 / 7, "transition_reason/probe_failed": 1.0 / 7,
+		"transition_reason/refuted": 1.0 / 7, "transition_reason/gossip": 1.0 / 7,
+		"msg_size/ping/p50": 10, "msg_size/ping/p90": 20, "msg_size/ack/p50": 30,
+		"msg_count/a->b/ping": 2, "msg_count/a->b/ack": 1,
+		"self_incarnation/a/t25": 0, "self_incarnation/a/t50": 0, "self_incarnation/a/t75": 1,
+		"self_incarnation/a/t100": 1, "self_incarnation/a/bumps": 1, "self_incarnation/b/t100": 0,
+		// a: 3 sends, 1 refused at send, 1 dialed.
+		"cache_hits/a": 1, "cache_hits/b": 0, "cache_hits/total": 1, "dials/a": 1, "dials/total": 1,
+		// b saw a alive 0–2 s and 3–4 s of 4 s; a saw b alive throughout.
+		"alive_fraction/a": 0.75, "alive_fraction/b": 1,
+	}
+	for name, v := range want {
+		got, ok := s.values[name]
+		if !ok || math.Abs(got-v) > 1e-12 {
+			t.Errorf("%s = %v (present %v), want %v", name, got, ok, v)
+		}
+	}
+	if _, ok := s.values["timespan/a/engine/dial_start/p50"]; ok {
+		t.Error("a kind seen once has no gap, so no timespan")
+	}
+	for name := range s.values {
+		if strings.Contains(name, "mutation") {
+			t.Errorf("a record bound to no host became metric %s", name)
+		}
+	}
+}
+
+func TestMetrics_WindowCutsRecords(t *testing.T) {
+	c, err := collectBundle(handBundle(t), []string{"a", "b"}, 2_500_000_000)
+	must(t, err)
+	s := c.metrics(4_000_000_000)
+	if s.values["msg_count/a->b/ping"] != 2 || s.values["msg_count/a->b/ack"] != 0 {
+		t.Errorf("counts %v", s.values)
+	}
+	if _, ok := s.values["self_incarnation/a/t75"]; ok {
+		t.Error("t75 (3 s) is after a 2.5 s window")
+	}
+	if got := s.values["alive_fraction/a"]; math.Abs(got-0.8) > 1e-12 { // alive 2 of 2.5 s
+		t.Errorf("alive_fraction/a = %v", got)
+	}
+}
+
+func TestQuantileAndW1(t *testing.T) {
+	x := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	if quantile(x, 0.5) != 5 || quantile(x, 0.9) != 9 || quantile(x, 0.99) != 10 || quantile([]float64{7}, 0.5) != 7 {
+		t.Error("nearest-rank quantiles")
+	}
+	if d := wasserstein1([]float64{0}, []float64{3}); d != 3 {
+		t.Errorf("W1 of two points 3 apart = %v", d)
+	}
+	if d := wasserstein1([]float64{0, 1}, []float64{0, 1}); d != 0 {
+		t.Errorf("W1 of equal samples = %v", d)
+	}
+	if d := wasserstein1([]float64{0, 2}, []float64{1}); d != 1 {
+		t.Errorf("W1 = %v, want 1", d)
+	}
+	if c := cdf([]float64{1, 2, 2, 3}, 2); c != 0.5 {
+		t.Errorf("mid-rank cdf = %v", c)
+	}
+}
+
+func TestParseTolerances_Shipped(t *testing.T) {
+	tol := ShippedTolerances()
+	for _, fam := range Families {
+		if tol.ByFamily[fam].Why == "" {
+			t.Errorf("%s has no reason", fam)
+		}
+	}
+}
+
+func TestParseTolerances_Errors(t *testing.T) {
+	base := string(shippedTolerances)
+	for _, c := range []struct{ edit, field string }{
+		{base + "\n[bogus]\nrule = \"info\"\nwhy = \"x\"\n", "bogus"},
+		{strings.Replace(base, "[dials]\nrule = \"spread\"", "[dials]\nrule = \"wide\"", 1), "dials.rule"},
+		{strings.Replace(base, "[dials]\nrule = \"spread\"\nmargin_abs = 2.0", "[dials]\nrule = \"spread\"\nmargin_abs = -2.0", 1), "dials.margin_abs"},
+		{strings.Replace(base, "[dials]\nrule = \"spread\"\nmargin_abs = 2.0", "[dials]\nrule = \"spread\"\nmargin_abs = \"two\"", 1), "dials.margin_abs"},
+		{strings.Replace(base, "[dials]\nrule = \"spread\"\nmargin_abs = 2.0", "[dials]\nrule = \"spread\"\nrel = 2.0", 1), "dials.rel"},
+		{strings.Replace(base, "[timespan]\nrule = \"rank\"\nalpha = 0.001", "[timespan]\nrule = \"rank\"\nalpha = 1.5", 1), "timespan.alpha"},
+		{strings.Replace(base, "[timespan]\nrule = \"rank\"\nalpha = 0.001", "[timespan]\nrule = \"rank\"", 1), "timespan.alpha"},
+		{strings.Replace(base, "[dials]\nrule = \"spread\"", "[dials]\nrule = \"rank\"\nalpha = 0.1", 1), "dials.rule"},
+		{strings.Replace(base, "[alive_fraction]", "[alive_fractions]", 1), "alive_fractions"},
+		{strings.Replace(base, `why = "A count of sends: as msg_count."`, "", 1), "cache_hits.why"},
+		{base[:strings.Index(base, "[dials]")], "dials"}, // a family missing
+	} {
+		_, err := ParseTolerances("tol.toml", []byte(c.edit))
+		var te *ToleranceError
+		if !errors.As(err, &te) || te.Field != c.field || !IsInputError(err) {
+			t.Errorf("want an error at %s, got %v", c.field, err)
+		}
+	}
+	if _, err := ParseTolerances("tol.toml", []byte("x = = 1")); err == nil || !strings.Contains(err.Error(), "tol.toml: not valid TOML") {
+		t.Errorf("bad TOML: %v", err)
+	}
+}
+
+// threeRegion loads the calibration-like test scenario (or its legacy
+// twin) and writes a bundle of it with seed as the "prod" side.
+func threeRegion(t testing.TB, name string, seed uint64) (*scenarios.Scenario, string) {
+	reg := builtin.Registry()
+	sc, err := scenarios.Load("testdata/"+name+".toml", reg)
+	must(t, err)
+	p := *sc
+	p.Seed = seed
+	dir := filepath.Join(t.TempDir(), "prod")
+	_, err = batch.Run(&p, reg, batch.Config{Out: dir, Version: "test"})
+	must(t, err)
+	return sc, dir
+}
+
+// The same scenario, other seeds: calibration passes with the shipped
+// tolerances. The prod seeds are the first three, not chosen; the sim
+// seeds are 100..109, apart from them.
+func TestRun_SimVsSimPasses(t *testing.T) {
+	for _, seed := range []uint64{1, 2, 3} {
+		sc, prod := threeRegion(t, "three_region_3m", seed)
+		r, err := Run(sc, prod, Options{FirstSeed: 100})
+		must(t, err)
+		if r.Failed() {
+			var out bytes.Buffer
+			r.Write(&out)
+			t.Errorf("prod seed %d: sim vs sim fails:\n%s", seed, out.String())
+		}
+	}
+}
+
+// A planted difference: prod runs the legacy gossip queue, the sim the
+// fixed one. Message sizes must fail, every quantile of ping and ack.
+func TestRun_LegacyVsFixedFailsOnMessageSizes(t *testing.T) {
+	_, prod := threeRegion(t, "three_region_3m_legacy", 1)
+	sc, err := scenarios.Load("testdata/three_region_3m.toml", builtin.Registry())
+	must(t, err)
+	r, err := Run(sc, prod, Options{FirstSeed: 100})
+	must(t, err)
+	status := map[string]Status{}
+	for _, row := range r.Rows {
+		status[row.Metric] = row.Status
+	}
+	for _, m := range []string{"msg_size/ping/p50", "msg_size/ping/p90", "msg_size/ping/p99", "msg_size/ack/p50", "msg_size/ack/p90", "msg_size/ack/p99"} {
+		if status[m] != Fail {
+			t.Errorf("%s: %s, want FAIL", m, status[m])
+		}
+	}
+	if !r.Failed() {
+		t.Error("report not failed")
+	}
+	var out bytes.Buffer
+	must(t, r.Write(&out))
+	if !strings.Contains(out.String(), "calibrate: FAIL, ") {
+		t.Errorf("summary:\n%s", out.String())
+	}
+	out.Reset()
+	must(t, r.WriteJSON(&out))
+	var j struct {
+		Failed bool `json:"failed"`
+		Rows   []struct {
+			Metric string   `json:"metric"`
+			Prod   *float64 `json:"prod"`
+		} `json:"rows"`
+	}
+	must(t, json.Unmarshal(out.Bytes(), &j))
+	if !j.Failed || len(j.Rows) != len(r.Rows) {
+		t.Errorf("JSON: failed %v, %d rows", j.Failed, len(j.Rows))
+	}
+}
+
+func TestRun_PeersDiffer(t *testing.T) {
+	_, prod := threeRegion(t, "three_region_3m", 1)
+	reg := builtin.Registry()
+	sc, err := scenarios.Load("testdata/three_region_3m.toml", reg)
+	must(t, err)
+	other := *sc
+	other.Peers = append([]scenarios.Peer{{ID: "nyc", Kind: "swim", InitialState: "joining"}}, sc.Peers[1:]...)
+	_, err = Run(&other, prod, Options{Seeds: 1})
+	if !IsInputError(err) || !strings.Contains(err.Error(), "has peers the scenario does not declare: ") ||
+		!strings.Contains(err.Error(), "lacks scenario peers: nyc") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestRun_CutProdBundle(t *testing.T) {
+	sc, prod := threeRegion(t, "three_region_3m", 1)
+	// Mark the bundle interrupted at 100 s, as a live run stopped by
+	// Ctrl-C will (a manifest member this build does not know).
+	mpath := filepath.Join(prod, "manifest.json")
+	b, err := os.ReadFile(mpath)
+	must(t, err)
+	var m map[string]any
+	must(t, json.Unmarshal(b, &m))
+	m["duration_ns"], m["interrupted"] = 100_000_000_000, "stopped by SIGINT"
+	b, _ = json.Marshal(m)
+	must(t, os.WriteFile(mpath, b, 0o644))
+	r, err := Run(sc, prod, Options{FirstSeed: 100, Seeds: 3})
+	must(t, err)
+	if r.WindowNs != 100_000_000_000 || !strings.Contains(r.Cut, "interrupted: stopped by SIGINT") {
+		t.Errorf("window %d, cut %q", r.WindowNs, r.Cut)
+	}
+	nd := strings.Join(r.NoData(), " ")
+	for _, p := range []string{"fra", "orch", "sgp"} {
+		for _, tp := range []string{"t75", "t100"} {
+			if !strings.Contains(nd, "self_incarnation/"+p+"/"+tp) {
+				t.Errorf("no-data list lacks self_incarnation/%s/%s: %s", p, tp, nd)
+			}
+		}
+		if strings.Contains(nd, "self_incarnation/"+p+"/t50") {
+			t.Errorf("t50 (90 s) is inside the window")
+		}
+	}
+	var out bytes.Buffer
+	must(t, r.Write(&out))
+	if !strings.Contains(out.String(), "window      100s of 180s: the prod bundle ends early") || !strings.Contains(out.String(), "no prod data for: ") {
+		t.Errorf("report:\n%s", out.String())
+	}
+}
+
+func TestRun_BadProdBundle(t *testing.T) {
+	sc, err := scenarios.Load("testdata/three_region_3m.toml", builtin.Registry())
+	must(t, err)
+	if _, err := Run(sc, t.TempDir(), Options{Seeds: 1}); !IsInputError(err) {
+		t.Errorf("no bundle: %v", err)
+	}
+}
+
+// calibrate and schemadiff use floating point; no package inside the
+// determinism fence may import them (spec §7.4).
+func TestFence(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	args := append([]string{"list", "-deps", "-f", "{{.ImportPath}}"}, detlint.DeterministicPackages...)
+	out, err := exec.Command("go", args...).Output()
+	must(t, err)
+	for _, p := range strings.Fields(string(out)) {
+		switch p {
+		case "github.com/detsim/detsim/calibrate", "github.com/detsim/detsim/schemadiff":
+			t.Errorf("a fenced package depends on %s", p)
+		}
+	}
+	for _, pat := range detlint.DeterministicPackages {
+		root := strings.TrimSuffix(pat, "/...")
+		for _, p := range []string{"github.com/detsim/detsim/calibrate", "github.com/detsim/detsim/schemadiff"} {
+			if strings.HasPrefix(p, root) {
+				t.Errorf("%s is inside the fence pattern %s", p, pat)
+			}
+		}
+	}
+}
