@@ -48,20 +48,23 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 const helpUsage = `usage: detsim help [COMMAND]
 
 Prints the usage and flags of COMMAND (verify, list, sweep, shrink,
-check, live), or with no COMMAND the overview and the flags of a run.
+check, live, calibrate, schemadiff), or with no
+COMMAND the overview and the flags of a run.
 detsim -h and detsim COMMAND -h print the same.
 `
 
 // usages are each command's usage text, keyed by its FlagSet's name, for
 // printHelp; the flags follow them, generated from the FlagSet.
 var usages = map[string]string{
-	"detsim": usage,
-	"verify": verifyUsage,
-	"list":   listUsage,
-	"sweep":  sweepUsage,
-	"shrink": shrinkUsage,
-	"check":  checkUsage,
-	"live":   liveUsage,
+	"detsim":     usage,
+	"verify":     verifyUsage,
+	"list":       listUsage,
+	"sweep":      sweepUsage,
+	"shrink":     shrinkUsage,
+	"check":      checkUsage,
+	"live":       liveUsage,
+	"calibrate":  calibrateUsage,
+	"schemadiff": schemadiffUsage,
 }
 
 // flagErr handles an error from parsing fs: -h, -help or --help prints

@@ -55,6 +55,8 @@ var commands = []command{
 	{"shrink", cmdShrink},
 	{"check", cmdCheck},
 	{"live", cmdLive},
+	{"calibrate", cmdCalibrate},
+	{"schemadiff", cmdSchemadiff},
 }
 
 func lookupCommand(name string) (command, bool) {
@@ -99,6 +101,8 @@ const usage = `usage:
                                                    SPEC: fail | type=T | host=H | time=12.5s | step=N
   detsim verify BUNDLE                             recheck every hash in a bundle
   detsim live SCENARIO [--procs] [--out DIR]       run the peers as real SWIM nodes on 127.0.0.1
+  detsim calibrate SCENARIO PROD_BUNDLE [--seeds K] compare the sim's metrics with a production bundle
+  detsim schemadiff A B                            compare two bundles' event schemas
   detsim sweep PROPERTY --seeds N [--shard i/n] [--json] [...]
                                                    run a property over seeds; pin failing ones
   detsim shrink SCENARIO [--assert NAME] [--out FILE]

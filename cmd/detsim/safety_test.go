@@ -256,3 +256,31 @@ func TestLive_ShortRunWritesAVerifiableLiveBundle(t *testing.T) {
 		}
 	}
 }
+
+func TestCalibrateAndSchemadiff_ExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	b := filepath.Join(dir, "b")
+	if r := detsim(t, "--batch", "--out", b, "smoke/three_mesh"); r.code != 0 {
+		t.Fatalf("batch: exit %d\n%s", r.code, r.stderr)
+	}
+	badTol := filepath.Join(dir, "tol.toml")
+	os.WriteFile(badTol, []byte("[msg_size]\nrule = \"nope\"\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		code int
+		say  string
+	}{
+		{[]string{"schemadiff", b, b}, 0, "no schema differences"},
+		{[]string{"schemadiff", b, filepath.Join(dir, "nope")}, 2, "nope"},
+		{[]string{"schemadiff", b, b, "--prod", "c"}, 2, "--prod"},
+		{[]string{"calibrate", "smoke/three_mesh", b, "--seeds", "2"}, 0, "calibrate: pass"},
+		{[]string{"calibrate", "reference/echo_parity", b, "--seeds", "2"}, 2, "peers"},
+		{[]string{"calibrate", "smoke/three_mesh", b, "--tolerances", badTol}, 2, "tol.toml"},
+		{[]string{"calibrate", "smoke/three_mesh"}, 2, "PROD_BUNDLE"},
+	} {
+		r := detsim(t, c.args...)
+		if r.code != c.code || !strings.Contains(r.stdout+r.stderr, c.say) {
+			t.Errorf("%v: exit %d, want %d with %q\nstdout: %s\nstderr: %s", c.args, r.code, c.code, c.say, r.stdout, r.stderr)
+		}
+	}
+}
