@@ -206,7 +206,7 @@
     if (inView > ARROW_LIMIT) {
       S.mode = "density";
       drawDensity(g);
-      S.notices.push("Zoomed out: " + fmtN(inView) + " messages in view are aggregated into per-lane density (darker = more sends and receives per pixel column); zoom in below " + fmtN(ARROW_LIMIT) + " to see individual arrows.");
+      S.notices.push("Zoomed out: " + fmtN(inView) + " arrows in view are aggregated into per-lane density (darker = more sends and receives per pixel column); zoom in below " + fmtN(ARROW_LIMIT) + " to see individual arrows.");
     } else {
       S.mode = "arrows";
       RUNS.forEach((R, r) => drawArrows(g, R, r, ranges[r][0], ranges[r][1]));
@@ -582,5 +582,6 @@
   draw();
   renderRecords(true);
   fromHash();
+  api.loadMs = performance.now(); // from navigation start to first draw
   document.documentElement.dataset.ready = "1";
 })();
