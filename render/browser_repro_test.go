@@ -173,7 +173,9 @@ type scroller struct{}
 
 var window scroller
 
-func (scroller) scrollTo(t *testing.T, ctx context.Context) { eval[any](t, ctx, "window.scrollTo(0, 0), 0") }
+func (scroller) scrollTo(t *testing.T, ctx context.Context) {
+	eval[any](t, ctx, "window.scrollTo(0, 0), 0")
+}
 
 func checkHighlighted(t *testing.T, ctx context.Context, dir string, line int) {
 	t.Helper()
