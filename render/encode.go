@@ -236,10 +236,7 @@ func (r *run) encode(e *enc, lane map[int32]int32) {
 	// Density: message sends and receives per lane per bucket, over every
 	// message, kept or not.
 	dens := map[int64][]int64{}
-	span := r.to - r.from + 1
-	bucket := func(t int64) int64 {
-		return min(max((t-r.from)*densityBuckets/span, 0), densityBuckets-1)
-	}
+	bucket := func(t int64) int64 { return int64(r.scale(t, densityBuckets)) }
 	add := func(h int32, t int64) {
 		l := L(h)
 		if dens[l] == nil {

@@ -293,8 +293,13 @@ func load(dir string, opts Options) (*run, error) {
 		r.records++
 		t := rec.VirtualTimeNs
 		p = payload{}
+		// A member of an unexpected type (another producer's "bytes":
+		// "21") is left zero and the rest decoded: the record still draws.
 		if err := json.Unmarshal(rec.Event, &p); err != nil {
-			return &bundle.LineError{Line: line, Err: fmt.Errorf("event: %w", err)}
+			var te *json.UnmarshalTypeError
+			if !errors.As(err, &te) {
+				return &bundle.LineError{Line: line, Err: fmt.Errorf("event: %w", err)}
+			}
 		}
 		// A message's receive may fall inside the window when its send
 		// did not; sends before the window are still paired (then
@@ -491,7 +496,7 @@ func (r *run) addMutation(t int64, p *payload, line int, open map[string]int) {
 	case p.Kind == "PeerResurrect":
 		closeOpen("kill:" + p.Peer)
 	case p.DurationNs > 0:
-		mu.end = t + p.DurationNs
+		mu.end = t + min(p.DurationNs, r.to-t)
 	}
 	slices.Sort(mu.lanes)
 	r.muts = append(r.muts, mu)

@@ -2,6 +2,7 @@ package render
 
 import (
 	"bufio"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"slices"
@@ -98,13 +99,22 @@ func naturalCompare(a, b string) int {
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-func (r *run) tileOf(t int64) int {
-	span := r.to - r.from
-	if span <= 0 {
+func (r *run) tileOf(t int64) int { return int(r.scale(t, tiles)) }
+
+// scale maps t in the window onto [0, n): floor((t-from)·n / span) in
+// exact integer arithmetic (no overflow for any time), clamped.
+func (r *run) scale(t int64, n uint64) uint64 {
+	span := uint64(r.to-r.from) + 1
+	if t <= r.from {
 		return 0
 	}
-	k := int((t - r.from) * tiles / (span + 1))
-	return min(max(k, 0), tiles-1)
+	x := uint64(t - r.from)
+	if x >= span {
+		return n - 1
+	}
+	hi, lo := bits.Mul64(x, n)
+	q, _ := bits.Div64(hi, lo, span)
+	return q
 }
 
 // choose keeps up to limit of idx: every first-class one first (up to
