@@ -67,6 +67,16 @@ func data(p *pagePlan, runs []*run, opts Options) []byte {
 	e := &enc{b: make([]byte, 0, 1<<20)}
 	e.raw("{")
 	e.field("version", 1)
+	e.key("caps")
+	e.raw("{")
+	e.field("tiles", tiles)
+	e.field("tileArrows", tileArrows)
+	e.field("tileHighMarks", tileHighMarks)
+	e.field("tileLowMarks", tileLowMarks)
+	e.field("densityBuckets", densityBuckets)
+	e.field("smallMesh", smallMesh)
+	e.end()
+	e.raw(",")
 	e.strs("hosts", p.hosts)
 	e.key("mark")
 	if opts.Mark {

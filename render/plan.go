@@ -18,9 +18,9 @@ const (
 	// tiles splits the drawn window into equal time tiles; each tile keeps
 	// at most the caps below of individual items.
 	tiles          = 256
-	tileArrows     = 1500 // arrows per tile (drops first, then evenly spaced)
-	tileHighMarks  = 1000 // timeouts, drops, incarnation bumps, suspicions…
-	tileLowMarks   = 200  // probe sends and acks, dials, cache warm-ups
+	tileArrows     = 2500 // arrows per tile (drops first, then evenly spaced)
+	tileHighMarks  = 600  // timeouts, drops, incarnation bumps, suspicions…
+	tileLowMarks   = 400  // probe sends and acks, dials, cache warm-ups
 	densityBuckets = 1024 // per-lane message counts for the zoomed-out view
 	// smallMesh: up to this many hosts every observer × subject pair gets a
 	// membership row; above it only pairs whose view ever changed do.
@@ -28,7 +28,7 @@ const (
 	// textAllBytes: an events.ndjson up to this size is inlined whole;
 	// above it the texts of drawn records are inlined up to textBudget.
 	textAllBytes = 24 << 20
-	textBudget   = 20 << 20
+	textBudget   = 12 << 20
 )
 
 // pagePlan is what every run shares: the lanes.

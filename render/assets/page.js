@@ -99,9 +99,9 @@
       const mc = R.msgCounts, tot = mc.delivered + mc.droppedOnSend + mc.droppedOnDelivery + mc.inFlight + mc.receiveOnly;
       out.push(p + fmtN(tot) + " messages: " + fmtN(mc.delivered) + " delivered, " + fmtN(mc.droppedOnSend) + " dropped on send, " + fmtN(mc.droppedOnDelivery) + " dropped on delivery, " + fmtN(mc.inFlight) + " with no receive recorded" + (mc.receiveOnly ? ", " + fmtN(mc.receiveOnly) + " receives with no matching send" : "") + ".");
       const ae = tot - mc.kept;
-      if (ae > 0) out.push(p + fmtN(ae) + " of " + fmtN(tot) + " messages are not inlined as arrows (over 1,500 per time tile of " + fmtT((R.to - R.from) / 256) + "); they are counted in the density view.");
+      if (ae > 0) out.push(p + fmtN(ae) + " of " + fmtN(tot) + " messages are not inlined as arrows (over " + fmtN(D.caps.tileArrows) + " per time tile of " + fmtT((R.to - R.from) / D.caps.tiles) + "); they are counted in the density view.");
       let me = 0; for (const [, c] of R.marksElidedByType) me += c;
-      if (me > 0) out.push(p + fmtN(me) + " marks are not inlined (per-tile caps): " + R.marksElidedByType.map(([t, c]) => R.strs[t] + " " + fmtN(c)).join(", ") + ".");
+      if (me > 0) out.push(p + fmtN(me) + " marks are not inlined (over " + fmtN(D.caps.tileHighMarks) + " timeouts, drops and view changes or " + fmtN(D.caps.tileLowMarks) + " probe sends, acks, dials and cache changes per tile): " + R.marksElidedByType.map(([t, c]) => R.strs[t] + " " + fmtN(c)).join(", ") + ".");
       if (R.membElidedPairs > 0) out.push(p + fmtN(R.membElidedPairs) + " observer×subject pairs stayed Alive at one incarnation from their first view to the end; their " + fmtN(R.membElidedRecords) + " state_transition records are not drawn as rows.");
       if (R.recElided > 0) out.push(p + "the full text of " + fmtN(R.recElided) + " of " + fmtN(R.records) + " records is not inlined; hovering an element without it shows its decoded fields.");
       if (R.outside > 0) out.push(p + fmtN(R.outside) + " records lie outside the window " + fmtT(R.from) + "–" + fmtT(R.to) + " and are left out.");
@@ -213,8 +213,8 @@
     }
     // elided per tile in view
     RUNS.forEach((R, r) => {
-      const tw = (R.to - R.from + 1) / 256; let a = 0, mk = 0;
-      for (let k = 0; k < 256; k++) { const ts = R.from + k * tw; if (ts + tw < S.v0 || ts > S.v1) continue; a += R.tileArrowsElided[k]; mk += R.tileMarksElided[k]; }
+      const NT = D.caps.tiles, tw = (R.to - R.from + 1) / NT; let a = 0, mk = 0;
+      for (let k = 0; k < NT; k++) { const ts = R.from + k * tw; if (ts + tw < S.v0 || ts > S.v1) continue; a += R.tileArrowsElided[k]; mk += R.tileMarksElided[k]; }
       if (a || mk) S.notices.push((NR > 1 ? "run " + "AB"[r] + ": " : "") + "in this view " + fmtN(a) + " arrows and " + fmtN(mk) + " marks were left out of the page by the per-tile caps (counted in the notes above).");
     });
     drawMarks(g);
