@@ -55,6 +55,7 @@ func TestBrowser_Reproduction(t *testing.T) {
 		t.Fatal(err)
 	}
 	open(t, ctx, path, "")
+	t.Logf("page open to first draw: %.0f ms", eval[float64](t, ctx, "window.detsim.loadMs"))
 	s := state(t, ctx)
 	hosts := hostsOf(t, dir)
 	n := countTypes(t, dir)
@@ -140,8 +141,7 @@ func TestBrowser_Reproduction(t *testing.T) {
 
 	// A screenshot at a fixed size has structure: not blank, and dark
 	// label pixels left of every lane.
-	eval[any](t, ctx, "window.detsim.view(0, 1e15)")
-	window.scrollTo(t, ctx)
+	eval[any](t, ctx, "window.detsim.view(0, 1e15), window.scrollTo(0, 0), 0")
 	shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	if err != nil {
 		t.Fatal(err)
@@ -167,14 +167,6 @@ func TestBrowser_Reproduction(t *testing.T) {
 			t.Errorf("no label pixels left of lane %s (%v)", s.VisibleLanes[i], area)
 		}
 	}
-}
-
-type scroller struct{}
-
-var window scroller
-
-func (scroller) scrollTo(t *testing.T, ctx context.Context) {
-	eval[any](t, ctx, "window.scrollTo(0, 0), 0")
 }
 
 func checkHighlighted(t *testing.T, ctx context.Context, dir string, line int) {
