@@ -10,8 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/bundle/verdict"
@@ -263,5 +265,39 @@ func TestBrowser_Compare(t *testing.T) {
 	open(t, ctx, path, "#2L5")
 	if s := state(t, ctx); s.Highlighted == nil || s.Highlighted.Run != 1 || s.Highlighted.Line != 5 {
 		t.Errorf("#2L5 highlights %+v, want run B's L5", s.Highlighted)
+	}
+}
+
+// Hovering an arrow or a mark shows its whole record; the stepper's mark
+// opens the page on the marked instant.
+func TestBrowser_HoverAndStepMark(t *testing.T) {
+	dir := libraryBundle(t, "reproduction/gossip_flap")
+	const at = 310_053_269_733
+	path, _ := renderFile(t, dir, Options{Mark: true, MarkNs: at, MarkStep: 8427})
+	ctx := browser(t)
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900)); err != nil {
+		t.Fatal(err)
+	}
+	open(t, ctx, path, "")
+	v := eval[struct{ View []float64 }](t, ctx, "window.detsim.state()")
+	if v.View[0] > at || v.View[1] < at {
+		t.Errorf("view %v does not hold the marked instant %d", v.View, int64(at))
+	}
+	// A narrow view at the start, where arrows stand apart.
+	eval[any](t, ctx, "window.detsim.view(0, 5e8), 0")
+	for _, kind := range []string{"msg", "mark"} {
+		p := eval[struct {
+			X, Y  float64
+			Lines []int
+		}](t, ctx, fmt.Sprintf("window.detsim.probe(%q)", kind))
+		if err := chromedp.Do(ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, p.X, p.Y)); err != nil {
+			t.Fatal(err)
+		}
+		tip := eval[string](t, ctx, "window.detsim.tip()")
+		for _, l := range p.Lines {
+			if want := fmt.Sprintf("L%d: %s", l, eventLine(t, dir, l)); !strings.Contains(tip, want) {
+				t.Errorf("hovering a %s at (%.0f, %.0f): tip %q lacks %q", kind, p.X, p.Y, tip, want)
+			}
+		}
 	}
 }

@@ -462,13 +462,12 @@
   cv.addEventListener("dblclick", () => setView(T0, T1));
 
   // ---- hover and click --------------------------------------------------------------------
+  // nearest is every element within 6 px of the pointer that is as
+  // close as the closest (co-located marks all count), closest first.
   function nearest(px, py, list) {
-    let best = null, bd = 6;
-    for (const h of list) {
-      const d = segDist(px, py, h.x1, h.y1, h.x2, h.y2);
-      if (d < bd || (d === bd && best && h.kind === "mark")) { bd = d; best = h; }
-    }
-    return best;
+    let bd = 6; const found = [];
+    for (const h of list) { const d = segDist(px, py, h.x1, h.y1, h.x2, h.y2); if (d <= 6) { found.push([d, h]); if (d < bd) bd = d; } }
+    return found.filter(([d]) => d <= bd + 0.5).sort((a, b) => a[0] - b[0]).map(([, h]) => h);
   }
   function segDist(px, py, x1, y1, x2, y2) {
     const dx = x2 - x1, dy = y2 - y1, l2 = dx * dx + dy * dy;
@@ -492,7 +491,7 @@
     const rc = cv.getBoundingClientRect();
     if (ev.clientX >= rc.left && ev.clientX <= rc.right && ev.clientY >= rc.top && ev.clientY <= rc.bottom) {
       const x = ev.clientX - rc.left, y = ev.clientY - rc.top;
-      const h = nearest(x, y, hits); if (h) return h;
+      const hs = nearest(x, y, hits); if (hs.length) return { kind: "many", list: hs };
       if (x < LM) { for (const l of vis) if (Math.abs(laneY[l] - y) <= Math.max(3, laneH / 2)) return { kind: "lane", lane: l }; }
       return null;
     }
@@ -509,12 +508,18 @@
   function hover(ev) {
     const h = hitAt(ev);
     if (!h) { tip.style.display = "none"; return; }
-    tip.textContent = h.kind === "lane" ? "lane " + H[h.lane] + " (" + partners[h.lane].size + " partners)" : describe(h);
+    const MAXTIP = 8;
+    let text;
+    if (h.kind === "lane") text = "lane " + H[h.lane] + " (" + partners[h.lane].size + " partners)";
+    else if (h.kind === "many") text = h.list.slice(0, MAXTIP).map(describe).join("\n—\n") + (h.list.length > MAXTIP ? "\n— and " + (h.list.length - MAXTIP) + " more here: zoom in" : "");
+    else text = describe(h);
+    tip.textContent = text;
     tip.style.display = "block";
     tip.style.left = Math.min(ev.clientX + 14, window.innerWidth - 740) + "px"; tip.style.top = (ev.clientY + 14) + "px";
   }
   function clickAt(ev) {
-    const h = hitAt(ev); if (!h) return;
+    let h = hitAt(ev); if (!h) return;
+    if (h.kind === "many") h = h.list[0];
     const R = RUNS[h.run];
     if (h.kind === "msg") api.gotoLine(R.msg.sl[h.i] || R.msg.el[h.i], h.run, true);
     else if (h.kind === "mark") api.gotoLine(R.marks.l[h.i], h.run, true);
@@ -565,6 +570,16 @@
       renderRecords(true);
       return !!(row && row.line === line);
     },
+    // probe(kind) is where, in client coordinates, the first drawn
+    // element of kind ("msg", "mark", "mut") lies, and the record lines
+    // it stands for: a test moves the mouse there to hover it.
+    probe(kind) {
+      const h = hits.find(h => h.kind === kind); if (!h) return null;
+      const rc = cv.getBoundingClientRect(), R = RUNS[h.run];
+      const lines = kind === "msg" ? [R.msg.sl[h.i], R.msg.el[h.i]] : kind === "mark" ? [R.marks.l[h.i]] : [R.muts[h.i].line];
+      return { x: rc.left + (h.x1 + h.x2) / 2, y: rc.top + (h.y1 + h.y2) / 2, lines: lines.filter(l => l > 0), run: h.run };
+    },
+    tip() { return tip.style.display === "none" ? "" : tip.textContent; },
     next(kind) {
       const js = JUMPS[kind] || []; const j = js.find(x => x.t > S.cursor || (x.t === S.cursor && S.hl && x.line > S.hl.line && x.run === S.hl.run));
       if (!j) return null;
