@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -86,18 +87,26 @@ func (e *VerifyError) Error() string {
 	return fmt.Sprintf("render: bundle %s fails verify: %s: %s%s", e.Dir, filepath.Join(e.Dir, filepath.FromSlash(p.Path)), p.Msg, more)
 }
 
+// OptionsError is Options that cannot be drawn (a window that ends
+// before it starts): a usage error, exit 2.
+type OptionsError struct{ Msg string }
+
+func (e *OptionsError) Error() string { return "render: " + e.Msg }
+
 // ExitCode is the detsim exit code for an error Write returned: 1 for a
-// bundle that fails verify, 2 for one that cannot be read, 3 otherwise
+// bundle that fails verify, 2 for one that cannot be read or for bad
+// Options, 3 otherwise
 // (an I/O error on w, or a bug).
 func ExitCode(err error) int {
 	var ve *VerifyError
 	var be *BundleError
+	var oe *OptionsError
 	switch {
 	case err == nil:
 		return 0
 	case errors.As(err, &ve):
 		return 1
-	case errors.As(err, &be):
+	case errors.As(err, &be), errors.As(err, &oe):
 		return 2
 	}
 	return 3
@@ -110,7 +119,7 @@ func Write(w io.Writer, bundleDir string, opts Options) (*Stats, error) {
 	start := time.Now()
 	st := &Stats{}
 	if opts.ToNs != 0 && opts.ToNs < opts.FromNs {
-		return nil, fmt.Errorf("render: --to %d is before --from %d", opts.ToNs, opts.FromNs)
+		return nil, &OptionsError{fmt.Sprintf("--to %d is before --from %d", opts.ToNs, opts.FromNs)}
 	}
 	dirs := []string{bundleDir}
 	if opts.Compare != "" {
@@ -156,6 +165,11 @@ func Write(w io.Writer, bundleDir string, opts Options) (*Stats, error) {
 }
 
 func verify(dir string) error {
+	if fi, err := os.Stat(dir); err != nil {
+		return &BundleError{Path: dir, Err: errors.New("no such bundle directory")}
+	} else if !fi.IsDir() {
+		return &BundleError{Path: dir, Err: errors.New("not a bundle directory")}
+	}
 	problems, err := bundle.Verify(dir)
 	if err != nil {
 		return &BundleError{Path: filepath.Join(dir, bundle.ManifestFile), Err: err}

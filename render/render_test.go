@@ -208,3 +208,29 @@ func TestWrite_HostileStringsStayInsideTheData(t *testing.T) {
 		t.Errorf("hosts %v: the hostile host id must survive as data, exactly", hs)
 	}
 }
+
+// A window keeps the records inside it and counts the rest.
+func TestWrite_WindowKeepsWhatIsInside(t *testing.T) {
+	dir := libraryBundle(t, "reproduction/gossip_flap")
+	const from, to = 100e9, 200e9
+	r, err := load(dir, Options{FromNs: from, ToNs: to})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.outside == 0 {
+		t.Error("a window over a quarter of the run counts nothing outside it")
+	}
+	for _, m := range r.msgs {
+		if m.sendT < from && m.recvT < from || m.sendT > to {
+			t.Fatalf("message %+v lies outside [%d, %d]", m, int64(from), int64(to))
+		}
+	}
+	for _, mk := range r.marks {
+		if mk.t < from || mk.t > to {
+			t.Fatalf("mark %+v lies outside the window", mk)
+		}
+	}
+	if _, err := Write(&bytes.Buffer{}, dir, Options{FromNs: to, ToNs: from}); ExitCode(err) != 2 {
+		t.Errorf("--to before --from: %v, want a usage error (exit 2)", err)
+	}
+}
