@@ -187,6 +187,8 @@
     }
     if (laneH < 8) { g.fillStyle = "#57606a"; g.fillText(vis.length + " lanes (labels hidden: hover a lane, or filter)", 4, AXIS + 6); }
     g.textBaseline = "alphabetic";
+    // everything on the time axis stays right of the labels
+    g.save(); g.beginPath(); g.rect(LM, 0, W - LM - RM, Hc); g.clip();
     // mutations
     RUNS.forEach((R, r) => {
       for (let i = 0; i < R.muts.length; i++) {
@@ -218,6 +220,7 @@
       if (a || mk) S.notices.push((NR > 1 ? "run " + "AB"[r] + ": " : "") + "in this view " + fmtN(a) + " arrows and " + fmtN(mk) + " marks were left out of the page by the per-tile caps (counted in the notes above).");
     });
     drawMarks(g);
+    g.restore();
     // the stepper's mark and the highlighted record
     if (D.mark) vline(g, D.mark.ns, "#0969da", "step " + D.mark.step + " @ " + fmtT(D.mark.ns), Hc);
     if (S.hl) vline(g, S.hl.t, "#b08800", "L" + S.hl.line, Hc);
