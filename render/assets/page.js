@@ -1,0 +1,605 @@
+"use strict";
+// detsim render: the page's only script. It reads the JSON blob in
+// #detsim-data and draws it; nothing from the data is ever parsed as
+// HTML (text goes in through textContent), and nothing is fetched.
+(function () {
+  const D = JSON.parse(document.getElementById("detsim-data").textContent);
+  const H = D.hosts, NL = H.length, RUNS = D.runs, NR = RUNS.length;
+  const ARROW_LIMIT = 15000; // more arrows than this in view: density instead
+  const MARK_LIMIT = 20000;
+  const LM = 96, RM = 12, AXIS = 24;
+  const KIND_COLOURS = {
+    ping: "#1f77b4", ack: "#2ca02c", ping_req: "#9467bd", indirect_ack: "#17becf",
+    join_request: "#8c564b", join_response: "#e377c2", pong: "#ff7f0e",
+  };
+  const PALETTE = ["#bcbd22", "#7f7f7f", "#d62728", "#aec7e8", "#98df8a", "#c5b0d5"];
+  const RUN_COLOURS = ["#1f6feb", "#e8590c"];
+  const STATE_COLOURS = { alive: "#4caf50", suspect: "#f0a000", dead: "#d32f2f", left: "#888" };
+  const MARK_COLOURS = {
+    probe_timed_out: "#d32f2f", self_incarnation_bump: "#6f42c1", drop_on_send: "#b00020",
+    drop_on_delivery: "#b00020", view_suspect: "#f0a000", view_dead: "#d32f2f", view_alive: "#4caf50",
+    probe_sent: "#9ab", probe_acked: "#9c9", cache_state_change: "#bbb", dial_start: "#bbb",
+    dial_outcome: "#999", decode_error: "#000",
+  };
+
+  // ---- decode the columnar blob -------------------------------------------
+  function undelta(a) { let s = 0; const o = new Float64Array(a.length); for (let i = 0; i < a.length; i++) { s += a[i]; o[i] = s; } return o; }
+  const kindColour = {};
+  let pal = 0;
+  for (const R of RUNS) {
+    const m = R.msg;
+    m.n = m.st.length;
+    m.st = undelta(m.st);
+    m.rt = new Float64Array(m.n);
+    for (let i = 0; i < m.n; i++) m.rt[i] = m.st[i] + m.dt[i];
+    m.maxDt = 0;
+    for (let i = 0; i < m.n; i++) if (m.dt[i] > m.maxDt) m.maxDt = m.dt[i];
+    const k = R.marks; k.n = k.t.length; k.t = undelta(k.t);
+    const b = R.memb; b.n = b.t.length; b.t = undelta(b.t);
+    R.rec.l = undelta(R.rec.l);
+    for (const ki of R.kinds) { const name = R.strs[ki]; if (!kindColour[name]) kindColour[name] = KIND_COLOURS[name] || PALETTE[pal++ % PALETTE.length]; }
+    // density: one prefix-sum array per lane
+    R.dens = new Array(NL).fill(null);
+    for (const [lane, runs] of R.density) {
+      const c = new Float64Array(R.densityBuckets + 1); let j = 0;
+      for (const v of runs) { if (v < 0) { for (let z = 0; z < -v; z++) { c[j + 1] = c[j]; j++; } } else { c[j + 1] = c[j] + v; j++; } }
+      R.dens[lane] = c;
+    }
+    R.delivered = 0;
+    for (let i = 0; i < m.n; i++) if (m.x[i] === 0) R.delivered++;
+  }
+  const T0 = Math.min(...RUNS.map(r => r.from)), T1 = Math.max(...RUNS.map(r => r.to), T0 + 1);
+
+  // partners[l]: lanes l exchanged any message with
+  const partners = Array.from({ length: NL }, () => new Set());
+  for (const R of RUNS) { const m = R.msg; for (let i = 0; i < m.n; i++) { partners[m.f[i]].add(m.t[i]); partners[m.t[i]].add(m.f[i]); } }
+
+  // ---- state ----------------------------------------------------------------
+  const S = { v0: T0, v1: T1, hidden: new Set(), focus: -1, hl: null, mode: "arrows", drawnArrows: 0, drawnDelivered: 0, drawnMarks: 0, drawnArrowsPerRun: [], notices: [], cursor: T0, recRun: 0 };
+  if (D.mark) { const span = (T1 - T0) / 20; S.v0 = Math.max(T0, D.mark.ns - span / 2); S.v1 = Math.min(T1, S.v0 + span); S.cursor = D.mark.ns; }
+  function visibleLanes() {
+    const out = [];
+    for (let l = 0; l < NL; l++) {
+      if (S.hidden.has(l)) continue;
+      if (S.focus >= 0 && l !== S.focus && !partners[S.focus].has(l)) continue;
+      out.push(l);
+    }
+    return out;
+  }
+
+  // ---- DOM ------------------------------------------------------------------
+  const el = (tag, props, ...kids) => { const e = document.createElement(tag); Object.assign(e, props || {}); for (const k of kids) e.append(k); return e; };
+  const body = document.body;
+  const info = el("div", { id: "info" });
+  const notices = el("ul", { id: "notices" });
+  const toolbar = el("div", { id: "toolbar" });
+  const legend = el("div", { id: "legend" });
+  const lanesBox = el("div", { id: "lanes" });
+  const plots = el("div", { id: "plots" });
+  const cv = el("canvas", { id: "diagram" });
+  const mcv = el("canvas", { id: "membership" });
+  const tip = el("div", { id: "tip" });
+  const verdictsBox = el("div", { id: "verdicts" });
+  const recTabs = el("div", { id: "rectabs" });
+  const records = el("div", { id: "records" });
+  const viewNote = el("div", { id: "viewnote" });
+  plots.append(cv, viewNote, el("h2", { textContent: "Membership: each observer's view of each subject" }), mcv);
+  body.append(info, notices, toolbar, legend, el("div", { id: "wrap" }, lanesBox, plots), el("h2", { textContent: "Verdicts" }), verdictsBox,
+    el("h2", { textContent: "Records (events.ndjson)" }), recTabs, records, tip);
+
+  const fmtT = ns => (ns / 1e9).toFixed(9).replace(/\.?0+$/, "") + "s";
+  const fmtN = n => n.toLocaleString("en-US");
+  info.textContent = RUNS.map((R, i) => (NR > 1 ? "run " + "AB"[i] + ": " : "") + R.name + " seed " + R.seed + ", " + fmtN(R.records) + " records, " + fmtT(R.duration_ns) + " virtual, digest " + R.digest.slice(0, 12) + (R.truncated ? " — TRUNCATED: " + R.truncated : "")).join(" | ");
+
+  // Every aggregation or omission the Go side made, stated once.
+  function staticNotices() {
+    const out = [];
+    RUNS.forEach((R, i) => {
+      const p = NR > 1 ? "run " + "AB"[i] + ": " : "";
+      const mc = R.msgCounts, tot = mc.delivered + mc.droppedOnSend + mc.droppedOnDelivery + mc.inFlight + mc.receiveOnly;
+      out.push(p + fmtN(tot) + " messages: " + fmtN(mc.delivered) + " delivered, " + fmtN(mc.droppedOnSend) + " dropped on send, " + fmtN(mc.droppedOnDelivery) + " dropped on delivery, " + fmtN(mc.inFlight) + " with no receive recorded" + (mc.receiveOnly ? ", " + fmtN(mc.receiveOnly) + " receives with no matching send" : "") + ".");
+      const ae = tot - mc.kept;
+      if (ae > 0) out.push(p + fmtN(ae) + " of " + fmtN(tot) + " messages are not inlined as arrows (over " + fmtN(D.caps.tileArrows) + " per time tile of " + fmtT((R.to - R.from) / D.caps.tiles) + "); they are counted in the density view.");
+      let me = 0; for (const [, c] of R.marksElidedByType) me += c;
+      if (me > 0) out.push(p + fmtN(me) + " marks are not inlined (over " + fmtN(D.caps.tileHighMarks) + " timeouts, drops and view changes or " + fmtN(D.caps.tileLowMarks) + " probe sends, acks, dials and cache changes per tile): " + R.marksElidedByType.map(([t, c]) => R.strs[t] + " " + fmtN(c)).join(", ") + ".");
+      if (R.membElidedPairs > 0) out.push(p + fmtN(R.membElidedPairs) + " observer×subject pairs stayed Alive at one incarnation from their first view to the end; their " + fmtN(R.membElidedRecords) + " state_transition records are not drawn as rows.");
+      if (R.recElided > 0) out.push(p + "the full text of " + fmtN(R.recElided) + " of " + fmtN(R.records) + " records is not inlined; hovering an element without it shows its decoded fields.");
+      if (R.outside > 0) out.push(p + fmtN(R.outside) + " records lie outside the window " + fmtT(R.from) + "–" + fmtT(R.to) + " and are left out.");
+      if (R.other.length) out.push(p + "records drawn as nothing: " + R.other.map(([t, c]) => t + " " + fmtN(c)).join(", ") + ".");
+    });
+    return out;
+  }
+  const STATIC_NOTICES = staticNotices();
+  for (const n of STATIC_NOTICES) notices.append(el("li", { textContent: n }));
+
+  // toolbar
+  const btn = (label, fn, id) => { const b = el("button", { textContent: label, id: id || "" }); b.addEventListener("click", fn); toolbar.append(b); return b; };
+  btn("zoom in", () => zoomAt((S.v0 + S.v1) / 2, 0.5), "zoomin");
+  btn("zoom out", () => zoomAt((S.v0 + S.v1) / 2, 2), "zoomout");
+  btn("whole run", () => setView(T0, T1), "reset");
+  const focusSel = el("select", { id: "focus" });
+  focusSel.append(el("option", { value: "-1", textContent: "all hosts" }));
+  H.forEach((h, i) => focusSel.append(el("option", { value: String(i), textContent: "talks to " + h })));
+  focusSel.addEventListener("change", () => api.focus(+focusSel.value >= 0 ? H[+focusSel.value] : null));
+  toolbar.append(el("span", { textContent: "lanes:" }), focusSel);
+  btn("show all lanes", () => { S.hidden.clear(); syncLaneBoxes(); draw(); });
+  btn("next Suspect", () => api.next("suspect"), "nextsuspect");
+  btn("next Dead", () => api.next("dead"), "nextdead");
+  btn("next incarnation bump", () => api.next("incarnation"), "nextinc");
+  const viewLabel = el("span", { id: "viewlabel" });
+  toolbar.append(viewLabel);
+
+  if (NR > 1) RUNS.forEach((R, i) => legend.append(el("span", {}, el("i", { style: "background:" + RUN_COLOURS[i] }), "run " + "AB"[i] + ": " + R.name + " (" + R.dir + ")")));
+  else for (const k of Object.keys(kindColour).sort()) legend.append(el("span", {}, el("i", { style: "background:" + kindColour[k] }), k));
+  legend.append(el("span", {}, "✕ drop   ▲ probe timeout   ◆ incarnation bump   | view change   shaded: mutation"));
+
+  const laneBoxes = [];
+  H.forEach((h, i) => {
+    const c = el("input", { type: "checkbox", checked: true });
+    c.dataset.lane = String(i);
+    c.addEventListener("change", () => { if (c.checked) S.hidden.delete(i); else S.hidden.add(i); draw(); });
+    laneBoxes.push(c);
+    lanesBox.append(el("label", { title: h }, c, " " + h));
+  });
+  function syncLaneBoxes() { laneBoxes.forEach((c, i) => { c.checked = !S.hidden.has(i); }); }
+
+  // ---- geometry ---------------------------------------------------------------
+  let W = 800, laneH = 20, vis = [], laneY = new Float64Array(NL).fill(-1);
+  const xOf = t => LM + (t - S.v0) / (S.v1 - S.v0) * (W - LM - RM);
+  const tOf = x => S.v0 + (x - LM) / (W - LM - RM) * (S.v1 - S.v0);
+  function layout() {
+    W = Math.max(400, plots.clientWidth - 4);
+    vis = visibleLanes();
+    laneH = Math.max(1.5, Math.min(28, 560 / Math.max(1, vis.length)));
+    laneY.fill(-1);
+    vis.forEach((l, i) => { laneY[l] = AXIS + laneH * (i + 0.5); });
+  }
+  function sizeCanvas(c, w, h) {
+    const dpr = window.devicePixelRatio || 1;
+    c.width = Math.round(w * dpr); c.height = Math.round(h * dpr);
+    c.style.width = w + "px"; c.style.height = h + "px";
+    const g = c.getContext("2d"); g.setTransform(dpr, 0, 0, dpr, 0, 0); return g;
+  }
+  function lowerBound(a, n, v) { let lo = 0, hi = n; while (lo < hi) { const mid = (lo + hi) >> 1; if (a[mid] < v) lo = mid + 1; else hi = mid; } return lo; }
+
+  // ---- drawing: the space-time diagram ----------------------------------------
+  let hits = []; // {x1,y1,x2,y2,run,kind:'msg'|'mark'|'mut',i}
+  function draw() {
+    layout();
+    const Hc = AXIS + laneH * vis.length + 8;
+    const g = sizeCanvas(cv, W, Hc);
+    g.fillStyle = "#fff"; g.fillRect(0, 0, W, Hc);
+    hits = [];
+    S.notices = [];
+    // axis
+    g.fillStyle = "#1b1f24"; g.font = "11px system-ui, sans-serif"; g.strokeStyle = "#d0d7de";
+    const span = S.v1 - S.v0, step = niceStep(span / 8);
+    for (let t = Math.ceil(S.v0 / step) * step; t <= S.v1; t += step) {
+      const x = xOf(t); g.beginPath(); g.moveTo(x, AXIS - 4); g.lineTo(x, Hc); g.stroke(); g.fillText(fmtT(t), x + 2, 12);
+    }
+    // lanes and labels
+    g.strokeStyle = "#8c959f";
+    g.textBaseline = "middle";
+    for (const l of vis) {
+      const y = laneY[l];
+      g.beginPath(); g.moveTo(LM, y); g.lineTo(W - RM, y); g.stroke();
+      if (laneH >= 8) { g.fillStyle = "#1b1f24"; g.font = Math.min(12, laneH - 2) + "px system-ui, sans-serif"; g.fillText(H[l].length > 14 ? H[l].slice(0, 13) + "…" : H[l], 4, y); }
+    }
+    if (laneH < 8) { g.fillStyle = "#57606a"; g.fillText(vis.length + " lanes (labels hidden: hover a lane, or filter)", 4, AXIS + 6); }
+    g.textBaseline = "alphabetic";
+    // everything on the time axis stays right of the labels
+    g.save(); g.beginPath(); g.rect(LM, 0, W - LM - RM, Hc); g.clip();
+    // mutations
+    RUNS.forEach((R, r) => {
+      for (let i = 0; i < R.muts.length; i++) {
+        const mu = R.muts[i]; if (mu.end < S.v0 || mu.t > S.v1) continue;
+        const x1 = Math.max(LM, xOf(mu.t)), x2 = Math.min(W - RM, Math.max(xOf(mu.end), xOf(mu.t) + 2));
+        g.fillStyle = r ? "rgba(232,89,12,0.10)" : "rgba(130,80,223,0.12)";
+        const ls = mu.lanes.length ? mu.lanes : vis;
+        for (const l of ls) { if (laneY[l] < 0) continue; g.fillRect(x1, laneY[l] - laneH / 2, x2 - x1, laneH); }
+        g.fillStyle = "#6639ba"; g.fillText(mu.kind, x1 + 2, AXIS + 10 + 12 * r);
+        hits.push({ x1: x1, y1: AXIS, x2: x2, y2: AXIS + 14, run: r, kind: "mut", i: i });
+      }
+    });
+    // arrows, or density when too many are in view
+    let inView = 0;
+    const ranges = RUNS.map(R => { const m = R.msg; const a = lowerBound(m.st, m.n, S.v0 - m.maxDt), b = lowerBound(m.st, m.n, S.v1 + 1); inView += b - a; return [a, b]; });
+    S.drawnArrows = 0; S.drawnDelivered = 0; S.drawnArrowsPerRun = RUNS.map(() => 0);
+    if (inView > ARROW_LIMIT) {
+      S.mode = "density";
+      drawDensity(g);
+      S.notices.push("Zoomed out: " + fmtN(inView) + " arrows in view are aggregated into per-lane density (darker = more sends and receives per pixel column); zoom in below " + fmtN(ARROW_LIMIT) + " to see individual arrows.");
+    } else {
+      S.mode = "arrows";
+      RUNS.forEach((R, r) => drawArrows(g, R, r, ranges[r][0], ranges[r][1]));
+    }
+    // elided per tile in view
+    RUNS.forEach((R, r) => {
+      const NT = D.caps.tiles, tw = (R.to - R.from + 1) / NT; let a = 0, mk = 0;
+      for (let k = 0; k < NT; k++) { const ts = R.from + k * tw; if (ts + tw < S.v0 || ts > S.v1) continue; a += R.tileArrowsElided[k]; mk += R.tileMarksElided[k]; }
+      if (a || mk) S.notices.push((NR > 1 ? "run " + "AB"[r] + ": " : "") + "in this view " + fmtN(a) + " arrows and " + fmtN(mk) + " marks were left out of the page by the per-tile caps (counted in the notes above).");
+    });
+    drawMarks(g);
+    g.restore();
+    // the stepper's mark and the highlighted record
+    if (D.mark) vline(g, D.mark.ns, "#0969da", "step " + D.mark.step + " @ " + fmtT(D.mark.ns), Hc);
+    if (S.hl) vline(g, S.hl.t, "#b08800", "L" + S.hl.line, Hc);
+    viewNote.textContent = S.notices.join(" ");
+    viewLabel.textContent = "view " + fmtT(S.v0) + " – " + fmtT(S.v1) + " · " + vis.length + "/" + NL + " lanes · " + S.mode;
+    drawMembership();
+  }
+  function vline(g, t, col, label, Hc) {
+    if (t < S.v0 || t > S.v1) return;
+    const x = xOf(t); g.strokeStyle = col; g.setLineDash([4, 3]); g.lineWidth = 1.5;
+    g.beginPath(); g.moveTo(x, AXIS - 6); g.lineTo(x, Hc); g.stroke(); g.setLineDash([]); g.lineWidth = 1;
+    g.fillStyle = col; g.fillText(label, x + 3, AXIS - 2);
+  }
+  function niceStep(s) { const p = Math.pow(10, Math.floor(Math.log10(Math.max(s, 1)))); for (const f of [1, 2, 5, 10]) if (p * f >= s) return p * f; return p * 10; }
+
+  function drawArrows(g, R, r, a, b) {
+    const m = R.msg;
+    for (let i = a; i < b; i++) {
+      const f = m.f[i], t = m.t[i], x = m.x[i];
+      if (laneY[f] < 0 || laneY[t] < 0) continue;
+      if (m.rt[i] < S.v0 && x !== 3) continue;
+      const col = NR > 1 ? RUN_COLOURS[r] : kindColour[R.strs[m.k[i]]];
+      const x1 = xOf(m.st[i]), y1 = laneY[f];
+      let x2, y2;
+      if (x === 1) { x2 = x1 + 6; y2 = y1 + (laneY[t] > y1 ? 1 : -1) * Math.min(laneH, 8); }
+      else if (x === 3) { x2 = W - RM; y2 = laneY[t]; }
+      else { x2 = xOf(m.rt[i]); y2 = laneY[t]; }
+      g.strokeStyle = col; g.lineWidth = 1;
+      if (x === 3) g.setLineDash([3, 3]);
+      g.beginPath(); g.moveTo(x1, y1); g.lineTo(x2, y2); g.stroke();
+      if (x === 3) g.setLineDash([]);
+      if (x === 0 || x === 4) arrowHead(g, x1, y1, x2, y2, col);
+      else if (x === 1 || x === 2) cross(g, x2, y2, "#b00020");
+      hits.push({ x1: x1, y1: y1, x2: x2, y2: y2, run: r, kind: "msg", i: i });
+      S.drawnArrows++; S.drawnArrowsPerRun[r]++;
+      if (x === 0) S.drawnDelivered++;
+    }
+  }
+  function arrowHead(g, x1, y1, x2, y2, col) {
+    const a = Math.atan2(y2 - y1, x2 - x1), s = 5;
+    g.fillStyle = col; g.beginPath(); g.moveTo(x2, y2);
+    g.lineTo(x2 - s * Math.cos(a - 0.4), y2 - s * Math.sin(a - 0.4)); g.lineTo(x2 - s * Math.cos(a + 0.4), y2 - s * Math.sin(a + 0.4)); g.fill();
+  }
+  function cross(g, x, y, col) { g.strokeStyle = col; g.lineWidth = 1.5; g.beginPath(); g.moveTo(x - 3, y - 3); g.lineTo(x + 3, y + 3); g.moveTo(x + 3, y - 3); g.lineTo(x - 3, y + 3); g.stroke(); g.lineWidth = 1; }
+
+  function drawDensity(g) {
+    const dpr = window.devicePixelRatio || 1;
+    const pw = Math.max(1, Math.floor((W - LM - RM) * dpr));
+    const top = Math.floor(AXIS * dpr), ph = Math.max(1, Math.ceil(laneH * vis.length * dpr));
+    const img = g.createImageData(pw, ph), px = img.data;
+    const cols = new Float64Array(pw);
+    let maxv = 0;
+    const rows = [];
+    for (const l of vis) {
+      const c = new Float64Array(pw);
+      for (let r = 0; r < NR; r++) {
+        const R = RUNS[r], P = R.dens[l]; if (!P) continue;
+        const nb = R.densityBuckets, span = R.to - R.from + 1;
+        for (let x = 0; x < pw; x++) {
+          const ta = S.v0 + x / pw * (S.v1 - S.v0), tb = S.v0 + (x + 1) / pw * (S.v1 - S.v0);
+          const ba = Math.max(0, Math.min(nb, (ta - R.from) / span * nb)), bb = Math.max(0, Math.min(nb, (tb - R.from) / span * nb));
+          c[x] += interp(P, bb) - interp(P, ba);
+        }
+      }
+      for (let x = 0; x < pw; x++) if (c[x] > maxv) maxv = c[x];
+      rows.push(c);
+    }
+    cols.fill(0);
+    vis.forEach((l, i) => {
+      const c = rows[i], y0 = Math.floor(i * laneH * dpr), y1 = Math.max(y0 + 1, Math.floor((i + 1) * laneH * dpr));
+      for (let x = 0; x < pw; x++) {
+        if (c[x] <= 0) continue;
+        const v = Math.sqrt(c[x] / maxv), shade = 235 - Math.round(200 * v);
+        for (let y = y0; y < y1 && y < ph; y++) { const o = (y * pw + x) * 4; px[o] = shade; px[o + 1] = shade; px[o + 2] = 255; px[o + 3] = 255; }
+      }
+    });
+    g.putImageData(img, Math.round(LM * dpr), top);
+  }
+  // interp reads a prefix-sum array at a fractional bucket position.
+  function interp(P, b) { const i = Math.floor(b); if (i >= P.length - 1) return P[P.length - 1]; return P[i] + (P[i + 1] - P[i]) * (b - i); }
+
+  function drawMarks(g) {
+    S.drawnMarks = 0;
+    let skipped = 0;
+    RUNS.forEach((R, r) => {
+      const k = R.marks, a = lowerBound(k.t, k.n, S.v0), b = lowerBound(k.t, k.n, S.v1 + 1);
+      for (let i = a; i < b; i++) {
+        const y = laneY[k.h[i]]; if (y < 0) continue;
+        if (S.drawnMarks >= MARK_LIMIT) { skipped++; continue; }
+        const x = xOf(k.t[i]), typ = R.strs[k.y[i]], col = MARK_COLOURS[typ] || "#444";
+        g.fillStyle = col; g.strokeStyle = col;
+        const s = Math.min(5, Math.max(2, laneH / 3));
+        if (typ === "probe_timed_out") { g.beginPath(); g.moveTo(x, y - s); g.lineTo(x + s, y + s); g.lineTo(x - s, y + s); g.fill(); }
+        else if (typ === "self_incarnation_bump") { g.beginPath(); g.moveTo(x, y - s); g.lineTo(x + s, y); g.lineTo(x, y + s); g.lineTo(x - s, y); g.fill(); }
+        else if (typ === "drop_on_send" || typ === "drop_on_delivery") cross(g, x, y, col);
+        else if (typ.startsWith("view_")) { g.fillRect(x - 1, y - laneH / 2, 2, laneH); }
+        else g.fillRect(x - 1, y - s / 2, 2, s);
+        hits.push({ x1: x, y1: y, x2: x, y2: y, run: r, kind: "mark", i: i });
+        S.drawnMarks++;
+      }
+    });
+    if (skipped) S.notices.push(fmtN(skipped) + " marks in view not drawn (over " + fmtN(MARK_LIMIT) + " per frame): zoom in.");
+  }
+
+  // ---- membership timeline ------------------------------------------------------
+  let mrows = [], mrowH = 12;
+  function buildMembRows() {
+    const rows = new Map();
+    RUNS.forEach((R, r) => {
+      const b = R.memb;
+      for (let i = 0; i < b.n; i++) {
+        const key = r + ":" + b.o[i] + ":" + b.s[i];
+        let row = rows.get(key);
+        if (!row) { row = { run: r, o: b.o[i], s: b.s[i], idx: [] }; rows.set(key, row); }
+        row.idx.push(i);
+      }
+    });
+    return Array.from(rows.values()).sort((a, b) => a.o - b.o || a.s - b.s || a.run - b.run);
+  }
+  const MROWS = buildMembRows();
+  function drawMembership() {
+    mrows = MROWS.filter(r => laneY[r.o] >= 0 && laneY[r.s] >= 0);
+    mrowH = mrows.length > 120 ? 4 : 12;
+    const Hm = Math.max(20, mrows.length * mrowH + 4);
+    const g = sizeCanvas(mcv, W, Hm);
+    g.fillStyle = "#fff"; g.fillRect(0, 0, W, Hm);
+    g.font = "10px system-ui, sans-serif"; g.textBaseline = "middle";
+    if (!mrows.length) { g.fillStyle = "#57606a"; g.fillText("no membership rows to draw (see the notes above)", 4, 10); }
+    mrows.forEach((row, j) => {
+      const R = RUNS[row.run], b = R.memb, y = 2 + j * mrowH;
+      if (mrowH >= 10) { g.fillStyle = "#1b1f24"; g.fillText((NR > 1 ? "AB"[row.run] + " " : "") + H[row.o].slice(0, 6) + "→" + H[row.s].slice(0, 6), 2, y + mrowH / 2); }
+      for (let q = 0; q < row.idx.length; q++) {
+        const i = row.idx[q], t = b.t[i], tn = q + 1 < row.idx.length ? b.t[row.idx[q + 1]] : R.to;
+        if (tn < S.v0 || t > S.v1) continue;
+        const x1 = Math.max(LM, xOf(t)), x2 = Math.min(W - RM, xOf(tn));
+        const st = R.strs[b.st[i]];
+        g.fillStyle = STATE_COLOURS[st] || "#999";
+        g.fillRect(x1, y, Math.max(1, x2 - x1), mrowH - 1);
+        if (NR > 1) { g.fillStyle = RUN_COLOURS[row.run]; g.fillRect(x1, y, Math.max(1, x2 - x1), 2); }
+        if (mrowH >= 10 && x2 - x1 > 26) { g.fillStyle = "#fff"; g.fillText("i" + b.inc[i], x1 + 2, y + mrowH / 2); }
+      }
+    });
+    if (D.mark && D.mark.ns >= S.v0 && D.mark.ns <= S.v1) { g.fillStyle = "#0969da"; g.fillRect(xOf(D.mark.ns), 0, 1.5, Hm); }
+    if (S.hl && S.hl.t >= S.v0 && S.hl.t <= S.v1) { g.fillStyle = "#b08800"; g.fillRect(xOf(S.hl.t), 0, 1.5, Hm); }
+  }
+
+  // ---- records panel ---------------------------------------------------------------
+  const ROWH = 16;
+  function buildRecRows(R) {
+    const rows = []; let prev = 0;
+    for (let i = 0; i < R.rec.l.length; i++) {
+      const l = R.rec.l[i];
+      if (l > prev + 1) rows.push({ gap: l - prev - 1, from: prev + 1, to: l - 1 });
+      rows.push({ line: l, text: R.rec.s[i] });
+      prev = l;
+    }
+    if (R.records > prev) rows.push({ gap: R.records - prev, from: prev + 1, to: R.records });
+    return rows;
+  }
+  const REC_ROWS = RUNS.map(buildRecRows);
+  const recInner = el("div", {});
+  records.append(recInner);
+  if (NR > 1) RUNS.forEach((R, r) => { const b = el("button", { className: "runtab", textContent: "run " + "AB"[r] + " records" }); b.addEventListener("click", () => { S.recRun = r; renderRecords(true); }); recTabs.append(b); });
+  let recRendered = "";
+  function renderRecords(force) {
+    const rows = REC_ROWS[S.recRun];
+    recInner.style.height = rows.length * ROWH + "px";
+    const a = Math.max(0, Math.floor(records.scrollTop / ROWH) - 20), b = Math.min(rows.length, a + Math.ceil(records.clientHeight / ROWH) + 40);
+    const key = S.recRun + ":" + a + ":" + b + ":" + (S.hl ? S.hl.run + "/" + S.hl.line : "");
+    if (!force && key === recRendered) return;
+    recRendered = key;
+    recInner.textContent = "";
+    for (let i = a; i < b; i++) {
+      const row = rows[i], d = el("div", { className: "row" });
+      d.style.top = i * ROWH + "px";
+      if (row.gap) { d.classList.add("gap"); d.textContent = "… " + fmtN(row.gap) + " records not inlined (L" + row.from + "–L" + row.to + ")"; }
+      else {
+        d.dataset.line = String(row.line);
+        d.append(el("span", { className: "ln", textContent: "L" + row.line }), row.text);
+        if (S.hl && S.hl.run === S.recRun && S.hl.line === row.line) d.classList.add("hl");
+      }
+      recInner.append(d);
+    }
+    RUNS.length > 1 && recTabs.querySelectorAll(".runtab").forEach((b, r) => b.classList.toggle("on", r === S.recRun));
+  }
+  records.addEventListener("scroll", () => renderRecords(false));
+
+  function recIndex(r, line) { const rows = REC_ROWS[r]; let lo = 0, hi = rows.length; while (lo < hi) { const mid = (lo + hi) >> 1; const rl = rows[mid].gap ? rows[mid].to : rows[mid].line; if (rl < line) lo = mid + 1; else hi = mid; } return lo; }
+  function recText(r, line) { const R = RUNS[r]; const i = lowerBound(R.rec.l, R.rec.l.length, line); return i < R.rec.l.length && R.rec.l[i] === line ? R.rec.s[i] : null; }
+  function lineTime(r, line, fallback) {
+    const s = recText(r, line); if (s) { const m = /^\{"virtual_time_ns":(\d+)/.exec(s); if (m) return +m[1]; }
+    return fallback;
+  }
+
+  // ---- verdicts --------------------------------------------------------------------
+  RUNS.forEach((R, r) => {
+    if (NR > 1) verdictsBox.append(el("h3", { textContent: "run " + "AB"[r] + ": " + R.name }));
+    if (!R.verdicts.length) verdictsBox.append(el("div", { textContent: "no assertions declared" }));
+    for (const v of R.verdicts) {
+      const d = el("div", { className: "verdict " + (["Pass", "Fail", "Inconclusive"].includes(v.outcome) ? v.outcome : "") });
+      d.dataset.name = v.name;
+      d.append(el("span", { className: "outcome", textContent: v.outcome }), el("b", { textContent: v.name }), " (" + v.kind + ") — " + v.reason, el("br"));
+      for (const e of v.evidence || []) {
+        const m = /^events\.ndjson#L(\d+)$/.exec(e.event_or_snapshot_ref);
+        if (m) {
+          const a = el("a", { href: "#" + (r ? "2" : "") + "L" + m[1], textContent: e.event_or_snapshot_ref, className: "evidence" });
+          a.dataset.line = m[1]; a.dataset.run = String(r); a.dataset.t = String(e.virtual_time_ns);
+          a.addEventListener("click", ev => { ev.preventDefault(); history.replaceState(null, "", a.getAttribute("href")); api.gotoLine(+a.dataset.line, r); });
+          d.append(a);
+        } else d.append(el("span", { textContent: e.event_or_snapshot_ref + " " }));
+      }
+      verdictsBox.append(d);
+    }
+  });
+
+  // ---- view control --------------------------------------------------------------------
+  function setView(a, b) {
+    const minSpan = 1000;
+    if (b - a < minSpan) { const c = (a + b) / 2; a = c - minSpan / 2; b = c + minSpan / 2; }
+    if (b - a > T1 - T0) { a = T0; b = T1; }
+    if (a < T0) { b += T0 - a; a = T0; }
+    if (b > T1) { a -= b - T1; b = T1; }
+    S.v0 = a; S.v1 = b; draw();
+  }
+  function zoomAt(t, f) { setView(t - (t - S.v0) * f, t + (S.v1 - t) * f); }
+  function centreOn(t) {
+    let span = S.v1 - S.v0; if (span >= (T1 - T0) * 0.99) span = (T1 - T0) / 20;
+    setView(t - span / 2, t + span / 2);
+  }
+  cv.addEventListener("wheel", ev => { ev.preventDefault(); const r = cv.getBoundingClientRect(); zoomAt(tOf(ev.clientX - r.left), ev.deltaY > 0 ? 1.25 : 0.8); }, { passive: false });
+  let drag = null;
+  cv.addEventListener("mousedown", ev => { drag = { x: ev.clientX, v0: S.v0, v1: S.v1, moved: false }; });
+  window.addEventListener("mouseup", ev => { if (drag && !drag.moved) clickAt(ev); drag = null; });
+  window.addEventListener("mousemove", ev => {
+    if (drag) {
+      const dx = ev.clientX - drag.x; if (Math.abs(dx) > 2) drag.moved = true;
+      if (drag.moved) { const dt = dx / (W - LM - RM) * (drag.v1 - drag.v0); S.v0 = drag.v0 - dt; S.v1 = drag.v1 - dt; setView(S.v0, S.v1); }
+      return;
+    }
+    hover(ev);
+  });
+  cv.addEventListener("dblclick", () => setView(T0, T1));
+
+  // ---- hover and click --------------------------------------------------------------------
+  // nearest is every element within 6 px of the pointer that is as
+  // close as the closest (co-located marks all count), closest first.
+  function nearest(px, py, list) {
+    let bd = 6; const found = [];
+    for (const h of list) { const d = segDist(px, py, h.x1, h.y1, h.x2, h.y2); if (d <= 6) { found.push([d, h]); if (d < bd) bd = d; } }
+    return found.filter(([d]) => d <= bd + 0.5).sort((a, b) => a[0] - b[0]).map(([, h]) => h);
+  }
+  function segDist(px, py, x1, y1, x2, y2) {
+    const dx = x2 - x1, dy = y2 - y1, l2 = dx * dx + dy * dy;
+    let t = l2 ? ((px - x1) * dx + (py - y1) * dy) / l2 : 0; t = Math.max(0, Math.min(1, t));
+    return Math.hypot(px - (x1 + t * dx), py - (y1 + t * dy));
+  }
+  function describe(h) {
+    const R = RUNS[h.run], p = NR > 1 ? "run " + "AB"[h.run] + "\n" : "";
+    if (h.kind === "msg") {
+      const m = R.msg, i = h.i, st = ["delivered", "dropped on send", "dropped on delivery", "no receive recorded", "receive with no matching send"][m.x[i]];
+      let s = p + R.strs[m.k[i]] + " " + H[m.f[i]] + " → " + H[m.t[i]] + ": " + st + (m.r[i] >= 0 ? " (" + R.strs[m.r[i]] + ")" : "") + "\nsent " + fmtT(m.st[i]) + (m.x[i] === 0 ? ", received " + fmtT(m.rt[i]) + ", latency " + fmtT(m.rt[i] - m.st[i]) : "") + ", " + m.b[i] + " bytes, " + m.u[i] + " updates";
+      for (const l of [m.sl[i], m.el[i]]) if (l > 0) s += "\nL" + l + ": " + (recText(h.run, l) || "(record text not inlined)");
+      return s;
+    }
+    if (h.kind === "mark") { const k = R.marks, i = h.i; return p + R.strs[k.lab[i]] + " @ " + fmtT(k.t[i]) + " on " + H[k.h[i]] + "\nL" + k.l[i] + ": " + (recText(h.run, k.l[i]) || "(record text not inlined)"); }
+    if (h.kind === "mut") { const mu = R.muts[h.i]; return p + "mutation " + mu.kind + " " + fmtT(mu.t) + "–" + fmtT(mu.end) + "\nL" + mu.line + ": " + (recText(h.run, mu.line) || ""); }
+    if (h.kind === "memb") { const b = R.memb, i = h.i; return p + H[b.o[i]] + " sees " + H[b.s[i]] + " " + R.strs[b.st[i]] + " inc " + b.inc[i] + " (" + R.strs[b.r[i]] + ") from " + fmtT(b.t[i]) + "\nL" + b.l[i] + ": " + (recText(h.run, b.l[i]) || "(record text not inlined)"); }
+    return "";
+  }
+  function hitAt(ev) {
+    const rc = cv.getBoundingClientRect();
+    if (ev.clientX >= rc.left && ev.clientX <= rc.right && ev.clientY >= rc.top && ev.clientY <= rc.bottom) {
+      const x = ev.clientX - rc.left, y = ev.clientY - rc.top;
+      const hs = nearest(x, y, hits); if (hs.length) return { kind: "many", list: hs };
+      if (x < LM) { for (const l of vis) if (Math.abs(laneY[l] - y) <= Math.max(3, laneH / 2)) return { kind: "lane", lane: l }; }
+      return null;
+    }
+    const rm = mcv.getBoundingClientRect();
+    if (ev.clientX >= rm.left && ev.clientX <= rm.right && ev.clientY >= rm.top && ev.clientY <= rm.bottom) {
+      const j = Math.floor((ev.clientY - rm.top - 2) / mrowH), row = mrows[j]; if (!row) return null;
+      const t = tOf(ev.clientX - rm.left), b = RUNS[row.run].memb;
+      let found = -1; for (const i of row.idx) if (b.t[i] <= t) found = i;
+      if (found < 0) return null;
+      return { kind: "memb", run: row.run, i: found };
+    }
+    return null;
+  }
+  function hover(ev) {
+    const h = hitAt(ev);
+    if (!h) { tip.style.display = "none"; return; }
+    const MAXTIP = 8;
+    let text;
+    if (h.kind === "lane") text = "lane " + H[h.lane] + " (" + partners[h.lane].size + " partners)";
+    else if (h.kind === "many") text = h.list.slice(0, MAXTIP).map(describe).join("\n—\n") + (h.list.length > MAXTIP ? "\n— and " + (h.list.length - MAXTIP) + " more here: zoom in" : "");
+    else text = describe(h);
+    tip.textContent = text;
+    tip.style.display = "block";
+    tip.style.left = Math.min(ev.clientX + 14, window.innerWidth - 740) + "px"; tip.style.top = (ev.clientY + 14) + "px";
+  }
+  function clickAt(ev) {
+    let h = hitAt(ev); if (!h) return;
+    if (h.kind === "many") h = h.list[0];
+    const R = RUNS[h.run];
+    if (h.kind === "msg") api.gotoLine(R.msg.sl[h.i] || R.msg.el[h.i], h.run, true);
+    else if (h.kind === "mark") api.gotoLine(R.marks.l[h.i], h.run, true);
+    else if (h.kind === "mut") api.gotoLine(R.muts[h.i].line, h.run, true);
+    else if (h.kind === "memb") api.gotoLine(R.memb.l[h.i], h.run, true);
+  }
+
+  // ---- jumps: next Suspect, Dead, incarnation bump ------------------------------------------
+  const JUMPS = { suspect: [], dead: [], incarnation: [] };
+  RUNS.forEach((R, r) => {
+    const b = R.memb, last = new Map();
+    for (let i = 0; i < b.n; i++) {
+      const st = R.strs[b.st[i]], key = b.o[i] * NL + b.s[i];
+      if (st === "suspect") JUMPS.suspect.push({ t: b.t[i], line: b.l[i], run: r });
+      if (st === "dead") JUMPS.dead.push({ t: b.t[i], line: b.l[i], run: r });
+      if (last.has(key) && b.inc[i] > last.get(key)) JUMPS.incarnation.push({ t: b.t[i], line: b.l[i], run: r });
+      last.set(key, b.inc[i]);
+    }
+    const k = R.marks;
+    for (let i = 0; i < k.n; i++) if (R.strs[k.y[i]] === "self_incarnation_bump") JUMPS.incarnation.push({ t: k.t[i], line: k.l[i], run: r });
+  });
+  for (const k in JUMPS) JUMPS[k].sort((a, b) => a.t - b.t || a.run - b.run || a.line - b.line);
+
+  // ---- the API tests (and curious users) use -------------------------------------------
+  const api = {
+    state() {
+      return {
+        hosts: NL, lanes: vis.length, visibleLanes: vis.map(l => H[l]), laneY: vis.map(l => laneY[l]), laneH: laneH, labelWidth: LM,
+        runs: NR, deliveredArrows: RUNS.reduce((s, R) => s + R.delivered, 0), arrows: RUNS.reduce((s, R) => s + R.msg.n, 0),
+        drawnArrows: S.drawnArrows, drawnDelivered: S.drawnDelivered, drawnArrowsPerRun: S.drawnArrowsPerRun.slice(), drawnMarks: S.drawnMarks, mode: S.mode,
+        view: [S.v0, S.v1], range: [T0, T1], hidden: Array.from(S.hidden).map(l => H[l]).sort(), focus: S.focus >= 0 ? H[S.focus] : null,
+        verdicts: document.querySelectorAll("#verdicts .verdict").length, highlighted: S.hl ? { run: S.hl.run, line: S.hl.line, t: S.hl.t } : null,
+        membershipRows: mrows.length, notices: STATIC_NOTICES.concat(S.notices), mark: D.mark,
+      };
+    },
+    hideLane(id, hide) { const l = H.indexOf(id); if (l < 0) return false; if (hide === false) S.hidden.delete(l); else S.hidden.add(l); syncLaneBoxes(); draw(); return true; },
+    focus(id) { S.focus = id == null ? -1 : H.indexOf(id); focusSel.value = String(S.focus); draw(); return S.focus >= 0 || id == null; },
+    view(a, b) { setView(a, b); return [S.v0, S.v1]; },
+    gotoLine(line, run, keepView) {
+      run = run || 0;
+      const idx = recIndex(run, line), rows = REC_ROWS[run], row = rows[idx];
+      const t = lineTime(run, line, null);
+      S.hl = { run: run, line: line, t: t == null ? S.cursor : t };
+      S.cursor = S.hl.t;
+      S.recRun = run;
+      records.scrollTop = Math.max(0, idx * ROWH - records.clientHeight / 2);
+      if (!keepView && t != null) centreOn(t); else draw();
+      renderRecords(true);
+      return !!(row && row.line === line);
+    },
+    // probe(kind) is where, in client coordinates, the first drawn
+    // element of kind ("msg", "mark", "mut") lies, and the record lines
+    // it stands for: a test moves the mouse there to hover it.
+    probe(kind) {
+      const h = hits.find(h => h.kind === kind); if (!h) return null;
+      const rc = cv.getBoundingClientRect(), R = RUNS[h.run];
+      const lines = kind === "msg" ? [R.msg.sl[h.i], R.msg.el[h.i]] : kind === "mark" ? [R.marks.l[h.i]] : [R.muts[h.i].line];
+      return { x: rc.left + (h.x1 + h.x2) / 2, y: rc.top + (h.y1 + h.y2) / 2, lines: lines.filter(l => l > 0), run: h.run };
+    },
+    tip() { return tip.style.display === "none" ? "" : tip.textContent; },
+    next(kind) {
+      const js = JUMPS[kind] || []; const j = js.find(x => x.t > S.cursor || (x.t === S.cursor && S.hl && x.line > S.hl.line && x.run === S.hl.run));
+      if (!j) return null;
+      api.gotoLine(j.line, j.run); return { t: j.t, line: j.line, run: j.run };
+    },
+  };
+  window.detsim = api;
+
+  function fromHash() {
+    const m = /^#(2?)L(\d+)$/.exec(location.hash);
+    if (m && (m[1] === "" || NR > 1)) api.gotoLine(+m[2], m[1] ? 1 : 0);
+  }
+  window.addEventListener("hashchange", fromHash);
+  window.addEventListener("resize", () => draw());
+  draw();
+  renderRecords(true);
+  fromHash();
+  api.loadMs = performance.now(); // from navigation start to first draw
+  document.documentElement.dataset.ready = "1";
+})();

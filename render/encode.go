@@ -1,0 +1,362 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+
+	"github.com/detsim/detsim/internal/jsonw"
+)
+
+// enc appends the page's data blob. Numbers are written as integers
+// (times are ns below 2^53, exact in a JavaScript number); monotone
+// columns are delta-encoded to keep a big run's page small.
+type enc struct{ b []byte }
+
+func (e *enc) raw(s string) { e.b = append(e.b, s...) }
+func (e *enc) str(s string) { e.b = jsonw.AppendString(e.b, s) }
+func (e *enc) int(n int64)  { e.b = strconv.AppendInt(e.b, n, 10) }
+func (e *enc) key(k string) {
+	e.b = append(e.b, '"')
+	e.b = append(e.b, k...)
+	e.b = append(e.b, '"', ':')
+}
+func (e *enc) comma(i int) {
+	if i > 0 {
+		e.b = append(e.b, ',')
+	}
+}
+func (e *enc) field(k string, n int64) { e.key(k); e.int(n); e.b = append(e.b, ',') }
+
+// ints writes n values of f as an array; delta writes each minus the one before.
+func (e *enc) ints(k string, n int, delta bool, f func(i int) int64) {
+	e.key(k)
+	e.b = append(e.b, '[')
+	var prev int64
+	for i := range n {
+		e.comma(i)
+		v := f(i)
+		if delta {
+			v, prev = v-prev, v
+		}
+		e.int(v)
+	}
+	e.b = append(e.b, ']', ',')
+}
+
+func (e *enc) strs(k string, ss []string) {
+	e.key(k)
+	e.b = append(e.b, '[')
+	for i, s := range ss {
+		e.comma(i)
+		e.str(s)
+	}
+	e.b = append(e.b, ']', ',')
+}
+
+// end closes an object opened with '{', dropping a trailing comma.
+func (e *enc) end() {
+	if n := len(e.b); n > 0 && e.b[n-1] == ',' {
+		e.b = e.b[:n-1]
+	}
+	e.b = append(e.b, '}')
+}
+
+// data is the page's JSON: the lanes, the mark, and every run.
+func data(p *pagePlan, runs []*run, opts Options) []byte {
+	e := &enc{b: make([]byte, 0, 1<<20)}
+	e.raw("{")
+	e.field("version", 1)
+	e.key("caps")
+	e.raw("{")
+	e.field("tiles", tiles)
+	e.field("tileArrows", tileArrows)
+	e.field("tileHighMarks", tileHighMarks)
+	e.field("tileLowMarks", tileLowMarks)
+	e.field("densityBuckets", densityBuckets)
+	e.field("smallMesh", smallMesh)
+	e.end()
+	e.raw(",")
+	e.strs("hosts", p.hosts)
+	e.key("mark")
+	if opts.Mark {
+		e.raw("{")
+		e.field("ns", opts.MarkNs)
+		e.field("step", opts.MarkStep)
+		e.end()
+	} else {
+		e.raw("null")
+	}
+	e.raw(",")
+	e.key("runs")
+	e.raw("[")
+	for i, r := range runs {
+		e.comma(i)
+		r.encode(e, p.lane[i])
+	}
+	e.raw("]")
+	e.end()
+	return htmlSafe(e.b)
+}
+
+func (r *run) encode(e *enc, lane map[int32]int32) {
+	L := func(h int32) int64 { return int64(lane[h]) }
+	e.raw("{")
+	e.key("name")
+	e.str(r.name)
+	e.raw(",")
+	e.key("dir")
+	e.str(r.dir)
+	e.raw(",")
+	e.key("digest")
+	e.str(r.manifest.Digest)
+	e.raw(",")
+	e.key("truncated")
+	e.str(r.manifest.Truncated)
+	e.raw(",")
+	e.key("seed")
+	e.str(strconv.FormatUint(r.manifest.Seed, 10))
+	e.raw(",")
+	e.field("duration_ns", r.manifest.DurationNs)
+	e.field("records", r.records)
+	e.field("from", r.from)
+	e.field("to", r.to)
+	e.field("outside", r.outside)
+	e.strs("strs", r.strs)
+	e.ints("kinds", len(r.kinds), false, func(i int) int64 { return int64(r.kinds[i]) })
+
+	// Messages: every one is counted; the kept ones are drawn.
+	var kept []int
+	count := [5]int64{}
+	for i, m := range r.msgs {
+		count[m.status]++
+		if m.keep {
+			kept = append(kept, i)
+		}
+	}
+	e.key("msgCounts")
+	e.raw("{")
+	e.field("delivered", count[delivered])
+	e.field("droppedOnSend", count[droppedOnSend])
+	e.field("droppedOnDelivery", count[droppedDelivery])
+	e.field("inFlight", count[inFlight])
+	e.field("receiveOnly", count[recvOnly])
+	e.field("kept", int64(len(kept)))
+	e.end()
+	e.raw(",")
+	e.key("msg")
+	e.raw("{")
+	m := func(i int) *msg { return &r.msgs[kept[i]] }
+	n := len(kept)
+	e.ints("st", n, true, func(i int) int64 { return m(i).sendT })
+	e.ints("dt", n, false, func(i int) int64 {
+		if m(i).status == delivered || m(i).status == droppedDelivery {
+			return m(i).recvT - m(i).sendT
+		}
+		return 0
+	})
+	e.ints("f", n, false, func(i int) int64 { return L(m(i).from) })
+	e.ints("t", n, false, func(i int) int64 { return L(m(i).to) })
+	e.ints("k", n, false, func(i int) int64 { return int64(m(i).kind) })
+	e.ints("b", n, false, func(i int) int64 { return m(i).bytes })
+	e.ints("u", n, false, func(i int) int64 { return m(i).updates })
+	e.ints("sl", n, false, func(i int) int64 { return int64(m(i).sendLine) })
+	e.ints("el", n, false, func(i int) int64 { return int64(m(i).endLine) })
+	e.ints("x", n, false, func(i int) int64 { return int64(m(i).status) })
+	e.ints("r", n, false, func(i int) int64 { return int64(m(i).reason) })
+	e.end()
+	e.raw(",")
+
+	// Arrows and marks each tile left out.
+	var arrowsOut, marksOut [tiles]int64
+	for _, mm := range r.msgs {
+		if !mm.keep {
+			arrowsOut[r.tileOf(mm.sendT)]++
+		}
+	}
+	markOutByType := map[int32]int64{}
+	var km []int
+	for i, mk := range r.marks {
+		if mk.keep {
+			km = append(km, i)
+		} else {
+			marksOut[r.tileOf(mk.t)]++
+			markOutByType[mk.typ]++
+		}
+	}
+	e.ints("tileArrowsElided", tiles, false, func(i int) int64 { return arrowsOut[i] })
+	e.ints("tileMarksElided", tiles, false, func(i int) int64 { return marksOut[i] })
+	e.key("marksElidedByType")
+	e.raw("[")
+	j := 0
+	for typ := range int32(len(r.strs)) {
+		if c := markOutByType[typ]; c > 0 {
+			e.comma(j)
+			j++
+			e.raw("[")
+			e.int(int64(typ))
+			e.raw(",")
+			e.int(c)
+			e.raw("]")
+		}
+	}
+	e.raw("],")
+	e.key("marks")
+	e.raw("{")
+	mk := func(i int) *mark { return &r.marks[km[i]] }
+	e.ints("t", len(km), true, func(i int) int64 { return mk(i).t })
+	e.ints("h", len(km), false, func(i int) int64 { return L(mk(i).host) })
+	e.ints("y", len(km), false, func(i int) int64 { return int64(mk(i).typ) })
+	e.ints("lab", len(km), false, func(i int) int64 { return int64(mk(i).label) })
+	e.ints("l", len(km), false, func(i int) int64 { return int64(mk(i).line) })
+	e.end()
+	e.raw(",")
+
+	e.key("muts")
+	e.raw("[")
+	for i, mu := range r.muts {
+		e.comma(i)
+		e.raw("{")
+		e.field("t", mu.t)
+		e.field("end", mu.end)
+		e.field("line", int64(mu.line))
+		e.key("kind")
+		e.str(mu.kind)
+		e.raw(",")
+		e.ints("lanes", len(mu.lanes), false, func(i int) int64 { return L(mu.lanes[i]) })
+		e.end()
+	}
+	e.raw("],")
+
+	tk := r.transKept
+	e.key("memb")
+	e.raw("{")
+	e.ints("t", len(tk), true, func(i int) int64 { return tk[i].t })
+	e.ints("o", len(tk), false, func(i int) int64 { return L(tk[i].o) })
+	e.ints("s", len(tk), false, func(i int) int64 { return L(tk[i].s) })
+	e.ints("st", len(tk), false, func(i int) int64 { return int64(tk[i].state) })
+	e.ints("inc", len(tk), false, func(i int) int64 { return tk[i].inc })
+	e.ints("r", len(tk), false, func(i int) int64 { return int64(tk[i].reason) })
+	e.ints("l", len(tk), false, func(i int) int64 { return int64(tk[i].line) })
+	e.end()
+	e.raw(",")
+	e.field("membElidedRecords", int64(r.transElided))
+	e.field("membElidedPairs", int64(r.pairsElided))
+
+	// Density: message sends and receives per lane per bucket, over every
+	// message, kept or not.
+	dens := map[int64][]int64{}
+	bucket := func(t int64) int64 { return int64(r.scale(t, densityBuckets)) }
+	add := func(h int32, t int64) {
+		l := L(h)
+		if dens[l] == nil {
+			dens[l] = make([]int64, densityBuckets)
+		}
+		dens[l][bucket(t)]++
+	}
+	for _, mm := range r.msgs {
+		if mm.status != recvOnly {
+			add(mm.from, mm.sendT)
+		}
+		if mm.status == delivered || mm.status == recvOnly {
+			add(mm.to, mm.recvT)
+		}
+	}
+	e.field("densityBuckets", densityBuckets)
+	e.key("density")
+	e.raw("[")
+	j = 0
+	for l := range int64(len(lane) + 1) {
+		d := dens[l]
+		if d == nil {
+			continue
+		}
+		e.comma(j)
+		j++
+		e.raw("[")
+		e.int(l)
+		e.raw(",[")
+		// Runs of zeros are common: write them as negative counts.
+		zeros := int64(0)
+		first := true
+		flush := func() {
+			if zeros > 0 {
+				if !first {
+					e.raw(",")
+				}
+				first = false
+				e.int(-zeros)
+				zeros = 0
+			}
+		}
+		for _, c := range d {
+			if c == 0 {
+				zeros++
+				continue
+			}
+			flush()
+			if !first {
+				e.raw(",")
+			}
+			first = false
+			e.int(c)
+		}
+		flush()
+		e.raw("]]")
+	}
+	e.raw("],")
+
+	e.key("rec")
+	e.raw("{")
+	e.ints("l", len(r.want), true, func(i int) int64 { return int64(r.want[i]) })
+	e.strs("s", r.texts)
+	e.end()
+	e.raw(",")
+	e.field("recElided", r.textsElided)
+	e.field("unpaired", int64(r.unpaired))
+
+	e.key("other")
+	e.raw("[")
+	for i, k := range sortedKeys(r.otherRecs) {
+		e.comma(i)
+		e.raw("[")
+		e.str(k)
+		e.raw(",")
+		e.int(int64(r.otherRecs[k]))
+		e.raw("]")
+	}
+	e.raw("],")
+
+	e.key("verdicts")
+	vb, err := json.Marshal(r.verdicts)
+	if err != nil || r.verdicts == nil {
+		vb = []byte("[]")
+	}
+	e.b = append(e.b, vb...)
+	e.end()
+}
+
+// htmlSafe escapes <, > and & in b as \u003c, \u003e, \u0026. In JSON
+// they can only occur inside strings, where the escape means the same
+// character, so the blob is the same JSON and no "</script>" or "<!--"
+// in any string can end or change the <script> element holding it.
+// (U+2028 and U+2029 are already escaped by jsonw and encoding/json.)
+func htmlSafe(b []byte) []byte {
+	if bytes.IndexAny(b, "<>&") < 0 {
+		return b
+	}
+	out := make([]byte, 0, len(b)+len(b)/64)
+	for _, c := range b {
+		switch c {
+		case '<':
+			out = append(out, `\u003c`...)
+		case '>':
+			out = append(out, `\u003e`...)
+		case '&':
+			out = append(out, `\u0026`...)
+		default:
+			out = append(out, c)
+		}
+	}
+	return out
+}

@@ -1,0 +1,402 @@
+package render
+
+import (
+	"bufio"
+	"math/bits"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/detsim/detsim/bundle"
+)
+
+// Level-of-detail limits (docs/render.md). Every count they cut is
+// written into the page, which says what it drew and what it did not.
+const (
+	// tiles splits the drawn window into equal time tiles; each tile keeps
+	// at most the caps below of individual items.
+	tiles          = 256
+	tileArrows     = 2500 // arrows per tile (drops first, then evenly spaced)
+	tileHighMarks  = 600  // timeouts, drops, incarnation bumps, suspicions…
+	tileLowMarks   = 400  // probe sends and acks, dials, cache warm-ups
+	densityBuckets = 1024 // per-lane message counts for the zoomed-out view
+	// smallMesh: up to this many hosts every observer × subject pair gets a
+	// membership row; above it only pairs whose view ever changed do.
+	smallMesh = 16
+	// textAllBytes: an events.ndjson up to this size is inlined whole;
+	// above it the texts of drawn records are inlined up to textBudget.
+	textAllBytes = 24 << 20
+	textBudget   = 12 << 20
+)
+
+// pagePlan is what every run shares: the lanes.
+type pagePlan struct {
+	hosts []string // union of every run's hosts, sorted
+	lane  []map[int32]int32
+}
+
+func plan(runs []*run, opts Options) *pagePlan {
+	var all []string
+	for _, r := range runs {
+		all = append(all, r.hosts...)
+	}
+	slices.SortFunc(all, naturalCompare)
+	all = slices.Compact(all)
+	p := &pagePlan{hosts: all}
+	for _, r := range runs {
+		m := make(map[int32]int32, len(r.hosts))
+		for i, h := range r.hosts {
+			j, _ := slices.BinarySearchFunc(all, h, naturalCompare)
+			m[int32(i)] = int32(j)
+		}
+		p.lane = append(p.lane, m)
+		r.planArrows()
+		r.planMarks()
+		r.planMembership()
+		r.planTexts()
+	}
+	return p
+}
+
+// naturalCompare orders host ids with their digit runs compared as
+// numbers, so node2 comes before node10; ties fall back to the bytes, so
+// the order is total and the same on every run.
+func naturalCompare(a, b string) int {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		ca, cb := a[i], b[j]
+		if isDigit(ca) && isDigit(cb) {
+			si, sj := i, j
+			for i < len(a) && isDigit(a[i]) {
+				i++
+			}
+			for j < len(b) && isDigit(b[j]) {
+				j++
+			}
+			na := strings.TrimLeft(a[si:i], "0")
+			nb := strings.TrimLeft(b[sj:j], "0")
+			if len(na) != len(nb) {
+				return len(na) - len(nb)
+			}
+			if c := strings.Compare(na, nb); c != 0 {
+				return c
+			}
+			continue
+		}
+		if ca != cb {
+			return int(ca) - int(cb)
+		}
+		i++
+		j++
+	}
+	if c := (len(a) - i) - (len(b) - j); c != 0 {
+		return c
+	}
+	return strings.Compare(a, b)
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func (r *run) tileOf(t int64) int { return int(r.scale(t, tiles)) }
+
+// scale maps t in the window onto [0, n): floor((t-from)·n / span) in
+// exact integer arithmetic (no overflow for any time), clamped.
+func (r *run) scale(t int64, n uint64) uint64 {
+	span := uint64(r.to-r.from) + 1
+	if t <= r.from {
+		return 0
+	}
+	x := uint64(t - r.from)
+	if x >= span {
+		return n - 1
+	}
+	hi, lo := bits.Mul64(x, n)
+	q, _ := bits.Div64(hi, lo, span)
+	return q
+}
+
+// choose keeps up to limit of idx: every first-class one first (up to
+// limit), then the rest evenly spaced. It returns the kept ones.
+func choose(idx []int, first func(int) bool, limit int) []int {
+	if len(idx) <= limit {
+		return idx
+	}
+	var a, b []int
+	for _, i := range idx {
+		if first(i) {
+			a = append(a, i)
+		} else {
+			b = append(b, i)
+		}
+	}
+	if len(a) >= limit {
+		return spread(a, limit)
+	}
+	return append(a, spread(b, limit-len(a))...)
+}
+
+func spread(idx []int, n int) []int {
+	if len(idx) <= n {
+		return idx
+	}
+	out := make([]int, n)
+	for j := range n {
+		out[j] = idx[j*len(idx)/n]
+	}
+	return out
+}
+
+func (r *run) planArrows() {
+	var per [tiles][]int
+	for i := range r.msgs {
+		k := r.tileOf(r.msgs[i].sendT)
+		per[k] = append(per[k], i)
+	}
+	for k := range per {
+		for _, i := range choose(per[k], func(i int) bool { return r.msgs[i].status != delivered }, tileArrows) {
+			r.msgs[i].keep = true
+			r.arrowsKept++
+		}
+	}
+}
+
+func (r *run) planMarks() {
+	var per [tiles][]int
+	for i := range r.marks {
+		k := r.tileOf(r.marks[i].t)
+		per[k] = append(per[k], i)
+	}
+	for k := range per {
+		var hi, lo []int
+		for _, i := range per[k] {
+			if r.marks[i].high {
+				hi = append(hi, i)
+			} else {
+				lo = append(lo, i)
+			}
+		}
+		for _, i := range append(spread(hi, tileHighMarks), spread(lo, tileLowMarks)...) {
+			r.marks[i].keep = true
+			r.marksKept++
+		}
+	}
+}
+
+// planMembership keeps every transition of a small mesh; in a bigger one
+// only those of pairs whose view changed after the first one (state,
+// incarnation, or a reason other than the initial view or a join): a
+// pair Alive from its first view to the end is one row of green, and a
+// thousand-peer mesh has a million of them.
+func (r *run) planMembership() {
+	if len(r.hosts) <= smallMesh {
+		r.transKept = r.trans
+		return
+	}
+	type pair struct{ o, s int32 }
+	busy := map[pair]bool{}
+	first := map[pair]transition{}
+	for _, t := range r.trans {
+		k := pair{t.o, t.s}
+		f, seen := first[k]
+		if !seen {
+			first[k] = t
+			if r.strs[t.state] != "alive" {
+				busy[k] = true
+			}
+			continue
+		}
+		if t.state != f.state || t.inc != f.inc {
+			busy[k] = true
+		}
+	}
+	for _, t := range r.trans {
+		if busy[pair{t.o, t.s}] {
+			r.transKept = append(r.transKept, t)
+		} else {
+			r.transElided++
+		}
+	}
+	r.pairsElided = len(first) - len(busy)
+}
+
+// planTexts lists the lines whose full text the page should hold: every
+// line of a small events.ndjson; else the records drawn individually,
+// evidence first.
+func (r *run) planTexts() {
+	if sz, ok := r.manifestSize(); ok && sz <= textAllBytes {
+		r.want = nil // all
+		return
+	}
+	want := map[int]bool{}
+	for _, l := range r.evidenceLines() {
+		want[l] = true
+	}
+	for _, m := range r.muts {
+		want[m.line] = true
+	}
+	for _, t := range r.transKept {
+		want[t.line] = true
+	}
+	for _, m := range r.marks {
+		if m.keep {
+			want[m.line] = true
+		}
+	}
+	for _, m := range r.msgs {
+		if m.keep {
+			if m.sendLine > 0 {
+				want[m.sendLine] = true
+			}
+			if m.endLine > 0 {
+				want[m.endLine] = true
+			}
+		}
+	}
+	r.want = make([]int, 0, len(want))
+	for l := range want {
+		r.want = append(r.want, l)
+	}
+	slices.Sort(r.want)
+	if r.want == nil {
+		r.want = []int{}
+	}
+}
+
+func (r *run) manifestSize() (int64, bool) {
+	fi, err := os.Stat(filepath.Join(r.dir, bundle.EventsFile))
+	if err != nil {
+		return 0, false
+	}
+	return fi.Size(), true
+}
+
+// evidenceLines are the events.ndjson lines the verdicts cite.
+func (r *run) evidenceLines() []int {
+	var ls []int
+	for _, v := range r.verdicts {
+		for _, e := range v.Evidence {
+			if l, ok := evidenceLine(e.Ref); ok {
+				ls = append(ls, l)
+			}
+		}
+	}
+	return ls
+}
+
+func evidenceLine(ref string) (int, bool) {
+	s, ok := strings.CutPrefix(ref, bundle.EventsFile+"#L")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(s)
+	return n, err == nil && n > 0
+}
+
+// collectTexts reads events.ndjson again for the texts planTexts chose:
+// high-priority lines (evidence, mutations, membership, high marks) up to
+// the budget, then an equal share of what is left per time tile, so the
+// texts do not all come from the start of the run.
+func (r *run) collectTexts() error {
+	path := filepath.Join(r.dir, bundle.EventsFile)
+	f, err := os.Open(path)
+	if err != nil {
+		return &BundleError{Path: path, Err: err}
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
+	high := map[int]bool{}
+	if r.want != nil {
+		for _, l := range r.evidenceLines() {
+			high[l] = true
+		}
+		for _, m := range r.muts {
+			high[m.line] = true
+		}
+		for _, t := range r.transKept {
+			high[t.line] = true
+		}
+		for _, m := range r.marks {
+			if m.keep && m.high {
+				high[m.line] = true
+			}
+		}
+	}
+	type cand struct {
+		line int
+		tile int
+		text string
+	}
+	var lows []cand
+	line, w := 0, 0
+	used := 0
+	var lines []int
+	var texts []string
+	for sc.Scan() {
+		line++
+		if r.want != nil {
+			if w >= len(r.want) {
+				break
+			}
+			if r.want[w] != line {
+				continue
+			}
+			w++
+		}
+		text := sc.Text()
+		if r.want == nil || high[line] {
+			if r.want != nil && used+len(text) > textBudget {
+				continue
+			}
+			used += len(text)
+			lines, texts = append(lines, line), append(texts, text)
+			continue
+		}
+		t, _ := lineTime(text)
+		lows = append(lows, cand{line, r.tileOf(t), text})
+	}
+	if err := sc.Err(); err != nil {
+		return &BundleError{Path: path, Err: err}
+	}
+	if len(lows) > 0 {
+		share := (textBudget - used) / tiles
+		spent := make([]int, tiles)
+		for _, c := range lows {
+			if spent[c.tile]+len(c.text) > share {
+				continue
+			}
+			spent[c.tile] += len(c.text)
+			lines, texts = append(lines, c.line), append(texts, c.text)
+		}
+	}
+	// Back into line order.
+	ord := make([]int, len(lines))
+	for i := range ord {
+		ord[i] = i
+	}
+	slices.SortFunc(ord, func(a, b int) int { return lines[a] - lines[b] })
+	r.texts = make([]string, len(ord))
+	tl := make([]int, len(ord))
+	for i, j := range ord {
+		tl[i], r.texts[i] = lines[j], texts[j]
+	}
+	r.want = tl
+	r.textsElided = r.records - int64(len(r.texts))
+	return nil
+}
+
+// lineTime reads a line's virtual_time_ns without decoding it.
+func lineTime(s string) (int64, bool) {
+	rest, ok := strings.CutPrefix(s, `{"virtual_time_ns":`)
+	if !ok {
+		return 0, false
+	}
+	end := strings.IndexByte(rest, ',')
+	if end < 0 {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(rest[:end], 10, 64)
+	return n, err == nil
+}

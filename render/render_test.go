@@ -1,0 +1,236 @@
+package render
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The page for a bundle depends on nothing but the bundle and the
+// options: two renders are byte-identical (no map order, no clock).
+func TestWrite_ByteIdenticalAcrossRuns(t *testing.T) {
+	dir := libraryBundle(t, "reproduction/gossip_flap")
+	other := libraryBundle(t, "reproduction/gossip_flap_fixed")
+	for _, opts := range []Options{{}, {Compare: other}, {FromNs: 100e9, ToNs: 200e9, Mark: true, MarkNs: 150e9, MarkStep: 42}} {
+		var a, b bytes.Buffer
+		if _, err := Write(&a, dir, opts); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Write(&b, dir, opts); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a.Bytes(), b.Bytes()) {
+			t.Errorf("%+v: two renders differ (%d and %d bytes)", opts, a.Len(), b.Len())
+		}
+	}
+}
+
+// Every send of the reproduction is accounted for: delivered ones pair
+// with a receive, the rest with a drop or nothing before the end.
+func TestWrite_PairsEveryMessageOfTheReproduction(t *testing.T) {
+	dir := libraryBundle(t, "reproduction/gossip_flap")
+	path, st := renderFile(t, dir, Options{})
+	n := countTypes(t, dir)
+	if st.Messages != n["message_sent"] {
+		t.Errorf("messages %d, want the %d message_sent records", st.Messages, n["message_sent"])
+	}
+	page, _ := os.ReadFile(path)
+	run := pageData(t, page)["runs"].([]any)[0].(map[string]any)
+	mc := run["msgCounts"].(map[string]any)
+	if got := int(mc["delivered"].(float64)); got != n["message_received"] {
+		t.Errorf("delivered %d, want the %d message_received records", got, n["message_received"])
+	}
+	if got := int(mc["droppedOnSend"].(float64)); got != n["drop_on_send"] {
+		t.Errorf("dropped on send %d, want the %d drop_on_send records", got, n["drop_on_send"])
+	}
+	if got := int(mc["receiveOnly"].(float64)); got != 0 {
+		t.Errorf("%d receives paired with no send", got)
+	}
+	if st.ArrowsElided != 0 || st.MarksElided != 0 || st.TextsInlined != int(st.Records) {
+		t.Errorf("the reproduction is small enough to draw whole: %+v", st)
+	}
+}
+
+// A message id, when records carry one, pairs a receive with its own
+// send even where first-in first-out would swap them (a reordered link).
+func TestPairing_IDBeatsFIFO(t *testing.T) {
+	lines := []string{
+		`{"virtual_time_ns":1,"host_id":"a","kind_tag":"swim","event":{"type":"message_sent","peer":"b","message":"ping","bytes":21,"updates":0,"message_id":1}}`,
+		`{"virtual_time_ns":2,"host_id":"a","kind_tag":"swim","event":{"type":"message_sent","peer":"b","message":"ping","bytes":21,"updates":0,"message_id":2}}`,
+		`{"virtual_time_ns":5,"host_id":"b","kind_tag":"swim","event":{"type":"message_received","peer":"a","message":"ping","bytes":21,"updates":0,"message_id":2}}`,
+		`{"virtual_time_ns":9,"host_id":"b","kind_tag":"swim","event":{"type":"message_received","peer":"a","message":"ping","bytes":21,"updates":0,"message_id":1}}`,
+	}
+	dir := filepath.Join(t.TempDir(), "b")
+	writeBundle(t, dir, lines, "[]\n")
+	r, err := load(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.msgs) != 2 || r.msgs[0].endLine != 4 || r.msgs[1].endLine != 3 {
+		t.Fatalf("pairs %+v: want send L1 with receive L4 and L2 with L3", r.msgs)
+	}
+	// Without ids the same records pair first in, first out.
+	for i := range lines {
+		lines[i] = strings.Replace(lines[i], `,"message_id":`+lines[i][len(lines[i])-3:len(lines[i])-2], "", 1)
+	}
+	dir2 := filepath.Join(t.TempDir(), "b")
+	writeBundle(t, dir2, lines, "[]\n")
+	r, err = load(dir2, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.msgs) != 2 || r.msgs[0].endLine != 3 || r.msgs[1].endLine != 4 {
+		t.Fatalf("pairs without ids %+v: want L1 with L3, L2 with L4", r.msgs)
+	}
+}
+
+// Drops pair with the send they refused or cut.
+func TestPairing_Drops(t *testing.T) {
+	lines := []string{
+		`{"virtual_time_ns":1,"host_id":"a","kind_tag":"swim","event":{"type":"message_sent","peer":"b","message":"ping","bytes":21,"updates":0}}`,
+		`{"virtual_time_ns":1,"host_id":"a","kind_tag":"engine","event":{"type":"drop_on_send","from":"a","to":"b","reason":"buffer_full"}}`,
+		`{"virtual_time_ns":2,"host_id":"a","kind_tag":"swim","event":{"type":"message_sent","peer":"b","message":"ack","bytes":17,"updates":0}}`,
+		`{"virtual_time_ns":3,"host_id":null,"kind_tag":"engine","event":{"type":"mutation","index":0,"kind":"Partition","peers_a":["a"],"peers_b":["b"]}}`,
+		`{"virtual_time_ns":3,"host_id":"b","kind_tag":"engine","event":{"type":"drop_on_delivery","from":"a","to":"b","reason":"partitioned"}}`,
+		`{"virtual_time_ns":8,"host_id":null,"kind_tag":"engine","event":{"type":"mutation","index":1,"kind":"Heal"}}`,
+	}
+	dir := filepath.Join(t.TempDir(), "b")
+	writeBundle(t, dir, lines, "[]\n")
+	r, err := load(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.msgs) != 2 {
+		t.Fatalf("%d messages, want 2", len(r.msgs))
+	}
+	if m := r.msgs[0]; m.status != droppedOnSend || m.endLine != 2 || r.strs[m.reason] != "buffer_full" {
+		t.Errorf("first send %+v: want dropped on send at L2 (buffer_full)", m)
+	}
+	if m := r.msgs[1]; m.status != droppedDelivery || m.endLine != 5 || r.strs[m.reason] != "partitioned" {
+		t.Errorf("second send %+v: want dropped on delivery at L5 (partitioned)", m)
+	}
+	if len(r.muts) != 2 || r.muts[0].end != 8 || len(r.muts[0].lanes) != 2 {
+		t.Errorf("mutations %+v: want the partition over both lanes until the heal at 8", r.muts)
+	}
+}
+
+func TestWrite_MissingBundleIsExit2NamingIt(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "nope")
+	_, err := Write(&bytes.Buffer{}, dir, Options{})
+	var be *BundleError
+	if !errors.As(err, &be) || ExitCode(err) != 2 || !strings.Contains(err.Error(), dir) {
+		t.Fatalf("err %v (exit %d): want a BundleError naming %s, exit 2", err, ExitCode(err), dir)
+	}
+}
+
+func TestWrite_UnverifiableBundleIsExit1NamingTheFile(t *testing.T) {
+	src := libraryBundle(t, "reference/echo_parity")
+	dir := filepath.Join(t.TempDir(), "b")
+	copyDir(t, src, dir)
+	ev := filepath.Join(dir, "events.ndjson")
+	b, _ := os.ReadFile(ev)
+	b[len(b)/2] ^= 1
+	os.WriteFile(ev, b, 0o666)
+	_, err := Write(&bytes.Buffer{}, dir, Options{})
+	var ve *VerifyError
+	if !errors.As(err, &ve) || ExitCode(err) != 1 || !strings.Contains(err.Error(), ev) {
+		t.Fatalf("err %v (exit %d): want a VerifyError naming %s, exit 1", err, ExitCode(err), ev)
+	}
+	// A compare bundle is verified too.
+	_, err = Write(&bytes.Buffer{}, src, Options{Compare: dir})
+	if ExitCode(err) != 1 {
+		t.Fatalf("compare with a tampered bundle: %v, want exit 1", err)
+	}
+}
+
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.Walk(src, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if fi.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o777)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o666)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// hostile is markup that would run if any string reached the page unescaped.
+const hostile = `</script><img src=x onerror=window.pwned=1><script>window.pwned=1</script>`
+
+func hostileBundle(t testing.TB) string {
+	t.Helper()
+	host := `</script><img src=x onerror=window.pwned=1>`
+	q := func(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), `"`, `\"`) }
+	lines := []string{
+		`{"virtual_time_ns":1,"host_id":"a","kind_tag":"swim","event":{"type":"message_sent","peer":"` + q(host) + `","message":"` + q(hostile) + `","bytes":21,"updates":0}}`,
+		`{"virtual_time_ns":2,"host_id":"` + q(host) + `","kind_tag":"swim","event":{"type":"message_received","peer":"a","message":"` + q(hostile) + `","bytes":21,"updates":0}}`,
+		`{"virtual_time_ns":3,"host_id":"` + q(host) + `","kind_tag":"swim","event":{"type":"` + q(hostile) + `","note":"` + q(hostile) + "\u2028\u2029" + `"}}`,
+		`{"virtual_time_ns":4,"host_id":"a","kind_tag":"swim","event":{"type":"state_transition","observer":"a","subject":"` + q(host) + `","from":"none","to":"` + q(hostile) + `","incarnation":0,"reason":"gossip"}}`,
+	}
+	verdicts := `[{"name":"` + q(hostile) + `","kind":"k","parameters":{},"outcome":"` + q(hostile) + `","evidence":[{"virtual_time_ns":3,"event_or_snapshot_ref":"events.ndjson#L3"}],"reason":"` + q(hostile) + `"}]` + "\n"
+	dir := filepath.Join(t.TempDir(), "hostile")
+	writeBundle(t, dir, lines, verdicts)
+	return dir
+}
+
+// No string from a bundle can end the data's script element or add markup.
+func TestWrite_HostileStringsStayInsideTheData(t *testing.T) {
+	path, _ := renderFile(t, hostileBundle(t), Options{Title: hostile})
+	page, _ := os.ReadFile(path)
+	if n := strings.Count(strings.ToLower(string(page)), "</script"); n != 2 {
+		t.Errorf("page has %d </script, want 2 (the data's and the script's)", n)
+	}
+	for _, bad := range []string{"<img", "\u2028", "\u2029"} {
+		if bytes.Contains(page, []byte(bad)) {
+			t.Errorf("page holds %q raw", bad)
+		}
+	}
+	d := pageData(t, page)
+	hs := d["hosts"].([]any)
+	found := false
+	for _, h := range hs {
+		found = found || h == `</script><img src=x onerror=window.pwned=1>`
+	}
+	if !found {
+		t.Errorf("hosts %v: the hostile host id must survive as data, exactly", hs)
+	}
+}
+
+// A window keeps the records inside it and counts the rest.
+func TestWrite_WindowKeepsWhatIsInside(t *testing.T) {
+	dir := libraryBundle(t, "reproduction/gossip_flap")
+	const from, to = 100e9, 200e9
+	r, err := load(dir, Options{FromNs: from, ToNs: to})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.outside == 0 {
+		t.Error("a window over a quarter of the run counts nothing outside it")
+	}
+	for _, m := range r.msgs {
+		if m.sendT < from && m.recvT < from || m.sendT > to {
+			t.Fatalf("message %+v lies outside [%d, %d]", m, int64(from), int64(to))
+		}
+	}
+	for _, mk := range r.marks {
+		if mk.t < from || mk.t > to {
+			t.Fatalf("mark %+v lies outside the window", mk)
+		}
+	}
+	if _, err := Write(&bytes.Buffer{}, dir, Options{FromNs: to, ToNs: from}); ExitCode(err) != 2 {
+		t.Errorf("--to before --from: %v, want a usage error (exit 2)", err)
+	}
+}
