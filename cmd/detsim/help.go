@@ -48,7 +48,7 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 const helpUsage = `usage: detsim help [COMMAND]
 
 Prints the usage and flags of COMMAND (verify, list, sweep, shrink,
-check, live, calibrate, schemadiff), or with no
+check, live, calibrate, schemadiff, render), or with no
 COMMAND the overview and the flags of a run.
 detsim -h and detsim COMMAND -h print the same.
 `
@@ -65,6 +65,7 @@ var usages = map[string]string{
 	"live":       liveUsage,
 	"calibrate":  calibrateUsage,
 	"schemadiff": schemadiffUsage,
+	"render":     renderUsage,
 }
 
 // flagErr handles an error from parsing fs: -h, -help or --help prints

@@ -57,6 +57,7 @@ var commands = []command{
 	{"live", cmdLive},
 	{"calibrate", cmdCalibrate},
 	{"schemadiff", cmdSchemadiff},
+	{"render", cmdRender},
 }
 
 func lookupCommand(name string) (command, bool) {
@@ -103,6 +104,7 @@ const usage = `usage:
   detsim live SCENARIO [--procs] [--out DIR]       run the peers as real SWIM nodes on 127.0.0.1
   detsim calibrate SCENARIO PROD_BUNDLE [--seeds K] compare the sim's metrics with a production bundle
   detsim schemadiff A B                            compare two bundles' event schemas
+  detsim render BUNDLE [-o FILE.html]              draw a bundle as one self-contained web page
   detsim sweep PROPERTY --seeds N [--shard i/n] [--json] [...]
                                                    run a property over seeds; pin failing ones
   detsim shrink SCENARIO [--assert NAME] [--out FILE]

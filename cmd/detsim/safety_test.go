@@ -284,3 +284,28 @@ func TestCalibrateAndSchemadiff_ExitCodes(t *testing.T) {
 		}
 	}
 }
+
+func TestRender_WritesAPageBesideTheBundleAndNeverOverwrites(t *testing.T) {
+	dir := t.TempDir()
+	b := filepath.Join(dir, "b")
+	if r := detsim(t, "--batch", "--out", b, "smoke/three_mesh"); r.code != 0 {
+		t.Fatalf("batch: exit %d\n%s", r.code, r.stderr)
+	}
+	r := detsim(t, "render", b)
+	page, err := os.ReadFile(b + ".html")
+	if r.code != 0 || err != nil || !strings.Contains(string(page), "<html") {
+		t.Fatalf("render: exit %d, %v\n%s%s", r.code, err, r.stdout, r.stderr)
+	}
+	if v := detsim(t, "verify", b); v.code != 0 {
+		t.Errorf("the page was written into the bundle: verify exit %d\n%s", v.code, v.stdout)
+	}
+	if r := detsim(t, "render", b); r.code != 2 || !strings.Contains(r.stderr, "--force") {
+		t.Errorf("second render: exit %d, want 2\n%s", r.code, r.stderr)
+	}
+	if r := detsim(t, "render", "--compare", b, b, "-o", filepath.Join(dir, "c.html")); r.code != 0 {
+		t.Errorf("compare: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := detsim(t, "render", filepath.Join(dir, "nope")); r.code != 2 {
+		t.Errorf("missing bundle: exit %d", r.code)
+	}
+}
