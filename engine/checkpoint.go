@@ -5,6 +5,7 @@ import (
 	"encoding"
 	"hash"
 	"maps"
+	"slices"
 )
 
 // Checkpoint is a frozen copy of an engine's whole mutable state: clock,
@@ -48,6 +49,9 @@ func (s *state) clone() state {
 			h.h = h.h.Clone()
 		}
 		h.ticks = h.ticks.Clone()
+		// Entries are plain values: copying the slices copies the state.
+		h.fault.inbox = slices.Clone(h.fault.inbox)
+		h.fault.deferred = slices.Clone(h.fault.deferred)
 	}
 	c.net = s.net.Clone()
 	c.digest = cloneHash(s.digest)

@@ -165,14 +165,65 @@ func (r mutationRecord) AppendJSON(b []byte) []byte {
 			b = appendIntField(b, "floor_ns", m.FloorNs)
 		}
 		b = appendIntField(b, "duration_ns", m.DurationNs)
-	case network.PeerKill, network.PeerResurrect:
+	case network.PeerKill, network.PeerResurrect, network.PeerPause:
 		b = append(b, `,"peer":`...)
 		b = jsonw.AppendString(b, m.Peer)
-		if m.Kind == network.PeerResurrect {
+		switch m.Kind {
+		case network.PeerResurrect:
 			b = append(b, `,"preserve_state":`...)
 			b = strconv.AppendBool(b, m.PreserveState)
+		case network.PeerPause:
+			b = appendIntField(b, "duration_ns", m.DurationNs)
 		}
 	}
+	return append(b, '}')
+}
+
+// deliveryQueued: a delivery arrived at a host that cannot take it yet —
+// paused, or handling earlier deliveries (recv_cost_ns) — and waits in
+// its inbox behind ahead others (host_id: the receiver). until is the end
+// of the pause in force, or of the handling in progress.
+type deliveryQueued struct {
+	from, to string
+	bytes    int64
+	ahead    int
+	paused   bool
+	until    int64
+}
+
+func (deliveryQueued) Type() string { return "delivery_queued" }
+func (e deliveryQueued) AppendJSON(b []byte) []byte {
+	b = append(b, `{"type":"delivery_queued","from":`...)
+	b = jsonw.AppendString(b, e.from)
+	b = append(b, `,"to":`...)
+	b = jsonw.AppendString(b, e.to)
+	b = appendIntField(b, "bytes", e.bytes)
+	b = appendIntField(b, "ahead", int64(e.ahead))
+	if e.paused {
+		b = append(b, `,"cause":"paused"`...)
+	} else {
+		b = append(b, `,"cause":"busy"`...)
+	}
+	b = appendIntField(b, "until_ns", e.until)
+	return append(b, '}')
+}
+
+// hostResumed: a PeerPause ended (host_id: the host). timers is how many
+// timers and send failures fell due during it (they run next, in due
+// order), waiting how many deliveries wait in the inbox (after them).
+type hostResumed struct {
+	peer            string
+	pausedNs        int64
+	timers, waiting int
+}
+
+func (hostResumed) Type() string { return "host_resumed" }
+func (e hostResumed) AppendJSON(b []byte) []byte {
+	b = append(b, `{"type":"host_resumed","peer":`...)
+	b = jsonw.AppendString(b, e.peer)
+	b = appendIntField(b, "paused_ns", e.pausedNs)
+	b = appendIntField(b, "timers", int64(e.timers))
+	b = appendIntField(b, "waiting", int64(e.waiting))
 	return append(b, '}')
 }
 

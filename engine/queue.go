@@ -13,6 +13,11 @@ const (
 	kindMutation
 	kindSnapshot
 	kindTerminate
+	// kindProcess: the host finishes handling the delivery at the head of
+	// its inbox (recv_cost_ns); aux is the host's wake generation.
+	kindProcess
+	// kindResume: a PeerPause of the host ends.
+	kindResume
 )
 
 var entryKindNames = [...]string{
@@ -23,6 +28,8 @@ var entryKindNames = [...]string{
 	kindMutation:   "Mutation",
 	kindSnapshot:   "Snapshot",
 	kindTerminate:  "Terminate",
+	kindProcess:    "Process",
+	kindResume:     "Resume",
 }
 
 func (k entryKind) String() string {
@@ -39,11 +46,11 @@ func (k entryKind) String() string {
 type entry struct {
 	at     int64
 	seq    uint64
-	aux    uint64 // Deliver: delivery id; Timer: token; Mutation/Snapshot: index; SendFailed: drop reason
+	aux    uint64 // Deliver: delivery id; Timer: token; Mutation/Snapshot: index; SendFailed: drop reason; Process: wake generation
 	wire   int32  // Deliver: slot of its wire bytes in state.wires
 	host   int32  // the host it is for (-1: none)
 	peer   int32  // Deliver: the sender; SendFailed: the refused destination
-	gen    uint32 // the host's generation when queued; a kill or restart makes it stale
+	gen    uint32 // the host's generation when queued (Tick, Timer, SendFailed, Process, Resume); a kill or restart makes it stale
 	kind   entryKind
 	dialed bool // Deliver: this send paid the cold-dial penalty (DialOutcome at pop)
 }

@@ -16,10 +16,10 @@ import (
 type QueueEntry struct {
 	At   int64
 	Seq  uint64
-	Kind string // Tick, Deliver, Timer, SendFailed, Mutation, Snapshot, Terminate
+	Kind string // Tick, Deliver, Timer, SendFailed, Mutation, Snapshot, Terminate, Process, Resume
 	Host string // the host it is for, "" if none
-	From string // Deliver: the sender
-	Size int    // Deliver: wire bytes
+	From string // Deliver, Process: the sender
+	Size int    // Deliver, Process: wire bytes
 	Cut  bool   // Deliver: invalidated in flight; pops only to report a failed dial
 }
 
@@ -48,6 +48,9 @@ func (e *Engine) Queue(k int) []QueueEntry {
 		if (en.kind == kindTick || en.kind == kindTimer || en.kind == kindSendFailed) && e.staleHost(en) {
 			continue
 		}
+		if (en.kind == kindProcess || en.kind == kindResume) && e.staleFault(en) {
+			continue
+		}
 		q := QueueEntry{At: en.at, Seq: en.seq, Kind: en.kind.String(), Cut: cut}
 		if en.host >= 0 {
 			q.Host = e.peers[en.host]
@@ -55,6 +58,12 @@ func (e *Engine) Queue(k int) []QueueEntry {
 		if en.kind == kindDeliver {
 			q.From = e.peers[en.peer]
 			q.Size = len(e.st.wires.get(en.wire))
+		}
+		if en.kind == kindProcess {
+			// The delivery whose handling it ends: the inbox's head.
+			head := &e.st.hosts[en.host].fault.inbox[0]
+			q.From = e.peers[head.peer]
+			q.Size = len(e.st.wires.get(head.wire))
 		}
 		out = append(out, q)
 	}
@@ -76,6 +85,16 @@ type HostView struct {
 	TickHalted bool
 	RecvHalted bool
 	Lives      int
+	// Host faults (issue 14): Paused until PausedUntil; Busy handling a
+	// delivery (recv_cost_ns) until BusyUntil; Waiting deliveries in its
+	// inbox (the one being handled included); Deferred timers and send
+	// failures that fell due during the pause.
+	Paused      bool
+	PausedUntil int64
+	Busy        bool
+	BusyUntil   int64
+	Waiting     int
+	Deferred    int
 	// Snapshot is the host's introspection JSON, nil if never started.
 	Snapshot []byte
 }
@@ -95,6 +114,11 @@ func (e *Engine) Hosts() []HostView {
 func (e *Engine) HostAt(i int) HostView {
 	s := &e.st.hosts[i]
 	v := HostView{ID: s.id, Kind: s.kind.Tag, State: s.state.String(), TickHalted: s.tickHalted, RecvHalted: s.recvHalted, Lives: s.lives}
+	if f := &s.fault; s.state == hostRunning {
+		v.Paused, v.PausedUntil = f.paused, f.pauseEnd
+		v.Busy, v.BusyUntil = f.serving, f.svcEnd
+		v.Waiting, v.Deferred = len(f.inbox), len(f.deferred)
+	}
 	if s.h != nil {
 		v.Snapshot = s.h.Snapshot()
 	}

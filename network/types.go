@@ -36,7 +36,8 @@ type Link struct {
 	Policy Policy
 }
 
-// MutationKind is one of the seven §5.5 variants.
+// MutationKind is one of the seven §5.5 variants, or PeerPause, the host
+// fault docs/decisions.md adds to them.
 type MutationKind uint8
 
 const (
@@ -47,6 +48,10 @@ const (
 	RelayBuffer
 	PeerKill
 	PeerResurrect
+	// PeerPause stops a running host for DurationNs (a GC pause, CPU
+	// starvation, a stopped container): the engine's business, like
+	// PeerResurrect; the network does nothing (docs/decisions.md).
+	PeerPause
 )
 
 var mutationNames = [...]string{
@@ -57,6 +62,7 @@ var mutationNames = [...]string{
 	RelayBuffer:   "RelayBuffer",
 	PeerKill:      "PeerKill",
 	PeerResurrect: "PeerResurrect",
+	PeerPause:     "PeerPause",
 }
 
 // String returns the scenario spelling of k ("Partition", ...).
@@ -89,8 +95,8 @@ type Mutation struct {
 	FactorX100     int64    // LatencySpike: additive latency × FactorX100/100
 	ProbPPM        int64    // LossBurst: override loss probability
 	FloorNs        int64    // RelayBuffer: minimum delivery delay
-	DurationNs     int64    // LatencySpike, LossBurst, RelayBuffer
-	Peer           string   // PeerKill, PeerResurrect
+	DurationNs     int64    // LatencySpike, LossBurst, RelayBuffer, PeerPause
+	Peer           string   // PeerKill, PeerResurrect, PeerPause
 	PreserveState  bool     // PeerResurrect
 }
 

@@ -43,6 +43,11 @@ const (
 	DefaultRunEnd
 	// DefaultAllPeers is every declared peer id, sorted.
 	DefaultAllPeers
+	// DefaultOff is int64(0), which the kind reads as "no such bound"
+	// (a ParamSpan that, when given, is at least 1). Omitted, it is left
+	// out of verdicts.json's parameters, so adding one to a kind changes
+	// no existing verdict file.
+	DefaultOff
 )
 
 // Param is one parameter of an assertion kind.
@@ -180,7 +185,7 @@ func numSlot(slots []slot, read []bool, key string) (int64, bool) {
 func (c *checker) param(f fields, s slot) bool {
 	if !f.has(s.Key) {
 		switch s.Default {
-		case DefaultRunStart:
+		case DefaultRunStart, DefaultOff:
 			*s.num = 0
 			return true
 		case DefaultRunEnd:

@@ -75,6 +75,16 @@ const (
 // only a link offered more than its bandwidth for a long time fills it.
 const DefaultSendBufferBytes = 4 << 20
 
+// MaxRecvCostNs bounds recv_cost_ns, as latency_ns is bounded: no
+// product is ever taken of it, only sums, each checked.
+const MaxRecvCostNs = MaxDelayNs
+
+// DefaultRecvBufferBytes is recv_buffer_bytes when a peer omits it: 2 MiB,
+// the UDP receive buffer memberlist asks for (udpRecvBufSize). Deliveries
+// a paused or busy host holds beyond it are dropped (recv_backlog_full),
+// as a full socket receive buffer drops datagrams.
+const DefaultRecvBufferBytes = 2 << 20
+
 // DefaultIdleNs is cache_invalidate_after_idle_ns when [default_link]
 // omits it: longer than any run, so a link never idles out unless the
 // scenario asks for it.

@@ -19,11 +19,12 @@ var mutationParams = map[network.MutationKind][]string{
 	network.RelayBuffer:   {"links", "floor_ns", "duration_ns"},
 	network.PeerKill:      {"peer"},
 	network.PeerResurrect: {"peer", "preserve_state"},
+	network.PeerPause:     {"peer", "duration_ns"},
 }
 
 func mutationKindNames() string {
 	names := make([]string, 0, len(mutationParams))
-	for k := network.Partition; k <= network.PeerResurrect; k++ {
+	for k := network.Partition; k <= network.PeerPause; k++ {
 		names = append(names, k.String())
 	}
 	return strings.Join(names, ", ")
@@ -49,7 +50,8 @@ func (c *checker) mutations(top fields) {
 
 // lives rejects a PeerKill of a peer that is not running and a
 // PeerResurrect of one that is (issue 9 §3): the engine would make the
-// first a silent no-op and the second a hidden restart. It walks the
+// first a silent no-op and the second a hidden restart. A PeerPause of a
+// peer that is not running is rejected for the same reason (issue 14). It walks the
 // mutations in the order the engine applies them — by at_ns, then
 // declared order, as the (time, seq) queue pops entries enqueued in
 // declared order — from each peer's initial_state (the kind's DownState
@@ -77,7 +79,7 @@ func (c *checker) lives(muts []network.Mutation, decl []int) {
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(muts[a].At, muts[b].At) })
 	for _, i := range order {
 		m := &muts[i]
-		if m.Kind != network.PeerKill && m.Kind != network.PeerResurrect {
+		if m.Kind != network.PeerKill && m.Kind != network.PeerResurrect && m.Kind != network.PeerPause {
 			continue
 		}
 		l := peers[m.Peer]
@@ -103,6 +105,10 @@ func (c *checker) lives(muts []network.Mutation, decl []int) {
 			c.r.add(field, "PeerKill of %q at %d ns, which is not running then (%s)", m.Peer, m.At, why())
 		case m.Kind == network.PeerResurrect && l.running:
 			c.r.add(field, "PeerResurrect of %q at %d ns, which is already running (%s)", m.Peer, m.At, why())
+		case m.Kind == network.PeerPause && !l.running:
+			c.r.add(field, "PeerPause of %q at %d ns, which is not running then (%s)", m.Peer, m.At, why())
+		case m.Kind == network.PeerPause:
+			// A pause leaves the peer running; overlapping pauses merge.
 		default:
 			l.running, l.by, l.byAt = m.Kind == network.PeerResurrect, decl[i], m.At
 		}
@@ -164,6 +170,9 @@ func (c *checker) mutation(f fields) network.Mutation {
 	case network.PeerResurrect:
 		m.Peer, _ = c.peerRef(f, "peer")
 		m.PreserveState, _ = f.boolean("preserve_state")
+	case network.PeerPause:
+		m.Peer, _ = c.peerRef(f, "peer")
+		m.DurationNs, _ = f.integer("duration_ns", 1, MaxTimeNs, true)
 	}
 	return m
 }

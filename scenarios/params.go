@@ -42,10 +42,14 @@ type ConvergenceAfter struct {
 }
 
 // NoFlapWhileProbesOK is no_flap_while_probes_ok { peer, window_start_ns,
-// window_end_ns }.
+// window_end_ns, max_cycle_ns }.
 type NoFlapWhileProbesOK struct {
 	Peer                       string
 	WindowStartNs, WindowEndNs int64
+	// MaxCycleNs, when not 0, is the longest suspect → alive → suspect
+	// cycle that counts as a flap: two unrelated false suspicions minutes
+	// apart are not one flap. 0 (omitted): any length, as before.
+	MaxCycleNs int64
 }
 
 // NoDeadWhenProbesOK is no_dead_when_probes_ok { peer, window_start_ns,
@@ -109,6 +113,7 @@ func (p *NoFlapWhileProbesOK) bind() []slot {
 		peerP("peer", &p.Peer),
 		timeP("window_start_ns", DefaultRunStart, &p.WindowStartNs),
 		timeP("window_end_ns", DefaultRunEnd, &p.WindowEndNs),
+		{Param: Param{"max_cycle_ns", ParamSpan, DefaultOff}, num: &p.MaxCycleNs},
 	}
 }
 
@@ -271,6 +276,9 @@ func (a Assertion) ParamMap() map[string]any {
 	ss := a.Params.slots()
 	m := make(map[string]any, len(ss))
 	for _, s := range ss {
+		if s.Default == DefaultOff && *s.num == 0 {
+			continue // an optional bound left off: as before it existed
+		}
 		m[s.Key] = s.value()
 	}
 	return m
@@ -346,7 +354,7 @@ func (s slot) check() string {
 		if *s.num < 0 {
 			return fmt.Sprintf("must not be negative, got %d", *s.num)
 		}
-		if *s.num == 0 {
+		if *s.num == 0 && s.Default != DefaultOff {
 			return "must be at least 1"
 		}
 	case ParamPeer, ParamString:

@@ -14,7 +14,7 @@ func everyKind() []AssertionParams {
 		AllAliveAt{AtNs: 5, Peers: ab},
 		AllAliveThroughout{WindowStartNs: 1, WindowEndNs: 2, Peers: ab},
 		ConvergenceAfter{AfterNs: 3, WithinNs: 4, Peers: ab},
-		NoFlapWhileProbesOK{Peer: "a", WindowStartNs: 1, WindowEndNs: 2},
+		NoFlapWhileProbesOK{Peer: "a", WindowStartNs: 1, WindowEndNs: 2, MaxCycleNs: 12},
 		NoDeadWhenProbesOK{Peer: "a", WindowStartNs: 1, WindowEndNs: 2},
 		SelfIncarnationBounded{Peer: "a", MaxValue: 7},
 		MessageSizeBounded{MessageKind: "ping", MaxBytes: 8},
@@ -131,6 +131,32 @@ func TestLoader_AssertionsPassCheck(t *testing.T) {
 			if a.Params.Kind() != a.Kind {
 				t.Errorf("%s: %s: kind %s, parameters of %s", name, a.Name, a.Kind, a.Params.Kind())
 			}
+		}
+	}
+}
+
+// TestParse_MaxCycleNs (issue 14 item 6): max_cycle_ns is an optional
+// span on no_flap_while_probes_ok: omitted it is 0 (no bound), given it
+// is at least 1 and at most the run.
+func TestParse_MaxCycleNs(t *testing.T) {
+	flap := func(extra string) string {
+		return valid + "[[assertions]]\nname = \"f\"\nkind = \"no_flap_while_probes_ok\"\npeer = \"a\"\n" + extra
+	}
+	for extra, want := range map[string]int64{"": 0, "max_cycle_ns = 5000\n": 5000} {
+		s, err := Parse("t.toml", []byte(flap(extra)), testRegistry(), noFiles)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Assertions[0].Params.(NoFlapWhileProbesOK).MaxCycleNs; got != want {
+			t.Errorf("%q: max_cycle_ns %d, want %d", extra, got, want)
+		}
+	}
+	for extra, want := range map[string]string{
+		"max_cycle_ns = 0\n":      "t.toml: assertions[f].max_cycle_ns: must be greater than 0, got 0",
+		"max_cycle_ns = 20_000\n": "t.toml: assertions[f].max_cycle_ns: 20000 is longer than the run (duration_ns = 10000)",
+	} {
+		if got := strings.Join(parseErrs(t, flap(extra)), "\n"); got != want {
+			t.Errorf("%q: got %s, want %s", extra, got, want)
 		}
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/detsim/detsim/hosts"
 )
 
-var peerKeys = []string{"id", "kind", "kind_config", "initial_state", "tick_period_ns_override"}
+var peerKeys = []string{"id", "kind", "kind_config", "initial_state", "tick_period_ns_override", "recv_cost_ns", "recv_buffer_bytes"}
 
 // peers validates [[peers]]: ids first, so each kind's Validate sees the
 // full sorted list of declared ids.
@@ -85,6 +85,12 @@ func (c *checker) peer(label string, e map[string]any) (Peer, bool) {
 	}
 	if f.has("tick_period_ns_override") {
 		p.TickPeriodNs, _ = f.integer("tick_period_ns_override", 1, MaxTimeNs, false)
+	}
+	if f.has("recv_cost_ns") {
+		p.RecvCostNs, _ = f.integer("recv_cost_ns", 0, MaxRecvCostNs, false)
+	}
+	if f.has("recv_buffer_bytes") {
+		p.RecvBufferBytes, _ = f.integer("recv_buffer_bytes", MinSendBufferBytes, MaxSendBufferBytes, false)
 	}
 	if config, ok := f.table("kind_config", false); ok {
 		p.KindConfig = clone(config).(map[string]any)

@@ -63,6 +63,13 @@ type Peer struct {
 	KindConfig   map[string]any // as decoded from TOML: int64, string, bool, []any, map[string]any; never nil
 	InitialState string
 	TickPeriodNs int64 // tick_period_ns_override, else [default_tick] period_ns
+	// RecvCostNs is recv_cost_ns: how long each delivery occupies the
+	// host before the host has handled it (0: no cost, the default).
+	RecvCostNs int64
+	// RecvBufferBytes is recv_buffer_bytes: the bytes of deliveries the
+	// host may hold unhandled (paused or busy) before it drops the next
+	// one with recv_backlog_full; 0 (unset) means DefaultRecvBufferBytes.
+	RecvBufferBytes int64
 }
 
 // Assertion is one [[assertions]] entry. Params holds every key but

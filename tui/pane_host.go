@@ -3,6 +3,8 @@ package tui
 import (
 	"strconv"
 	"strings"
+
+	"github.com/detsim/detsim/engine"
 )
 
 // hostPane is the selected host's full view: for SWIM its incarnation,
@@ -30,6 +32,7 @@ func (p hostPane) View(c *drawCtx, sel int) []string {
 	if v.Lives > 1 {
 		title += ", life " + strconv.Itoa(v.Lives)
 	}
+	title += hostFault(v)
 	title += ")"
 	if r.stateChanged {
 		title += " *"
@@ -38,6 +41,25 @@ func (p hostPane) View(c *drawCtx, sel int) []string {
 	off := clampInt(p.off, 0, max(len(body)-p.body(), 0))
 	out := append([]string{titleLine(c, title, p.w)}, body[min(off, len(body)):]...)
 	return padLines(out, p.w, p.h)
+}
+
+// hostFault says what a host fault (PeerPause, recv_cost_ns) holds up:
+// ", paused until T" or ", busy until T", and what waits.
+func hostFault(v engine.HostView) string {
+	var out string
+	switch {
+	case v.Paused:
+		out = ", paused until " + fmtShort(v.PausedUntil)
+	case v.Busy:
+		out = ", busy until " + fmtShort(v.BusyUntil)
+	}
+	if v.Waiting > 0 {
+		out += ", " + strconv.Itoa(v.Waiting) + " waiting"
+	}
+	if v.Deferred > 0 {
+		out += ", " + strconv.Itoa(v.Deferred) + " timers due"
+	}
+	return out
 }
 
 // lines is the pane's whole body, before scrolling.

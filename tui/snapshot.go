@@ -107,7 +107,7 @@ func diffRow(cur, before *hostRow) {
 		return
 	}
 	v, b := cur.view, before.view
-	cur.stateChanged = v.State != b.State || v.TickHalted != b.TickHalted || v.RecvHalted != b.RecvHalted || v.Lives != b.Lives
+	cur.stateChanged = v.State != b.State || v.TickHalted != b.TickHalted || v.RecvHalted != b.RecvHalted || v.Lives != b.Lives || v.Paused != b.Paused
 	if bytes.Equal(v.Snapshot, b.Snapshot) {
 		return
 	}

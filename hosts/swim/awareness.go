@@ -30,3 +30,12 @@ func scaleByHealth(d int64, score int) int64 {
 func retransmitLimit(retransmitMult, n int) int {
 	return retransmitMult * int(ceilLog10(uint64(max(0, n))+1))
 }
+
+// adjustHealth moves this node's local health by delta, unless local
+// health awareness is off (plain SWIM: the score stays 0).
+func (n *Node) adjustHealth(delta int) {
+	if n.cfg.NoAwareness {
+		return
+	}
+	n.health = applyHealthDelta(n.health, delta, n.cfg.AwarenessMaxMultiplier)
+}

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // GossipMode selects the broadcast queue. It is the only behaviour that
@@ -67,6 +68,37 @@ type Config struct {
 	// id), carried by every alive update about it and by its join
 	// requests; 0 to MaxMetaBytes.
 	MetaBytes int
+	// NoAwareness, NoSuspicion, NoNack and NoBuddy turn Lifeguard's
+	// components off, one each (kind_config lifeguard_awareness,
+	// lifeguard_suspicion, lifeguard_nack, lifeguard_buddy = false;
+	// lifeguard = false is all four): the zero value is Lifeguard, and
+	// plain SWIM is what has to be asked for. docs/lifeguard.md.
+	//
+	// NoAwareness: local health never moves from 0, so probe interval and
+	// timeout are never scaled. NoSuspicion: a suspicion times out after
+	// the minimum timeout, fixed, and confirmations do not shorten it
+	// (SWIM's and pre-Lifeguard memberlist's suspicion). NoNack: an
+	// intermediary sends no nack and the prober expects none. NoBuddy: a
+	// message to an accused member does not carry its accusation first.
+	NoAwareness, NoSuspicion, NoNack, NoBuddy bool
+}
+
+// Lifeguard reports whether every Lifeguard component is on.
+func (c Config) Lifeguard() bool {
+	return !c.NoAwareness && !c.NoSuspicion && !c.NoNack && !c.NoBuddy
+}
+
+// lifeguardKeys are the kind_config switches of Lifeguard's components.
+type lifeguardKey struct {
+	name string
+	off  func(c *Config) *bool
+}
+
+var lifeguardKeys = []lifeguardKey{
+	{"lifeguard_awareness", func(c *Config) *bool { return &c.NoAwareness }},
+	{"lifeguard_buddy", func(c *Config) *bool { return &c.NoBuddy }},
+	{"lifeguard_nack", func(c *Config) *bool { return &c.NoNack }},
+	{"lifeguard_suspicion", func(c *Config) *bool { return &c.NoSuspicion }},
 }
 
 // MaxDatagramBytes is the largest UDP payload over IPv4 (65,535 − 8 − 20).
@@ -150,8 +182,31 @@ func field(key string) string { return "kind_config." + key }
 func ParseConfig(kv map[string]any) (Config, []ConfigError) {
 	c := DefaultConfig()
 	var errs []ConfigError
+	// lifeguard = false is the shorthand for the four components; a
+	// component's own key overrides it whatever the order.
+	if v, ok := kv["lifeguard"]; ok {
+		if b, isBool := v.(bool); !isBool {
+			errs = append(errs, ConfigError{field("lifeguard"), "must be a boolean, got " + typeName(v)})
+		} else {
+			for _, k := range lifeguardKeys {
+				*k.off(&c) = !b
+			}
+		}
+	}
+	for _, k := range lifeguardKeys {
+		if v, ok := kv[k.name]; ok {
+			if b, isBool := v.(bool); !isBool {
+				errs = append(errs, ConfigError{field(k.name), "must be a boolean, got " + typeName(v)})
+			} else {
+				*k.off(&c) = !b
+			}
+		}
+	}
 	for _, key := range slices.Sorted(maps.Keys(kv)) {
 		v := kv[key]
+		if key == "lifeguard" || slices.ContainsFunc(lifeguardKeys, func(k lifeguardKey) bool { return k.name == key }) {
+			continue // read above
+		}
 		if k := lookupIntKey(key); k != nil {
 			n, ok := asInt(v)
 			if !ok {
@@ -191,6 +246,8 @@ func ParseConfig(kv map[string]any) (Config, []ConfigError) {
 			errs = append(errs, ConfigError{field(key), "unknown key"})
 		}
 	}
+	// One error per key, in key order (the lifeguard keys were read first).
+	slices.SortStableFunc(errs, func(a, b ConfigError) int { return strings.Compare(a.Field, b.Field) })
 	return c, errs
 }
 

@@ -158,7 +158,7 @@ func (n *Node) applySelf(u Update) {
 	old := me.inc
 	me.inc = u.Incarnation + 1
 	n.counters.Refutations++
-	n.health = applyHealthDelta(n.health, 1, n.cfg.AwarenessMaxMultiplier)
+	n.adjustHealth(1)
 	n.emit(&SelfIncarnationBump{Old: old, New: me.inc, Cause: cause})
 	n.emit(&StateTransition{Observer: n.self, Subject: n.self, From: Alive, To: Alive, Incarnation: me.inc, Reason: ReasonRefuted})
 	n.queue.push(n.selfAlive())
@@ -189,6 +189,11 @@ func (n *Node) startSuspicion(idx int32, accuser string, now int64) {
 	k := suspicionK(n.cfg.SuspicionMult, size)
 	lo := suspicionMinNs(n.cfg.SuspicionMult, size, n.cfg.ProbeIntervalNs)
 	hi := satMul(int64(n.cfg.SuspicionMaxTimeoutMult), lo)
+	if n.cfg.NoSuspicion {
+		// SWIM's fixed suspicion timeout: the minimum from the start, and
+		// no confirmation to wait for (k = 0 ends confirm at once).
+		k, hi = 0, lo
+	}
 	s := &suspicion{start: now, min: lo, max: hi, k: k, accusers: []string{accuser}}
 	s.deadline = satAdd(now, suspicionTimeoutNs(0, k, lo, hi))
 	x := n.members[idx].ext()

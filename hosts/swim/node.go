@@ -410,8 +410,8 @@ func (n *Node) send(to string, msg *Message) {
 	budget := limit - bare
 	var ups []Update
 	var staple *Update
-	if n.accused == 0 {
-		// Nobody to staple an accusation about.
+	if n.accused == 0 || n.cfg.NoBuddy {
+		// Nobody to staple an accusation about, or no buddy system.
 	} else if idx, ok := n.lookup(to); ok {
 		if m := &n.members[idx]; m.state == Suspect || m.state == Dead {
 			u := Update{Member: m.id, State: m.state, Incarnation: m.inc, From: m.accuser()}

@@ -104,7 +104,9 @@ func (n *Node) onProbeTimeout() {
 	if len(via) == 0 {
 		return
 	}
-	p.expectedNacks = len(via)
+	if !n.cfg.NoNack {
+		p.expectedNacks = len(via)
+	}
 	ids := make([]string, len(via))
 	for i, idx := range via {
 		ids[i] = n.members[idx].id
@@ -156,7 +158,7 @@ func (n *Node) onProbeDeadline(now int64) {
 	if p.expectedNacks > 0 {
 		delta = max(0, p.expectedNacks-p.nacks)
 	}
-	n.health = applyHealthDelta(n.health, delta, n.cfg.AwarenessMaxMultiplier)
+	n.adjustHealth(delta)
 	n.counters.ProbesFailed++
 	n.applyUpdate(Update{Member: m.id, State: Suspect, Incarnation: m.inc, From: n.self}, ReasonProbeFailed, now)
 }
@@ -165,7 +167,7 @@ func (n *Node) probeSucceeded(mode string, now int64) {
 	p := &n.probe
 	p.active = false
 	n.counters.ProbesAcked++
-	n.health = applyHealthDelta(n.health, -1, n.cfg.AwarenessMaxMultiplier)
+	n.adjustHealth(-1)
 	n.emit(&ProbeAcked{Target: n.members[p.target].id, Seq: p.seq, Mode: mode, RTTNs: now - p.sentAt})
 }
 
@@ -222,11 +224,15 @@ func (n *Node) concludeOverdueRelays(now int64) {
 	}
 }
 
-// onRelayTimeout tells the requester that the target did not answer.
+// onRelayTimeout tells the requester that the target did not answer
+// (without nacks, it just forgets the relay).
 func (n *Node) onRelayTimeout(payload uint64) {
 	for i := range n.relays {
 		if r := n.relays[i]; r.seq&tokenPayloadMask == payload {
 			n.relays = append(n.relays[:i], n.relays[i+1:]...)
+			if n.cfg.NoNack {
+				return
+			}
 			n.send(r.requester, &Message{Kind: IndirectAck, Seq: r.reqSeq, Target: r.target, Nack: true})
 			return
 		}
