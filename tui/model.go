@@ -193,21 +193,40 @@ func (m Model) applyJob(msg jobMsg) (tea.Model, tea.Cmd) {
 }
 
 // start launches j now if the session is free, queues it behind a
-// running step, or refuses while a long job runs.
+// running short job (a step, a redraw: any job, long ones included, waits
+// its turn, so a continue typed while the screen redraws is not lost), or
+// refuses while a long job runs.
 func (m Model) start(j *job, status string) (tea.Model, tea.Cmd) {
 	if status != "" {
 		m.status, m.isError = status, false
 	}
 	if m.sess == nil {
-		if m.job != nil && !m.job.kind.long() && !j.kind.long() && len(m.pending) < maxPending {
+		if m.job != nil && !m.job.kind.long() && len(m.pending) < maxPending {
 			m.pending = append(m.pending, j)
 			return m, nil
 		}
-		m.status, m.isError = "busy "+m.job.kind.verb()+": press esc to stop it first", true
+		verb := "working"
+		if m.job != nil {
+			verb = m.job.kind.verb()
+		}
+		m.status, m.isError = "busy "+verb+": press esc to stop it first", true
 		return m, nil
 	}
 	j.vp = m.viewParams()
 	return m, m.launch(j)
+}
+
+// cancelPendingLong drops a long job still waiting behind a short one,
+// and everything queued after it: esc reaches a continue even before it
+// starts.
+func (m *Model) cancelPendingLong() bool {
+	for i, j := range m.pending {
+		if j.kind.long() {
+			m.pending = m.pending[:i:i]
+			return true
+		}
+	}
+	return false
 }
 
 // launch hands the session to j's command. Callers check sess != nil.
@@ -316,7 +335,10 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		switch {
 		case m.job != nil && m.job.kind.long():
 			m.interrupt = true
+			m.pending = nil
 			m.status = "stopping…"
+		case m.cancelPendingLong():
+			m.status, m.isError = "cancelled before it started", false
 		case m.showRec:
 			m.showRec = false
 			m.layout()
