@@ -61,8 +61,9 @@ type Model struct {
 	header  int // header lines
 	footer  int // footer lines
 
-	bps   []debugger.Breakpoint
-	bpSel int
+	bps    []debugger.Breakpoint
+	bpSel  int
+	schema *debugger.Schema // what breakpoints and searches may name
 
 	prompt *prompt
 
@@ -84,10 +85,16 @@ func NewModel(sc *scenarios.Scenario, reg *hosts.Registry, opts Options) (Model,
 	if err != nil {
 		return Model{}, err
 	}
+	schema := debugger.NewSchema(s.Scenario(), reg)
+	for _, b := range opts.Breakpoints {
+		if err := schema.Check(b); err != nil {
+			return Model{}, err
+		}
+	}
 	m := Model{
 		keys: newKeyMap(), help: newHelp(), st: newStyles(),
 		width: opts.Width, height: opts.Height,
-		sess: s, focus: paneEvents,
+		sess: s, focus: paneEvents, schema: schema,
 		bps:  withDefaultBreakpoints(opts.Breakpoints),
 		seed: s.Scenario().Seed, name: s.Scenario().Name,
 	}

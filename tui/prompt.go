@@ -101,6 +101,9 @@ func (m Model) submit(p prompt) (tea.Model, tea.Cmd) {
 		return m.start(&job{kind: jobReseed, seed: seed}, "re-seeding…")
 	case promptBreakpoint:
 		b, err := debugger.ParseBreakpoint(v)
+		if err == nil && m.schema != nil {
+			err = m.schema.Check(b)
+		}
 		if err != nil {
 			m.setError(err.Error())
 			return m, nil

@@ -130,7 +130,7 @@ func (m Model) headerView(W int) []string {
 			on = append(on, b.String())
 		}
 	}
-	bps := "breakpoints " + strings.Join(on, ",")
+	bps := "breakpoints " + strings.Join(on, ", ")
 	if len(on) == 0 {
 		bps = "no breakpoints"
 	}

@@ -30,6 +30,15 @@ var Kind = &hosts.Kind{
 	Validate:     validate,
 	New:          newHost,
 	Codec:        codec{},
+	Events:       events(),
+}
+
+func events() []hosts.Event {
+	var out []hosts.Event
+	for _, e := range swim.EventPrototypes() {
+		out = append(out, e)
+	}
+	return out
 }
 
 func validate(config map[string]any, peers []string) []hosts.FieldError {
