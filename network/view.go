@@ -4,12 +4,12 @@ import "fmt"
 
 // LinkView is one edge as the terminal stepper shows it.
 type LinkView struct {
-	From, To   string
+	From, To string
 	// FromIdx and ToIdx are From's and To's host indices (peer order).
 	FromIdx, ToIdx int
-	State      CacheState
-	LastSendNs int64 // 0 until the first send that arrived
-	InFlight   int   // deliveries not yet past their arrival time
+	State          CacheState
+	LastSendNs     int64 // 0 until the first send that arrived
+	InFlight       int   // deliveries not yet past their arrival time
 	// Active lists the mutations in force on the edge, e.g. "Partitioned",
 	// "LatencySpike ×4.50 until 65000000000", in the order applied.
 	Active []string
