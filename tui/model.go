@@ -28,6 +28,7 @@ const (
 	overlayNone overlay = iota
 	overlayHelp
 	overlayBreakpoints
+	overlayVerdicts
 )
 
 // Model is the stepper as a bubbletea model. Update never runs the
@@ -66,6 +67,11 @@ type Model struct {
 	schema *debugger.Schema // what breakpoints and searches may name
 
 	prompt *prompt
+
+	count  int             // a count typed before a key (10n), 0 none
+	vSel   int             // the selected verdict in the verdicts list
+	search *debugger.Query // the last search, for ] and [
+	filter *debugger.Query // the log shows only records meeting it
 
 	status  string
 	isError bool
@@ -164,6 +170,13 @@ func (m Model) applyJob(msg jobMsg) (tea.Model, tea.Cmd) {
 	}
 	if msg.status != "" {
 		m.status, m.isError = msg.status, false
+	}
+	if msg.cursor > 0 && m.fr != nil {
+		m.events.cursor, m.events.top = msg.cursor, 0
+		if msg.cursor >= m.fr.records {
+			m.events.cursor = 0
+		}
+		m.focus = paneEvents
 	}
 	if msg.next != nil {
 		if m.interrupt {
@@ -336,7 +349,18 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case overlayBreakpoints:
 		return m.breakpointsKey(k)
+	case overlayVerdicts:
+		return m.verdictsKey(k)
 	}
+	if t := k.Text; len(t) == 1 && t[0] >= '0' && t[0] <= '9' && (t[0] != '0' || m.count > 0) {
+		if m.count < 1_000_000 {
+			m.count = m.count*10 + int(t[0]-'0')
+		}
+		m.status, m.isError = "count "+fmtInt(int64(m.count))+": n p c C repeat", false
+		return m, nil
+	}
+	count := max(m.count, 1)
+	m.count = 0
 	switch {
 	case key.Matches(k, km.Interrupt):
 		switch {
@@ -358,15 +382,47 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.overlay = overlayBreakpoints
 		return m, nil
 	case key.Matches(k, km.Step):
-		return m.start(&job{kind: jobStep}, "")
+		return m.start(&job{kind: jobStep, count: count}, "")
 	case key.Matches(k, km.Back):
-		return m.start(&job{kind: jobBack}, "")
+		return m.start(&job{kind: jobBack, count: count}, "")
 	case key.Matches(k, km.Continue):
-		return m.start(&job{kind: jobContinue, bps: append([]debugger.Breakpoint(nil), m.bps...)}, "continuing…")
+		return m.start(&job{kind: jobContinue, count: count, bps: append([]debugger.Breakpoint(nil), m.bps...)}, "continuing…")
 	case key.Matches(k, km.Reverse):
-		return m.start(&job{kind: jobReverse, bps: append([]debugger.Breakpoint(nil), m.bps...)}, "reverse-continuing…")
+		return m.start(&job{kind: jobReverse, count: count, bps: append([]debugger.Breakpoint(nil), m.bps...)}, "reverse-continuing…")
 	case key.Matches(k, km.Goto):
-		m.prompt = newPrompt(promptGoto, "go to step N or time (12.5s): ", "")
+		m.prompt = newPrompt(promptGoto, "go to step N, time (12.5s) or record (L8427): ", "")
+		return m, nil
+	case key.Matches(k, km.Verdicts):
+		m.overlay = overlayVerdicts
+		return m, nil
+	case key.Matches(k, km.Search):
+		label := "search (text, or type=T host=H field=V …): "
+		if m.search != nil {
+			label = "search (enter alone: " + m.search.String() + "): "
+		}
+		m.prompt = newPrompt(promptSearch, label, "")
+		return m, nil
+	case key.Matches(k, km.NextMatch), key.Matches(k, km.PrevMatch):
+		if m.search == nil {
+			m.setError("no search yet: / searches")
+			return m, nil
+		}
+		return m.startSearch(*m.search, key.Matches(k, km.NextMatch))
+	case key.Matches(k, km.Filter):
+		v := ""
+		if m.filter != nil {
+			v = m.filter.String()
+		}
+		m.prompt = newPrompt(promptFilter, "filter the log (host=H type=T subject=S …; empty clears): ", v)
+		return m, nil
+	case key.Matches(k, km.Follow):
+		m.events.cursor, m.events.top = 0, 0
+		m.status, m.isError = "the log follows the current step", false
+		return m, m.maybeRefresh()
+	case key.Matches(k, km.Record):
+		m.showRec = !m.showRec
+		m.record.off = 0
+		m.layout()
 		return m, nil
 	case key.Matches(k, km.Seed):
 		m.prompt = newPrompt(promptSeed, "re-seed with: ", uitoa(m.seed+1))
@@ -386,12 +442,32 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, km.PageDown):
 		return m.scroll(m.pageOf())
 	case key.Matches(k, km.Open):
-		m.showRec = !m.showRec
-		m.record.off = 0
-		m.layout()
-		return m, nil
+		return m.openStep()
 	}
 	return m, nil
+}
+
+// openStep goes to the step that emitted the record under the cursor,
+// keeping the cursor on it.
+func (m Model) openStep() (tea.Model, tea.Cmd) {
+	n := m.events.at(m.fr)
+	l := m.fr.logAt(n)
+	if n < 1 || l == nil || l.b == nil {
+		m.setError("no record under the cursor")
+		return m, nil
+	}
+	return m.start(&job{kind: jobToRecord, target: n}, "going to step "+fmtInt(l.step)+", which emitted record "+fmtInt(n)+"…")
+}
+
+// startSearch looks for the next (or previous) record meeting q from the
+// one under the cursor.
+func (m Model) startSearch(q debugger.Query, forward bool) (tea.Model, tea.Cmd) {
+	m.search = &q
+	dir := "next"
+	if !forward {
+		dir = "previous"
+	}
+	return m.start(&job{kind: jobSearch, query: q, forward: forward, target: m.events.at(m.fr)}, "searching for the "+dir+" "+q.String()+"…")
 }
 
 // nextFocus cycles through the panes on screen.
@@ -438,7 +514,9 @@ func (m Model) scroll(delta int) (tea.Model, tea.Cmd) {
 		if m.showRec && delta != 0 {
 			m.record.off = 0
 		}
-		m.events.move(int64(delta), f)
+		m.events.move(int64(delta), f, m.filter)
+	case paneRecord:
+		m.record.scroll(delta, m.record.lines(f, m.events.at(f)), m.record.body())
 	}
 	return m, m.maybeRefresh()
 }
