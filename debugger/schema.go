@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -60,14 +61,8 @@ func NewSchema(sc *scenarios.Scenario, reg *hosts.Registry) *Schema {
 			s.fields[t] = nil
 		}
 	}
-	for t := range s.fields {
-		s.types = append(s.types, t)
-	}
-	slices.Sort(s.types)
-	for f := range all {
-		s.allFields = append(s.allFields, f)
-	}
-	slices.Sort(s.allFields)
+	s.types = slices.Sorted(maps.Keys(s.fields))
+	s.allFields = slices.Sorted(maps.Keys(all))
 	for _, a := range sc.Assertions {
 		s.assertions = append(s.assertions, a.Name)
 	}
