@@ -17,11 +17,13 @@ type BreakKind uint8
 // The breakpoint kinds. Each is evaluated right after a step is
 // dispatched, against what that step did.
 const (
-	// BreakFail fires at the step whose record decided the run's first
-	// assertion Fail.
+	// BreakFail fires at every step whose records decided an assertion
+	// Fail: any assertion, or only the one named Arg.
 	BreakFail BreakKind = iota + 1
-	// BreakType fires at every step that emits a record of event type Arg.
-	BreakType
+	// BreakRecord fires at every step that emits a record matching Query:
+	// conditions on the record's type, host, time, step and event fields,
+	// all of which must hold for one record.
+	BreakRecord
 	// BreakHost fires at every step dispatched to host Arg (its tick, a
 	// delivery to it, its timer or its send failure).
 	BreakHost
@@ -30,13 +32,17 @@ const (
 	BreakTime
 	// BreakStep fires at step index N.
 	BreakStep
+	// BreakVerdict fires at every step whose records resolved an
+	// assertion (open → Pass, Fail or Inconclusive).
+	BreakVerdict
 )
 
 // Breakpoint is one stop condition for continue and reverse-continue.
 type Breakpoint struct {
-	Kind BreakKind
-	Arg  string // BreakType: event type; BreakHost: peer id
-	N    int64  // BreakTime: virtual ns; BreakStep: step index
+	Kind  BreakKind
+	Arg   string // BreakFail: assertion name ("" any); BreakHost: peer id
+	N     int64  // BreakTime: virtual ns; BreakStep: step index
+	Query Query  // BreakRecord: the record to stop at
 	// Off disables the breakpoint without forgetting it.
 	Off bool
 }
@@ -45,9 +51,14 @@ type Breakpoint struct {
 func (b Breakpoint) String() string {
 	switch b.Kind {
 	case BreakFail:
+		if b.Arg != "" {
+			return "fail=" + b.Arg
+		}
 		return "fail"
-	case BreakType:
-		return "type=" + b.Arg
+	case BreakVerdict:
+		return "verdict"
+	case BreakRecord:
+		return b.Query.String()
 	case BreakHost:
 		return "host=" + b.Arg
 	case BreakTime:
@@ -58,50 +69,107 @@ func (b Breakpoint) String() string {
 	return "?"
 }
 
+// Equal reports whether two breakpoints are the same (Off included).
+func (b Breakpoint) Equal(o Breakpoint) bool {
+	return b.Kind == o.Kind && b.Arg == o.Arg && b.N == o.N && b.Off == o.Off && b.Query.Equal(o.Query)
+}
+
 // maxSpecLen bounds a breakpoint spec; nothing valid comes close.
 const maxSpecLen = 256
 
-// ParseBreakpoint reads a breakpoint spec: "fail" (the first assertion
-// Fail), "type=T" (a record of event type T), "host=H" (a step for peer
-// H), "time=12.5s" or "time=12500000000" (the first step at virtual time
-// ≥ T; units ns, us, µs, ms, s, bare = ns) or "step=N" (step index N).
+// BreakSyntax is the one-line summary of breakpoint specs.
+const BreakSyntax = "fail, fail=NAME, verdict, host=H, time=T, step=N, or record conditions ANDed: type=T host=H field=V time=T step=N"
+
+// ParseBreakpoint reads a breakpoint spec:
+//
+//   - "fail": any assertion's Fail; "fail=NAME": that assertion's;
+//   - "verdict": any assertion resolved;
+//   - "host=H": a step for peer H; "time=12.5s" (or 12500000000, bare =
+//     ns): the first step at virtual time ≥ T; "step=N": step index N;
+//   - anything else: space-separated key=value conditions that one record
+//     must meet together (BreakRecord, see ParseQuery): "type=T",
+//     "type=state_transition subject=orch to=suspect", "host=H type=T".
+//     In such a list time=T and step=N are lower bounds.
+//
+// Names are checked against a run only by Schema.Check.
 func ParseBreakpoint(spec string) (Breakpoint, error) {
 	spec = strings.TrimSpace(spec)
 	if len(spec) > maxSpecLen {
 		return Breakpoint{}, fmt.Errorf("breakpoint: spec longer than %d bytes", maxSpecLen)
 	}
-	if spec == "fail" {
+	switch spec {
+	case "fail":
 		return Breakpoint{Kind: BreakFail}, nil
+	case "verdict":
+		return Breakpoint{Kind: BreakVerdict}, nil
+	case "":
+		return Breakpoint{}, fmt.Errorf("breakpoint: empty; want %s", BreakSyntax)
 	}
-	key, val, ok := strings.Cut(spec, "=")
-	if !ok {
-		return Breakpoint{}, fmt.Errorf("breakpoint %q: want fail, type=T, host=H, time=T or step=N", spec)
+	fields := strings.Fields(spec)
+	if len(fields) == 1 {
+		key, val, ok := strings.Cut(spec, "=")
+		if !ok {
+			return Breakpoint{}, fmt.Errorf("breakpoint %q: want %s", spec, BreakSyntax)
+		}
+		switch key {
+		case "fail":
+			if !validName(val) {
+				return Breakpoint{}, fmt.Errorf("breakpoint %q: an assertion name is 1-64 of [A-Za-z0-9_-]", spec)
+			}
+			return Breakpoint{Kind: BreakFail, Arg: val}, nil
+		case "host":
+			if !validName(val) {
+				return Breakpoint{}, fmt.Errorf("breakpoint %q: host must be 1-64 of [A-Za-z0-9_-]", spec)
+			}
+			return Breakpoint{Kind: BreakHost, Arg: val}, nil
+		case "time":
+			ns, err := ParseTime(val, "ns")
+			if err != nil {
+				return Breakpoint{}, fmt.Errorf("breakpoint %q: %w", spec, err)
+			}
+			return Breakpoint{Kind: BreakTime, N: ns}, nil
+		case "step":
+			n, err := parseCount(val)
+			if err != nil {
+				return Breakpoint{}, fmt.Errorf("breakpoint %q: step must be a non-negative integer", spec)
+			}
+			return Breakpoint{Kind: BreakStep, N: n}, nil
+		}
 	}
-	key, val = strings.TrimSpace(key), strings.TrimSpace(val)
-	switch key {
-	case "type", "host":
-		if !validName(val) {
-			return Breakpoint{}, fmt.Errorf("breakpoint %q: %s must be 1-64 of [A-Za-z0-9_-]", spec, key)
-		}
-		if key == "type" {
-			return Breakpoint{Kind: BreakType, Arg: val}, nil
-		}
-		return Breakpoint{Kind: BreakHost, Arg: val}, nil
-	case "time":
-		ns, err := ParseTime(val, "ns")
-		if err != nil {
-			return Breakpoint{}, fmt.Errorf("breakpoint %q: %w", spec, err)
-		}
-		return Breakpoint{Kind: BreakTime, N: ns}, nil
-	case "step":
-		n, err := strconv.ParseInt(val, 10, 64)
-		if err != nil || n < 0 {
-			return Breakpoint{}, fmt.Errorf("breakpoint %q: step must be a non-negative integer", spec)
-		}
-		return Breakpoint{Kind: BreakStep, N: n}, nil
+	q, err := ParseQuery(spec)
+	if err != nil {
+		return Breakpoint{}, fmt.Errorf("breakpoint %q: %w", spec, err)
 	}
-	return Breakpoint{}, fmt.Errorf("breakpoint %q: unknown kind %q (want fail, type, host, time or step)", spec, key)
+	if q.Sub != "" {
+		return Breakpoint{}, fmt.Errorf("breakpoint %q: %q is not key=value; want %s", spec, q.Sub, BreakSyntax)
+	}
+	for _, c := range q.Conds {
+		if c.Key == "fail" || c.Key == "verdict" {
+			return Breakpoint{}, fmt.Errorf("breakpoint %q: %s stands alone, it does not combine with record conditions", spec, c.Key)
+		}
+	}
+	return Breakpoint{Kind: BreakRecord, Query: q}, nil
 }
+
+// parseCount reads a non-negative integer, digits grouped or not
+// ("18211", "18 211", "18_211", "18,211"), the way the stepper prints
+// steps and records.
+func parseCount(s string) (int64, error) {
+	s = strings.Map(func(r rune) rune {
+		if r == ' ' || r == '_' || r == ',' || r == '\u202f' || r == '\u2009' {
+			return -1
+		}
+		return r
+	}, strings.TrimSpace(s))
+	if s == "" || !digits(s) {
+		return 0, errors.New("not a count")
+	}
+	return strconv.ParseInt(s, 10, 64)
+}
+
+// ParseCount is parseCount for viewers: a step or record number as the
+// stepper prints it, digits grouped or not.
+func ParseCount(s string) (int64, error) { return parseCount(s) }
 
 // validName reports whether s looks like a peer id or an event type.
 func validName(s string) bool {

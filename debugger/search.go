@@ -125,9 +125,9 @@ func (s *Session) GotoStep(i int64, pause Pause) (finished bool) {
 func (s *Session) stopAt(bps []Breakpoint, hit **Breakpoint) engine.StopFunc {
 	return func(prevNow int64, info engine.StepInfo) bool {
 		prevRec := s.tl.Engine().Records() - info.Records
-		defer func() { s.typeHits = s.typeHits[:0] }()
+		defer s.clearHits()
 		for i := range bps {
-			if b := &bps[i]; !b.Off && s.hits(b, info, prevNow, prevRec) {
+			if b := &bps[i]; !b.Off && s.hits(i, b, info, prevNow, prevRec) {
 				*hit = b
 				return true
 			}
@@ -136,31 +136,54 @@ func (s *Session) stopAt(bps []Breakpoint, hit **Breakpoint) engine.StopFunc {
 	}
 }
 
-// arm prepares the tap for bps' type breakpoints; disarm stops watching.
+// armedQuery is a record condition the tap checks while a run is checked:
+// a record breakpoint (slot = its index in the list) or a search.
+type armedQuery struct {
+	q      *Query
+	slot   int
+	lo, hi int64 // search: only lines in (lo, hi); 0 hi = no bound
+	hit    bool  // a record of the current step matched
+	first  int64 // the first and last matching lines of the step
+	last   int64
+}
+
+// arm prepares the tap for bps' record breakpoints; disarm stops watching.
 func (s *Session) arm(bps []Breakpoint) {
-	s.watch, s.typeHits = s.watch[:0], s.typeHits[:0]
-	for _, b := range bps {
-		if !b.Off && b.Kind == BreakType {
-			s.watch = append(s.watch, b.Arg)
+	s.armed = s.armed[:0]
+	for i := range bps {
+		if b := &bps[i]; !b.Off && b.Kind == BreakRecord {
+			s.armed = append(s.armed, armedQuery{q: &b.Query, slot: i})
 		}
 	}
 }
 
-func (s *Session) disarm() { s.watch, s.typeHits = s.watch[:0], s.typeHits[:0] }
+func (s *Session) disarm() { s.armed = s.armed[:0] }
 
-// hits reports whether b fires at the step just dispatched (info), given
-// the virtual time and record count before it.
-func (s *Session) hits(b *Breakpoint, info engine.StepInfo, prevNow, prevRec int64) bool {
+func (s *Session) clearHits() {
+	for i := range s.armed {
+		a := &s.armed[i]
+		a.hit, a.first, a.last = false, 0, 0
+	}
+}
+
+// hits reports whether b (the i-th breakpoint) fires at the step just
+// dispatched (info), given the virtual time and record count before it.
+func (s *Session) hits(i int, b *Breakpoint, info engine.StepInfo, prevNow, prevRec int64) bool {
 	switch b.Kind {
 	case BreakFail:
-		if ev := s.Evaluator(); ev != nil {
-			_, line, ok := ev.FirstFailure()
-			return ok && int64(line) > prevRec
+		if ev := s.Evaluator(); ev != nil && info.Records > 0 {
+			_, failed := ev.DecidedAfter(int(prevRec), b.Arg)
+			return failed
 		}
-	case BreakType:
-		for _, t := range s.typeHits {
-			if t == b.Arg {
-				return true
+	case BreakVerdict:
+		if ev := s.Evaluator(); ev != nil && info.Records > 0 {
+			decided, _ := ev.DecidedAfter(int(prevRec), "")
+			return decided
+		}
+	case BreakRecord:
+		for k := range s.armed {
+			if s.armed[k].slot == i {
+				return s.armed[k].hit
 			}
 		}
 	case BreakHost:

@@ -3,7 +3,6 @@ package debugger
 import (
 	"errors"
 
-	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/bundle/verdict"
 	"github.com/detsim/detsim/bundle/verdict/monitor"
 	"github.com/detsim/detsim/engine"
@@ -24,10 +23,9 @@ type Session struct {
 	ring    *lineRing
 	peerIdx map[string]int
 
-	// watch lists the event types enabled type breakpoints wait for
-	// while a checked run is in progress; the tap notes which it saw.
-	watch    []string
-	typeHits []string
+	// armed lists the record conditions (record breakpoints, a search)
+	// the tap checks while a checked run is in progress.
+	armed []armedQuery
 }
 
 // NewSession builds a session at step 0 of sc, with the seed overridden
@@ -111,13 +109,17 @@ func checkpointEvery(hosts int) int64 {
 }
 
 func (s *Session) tap(e *engine.Engine, line, at int64, b []byte) {
-	s.ring.put(line, e.Index(), at, b)
-	if len(s.watch) > 0 {
-		t := bundle.LineType(b)
-		for _, w := range s.watch {
-			if string(t) == w {
-				s.typeHits = append(s.typeHits, w)
-			}
+	step := e.Index()
+	s.ring.put(line, step, at, b)
+	for i := range s.armed {
+		a := &s.armed[i]
+		if line <= a.lo || a.hi > 0 && line >= a.hi || !a.q.Match(b, step, at) {
+			continue
 		}
+		a.hit = true
+		if a.first == 0 {
+			a.first = line
+		}
+		a.last = line
 	}
 }

@@ -74,7 +74,7 @@ func BenchmarkContinue(b *testing.B) {
 	sc := *echoParity(b)
 	sc.DurationNs = 1 << 50
 	s := newSession(b, &sc)
-	bps := []Breakpoint{{Kind: BreakFail}, {Kind: BreakType, Arg: "no_such_type"}}
+	bps := []Breakpoint{{Kind: BreakFail}, {Kind: BreakRecord, Query: Query{Conds: []Cond{{Key: "type", Val: "no_such_type"}}}}}
 	always := func() bool { return true }
 	start := s.Timeline().Engine().Index()
 	for b.Loop() {

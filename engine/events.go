@@ -3,6 +3,7 @@ package engine
 import (
 	"strconv"
 
+	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/internal/jsonw"
 	"github.com/detsim/detsim/network"
 )
@@ -12,6 +13,24 @@ import (
 // gives their schemas. Field order is fixed by AppendJSON.
 
 const engineTag = "engine"
+
+// EngineTag is the kind_tag of the records the engine synthesises.
+const EngineTag = engineTag
+
+// EventPrototypes returns one value of every record the engine
+// synthesises, one per shape (a mutation per kind), every member set.
+// Viewers derive the engine's event types and fields from their JSON
+// (hosts.Kind.Events is the same for a host kind), so the list cannot
+// drift from what is written.
+func EventPrototypes() []hosts.Event {
+	out := []hosts.Event{
+		dropOnSend{}, dropOnDelivery{}, cacheStateChange{}, dialStart{}, dialOutcome{}, decodeError{},
+	}
+	for _, k := range []network.MutationKind{network.Partition, network.LatencySpike, network.LossBurst, network.RelayBuffer, network.PeerKill, network.PeerResurrect} {
+		out = append(out, mutationRecord{m: &network.Mutation{Kind: k}})
+	}
+	return out
+}
 
 // dropOnSend: a send the network refused (host_id: the sender).
 type dropOnSend struct {

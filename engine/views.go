@@ -141,8 +141,29 @@ func (e *Engine) LastStep() StepInfo {
 }
 
 // Links returns every directed edge's cache state, last send, in-flight
-// count and active mutations, sorted by (from, to).
-func (e *Engine) Links() []network.LinkView { return e.st.net.Links() }
+// count and active mutations, sorted by (from, to), as of the current
+// virtual time. In flight means queued for delivery and not invalidated:
+// the queue is the truth, so a delivery that popped this instant is no
+// longer counted and one due this instant that has not popped still is.
+func (e *Engine) Links() []network.LinkView {
+	views := e.st.net.LinksAt(e.st.now)
+	n := int64(len(e.peers))
+	counts := map[int64]int{}
+	for i := range e.st.q.items {
+		en := &e.st.q.items[i]
+		if en.kind != kindDeliver {
+			continue
+		}
+		if _, cut := e.st.cut[en.aux]; cut {
+			continue
+		}
+		counts[int64(en.peer)*n+int64(en.host)]++
+	}
+	for i := range views {
+		views[i].InFlight = counts[int64(views[i].FromIdx)*n+int64(views[i].ToIdx)]
+	}
+	return views
+}
 
 // Peers returns the declared peer ids, sorted; a host's index is its
 // position here.

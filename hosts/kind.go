@@ -51,6 +51,12 @@ type Kind struct {
 	New func(id string, config map[string]any, state string, peers []string, r *rng.Stream) Host
 	// Codec encodes and decodes the kind's application messages.
 	Codec Codec
+	// Events lists one prototype of every event the kind's hosts record,
+	// with every optional member set (one per shape when members differ by
+	// variant). It is the one place the event types and fields are named:
+	// the debugger derives from the prototypes' JSON which breakpoint and
+	// search fields exist, so the list cannot drift from what is written.
+	Events []Event
 }
 
 // Registry maps kind tags to kinds. It is built once at start-up and read

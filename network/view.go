@@ -4,10 +4,12 @@ import "fmt"
 
 // LinkView is one edge as the terminal stepper shows it.
 type LinkView struct {
-	From, To   string
-	State      CacheState
-	LastSendNs int64 // 0 until the first send that arrived
-	InFlight   int   // deliveries not yet past their arrival time
+	From, To string
+	// FromIdx and ToIdx are From's and To's host indices (peer order).
+	FromIdx, ToIdx int
+	State          CacheState
+	LastSendNs     int64 // 0 until the first send that arrived
+	InFlight       int   // deliveries not yet past their arrival time
 	// Active lists the mutations in force on the edge, e.g. "Partitioned",
 	// "LatencySpike ×4.50 until 65000000000", in the order applied.
 	Active []string
@@ -16,18 +18,24 @@ type LinkView struct {
 // Links describes every declared edge, sorted by (From, To), as of the
 // latest time the network was given (by Send or ApplyMutation). It
 // allocates and is meant for the UI, not the hot path.
-func (n *Network) Links() []LinkView {
+func (n *Network) Links() []LinkView { return n.LinksAt(n.seen) }
+
+// LinksAt is Links as of virtual time now (not before the latest time the
+// network was given): in-flight counts and mutations in force are those
+// at now, not at the last send on the edge or anywhere else.
+func (n *Network) LinksAt(now int64) []LinkView {
+	now = max(now, n.seen)
 	views := make([]LinkView, 0, len(n.edges))
 	for i := range n.edges {
 		e := &n.edges[i]
-		v := LinkView{From: n.peers[e.from], To: n.peers[e.to]}
+		v := LinkView{From: n.peers[e.from], To: n.peers[e.to], FromIdx: int(e.from), ToIdx: int(e.to)}
 		if f := n.flowOf(e); f != nil {
-			v.State, v.LastSendNs, v.InFlight = f.state, f.lastSendNs, f.inFlightAt(n.seen)
+			v.State, v.LastSendNs, v.InFlight = f.state, f.lastSendNs, f.inFlightAt(now)
 			if f.partitioned {
 				v.Active = append(v.Active, "Partitioned")
 			}
 			for _, ef := range f.effects {
-				if ef.start <= n.seen && n.seen < ef.until {
+				if ef.start <= now && now < ef.until {
 					v.Active = append(v.Active, ef.String())
 				}
 			}

@@ -129,7 +129,7 @@ func (f *frame) addVerdicts(ev *verdict.Evaluator) {
 	if f.done {
 		// The run is over: show the verdicts batch would write.
 		for i, v := range ev.Finish(f.now) {
-			f.verdicts[i] = verdict.Partial{Name: v.Name, Kind: v.Kind, Resolved: true, Outcome: v.Outcome, Reason: v.Reason, Line: f.verdicts[i].Line}
+			f.verdicts[i] = verdict.Partial{Name: v.Name, Kind: v.Kind, Resolved: true, Outcome: v.Outcome, Reason: v.Reason, Line: f.verdicts[i].Line, Evidence: v.Evidence}
 		}
 	}
 	for _, p := range f.verdicts {

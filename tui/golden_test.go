@@ -21,10 +21,39 @@ var goldenStates = []struct {
 	{"echo_steps", echoParity, []string{"n", "n", "n", "n", "n", "n", "n"}},
 	{"echo_breakpoint", echoParity, []string{"b", "a", "text:type=mutation", "enter", "esc", "c", "c"}},
 	{"echo_help", echoParity, []string{"n", "?"}},
-	{"echo_record", echoParity, []string{"g", "text:3s", "enter", "k", "k", "enter"}},
+	{"echo_record", echoParity, []string{"g", "text:3s", "enter", "k", "k", "o"}},
 	{"echo_goto_past_end", echoParity, []string{"g", "text:999999999", "enter"}},
 	{"mesh_matrix", mesh12, []string{"g", "text:10s", "enter", "tab", "j", "j"}},
 	{"mesh_back_forward", mesh12, []string{"g", "text:10s", "enter", "p", "p", "n"}},
+}
+
+// swimStates are SWIM screens on the gossip-flap reproduction, at the
+// sizes people debug it at and the smallest usable one.
+var swimStates = []struct {
+	name  string
+	keys  []string
+	sizes [][2]int
+}{
+	{"swim_step", []string{"g", "text:4137", "enter"}, [][2]int{{120, 40}, {40, 10}, {80, 24}}},
+	{"swim_verdicts", []string{"c", "v", "j"}, [][2]int{{120, 40}, {40, 10}}},
+	{"swim_search", []string{"g", "text:2000", "enter", "/", "text:type=state_transition to=suspect", "enter", "o"}, [][2]int{{120, 40}, {40, 10}}},
+	{"swim_filter", []string{"g", "text:3000", "enter", "F", "text:host=orch type=message_sent", "enter"}, [][2]int{{120, 40}}},
+}
+
+// TestGoldenScreensSwim pins SWIM screens (the real kind, not the fake).
+func TestGoldenScreensSwim(t *testing.T) {
+	for _, st := range swimStates {
+		for _, sz := range st.sizes {
+			name := fmt.Sprintf("%s_%dx%d.golden", st.name, sz[0], sz[1])
+			t.Run(name, func(t *testing.T) {
+				m := newTestModel(t, loadScenario(t, "reproduction/gossip_flap"), sz[0], sz[1])
+				m = drive(t, m, keys(st.keys...)...)
+				got := screen(m)
+				checkScreenShape(t, got, sz[0], sz[1])
+				checkGolden(t, name, got+"\n")
+			})
+		}
+	}
 }
 
 func echoParity(t testing.TB) *scenarios.Scenario { return loadScenario(t, "reference/echo_parity") }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -17,23 +18,26 @@ import (
 type jobKind int
 
 const (
-	jobStep     jobKind = iota // one step forward
-	jobBack                    // one step back
-	jobLand                    // rebuild the frame at the current step (selection, scroll, resize)
-	jobContinue                // forward to the next breakpoint
-	jobReverse                 // back to the previous breakpoint
-	jobGotoStep                // to step target
-	jobGotoTime                // to the first step at or after virtual time target
-	jobReseed                  // a new run with seed, at step 0
+	jobStep       jobKind = iota // one step forward
+	jobBack                      // one step back
+	jobLand                      // rebuild the frame at the current step (selection, scroll, resize)
+	jobContinue                  // forward to the next breakpoint
+	jobReverse                   // back to the previous breakpoint
+	jobGotoStep                  // to step target
+	jobGotoTime                  // to the first step at or after virtual time target
+	jobReseed                    // a new run with seed, at step 0
+	jobGotoRecord                // to the step that emitted record target
+	jobToRecord                  // to the step of cached record target (enter on the log)
+	jobSearch                    // to the next / previous record meeting query
 )
 
 // long reports whether the job runs in chunks (and esc stops it).
 func (k jobKind) long() bool {
-	return k == jobContinue || k == jobReverse || k == jobGotoStep || k == jobGotoTime
+	return k == jobContinue || k == jobReverse || k == jobGotoStep || k == jobGotoTime || k == jobGotoRecord || k == jobSearch
 }
 
 func (k jobKind) verb() string {
-	return [...]string{"stepping", "stepping back", "redrawing", "continuing", "reverse-continuing", "going to step", "going to time", "re-executing"}[k]
+	return [...]string{"stepping", "stepping back", "redrawing", "continuing", "reverse-continuing", "going to step", "going to time", "re-executing", "going to record", "going to the record's step", "searching"}[k]
 }
 
 // job is one request and, for long ones, how far it got.
@@ -43,6 +47,11 @@ type job struct {
 	target int64
 	seed   uint64
 	vp     viewParams
+	count  int // repeat: steps, or breakpoint hits (0 = 1)
+
+	query   debugger.Query // search
+	forward bool
+	search  debugger.SearchState
 
 	// Set by begin when the first chunk starts.
 	started    time.Time
@@ -65,6 +74,7 @@ type jobMsg struct {
 	next   *job
 	status string
 	hit    *debugger.Breakpoint // the breakpoint it stopped at, if any
+	cursor int64                // put the log cursor on this record (0: leave it)
 	err    error
 }
 
@@ -108,11 +118,28 @@ func execute(s *debugger.Session, j *job) (msg jobMsg) {
 		return gotoStepJob(s, j, pause)
 	case jobGotoTime:
 		return gotoTimeJob(s, j, pause)
+	case jobGotoRecord:
+		return gotoRecordJob(s, j, pause)
+	case jobToRecord:
+		return toRecordJob(s, j)
+	case jobSearch:
+		return searchJob(s, j, pause)
 	}
 	return jobMsg{sess: s, err: fmt.Errorf("unknown job %d", j.kind)}
 }
 
 func stepJob(s *debugger.Session, j *job) jobMsg {
+	if j.count > 1 {
+		i := s.Timeline().Engine().Index()
+		msg := finish(s, j, i+int64(j.count), "")
+		if msg.fr != nil {
+			msg.status = fmtInt(msg.fr.index-i) + " steps to step " + fmtInt(msg.fr.index) + ": " + describeStep(msg.fr.last)
+			if msg.fr.index < i+int64(j.count) {
+				msg.status += " (the run ended)"
+			}
+		}
+		return msg
+	}
 	fr, ok, err := stepOnce(s, j.vp)
 	if !ok && err == nil {
 		return finish(s, j, s.Timeline().Engine().Index(), "the run has ended: nothing to step")
@@ -129,7 +156,8 @@ func backJob(s *debugger.Session, j *job) jobMsg {
 	if i == 0 {
 		return finish(s, j, 0, "at step 0: nothing before it")
 	}
-	return finish(s, j, i-1, "back to step "+fmtInt(i-1))
+	to := max(i-int64(max(j.count, 1)), 0)
+	return finish(s, j, to, "back to step "+fmtInt(to))
 }
 
 func reseedJob(s *debugger.Session, j *job) jobMsg {
@@ -146,6 +174,10 @@ func continueJob(s *debugger.Session, j *job, pause debugger.Pause) jobMsg {
 		return progress(s, j)
 	}
 	idx := s.Timeline().Engine().Index()
+	if hit != nil && j.count > 1 && !s.Timeline().Engine().Done() {
+		j.count--
+		return progress(s, j)
+	}
 	if hit != nil {
 		return finishAt(s, j, idx, hit, "breakpoint "+hit.String()+" ("+describeBreak(*hit)+") at step "+fmtInt(idx))
 	}
@@ -162,6 +194,11 @@ func reverseJob(s *debugger.Session, j *job, pause debugger.Pause) jobMsg {
 	}
 	if next > 0 {
 		j.u = next
+		return progress(s, j)
+	}
+	if found > 0 && j.count > 1 {
+		j.count--
+		j.u = found - 1
 		return progress(s, j)
 	}
 	if found >= 0 {
@@ -201,6 +238,61 @@ func gotoTimeJob(s *debugger.Session, j *job, pause debugger.Pause) jobMsg {
 		return finish(s, j, e.Index(), "t="+fmtTime(t)+" is past the end: clamped to the last step, "+fmtInt(e.Index())+" at t="+fmtTime(e.Now()))
 	}
 	return finish(s, j, e.Index(), "at step "+fmtInt(e.Index())+", the first at or after t="+fmtTime(t))
+}
+
+func gotoRecordJob(s *debugger.Session, j *job, pause debugger.Pause) jobMsg {
+	done, err := s.GotoRecord(j.target, pause)
+	if err != nil {
+		return jobMsg{sess: s, err: err}
+	}
+	if !done {
+		return progress(s, j)
+	}
+	e := s.Timeline().Engine()
+	n, status := j.target, ""
+	if e.Records() < n {
+		n = e.Records()
+		status = "record " + fmtInt(j.target) + " is past the end: the run has " + fmtInt(n) + " records; clamped to the last, at step " + fmtInt(e.Index())
+	} else {
+		status = "record " + fmtInt(n) + " (events.ndjson#L" + strconv.FormatInt(n, 10) + ") was emitted by step " + fmtInt(e.Index())
+	}
+	j.vp.logFrom = max(n-logWindow/2, 1)
+	msg := finish(s, j, e.Index(), status)
+	msg.cursor = n
+	return msg
+}
+
+func toRecordJob(s *debugger.Session, j *job) jobMsg {
+	r, ok := s.Record(j.target)
+	if !ok {
+		return gotoRecordJob(s, j, nil)
+	}
+	j.vp.logFrom = max(j.target-logWindow/2, 1)
+	msg := finish(s, j, r.Step, "at step "+fmtInt(r.Step)+", which emitted record "+fmtInt(j.target))
+	msg.cursor = j.target
+	return msg
+}
+
+func searchJob(s *debugger.Session, j *job, pause debugger.Pause) jobMsg {
+	f, done, err := s.Search(j.query, j.target, j.forward, &j.search, pause)
+	if err != nil {
+		return jobMsg{sess: s, err: err}
+	}
+	if !done {
+		return progress(s, j)
+	}
+	idx := s.Timeline().Engine().Index()
+	if f.Line == 0 {
+		dir := "after"
+		if !j.forward {
+			dir = "before"
+		}
+		return finish(s, j, idx, "no record matches "+j.query.String()+" "+dir+" record "+fmtInt(j.target)+": the cursor stays")
+	}
+	j.vp.logFrom = max(f.Line-logWindow/2, 1)
+	msg := finish(s, j, idx, "match: record "+fmtInt(f.Line)+" at step "+fmtInt(f.Step)+" ( ] next, [ previous )")
+	msg.cursor = f.Line
+	return msg
 }
 
 // finish lands on step i with the last step highlighted.

@@ -9,6 +9,8 @@ type keyMap struct {
 	Goto, Focus, FocusBack, Up, Down         key.Binding
 	PageUp, PageDown, Open                   key.Binding
 	Breakpoints, Seed, Help, Quit            key.Binding
+	Verdicts, Search, NextMatch, PrevMatch   key.Binding
+	Filter, Follow, Record                   key.Binding
 	// Inside the breakpoints list.
 	BPAdd, BPToggle, BPDelete key.Binding
 }
@@ -30,7 +32,14 @@ func newKeyMap() keyMap {
 		Down:        b("j/↓", "down", "j", "down"),
 		PageUp:      b("pgup", "page up", "pgup"),
 		PageDown:    b("pgdn", "page down", "pgdown"),
-		Open:        b("enter", "open record under cursor", "enter"),
+		Open:        b("enter", "go to the step of the record / verdict evidence", "enter"),
+		Record:      b("o", "show the record under the cursor in full", "o"),
+		Verdicts:    b("v", "verdicts: outcome, reason, evidence", "v"),
+		Search:      b("/", "search the whole run (text, or field=value …)", "/"),
+		NextMatch:   b("]", "next match", "]"),
+		PrevMatch:   b("[", "previous match", "["),
+		Filter:      b("F", "filter the log (host=H type=T subject=S …)", "F"),
+		Follow:      b("G/end", "log: follow the current step again", "G", "end"),
 		Breakpoints: b("b", "breakpoints", "b"),
 		Seed:        b("s", "re-seed and re-execute", "s"),
 		Help:        b("?", "help", "?"),
@@ -51,6 +60,7 @@ func (k keyMap) ShortHelp() []key.Binding {
 		short(k.Step, "n", "step"), short(k.Back, "p", "back"),
 		short(k.Continue, "c", "continue"), short(k.Reverse, "C", "reverse"),
 		short(k.Breakpoints, "b", "breaks"), short(k.Goto, "g", "goto"),
+		short(k.Verdicts, "v", "verdicts"), short(k.Search, "/", "search"),
 		short(k.Seed, "s", "seed"), short(k.Help, "?", "help"), short(k.Quit, "q", "quit"),
 	}
 }
@@ -59,7 +69,8 @@ func (k keyMap) ShortHelp() []key.Binding {
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Step, k.Back, k.Continue, k.Reverse, k.Interrupt},
-		{k.Goto, k.Focus, k.FocusBack, k.Up, k.Down, k.PageUp, k.PageDown, k.Open},
+		{k.Goto, k.Focus, k.FocusBack, k.Up, k.Down, k.PageUp, k.PageDown, k.Open, k.Record},
+		{k.Verdicts, k.Search, k.NextMatch, k.PrevMatch, k.Filter, k.Follow},
 		{k.Breakpoints, k.BPAdd, k.BPToggle, k.BPDelete, k.Seed, k.Help, k.Quit},
 	}
 }

@@ -56,7 +56,9 @@ func (m *Model) layout() {
 		nlinks = len(m.fr.links)
 	}
 
-	if W < 40 || main < 8 {
+	// A record opened on a short screen takes the room of the matrix:
+	// the log and the record, both readable, beat three cramped panes.
+	if W < 40 || main < 8 || m.showRec && main < 16 {
 		m.eventsBands(W, main, false)
 		m.size()
 		return
@@ -156,7 +158,7 @@ func (m *Model) shownPanes() []paneID {
 	for _, p := range []struct {
 		id paneID
 		s  size
-	}{{paneMatrix, m.matrix.size}, {paneHost, m.host.size}, {paneQueue, m.queue.size}, {paneLinks, m.links.size}, {paneEvents, m.events.size}} {
+	}{{paneMatrix, m.matrix.size}, {paneHost, m.host.size}, {paneQueue, m.queue.size}, {paneLinks, m.links.size}, {paneEvents, m.events.size}, {paneRecord, m.record.size}} {
 		if p.s.w > 0 && p.s.h > 0 {
 			out = append(out, p.id)
 		}

@@ -28,6 +28,7 @@ const (
 	overlayNone overlay = iota
 	overlayHelp
 	overlayBreakpoints
+	overlayVerdicts
 )
 
 // Model is the stepper as a bubbletea model. Update never runs the
@@ -61,10 +62,16 @@ type Model struct {
 	header  int // header lines
 	footer  int // footer lines
 
-	bps   []debugger.Breakpoint
-	bpSel int
+	bps    []debugger.Breakpoint
+	bpSel  int
+	schema *debugger.Schema // what breakpoints and searches may name
 
 	prompt *prompt
+
+	count  int             // a count typed before a key (10n), 0 none
+	vSel   int             // the selected verdict in the verdicts list
+	search *debugger.Query // the last search, for ] and [
+	filter *debugger.Query // the log shows only records meeting it
 
 	status  string
 	isError bool
@@ -84,10 +91,16 @@ func NewModel(sc *scenarios.Scenario, reg *hosts.Registry, opts Options) (Model,
 	if err != nil {
 		return Model{}, err
 	}
+	schema := debugger.NewSchema(s.Scenario(), reg)
+	for _, b := range opts.Breakpoints {
+		if err := schema.Check(b); err != nil {
+			return Model{}, err
+		}
+	}
 	m := Model{
 		keys: newKeyMap(), help: newHelp(), st: newStyles(),
 		width: opts.Width, height: opts.Height,
-		sess: s, focus: paneEvents,
+		sess: s, focus: paneEvents, schema: schema,
 		bps:  withDefaultBreakpoints(opts.Breakpoints),
 		seed: s.Scenario().Seed, name: s.Scenario().Name,
 	}
@@ -158,6 +171,13 @@ func (m Model) applyJob(msg jobMsg) (tea.Model, tea.Cmd) {
 	if msg.status != "" {
 		m.status, m.isError = msg.status, false
 	}
+	if msg.cursor > 0 && m.fr != nil {
+		m.events.cursor, m.events.top = msg.cursor, 0
+		if msg.cursor >= m.fr.records {
+			m.events.cursor = 0
+		}
+		m.focus = paneEvents
+	}
 	if msg.next != nil {
 		if m.interrupt {
 			m.interrupt = false
@@ -193,21 +213,40 @@ func (m Model) applyJob(msg jobMsg) (tea.Model, tea.Cmd) {
 }
 
 // start launches j now if the session is free, queues it behind a
-// running step, or refuses while a long job runs.
+// running short job (a step, a redraw: any job, long ones included, waits
+// its turn, so a continue typed while the screen redraws is not lost), or
+// refuses while a long job runs.
 func (m Model) start(j *job, status string) (tea.Model, tea.Cmd) {
 	if status != "" {
 		m.status, m.isError = status, false
 	}
 	if m.sess == nil {
-		if m.job != nil && !m.job.kind.long() && !j.kind.long() && len(m.pending) < maxPending {
+		if m.job != nil && !m.job.kind.long() && len(m.pending) < maxPending {
 			m.pending = append(m.pending, j)
 			return m, nil
 		}
-		m.status, m.isError = "busy "+m.job.kind.verb()+": press esc to stop it first", true
+		verb := "working"
+		if m.job != nil {
+			verb = m.job.kind.verb()
+		}
+		m.status, m.isError = "busy "+verb+": press esc to stop it first", true
 		return m, nil
 	}
 	j.vp = m.viewParams()
 	return m, m.launch(j)
+}
+
+// cancelPendingLong drops a long job still waiting behind a short one,
+// and everything queued after it: esc reaches a continue even before it
+// starts.
+func (m *Model) cancelPendingLong() bool {
+	for i, j := range m.pending {
+		if j.kind.long() {
+			m.pending = m.pending[:i:i]
+			return true
+		}
+	}
+	return false
 }
 
 // launch hands the session to j's command. Callers check sess != nil.
@@ -310,13 +349,27 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case overlayBreakpoints:
 		return m.breakpointsKey(k)
+	case overlayVerdicts:
+		return m.verdictsKey(k)
 	}
+	if t := k.Text; len(t) == 1 && t[0] >= '0' && t[0] <= '9' && (t[0] != '0' || m.count > 0) {
+		if m.count < 1_000_000 {
+			m.count = m.count*10 + int(t[0]-'0')
+		}
+		m.status, m.isError = "count "+fmtInt(int64(m.count))+": n p c C repeat", false
+		return m, nil
+	}
+	count := max(m.count, 1)
+	m.count = 0
 	switch {
 	case key.Matches(k, km.Interrupt):
 		switch {
 		case m.job != nil && m.job.kind.long():
 			m.interrupt = true
+			m.pending = nil
 			m.status = "stopping…"
+		case m.cancelPendingLong():
+			m.status, m.isError = "cancelled before it started", false
 		case m.showRec:
 			m.showRec = false
 			m.layout()
@@ -329,15 +382,47 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.overlay = overlayBreakpoints
 		return m, nil
 	case key.Matches(k, km.Step):
-		return m.start(&job{kind: jobStep}, "")
+		return m.start(&job{kind: jobStep, count: count}, "")
 	case key.Matches(k, km.Back):
-		return m.start(&job{kind: jobBack}, "")
+		return m.start(&job{kind: jobBack, count: count}, "")
 	case key.Matches(k, km.Continue):
-		return m.start(&job{kind: jobContinue, bps: append([]debugger.Breakpoint(nil), m.bps...)}, "continuing…")
+		return m.start(&job{kind: jobContinue, count: count, bps: append([]debugger.Breakpoint(nil), m.bps...)}, "continuing…")
 	case key.Matches(k, km.Reverse):
-		return m.start(&job{kind: jobReverse, bps: append([]debugger.Breakpoint(nil), m.bps...)}, "reverse-continuing…")
+		return m.start(&job{kind: jobReverse, count: count, bps: append([]debugger.Breakpoint(nil), m.bps...)}, "reverse-continuing…")
 	case key.Matches(k, km.Goto):
-		m.prompt = newPrompt(promptGoto, "go to step N or time (12.5s): ", "")
+		m.prompt = newPrompt(promptGoto, "go to step N, time (12.5s) or record (L8427): ", "")
+		return m, nil
+	case key.Matches(k, km.Verdicts):
+		m.overlay = overlayVerdicts
+		return m, nil
+	case key.Matches(k, km.Search):
+		label := "search (text, or type=T host=H field=V …): "
+		if m.search != nil {
+			label = "search (enter alone: " + m.search.String() + "): "
+		}
+		m.prompt = newPrompt(promptSearch, label, "")
+		return m, nil
+	case key.Matches(k, km.NextMatch), key.Matches(k, km.PrevMatch):
+		if m.search == nil {
+			m.setError("no search yet: / searches")
+			return m, nil
+		}
+		return m.startSearch(*m.search, key.Matches(k, km.NextMatch))
+	case key.Matches(k, km.Filter):
+		v := ""
+		if m.filter != nil {
+			v = m.filter.String()
+		}
+		m.prompt = newPrompt(promptFilter, "filter the log (host=H type=T subject=S …; empty clears): ", v)
+		return m, nil
+	case key.Matches(k, km.Follow):
+		m.events.cursor, m.events.top = 0, 0
+		m.status, m.isError = "the log follows the current step", false
+		return m, m.maybeRefresh()
+	case key.Matches(k, km.Record):
+		m.showRec = !m.showRec
+		m.record.off = 0
+		m.layout()
 		return m, nil
 	case key.Matches(k, km.Seed):
 		m.prompt = newPrompt(promptSeed, "re-seed with: ", uitoa(m.seed+1))
@@ -357,12 +442,32 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, km.PageDown):
 		return m.scroll(m.pageOf())
 	case key.Matches(k, km.Open):
-		m.showRec = !m.showRec
-		m.record.off = 0
-		m.layout()
-		return m, nil
+		return m.openStep()
 	}
 	return m, nil
+}
+
+// openStep goes to the step that emitted the record under the cursor,
+// keeping the cursor on it.
+func (m Model) openStep() (tea.Model, tea.Cmd) {
+	n := m.events.at(m.fr)
+	l := m.fr.logAt(n)
+	if n < 1 || l == nil || l.b == nil {
+		m.setError("no record under the cursor")
+		return m, nil
+	}
+	return m.start(&job{kind: jobToRecord, target: n}, "going to step "+fmtInt(l.step)+", which emitted record "+fmtInt(n)+"…")
+}
+
+// startSearch looks for the next (or previous) record meeting q from the
+// one under the cursor.
+func (m Model) startSearch(q debugger.Query, forward bool) (tea.Model, tea.Cmd) {
+	m.search = &q
+	dir := "next"
+	if !forward {
+		dir = "previous"
+	}
+	return m.start(&job{kind: jobSearch, query: q, forward: forward, target: m.events.at(m.fr)}, "searching for the "+dir+" "+q.String()+"…")
 }
 
 // nextFocus cycles through the panes on screen.
@@ -409,7 +514,9 @@ func (m Model) scroll(delta int) (tea.Model, tea.Cmd) {
 		if m.showRec && delta != 0 {
 			m.record.off = 0
 		}
-		m.events.move(int64(delta), f)
+		m.events.move(int64(delta), f, m.filter)
+	case paneRecord:
+		m.record.scroll(delta, m.record.lines(f, m.events.at(f)), m.record.body())
 	}
 	return m, m.maybeRefresh()
 }

@@ -43,7 +43,7 @@ func (m Model) breakpointsKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			m.bpSel = clampInt(m.bpSel, 0, len(m.bps)-1)
 		}
 	case key.Matches(k, km.BPAdd):
-		m.prompt = newPrompt(promptBreakpoint, "add breakpoint (fail, type=T, host=H, time=12.5s, step=N): ", "")
+		m.prompt = newPrompt(promptBreakpoint, "add breakpoint (fail, fail=NAME, verdict, type=T field=V …, host=H, time=12.5s, step=N): ", "")
 	case key.Matches(k, km.Help):
 		m.overlay = overlayHelp
 	}
@@ -108,9 +108,14 @@ func (m Model) helpView(w, h int) []string {
 func describeBreak(b debugger.Breakpoint) string {
 	switch b.Kind {
 	case debugger.BreakFail:
-		return "first assertion Fail"
-	case debugger.BreakType:
-		return "a record of type " + b.Arg
+		if b.Arg != "" {
+			return "assertion " + b.Arg + " fails"
+		}
+		return "an assertion fails"
+	case debugger.BreakVerdict:
+		return "an assertion is decided"
+	case debugger.BreakRecord:
+		return "a record with " + b.Query.String()
 	case debugger.BreakHost:
 		return "a step for host " + b.Arg
 	case debugger.BreakTime:

@@ -9,11 +9,12 @@ const (
 	paneQueue
 	paneLinks
 	paneEvents
+	paneRecord
 	paneCount
 )
 
 func (p paneID) String() string {
-	return [...]string{"membership", "host", "queue", "links", "events"}[p]
+	return [...]string{"membership", "host", "queue", "links", "events", "record"}[p]
 }
 
 // drawCtx is what every pane draws from: the frame, the styles and

@@ -25,12 +25,33 @@ func (p eventsPane) at(f *frame) int64 {
 	return p.cursor
 }
 
-// move shifts the cursor by delta records within what the cache can hold.
-func (p *eventsPane) move(delta int64, f *frame) {
+// move shifts the cursor by delta records within what the cache can hold
+// (with a filter, by delta matching records among those the frame holds).
+func (p *eventsPane) move(delta int64, f *frame, filter *debugger.Query) {
 	if f.records == 0 {
 		return
 	}
-	cur := p.at(f) + delta
+	cur := p.at(f)
+	if filter != nil && delta != 0 {
+		step := int64(1)
+		if delta < 0 {
+			step = -1
+		}
+		for k := delta; k != 0; k -= step {
+			n := cur + step
+			for ; n >= f.logFrom && n <= f.records; n += step {
+				if l := f.logAt(n); l != nil && l.b != nil && filter.Match(l.b, l.step, l.at) {
+					break
+				}
+			}
+			if n < f.logFrom || n > f.records {
+				break
+			}
+			cur = n
+		}
+		delta = 0
+	}
+	cur += delta
 	lo := max(f.records-debugger.RecordCache+1, 1)
 	cur = min(max(cur, lo), f.records)
 	if cur == f.records {
@@ -68,18 +89,54 @@ func (p eventsPane) window(f *frame) (lo, hi int64) {
 	return top, min(top+body-1, f.records)
 }
 
-func (p eventsPane) View(c *drawCtx) []string {
+func (p eventsPane) View(c *drawCtx, filter *debugger.Query) []string {
 	f := c.f
 	title := "events (no records yet)"
 	if f.records > 0 {
-		title = "events (record " + fmtInt(p.at(f)) + " of " + fmtInt(f.records) + ")"
+		title = "events (record " + fmtInt(p.at(f)) + " of " + fmtInt(f.records)
+		if p.cursor > 0 {
+			title += ", scrolled: G follows"
+		}
+		title += ")"
+	}
+	lw := labelWidth(f.peers)
+	cur := p.at(f)
+	if filter != nil {
+		return p.filteredView(c, filter, title, lw, cur)
 	}
 	out := []string{titleLine(c, title, p.w)}
 	lo, hi := p.window(f)
-	lw := labelWidth(f.peers)
-	cur := p.at(f)
 	for n := lo; n <= hi && f.records > 0; n++ {
 		out = append(out, eventLine(c, f, n, n == cur, lw))
+	}
+	return padLines(out, p.w, p.h)
+}
+
+// filteredView draws only the records of the frame's window that meet
+// filter, the cursor's among them, ending at the cursor.
+func (p eventsPane) filteredView(c *drawCtx, filter *debugger.Query, title string, lw int, cur int64) []string {
+	f := c.f
+	var match []int64
+	for i := range f.log {
+		l := &f.log[i]
+		if l.b != nil && (l.n == cur || filter.Match(l.b, l.step, l.at)) {
+			match = append(match, l.n)
+		}
+	}
+	title += " filter " + filter.String() + ": " + fmtInt(int64(len(match))) + " of " + fmtInt(int64(len(f.log))) + " held"
+	out := []string{titleLine(c, title, p.w)}
+	body := max(p.body(), 1)
+	end := len(match)
+	for i, n := range match {
+		if n == cur {
+			end = i + 1
+		}
+	}
+	for _, n := range match[max(end-body, 0):end] {
+		out = append(out, eventLine(c, f, n, n == cur, lw))
+	}
+	if len(match) == 0 {
+		out = append(out, " (no record in the window meets the filter; F changes it)")
 	}
 	return padLines(out, p.w, p.h)
 }
@@ -150,11 +207,38 @@ func (p recordPane) View(c *drawCtx, n int64) []string {
 	if l.step >= 0 {
 		title += " · step " + fmtInt(l.step)
 	}
-	body := strings.Split(prettyJSON(l.b), "\n")
+	body := p.wrapped(l.b)
 	off := clampInt(p.off, 0, max(len(body)-p.body(), 0))
-	out := []string{titleLine(c, title, p.w)}
-	for _, s := range body[off:] {
-		out = append(out, " "+s)
+	if len(body) > p.body() {
+		title += " · " + strconv.Itoa(off+1) + "-" + strconv.Itoa(min(off+p.body(), len(body))) + "/" + strconv.Itoa(len(body)) + " (tab here, j/k)"
 	}
+	out := []string{titleLine(c, title, p.w)}
+	out = append(out, body[off:]...)
 	return padLines(out, p.w, p.h)
+}
+
+// wrapped is the record pretty-printed and wrapped to the pane's width,
+// so a long value (an accuser list, a via list) is shown whole at any
+// terminal size: nothing is cut, the pane scrolls.
+func (p recordPane) wrapped(b []byte) []string {
+	w := max(p.w-1, 1)
+	var out []string
+	for _, s := range strings.Split(prettyJSON(b), "\n") {
+		r := []rune(s)
+		for len(r) > w {
+			out = append(out, " "+string(r[:w]))
+			r = r[w:]
+		}
+		out = append(out, " "+string(r))
+	}
+	return out
+}
+
+// lines is how many lines record n takes in the pane.
+func (p recordPane) lines(f *frame, n int64) int {
+	l := f.logAt(n)
+	if l == nil || l.b == nil {
+		return 0
+	}
+	return len(p.wrapped(l.b))
 }

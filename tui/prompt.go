@@ -18,6 +18,8 @@ const (
 	promptGoto promptKind = iota
 	promptSeed
 	promptBreakpoint
+	promptSearch
+	promptFilter
 )
 
 // prompt is a one-line editor in the status line. It is deliberately
@@ -99,8 +101,44 @@ func (m Model) submit(p prompt) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		return m.start(&job{kind: jobReseed, seed: seed}, "re-seeding…")
+	case promptSearch:
+		if v == "" && m.search != nil {
+			return m.startSearch(*m.search, true)
+		}
+		q, err := debugger.ParseQuery(v)
+		if err == nil && q.Empty() {
+			err = errors.New("type text to find, or field=value conditions")
+		}
+		if err == nil && m.schema != nil && len(q.Conds) > 0 {
+			err = m.schema.CheckQuery(q)
+		}
+		if err != nil {
+			m.setError("search: " + err.Error())
+			return m, nil
+		}
+		return m.startSearch(q, true)
+	case promptFilter:
+		q, err := debugger.ParseQuery(v)
+		if err == nil && m.schema != nil && len(q.Conds) > 0 {
+			err = m.schema.CheckQuery(q)
+		}
+		if err != nil {
+			m.setError("filter: " + err.Error())
+			return m, nil
+		}
+		if q.Empty() {
+			m.filter = nil
+			m.status, m.isError = "filter cleared", false
+			return m, nil
+		}
+		m.filter = &q
+		m.status, m.isError = "the log shows only "+q.String()+" (F, then empty, clears)", false
+		return m, nil
 	case promptBreakpoint:
 		b, err := debugger.ParseBreakpoint(v)
+		if err == nil && m.schema != nil {
+			err = m.schema.Check(b)
+		}
 		if err != nil {
 			m.setError(err.Error())
 			return m, nil
@@ -112,12 +150,22 @@ func (m Model) submit(p prompt) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-var errBadGoto = errors.New("want a step index (18211) or a virtual time (12.5s, 250ms, time=12500000000)")
+var errBadGoto = errors.New("want a step (18211, 18 211), a virtual time (12.5s, 250ms, time=12500000000) or a record (L8427, events.ndjson#L8427)")
 
-// parseGoto reads a go-to target: a bare integer is a step index,
-// anything with a unit (12.5s, 250ms) or "time=" is a virtual time, and
-// "step=N" is explicit.
+// parseGoto reads a go-to target: a bare integer (digits grouped or not,
+// as the header prints it) is a step index, anything with a unit (12.5s,
+// 250ms) or "time=" is a virtual time, "step=N" is explicit, and a record
+// reference (L8427, #L8427, events.ndjson#L8427, as verdict evidence
+// writes it) goes to the step that emitted that record.
 func parseGoto(v string) (*job, error) {
+	ref := strings.TrimPrefix(strings.TrimPrefix(v, "events.ndjson"), "#")
+	if r, ok := strings.CutPrefix(ref, "L"); ok {
+		n, err := debugger.ParseCount(r)
+		if err != nil || n < 1 {
+			return nil, errors.New("a record is L followed by its line number, 1 or more: L8427")
+		}
+		return &job{kind: jobGotoRecord, target: n}, nil
+	}
 	switch {
 	case strings.HasPrefix(v, "step="):
 		v = strings.TrimPrefix(v, "step=")
@@ -128,10 +176,7 @@ func parseGoto(v string) (*job, error) {
 		}
 		return &job{kind: jobGotoTime, target: t}, nil
 	}
-	if n, err := strconv.ParseInt(strings.ReplaceAll(v, "_", ""), 10, 64); err == nil {
-		if n < 0 {
-			return nil, errBadGoto
-		}
+	if n, err := debugger.ParseCount(v); err == nil {
 		return &job{kind: jobGotoStep, target: n}, nil
 	}
 	t, err := debugger.ParseTime(v, "")

@@ -45,14 +45,15 @@ func newHelp() help.Model { return help.New() }
 
 // RenderText draws the stepper's panes at the session's current step as
 // plain text (no ANSI), width×height cells, with what the last step
-// changed marked. It moves the session only to re-execute the last step
+// changed marked; the header lists bps, the breakpoints the run was
+// continued with. It moves the session only to re-execute the last step
 // (and to refill the record cache), ending where it started.
-func RenderText(s *debugger.Session, width, height int) (string, error) {
+func RenderText(s *debugger.Session, width, height int, bps ...debugger.Breakpoint) (string, error) {
 	width, height = max(width, 1), max(height, 1)
 	sc := s.Scenario()
 	m := Model{keys: newKeyMap(), st: newStyles(), width: width, height: height, sess: s, focus: paneEvents, seed: sc.Seed, name: sc.Name}
 	m.help = newHelp()
-	m.bps = withDefaultBreakpoints(nil)
+	m.bps = append([]debugger.Breakpoint(nil), bps...)
 	m.layout()
 	fr, err := land(s, s.Timeline().Engine().Index(), m.viewParams())
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 // The headless continue (detsim --batch --break-on) stops exactly where
 // the stepper's c does.
 func TestSessionContinue_MatchesStepper(t *testing.T) {
-	bps := []debugger.Breakpoint{{Kind: debugger.BreakFail}, {Kind: debugger.BreakType, Arg: "mutation"}}
+	bps := []debugger.Breakpoint{{Kind: debugger.BreakFail}, {Kind: debugger.BreakRecord, Query: debugger.Query{Conds: []debugger.Cond{{Key: "type", Val: "mutation"}}}}}
 	s, err := debugger.NewSession(echoFailing(t), testRegistry(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -23,7 +23,7 @@ func TestSessionContinue_MatchesStepper(t *testing.T) {
 	for range 4 {
 		hit := s.Continue(bps)
 		m = drive(t, m, keys("c")...)
-		if hit.Step != m.fr.index || hit.Breakpoint == nil || m.hit == nil || *hit.Breakpoint != *m.hit {
+		if hit.Step != m.fr.index || hit.Breakpoint == nil || m.hit == nil || !hit.Breakpoint.Equal(*m.hit) {
 			t.Fatalf("headless stopped at %+v, the stepper at %d (%v)", hit, m.fr.index, m.hit)
 		}
 	}

@@ -55,3 +55,36 @@ func TestTeatest_EscInterruptsContinue(t *testing.T) {
 		t.Fatalf("after interrupting and going to step 1: step %d job=%v status %q", final.fr.index, final.job, final.status)
 	}
 }
+
+// The cause of the old flake, without the race: a long job asked for while
+// a short redraw holds the session waits its turn instead of being
+// refused, and esc reaches it even before it starts.
+func TestLongJobQueuesBehindShort(t *testing.T) {
+	m := newTestModel(t, meshScenario(12, 1<<50), 80, 24)
+	// A redraw holds the session, as after an interrupt.
+	cmd := m.launch(&job{kind: jobLand, vp: m.viewParams()})
+	next, _ := m.key(keyPress("g"))
+	m = next.(Model)
+	for _, k := range keys("text:1", "enter") {
+		next, _ = m.key(k.(tea.KeyPressMsg))
+		m = next.(Model)
+	}
+	if m.isError || len(m.pending) != 1 || m.pending[0].kind != jobGotoStep {
+		t.Fatalf("goto behind a redraw: pending %v, status %q (error %v)", m.pending, m.status, m.isError)
+	}
+	next, _ = m.key(keyPress("esc"))
+	m = next.(Model)
+	if len(m.pending) != 0 || m.status != "cancelled before it started" {
+		t.Fatalf("esc on a queued goto: pending %v, status %q", m.pending, m.status)
+	}
+	next, _ = m.key(keyPress("c"))
+	m = next.(Model)
+	if len(m.pending) != 1 {
+		t.Fatalf("continue behind a redraw not queued: status %q", m.status)
+	}
+	next, _ = m.Update(cmd())
+	m = next.(Model)
+	if m.job == nil || m.job.kind != jobContinue || len(m.pending) != 0 {
+		t.Fatalf("after the redraw the queued continue should run: job %v pending %v", m.job, m.pending)
+	}
+}

@@ -33,6 +33,8 @@ func (m Model) render() string {
 		lines = append(lines, m.helpView(W, main)...)
 	case m.overlay == overlayBreakpoints:
 		lines = append(lines, m.breakpointsView(W, main)...)
+	case m.overlay == overlayVerdicts:
+		lines = append(lines, m.verdictsView(W, main)...)
 	default:
 		for _, b := range m.bands {
 			lines = append(lines, m.bandView(b)...)
@@ -86,9 +88,9 @@ func (m Model) slotView(s slot) []string {
 	case slotLinks:
 		return m.links.View(ctx(paneLinks))
 	case slotEvents:
-		return m.events.View(ctx(paneEvents))
+		return m.events.View(ctx(paneEvents), m.filter)
 	case slotRecord:
-		return m.record.View(&drawCtx{f: m.fr, st: m.st}, m.events.at(m.fr))
+		return m.record.View(ctx(paneRecord), m.events.at(m.fr))
 	}
 	return nil
 }
@@ -130,7 +132,7 @@ func (m Model) headerView(W int) []string {
 			on = append(on, b.String())
 		}
 	}
-	bps := "breakpoints " + strings.Join(on, ",")
+	bps := "breakpoints " + strings.Join(on, ", ")
 	if len(on) == 0 {
 		bps = "no breakpoints"
 	}

@@ -283,9 +283,28 @@ func (e *Evaluator) Status() []Partial {
 		out[i] = Partial{Name: e.assertions[i].Name, Kind: e.assertions[i].Kind, Resolved: r.resolved}
 		if r.resolved {
 			out[i].Outcome, out[i].Reason, out[i].Line = r.outcome, r.reason, r.line
+			out[i].Evidence = append([]Evidence(nil), r.evidence...)
 		}
 	}
 	return out
+}
+
+// DecidedAfter reports whether a record after line resolved an assertion
+// (any), and whether one so resolved failed — only the assertion named
+// name when name is not "". The debugger's "verdict", "fail" and
+// "fail=NAME" breakpoints ask it after every step; it allocates nothing.
+func (e *Evaluator) DecidedAfter(line int, name string) (decided, failed bool) {
+	for i, c := range e.checkers {
+		r := c.result()
+		if !r.resolved || r.line <= line {
+			continue
+		}
+		decided = true
+		if r.outcome == Fail && (name == "" || e.assertions[i].Name == name) {
+			failed = true
+		}
+	}
+	return decided, failed
 }
 
 // FirstFailure names the first assertion that failed while records were

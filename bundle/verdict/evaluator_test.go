@@ -127,7 +127,7 @@ func TestResolved_EarlyTermination_4_8(t *testing.T) {
 	}
 	got := e.Status()
 	for i := range got {
-		got[i].Reason = ""
+		got[i].Reason, got[i].Evidence = "", nil // the reason's wording and the evidence are other tests'
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("status %+v, want %+v", got, want)

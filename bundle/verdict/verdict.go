@@ -52,6 +52,8 @@ type Partial struct {
 	// Line is the events.ndjson line whose record decided the verdict;
 	// 0 while unresolved.
 	Line int
+	// Evidence is what the verdict rests on so far (set once resolved).
+	Evidence []Evidence
 }
 
 // maxEvidence bounds a verdict's evidence list; the reason counts the rest.

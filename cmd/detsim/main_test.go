@@ -165,7 +165,8 @@ func TestBatchBreakOn_PrintsPanesAsPlainText(t *testing.T) {
 	if !strings.HasPrefix(r.stdout, "stopped   breakpoint type=mutation at step ") {
 		t.Fatalf("no stop line:\n%s", r.stdout)
 	}
-	for _, want := range []string{"─ queue", "─ links", "mutation", "replay    detsim --seed 7 reference/echo_parity"} {
+	for _, want := range []string{"─ queue", "─ links", "mutation", "replay    detsim --seed 7 reference/echo_parity",
+		"breaks    type=mutation\n", "breakpoints type=mutation"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("panes lack %q", want)
 		}
@@ -181,5 +182,41 @@ func TestBatchBreakOn_PrintsPanesAsPlainText(t *testing.T) {
 	}
 	if r := detsim(t, "--batch", "--break-on", "fail", "reproduction/gossip_flap"); r.code != 1 || !strings.Contains(r.stdout, "breakpoint fail") {
 		t.Fatalf("break on the reproduction's first failure: exit %d\n%s", r.code, r.stdout)
+	}
+}
+
+// The breakpoints printed are the ones set (it used to print "fail"
+// whatever was asked), and names are checked against the run: a typo is
+// a usage error naming the valid ones, never a breakpoint that cannot fire.
+func TestBatchBreakOn_ChecksNamesAndPrintsWhatIsSet(t *testing.T) {
+	r := detsim(t, "--batch", "--break-on", "type=state_transition subject=orch to=suspect", "--break-on", "fail=orch_no_flap", "reproduction/gossip_flap")
+	if r.code != 0 || !strings.Contains(r.stdout, "breaks    type=state_transition subject=orch to=suspect, fail=orch_no_flap\n") ||
+		!strings.Contains(r.stdout, "stopped   breakpoint type=state_transition subject=orch to=suspect at step") {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for spec, want := range map[string]string{
+		"fail=orch_no_flop":            `no assertion "orch_no_flop" (assertions: `,
+		"type=state_transitoin":        `no event type "state_transitoin" (types: cache_state_change, `,
+		"host=orhc":                    `no host "orhc" (hosts: `,
+		"type=message_sent colour=red": `message_sent has no field "colour" (fields of message_sent: type, host, time, step, peer, message, `,
+		"colour=red":                   `no event has a field "colour"`,
+	} {
+		r := detsim(t, "--batch", "--break-on", spec, "reproduction/gossip_flap")
+		if r.code != 2 || !strings.Contains(r.stderr, want) {
+			t.Errorf("--break-on %q: exit %d, stderr %q; want one containing %q", spec, r.code, r.stderr, want)
+		}
+	}
+}
+
+// detsim DIR on a bundle directory runs its scenario.toml (seed included):
+// the stepper and --batch --break-on take the same path.
+func TestBundleDirectoryOpensItsScenario(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "b")
+	if r := detsim(t, "--batch", "--seed", "11", "--out", dir, "reference/echo_parity"); r.code != 0 {
+		t.Fatalf("batch: exit %d %s", r.code, r.stderr)
+	}
+	r := detsim(t, "--batch", "--break-on", "step=10", dir)
+	if r.code != 0 || !strings.Contains(r.stdout, "replay    detsim --seed 11 "+dir) || !strings.Contains(r.stdout, "seed 11") {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }

@@ -47,7 +47,7 @@ func newRunFlags() *runFlags {
 	f.batch = fs.Bool("batch", false, "run headless and write a bundle")
 	f.seed = fs.String("seed", "", "override the scenario's seed")
 	f.out = fs.String("out", "", "bundle directory (default bundles/<name>-<seed>)")
-	fs.Var(&f.breakOn, "break-on", "with --batch: stop at fail|type=T|host=H|time=T|step=N and print the panes (repeatable)")
+	fs.Var(&f.breakOn, "break-on", "stop at fail|fail=NAME|verdict|host=H|time=T|step=N or record conditions ('type=T field=V …'): with --batch, print the panes there; in the stepper, armed for c (repeatable)")
 	f.until = fs.String("until", "", "with --batch: stop at this virtual time (12.5s) or step (step=N) and print the panes")
 	f.width = fs.Int("width", 160, "with --break-on/--until: width of the printed panes")
 	f.maxRecords = fs.Int64("max-records", batch.DefaultMaxRecords, "with --batch: stop the run, its bundle marked truncated, once it has written this many records (0: no cap)")
@@ -67,8 +67,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, "one scenario at a time, got %d: %s", len(pos), strings.Join(pos, " "))
 	}
 	stopping := len(f.breakOn) > 0 || *f.until != ""
-	if stopping && !*f.batch {
-		return usageErr(stderr, "--break-on and --until go with --batch (the stepper sets breakpoints with b)")
+	if *f.until != "" && !*f.batch {
+		return usageErr(stderr, "--until goes with --batch (in the stepper: g 12.5s, or --break-on time=12.5s and c)")
 	}
 	arg := tui.DefaultScenario
 	if len(pos) == 1 {
@@ -88,9 +88,21 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if code != exitOK {
 		return code
 	}
+	// Names are checked against the run: a typo is an error now, not a
+	// breakpoint that never fires.
+	schema := debugger.NewSchema(sc, reg)
+	for i, b := range bps {
+		if err := schema.Check(b); err != nil {
+			flag := "--break-on"
+			if i >= len(f.breakOn) {
+				flag = "--until"
+			}
+			return usageErr(stderr, "%s: %v", flag, err)
+		}
+	}
 	switch {
 	case !*f.batch:
-		if err := tui.Run(sc, reg, tui.Options{}); err != nil {
+		if err := tui.Run(sc, reg, tui.Options{Breakpoints: bps}); err != nil {
 			fmt.Fprintf(stderr, "detsim: %v\n", err)
 			return exitInternal
 		}
@@ -236,8 +248,13 @@ func runToBreak(sc *scenarios.Scenario, reg *hosts.Registry, bps []debugger.Brea
 	if hit.Breakpoint != nil {
 		where = "breakpoint " + hit.Breakpoint.String()
 	}
+	var set []string
+	for _, b := range bps {
+		set = append(set, b.String())
+	}
 	fmt.Fprintf(stdout, "stopped   %s at step %d, t=%s\n", where, hit.Step, fmtNs(hit.At))
-	text, err := tui.RenderText(sess, width, 48)
+	fmt.Fprintf(stdout, "breaks    %s\n", strings.Join(set, ", "))
+	text, err := tui.RenderText(sess, width, 48, bps...)
 	if err != nil {
 		fmt.Fprintf(stderr, "detsim: %v\n", err)
 		return exitInternal

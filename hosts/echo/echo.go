@@ -32,6 +32,10 @@ var Kind = &hosts.Kind{
 	Validate:     validate,
 	New:          newHost,
 	Codec:        codec{},
+	Events: []hosts.Event{
+		&event{typ: "ping_sent"}, &event{typ: "ping_received"},
+		&event{typ: "pong_sent"}, &event{typ: "pong_received"},
+	},
 }
 
 func validate(config map[string]any, _ []string) []hosts.FieldError {

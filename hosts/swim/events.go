@@ -199,3 +199,15 @@ func (e *SelfIncarnationBump) AppendJSON(dst []byte) []byte {
 	dst = appendStringField(dst, "cause", e.Cause)
 	return append(dst, '}')
 }
+
+// EventPrototypes returns one value of every event a node records, each
+// with every optional member set (a ProbeSent in indirect mode, so "via"
+// is there). Viewers derive the event types and their fields from these
+// prototypes' JSON, so a new event or field is listed here or a test
+// fails (hosts/swimhost: every record of a run must match one).
+func EventPrototypes() []Event {
+	return []Event{
+		&StateTransition{}, &MessageSent{}, &MessageReceived{},
+		&ProbeSent{Mode: ModeIndirect}, &ProbeAcked{}, &ProbeTimedOut{}, &SelfIncarnationBump{},
+	}
+}

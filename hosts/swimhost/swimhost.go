@@ -31,6 +31,15 @@ var Kind = &hosts.Kind{
 	Validate:     validate,
 	New:          newHost,
 	Codec:        codec{},
+	Events:       events(),
+}
+
+func events() []hosts.Event {
+	var out []hosts.Event
+	for _, e := range swim.EventPrototypes() {
+		out = append(out, e)
+	}
+	return out
 }
 
 // validate is swimcfg.Parse's verdict: the daemon parses kind_config

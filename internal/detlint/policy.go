@@ -26,6 +26,7 @@ var DeterministicPackages = []string{
 	"github.com/detsim/detsim/internal/safefile",
 	"github.com/detsim/detsim/internal/outfile",
 	"github.com/detsim/detsim/internal/vtime",
+	"github.com/detsim/detsim/internal/natsort",
 	"github.com/detsim/detsim/internal/checked",
 }
 

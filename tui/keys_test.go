@@ -1,0 +1,179 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"github.com/detsim/detsim/debugger"
+)
+
+func swimModel(t *testing.T, w, h int) Model {
+	return newTestModel(t, loadScenario(t, "reproduction/gossip_flap"), w, h)
+}
+
+// A count repeats n, p, c and C.
+func TestKeys_CountPrefix(t *testing.T) {
+	m := drive(t, swimModel(t, 120, 40), keys("text:10n")...)
+	if m.fr.index != 10 {
+		t.Fatalf("10n: step %d", m.fr.index)
+	}
+	m = drive(t, m, keys("text:3p")...)
+	if m.fr.index != 7 {
+		t.Fatalf("3p: step %d", m.fr.index)
+	}
+	one := drive(t, swimModel(t, 120, 40), keys("b", "a", "text:type=state_transition to=suspect", "enter", "esc", "c", "c")...)
+	two := drive(t, swimModel(t, 120, 40), keys("b", "a", "text:type=state_transition to=suspect", "enter", "esc", "text:2c")...)
+	if one.fr.index != two.fr.index || one.hit == nil || two.hit == nil {
+		t.Fatalf("c c at %d, 2c at %d", one.fr.index, two.fr.index)
+	}
+	back := drive(t, two, keys("text:2C")...)
+	first := drive(t, swimModel(t, 120, 40), keys("b", "a", "text:type=state_transition to=suspect", "enter", "esc", "c")...)
+	if back.fr.index >= first.fr.index {
+		t.Fatalf("2C from the second hit (%d) reached %d; the first is at %d", two.fr.index, back.fr.index, first.fr.index)
+	}
+}
+
+// g takes a record reference, a grouped step or a time; past the end it
+// clamps and says so; enter on a log record goes to the step that emitted it.
+func TestKeys_GotoRecordStepAndEnter(t *testing.T) {
+	m := drive(t, swimModel(t, 120, 40), keys("g", "text:events.ndjson#L1000", "enter")...)
+	if got := m.events.at(m.fr); got != 1000 || !strings.Contains(m.status, "record 1 000") {
+		t.Fatalf("goto L1000: cursor %d, status %q", got, m.status)
+	}
+	l := m.fr.logAt(1000)
+	if l == nil || l.step != m.fr.index {
+		t.Fatalf("at step %d, record 1000 from step %v", m.fr.index, l)
+	}
+	m = drive(t, m, keys("g", "text:4 137", "enter")...)
+	if m.fr.index != 4137 {
+		t.Fatalf("g 4 137: step %d", m.fr.index)
+	}
+	m = drive(t, m, keys("k", "k", "k", "k", "k", "k", "k", "k", "k", "k", "k", "k", "k", "k", "k", "k", "k", "k", "k", "k", "k", "k", "k", "k", "k")...)
+	cur := m.events.at(m.fr)
+	want := m.fr.logAt(cur).step
+	m = drive(t, m, keys("enter")...)
+	if m.fr.index != want || m.events.at(m.fr) != cur {
+		t.Fatalf("enter on record %d (step %d): at step %d, cursor %d", cur, want, m.fr.index, m.events.at(m.fr))
+	}
+	m = drive(t, m, keys("g", "text:L99999999", "enter")...)
+	if !strings.Contains(m.status, "past the end") || !m.fr.done {
+		t.Fatalf("goto past the last record: %q", m.status)
+	}
+	m = drive(t, m, keys("g", "text:L0", "enter")...)
+	if !m.isError {
+		t.Fatalf("L0 accepted: %q", m.status)
+	}
+}
+
+// / searches the whole run, ] and [ go on either way, a miss says so and
+// leaves the cursor; a bad field is refused with the valid ones.
+func TestKeys_SearchNextPrevAndMiss(t *testing.T) {
+	m := drive(t, swimModel(t, 120, 40), keys("/", "text:type=state_transition to=suspect", "enter")...)
+	first := m.events.at(m.fr)
+	l := m.fr.logAt(first)
+	if l == nil || !strings.Contains(string(l.b), `"to":"suspect"`) || m.fr.index != l.step {
+		t.Fatalf("first match: cursor %d %v at step %d", first, l, m.fr.index)
+	}
+	m = drive(t, m, keys("]")...)
+	second := m.events.at(m.fr)
+	if second <= first || !strings.Contains(string(m.fr.logAt(second).b), `"to":"suspect"`) {
+		t.Fatalf("] from %d went to %d", first, second)
+	}
+	m = drive(t, m, keys("[")...)
+	if got := m.events.at(m.fr); got != first {
+		t.Fatalf("[ from %d went to %d, want %d", second, got, first)
+	}
+	step, cur := m.fr.index, m.events.at(m.fr)
+	m = drive(t, m, keys("/", "text:no-such-text-anywhere", "enter")...)
+	if !strings.Contains(m.status, "no record matches") || m.events.at(m.fr) != cur || m.fr.index != step {
+		t.Fatalf("miss: %q, cursor %d→%d, step %d→%d", m.status, cur, m.events.at(m.fr), step, m.fr.index)
+	}
+	m = drive(t, m, keys("/", "text:type=message_sent colour=red", "enter")...)
+	if !m.isError || !strings.Contains(m.status, "fields of message_sent") {
+		t.Fatalf("bad field: %q", m.status)
+	}
+}
+
+// A breakpoint naming what the run lacks is refused with the valid names.
+func TestKeys_BadBreakpointRefused(t *testing.T) {
+	for spec, want := range map[string]string{
+		"fail=orch_no_flop":      "assertions: orch_no_flap",
+		"type=state_transitoin":  "types: ",
+		"host=orhc":              "hosts: fra, orch, sgp",
+		"type=probe_sent colour": "not key=value",
+	} {
+		m := drive(t, swimModel(t, 120, 40), keys("b", "a", "text:"+spec, "enter")...)
+		if !m.isError || !strings.Contains(m.status, want) || len(m.bps) != 1 {
+			t.Errorf("%q: status %q, %d breakpoints", spec, m.status, len(m.bps))
+		}
+	}
+	if _, err := NewModel(loadScenario(t, "reproduction/gossip_flap"), testRegistry(), Options{Breakpoints: []debugger.Breakpoint{{Kind: debugger.BreakHost, Arg: "nope"}}}); err == nil {
+		t.Error("--break-on host=nope accepted by the stepper")
+	}
+}
+
+// v lists the verdicts; enter goes to the evidence record's step.
+func TestKeys_VerdictsJumpToEvidence(t *testing.T) {
+	m := drive(t, swimModel(t, 120, 40), keys("c", "v")...)
+	var sel int
+	for i, p := range m.fr.verdicts {
+		if p.Resolved {
+			sel = i
+		}
+	}
+	ks := []string{}
+	for range sel {
+		ks = append(ks, "j")
+	}
+	line := evidenceLine(m.fr.verdicts[sel])
+	m = drive(t, m, keys(append(ks, "enter")...)...)
+	if m.overlay != overlayNone || m.events.at(m.fr) != line || m.fr.logAt(line).step != m.fr.index {
+		t.Fatalf("evidence L%d: overlay %v cursor %d step %d", line, m.overlay, m.events.at(m.fr), m.fr.index)
+	}
+}
+
+// The log follows the step until scrolled; G snaps back; F filters.
+func TestKeys_FollowAndFilter(t *testing.T) {
+	m := drive(t, swimModel(t, 120, 40), keys("g", "text:2000", "enter", "k", "k", "k")...)
+	held := m.events.at(m.fr)
+	m = drive(t, m, keys("n", "n")...)
+	if m.events.at(m.fr) != held {
+		t.Fatalf("scrolled cursor moved %d → %d on n", held, m.events.at(m.fr))
+	}
+	m = drive(t, m, keys("G")...)
+	if m.events.cursor != 0 || m.events.at(m.fr) != m.fr.records {
+		t.Fatalf("G: cursor %d of %d", m.events.at(m.fr), m.fr.records)
+	}
+	m = drive(t, m, keys("F", "text:host=orch", "enter", "k", "k")...)
+	if l := m.fr.logAt(m.events.at(m.fr)); l == nil || !strings.Contains(string(l.b), `"host_id":"orch"`) {
+		t.Fatalf("k under a filter landed on %v", l)
+	}
+	if s := screen(m); !strings.Contains(s, "filter host=orch") {
+		t.Fatalf("no filter in the title:\n%s", s)
+	}
+}
+
+// The new keys through the real runtime: typed faster than they finish.
+func TestTeatest_SearchVerdictsCount(t *testing.T) {
+	tm := teatest.NewTestModel(t, swimModel(t, 120, 40), teatest.WithInitialTermSize(120, 40))
+	tm.Type("25n")
+	waitScreen(t, tm, "25 steps to step 25")
+	tm.Type("/type=probe_timed_out")
+	tm.Send(keyPress("enter"))
+	waitScreen(t, tm, "( ] next, [ previous )")
+	tm.Type("]")
+	tm.Type("v")
+	waitScreen(t, tm, "j/k select")
+	tm.Send(keyPress("esc"))
+	tm.Type("gL500")
+	tm.Send(keyPress("enter"))
+	waitScreen(t, tm, "(events.ndjson#L500) was emitted by step")
+	tm.Type("q")
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
+	if final.events.at(final.fr) != 500 {
+		t.Fatalf("final cursor %d", final.events.at(final.fr))
+	}
+}
