@@ -172,6 +172,9 @@ func (r mutationRecord) AppendJSON(b []byte) []byte {
 			b = append(b, `,"preserve_state":`...)
 			b = strconv.AppendBool(b, m.PreserveState)
 		}
+	case network.Cancel:
+		b = append(b, `,"peer":`...)
+		b = jsonw.AppendString(b, m.Peer)
 	}
 	return append(b, '}')
 }

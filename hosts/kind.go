@@ -51,6 +51,9 @@ type Kind struct {
 	New func(id string, config map[string]any, state string, peers []string, r *rng.Stream) Host
 	// Codec encodes and decodes the kind's application messages.
 	Codec Codec
+	// Cancellable says the kind's hosts accept a *Cancel through Recv;
+	// the loader rejects a Cancel mutation aimed at any other kind.
+	Cancellable bool
 }
 
 // Registry maps kind tags to kinds. It is built once at start-up and read

@@ -36,7 +36,8 @@ type Link struct {
 	Policy Policy
 }
 
-// MutationKind is one of the seven §5.5 variants.
+// MutationKind is one of the seven §5.5 variants, or Cancel (an
+// amendment, docs/decisions.md).
 type MutationKind uint8
 
 const (
@@ -47,6 +48,9 @@ const (
 	RelayBuffer
 	PeerKill
 	PeerResurrect
+	// Cancel asks one peer's host to cancel what it is doing (docs/
+	// decisions.md, "Cancel"); the network does nothing.
+	Cancel
 )
 
 var mutationNames = [...]string{
@@ -57,6 +61,7 @@ var mutationNames = [...]string{
 	RelayBuffer:   "RelayBuffer",
 	PeerKill:      "PeerKill",
 	PeerResurrect: "PeerResurrect",
+	Cancel:        "Cancel",
 }
 
 // String returns the scenario spelling of k ("Partition", ...).
@@ -90,7 +95,7 @@ type Mutation struct {
 	ProbPPM        int64    // LossBurst: override loss probability
 	FloorNs        int64    // RelayBuffer: minimum delivery delay
 	DurationNs     int64    // LatencySpike, LossBurst, RelayBuffer
-	Peer           string   // PeerKill, PeerResurrect
+	Peer           string   // PeerKill, PeerResurrect, Cancel
 	PreserveState  bool     // PeerResurrect
 }
 

@@ -19,11 +19,12 @@ var mutationParams = map[network.MutationKind][]string{
 	network.RelayBuffer:   {"links", "floor_ns", "duration_ns"},
 	network.PeerKill:      {"peer"},
 	network.PeerResurrect: {"peer", "preserve_state"},
+	network.Cancel:        {"peer"},
 }
 
 func mutationKindNames() string {
 	names := make([]string, 0, len(mutationParams))
-	for k := network.Partition; k <= network.PeerResurrect; k++ {
+	for k := network.Partition; k <= network.Cancel; k++ {
 		names = append(names, k.String())
 	}
 	return strings.Join(names, ", ")
@@ -164,6 +165,9 @@ func (c *checker) mutation(f fields) network.Mutation {
 	case network.PeerResurrect:
 		m.Peer, _ = c.peerRef(f, "peer")
 		m.PreserveState, _ = f.boolean("preserve_state")
+	case network.Cancel:
+		m.Peer, _ = c.peerRef(f, "peer")
+		c.cancellable(f, m.Peer)
 	}
 	return m
 }
@@ -212,4 +216,18 @@ func (c *checker) edgeList(f fields, key string) []network.Edge {
 		}
 	}
 	return out
+}
+
+// cancellable rejects a Cancel aimed at a peer whose kind does not take
+// one (hosts.Kind.Cancellable): the engine would have nothing to deliver
+// it to, and a silent no-op hides a scenario mistake.
+func (c *checker) cancellable(f fields, id string) {
+	for _, p := range c.s.Peers {
+		if p.ID != id {
+			continue
+		}
+		if k, ok := c.reg.Lookup(p.Kind); ok && !k.Cancellable {
+			f.add("peer", "Cancel of %q, whose kind %q takes no Cancel", id, p.Kind)
+		}
+	}
 }
