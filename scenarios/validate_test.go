@@ -167,7 +167,7 @@ func TestParse_RejectsInvalid_8_2(t *testing.T) {
 		{"mutation without at_ns", valid + "[[mutations]]\nkind = \"Heal\"\n",
 			[]string{"t.toml: mutations[0].at_ns: missing (required)"}},
 		{"unknown mutation kind", valid + "[[mutations]]\nat_ns = 1\nkind = \"partition\"\n",
-			[]string{`t.toml: mutations[0].kind: unknown mutation kind "partition" (one of: Partition, Heal, LatencySpike, LossBurst, RelayBuffer, PeerKill, PeerResurrect)`}},
+			[]string{`t.toml: mutations[0].kind: unknown mutation kind "partition" (one of: Partition, Heal, LatencySpike, LossBurst, RelayBuffer, PeerKill, PeerResurrect, Cancel)`}},
 		{"parameter of another variant", valid + "[[mutations]]\nat_ns = 1\nkind = \"Heal\"\npeer = \"a\"\n",
 			[]string{"t.toml: mutations[0].peer: unknown key (allowed here: at_ns, kind)"}},
 		{"partition sides overlap", valid + "[[mutations]]\nat_ns = 1\nkind = \"Partition\"\npeers_a = [\"a\", \"b\"]\npeers_b = [\"b\", \"c\"]\n",
