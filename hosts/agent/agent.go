@@ -23,6 +23,8 @@
 package agent
 
 import (
+	"bytes"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -292,10 +294,45 @@ func (h *host) frame(f *llmwire.Frame, now int64) {
 	if h.phase != phaseCalling || a == nil || f.Call != a.id {
 		return // a stale stream: an aborted or earlier attempt
 	}
-	if f.Seq != a.seq {
-		h.endCall(verdict{done: true, outcome: "failed", reason: "connection_reset", retryable: true}, now, true)
+	// Frames are reassembled in order, as TCP would: jitter can land a
+	// later frame first. A lost frame leaves a gap nothing fills (the
+	// model has no retransmission), which the idle deadline ends.
+	switch {
+	case f.Seq < a.seq:
+		return // a duplicate
+	case f.Seq > a.seq:
+		if len(a.ooo) >= maxOutOfOrder {
+			h.endCall(verdict{done: true, outcome: "failed", reason: "connection_reset", retryable: true}, now, true)
+			return
+		}
+		a.ooo = append(a.ooo, llmwire.Frame{Call: f.Call, Seq: f.Seq, EOF: f.EOF, Data: bytes.Clone(f.Data)})
 		return
 	}
+	if h.segment(f, now) {
+		return
+	}
+	for {
+		i := slices.IndexFunc(a.ooo, func(o llmwire.Frame) bool { return o.Seq == a.seq })
+		if i < 0 {
+			break
+		}
+		next := a.ooo[i]
+		a.ooo = slices.Delete(a.ooo, i, i+1)
+		if h.segment(&next, now) {
+			return
+		}
+	}
+	if h.call == a {
+		a.idleTok = h.timerAt(now + h.cfg.idleTimeout)
+	}
+}
+
+// maxOutOfOrder bounds the frames held waiting for an earlier one.
+const maxOutOfOrder = 4096
+
+// segment parses the in-order frame f; true if it ended the call.
+func (h *host) segment(f *llmwire.Frame, now int64) bool {
+	a := h.call
 	a.seq++
 	a.frames++
 	a.gotFirst = true
@@ -308,12 +345,13 @@ func (h *host) frame(f *llmwire.Frame, now int64) {
 	}
 	if v.done {
 		h.endCall(v, now, !f.EOF)
-		return
+		return true
 	}
 	if f.EOF {
-		return
+		// The stream ended cleanly after message_stop was handled.
+		return true
 	}
-	a.idleTok = h.timerAt(now + h.cfg.idleTimeout)
+	return false
 }
 
 // endCall settles the current attempt with v's outcome; abort closes the

@@ -3,7 +3,10 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
+
+	"github.com/detsim/detsim/hosts/llmwire"
 )
 
 // attempt is one model call in flight: what has arrived of its response
@@ -25,6 +28,7 @@ type attempt struct {
 	idleTok    uint64
 	callTok    uint64
 	gotFirst   bool
+	ooo        []llmwire.Frame // frames that arrived ahead of seq
 }
 
 type block struct {
@@ -40,6 +44,7 @@ func (a *attempt) clone() *attempt {
 	}
 	c := *a
 	c.buf = bytes.Clone(a.buf)
+	c.ooo = slices.Clone(a.ooo) // their Data is never written after the copy
 	c.blocks = make([]block, len(a.blocks))
 	for i, b := range a.blocks {
 		b.args = bytes.Clone(b.args)
