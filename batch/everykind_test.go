@@ -15,7 +15,7 @@ import (
 // every message to the accused and the refutation rides the ack, so an
 // observer only declares a peer it probes successfully dead when a third
 // party's death certificate overtakes a refutation still in flight.
-func TestEveryKind_FailsOnARealSWIMRun(t *testing.T) {
+func TestEveryKind_FailsOnARealSWIMRun(t *testing.T) { // and the agent oracles on real agent runs
 	cases := []struct{ file, assertion, kind string }{
 		{"kill.toml", "alive_at_30s", "all_alive_at"},
 		{"kill.toml", "alive_throughout", "all_alive_throughout"},
@@ -27,6 +27,16 @@ func TestEveryKind_FailsOnARealSWIMRun(t *testing.T) {
 		{"kill.toml", "back_within_1ms", "dead_peer_resurrects_within"},
 		{"kill.toml", "no_drops", "event_count"},
 		{"partial_partition.toml", "transition_rate", "event_rate"},
+		// The agent oracles, each on a real agent run with its planted bug
+		// (hosts/agent TestOracles_CatchPlantedFaults has the passing side).
+		{"agent_drop_timeout_outcome.toml", "oracle", "effect_outcome_once"},
+		{"agent_slow_cancel.toml", "oracle", "cancel_settles_within"},
+		{"agent_accept_truncated.toml", "oracle", "no_torn_success"},
+		{"agent_ack_before_write.toml", "oracle", "no_lost_ack"},
+		{"agent_drop_cancelled_results.toml", "oracle", "tool_result_matched"},
+		{"agent_no_output_cap.toml", "oracle", "output_bounded"},
+		{"agent_retry_after_content.toml", "oracle", "retry_budget"},
+		{"agent_ignore_retry_after.toml", "oracle", "retry_budget"},
 	}
 	covered := map[string]bool{}
 	for _, c := range cases {

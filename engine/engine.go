@@ -170,6 +170,7 @@ type Engine struct {
 	delivery   hosts.Delivery
 	timer      hosts.TimerFired
 	sendFailed hosts.SendFailed
+	cancel     hosts.Cancel
 	err        error // first writer error; ends the run
 }
 
@@ -290,7 +291,15 @@ func (e *Engine) start(i int32, initial string, now int64) {
 		label = fmt.Sprintf("kind/life=%d", s.lives)
 	}
 	s.lives++
+	prev := s.h
 	s.h = s.kind.New(s.id, s.decl.KindConfig, initial, e.peers, e.root.Host(s.id, label))
+	// A fresh life finds on disk what its previous life had written
+	// (hosts.Durable, docs/decisions.md "Durable state across lives").
+	if old, ok := prev.(hosts.Durable); ok {
+		if fresh, ok := s.h.(hosts.Durable); ok {
+			fresh.Recover(old.Durable())
+		}
+	}
 	e.revive(i, now)
 }
 
@@ -768,6 +777,14 @@ func (e *Engine) dispatchMutation(i int) {
 		e.start(hi, initial, e.st.now)
 	case network.PeerPause:
 		e.pause(int32(e.index[m.Peer]), m.DurationNs)
+	case network.Cancel:
+		// Delivered at once, like a timer due now: the mutation's instant
+		// falls between two of the host's calls (docs/decisions.md).
+		hi := int32(e.index[m.Peer])
+		s := &e.st.hosts[hi]
+		if s.state == hostRunning && !s.recvHalted && s.kind.Cancellable {
+			e.actions(hi, s.h.Recv(&e.cancel, e.st.now), false)
+		}
 	}
 }
 

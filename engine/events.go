@@ -194,6 +194,9 @@ func (r mutationRecord) AppendJSON(b []byte) []byte {
 		case network.PeerPause:
 			b = appendIntField(b, "duration_ns", m.DurationNs)
 		}
+	case network.Cancel:
+		b = append(b, `,"peer":`...)
+		b = jsonw.AppendString(b, m.Peer)
 	}
 	return append(b, '}')
 }

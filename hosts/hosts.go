@@ -102,8 +102,8 @@ func (a Action) At() int64 { return a.at }
 // Token is an ActTimer's token.
 func (a Action) Token() uint64 { return a.token }
 
-// Message is what Recv receives: a *Delivery, a *TimerFired or a
-// *SendFailed. NB: the engine reuses the pointed-to value for the next
+// Message is what Recv receives: a *Delivery, a *TimerFired, a
+// *SendFailed, or (for a kind that declares Kind.Cancellable) a *Cancel. NB: the engine reuses the pointed-to value for the next
 // call, so a host must copy what it wants to keep, never the pointer.
 type Message interface{ isMessage() }
 
@@ -124,7 +124,31 @@ type SendFailed struct {
 	Reason string
 }
 
+// Cancel is a Cancel mutation aimed at this host (an amendment to spec
+// §5.5, docs/decisions.md): cancel whatever is in progress, settle every
+// pending effect with an explicit outcome. The engine delivers it only to
+// a running host of a kind whose Kind.Cancellable is set, at the
+// mutation's instant, between two of its other calls: so at a chunk
+// boundary of anything the host is receiving.
+type Cancel struct{}
+
+// Durable is a Host with state that outlives its process: a disk. When a
+// PeerResurrect with preserve_state = false builds a fresh host for a
+// peer, and both the previous life and the new host are Durable, the
+// engine calls Recover on the new host with the previous life's Durable
+// bytes before its first tick. The bytes are a value (the engine keeps
+// no reference), so checkpoints stay correct through Clone: a restored
+// engine holds the old life's clone, which yields the same bytes.
+type Durable interface {
+	// Durable returns what survives a crash: bytes the host wrote to its
+	// store and was told were written, nothing held only in memory.
+	Durable() []byte
+	// Recover loads a previous life's Durable bytes into a fresh host.
+	Recover(b []byte)
+}
+
 func (*Delivery) isMessage()   {}
+func (*Cancel) isMessage()     {}
 func (*TimerFired) isMessage() {}
 func (*SendFailed) isMessage() {}
 

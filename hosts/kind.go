@@ -57,6 +57,9 @@ type Kind struct {
 	// the debugger derives from the prototypes' JSON which breakpoint and
 	// search fields exist, so the list cannot drift from what is written.
 	Events []Event
+	// Cancellable says the kind's hosts accept a *Cancel through Recv;
+	// the loader rejects a Cancel mutation aimed at any other kind.
+	Cancellable bool
 }
 
 // Registry maps kind tags to kinds. It is built once at start-up and read

@@ -19,7 +19,7 @@ import "github.com/detsim/detsim/internal/checked"
 //   - PeerKill invalidates the deliveries in flight to the peer
 //     (PeerKilled) and turns every edge to and from it Cold; deliveries
 //     the peer sent before dying still arrive.
-//   - PeerResurrect and PeerPause are the engine's business: the network
+//   - PeerResurrect, PeerPause and Cancel are the engine's business: the network
 //     does nothing.
 //
 // Invalidations come in (From, To) peer-id order, then by delivery id;

@@ -36,8 +36,8 @@ type Link struct {
 	Policy Policy
 }
 
-// MutationKind is one of the seven §5.5 variants, or PeerPause, the host
-// fault docs/decisions.md adds to them.
+// MutationKind is one of the seven §5.5 variants, or PeerPause (the host
+// fault) or Cancel, the amendments docs/decisions.md adds to them.
 type MutationKind uint8
 
 const (
@@ -52,6 +52,9 @@ const (
 	// starvation, a stopped container): the engine's business, like
 	// PeerResurrect; the network does nothing (docs/decisions.md).
 	PeerPause
+	// Cancel asks one peer's host to cancel what it is doing (docs/
+	// decisions.md, "Cancel"); the network does nothing.
+	Cancel
 )
 
 var mutationNames = [...]string{
@@ -63,6 +66,7 @@ var mutationNames = [...]string{
 	PeerKill:      "PeerKill",
 	PeerResurrect: "PeerResurrect",
 	PeerPause:     "PeerPause",
+	Cancel:        "Cancel",
 }
 
 // String returns the scenario spelling of k ("Partition", ...).
@@ -96,7 +100,7 @@ type Mutation struct {
 	ProbPPM        int64    // LossBurst: override loss probability
 	FloorNs        int64    // RelayBuffer: minimum delivery delay
 	DurationNs     int64    // LatencySpike, LossBurst, RelayBuffer, PeerPause
-	Peer           string   // PeerKill, PeerResurrect, PeerPause
+	Peer           string   // PeerKill, PeerResurrect, PeerPause, Cancel
 	PreserveState  bool     // PeerResurrect
 }
 

@@ -20,11 +20,12 @@ var mutationParams = map[network.MutationKind][]string{
 	network.PeerKill:      {"peer"},
 	network.PeerResurrect: {"peer", "preserve_state"},
 	network.PeerPause:     {"peer", "duration_ns"},
+	network.Cancel:        {"peer"},
 }
 
 func mutationKindNames() string {
 	names := make([]string, 0, len(mutationParams))
-	for k := network.Partition; k <= network.PeerPause; k++ {
+	for k := network.Partition; k <= network.Cancel; k++ {
 		names = append(names, k.String())
 	}
 	return strings.Join(names, ", ")
@@ -173,6 +174,9 @@ func (c *checker) mutation(f fields) network.Mutation {
 	case network.PeerPause:
 		m.Peer, _ = c.peerRef(f, "peer")
 		m.DurationNs, _ = f.integer("duration_ns", 1, MaxTimeNs, true)
+	case network.Cancel:
+		m.Peer, _ = c.peerRef(f, "peer")
+		c.cancellable(f, m.Peer)
 	}
 	return m
 }
@@ -221,4 +225,18 @@ func (c *checker) edgeList(f fields, key string) []network.Edge {
 		}
 	}
 	return out
+}
+
+// cancellable rejects a Cancel aimed at a peer whose kind does not take
+// one (hosts.Kind.Cancellable): the engine would have nothing to deliver
+// it to, and a silent no-op hides a scenario mistake.
+func (c *checker) cancellable(f fields, id string) {
+	for _, p := range c.s.Peers {
+		if p.ID != id {
+			continue
+		}
+		if k, ok := c.reg.Lookup(p.Kind); ok && !k.Cancellable {
+			f.add("peer", "Cancel of %q, whose kind %q takes no Cancel", id, p.Kind)
+		}
+	}
 }

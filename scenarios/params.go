@@ -92,6 +92,77 @@ type EventRate struct {
 	MaxPerWindow int64
 }
 
+// The agent family's oracles (issue 15; an amendment to §10.1 written
+// in docs/assertions.md). Each names the agent peer it judges.
+
+// EffectOutcomeOnce is effect_outcome_once { peer }: every effect the
+// agent starts ends in exactly one outcome of ok, failed, timed_out,
+// cancelled.
+type EffectOutcomeOnce struct{ Peer string }
+
+// CancelSettlesWithin is cancel_settles_within { peer, within_ns }.
+type CancelSettlesWithin struct {
+	Peer     string
+	WithinNs int64
+}
+
+// NoTornSuccess is no_torn_success { peer }: an ok outcome only for a
+// stream the provider completed and a tool run the tool committed.
+type NoTornSuccess struct{ Peer string }
+
+// NoLostAck is no_lost_ack { peer }: every acknowledged store record is
+// in the store every later life recovers.
+type NoLostAck struct{ Peer string }
+
+// ToolResultMatched is tool_result_matched { peer }: every tool use gets
+// exactly one result.
+type ToolResultMatched struct{ Peer string }
+
+// OutputBounded is output_bounded { peer, max_bytes }: no tool result
+// enters a request larger than max_bytes.
+type OutputBounded struct {
+	Peer     string
+	MaxBytes int64
+}
+
+// RetryBudget is retry_budget { peer, max_attempts }: at most
+// max_attempts model calls per turn, no retry after content was
+// delivered, none before retry-after elapsed.
+type RetryBudget struct {
+	Peer        string
+	MaxAttempts int64
+}
+
+func (p *EffectOutcomeOnce) bind() []slot { return []slot{peerP("peer", &p.Peer)} }
+func (p *CancelSettlesWithin) bind() []slot {
+	return []slot{peerP("peer", &p.Peer), timeP("within_ns", Required, &p.WithinNs)}
+}
+func (p *NoTornSuccess) bind() []slot     { return []slot{peerP("peer", &p.Peer)} }
+func (p *NoLostAck) bind() []slot         { return []slot{peerP("peer", &p.Peer)} }
+func (p *ToolResultMatched) bind() []slot { return []slot{peerP("peer", &p.Peer)} }
+func (p *OutputBounded) bind() []slot {
+	return []slot{peerP("peer", &p.Peer), countP("max_bytes", &p.MaxBytes)}
+}
+func (p *RetryBudget) bind() []slot {
+	return []slot{peerP("peer", &p.Peer), countP("max_attempts", &p.MaxAttempts)}
+}
+
+func (EffectOutcomeOnce) Kind() string   { return "effect_outcome_once" }
+func (CancelSettlesWithin) Kind() string { return "cancel_settles_within" }
+func (NoTornSuccess) Kind() string       { return "no_torn_success" }
+func (NoLostAck) Kind() string           { return "no_lost_ack" }
+func (ToolResultMatched) Kind() string   { return "tool_result_matched" }
+func (OutputBounded) Kind() string       { return "output_bounded" }
+func (RetryBudget) Kind() string         { return "retry_budget" }
+
+func (p EffectOutcomeOnce) slots() []slot   { return p.bind() }
+func (p CancelSettlesWithin) slots() []slot { return p.bind() }
+func (p NoTornSuccess) slots() []slot       { return p.bind() }
+func (p NoLostAck) slots() []slot           { return p.bind() }
+func (p ToolResultMatched) slots() []slot   { return p.bind() }
+func (p OutputBounded) slots() []slot       { return p.bind() }
+func (p RetryBudget) slots() []slot         { return p.bind() }
+
 func (p *AllAliveAt) bind() []slot {
 	return []slot{timeP("at_ns", Required, &p.AtNs), peersP("peers", &p.Peers)}
 }
@@ -255,6 +326,14 @@ var kindDefs = []kindDef{
 	def[DeadPeerResurrectsWithin](noPair, deadlinePair),
 	def[EventCount](noPair, noPair),
 	def[EventRate](noPair, noPair),
+	// The agent family's oracles (docs/assertions.md, amendment).
+	def[EffectOutcomeOnce](noPair, noPair),
+	def[CancelSettlesWithin](noPair, noPair),
+	def[NoTornSuccess](noPair, noPair),
+	def[NoLostAck](noPair, noPair),
+	def[ToolResultMatched](noPair, noPair),
+	def[OutputBounded](noPair, noPair),
+	def[RetryBudget](noPair, noPair),
 }
 
 func lookupDef(kind string) (kindDef, bool) {

@@ -21,6 +21,13 @@ func everyKind() []AssertionParams {
 		DeadPeerResurrectsWithin{Peer: "a", AfterNs: 3, WithinNs: 4},
 		EventCount{EventType: "x", Max: 9},
 		EventRate{EventType: "x", WindowNs: 10, MaxPerWindow: 11},
+		EffectOutcomeOnce{Peer: "a"},
+		CancelSettlesWithin{Peer: "a", WithinNs: 12},
+		NoTornSuccess{Peer: "a"},
+		NoLostAck{Peer: "a"},
+		ToolResultMatched{Peer: "a"},
+		OutputBounded{Peer: "a", MaxBytes: 13},
+		RetryBudget{Peer: "a", MaxAttempts: 14},
 	}
 }
 

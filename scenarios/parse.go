@@ -70,6 +70,9 @@ func (p *parser) load(name string, data []byte, chain []string) map[string]any {
 		return nil
 	}
 	tree := normalize(raw).(map[string]any)
+	if !p.inlineScriptFiles(r, name, tree) {
+		return nil
+	}
 	nameAssertions(tree)
 	if !p.withinLimits(name, tree) {
 		return nil

@@ -260,7 +260,10 @@ func TestAssertionKinds_AreTheTenOf_10_1(t *testing.T) {
 	}
 	want := []string{"all_alive_at", "all_alive_throughout", "convergence_after", "no_flap_while_probes_ok",
 		"no_dead_when_probes_ok", "self_incarnation_bounded", "message_size_bounded",
-		"dead_peer_resurrects_within", "event_count", "event_rate"}
+		"dead_peer_resurrects_within", "event_count", "event_rate",
+		// The agent family's oracles: an amendment (docs/assertions.md).
+		"effect_outcome_once", "cancel_settles_within", "no_torn_success", "no_lost_ack",
+		"tool_result_matched", "output_bounded", "retry_budget"}
 	if !slices.Equal(names, want) {
 		t.Errorf("kinds %v, want %v", names, want)
 	}

@@ -15,6 +15,7 @@ const (
 	wantMessages                   // message_sent
 	wantBumps                      // self_incarnation_bump
 	wantMutations                  // mutation
+	wantAgent                      // the agent family's records, payloads decoded (oracles.go)
 )
 
 // checker is one assertion being evaluated. The evaluator calls the on*

@@ -111,7 +111,7 @@ func (e *Evaluator) Reads(typ string) bool {
 	case "mutation":
 		return e.want&(wantMutations|wantViews) != 0
 	}
-	return false
+	return e.want&wantAgent != 0 && agentRecord(typ)
 }
 
 // dispatch decodes the record if Reads says a checker needs its type and

@@ -29,6 +29,13 @@ func TestNew_AcceptsEveryCatalogKind(t *testing.T) {
 		scenarios.DeadPeerResurrectsWithin{Peer: "a", AfterNs: sec, WithinNs: sec},
 		scenarios.EventCount{EventType: "ping", Max: 3},
 		scenarios.EventRate{EventType: "ping", WindowNs: sec, MaxPerWindow: 3},
+		scenarios.EffectOutcomeOnce{Peer: "a"},
+		scenarios.CancelSettlesWithin{Peer: "a", WithinNs: sec},
+		scenarios.NoTornSuccess{Peer: "a"},
+		scenarios.NoLostAck{Peer: "a"},
+		scenarios.ToolResultMatched{Peer: "a"},
+		scenarios.OutputBounded{Peer: "a", MaxBytes: 13},
+		scenarios.RetryBudget{Peer: "a", MaxAttempts: 14},
 	}
 	var judged, catalog []string
 	for _, p := range vals {

@@ -1,0 +1,297 @@
+package verdict
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/detsim/detsim/bundle"
+	"github.com/detsim/detsim/scenarios"
+)
+
+// oracle is every agent-family assertion (docs/assertions.md, "Agent
+// oracles"): one checker over the records of the agent peer it names
+// (kind_tag agent), the provider's response_end and the tools'
+// tool_state records, whichever its kind reads.
+type oracle struct {
+	base
+	kind     string
+	peer     string
+	withinNs int64
+	maxN     int64
+
+	order    []string // effect or tool-use ids, in start order
+	started  map[string]mark
+	outcomes map[string]int
+
+	cancelAt   *mark
+	complete   map[string]int64 // provider call → frames of its complete stream
+	committed  map[string]bool  // tool call ids a tool committed
+	acked      []int64
+	ackMarks   map[int64]mark
+	attempts   map[int64]int64
+	lastByTurn map[int64]lastOutcome
+	lastCall   map[string]int64 // model-call id → turn
+}
+
+type lastOutcome struct {
+	m            mark
+	content      bool
+	retryAfterNs int64
+}
+
+// agentPayload is the union of the payload members the oracles read.
+type agentPayload struct {
+	Effect           string   `json:"effect"`
+	ID               string   `json:"id"`
+	Outcome          string   `json:"outcome"`
+	Call             string   `json:"call"`
+	State            string   `json:"state"`
+	Turn             int64    `json:"turn"`
+	Attempt          int64    `json:"attempt"`
+	Frames           int64    `json:"frames"`
+	Bytes            int64    `json:"bytes"`
+	RetryAfterNs     int64    `json:"retry_after_ns"`
+	Seq              int64    `json:"seq"`
+	ContentDelivered bool     `json:"content_delivered"`
+	Complete         bool     `json:"complete"`
+	Seqs             []string `json:"seqs"`
+}
+
+func newOracle(p scenarios.AssertionParams) checker {
+	o := &oracle{kind: p.Kind(), started: map[string]mark{}, outcomes: map[string]int{}, complete: map[string]int64{},
+		committed: map[string]bool{}, ackMarks: map[int64]mark{}, attempts: map[int64]int64{},
+		lastByTurn: map[int64]lastOutcome{}, lastCall: map[string]int64{}}
+	switch p := p.(type) {
+	case scenarios.EffectOutcomeOnce:
+		o.peer = p.Peer
+	case scenarios.CancelSettlesWithin:
+		o.peer, o.withinNs = p.Peer, p.WithinNs
+	case scenarios.NoTornSuccess:
+		o.peer = p.Peer
+	case scenarios.NoLostAck:
+		o.peer = p.Peer
+	case scenarios.ToolResultMatched:
+		o.peer = p.Peer
+	case scenarios.OutputBounded:
+		o.peer, o.maxN = p.Peer, p.MaxBytes
+	case scenarios.RetryBudget:
+		o.peer, o.maxN = p.Peer, p.MaxAttempts
+	}
+	return o
+}
+
+func (o *oracle) wants() want { return wantRecords | wantAgent }
+
+// agentRecord reports whether an oracle may read a record of type typ.
+func agentRecord(typ string) bool {
+	switch typ {
+	case "effect_started", "effect_outcome", "cancel_requested", "cancel_settled", "response_end", "tool_state",
+		"store_ack", "store_recovered", "tool_use", "tool_result", "tool_result_included":
+		return true
+	}
+	return false
+}
+
+// reads lists the record types each kind decodes.
+func (o *oracle) reads(rec *bundle.EventRecord) bool {
+	if rec.KindTag != "agent" || rec.HostID != o.peer {
+		switch {
+		case o.kind == "no_torn_success" && rec.KindTag == "provider" && rec.Type == "response_end":
+			return true
+		case o.kind == "no_torn_success" && rec.KindTag == "tool" && rec.Type == "tool_state":
+			return true
+		}
+		return false
+	}
+	switch o.kind {
+	case "effect_outcome_once":
+		return rec.Type == "effect_started" || rec.Type == "effect_outcome"
+	case "cancel_settles_within":
+		return rec.Type == "cancel_requested" || rec.Type == "cancel_settled"
+	case "no_torn_success":
+		return rec.Type == "effect_outcome"
+	case "no_lost_ack":
+		return rec.Type == "store_ack" || rec.Type == "store_recovered"
+	case "tool_result_matched":
+		return rec.Type == "tool_use" || rec.Type == "tool_result"
+	case "output_bounded":
+		return rec.Type == "tool_result_included"
+	case "retry_budget":
+		return rec.Type == "effect_started" || rec.Type == "effect_outcome"
+	}
+	return false
+}
+
+func (o *oracle) onRecord(_ *world, line int, rec bundle.EventRecord) {
+	m := mark{line, rec.VirtualTimeNs}
+	if o.kind == "cancel_settles_within" && o.cancelAt != nil && rec.VirtualTimeNs-o.cancelAt.timeNs > o.withinNs {
+		o.res.resolve(Fail, fmt.Sprintf("cancellation requested at %s has not settled within %s", fmtNs(o.cancelAt.timeNs), fmtNs(o.withinNs)), *o.cancelAt)
+		return
+	}
+	if !o.reads(&rec) {
+		return
+	}
+	var p agentPayload
+	if err := json.Unmarshal(rec.Event, &p); err != nil {
+		return // the evaluator reports malformed records itself
+	}
+	fail := func(format string, args ...any) {
+		o.res.resolve(Fail, fmt.Sprintf(format, args...), m)
+	}
+	switch o.kind + "/" + rec.Type {
+	case "effect_outcome_once/effect_started", "tool_result_matched/tool_use":
+		if _, dup := o.started[p.ID]; dup {
+			fail("%s %q started twice", rec.Type, p.ID)
+			return
+		}
+		o.started[p.ID] = m
+		o.order = append(o.order, p.ID)
+	case "effect_outcome_once/effect_outcome", "tool_result_matched/tool_result":
+		if _, ok := o.started[p.ID]; !ok {
+			fail("%s for %q, which never started", rec.Type, p.ID)
+			return
+		}
+		o.outcomes[p.ID]++
+		if o.outcomes[p.ID] > 1 {
+			o.res.resolve(Fail, fmt.Sprintf("%q has a second %s (%s)", p.ID, rec.Type, p.Outcome), o.started[p.ID], m)
+			return
+		}
+		if !slices.Contains([]string{"ok", "failed", "timed_out", "cancelled"}, p.Outcome) {
+			fail("%q ended in %q, not an explicit outcome", p.ID, p.Outcome)
+		}
+	case "cancel_settles_within/cancel_requested":
+		if o.cancelAt == nil {
+			o.cancelAt = &m
+		}
+	case "cancel_settles_within/cancel_settled":
+		o.cancelAt = nil
+	case "no_torn_success/response_end":
+		if p.Complete {
+			o.complete[p.Call] = p.Frames
+		}
+	case "no_torn_success/tool_state":
+		if p.State == "committed" {
+			o.committed[p.Call] = true
+		}
+	case "no_torn_success/effect_outcome":
+		if p.Outcome != "ok" {
+			return
+		}
+		switch p.Effect {
+		case "model_call":
+			if n, ok := o.complete[p.ID]; !ok || n != p.Frames {
+				fail("model call %q recorded ok, but its stream was not delivered whole (%d frames received; the provider completed it: %v)", p.ID, p.Frames, ok)
+			}
+		case "tool_call":
+			if !o.committed[p.ID] {
+				fail("tool call %q recorded ok, but no tool committed it", p.ID)
+			}
+		}
+	case "no_lost_ack/store_ack":
+		o.acked = append(o.acked, p.Seq)
+		o.ackMarks[p.Seq] = m
+	case "no_lost_ack/store_recovered":
+		have := map[int64]bool{}
+		for _, s := range p.Seqs {
+			var n int64
+			if _, err := fmt.Sscan(s, &n); err == nil {
+				have[n] = true
+			}
+		}
+		for _, s := range o.acked {
+			if !have[s] {
+				o.res.resolve(Fail, fmt.Sprintf("store record %d was acknowledged but is not in the store recovered after the restart", s), o.ackMarks[s], m)
+				return
+			}
+		}
+	case "output_bounded/tool_result_included":
+		if p.Bytes > o.maxN {
+			fail("tool result %q entered request %q with %d bytes, more than max_bytes %d", p.ID, p.Call, p.Bytes, o.maxN)
+		}
+	case "retry_budget/effect_started":
+		if p.Effect != "model_call" {
+			return
+		}
+		o.attempts[p.Turn]++
+		if n := o.attempts[p.Turn]; n > o.maxN {
+			fail("turn %d made %d model calls, more than max_attempts %d", p.Turn, n, o.maxN)
+			return
+		}
+		o.lastCall[p.ID] = p.Turn
+		if last, ok := o.lastByTurn[p.Turn]; ok {
+			switch {
+			case last.content:
+				o.res.resolve(Fail, fmt.Sprintf("turn %d retried (%q) after the failed attempt had delivered content", p.Turn, p.ID), last.m, m)
+			case rec.VirtualTimeNs < last.m.timeNs+last.retryAfterNs:
+				o.res.resolve(Fail, fmt.Sprintf("turn %d retried (%q) %s after a retry-after of %s", p.Turn, p.ID,
+					fmtNs(rec.VirtualTimeNs-last.m.timeNs), fmtNs(last.retryAfterNs)), last.m, m)
+			}
+		}
+	case "retry_budget/effect_outcome":
+		if turn, ok := o.lastCall[p.ID]; ok && p.Effect == "model_call" {
+			o.lastByTurn[turn] = lastOutcome{m: m, content: p.ContentDelivered, retryAfterNs: p.RetryAfterNs}
+		}
+	}
+}
+
+func (o *oracle) finish(_ *world, endNs int64) {
+	switch o.kind {
+	case "effect_outcome_once", "tool_result_matched":
+		for _, id := range o.order {
+			if o.outcomes[id] == 0 {
+				what := "effect"
+				if o.kind == "tool_result_matched" {
+					what = "tool use"
+				}
+				o.res.resolve(Fail, fmt.Sprintf("%s %q never ended in an outcome", what, id), o.started[id])
+				return
+			}
+		}
+		o.res.resolve(Pass, fmt.Sprintf("all %d each ended in exactly one outcome", len(o.order)))
+	case "cancel_settles_within":
+		if o.cancelAt != nil {
+			if endNs-o.cancelAt.timeNs > o.withinNs {
+				o.res.resolve(Fail, fmt.Sprintf("cancellation requested at %s never settled", fmtNs(o.cancelAt.timeNs)), *o.cancelAt)
+			} else {
+				o.res.resolve(Inconclusive, fmt.Sprintf("the run ended before the cancellation at %s settled or its bound passed", fmtNs(o.cancelAt.timeNs)), *o.cancelAt)
+			}
+			return
+		}
+		o.res.resolve(Pass, "every cancellation settled within "+fmtNs(o.withinNs))
+	case "no_torn_success":
+		o.res.resolve(Pass, fmt.Sprintf("every ok outcome was a whole stream or a committed tool run (%d streams, %d tool runs completed)",
+			len(o.complete), len(o.committed)))
+	case "no_lost_ack":
+		o.res.resolve(Pass, fmt.Sprintf("%d acknowledged records, none lost across a recovery", len(o.acked)))
+	case "output_bounded":
+		o.res.resolve(Pass, fmt.Sprintf("every tool result entered its request within %d bytes", o.maxN))
+	case "retry_budget":
+		most := int64(0)
+		for _, n := range slices.Sorted(maps.Values(o.attempts)) {
+			most = max(most, n)
+		}
+		o.res.resolve(Pass, fmt.Sprintf("at most %d model calls per turn, within max_attempts %d; no retry after content or before retry-after", most, o.maxN))
+	}
+}
+
+func (o *oracle) clone() checker {
+	d := *o
+	d.res = o.res.clone()
+	d.order = slices.Clone(o.order)
+	d.started = maps.Clone(o.started)
+	d.outcomes = maps.Clone(o.outcomes)
+	if o.cancelAt != nil {
+		c := *o.cancelAt
+		d.cancelAt = &c
+	}
+	d.complete = maps.Clone(o.complete)
+	d.committed = maps.Clone(o.committed)
+	d.acked = slices.Clone(o.acked)
+	d.ackMarks = maps.Clone(o.ackMarks)
+	d.attempts = maps.Clone(o.attempts)
+	d.lastByTurn = maps.Clone(o.lastByTurn)
+	d.lastCall = maps.Clone(o.lastCall)
+	return &d
+}

@@ -1,0 +1,117 @@
+package agent_test
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/detsim/detsim/engine"
+	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/scenarios"
+)
+
+// episode is one run's serialised episode: every event line, then the
+// agent's final snapshot (its session store included).
+type episode struct {
+	events []string
+	snap   []byte
+	end    int64 // virtual time of the last record
+}
+
+func (e episode) bytes() []byte {
+	var b bytes.Buffer
+	for _, l := range e.events {
+		b.WriteString(l) // the Tap's line ends in its newline
+	}
+	b.Write(e.snap)
+	b.WriteByte('\n')
+	return b.Bytes()
+}
+
+// agentEvents are the agent's records of type typ, as lines.
+func (e episode) of(typ string) []string {
+	var out []string
+	for _, l := range e.events {
+		if strings.Contains(l, `"event":{"type":"`+typ+`"`) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func load(t testing.TB, path string) *scenarios.Scenario {
+	t.Helper()
+	sc, err := scenarios.Load(path, builtin.Registry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+func parse(t testing.TB, text string) *scenarios.Scenario {
+	t.Helper()
+	sc, err := scenarios.Parse("t.toml", []byte(text), builtin.Registry(), func(p string) ([]byte, error) { return os.ReadFile(p) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+func run(t testing.TB, sc *scenarios.Scenario) episode {
+	t.Helper()
+	var ep episode
+	e, err := engine.New(sc, builtin.Registry(), engine.Options{Tap: func(_ int64, at int64, b []byte) {
+		ep.events = append(ep.events, string(b))
+		ep.end = at
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range e.Hosts() {
+		if h.Kind == "agent" {
+			ep.snap = h.Snapshot
+		}
+	}
+	return ep
+}
+
+// header is the common top of the test scenarios: three peers on 20 ms
+// links, the agent's and provider's kind_config left to the caller.
+func header(agentCfg, script, toolCfg string) string {
+	script = strings.ReplaceAll(script, "[[script]]", "[[peers.kind_config.script]]")
+	return `name = "t"
+seed = 3
+duration_ns = 900_000_000_000
+[default_tick]
+period_ns = 1_000_000_000
+[default_link]
+latency_ns = 20_000_000
+jitter_stddev_ns = 0
+loss_prob_ppm = 0
+reorder_prob_ppm = 0
+bandwidth_bps = 1_250_000
+cold_dial_penalty_ns = 0
+cache_warm_after_ns = 0
+cache_invalidate_after_idle_ns = 0
+[[peers]]
+id = "agent"
+kind = "agent"
+[peers.kind_config]
+provider = "model"
+tools = { bash = "shell" }
+` + agentCfg + `
+[[peers]]
+id = "model"
+kind = "provider"
+[peers.kind_config]
+` + script + `
+[[peers]]
+id = "shell"
+kind = "tool"
+[peers.kind_config]
+` + toolCfg + "\n"
+}

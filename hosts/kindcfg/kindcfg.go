@@ -1,0 +1,223 @@
+// Package kindcfg reads a host kind's kind_config (a decoded TOML tree of
+// int64, string, bool, []any and map[string]any) into typed values,
+// collecting every problem as a hosts.FieldError named by its path
+// ("kind_config.script[2].fault.kind"), so a kind's Validate and New read
+// the config through one definition.
+package kindcfg
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/detsim/detsim/hosts"
+)
+
+// Reader collects errors while reading a config.
+type Reader struct{ Errs []hosts.FieldError }
+
+// Add records a problem with field (a full path).
+func (r *Reader) Add(field, format string, args ...any) {
+	r.Errs = append(r.Errs, hosts.FieldError{Field: field, Msg: fmt.Sprintf(format, args...)})
+}
+
+// T is one table of the config and its path prefix ("kind_config.").
+type T struct {
+	R      *Reader
+	Prefix string
+	M      map[string]any
+}
+
+// Root is the kind_config table itself.
+func Root(r *Reader, m map[string]any) T { return T{R: r, Prefix: "kind_config.", M: m} }
+
+// Path names key inside t.
+func (t T) Path(key string) string { return t.Prefix + key }
+
+// Keys reports every key of t not in allowed.
+func (t T) Keys(allowed ...string) {
+	for _, k := range slices.Sorted(maps.Keys(t.M)) {
+		if !slices.Contains(allowed, k) {
+			t.R.Add(t.Path(k), "unknown key (accepted: %s)", strings.Join(allowed, ", "))
+		}
+	}
+}
+
+// Has reports whether key is present.
+func (t T) Has(key string) bool { _, ok := t.M[key]; return ok }
+
+// Int reads an integer in [lo, hi], def when absent.
+func (t T) Int(key string, def, lo, hi int64) int64 {
+	v, ok := t.M[key]
+	if !ok {
+		return def
+	}
+	n, isInt := v.(int64)
+	switch {
+	case !isInt:
+		t.R.Add(t.Path(key), "must be an integer, got %s", describe(v))
+		return def
+	case n < lo || n > hi:
+		t.R.Add(t.Path(key), "must be in [%d, %d], got %d", lo, hi, n)
+		return def
+	}
+	return n
+}
+
+// Str reads a string, def when absent.
+func (t T) Str(key, def string) string {
+	v, ok := t.M[key]
+	if !ok {
+		return def
+	}
+	s, isStr := v.(string)
+	if !isStr {
+		t.R.Add(t.Path(key), "must be a string, got %s", describe(v))
+		return def
+	}
+	return s
+}
+
+// OneOf reads a string that must be one of allowed, def when absent.
+func (t T) OneOf(key, def string, allowed []string) string {
+	s := t.Str(key, def)
+	if t.Has(key) && !slices.Contains(allowed, s) {
+		t.R.Add(t.Path(key), "unknown value %q (one of: %s)", s, strings.Join(allowed, ", "))
+		return def
+	}
+	return s
+}
+
+// Bool reads a boolean, false when absent.
+func (t T) Bool(key string) bool {
+	v, ok := t.M[key]
+	if !ok {
+		return false
+	}
+	b, isBool := v.(bool)
+	if !isBool {
+		t.R.Add(t.Path(key), "must be a boolean, got %s", describe(v))
+	}
+	return b
+}
+
+// Strs reads an array of strings.
+func (t T) Strs(key string) []string {
+	v, ok := t.M[key]
+	if !ok {
+		return nil
+	}
+	arr, isArr := v.([]any)
+	if !isArr {
+		t.R.Add(t.Path(key), "must be an array of strings, got %s", describe(v))
+		return nil
+	}
+	out := make([]string, 0, len(arr))
+	for i, e := range arr {
+		s, isStr := e.(string)
+		if !isStr {
+			t.R.Add(fmt.Sprintf("%s[%d]", t.Path(key), i), "must be a string, got %s", describe(e))
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// Ints reads an array of integers, each in [lo, hi].
+func (t T) Ints(key string, lo, hi int64) []int64 {
+	v, ok := t.M[key]
+	if !ok {
+		return nil
+	}
+	arr, isArr := v.([]any)
+	if !isArr {
+		t.R.Add(t.Path(key), "must be an array of integers, got %s", describe(v))
+		return nil
+	}
+	out := make([]int64, 0, len(arr))
+	for i, e := range arr {
+		n, isInt := e.(int64)
+		if !isInt || n < lo || n > hi {
+			t.R.Add(fmt.Sprintf("%s[%d]", t.Path(key), i), "must be an integer in [%d, %d], got %s", lo, hi, describe(e))
+			continue
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// Table reads a sub-table.
+func (t T) Table(key string) (T, bool) {
+	v, ok := t.M[key]
+	if !ok {
+		return T{}, false
+	}
+	m, isTbl := v.(map[string]any)
+	if !isTbl {
+		t.R.Add(t.Path(key), "must be a table, got %s", describe(v))
+		return T{}, false
+	}
+	return T{R: t.R, Prefix: t.Path(key) + ".", M: m}, true
+}
+
+// Tables reads an array of tables.
+func (t T) Tables(key string) []T {
+	v, ok := t.M[key]
+	if !ok {
+		return nil
+	}
+	arr, isArr := v.([]any)
+	if !isArr {
+		t.R.Add(t.Path(key), "must be an array of tables, got %s", describe(v))
+		return nil
+	}
+	out := make([]T, 0, len(arr))
+	for i, e := range arr {
+		m, isTbl := e.(map[string]any)
+		if !isTbl {
+			t.R.Add(fmt.Sprintf("%s[%d]", t.Path(key), i), "must be a table, got %s", describe(e))
+			continue
+		}
+		out = append(out, T{R: t.R, Prefix: fmt.Sprintf("%s[%d].", t.Path(key), i), M: m})
+	}
+	return out
+}
+
+// Pair is one entry of a string-to-string table.
+type Pair struct{ Key, Value string }
+
+// StrMap reads a table of strings, sorted by key.
+func (t T) StrMap(key string) []Pair {
+	sub, ok := t.Table(key)
+	if !ok {
+		return nil
+	}
+	var out []Pair
+	for _, k := range slices.Sorted(maps.Keys(sub.M)) {
+		s, isStr := sub.M[k].(string)
+		if !isStr {
+			t.R.Add(sub.Path(k), "must be a string, got %s", describe(sub.M[k]))
+			continue
+		}
+		out = append(out, Pair{k, s})
+	}
+	return out
+}
+
+func describe(v any) string {
+	switch v.(type) {
+	case int64:
+		return "an integer"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "a table"
+	}
+	return fmt.Sprintf("%T", v)
+}
