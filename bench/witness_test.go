@@ -2,8 +2,12 @@ package bench
 
 import (
 	"flag"
+	"io"
 	"path/filepath"
 	"testing"
+	"testing/synctest"
+
+	"github.com/hashicorp/memberlist"
 
 	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/bundle/verdict"
@@ -58,4 +62,26 @@ func TestWitness_SmokeConverges(t *testing.T) {
 		t.Errorf("%d deliveries lost to a full queue; memberlist logged %d errors: %q", res.Full, len(res.Errors), res.Errors)
 	}
 	t.Logf("%d records", res.Records)
+}
+
+// TestWitness_ReadsMemberlistView: the witness reads memberlist's view
+// through two unexported fields (readView). If a memberlist upgrade moves
+// them, this fails before any bundle is written from a wrong view.
+func TestWitness_ReadsMemberlistView(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mn := newMemNetwork(16)
+		conf := memberlist.DefaultLANConfig()
+		conf.Name = "n0"
+		conf.Transport = mn.transport(0, conf.Name)
+		conf.LogOutput = io.Discard
+		m, err := memberlist.Create(conf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := readView(m)
+		if len(v) != 1 || v["n0"] != (wview{state: swim.Alive, inc: 1}) {
+			t.Errorf("readView = %+v, want n0 alive at incarnation 1", v)
+		}
+		m.Shutdown()
+	})
 }
