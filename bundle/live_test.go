@@ -111,3 +111,42 @@ func TestManifest_SimOmitsLiveFields(t *testing.T) {
 		}
 	}
 }
+
+// A witness bundle (bench/: memberlist on the scenario's links in a
+// synctest bubble): mode "witness" with the virtual clock verifies; with a
+// wall clock it does not.
+func TestVerify_WitnessBundle(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "b")
+	w, err := Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var line []byte
+	for _, r := range sampleRecords {
+		line = AppendEventLine(line[:0], r.at, r.host, r.kindTag, r.ev)
+		w.WriteEventLine(line)
+	}
+	for _, s := range sampleSnapshots {
+		w.WriteSnapshot(s.host, s.seq, []byte(s.data))
+	}
+	m := sampleManifest
+	m.Digest = sampleDigest(sampleRecords)
+	m.Mode = ModeWitness
+	if err := w.Finish(m, []byte(sampleScenario), []byte(`{"verdicts":[]}`+"\n")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadManifest(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Mode != ModeWitness || got.Clock != "virtual" {
+		t.Errorf("witness manifest: mode %q, clock %q", got.Mode, got.Clock)
+	}
+	if problems, err := Verify(out); err != nil || len(problems) > 0 {
+		t.Errorf("Verify: %v %v", problems, err)
+	}
+	editManifest(t, out, func(m *Manifest) { m.Clock = "wall" })
+	if problems, _ := Verify(out); len(problems) == 0 {
+		t.Error("a witness bundle with a wall clock verifies")
+	}
+}

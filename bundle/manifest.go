@@ -74,7 +74,10 @@ type Manifest struct {
 	// equivalent (spec §9.5).
 	Substitutions []string `json:"substitutions"`
 	// Mode is ModeLive for a bundle of real nodes on real sockets (package
-	// live), absent for a simulated run. A live bundle's Clock is "wall".
+	// live), ModeWitness for one recorded from another SWIM implementation
+	// run on the scenario's links in virtual time (bench/: memberlist),
+	// absent for a simulated run. A live bundle's Clock is "wall", a
+	// witness bundle's "virtual".
 	Mode string `json:"mode,omitempty"`
 	// Interrupted, when set, says why a live run stopped before its
 	// scenario's end (cancelled, or a --duration cap): one sentence. The
@@ -87,6 +90,13 @@ type Manifest struct {
 
 // ModeLive is Manifest.Mode of a live bundle.
 const ModeLive = "live"
+
+// ModeWitness is Manifest.Mode of a witness bundle: the records of a SWIM
+// that is not hosts/swim (hashicorp/memberlist, in bench/), run on the
+// scenario's links inside a testing/synctest bubble, so its clock is
+// virtual, and mapped onto detsim's event schema. Verify checks it as a
+// simulated bundle; the comparison tools read it as production.
+const ModeWitness = "witness"
 
 // Machine describes the machine a live run ran on.
 type Machine struct {

@@ -250,8 +250,9 @@ func (v *verifier) manifestFields() {
 	case "":
 	case ModeLive:
 		clock = "wall"
+	case ModeWitness:
 	default:
-		v.add(ManifestFile, "mode %q, want %q or none", v.m.Mode, ModeLive)
+		v.add(ManifestFile, "mode %q, want %q, %q or none", v.m.Mode, ModeLive, ModeWitness)
 	}
 	if v.m.TimeUnit != "ns" || v.m.Clock != clock {
 		v.add(ManifestFile, "time_unit %q and clock %q, want \"ns\" and %q", v.m.TimeUnit, v.m.Clock, clock)

@@ -54,8 +54,10 @@ func (in Info) Cut() string {
 //
 // A bundle is live when its manifest has "live": true, or "runtime" other
 // than "sim"/"simulator"/"detsim", or "clock" other than "virtual" (every
-// simulated bundle says "virtual"). Whichever of these the live runtime
-// writes, the rule finds it.
+// simulated bundle says "virtual"), or any "mode" (a simulated bundle has
+// none; "live", or "witness" for memberlist recorded by bench/, whose
+// clock is virtual). Whichever of these the runtime writes, the rule
+// finds it.
 func Read(dir string) (Info, error) {
 	b, err := safefile.ReadFile(filepath.Join(dir, bundle.ManifestFile), bundle.MaxManifestBytes)
 	if err != nil {
@@ -76,11 +78,13 @@ func Read(dir string) (Info, error) {
 	in.Truncated = reason(in.Members["truncated"])
 	in.Interrupted = reason(in.Members["interrupted"])
 
-	in.Why = `manifest has no "live": true, no "runtime" but the simulator's, and "clock": "virtual"`
+	in.Why = `manifest has no "live": true, no "mode", no "runtime" but the simulator's, and "clock": "virtual"`
 	var live bool
-	var runtime, clock string
+	var runtime, clock, mode string
 	if json.Unmarshal(in.Members["live"], &live) == nil && live {
 		in.Live, in.Why = true, `manifest "live": true`
+	} else if json.Unmarshal(in.Members["mode"], &mode) == nil && mode != "" {
+		in.Live, in.Why = true, fmt.Sprintf("manifest \"mode\": %q", mode)
 	} else if json.Unmarshal(in.Members["runtime"], &runtime) == nil && runtime != "" &&
 		runtime != "sim" && runtime != "simulator" && runtime != "detsim" {
 		in.Live, in.Why = true, fmt.Sprintf("manifest \"runtime\": %q", runtime)

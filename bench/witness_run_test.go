@@ -1,0 +1,1056 @@
+package bench
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"reflect"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+	"unsafe"
+
+	"github.com/detsim/detsim/bundle"
+	"github.com/detsim/detsim/bundle/verdict"
+	"github.com/detsim/detsim/engine"
+	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/hosts/swim"
+	"github.com/detsim/detsim/hosts/swimcfg"
+	"github.com/detsim/detsim/internal/jsonw"
+	"github.com/detsim/detsim/network"
+	"github.com/detsim/detsim/rng"
+	"github.com/detsim/detsim/scenarios"
+	"github.com/hashicorp/memberlist"
+)
+
+// The witness: hashicorp/memberlist nodes, one per peer of a swim
+// scenario, run inside a testing/synctest bubble on the scenario's links.
+// Every datagram memberlist writes is offered to detsim's own
+// network.Network (built from the scenario exactly as engine.New and the
+// live shaper build it: the scenario's seed, its links, its mutations at
+// their times), which answers with an arrival time or a drop; the
+// datagram is delivered by a timer at that virtual instant. What the
+// nodes do is written as a bundle in detsim's event schema
+// (docs/calibration.md, "memberlist as an outside witness", has the
+// mapping and what it leaves out).
+
+// witness is one run.
+type witness struct {
+	sc     *scenarios.Scenario
+	ids    []string
+	index  map[string]int
+	cfgs   []swim.Config
+	policy map[[2]int]network.Policy
+	epoch  time.Time
+	kick   chan struct{}
+	final  chan chan struct{}
+
+	streams atomic.Int64
+
+	mu      sync.Mutex
+	net     *network.Network
+	last    int64
+	held    map[uint64]*wheld
+	recs    []wrec
+	closed  bool
+	nodes   []*wnode
+	lives   []int
+	running []bool
+	ghost   []bool   // killed, but left running behind a cut network: a later PeerResurrect keeps its state
+	down    []string // per peer: drop reason of deliveries while not running
+	cut     map[[2]int]bool
+	views   []map[string]wview
+	ctx     []wctx
+	probes  []map[uint32]*wprobe
+	relay   []map[string]int
+	indir   []map[wind]bool
+	snaps   []bundle.DigestSnapshot
+	errs    []string
+	full    int64 // deliveries lost to a full inbound queue (none expected)
+}
+
+// wrec is one record, encoded when the run is over.
+type wrec struct {
+	t    int64
+	host int // -1: null
+	tag  string
+	ev   hosts.Event
+}
+
+// wview is one member as one node sees it.
+type wview struct {
+	state swim.State
+	inc   uint64
+}
+
+// wctx is what happened at one node at the current instant: what the
+// sampler needs to give a change of view its reason.
+type wctx struct {
+	probeFailed map[string]bool // logged "Suspect X has failed, no acks received"
+	timedOut    map[string]bool // logged "Marking X as failed, suspect timeout reached"
+	merged      bool            // a push/pull merge (MergeDelegate.NotifyMerge)
+	cause       string          // the refutation it logged
+}
+
+// wprobe is one probe a node started.
+type wprobe struct {
+	target   string
+	seq      uint32
+	sentAt   int64
+	deadline int64
+	direct   bool // probe_timed_out direct recorded
+	done     bool
+	indirect *swim.ProbeSent
+}
+
+// wind is a ping_req an intermediary owes an answer to.
+type wind struct {
+	prober int
+	seq    uint32
+}
+
+// wheld is a datagram waiting for its arrival time.
+type wheld struct {
+	from, to int
+	sender   *wnode
+	data     []byte
+	msg      mlMessage
+	kind     string
+	at       int64
+	dialed   bool
+	cut      bool
+	timer    *time.Timer
+}
+
+func newWitness(sc *scenarios.Scenario) (*witness, error) {
+	w := &witness{sc: sc, index: map[string]int{}, policy: map[[2]int]network.Policy{}, held: map[uint64]*wheld{},
+		cut: map[[2]int]bool{}}
+	for i, p := range sc.Peers {
+		w.ids = append(w.ids, p.ID)
+		w.index[p.ID] = i
+	}
+	for _, p := range sc.Peers {
+		if p.Kind != "swim" {
+			return nil, fmt.Errorf("witness: peer %q is of kind %q; memberlist stands in for swim peers only", p.ID, p.Kind)
+		}
+		cfg, errs := swimcfg.Parse(p.KindConfig, w.ids)
+		if len(errs) > 0 {
+			return nil, fmt.Errorf("witness: peer %q: %v", p.ID, errs[0])
+		}
+		if cfg.Gossip == swim.Legacy {
+			return nil, fmt.Errorf("witness: peer %q uses gossip = \"legacy\": memberlist has only its bounded queue", p.ID)
+		}
+		w.cfgs = append(w.cfgs, cfg)
+	}
+	for _, l := range sc.Edges() {
+		w.policy[[2]int{w.index[l.From], w.index[l.To]}] = l.Policy
+	}
+	n := len(w.ids)
+	w.nodes, w.lives, w.running, w.ghost = make([]*wnode, n), make([]int, n), make([]bool, n), make([]bool, n)
+	w.down, w.views, w.ctx = make([]string, n), make([]map[string]wview, n), make([]wctx, n)
+	w.probes, w.relay, w.indir = make([]map[uint32]*wprobe, n), make([]map[string]int, n), make([]map[wind]bool, n)
+	for i := range n {
+		w.down[i] = "peer_down"
+		w.views[i] = map[string]wview{}
+		w.resetCtx(i)
+	}
+	root := rng.New(sc.Seed)
+	if sc.FullMesh {
+		w.net = network.NewMesh(w.ids, sc.DefaultLink, root)
+	} else {
+		w.net = network.New(w.ids, sc.Links, root)
+	}
+	return w, nil
+}
+
+func (w *witness) resetCtx(i int) {
+	w.ctx[i] = wctx{probeFailed: map[string]bool{}, timedOut: map[string]bool{}}
+}
+
+// clock is virtual ns since the run's start.
+func (w *witness) clock() int64 { return int64(time.Since(w.epoch)) }
+
+// now is the time of the next network question, never before the last.
+// Call with mu held.
+func (w *witness) now() int64 {
+	w.last = max(w.last, w.clock())
+	return w.last
+}
+
+// record appends one record. Call with mu held. A killed node records
+// nothing (a killed host emits nothing in detsim either).
+func (w *witness) record(host int, t int64, tag string, ev hosts.Event) {
+	if w.closed || t > w.sc.DurationNs {
+		return
+	}
+	if host >= 0 && tag == "swim" && !w.running[host] {
+		return
+	}
+	w.recs = append(w.recs, wrec{t: t, host: host, tag: tag, ev: ev})
+}
+
+func (w *witness) poke() {
+	select {
+	case w.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (w *witness) lookup(a memberlist.Address) (int, bool) {
+	if i, ok := w.index[a.Name]; ok {
+		return i, true
+	}
+	for i := range w.ids {
+		if nodeAddress(i).String() == a.Addr {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// oneWay is a stream write's delay on the link from → to: the base
+// latency plus serialisation of n bytes at the link's bandwidth.
+func (w *witness) oneWay(from, to, n int) time.Duration {
+	p, ok := w.policy[[2]int{from, to}]
+	if !ok {
+		return 0
+	}
+	d := p.LatencyNs
+	if p.BandwidthBps > 0 && n > 0 {
+		d += int64(n) * 1_000_000_000 / p.BandwidthBps
+	}
+	return time.Duration(d)
+}
+
+// message is message_sent / message_received in the SWIM records' bytes
+// (hosts/swim's MessageSent AppendJSON), with memberlist's message kinds.
+type message struct {
+	typ     string
+	peer    string
+	kind    string
+	bytes   int
+	updates int
+}
+
+func (m *message) Type() string { return m.typ }
+func (m *message) AppendJSON(b []byte) []byte {
+	b = append(b, `{"type":`...)
+	b = jsonw.AppendString(b, m.typ)
+	b = append(b, `,"peer":`...)
+	b = jsonw.AppendString(b, m.peer)
+	b = append(b, `,"message":`...)
+	b = jsonw.AppendString(b, m.kind)
+	b = append(b, `,"bytes":`...)
+	b = jsonw.AppendInt(b, int64(m.bytes))
+	b = append(b, `,"updates":`...)
+	b = jsonw.AppendInt(b, int64(m.updates))
+	return append(b, '}')
+}
+
+func (w *witness) notes(t int64, notes []network.Note) {
+	for _, n := range notes {
+		from, to := w.ids[n.From], w.ids[n.To]
+		switch n.Kind {
+		case network.NoteDialStart:
+			w.record(n.From, t, engine.RecordTag, engine.DialStartRecord(from, to))
+		case network.NoteCacheChange:
+			w.record(n.From, t, engine.RecordTag, engine.CacheStateChangeRecord(from, to, n.Transition, n.State))
+		}
+	}
+}
+
+// sendPacket offers one datagram of sender's to the network model.
+func (w *witness) sendPacket(sender *wnode, to int, b []byte, m mlMessage, health int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	from := sender.idx
+	if w.closed || w.nodes[from] != sender || !w.running[from] {
+		return // a stopped life, or a killed node: nothing leaves it
+	}
+	t := w.now()
+	kind := packetKind(m)
+	switch {
+	case m.GossipOnly:
+	case m.Type == mlPing:
+		if w.relay[from][m.Node] > 0 {
+			w.relay[from][m.Node]-- // an intermediary's ping on behalf of a ping_req
+			break
+		}
+		interval := w.cfgs[from].ProbeIntervalNs * int64(health+1)
+		p := &wprobe{target: m.Node, seq: m.Seq, sentAt: t, deadline: t + interval}
+		w.probes[from][m.Seq] = p
+		w.record(from, t, "swim", &swim.ProbeSent{Target: m.Node, Seq: uint64(m.Seq), Mode: swim.ModeDirect})
+	case m.Type == mlIndirectPing:
+		if p := w.probes[from][m.Seq]; p != nil {
+			if p.indirect == nil {
+				p.indirect = &swim.ProbeSent{Target: p.target, Seq: uint64(p.seq), Mode: swim.ModeIndirect}
+				w.record(from, t, "swim", p.indirect)
+			}
+			p.indirect.Via = append(p.indirect.Via, w.ids[to])
+		}
+	case m.Type == mlAck:
+		if k := (wind{to, m.Seq}); w.indir[from][k] {
+			kind = "indirect_ack"
+			delete(w.indir[from], k)
+		}
+	case m.Type == mlNack:
+		delete(w.indir[from], wind{to, m.Seq})
+	}
+	w.record(from, t, "swim", &message{typ: "message_sent", peer: w.ids[to], kind: kind, bytes: len(b), updates: m.Broadcasts})
+	out, notes := w.net.Send(from, to, int64(len(b)), t)
+	w.notes(t, notes)
+	if !out.Arrived {
+		w.record(from, t, engine.RecordTag, engine.DropOnSendRecord(w.ids[from], w.ids[to], out.Reason))
+		return
+	}
+	h := &wheld{from: from, to: to, sender: sender, data: append([]byte(nil), b...), msg: m, kind: kind, at: out.At, dialed: out.Dialed}
+	w.held[out.ID] = h
+	id := out.ID
+	h.timer = time.AfterFunc(time.Duration(out.At-w.clock()), func() { w.deliver(id) })
+}
+
+// deliver hands a held datagram to its receiver at its arrival time.
+func (w *witness) deliver(id uint64) {
+	w.mu.Lock()
+	h, ok := w.held[id]
+	if !ok || w.closed {
+		w.mu.Unlock()
+		return
+	}
+	delete(w.held, id)
+	t := w.now()
+	from, to := w.ids[h.from], w.ids[h.to]
+	if h.cut {
+		w.record(h.from, t, engine.RecordTag, engine.DialOutcomeRecord(from, to, false))
+		w.mu.Unlock()
+		return
+	}
+	if h.dialed {
+		w.record(h.from, t, engine.RecordTag, engine.DialOutcomeRecord(from, to, true))
+	}
+	dest := w.nodes[h.to]
+	if !w.running[h.to] || dest == nil {
+		w.record(h.to, t, engine.RecordTag, engine.DropOnDeliveryRecord(from, to, w.down[h.to]))
+		w.mu.Unlock()
+		return
+	}
+	w.record(h.to, t, "swim", &message{typ: "message_received", peer: from, kind: h.kind, bytes: len(h.data), updates: h.msg.Broadcasts})
+	switch {
+	case h.msg.GossipOnly:
+	case h.msg.Type == mlIndirectPing:
+		w.relay[h.to][h.msg.Node]++
+		w.indir[h.to][wind{h.from, h.msg.Seq}] = true
+	case h.msg.Type == mlAck:
+		if p := w.probes[h.to][h.msg.Seq]; p != nil && !p.done && t <= p.deadline {
+			mode := swim.ModeIndirect
+			if from == p.target {
+				mode = swim.ModeDirect
+			}
+			p.done = true
+			w.record(h.to, t, "swim", &swim.ProbeAcked{Target: p.target, Seq: uint64(p.seq), Mode: mode, RTTNs: t - p.sentAt})
+		}
+	}
+	w.mu.Unlock()
+	select {
+	case dest.packetCh <- &memberlist.Packet{Buf: h.data, From: nodeAddress(h.from), Timestamp: time.Now()}:
+	default:
+		w.mu.Lock()
+		w.full++
+		w.mu.Unlock()
+	}
+	w.poke()
+}
+
+// streamSent records a stream write as a message and returns its delay;
+// false when nothing should arrive (the run is over, or the writer's
+// node is no longer running).
+func (w *witness) streamSent(c *wconn, b []byte) (time.Duration, bool) {
+	m := decodeML(b)
+	kind := "tcp_other"
+	switch m.Type {
+	case mlPushPull:
+		kind = "join_response"
+		if c.dialer {
+			kind = "join_request"
+		}
+	case mlPing:
+		kind = "tcp_ping"
+	case mlAck:
+		kind = "tcp_ack"
+	case mlErr:
+		kind = "tcp_error"
+	}
+	from, to := c.local.idx, c.remote.idx
+	delay := w.oneWay(from, to, len(b))
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed || w.nodes[from] != c.local || !w.running[from] {
+		return 0, false
+	}
+	t := w.now()
+	// A push/pull's member list, like a join_response's, is not counted
+	// as piggybacked updates.
+	w.record(from, t, "swim", &message{typ: "message_sent", peer: w.ids[to], kind: kind, bytes: len(b)})
+	n := len(b)
+	time.AfterFunc(delay, func() {
+		w.mu.Lock()
+		if w.nodes[to] == c.remote && w.running[to] {
+			w.record(to, w.now(), "swim", &message{typ: "message_received", peer: w.ids[from], kind: kind, bytes: n})
+		}
+		w.mu.Unlock()
+		w.poke()
+	})
+	return delay, true
+}
+
+// logWriter reads one life's log lines (memberlist writes one line per
+// Write): the probe and suspicion outcomes and refutations it reports.
+type logWriter struct {
+	w *witness
+	n *wnode
+}
+
+func (l *logWriter) Write(p []byte) (int, error) {
+	l.w.logLine(l.n, string(p))
+	return len(p), nil
+}
+
+func between(s, before, after string) (string, bool) {
+	_, rest, ok := strings.Cut(s, before)
+	if !ok {
+		return "", false
+	}
+	v, _, ok := strings.Cut(rest, after)
+	return v, ok
+}
+
+func (w *witness) logLine(n *wnode, line string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed || w.nodes[n.idx] != n {
+		return
+	}
+	i := n.idx
+	t := w.now()
+	if strings.Contains(line, "[ERR]") {
+		w.errs = append(w.errs, fmt.Sprintf("%s at %.3fs: %s", w.ids[i], float64(t)/1e9, strings.TrimSpace(line)))
+	}
+	if x, ok := between(line, "memberlist: Failed UDP ping: ", " (timeout reached)"); ok {
+		if p := w.openProbe(i, x); p != nil && !p.direct {
+			p.direct = true
+			w.record(i, t, "swim", &swim.ProbeTimedOut{Target: x, Seq: uint64(p.seq), Mode: swim.ModeDirect})
+		}
+	} else if x, ok := between(line, "memberlist: Suspect ", " has failed, no acks received"); ok {
+		var seq uint64
+		if p := w.openProbe(i, x); p != nil {
+			p.done, seq = true, uint64(p.seq)
+		}
+		w.record(i, t, "swim", &swim.ProbeTimedOut{Target: x, Seq: seq, Mode: swim.ModeIndirect})
+		w.ctx[i].probeFailed[x] = true
+	} else if x, ok := between(line, "memberlist: Was able to connect to ", " over TCP but UDP probes failed"); ok {
+		if p := w.openProbe(i, x); p != nil {
+			p.done = true
+			w.record(i, t, "swim", &swim.ProbeAcked{Target: x, Seq: uint64(p.seq), Mode: "tcp", RTTNs: t - p.sentAt})
+		}
+	} else if x, ok := between(line, "memberlist: Marking ", " as failed, suspect timeout reached"); ok {
+		w.ctx[i].timedOut[x] = true
+	} else if strings.Contains(line, "memberlist: Refuting a suspect message") {
+		w.ctx[i].cause = swim.CauseRefuteSuspect
+	} else if strings.Contains(line, "memberlist: Refuting a dead message") {
+		w.ctx[i].cause = swim.CauseRefuteDead
+	} else if strings.Contains(line, "memberlist: Refuting an alive message") {
+		w.ctx[i].cause = swim.CauseRefuteAlive
+	}
+	w.poke()
+}
+
+// openProbe is node i's latest unfinished probe of target.
+func (w *witness) openProbe(i int, target string) *wprobe {
+	var best *wprobe
+	for _, p := range w.probes[i] {
+		if p.target == target && !p.done && (best == nil || p.sentAt > best.sentAt) {
+			best = p
+		}
+	}
+	return best
+}
+
+// delegates: every callback is a moment the view may have changed.
+type wdelegate struct {
+	w *witness
+	n *wnode
+}
+
+func (d wdelegate) NotifyJoin(*memberlist.Node)   { d.w.poke() }
+func (d wdelegate) NotifyLeave(*memberlist.Node)  { d.w.poke() }
+func (d wdelegate) NotifyUpdate(*memberlist.Node) { d.w.poke() }
+
+// NotifyMerge marks a push/pull merge: the changes it makes are "join".
+func (d wdelegate) NotifyMerge([]*memberlist.Node) error {
+	d.w.mu.Lock()
+	if d.w.nodes[d.n.idx] == d.n {
+		d.w.ctx[d.n.idx].merged = true
+	}
+	d.w.mu.Unlock()
+	d.w.poke()
+	return nil
+}
+
+// metaDelegate gives a node the metadata hosts/swim derives for it
+// (meta_bytes): memberlist carries it in every alive, as hosts/swim does.
+type metaDelegate struct{ meta []byte }
+
+func (d metaDelegate) NodeMeta(int) []byte             { return d.meta }
+func (d metaDelegate) NotifyMsg([]byte)                {}
+func (d metaDelegate) GetBroadcasts(int, int) [][]byte { return nil }
+func (d metaDelegate) LocalState(bool) []byte          { return nil }
+func (d metaDelegate) MergeRemoteState([]byte, bool)   {}
+
+// mlState maps memberlist's NodeStateType: alive, suspect, dead, left
+// (a graceful leave, which no run here makes) onto detsim's states.
+func mlState(s int64) swim.State {
+	switch s {
+	case 0:
+		return swim.Alive
+	case 1:
+		return swim.Suspect
+	}
+	return swim.Dead
+}
+
+// readView reads a node's member list: memberlist reports neither
+// suspicion learnt by gossip nor any incarnation through its delegates
+// (NotifyJoin/Leave/Update fire on none → alive, dead → alive, → dead and
+// metadata changes), so the witness reads the two unexported fields that
+// hold its view, nodeMap (name → *nodeState{Incarnation, State}) under
+// nodeLock, by reflection. v0.7.0's layout; TestWitness_ReadsMemberlistView
+// fails if it changes.
+func readView(m *memberlist.Memberlist) map[string]wview {
+	v := reflect.ValueOf(m).Elem()
+	lock := (*sync.RWMutex)(unsafe.Pointer(v.FieldByName("nodeLock").UnsafeAddr()))
+	lock.RLock()
+	defer lock.RUnlock()
+	nm := v.FieldByName("nodeMap")
+	out := make(map[string]wview, nm.Len())
+	for it := nm.MapRange(); it.Next(); {
+		ns := it.Value().Elem()
+		out[it.Key().String()] = wview{state: mlState(ns.FieldByName("State").Int()), inc: ns.FieldByName("Incarnation").Uint()}
+	}
+	return out
+}
+
+// sampler records every change of any node's view. It wakes whenever
+// anything happened (a delivery, a stream arrival, a log line, a delegate
+// callback), waits until every goroutine of the bubble is blocked — all
+// that virtual instant's work is done, and time cannot move on while it
+// runs — and compares each view with the last one recorded.
+func (w *witness) sampler() {
+	for {
+		select {
+		case <-w.kick:
+			synctest.Wait()
+			w.sample()
+		case done := <-w.final:
+			synctest.Wait()
+			w.sample()
+			close(done)
+			return
+		}
+	}
+}
+
+func (w *witness) sample() {
+	type live struct {
+		i int
+		n *wnode
+		m *memberlist.Memberlist
+	}
+	var ls []live
+	w.mu.Lock()
+	for i, n := range w.nodes {
+		if n != nil && w.running[i] {
+			if m := n.ml.Load(); m != nil {
+				ls = append(ls, live{i, n, m})
+			}
+		}
+	}
+	w.mu.Unlock()
+	views := make([]map[string]wview, len(ls))
+	for k, l := range ls {
+		views[k] = readView(l.m)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	t := w.now()
+	for k, l := range ls {
+		if w.nodes[l.i] != l.n {
+			continue
+		}
+		self := w.ids[l.i]
+		for _, name := range slices.Sorted(mapKeys(views[k])) {
+			nv := views[k][name]
+			ov, known := w.views[l.i][name]
+			if known && ov == nv {
+				continue
+			}
+			w.record(l.i, t, "swim", &swim.StateTransition{Observer: self, Subject: name, From: ov.state, To: nv.state,
+				Incarnation: nv.inc, Reason: w.reason(l.i, name, ov, nv, known)})
+			if name == self && known && nv.inc > ov.inc {
+				cause := cmp.Or(w.ctx[l.i].cause, swim.CauseRefuteSuspect)
+				w.record(l.i, t, "swim", &swim.SelfIncarnationBump{Old: ov.inc, New: nv.inc, Cause: cause})
+			}
+			w.views[l.i][name] = nv
+		}
+	}
+	for i := range w.ctx {
+		w.resetCtx(i)
+	}
+}
+
+func mapKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// reason gives a change of node i's view of subj its detsim reason, from
+// what node i did or was told at this instant.
+func (w *witness) reason(i int, subj string, ov, nv wview, known bool) string {
+	c := w.ctx[i]
+	switch {
+	case subj == w.ids[i] && !known:
+		return swim.ReasonInitial
+	case subj == w.ids[i]:
+		return swim.ReasonRefuted
+	case nv.state == swim.Suspect && c.probeFailed[subj]:
+		return swim.ReasonProbeFailed
+	case nv.state == swim.Dead && c.timedOut[subj]:
+		return swim.ReasonSuspicionTimeout
+	case c.merged:
+		return swim.ReasonJoin
+	case known && ov.state != swim.Alive && nv.state == swim.Alive && nv.inc > ov.inc:
+		return swim.ReasonRefuted
+	}
+	return swim.ReasonGossip
+}
+
+// config is memberlist's DefaultLANConfig with every hosts/swim key that
+// has a memberlist equivalent set from the peer's kind_config (their
+// defaults are the same values). What has none stays memberlist's:
+// GossipInterval 200 ms to GossipNodes 3, TCP fallback pings on,
+// compression on, TCPTimeout 10 s, GossipToTheDeadTime 30 s.
+func (w *witness) config(n *wnode) *memberlist.Config {
+	c := w.cfgs[n.idx]
+	conf := memberlist.DefaultLANConfig()
+	conf.Name = n.name
+	conf.Transport = n
+	conf.LogOutput = &logWriter{w, n}
+	conf.Events = wdelegate{w, n}
+	conf.Merge = wdelegate{w, n}
+	conf.ProbeInterval = time.Duration(c.ProbeIntervalNs)
+	conf.ProbeTimeout = time.Duration(c.ProbeTimeoutNs)
+	conf.IndirectChecks = c.IndirectChecks
+	conf.RetransmitMult = c.RetransmitMult
+	conf.SuspicionMult = c.SuspicionMult
+	conf.SuspicionMaxTimeoutMult = c.SuspicionMaxTimeoutMult
+	conf.AwarenessMaxMultiplier = c.AwarenessMaxMultiplier
+	conf.UDPBufferSize = c.MaxMessageBytes
+	conf.PushPullInterval = time.Duration(c.PushPullIntervalNs)
+	if c.MetaBytes > 0 {
+		conf.Delegate = metaDelegate{swim.DerivedMeta(n.name, c.MetaBytes)}
+	}
+	return conf
+}
+
+// start begins peer i's next life: a fresh memberlist, joined to every
+// other peer ("member": it knows the cluster) or to its seeds
+// ("joining"), retried every probe interval until one push/pull succeeds
+// (memberlist joins once; retrying is its embedder's job, as Serf's
+// retry_join does, and hosts/swim's join_request is resent every probe
+// interval the same way).
+func (w *witness) start(tb testing.TB, i int, state string) {
+	n := &wnode{w: w, idx: i, name: w.ids[i], addr: nodeAddress(i),
+		packetCh: make(chan *memberlist.Packet, queueFor(len(w.ids))), streamCh: make(chan net.Conn, 64)}
+	w.mu.Lock()
+	w.lives[i]++
+	w.nodes[i], w.running[i], w.ghost[i] = n, true, false
+	w.views[i] = map[string]wview{}
+	w.probes[i], w.relay[i], w.indir[i] = map[uint32]*wprobe{}, map[string]int{}, map[wind]bool{}
+	w.resetCtx(i)
+	w.mu.Unlock()
+	m, err := memberlist.Create(w.config(n))
+	if err != nil {
+		tb.Fatalf("memberlist.Create(%s): %v", n.name, err)
+	}
+	n.ml.Store(m)
+	w.poke()
+	var targets []string
+	if state == "joining" {
+		for _, s := range w.cfgs[i].Seeds {
+			if s != n.name {
+				targets = append(targets, joinAddress(s, w.index[s]))
+			}
+		}
+	} else {
+		for j, id := range w.ids {
+			if j != i {
+				targets = append(targets, joinAddress(id, j))
+			}
+		}
+	}
+	if len(targets) == 0 {
+		return
+	}
+	go func() {
+		for {
+			if _, err := m.Join(targets); err == nil {
+				return
+			}
+			time.Sleep(time.Duration(w.cfgs[i].ProbeIntervalNs))
+			w.mu.Lock()
+			gone := w.closed || w.nodes[i] != n || !w.running[i]
+			w.mu.Unlock()
+			if gone {
+				return
+			}
+		}
+	}()
+}
+
+// stop ends peer i's life: its memberlist shuts down, its streams break.
+func (w *witness) stop(i int) {
+	w.mu.Lock()
+	n := w.nodes[i]
+	w.running[i], w.down[i] = false, "peer_killed"
+	var conns []*wconn
+	if n != nil {
+		conns = n.conns
+		n.conns = nil
+	}
+	w.mu.Unlock()
+	for _, c := range conns {
+		c.abort()
+	}
+	if n != nil {
+		if m := n.ml.Load(); m != nil {
+			m.Shutdown()
+		}
+	}
+}
+
+// preservedLater: the next mutation of peer i after mutation k is a
+// PeerResurrect that keeps its state.
+func (w *witness) preservedLater(i, k int) bool {
+	for _, m := range w.sc.Mutations[k+1:] {
+		if (m.Kind == network.PeerResurrect || m.Kind == network.PeerKill) && m.Peer == w.ids[i] {
+			return m.Kind == network.PeerResurrect && m.PreserveState
+		}
+	}
+	return false
+}
+
+// mutate applies mutation k at its time: the network model's part as the
+// live shaper does it, and the peers' part. memberlist cannot be paused,
+// so a PeerKill that a state-preserving PeerResurrect undoes leaves the
+// node running behind a cut network (nothing in or out, nothing
+// recorded) until it comes back.
+func (w *witness) mutate(tb testing.TB, k int) {
+	m := &w.sc.Mutations[k]
+	w.mu.Lock()
+	t := w.now()
+	w.record(-1, t, engine.RecordTag, engine.MutationRecord(k, m))
+	cut, notes := w.net.ApplyMutation(m, t)
+	for _, c := range cut {
+		h, ok := w.held[c.ID]
+		if !ok || h.cut {
+			continue
+		}
+		w.record(c.To, t, engine.RecordTag, engine.DropOnDeliveryRecord(w.ids[c.From], w.ids[c.To], c.Reason.String()))
+		if c.Dialed {
+			h.cut = true
+			continue
+		}
+		h.timer.Stop()
+		delete(w.held, c.ID)
+	}
+	w.notes(t, notes)
+	switch m.Kind {
+	case network.Partition:
+		for _, a := range m.PeersA {
+			for _, b := range m.PeersB {
+				w.cut[[2]int{w.index[a], w.index[b]}] = true
+				w.cut[[2]int{w.index[b], w.index[a]}] = true
+			}
+		}
+	case network.Heal:
+		clear(w.cut)
+	}
+	w.mu.Unlock()
+	switch m.Kind {
+	case network.PeerKill:
+		i := w.index[m.Peer]
+		if w.preservedLater(i, k) {
+			w.mu.Lock()
+			w.running[i], w.ghost[i], w.down[i] = false, true, "peer_killed"
+			w.mu.Unlock()
+		} else {
+			w.stop(i)
+		}
+	case network.PeerResurrect:
+		i := w.index[m.Peer]
+		w.mu.Lock()
+		ghost := w.ghost[i]
+		if ghost && m.PreserveState {
+			w.running[i], w.ghost[i] = true, false
+		}
+		w.mu.Unlock()
+		if ghost && m.PreserveState {
+			w.poke()
+			return
+		}
+		w.stop(i)
+		state := w.sc.Peers[i].InitialState
+		if state == "down" {
+			state = "joining"
+		}
+		w.start(tb, i, state)
+	}
+}
+
+// snapshot writes peer i's view as its tier-2 snapshot: memberlist's own
+// state (the witness's shape, not hosts/swim's).
+func (w *witness) snapshot(seq int, at int64) {
+	w.mu.Lock()
+	var idx []int
+	var ms []*memberlist.Memberlist
+	for i, n := range w.nodes {
+		if n != nil && w.running[i] {
+			if m := n.ml.Load(); m != nil {
+				idx, ms = append(idx, i), append(ms, m)
+			}
+		}
+	}
+	w.mu.Unlock()
+	for k, m := range ms {
+		type member struct {
+			ID          string `json:"id"`
+			State       string `json:"state"`
+			Incarnation uint64 `json:"incarnation"`
+		}
+		v := readView(m)
+		snap := struct {
+			Implementation string   `json:"implementation"`
+			Node           string   `json:"node"`
+			Health         int      `json:"health"`
+			Members        []member `json:"members"`
+		}{Implementation: "hashicorp/memberlist v0.7.0", Node: w.ids[idx[k]], Health: m.GetHealthScore()}
+		for _, name := range slices.Sorted(mapKeys(v)) {
+			snap.Members = append(snap.Members, member{name, v[name].state.String(), v[name].inc})
+		}
+		data, _ := json.MarshalIndent(snap, "", "  ")
+		w.mu.Lock()
+		w.snaps = append(w.snaps, bundle.DigestSnapshot{Host: w.ids[idx[k]], Seq: seq, AtNs: at, Data: append(data, '\n')})
+		w.mu.Unlock()
+	}
+}
+
+// witnessItem is one scheduled instant: a mutation or a snapshot request,
+// in the engine's order (time; mutations first; declared order).
+type witnessItem struct {
+	at       int64
+	snapshot bool
+	index    int
+}
+
+func (w *witness) schedule() []witnessItem {
+	var items []witnessItem
+	for i, m := range w.sc.Mutations {
+		items = append(items, witnessItem{at: m.At, index: i})
+	}
+	for i, at := range w.sc.Snapshots {
+		items = append(items, witnessItem{at: at, snapshot: true, index: i})
+	}
+	slices.SortStableFunc(items, func(a, b witnessItem) int {
+		if c := cmp.Compare(a.at, b.at); c != 0 {
+			return c
+		}
+		if a.snapshot != b.snapshot {
+			if a.snapshot {
+				return 1
+			}
+			return -1
+		}
+		return cmp.Compare(a.index, b.index)
+	})
+	return items
+}
+
+// run runs the scenario to its end inside the calling bubble, then stops
+// every node and waits until every goroutine it started has returned.
+func (w *witness) run(tb testing.TB) {
+	tag := labelBubble()
+	w.epoch = time.Now()
+	// Made here, inside the bubble: only a bubble's own channels block
+	// durably, so that time can advance past a goroutine waiting on them.
+	w.kick, w.final = make(chan struct{}, 1), make(chan chan struct{})
+	go w.sampler()
+	for i, p := range w.sc.Peers {
+		if p.InitialState != "down" {
+			w.start(tb, i, p.InitialState)
+		}
+	}
+	for _, it := range w.schedule() {
+		if it.at > w.sc.DurationNs {
+			break
+		}
+		time.Sleep(time.Duration(it.at - w.clock()))
+		if it.snapshot {
+			w.snapshot(it.index, it.at)
+		} else {
+			w.mutate(tb, it.index)
+		}
+	}
+	time.Sleep(time.Duration(w.sc.DurationNs - w.clock()))
+	done := make(chan struct{})
+	w.final <- done
+	<-done
+	w.mu.Lock()
+	w.closed = true
+	for id, h := range w.held {
+		h.timer.Stop()
+		delete(w.held, id)
+	}
+	w.mu.Unlock()
+	for i := range w.ids {
+		w.stop(i)
+	}
+	for waited := time.Duration(0); bubbleGoroutines(tag) > 1; waited += drainStep {
+		if waited > drainLimit {
+			tb.Fatalf("%d goroutines still running %v after shutdown", bubbleGoroutines(tag)-1, drainLimit)
+		}
+		time.Sleep(drainStep)
+	}
+}
+
+// witnessResult is a finished witness run.
+type witnessResult struct {
+	Out      string
+	Records  int
+	Verdicts []verdict.Verdict
+	Errors   []string // memberlist's [ERR] log lines
+	Full     int64
+	Final    []map[string]wview // every node's view at the end
+}
+
+// runWitness runs sc's peers as memberlist nodes in a synctest bubble and
+// writes the witness bundle to out.
+func runWitness(t *testing.T, sc *scenarios.Scenario, out string) *witnessResult {
+	t.Helper()
+	w, err := newWitness(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var final []map[string]wview
+	synctest.Test(t, func(t *testing.T) {
+		w.run(t)
+		final = slices.Clone(w.views)
+	})
+	res, err := w.write(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Final = final
+	return res
+}
+
+// write encodes the records and writes the bundle: events, snapshots,
+// verdicts of the scenario's own assertions on memberlist's records, and
+// a manifest of mode "witness".
+func (w *witness) write(out string) (*witnessResult, error) {
+	slices.SortStableFunc(w.recs, func(a, b wrec) int { return cmp.Compare(a.t, b.t) })
+	bw, err := bundle.Create(out)
+	if err != nil {
+		return nil, err
+	}
+	defer bw.Abort()
+	envs := map[[2]string]bundle.Envelope{}
+	var line []byte
+	for _, r := range w.recs {
+		host := ""
+		if r.host >= 0 {
+			host = w.ids[r.host]
+		}
+		env, ok := envs[[2]string{host, r.tag}]
+		if !ok {
+			env = bundle.NewEnvelope(host, r.tag)
+			envs[[2]string{host, r.tag}] = env
+		}
+		line = bundle.AppendEventLineWith(line[:0], r.t, env, r.ev)
+		if err := bw.WriteEventLine(line); err != nil {
+			return nil, err
+		}
+	}
+	if err := bw.FlushEvents(); err != nil {
+		return nil, err
+	}
+	for _, s := range w.snaps {
+		if err := bw.WriteSnapshot(s.Host, s.Seq, s.Data); err != nil {
+			return nil, err
+		}
+	}
+	vs, err := verdict.EvaluateBundle(bw.Dir(), w.sc.Assertions, w.sc.DurationNs)
+	if err != nil {
+		return nil, err
+	}
+	sum, err := fileSHA256(bw.Dir() + "/" + bundle.EventsFile)
+	if err != nil {
+		return nil, err
+	}
+	m := bundle.Manifest{
+		SimulatorVersion: "bench-witness (hashicorp/memberlist v0.7.0)",
+		ScenarioPath:     w.sc.Path,
+		ScenarioSHA256:   fmt.Sprintf("%x", w.sc.SourceSHA256),
+		Seed:             w.sc.Seed,
+		DurationNs:       w.sc.DurationNs,
+		HostArch:         runtime.GOARCH,
+		Digest:           bundle.RunDigest(sum, w.snaps),
+		Mode:             bundle.ModeWitness,
+		Machine:          &bundle.Machine{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version()},
+		Substitutions: []string{
+			"the hosts are hashicorp/memberlist v0.7.0 nodes, not hosts/swim: DefaultLANConfig with every kind_config key memberlist has set from the scenario, in a testing/synctest bubble (virtual time; goroutine scheduling at one instant is not reproducible, so neither are the records)",
+			"datagrams go through detsim's network model as in a simulated run; streams (memberlist's TCP: push/pull, fallback pings) are reliable, connect in one round trip of the link's base latency and arrive after the base latency plus serialisation at the link's bandwidth, outside the model (no jitter, loss, send buffer, dial penalty or queueing behind datagrams)",
+			"state_transition records are memberlist's view (its nodeMap) read after every instant at which a node received something, logged something or called a delegate; reasons come from its log lines and push/pull merges; probe records from the datagrams and its log lines",
+		},
+	}
+	if err := bw.Finish(m, w.sc.TOML(), verdict.Marshal(vs)); err != nil {
+		return nil, err
+	}
+	return &witnessResult{Out: out, Records: len(w.recs), Verdicts: vs, Errors: w.errs, Full: w.full}, nil
+}
+
+// fileSHA256 is the raw SHA-256 of a file.
+func fileSHA256(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return nil, err
+	}
+	return h.Sum(nil), nil
+}
