@@ -19,7 +19,7 @@ import (
 // must not drift towards a result.
 func TestLibrary_GossipFlapSpaceIsTheIssuesSpace_10_3(t *testing.T) {
 	reg := builtin.Registry()
-	if got := LibraryNames(); !slices.Equal(got, []string{"gossip_flap", "gossip_flap_legacy"}) {
+	if got := LibraryNames(); !slices.Equal(got, []string{"gossip_flap", "gossip_flap_legacy", "gossip_flap_wan", "gossip_flap_wan_legacy"}) {
 		t.Fatalf("LibraryNames() = %v", got)
 	}
 	want := Space{
@@ -39,6 +39,10 @@ func TestLibrary_GossipFlapSpaceIsTheIssuesSpace_10_3(t *testing.T) {
 	}{
 		{"gossip_flap_legacy", ExpectFail, "legacy"},
 		{"gossip_flap", ExpectPass, "bounded"},
+		// The WAN pair: the same space with memberlist's WAN timings
+		// (issue 14 item 6); both measured to pass on seeds 0-199.
+		{"gossip_flap_wan_legacy", ExpectPass, "legacy"},
+		{"gossip_flap_wan", ExpectPass, "bounded"},
 	} {
 		p, err := LoadLibrary(c.name, reg)
 		if err != nil {
@@ -46,6 +50,9 @@ func TestLibrary_GossipFlapSpaceIsTheIssuesSpace_10_3(t *testing.T) {
 		}
 		if p.Expect != c.expect || p.Peer.KindConfig["gossip"] != c.gossip {
 			t.Errorf("%s: expect %q gossip %v", c.name, p.Expect, p.Peer.KindConfig["gossip"])
+		}
+		if wan := strings.HasPrefix(c.name, "gossip_flap_wan"); wan != (p.Peer.KindConfig["probe_interval_ns"] == int64(5_000_000_000)) {
+			t.Errorf("%s: probe_interval_ns %v", c.name, p.Peer.KindConfig["probe_interval_ns"])
 		}
 		if fmt.Sprint(p.Space) != fmt.Sprint(want) {
 			t.Errorf("%s: space\n%v\nwant\n%v", c.name, p.Space, want)

@@ -3,6 +3,7 @@ package swim
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,6 +32,42 @@ func (g GossipMode) String() string {
 		return "legacy"
 	}
 	return "bounded"
+}
+
+// Dissemination selects how accusations reach the accused and how a node
+// talks to members it holds dead. The default is this library's design;
+// Memberlist is memberlist v0.5's behaviour, for the failure modes that
+// need it (docs/swim.md, "Dissemination = memberlist").
+type Dissemination uint8
+
+const (
+	// DisseminateSWIM is the default: the buddy system staples an
+	// accusation to every message to the accused, a stale alive about an
+	// accused member re-queues the accusation, a stale accusation of this
+	// node re-queues its alive, and every round pings one dead member
+	// (reconnect).
+	DisseminateSWIM Dissemination = iota
+	// DisseminateMemberlist does what memberlist does: a suspicion is
+	// stapled only to the probe's own ping of a suspect member; stale
+	// alives and stale accusations are dropped silently; accusations
+	// about members never heard of are dropped; a dead member is
+	// contacted only while its death is younger than GossipToTheDeadNs
+	// and only when there is news to gossip; push/pull picks alive
+	// members only.
+	DisseminateMemberlist
+)
+
+// GossipToTheDeadNs is memberlist's DefaultLANConfig GossipToTheDeadTime:
+// how long after a death the dead member still receives gossip, under
+// DisseminateMemberlist.
+const GossipToTheDeadNs = 30_000_000_000
+
+// String returns the kind_config spelling of the mode.
+func (d Dissemination) String() string {
+	if d == DisseminateMemberlist {
+		return "memberlist"
+	}
+	return "swim"
 }
 
 // Config holds a node's tunables. DefaultConfig returns memberlist's
@@ -81,6 +118,13 @@ type Config struct {
 	// intermediary sends no nack and the prober expects none. NoBuddy: a
 	// message to an accused member does not carry its accusation first.
 	NoAwareness, NoSuspicion, NoNack, NoBuddy bool
+	// Dissemination selects the default design or memberlist's
+	// (kind_config dissemination = "swim" | "memberlist").
+	Dissemination Dissemination
+	// InitialIncarnation is the node's own incarnation at start (and at
+	// every fresh restart); 0 by default. For tests of the top of the
+	// incarnation range (memberlist's is a wrapping uint32).
+	InitialIncarnation uint64
 }
 
 // Lifeguard reports whether every Lifeguard component is on.
@@ -167,6 +211,11 @@ var intKeys = []intKey{
 		func(c *Config, v int64) { c.PushPullIntervalNs = v }, func(c *Config) int64 { return c.PushPullIntervalNs }},
 	{"meta_bytes", 0, MaxMetaBytes,
 		func(c *Config, v int64) { c.MetaBytes = int(v) }, func(c *Config) int64 { return int64(c.MetaBytes) }},
+	// A TOML integer is an int64, so the top half of the uint64 range
+	// cannot be asked for; Validate checks what code sets.
+	{"initial_incarnation", 0, math.MaxInt64,
+		func(c *Config, v int64) { c.InitialIncarnation = uint64(v) },
+		func(c *Config) int64 { return int64(min(c.InitialIncarnation, math.MaxInt64)) }},
 }
 
 func field(key string) string { return "kind_config." + key }
@@ -234,6 +283,20 @@ func ParseConfig(kv map[string]any) (Config, []ConfigError) {
 				c.Gossip = Legacy
 			default:
 				errs = append(errs, ConfigError{field(key), fmt.Sprintf("must be \"bounded\" or \"legacy\", got %q", s)})
+			}
+		case "dissemination":
+			str, ok := v.(string)
+			if !ok {
+				errs = append(errs, ConfigError{field(key), "must be a string, got " + typeName(v)})
+				continue
+			}
+			switch str {
+			case "swim":
+				c.Dissemination = DisseminateSWIM
+			case "memberlist":
+				c.Dissemination = DisseminateMemberlist
+			default:
+				errs = append(errs, ConfigError{field(key), fmt.Sprintf("must be \"swim\" or \"memberlist\", got %q", str)})
 			}
 		case "seeds":
 			seeds, err := asStrings(v)
@@ -337,6 +400,9 @@ func (c Config) Validate(peers []string) []ConfigError {
 	}
 	if c.Gossip != Bounded && c.Gossip != Legacy {
 		errs = append(errs, ConfigError{field("gossip"), "must be \"bounded\" or \"legacy\""})
+	}
+	if c.Dissemination != DisseminateSWIM && c.Dissemination != DisseminateMemberlist {
+		errs = append(errs, ConfigError{field("dissemination"), "must be \"swim\" or \"memberlist\""})
 	}
 	if len(errs) > 0 {
 		return errs

@@ -69,12 +69,15 @@ func (n *Node) onJoinResponse(msg *Message, now int64) {
 // join's news — its alive update may retire after its few retransmissions
 // before reaching everyone, for instance along a chain of joins — and
 // these pulls repair that within one interval. memberlist also scales the
-// interval up beyond 32 members; this library does not.
+// interval up beyond 32 members; this library does not. Under
+// DisseminateMemberlist only alive members are picked, as memberlist's
+// pushPull does.
 func (n *Node) pushPull(now int64) {
 	n.nextPushPullAt = satAdd(now, n.cfg.PushPullIntervalNs)
 	live := n.scratch[:0]
 	for i := range n.members {
-		if int32(i) != n.selfIdx && n.members[i].state != Dead {
+		if st := n.members[i].state; int32(i) != n.selfIdx && st != Dead &&
+			(st == Alive || n.cfg.Dissemination == DisseminateSWIM) {
 			live = append(live, int32(i))
 		}
 	}

@@ -25,6 +25,11 @@ func (n *Node) applyUpdate(u Update, reason string, now int64) {
 		return
 	}
 	idx, known := n.lookup(u.Member)
+	if !known && u.State != Alive && n.cfg.Dissemination == DisseminateMemberlist {
+		// memberlist's suspectNode and deadNode drop news about a member
+		// they never heard of (the second half of memberlist PR #345).
+		return
+	}
 	if !known {
 		idx = n.addMember(u.Member)
 		n.addToOrder(idx)
@@ -49,7 +54,7 @@ func (n *Node) staleAlive(idx int32, u Update) {
 	if u.Incarnation == m.inc && m.metaSource() == metaAssumed {
 		n.replaceAssumedMeta(idx, u)
 	}
-	if m.state == Suspect || m.state == Dead {
+	if (m.state == Suspect || m.state == Dead) && n.cfg.Dissemination == DisseminateSWIM {
 		// The sender has not heard the accusation, possibly because the
 		// accused restarted after it was made and nobody repeats it any
 		// more (memberlist #311): spread it again so it reaches the
@@ -99,6 +104,7 @@ func (n *Node) transition(idx int32, u Update, reason string, now int64) {
 		n.startSuspicion(idx, u.From, now)
 	case Dead:
 		n.counters.Deaths++
+		m.ext().deadAt = now
 	}
 }
 
@@ -140,6 +146,9 @@ func (n *Node) applySelf(u Update) {
 		cause = CauseRefuteSuspect
 	case u.State == Dead && u.Incarnation >= me.inc:
 		cause = CauseRefuteDead
+	case u.State != Alive && n.cfg.Dissemination == DisseminateMemberlist:
+		// memberlist ignores an accusation below its incarnation.
+		return
 	case u.State != Alive:
 		if !n.queue.holds(n.self, Alive, me.inc) {
 			n.queue.push(n.selfAlive())

@@ -79,6 +79,9 @@ type memberExtra struct {
 	metaSrc metaSource
 	// listed says the member is in Node.suspects.
 	listed bool
+	// deadAt is when the member last became dead in this view
+	// (DisseminateMemberlist's gossip to the dead reads it).
+	deadAt int64
 }
 
 // ext returns m's extra state, making it on first need.
@@ -187,6 +190,7 @@ func New(self string, cfg Config, start Start, peers []string, r Rand) *Node {
 		n.byID[i] = idx
 		if id == self {
 			n.selfIdx = idx
+			n.members[i].inc = cfg.InitialIncarnation
 			n.members[i].x = &memberExtra{meta: DerivedMeta(self, cfg.MetaBytes), metaSrc: metaHeard}
 		} else {
 			n.order = append(n.order, idx)
@@ -395,6 +399,13 @@ func (n *Node) SendFailed(to string, reason string, now int64) []Effect {
 	return n.out
 }
 
+// isProbePing reports whether msg is the direct ping of the probe in
+// flight (memberlist's probeNode, the one place it staples a suspicion).
+func (n *Node) isProbePing(to string, msg *Message) bool {
+	p := &n.probe
+	return msg.Kind == Ping && p.active && msg.Seq == p.seq && n.members[p.target].id == to
+}
+
 // send piggybacks updates on msg, records message_sent and emits the send.
 // A message to a member this node holds suspect or dead first carries that
 // accusation (Lifeguard's buddy system, extended to dead members), so the
@@ -412,8 +423,10 @@ func (n *Node) send(to string, msg *Message) {
 	var staple *Update
 	if n.accused == 0 || n.cfg.NoBuddy {
 		// Nobody to staple an accusation about, or no buddy system.
+	} else if n.cfg.Dissemination == DisseminateMemberlist && !n.isProbePing(to, msg) {
+		// memberlist staples a suspicion to the probe's ping only.
 	} else if idx, ok := n.lookup(to); ok {
-		if m := &n.members[idx]; m.state == Suspect || m.state == Dead {
+		if m := &n.members[idx]; m.state == Suspect || (m.state == Dead && n.cfg.Dissemination == DisseminateSWIM) {
 			u := Update{Member: m.id, State: m.state, Incarnation: m.inc, From: m.accuser()}
 			if sz := updateSize(&u); sz <= budget {
 				ups = append(ups, u)

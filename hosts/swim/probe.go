@@ -51,7 +51,7 @@ func (n *Node) startProbe(now int64) {
 		n.arm(p.deadline, token(timerProbeDeadline, p.seq))
 	}
 	if newRound {
-		n.reconnect()
+		n.reconnect(now)
 	}
 }
 
@@ -86,10 +86,19 @@ func (n *Node) nextTarget() (int32, bool) {
 // healed partition that declared each other dead would never speak again
 // (memberlist leaves this to its embedder, e.g. Serf's reconnect). The ack
 // matches no probe and is ignored apart from its updates.
-func (n *Node) reconnect() {
+//
+// Under DisseminateMemberlist this is memberlist's gossip to the dead
+// instead: only members dead for less than GossipToTheDeadNs qualify, only
+// when the queue holds news, and the ping carries no death notice (send
+// staples nothing to it), just the queued updates.
+func (n *Node) reconnect(now int64) {
+	ml := n.cfg.Dissemination == DisseminateMemberlist
+	if ml && n.queue.len() == 0 {
+		return
+	}
 	dead := n.scratch[:0]
 	for i := range n.members {
-		if n.members[i].state == Dead {
+		if m := &n.members[i]; m.state == Dead && (!ml || now-m.x.deadAt < GossipToTheDeadNs) {
 			dead = append(dead, int32(i))
 		}
 	}
