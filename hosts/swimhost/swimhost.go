@@ -90,7 +90,7 @@ func (h *host) Recv(m hosts.Message, now int64) []hosts.Action {
 	h.begin()
 	switch m := m.(type) {
 	case *hosts.Delivery:
-		h.node.Receive(m.From, m.Payload.(*swim.Message), now)
+		h.node.ReceiveID(m.From, m.ID, m.Payload.(*swim.Message), now)
 	case *hosts.TimerFired:
 		h.node.TimerFired(m.Token, now)
 	case *hosts.SendFailed:
@@ -118,11 +118,15 @@ func (h *host) begin() {
 }
 
 // The node's effects become actions as they happen (swim.Output), one for
-// one and in order: messages and events pass through as pointers.
+// one and in order: messages and events pass through as pointers. A
+// send's id (the one its message_sent names) rides beside the message
+// (hosts.SendID) and comes back to the receiver as Delivery.ID.
 
-func (h *host) Send(to string, msg *swim.Message) { h.acts = append(h.acts, hosts.Send(to, msg)) }
-func (h *host) Timer(at int64, token uint64)      { h.acts = append(h.acts, hosts.Timer(at, token)) }
-func (h *host) Event(e swim.Event)                { h.acts = append(h.acts, hosts.Record(e)) }
+func (h *host) Send(to string, msg *swim.Message, id uint64) {
+	h.acts = append(h.acts, hosts.SendID(to, msg, id))
+}
+func (h *host) Timer(at int64, token uint64) { h.acts = append(h.acts, hosts.Timer(at, token)) }
+func (h *host) Event(e swim.Event)           { h.acts = append(h.acts, hosts.Record(e)) }
 
 // maxKeptActions is the largest action buffer a host keeps between calls.
 const maxKeptActions = 256
