@@ -36,6 +36,20 @@ type Trimmer interface {
 	Trim()
 }
 
+// Inspector is a Host that tells viewers more about itself than its
+// snapshot holds. Only viewers call it (the stepper, between steps), never
+// the engine in a run, and it changes nothing: a run is the same whether
+// it is called or not.
+type Inspector interface {
+	// DescribeTimer says what the timer the host armed with token is for
+	// ("probe timeout → b #12", "suspicion of c"); "" if it cannot say.
+	DescribeTimer(token uint64) string
+	// Inspect returns one JSON object of what a viewer may show beyond
+	// the snapshot, lists cut to at most limit entries (the kind's docs
+	// give its members).
+	Inspect(limit int) []byte
+}
+
 // Action is what a host asks the engine to do. It is a closed sum of four
 // variants, built only by Send, Record, Timer and HaltAction: the engine
 // panics on any other value (the zero Action included), because silently
