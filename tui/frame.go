@@ -47,6 +47,11 @@ type frame struct {
 
 	// diffed says the highlights compare with the step before this one.
 	diffed bool
+
+	// why is the selected host's introspection beyond its snapshot
+	// (accusers, broadcast queue entries), nil when its kind has none.
+	why *whyView
+	sel int // the host addWhy asked (viewParams.sel)
 }
 
 type logLine struct {
@@ -67,6 +72,7 @@ func (f *frame) row(i int) *hostRow {
 type viewParams struct {
 	bandLo, bandHi int   // peer rows [bandLo, bandHi) to snapshot
 	logFrom        int64 // first log line wanted; 0 follows the tail
+	sel            int   // the selected host, whose introspection the frame holds
 }
 
 // logWindow is how many records a frame carries: the log pane scrolls
@@ -115,6 +121,8 @@ func build(s *debugger.Session, vp viewParams, before *capture) *frame {
 	f.addQueue(e.Queue(queueDepth), before)
 	f.addLinks(e.Links(), before)
 	f.addLog(s, vp)
+	f.sel = vp.sel
+	f.addWhy(s, vp.sel)
 	return f
 }
 
