@@ -151,7 +151,7 @@ func (p hostPane) lines(c *drawCtx, r *hostRow) []hostLine {
 			}
 			line += "  conf " + fmtInt(m.Confirmations)
 		}
-		if i, ok := indexOf(f.peers, m.ID); ok && r.changed != nil && r.changed[i] {
+		if i, ok := f.order.position(m.ID); ok && r.changed != nil && r.changed[i] {
 			line = c.st.changed.Render(line + " *")
 		}
 		hl := hostLine{text: line}
@@ -241,19 +241,6 @@ func probeTarget(s *swimSnap) string {
 	return " → " + s.Probe.Target + " #" + strconv.FormatUint(s.Probe.Seq, 10)
 }
 
-func indexOf(ids []string, id string) (int, bool) {
-	// ids are sorted: binary search.
-	lo, hi := 0, len(ids)
-	for lo < hi {
-		m := (lo + hi) / 2
-		if ids[m] < id {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo, lo < len(ids) && ids[lo] == id
-}
 
 // kvLines lays key/values out in as many columns as fit w.
 func kvLines(c *drawCtx, kvs []kv, changed []bool, w int) []string {

@@ -56,7 +56,7 @@ func (f *frame) addWhy(s *debugger.Session, sel int) {
 	if sel < 0 || sel >= len(f.peers) {
 		return
 	}
-	b := s.Timeline().Engine().Inspect(sel, maxQueueEntries)
+	b := s.Timeline().Engine().Inspect(f.order.engine(sel), maxQueueEntries)
 	if b == nil {
 		return
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/detsim/detsim/debugger"
 	"github.com/detsim/detsim/render"
+	"github.com/detsim/detsim/scenarios"
 )
 
 // The queue pane says what each delivery carries (its message, named by
@@ -229,5 +232,47 @@ func TestTeatest_FollowWhyPicture(t *testing.T) {
 	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
 	if final.isError || !strings.HasPrefix(final.status, "picture: "+filepath.Join(dir, "gossip_flap-42.html")) {
 		t.Fatalf("final status %q", final.status)
+	}
+}
+
+// Hosts are listed in natural order (node2 before node10) in the matrix
+// rows and columns, and a row's cells, its host pane and the selection
+// stay the host's own.
+func TestNaturalOrder_HostsAsPeopleCount(t *testing.T) {
+	src := "name = \"nat\"\nseed = 1\nduration_ns = 5_000_000_000\n[default_tick]\nperiod_ns = 100_000_000\n" +
+		"[default_link]\nlatency_ns = 1_000_000\nbandwidth_bps = 100_000_000\n"
+	for _, id := range []string{"node1", "node10", "node2", "node9"} {
+		src += "[[peers]]\nid = \"" + id + "\"\nkind = \"swim\"\ninitial_state = \"member\"\n"
+	}
+	sc, err := scenarios.Parse("nat.toml", []byte(src), testRegistry(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newTestModel(t, sc, 120, 40)
+	m = drive(t, m, keys("g", "text:2s", "enter", "tab", "j", "j", "j")...) // node10 is the last row
+	want := []string{"node1", "node2", "node9", "node10"}
+	if !slices.Equal(m.fr.peers, want) {
+		t.Fatalf("peers on screen %v, want %v", m.fr.peers, want)
+	}
+	s := screen(m)
+	rows := regexp.MustCompile(`(?m)^[ ▶](node\d+) `).FindAllStringSubmatch(s, -1)
+	var got []string
+	for _, r := range rows {
+		got = append(got, r[1])
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("matrix rows %v, want %v:\n%s", got, want, s)
+	}
+	if !strings.Contains(s, "─ node10 (swim, running)") || !strings.Contains(s, "▶node10") {
+		t.Fatalf("selecting the last row does not show node10:\n%s", s)
+	}
+	r := m.fr.row(3)
+	if r == nil || r.swim == nil || r.swim.Self != "node10" {
+		t.Fatalf("row 3 is not node10's own view: %+v", r)
+	}
+	for j := range 3 {
+		if r.cells[j].state != 'A' {
+			t.Fatalf("node10's view of %s: %q", want[j], r.cells[j].state)
+		}
 	}
 }
