@@ -241,7 +241,6 @@ func probeTarget(s *swimSnap) string {
 	return " → " + s.Probe.Target + " #" + strconv.FormatUint(s.Probe.Seq, 10)
 }
 
-
 // kvLines lays key/values out in as many columns as fit w.
 func kvLines(c *drawCtx, kvs []kv, changed []bool, w int) []string {
 	kw, vw := 1, 1
