@@ -573,12 +573,14 @@ func (e *Engine) dispatchDeliver(en *entry) {
 	s := &e.st.hosts[en.host]
 	switch {
 	case s.state != hostRunning:
+		id := e.st.wires.id(en.wire)
 		e.release(en)
-		e.emit(en.host, engineTag, dropOnDelivery{from: from, to: to, reason: "peer_" + s.state.String()})
+		e.emit(en.host, engineTag, dropOnDelivery{from: from, to: to, reason: "peer_" + s.state.String(), id: id})
 		return
 	case s.recvHalted:
+		id := e.st.wires.id(en.wire)
 		e.release(en)
-		e.emit(en.host, engineTag, dropOnDelivery{from: from, to: to, reason: "halted"})
+		e.emit(en.host, engineTag, dropOnDelivery{from: from, to: to, reason: "halted", id: id})
 		return
 	}
 	if s.fault.engaged() {
@@ -596,6 +598,7 @@ func (e *Engine) release(en *entry) {
 
 // handOver decodes a delivery and gives it to its (running) host.
 func (e *Engine) handOver(en *entry) {
+	id := e.st.wires.id(en.wire)
 	data, slab := e.st.wires.take(en.wire)
 	// Decoders copy what they keep, so the slab is free once the host has
 	// seen the message.
@@ -605,10 +608,10 @@ func (e *Engine) handOver(en *entry) {
 	msg, err := s.kind.Codec.Decode(data)
 	if err != nil {
 		s.decodeErrs++
-		e.emit(en.host, engineTag, decodeError{from: from, to: s.id, bytes: len(data), err: err.Error(), count: s.decodeErrs})
+		e.emit(en.host, engineTag, decodeError{from: from, to: s.id, bytes: len(data), err: err.Error(), count: s.decodeErrs, id: id})
 		return
 	}
-	e.delivery = hosts.Delivery{From: from, Payload: msg}
+	e.delivery = hosts.Delivery{From: from, Payload: msg, ID: id}
 	e.actions(en.host, s.h.Recv(&e.delivery, e.st.now), false)
 }
 
@@ -623,8 +626,9 @@ func (e *Engine) hold(en *entry) {
 	from := e.peers[en.peer]
 	size := int64(len(e.st.wires.get(en.wire)))
 	if f.inboxBytes+size > f.bufLimit {
+		id := e.st.wires.id(en.wire)
 		e.release(en)
-		e.emit(en.host, engineTag, dropOnDelivery{from: from, to: s.id, reason: "recv_backlog_full"})
+		e.emit(en.host, engineTag, dropOnDelivery{from: from, to: s.id, reason: "recv_backlog_full", id: id})
 		return
 	}
 	f.inbox = append(f.inbox, *en)
@@ -670,8 +674,9 @@ func (e *Engine) dispatchProcess(i int32) {
 	f.inboxBytes -= int64(len(e.st.wires.get(en.wire)))
 	f.serving = false
 	if s.recvHalted {
+		id := e.st.wires.id(en.wire)
 		e.release(&en)
-		e.emit(i, engineTag, dropOnDelivery{from: e.peers[en.peer], to: s.id, reason: "halted"})
+		e.emit(i, engineTag, dropOnDelivery{from: e.peers[en.peer], to: s.id, reason: "halted", id: id})
 	} else {
 		e.handOver(&en)
 	}
@@ -731,8 +736,9 @@ func (e *Engine) dropInbox(i int32, reason string) {
 	f := &s.fault
 	for k := range f.inbox {
 		en := &f.inbox[k]
+		id := e.st.wires.id(en.wire)
 		e.release(en)
-		e.emit(i, engineTag, dropOnDelivery{from: e.peers[en.peer], to: s.id, reason: reason})
+		e.emit(i, engineTag, dropOnDelivery{from: e.peers[en.peer], to: s.id, reason: reason, id: id})
 	}
 	f.inbox, f.inboxBytes = nil, 0
 	f.clear()
@@ -744,14 +750,19 @@ func (e *Engine) dispatchMutation(i int) {
 	m := &e.sc.Mutations[i]
 	e.emit(-1, engineTag, mutationRecord{index: i, m: m})
 	cut, notes := e.st.net.ApplyMutation(m, e.st.now)
+	var queued map[uint64]uint64 // delivery id → message id, of the queued deliveries
+	if len(cut) > 0 {
+		queued = e.queuedDeliveries()
+	}
 	for _, c := range cut {
 		// The network cannot know whether a delivery due exactly now
 		// already popped; only the queue can say.
-		if c.At <= e.st.now && !e.queued(c.ID) {
+		id, ok := queued[c.ID]
+		if c.At <= e.st.now && !ok {
 			continue
 		}
 		e.st.cut[c.ID] = c.Reason
-		e.emit(int32(c.To), engineTag, dropOnDelivery{from: e.peers[c.From], to: e.peers[c.To], reason: c.Reason.String()})
+		e.emit(int32(c.To), engineTag, dropOnDelivery{from: e.peers[c.From], to: e.peers[c.To], reason: c.Reason.String(), id: id})
 	}
 	e.notes(notes)
 	switch m.Kind {
@@ -788,16 +799,19 @@ func (e *Engine) dispatchMutation(i int) {
 	}
 }
 
-// queued reports whether delivery id is still in the queue. It scans the
-// queue, so it is used only for the rare delivery due at a mutation's own
-// instant.
-func (e *Engine) queued(id uint64) bool {
+// queuedDeliveries maps the delivery id of every delivery still in the
+// queue to its message id. It scans the queue, so it is used only for a
+// mutation that cuts deliveries: the records of the cut ones name their
+// messages, and one due exactly at the mutation's instant is cut only if
+// it has not popped yet.
+func (e *Engine) queuedDeliveries() map[uint64]uint64 {
+	out := map[uint64]uint64{}
 	for i := range e.st.q.items {
-		if en := &e.st.q.items[i]; en.kind == kindDeliver && en.aux == id {
-			return true
+		if en := &e.st.q.items[i]; en.kind == kindDeliver {
+			out[en.aux] = e.st.wires.id(en.wire)
 		}
 	}
-	return false
+	return out
 }
 
 // dispatchSnapshot asks every running host for its snapshot, in host order.
@@ -818,7 +832,7 @@ func (e *Engine) actions(hi int32, acts []hosts.Action, fromTick bool) {
 		a := &acts[i]
 		switch a.Kind() {
 		case hosts.ActSend:
-			e.send(hi, a.To(), a.Msg())
+			e.send(hi, a.To(), a.Msg(), a.ID())
 		case hosts.ActRecord:
 			e.emit(hi, s.kind.Tag, a.Event())
 		case hosts.ActTimer:
@@ -850,8 +864,9 @@ func (e *Engine) actions(hi int32, acts []hosts.Action, fromTick bool) {
 const trimAfter = 256
 
 // send encodes a message, asks the network and either schedules the
-// delivery or records the drop and queues SendFailed for the sender.
-func (e *Engine) send(hi int32, to string, msg any) {
+// delivery or records the drop and queues SendFailed for the sender. id
+// is the sender's message id (hosts.SendID), kept beside the bytes.
+func (e *Engine) send(hi int32, to string, msg any, id uint64) {
 	s := &e.st.hosts[hi]
 	ti, ok := e.index[to]
 	if !ok {
@@ -874,11 +889,11 @@ func (e *Engine) send(hi int32, to string, msg any) {
 	e.notes(notes)
 	if !out.Arrived {
 		e.slabs.release(slab)
-		e.emit(hi, engineTag, dropOnSend{from: s.id, to: to, reason: out.Reason})
+		e.emit(hi, engineTag, dropOnSend{from: s.id, to: to, reason: out.Reason, id: id})
 		e.push(entry{at: e.st.now, kind: kindSendFailed, host: hi, gen: s.gen, peer: int32(ti), aux: uint64(out.Reason)})
 		return
 	}
-	e.push(entry{at: out.At, kind: kindDeliver, host: int32(ti), peer: hi, aux: out.ID, wire: e.st.wires.put(b, slab), dialed: out.Dialed})
+	e.push(entry{at: out.At, kind: kindDeliver, host: int32(ti), peer: hi, aux: out.ID, wire: e.st.wires.put(b, slab, id), dialed: out.Dialed})
 }
 
 // notes turns the network's side-channel notifications into events.

@@ -24,7 +24,7 @@ const EngineTag = engineTag
 // drift from what is written.
 func EventPrototypes() []hosts.Event {
 	out := []hosts.Event{
-		dropOnSend{}, dropOnDelivery{}, cacheStateChange{}, dialStart{}, dialOutcome{}, decodeError{},
+		dropOnSend{id: 1}, dropOnDelivery{id: 1}, cacheStateChange{}, dialStart{}, dialOutcome{}, decodeError{id: 1},
 	}
 	for _, k := range []network.MutationKind{network.Partition, network.LatencySpike, network.LossBurst, network.RelayBuffer, network.PeerKill, network.PeerResurrect} {
 		out = append(out, mutationRecord{m: &network.Mutation{Kind: k}})
@@ -36,6 +36,7 @@ func EventPrototypes() []hosts.Event {
 type dropOnSend struct {
 	from, to string
 	reason   network.DropReason
+	id       uint64 // the sender's message id; 0 none
 }
 
 func (dropOnSend) Type() string { return "drop_on_send" }
@@ -46,7 +47,9 @@ func (e dropOnSend) AppendJSON(b []byte) []byte {
 	b = jsonw.AppendString(b, e.to)
 	b = append(b, `,"reason":"`...)
 	b = append(b, e.reason.String()...)
-	return append(b, `"}`...)
+	b = append(b, '"')
+	b = appendMessageID(b, e.from, e.id)
+	return append(b, '}')
 }
 
 // dropOnDelivery: a delivery refused at arrival time or cut in flight by a
@@ -54,7 +57,7 @@ func (e dropOnSend) AppendJSON(b []byte) []byte {
 type dropOnDelivery struct {
 	from, to string
 	reason   string
-	sentAt   int64 // -1 when unknown
+	id       uint64 // the sender's message id; 0 none
 }
 
 func (dropOnDelivery) Type() string { return "drop_on_delivery" }
@@ -65,6 +68,7 @@ func (e dropOnDelivery) AppendJSON(b []byte) []byte {
 	b = jsonw.AppendString(b, e.to)
 	b = append(b, `,"reason":`...)
 	b = jsonw.AppendString(b, e.reason)
+	b = appendMessageID(b, e.from, e.id)
 	return append(b, '}')
 }
 
@@ -126,6 +130,7 @@ type decodeError struct {
 	bytes    int
 	err      string
 	count    int64
+	id       uint64 // the sender's message id; 0 none
 }
 
 func (decodeError) Type() string { return "decode_error" }
@@ -140,6 +145,7 @@ func (e decodeError) AppendJSON(b []byte) []byte {
 	b = jsonw.AppendString(b, e.err)
 	b = append(b, `,"count":`...)
 	b = strconv.AppendInt(b, e.count, 10)
+	b = appendMessageID(b, e.from, e.id)
 	return append(b, '}')
 }
 
@@ -247,6 +253,17 @@ func (e hostResumed) AppendJSON(b []byte) []byte {
 	b = appendIntField(b, "timers", int64(e.timers))
 	b = appendIntField(b, "waiting", int64(e.waiting))
 	return append(b, '}')
+}
+
+// appendMessageID appends `,"id":"<sender>#<n>"`, the message id as the
+// sender's own records write it (hosts.SendID), or nothing for id 0.
+func appendMessageID(b []byte, sender string, id uint64) []byte {
+	if id == 0 {
+		return b
+	}
+	b = jsonw.AppendString(append(b, `,"id":`...), sender)
+	b = strconv.AppendUint(append(b[:len(b)-1], '#'), id, 10)
+	return append(b, '"')
 }
 
 func appendIDs(b []byte, ids []string) []byte {

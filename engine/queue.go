@@ -122,22 +122,26 @@ func (q *queue) clone() queue {
 }
 
 // wires holds the wire bytes of queued deliveries by slot, reusing the
-// slots of popped ones.
+// slots of popped ones, and beside them each message's id (the sender's
+// number for it, hosts.SendID; 0 none): it travels with the message but is
+// not part of its bytes, so the network charges exactly what it did before.
 type wires struct {
 	bytes [][]byte
 	slab  []int32 // the slab each slot's bytes live in (-1: their own array)
+	ids   []uint64
 	free  []int32
 }
 
-func (w *wires) put(b []byte, slab int32) int32 {
+func (w *wires) put(b []byte, slab int32, id uint64) int32 {
 	if n := len(w.free); n > 0 {
 		i := w.free[n-1]
 		w.free = w.free[:n-1]
-		w.bytes[i], w.slab[i] = b, slab
+		w.bytes[i], w.slab[i], w.ids[i] = b, slab, id
 		return i
 	}
 	w.bytes = append(w.bytes, b)
 	w.slab = append(w.slab, slab)
+	w.ids = append(w.ids, id)
 	return int32(len(w.bytes) - 1)
 }
 
@@ -151,6 +155,9 @@ func (w *wires) take(i int32) ([]byte, int32) {
 
 func (w *wires) get(i int32) []byte { return w.bytes[i] }
 
+// id is the message id of slot i (read it before take frees the slot).
+func (w *wires) id(i int32) uint64 { return w.ids[i] }
+
 func (w *wires) clone() wires {
-	return wires{bytes: append([][]byte(nil), w.bytes...), slab: append([]int32(nil), w.slab...), free: append([]int32(nil), w.free...)}
+	return wires{bytes: append([][]byte(nil), w.bytes...), slab: append([]int32(nil), w.slab...), ids: append([]uint64(nil), w.ids...), free: append([]int32(nil), w.free...)}
 }

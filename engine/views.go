@@ -3,7 +3,9 @@ package engine
 import (
 	"cmp"
 	"slices"
+	"strconv"
 
+	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/network"
 )
 
@@ -21,6 +23,13 @@ type QueueEntry struct {
 	From string // Deliver, Process: the sender
 	Size int    // Deliver, Process: wire bytes
 	Cut  bool   // Deliver: invalidated in flight; pops only to report a failed dial
+	// What is what the entry carries or is for, as the host kind says:
+	// Deliver and Process, the message ("ping #12", hosts.Kind.Describe);
+	// Timer, its purpose ("probe timeout → b #12",
+	// hosts.Inspector.DescribeTimer). "" when the kind does not say.
+	What string
+	// ID is a Deliver's or Process's message id ("orch#17"), "" if none.
+	ID string
 }
 
 // Queue returns the next k live entries in pop order without popping
@@ -55,19 +64,48 @@ func (e *Engine) Queue(k int) []QueueEntry {
 		if en.host >= 0 {
 			q.Host = e.peers[en.host]
 		}
-		if en.kind == kindDeliver {
-			q.From = e.peers[en.peer]
-			q.Size = len(e.st.wires.get(en.wire))
-		}
-		if en.kind == kindProcess {
+		switch en.kind {
+		case kindDeliver:
+			e.describeDelivery(&q, en)
+		case kindProcess:
 			// The delivery whose handling it ends: the inbox's head.
-			head := &e.st.hosts[en.host].fault.inbox[0]
-			q.From = e.peers[head.peer]
-			q.Size = len(e.st.wires.get(head.wire))
+			e.describeDelivery(&q, &e.st.hosts[en.host].fault.inbox[0])
+		case kindTimer:
+			if in, ok := e.st.hosts[en.host].h.(hosts.Inspector); ok {
+				q.What = in.DescribeTimer(en.aux)
+			}
 		}
 		out = append(out, q)
 	}
 	return out
+}
+
+// describeDelivery fills in a queued delivery's sender, size, message
+// and id.
+func (e *Engine) describeDelivery(q *QueueEntry, en *entry) {
+	q.From = e.peers[en.peer]
+	wire := e.st.wires.get(en.wire)
+	q.Size = len(wire)
+	if d := e.st.hosts[en.host].kind.Describe; d != nil {
+		q.What = d(wire)
+	}
+	if id := e.st.wires.id(en.wire); id != 0 {
+		q.ID = q.From + "#" + strconv.FormatUint(id, 10)
+	}
+}
+
+// Inspect returns host i's hosts.Inspector JSON (lists cut to limit
+// entries), nil when the host is not running or its kind has none. For
+// viewers, between steps: it changes nothing.
+func (e *Engine) Inspect(i, limit int) []byte {
+	s := &e.st.hosts[i]
+	if s.h == nil {
+		return nil
+	}
+	if in, ok := s.h.(hosts.Inspector); ok {
+		return in.Inspect(limit)
+	}
+	return nil
 }
 
 func (e *Engine) staleHost(en *entry) bool {

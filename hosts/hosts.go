@@ -36,6 +36,20 @@ type Trimmer interface {
 	Trim()
 }
 
+// Inspector is a Host that tells viewers more about itself than its
+// snapshot holds. Only viewers call it (the stepper, between steps), never
+// the engine in a run, and it changes nothing: a run is the same whether
+// it is called or not.
+type Inspector interface {
+	// DescribeTimer says what the timer the host armed with token is for
+	// ("probe timeout → b #12", "suspicion of c"); "" if it cannot say.
+	DescribeTimer(token uint64) string
+	// Inspect returns one JSON object of what a viewer may show beyond
+	// the snapshot, lists cut to at most limit entries (the kind's docs
+	// give its members).
+	Inspect(limit int) []byte
+}
+
 // Action is what a host asks the engine to do. It is a closed sum of four
 // variants, built only by Send, Record, Timer and HaltAction: the engine
 // panics on any other value (the zero Action included), because silently
@@ -75,6 +89,15 @@ const (
 // Send is the ActSend action.
 func Send(to string, msg any) Action { return Action{kind: ActSend, to: to, msg: msg} }
 
+// SendID is the ActSend action of a message the host numbered id among
+// its sends (1, 2, …; its records name it "<host>#<id>"). The engine
+// carries the id beside the wire bytes, never in them, hands it to the
+// receiver as Delivery.ID and writes it in the records about the message
+// (drop_on_send, drop_on_delivery, decode_error). 0 is no id, as Send.
+func SendID(to string, msg any, id uint64) Action {
+	return Action{kind: ActSend, to: to, msg: msg, token: id}
+}
+
 // Record is the ActRecord action.
 func Record(ev Event) Action { return Action{kind: ActRecord, event: ev} }
 
@@ -102,8 +125,17 @@ func (a Action) At() int64 { return a.at }
 // Token is an ActTimer's token.
 func (a Action) Token() uint64 { return a.token }
 
+// ID is an ActSend's message id (SendID), 0 if none.
+func (a Action) ID() uint64 {
+	if a.kind != ActSend {
+		return 0
+	}
+	return a.token
+}
+
 // Message is what Recv receives: a *Delivery, a *TimerFired, a
-// *SendFailed, or (for a kind that declares Kind.Cancellable) a *Cancel. NB: the engine reuses the pointed-to value for the next
+// *SendFailed, or (for a kind that declares Kind.Cancellable) a *Cancel.
+// NB: the engine reuses the pointed-to value for the next
 // call, so a host must copy what it wants to keep, never the pointer.
 type Message interface{ isMessage() }
 
@@ -112,6 +144,9 @@ type Message interface{ isMessage() }
 type Delivery struct {
 	From    string
 	Payload any
+	// ID is the id the sender gave the message (SendID), 0 if none: it
+	// travels beside the bytes, so the receiver can name the same message.
+	ID uint64
 }
 
 // TimerFired is a timer the host scheduled coming due.

@@ -51,6 +51,11 @@ type Kind struct {
 	New func(id string, config map[string]any, state string, peers []string, r *rng.Stream) Host
 	// Codec encodes and decodes the kind's application messages.
 	Codec Codec
+	// Describe, when set, names a message from its wire bytes for
+	// viewers (the stepper's queue pane): its kind and what identifies it,
+	// "ping #12". It reads only what it needs, never fails ("" for bytes
+	// it cannot read) and must not retain b.
+	Describe func(b []byte) string
 	// Events lists one prototype of every event the kind's hosts record,
 	// with every optional member set (one per shape when members differ by
 	// variant). It is the one place the event types and fields are named:

@@ -39,7 +39,7 @@ func writePage(w io.Writer, p *pagePlan, runs []*run, opts Options) error {
 	}
 	blob := data(p, runs, opts)
 	var b strings.Builder
-	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
+	b.WriteString(pageHead)
 	// No request may leave the page: the policy forbids every fetch, and
 	// the inline script and style are the only ones allowed.
 	// the page's own script, by its hash, is the only one that may run,

@@ -29,10 +29,13 @@ func fmtTime(ns int64) string {
 }
 
 // fmtShort writes virtual nanoseconds to a tenth of a millisecond, the
-// precision of the log and queue columns: +63.4125s. It truncates.
+// precision of the log and queue columns, grouped as the header groups
+// the clock, so it reads as the header's time cut short: +63.412 5s,
+// +1 063.412 5s. It truncates.
 func fmtShort(ns int64) string {
 	sign, sec, frac := signed(ns)
-	return sign + strconv.FormatUint(sec, 10) + "." + strconv.FormatUint(frac/100_000+10_000, 10)[1:] + "s"
+	f := strconv.FormatUint(frac/100_000+10_000, 10)[1:]
+	return sign + groupDigits(strconv.FormatUint(sec, 10)) + "." + f[:3] + " " + f[3:] + "s"
 }
 
 // signed is vtime.Split with the sign the time columns show: + or -.
@@ -99,6 +102,9 @@ func fmtInt(n int64) string {
 	}
 	return groupDigits(strconv.FormatInt(n, 10))
 }
+
+// fmtUint writes u with grouped digits.
+func fmtUint(u uint64) string { return groupDigits(strconv.FormatUint(u, 10)) }
 
 // fit makes s exactly w cells wide: cut with an ellipsis when longer,
 // padded with spaces when shorter. ANSI styling in s is kept.

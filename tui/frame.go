@@ -28,8 +28,9 @@ type frame struct {
 	inconclusive     int
 	firstFail        string // the first assertion to fail, "" if none yet
 
-	peers []string
-	swim  bool // the rows have SWIM's shape: draw the membership matrix
+	peers []string      // in display (natural) order: indices below are positions in it
+	order *displayOrder // display position ↔ engine index
+	swim  bool          // the rows have SWIM's shape: draw the membership matrix
 	// bandLo is the peer index of rows[0]; rows cover [bandLo, bandLo+len(rows)).
 	bandLo int
 	rows   []*hostRow
@@ -47,6 +48,11 @@ type frame struct {
 
 	// diffed says the highlights compare with the step before this one.
 	diffed bool
+
+	// why is the selected host's introspection beyond its snapshot
+	// (accusers, broadcast queue entries), nil when its kind has none.
+	why *whyView
+	sel int // the host addWhy asked (viewParams.sel)
 }
 
 type logLine struct {
@@ -67,6 +73,7 @@ func (f *frame) row(i int) *hostRow {
 type viewParams struct {
 	bandLo, bandHi int   // peer rows [bandLo, bandHi) to snapshot
 	logFrom        int64 // first log line wanted; 0 follows the tail
+	sel            int   // the selected host, whose introspection the frame holds
 }
 
 // logWindow is how many records a frame carries: the log pane scrolls
@@ -89,8 +96,9 @@ type capture struct {
 func takeCapture(s *debugger.Session, vp viewParams) *capture {
 	e := s.Timeline().Engine()
 	c := &capture{index: e.Index(), lo: vp.bandLo, links: e.Links(), queue: e.Queue(queueDepth)}
+	order := naturalOrder(e.Peers())
 	for i := vp.bandLo; i < vp.bandHi && i < len(e.Peers()); i++ {
-		c.rows = append(c.rows, e.HostAt(i))
+		c.rows = append(c.rows, e.HostAt(order.engine(i)))
 	}
 	return c
 }
@@ -104,8 +112,9 @@ func build(s *debugger.Session, vp viewParams, before *capture) *frame {
 		name: sc.Name, path: sc.Path, seed: sc.Seed, duration: sc.DurationNs,
 		index: e.Index(), now: e.Now(), records: e.Records(),
 		done: e.Done(), early: e.EarlyTerminated(), last: e.LastStep(),
-		queueLen: e.QueueLen(), digest: e.Digest(), peers: e.Peers(),
+		queueLen: e.QueueLen(), digest: e.Digest(), order: naturalOrder(e.Peers()),
 	}
+	f.peers = f.order.ids
 	f.addVerdicts(s.Evaluator())
 	if before != nil && before.index != f.index-1 {
 		before = nil
@@ -115,6 +124,8 @@ func build(s *debugger.Session, vp viewParams, before *capture) *frame {
 	f.addQueue(e.Queue(queueDepth), before)
 	f.addLinks(e.Links(), before)
 	f.addLog(s, vp)
+	f.sel = vp.sel
+	f.addWhy(s, vp.sel)
 	return f
 }
 
@@ -152,7 +163,7 @@ func (f *frame) addRows(s *debugger.Session, vp viewParams, before *capture) {
 	e := s.Timeline().Engine()
 	f.bandLo = max(0, min(vp.bandLo, len(f.peers)))
 	for i := f.bandLo; i < vp.bandHi && i < len(f.peers); i++ {
-		r := parseRow(i, e.HostAt(i), s.PeerIndex, len(f.peers))
+		r := parseRow(i, e.HostAt(f.order.engine(i)), f.order.position, len(f.peers))
 		if r.swim != nil {
 			f.swim = true
 		}
@@ -162,7 +173,7 @@ func (f *frame) addRows(s *debugger.Session, vp viewParams, before *capture) {
 			if slices.Equal(b.Snapshot, r.view.Snapshot) {
 				br = &hostRow{view: b}
 			} else {
-				br = parseRow(i, b, s.PeerIndex, len(f.peers))
+				br = parseRow(i, b, f.order.position, len(f.peers))
 			}
 			diffRow(r, br)
 		}

@@ -52,6 +52,7 @@ type job struct {
 	query   debugger.Query // search
 	forward bool
 	search  debugger.SearchState
+	follow  string // search: what it follows (a message id, an accusation), for the status
 
 	// Set by begin when the first chunk starts.
 	started    time.Time
@@ -287,12 +288,31 @@ func searchJob(s *debugger.Session, j *job, pause debugger.Pause) jobMsg {
 		if !j.forward {
 			dir = "before"
 		}
+		if j.follow != "" && j.forward {
+			return finish(s, j, idx, j.follow+": no delivery, drop or cut after record "+fmtInt(j.target)+": still in flight when the run ended; the cursor stays")
+		}
 		return finish(s, j, idx, "no record matches "+j.query.String()+" "+dir+" record "+fmtInt(j.target)+": the cursor stays")
 	}
 	j.vp.logFrom = max(f.Line-logWindow/2, 1)
-	msg := finish(s, j, idx, "match: record "+fmtInt(f.Line)+" at step "+fmtInt(f.Step)+" ( ] next, [ previous )")
+	status := "match: record " + fmtInt(f.Line) + " at step " + fmtInt(f.Step) + " ( ] next, [ previous )"
+	if j.follow != "" {
+		status = followStatus(j, f)
+	}
+	msg := finish(s, j, idx, status)
 	msg.cursor = f.Line
 	return msg
+}
+
+// followStatus says where following a message or an accusation landed.
+func followStatus(j *job, f debugger.Found) string {
+	at := "record " + fmtInt(f.Line) + " (events.ndjson#L" + strconv.FormatInt(f.Line, 10) + ") at step " + fmtInt(f.Step)
+	switch {
+	case j.query.Conds[0].Key == "type" && j.query.Conds[0].Val == "state_transition":
+		return j.follow + " at " + at + "; the record above it in that step is what brought it (m follows a message to its send)"
+	case j.forward:
+		return j.follow + " ended at " + at + " (m goes back to its send)"
+	}
+	return j.follow + " was sent at " + at + " (m goes to its delivery, drop or cut)"
 }
 
 // finish lands on step i with the last step highlighted.

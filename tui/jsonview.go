@@ -63,13 +63,15 @@ func walkObject(dec *json.Decoder, prefix string, out *[]kv) error {
 }
 
 // tokenString renders the value starting with token t compactly, without
-// quotes: strings as-is, arrays as [a,b], objects as {k:v}.
+// quotes: strings as-is, integers with their digits grouped as the header
+// groups them (one number format on every pane: 1 426 638), other numbers
+// as written, arrays as [a,b], objects as {k:v}.
 func tokenString(dec *json.Decoder, t json.Token) (string, error) {
 	switch v := t.(type) {
 	case string:
 		return v, nil
 	case json.Number:
-		return v.String(), nil
+		return groupInteger(v.String()), nil
 	case bool:
 		if v {
 			return "true", nil
@@ -116,6 +118,16 @@ func tokenString(dec *json.Decoder, t json.Token) (string, error) {
 		return b.String(), nil
 	}
 	return "", errors.New("unexpected JSON token")
+}
+
+// groupInteger groups the digits of an integer literal (-12345 → -12 345);
+// anything else (a fraction, an exponent) is returned as it is.
+func groupInteger(s string) string {
+	digits := strings.TrimPrefix(s, "-")
+	if digits == "" || strings.Trim(digits, "0123456789") != "" {
+		return s
+	}
+	return s[:len(s)-len(digits)] + groupDigits(digits)
 }
 
 // prettyJSON indents a record or snapshot for the record pane; bytes that

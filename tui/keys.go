@@ -11,6 +11,7 @@ type keyMap struct {
 	Breakpoints, Seed, Help, Quit            key.Binding
 	Verdicts, Search, NextMatch, PrevMatch   key.Binding
 	Filter, Follow, Record                   key.Binding
+	Message, Why, Picture                    key.Binding
 	// Inside the breakpoints list.
 	BPAdd, BPToggle, BPDelete key.Binding
 }
@@ -40,6 +41,9 @@ func newKeyMap() keyMap {
 		PrevMatch:   b("[", "previous match", "["),
 		Filter:      b("F", "filter the log (host=H type=T subject=S …)", "F"),
 		Follow:      b("G/end", "log: follow the current step again", "G", "end"),
+		Message:     b("m", "message: from its send to its delivery, drop or cut, and back", "m"),
+		Why:         b("w", "why: the accusation of the member under the host cursor", "w"),
+		Picture:     b("P", "picture: write this run as a web page, this step marked", "P"),
 		Breakpoints: b("b", "breakpoints", "b"),
 		Seed:        b("s", "re-seed and re-execute", "s"),
 		Help:        b("?", "help", "?"),
@@ -70,7 +74,7 @@ func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Step, k.Back, k.Continue, k.Reverse, k.Interrupt},
 		{k.Goto, k.Focus, k.FocusBack, k.Up, k.Down, k.PageUp, k.PageDown, k.Open, k.Record},
-		{k.Verdicts, k.Search, k.NextMatch, k.PrevMatch, k.Filter, k.Follow},
+		{k.Verdicts, k.Search, k.NextMatch, k.PrevMatch, k.Filter, k.Follow, k.Message, k.Why, k.Picture},
 		{k.Breakpoints, k.BPAdd, k.BPToggle, k.BPDelete, k.Seed, k.Help, k.Quit},
 	}
 }

@@ -66,7 +66,8 @@ func (m *Model) layout() {
 	topH := clampInt(max(need, main/3), 6, max(main*2/5, 6))
 	rest := main - topH
 	if W >= wideWidth {
-		w1, w3 := W*45/100, W*25/100
+		w1 := min(W*45/100, m.matrixWidth(24))
+		w3 := max(W*25/100, (W-w1-2)/2)
 		m.bands = append(m.bands, bandLayout{h: topH, cells: []cellLayout{{slotMatrix, w1}, {slotHost, W - w1 - w3 - 2}, {slotQueue, w3}}})
 		linksH := 0
 		if rest >= 12 {
@@ -77,7 +78,7 @@ func (m *Model) layout() {
 		m.eventsBands(W, rest-linksH, true)
 	} else {
 		if W >= 60 {
-			w1 := W * 55 / 100
+			w1 := min(W*55/100, m.matrixWidth(30))
 			m.bands = append(m.bands, bandLayout{h: topH, cells: []cellLayout{{slotMatrix, w1}, {slotHost, W - w1 - 1}}})
 		} else {
 			m.bands = append(m.bands, bandLayout{h: topH, cells: []cellLayout{{slotMatrix, W}}})
@@ -91,6 +92,19 @@ func (m *Model) layout() {
 		m.eventsBands(W, rest-midH, false)
 	}
 	m.size()
+}
+
+// matrixWidth is as wide as the membership matrix needs to show every
+// column (at least `least` columns), so a few hosts leave the room to the host and
+// queue panes; the host list of other kinds (key/values) takes all it is
+// given.
+func (m *Model) matrixWidth(least int) int {
+	if m.fr == nil || !m.fr.swim {
+		return 1 << 30
+	}
+	lw := labelWidth(m.fr.peers)
+	cw := max(min(lw, 8), 4) + 2
+	return max(least, 1+lw+1+len(m.fr.peers)*cw+1)
 }
 
 // eventsBands places the event log, and the record pane beside it (wide)

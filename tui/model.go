@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"strconv"
+
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -19,6 +21,11 @@ type Options struct {
 	// Width and Height are the screen size until the terminal reports
 	// one (tests); 0 means 80×24.
 	Width, Height int
+	// Version is the simulator version the picture key's bundle records.
+	Version string
+	// PictureDir is where the picture key writes <name>-<seed>/ and
+	// <name>-<seed>.html; "" is bundles/.
+	PictureDir string
 }
 
 // overlay is what replaces the panes, if anything.
@@ -78,6 +85,14 @@ type Model struct {
 	hit     *debugger.Breakpoint // the breakpoint the current position was reached by
 	seed    uint64
 	name    string
+
+	// The picture key: the run's scenario (re-seeding changes it) and
+	// registry, run again headless into a bundle.
+	scen        *scenarios.Scenario
+	reg         *hosts.Registry
+	version     string
+	pictureRoot string
+	picturing   bool
 }
 
 // maxPending bounds keys queued behind a running step.
@@ -103,6 +118,7 @@ func NewModel(sc *scenarios.Scenario, reg *hosts.Registry, opts Options) (Model,
 		sess: s, focus: paneEvents, schema: schema,
 		bps:  withDefaultBreakpoints(opts.Breakpoints),
 		seed: s.Scenario().Seed, name: s.Scenario().Name,
+		scen: s.Scenario(), reg: reg, version: opts.Version, pictureRoot: opts.PictureDir,
 	}
 	if m.width <= 0 || m.height <= 0 {
 		m.width, m.height = 80, 24
@@ -144,6 +160,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.maybeRefresh()
 	case jobMsg:
 		return m.applyJob(msg)
+	case pictureMsg:
+		return m.applyPicture(msg)
 	case tea.PasteMsg:
 		if m.prompt != nil {
 			m.prompt.insert(msg.Content)
@@ -191,6 +209,7 @@ func (m Model) applyJob(msg jobMsg) (tea.Model, tea.Cmd) {
 	}
 	if m.job != nil && m.job.kind == jobReseed {
 		m.seed, m.name = m.sess.Scenario().Seed, m.sess.Scenario().Name
+		m.scen = m.sess.Scenario()
 	}
 	finished := m.job
 	if finished == nil || finished.kind != jobLand {
@@ -294,6 +313,9 @@ func (m *Model) frameCovers() bool {
 	if n > 0 && (f.row(lo) == nil || f.row(hi-1) == nil) {
 		return false
 	}
+	if f.sel != m.matrix.sel {
+		return false // the host pane's introspection is another host's
+	}
 	if f.records > 0 {
 		wlo, whi := m.events.window(f)
 		if f.logAt(wlo) == nil || f.logAt(whi) == nil {
@@ -312,7 +334,7 @@ const bandHalf = 16
 func (m *Model) viewParams() viewParams {
 	n := len(m.sess.Scenario().Peers)
 	half := max(bandHalf, m.matrix.visibleRows(true)/2+4)
-	vp := viewParams{bandLo: max(m.matrix.sel-half, 0)}
+	vp := viewParams{bandLo: max(m.matrix.sel-half, 0), sel: m.matrix.sel}
 	vp.bandHi = min(vp.bandLo+2*half, n)
 	vp.bandLo = max(min(vp.bandLo, vp.bandHi-2*half), 0)
 	if m.events.cursor > 0 {
@@ -442,9 +464,95 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, km.PageDown):
 		return m.scroll(m.pageOf())
 	case key.Matches(k, km.Open):
+		if m.focus == paneHost {
+			return m.why()
+		}
 		return m.openStep()
+	case key.Matches(k, km.Message):
+		return m.followMessage()
+	case key.Matches(k, km.Why):
+		return m.why()
+	case key.Matches(k, km.Picture):
+		return m.picture()
 	}
 	return m, nil
+}
+
+// hostLines is the host pane's body for the selected host.
+func (m *Model) hostLines() []hostLine {
+	r := m.fr.row(m.matrix.sel)
+	if r == nil {
+		return nil
+	}
+	return m.host.lines(&drawCtx{f: m.fr, st: m.st}, r)
+}
+
+// followMessage goes from the record under the cursor, one end of a
+// message, to its other end: from a message_sent forward to the record
+// that ended it (its message_received, drop_on_send, drop_on_delivery or
+// decode_error), from any of those back to its message_sent. Both are
+// whole-run searches for the message id (id=orch#17), so they reach
+// records not yet on screen.
+func (m Model) followMessage() (tea.Model, tea.Cmd) {
+	n := m.events.at(m.fr)
+	l := m.fr.logAt(n)
+	if n < 1 || l == nil || l.b == nil {
+		m.setError("no record under the cursor")
+		return m, nil
+	}
+	ev, err := parseEvent(l.b)
+	if err != nil {
+		m.setError("record " + fmtInt(n) + " cannot be read: " + err.Error())
+		return m, nil
+	}
+	id := ev.field("id")
+	if id == "" {
+		m.setError("record " + fmtInt(n) + " (" + ev.typ + ") names no message: m follows message_sent, message_received, drop_on_send, drop_on_delivery, decode_error")
+		return m, nil
+	}
+	forward := ev.typ == "message_sent"
+	text := "id=" + id
+	if !forward {
+		text = "type=message_sent " + text
+	}
+	q, err := debugger.ParseQuery(text)
+	if err != nil {
+		m.setError("message " + id + ": " + err.Error())
+		return m, nil
+	}
+	m.search = &q
+	j := &job{kind: jobSearch, query: q, forward: forward, target: n, follow: id}
+	if forward {
+		return m.start(j, "following "+id+" from its send to its delivery, drop or cut…")
+	}
+	return m.start(j, "following "+id+" back to its send…")
+}
+
+// why goes to the record where the accusation the host cursor is on (or
+// the first the host holds) arrived: the latest state_transition by which
+// the selected host came to hold that member in that state at that
+// incarnation. A gossiped accusation's message_received is just above it
+// in the same step (m follows that message to its send).
+func (m Model) why() (tea.Model, tea.Cmd) {
+	if m.fr == nil || m.matrix.sel < 0 || m.matrix.sel >= len(m.fr.peers) {
+		m.setError("no host selected")
+		return m, nil
+	}
+	host := m.fr.peers[m.matrix.sel]
+	l, ok := m.host.selected(m.hostLines())
+	if !ok {
+		m.setError(host + " holds no member suspect or dead: nothing to explain")
+		return m, nil
+	}
+	q, err := debugger.ParseQuery("type=state_transition host=" + host + " subject=" + l.member + " to=" + l.state + " incarnation=" + strconv.FormatUint(l.inc, 10))
+	if err != nil {
+		m.setError(err.Error())
+		return m, nil
+	}
+	m.search = &q
+	j := &job{kind: jobSearch, query: q, forward: false, target: m.fr.records + 1,
+		follow: host + "'s view of " + l.member + " became " + l.state + " (inc " + fmtUint(l.inc) + ")"}
+	return m.start(j, "looking for where "+host+" learned "+l.member+" "+l.state+"…")
 }
 
 // openStep goes to the step that emitted the record under the cursor,
@@ -504,7 +612,7 @@ func (m Model) scroll(delta int) (tea.Model, tea.Cmd) {
 		m.matrix.follow(len(f.peers), f.swim)
 		m.host.off = 0
 	case paneHost:
-		m.host.scroll(delta, 1<<20, 0)
+		m.host.move(delta, len(m.hostLines()))
 	case paneQueue:
 		m.queue.scroll(delta, len(f.queue), m.queue.body())
 	case paneLinks:

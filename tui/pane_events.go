@@ -210,7 +210,7 @@ func (p recordPane) View(c *drawCtx, n int64) []string {
 	body := p.wrapped(l.b)
 	off := clampInt(p.off, 0, max(len(body)-p.body(), 0))
 	if len(body) > p.body() {
-		title += " · " + strconv.Itoa(off+1) + "-" + strconv.Itoa(min(off+p.body(), len(body))) + "/" + strconv.Itoa(len(body)) + " (tab here, j/k)"
+		title += " · " + fmtInt(int64(off+1)) + "-" + fmtInt(int64(min(off+p.body(), len(body)))) + "/" + fmtInt(int64(len(body))) + " (tab here, j/k)"
 	}
 	out := []string{titleLine(c, title, p.w)}
 	out = append(out, body[off:]...)

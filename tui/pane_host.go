@@ -9,10 +9,36 @@ import (
 
 // hostPane is the selected host's full view: for SWIM its incarnation,
 // local health, broadcast queue, probe and every member with suspicion
-// deadlines; for any other kind its snapshot as key/values.
+// deadlines and, for a suspect or dead one, its accuser in full; then
+// the broadcast queue's entries; for any other kind its snapshot as
+// key/values. Focused, j/k move a cursor (▶) over its lines: w on a
+// suspect or dead member goes to the record where the accusation arrived.
 type hostPane struct {
 	size
 	scroller
+	cur int // the line under the cursor
+}
+
+// hostLine is one line of the host pane; an accused member's lines name
+// it, so the cursor on any of them selects it.
+type hostLine struct {
+	text   string
+	member string // a suspect or dead member
+	state  string
+	inc    uint64
+}
+
+// move puts the cursor delta lines on among n, scrolling to keep it shown.
+func (p *hostPane) move(delta, n int) {
+	p.cur = clampInt(p.cur+delta, 0, n-1)
+	body := max(p.body(), 1)
+	if p.cur < p.off {
+		p.off = p.cur
+	}
+	if p.cur >= p.off+body {
+		p.off = p.cur - body + 1
+	}
+	p.off = clampInt(p.off, 0, max(n-body, 0))
 }
 
 func (p hostPane) View(c *drawCtx, sel int) []string {
@@ -30,7 +56,7 @@ func (p hostPane) View(c *drawCtx, sel int) []string {
 		title += ", halted"
 	}
 	if v.Lives > 1 {
-		title += ", life " + strconv.Itoa(v.Lives)
+		title += ", life " + fmtInt(int64(v.Lives))
 	}
 	title += hostFault(v)
 	title += ")"
@@ -39,8 +65,29 @@ func (p hostPane) View(c *drawCtx, sel int) []string {
 	}
 	body := p.lines(c, r)
 	off := clampInt(p.off, 0, max(len(body)-p.body(), 0))
-	out := append([]string{titleLine(c, title, p.w)}, body[min(off, len(body)):]...)
+	out := []string{titleLine(c, title, p.w)}
+	for i := min(off, len(body)); i < len(body) && len(out) < p.h; i++ {
+		t := body[i].text
+		if c.focused && i == p.cur {
+			t = c.st.cursor.Render("▶" + strings.TrimPrefix(t, " "))
+		}
+		out = append(out, t)
+	}
 	return padLines(out, p.w, p.h)
+}
+
+// selected is the accused member the cursor is on, or the first accused
+// member when it is on none.
+func (p hostPane) selected(body []hostLine) (hostLine, bool) {
+	if p.cur >= 0 && p.cur < len(body) && body[p.cur].member != "" {
+		return body[p.cur], true
+	}
+	for _, l := range body {
+		if l.member != "" {
+			return l, true
+		}
+	}
+	return hostLine{}, false
 }
 
 // hostFault says what a host fault (PeerPause, recv_cost_ns) holds up:
@@ -54,36 +101,47 @@ func hostFault(v engine.HostView) string {
 		out = ", busy until " + fmtShort(v.BusyUntil)
 	}
 	if v.Waiting > 0 {
-		out += ", " + strconv.Itoa(v.Waiting) + " waiting"
+		out += ", " + fmtInt(int64(v.Waiting)) + " waiting"
 	}
 	if v.Deferred > 0 {
-		out += ", " + strconv.Itoa(v.Deferred) + " timers due"
+		out += ", " + fmtInt(int64(v.Deferred)) + " timers due"
 	}
 	return out
 }
 
 // lines is the pane's whole body, before scrolling.
-func (p hostPane) lines(c *drawCtx, r *hostRow) []string {
+func (p hostPane) lines(c *drawCtx, r *hostRow) []hostLine {
+	plainLines := func(ss []string) []hostLine {
+		out := make([]hostLine, len(ss))
+		for i, t := range ss {
+			out[i] = hostLine{text: t}
+		}
+		return out
+	}
 	if r.view.Snapshot == nil {
-		return []string{" not started"}
+		return plainLines([]string{" not started"})
 	}
 	if r.swim == nil {
-		return kvLines(c, r.kv, r.kvChanged, p.w)
+		return plainLines(kvLines(c, r.kv, r.kvChanged, p.w))
 	}
 	s := r.swim
 	f := c.f
-	out := []string{
-		" inc " + strconv.FormatUint(s.Incarnation, 10) +
-			"  health " + strconv.FormatInt(s.Health, 10) + "/" + strconv.FormatInt(s.HealthMax, 10) +
-			gossipMode(s.Gossip) + joined(s.Joined),
-		" bq " + strconv.FormatInt(s.BroadcastQueue.Depth, 10) + " (" + fmtBytes(s.BroadcastQueue.Bytes) + oversized(s.BroadcastQueue.Oversized) + ")" +
-			"  probe r" + strconv.FormatUint(s.Probe.Round, 10) + " " + strconv.FormatInt(s.Probe.Position, 10) + "/" + strconv.FormatInt(s.Probe.RoundLength, 10) +
-			probeTarget(s) + "  next " + fmtShort(s.Probe.NextProbeNs),
+	var why *whyView
+	if f.why != nil && f.why.idx == r.idx {
+		why = f.why
 	}
+	out := plainLines([]string{
+		" inc " + fmtUint(s.Incarnation) +
+			"  health " + fmtInt(s.Health) + "/" + fmtInt(s.HealthMax) +
+			gossipMode(s.Gossip) + joined(s.Joined),
+		" bq " + fmtInt(s.BroadcastQueue.Depth) + " (" + fmtBytes(s.BroadcastQueue.Bytes) + oversized(s.BroadcastQueue.Oversized) + ")" +
+			"  probe r" + fmtUint(s.Probe.Round) + " " + fmtInt(s.Probe.Position) + "/" + fmtInt(s.Probe.RoundLength) +
+			probeTarget(s) + "  next " + fmtShort(s.Probe.NextProbeNs),
+	})
 	idw := labelWidth(f.peers)
 	for _, m := range s.Members {
 		st := stateLetter(m.State)
-		line := " " + fit(clip(m.ID, idw), idw) + " " + c.st.stateStyle(st).Render(fit(m.State, 7)) + " inc " + strconv.FormatUint(m.Incarnation, 10)
+		line := " " + fit(clip(m.ID, idw), idw) + " " + c.st.stateStyle(st).Render(fit(m.State, 7)) + " inc " + fmtUint(m.Incarnation)
 		if m.SuspicionDeadlineNs != nil {
 			left := *m.SuspicionDeadlineNs - f.now
 			if left > 0 {
@@ -91,20 +149,65 @@ func (p hostPane) lines(c *drawCtx, r *hostRow) []string {
 			} else {
 				line += "  deadline passed"
 			}
-			line += "  conf " + strconv.FormatInt(m.Confirmations, 10)
-			if len(m.Accusers) > 0 {
-				line += " [" + strings.Join(m.Accusers, ",") + "]"
-			}
+			line += "  conf " + fmtInt(m.Confirmations)
 		}
-		if i, ok := indexOf(f.peers, m.ID); ok && r.changed != nil && r.changed[i] {
+		if i, ok := f.order.position(m.ID); ok && r.changed != nil && r.changed[i] {
 			line = c.st.changed.Render(line + " *")
 		}
-		out = append(out, line)
+		hl := hostLine{text: line}
+		if m.State == "suspect" || m.State == "dead" {
+			hl.member, hl.state, hl.inc = m.ID, m.State, m.Incarnation
+		}
+		out = append(out, hl)
+		if hl.member == "" {
+			continue
+		}
+		// The accuser in full, wrapped, never cut: the key fact of a flap.
+		by, ok := why.accuser(m.ID)
+		var why string
+		switch {
+		case ok && by != "":
+			why = "accused by " + by
+		case ok:
+			why = "accuser unknown"
+		}
+		var conf []string
+		for _, a := range m.Accusers {
+			if a != by {
+				conf = append(conf, a)
+			}
+		}
+		if len(conf) > 0 {
+			if why != "" {
+				why += "; "
+			}
+			why += "confirmed by " + strings.Join(conf, ", ")
+		}
+		if why != "" {
+			for _, w := range wrapText(why, p.w-5, "    ") {
+				out = append(out, hostLine{text: c.st.dim.Render(w), member: hl.member, state: hl.state, inc: hl.inc})
+			}
+		}
+	}
+	if why != nil {
+		q := &why.Queue
+		out = append(out, hostLine{text: c.st.dim.Render(" broadcast queue (" + fmtInt(int64(q.Total)) + ", " + fmtBytes(s.BroadcastQueue.Bytes) + "), next out first")})
+		for _, e := range q.Entries {
+			line := "  " + fit(clip(e.Member, idw), idw) + " " + c.st.stateStyle(stateLetter(e.State)).Render(fit(e.State, 7)) + " inc " + fmtUint(e.Incarnation)
+			if e.Accuser != "" {
+				line += " by " + e.Accuser
+			}
+			line += "  tx " + fmtInt(int64(e.Transmits)) + "  " + fmtBytes(int64(e.Bytes))
+			out = append(out, hostLine{text: line})
+		}
+		if more := q.Total - len(q.Entries); more > 0 {
+			out = append(out, hostLine{text: "  … " + fmtInt(int64(more)) + " more (the first " + fmtInt(int64(len(q.Entries))) + " listed)"})
+		}
 	}
 	if len(s.Counters) > 0 {
 		if kvs, err := flattenJSON(s.Counters); err == nil {
-			out = append(out, c.st.dim.Render(" counters"))
-			out = append(out, kvLines(c, kvs, nil, p.w)...)
+			out = append(out, hostLine{text: c.st.dim.Render(" counters")})
+			out = append(out, plainLines(kvLines(c, kvs, nil, p.w))...)
 		}
 	}
 	return out
@@ -114,7 +217,7 @@ func oversized(n int64) string {
 	if n == 0 {
 		return ""
 	}
-	return ", " + strconv.FormatInt(n, 10) + " oversized"
+	return ", " + fmtInt(n) + " oversized"
 }
 
 func gossipMode(g string) string {
@@ -136,20 +239,6 @@ func probeTarget(s *swimSnap) string {
 		return ""
 	}
 	return " → " + s.Probe.Target + " #" + strconv.FormatUint(s.Probe.Seq, 10)
-}
-
-func indexOf(ids []string, id string) (int, bool) {
-	// ids are sorted: binary search.
-	lo, hi := 0, len(ids)
-	for lo < hi {
-		m := (lo + hi) / 2
-		if ids[m] < id {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo, lo < len(ids) && ids[lo] == id
 }
 
 // kvLines lays key/values out in as many columns as fit w.

@@ -31,7 +31,7 @@ func (p linksPane) View(c *drawCtx) []string {
 			mutated++
 		}
 	}
-	title := "links (" + strconv.Itoa(len(f.links)) + " edges, " + strconv.Itoa(cold) + " cold, " + strconv.Itoa(mutated) + " mutated)"
+	title := "links (" + fmtInt(int64(len(f.links))) + " edges, " + fmtInt(int64(cold)) + " cold, " + fmtInt(int64(mutated)) + " mutated)"
 	out := []string{titleLine(c, title, p.w)}
 	cols := p.columns()
 	cw := p.w / cols
@@ -72,7 +72,7 @@ func linkLine(c *drawCtx, l *network.LinkView, changed bool) string {
 		s += " last " + fmtShort(l.LastSendNs)
 	}
 	if l.InFlight > 0 {
-		s += " in-flight " + strconv.Itoa(l.InFlight)
+		s += " in-flight " + fmtInt(int64(l.InFlight))
 	}
 	for _, a := range l.Active {
 		s += " " + c.st.mutation.Render(readableUntil(a))

@@ -67,7 +67,7 @@ func (p matrixPane) View(c *drawCtx) []string {
 	p.follow(n, f.swim)
 	lo, hi := p.rowOff, min(p.rowOff+vis, n)
 	if n > vis && vis > 0 {
-		title += "  rows " + strconv.Itoa(lo+1) + "-" + strconv.Itoa(hi) + "/" + strconv.Itoa(n)
+		title += "  rows " + fmtInt(int64(lo+1)) + "-" + fmtInt(int64(hi)) + "/" + fmtInt(int64(n))
 	}
 	lw := labelWidth(f.peers)
 	if !f.swim {
@@ -83,7 +83,7 @@ func (p matrixPane) View(c *drawCtx) []string {
 	colOff := 0
 	if n > ncols {
 		colOff = clampInt(p.sel-ncols/2, 0, n-ncols)
-		title += "  cols " + strconv.Itoa(colOff+1) + "-" + strconv.Itoa(min(colOff+ncols, n)) + "/" + strconv.Itoa(n)
+		title += "  cols " + fmtInt(int64(colOff+1)) + "-" + fmtInt(int64(min(colOff+ncols, n))) + "/" + fmtInt(int64(n))
 	}
 	lines = append(lines, titleLine(c, title, p.w))
 

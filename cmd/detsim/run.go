@@ -102,7 +102,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	}
 	switch {
 	case !*f.batch:
-		if err := tui.Run(sc, reg, tui.Options{Breakpoints: bps}); err != nil {
+		if err := tui.Run(sc, reg, tui.Options{Breakpoints: bps, Version: version()}); err != nil {
 			fmt.Fprintf(stderr, "detsim: %v\n", err)
 			return exitInternal
 		}

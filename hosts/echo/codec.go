@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 )
 
 // Wire format: one version-and-kind byte (0x01 ping, 0x02 pong), the
@@ -25,6 +26,22 @@ type msg struct {
 }
 
 type codec struct{}
+
+// describe names a message from its header: "ping #3", "pong #3" (the
+// queue pane); "" for bytes that are not an echo message.
+func describe(b []byte) string {
+	if len(b) < headerLen {
+		return ""
+	}
+	seq := " #" + strconv.FormatUint(binary.BigEndian.Uint64(b[1:]), 10)
+	switch b[0] {
+	case tagPing:
+		return "ping" + seq
+	case tagPong:
+		return "pong" + seq
+	}
+	return ""
+}
 
 func (codec) Append(b []byte, m any) ([]byte, error) {
 	x, ok := m.(*msg)

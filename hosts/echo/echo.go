@@ -32,6 +32,7 @@ var Kind = &hosts.Kind{
 	Validate:     validate,
 	New:          newHost,
 	Codec:        codec{},
+	Describe:     describe,
 	Events: []hosts.Event{
 		&event{typ: "ping_sent"}, &event{typ: "ping_received"},
 		&event{typ: "pong_sent"}, &event{typ: "pong_received"},

@@ -16,10 +16,14 @@ const (
 )
 
 // Effect is one thing the node wants done, in the order it happened.
+// A send's ID is the message's id, the one its message_sent names: a
+// transport that can carry it beside the bytes hands it to the receiver's
+// ReceiveID.
 type Effect struct {
 	Kind  EffectKind
 	To    string
 	Msg   *Message
+	ID    uint64
 	At    int64
 	Token uint64
 	Event Event
@@ -30,9 +34,10 @@ type Effect struct {
 // slice its calls return (SetOutput). An embedder that turns effects into
 // values of its own saves building that slice, which for a node joining a
 // thousand-member cluster is a thousand entries long. The same rules
-// hold: a message or event handed over is the caller's from then on.
+// hold: a message or event handed over is the caller's from then on. A
+// send's id is the Effect's ID.
 type Output interface {
-	Send(to string, msg *Message)
+	Send(to string, msg *Message, id uint64)
 	Timer(at int64, token uint64)
 	Event(e Event)
 }
@@ -58,12 +63,12 @@ func (n *Node) arm(at int64, token uint64) {
 	n.out = append(n.out, Effect{Kind: EffectTimer, At: at, Token: token})
 }
 
-func (n *Node) sendEffect(to string, msg *Message) {
+func (n *Node) sendEffect(to string, msg *Message, id uint64) {
 	if n.output != nil {
-		n.output.Send(to, msg)
+		n.output.Send(to, msg, id)
 		return
 	}
-	n.out = append(n.out, Effect{Kind: EffectSend, To: to, Msg: msg})
+	n.out = append(n.out, Effect{Kind: EffectSend, To: to, Msg: msg, ID: id})
 }
 
 // Timer tokens: the top byte says what the timer is for, the low 56 bits

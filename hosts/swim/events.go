@@ -1,5 +1,7 @@
 package swim
 
+import "strconv"
+
 // Event is one diagnostics record. AppendJSON appends a single JSON object
 // whose first member is "type": Type(), with a fixed member order. The
 // simulator records events with kind_tag "swim"; docs/swim.md lists every
@@ -59,15 +61,44 @@ type StateTransition struct {
 // MessageSent is emitted for every message right before its send effect.
 // Bytes is exactly len(Encode(msg)); Updates is the number of piggybacked
 // updates (a join_response's member list is not counted).
+//
+// ID numbers the message among its sender's sends (the sender's
+// messages_sent counter once it is counted: 1, 2, …) and Sender names
+// that sender, so the record's "id" member, "<Sender>#<ID>", names one
+// message of a run and the message_received of its delivery carries the
+// same one. ID 0 is unknown (a receive whose transport did not hand the
+// id over, as a real socket cannot): "id" is then absent. The id travels
+// beside the wire bytes, never in them. Seq is the probe sequence number
+// a ping, ack, ping_req or indirect_ack carries ("seq", absent for the
+// join kinds).
 type MessageSent struct {
 	Peer    string
 	Message MessageKind
 	Bytes   int
 	Updates int
+	Sender  string
+	ID      uint64
+	Seq     uint64
 }
 
 // MessageReceived is emitted first for every message Receive is given.
 type MessageReceived MessageSent
+
+// MessageID writes a message id as records spell it: "<sender>#<n>".
+func MessageID(sender string, n uint64) string {
+	return string(appendMessageID(nil, sender, n))
+}
+
+func appendMessageID(dst []byte, sender string, n uint64) []byte {
+	dst = append(dst, sender...)
+	dst = append(dst, '#')
+	return strconv.AppendUint(dst, n, 10)
+}
+
+// carriesSeq reports whether messages of kind k carry a probe seq.
+func (k MessageKind) carriesSeq() bool {
+	return k == Ping || k == Ack || k == PingReq || k == IndirectAck
+}
 
 // ProbeSent is one probe attempt: the direct ping, or the ping_req fan-out
 // (Via names the intermediaries).
@@ -149,6 +180,16 @@ func appendMessageEvent(dst []byte, typ string, e *MessageSent) []byte {
 	dst = appendStringField(dst, "message", e.Message.String())
 	dst = appendIntField(dst, "bytes", int64(e.Bytes))
 	dst = appendIntField(dst, "updates", int64(e.Updates))
+	if e.ID != 0 {
+		// The sender escaped as a JSON string, its closing quote moved
+		// after the number.
+		dst = appendJSONString(appendKey(dst, "id", false), e.Sender)
+		dst = strconv.AppendUint(append(dst[:len(dst)-1], '#'), e.ID, 10)
+		dst = append(dst, '"')
+	}
+	if e.Message.carriesSeq() {
+		dst = appendUintField(dst, "seq", e.Seq)
+	}
 	return append(dst, '}')
 }
 
@@ -207,7 +248,7 @@ func (e *SelfIncarnationBump) AppendJSON(dst []byte) []byte {
 // fails (hosts/swimhost: every record of a run must match one).
 func EventPrototypes() []Event {
 	return []Event{
-		&StateTransition{}, &MessageSent{}, &MessageReceived{},
+		&StateTransition{}, &MessageSent{Message: Ping, ID: 1}, &MessageReceived{Message: Ping, ID: 1},
 		&ProbeSent{Mode: ModeIndirect}, &ProbeAcked{}, &ProbeTimedOut{}, &SelfIncarnationBump{},
 	}
 }

@@ -14,10 +14,14 @@ func TestEvents_JSONShape(t *testing.T) {
 			`{"type":"state_transition","observer":"a","subject":"b","from":"none","to":"alive","incarnation":0,"reason":"initial"}`},
 		{&StateTransition{Observer: "a", Subject: "b", From: Suspect, To: Dead, Incarnation: 18446744073709551615, Reason: ReasonSuspicionTimeout},
 			`{"type":"state_transition","observer":"a","subject":"b","from":"suspect","to":"dead","incarnation":18446744073709551615,"reason":"suspicion_timeout"}`},
-		{&MessageSent{Peer: "b", Message: PingReq, Bytes: 123, Updates: 4},
-			`{"type":"message_sent","peer":"b","message":"ping_req","bytes":123,"updates":4}`},
-		{&MessageReceived{Peer: "a", Message: Ack, Bytes: 12, Updates: 0},
-			`{"type":"message_received","peer":"a","message":"ack","bytes":12,"updates":0}`},
+		{&MessageSent{Peer: "b", Message: PingReq, Bytes: 123, Updates: 4, Sender: "a", ID: 7, Seq: 9},
+			`{"type":"message_sent","peer":"b","message":"ping_req","bytes":123,"updates":4,"id":"a#7","seq":9}`},
+		{&MessageReceived{Peer: "a", Message: Ack, Bytes: 12, Updates: 0, Sender: "a", ID: 18446744073709551615, Seq: 3},
+			`{"type":"message_received","peer":"a","message":"ack","bytes":12,"updates":0,"id":"a#18446744073709551615","seq":3}`},
+		{&MessageReceived{Peer: "a", Message: JoinResponse, Bytes: 12, Sender: "a"}, // no id known (a live receive), no seq (a join kind)
+			`{"type":"message_received","peer":"a","message":"join_response","bytes":12,"updates":0}`},
+		{&MessageSent{Peer: "b", Message: JoinRequest, Bytes: 40, Sender: "q\"x", ID: 2}, // the sender is escaped in the id
+			`{"type":"message_sent","peer":"b","message":"join_request","bytes":40,"updates":0,"id":"q\"x#2"}`},
 		{&ProbeSent{Target: "b", Seq: 17, Mode: ModeDirect},
 			`{"type":"probe_sent","target":"b","seq":17,"mode":"direct"}`},
 		{&ProbeSent{Target: "b", Seq: 17, Mode: ModeIndirect, Via: []string{"c", "d"}},

@@ -321,8 +321,17 @@ func (n *Node) Tick(now int64) []Effect {
 // Receive handles a message from the member from. Piggybacked updates are
 // applied first, so a reply already carries any refutation they caused.
 // A message whose From differs from the transport's sender is counted and
-// otherwise ignored.
+// otherwise ignored. Its message_received has no id: ReceiveID is Receive
+// for a transport that hands over the sender's message id.
 func (n *Node) Receive(from string, msg *Message, now int64) []Effect {
+	return n.ReceiveID(from, 0, msg, now)
+}
+
+// ReceiveID is Receive of the message the sender numbered id (the id of
+// its message_sent and of its send effect, carried beside the wire bytes
+// by a simulator; 0 when unknown), so the message_received names the same
+// message.
+func (n *Node) ReceiveID(from string, id uint64, msg *Message, now int64) []Effect {
 	n.resetEffects()
 	n.begin(now)
 	if msg == nil || from == "" || len(from) > MaxIDBytes {
@@ -332,7 +341,7 @@ func (n *Node) Receive(from string, msg *Message, now int64) []Effect {
 	size := EncodedSize(msg)
 	n.counters.MessagesReceived++
 	n.counters.BytesReceived += uint64(size)
-	n.emit(&MessageReceived{Peer: from, Message: msg.Kind, Bytes: size, Updates: len(msg.Updates)})
+	n.emit(&MessageReceived{Peer: from, Message: msg.Kind, Bytes: size, Updates: len(msg.Updates), Sender: from, ID: id, Seq: msg.Seq})
 	if msg.From != from {
 		n.counters.Misrouted++
 		return n.out
@@ -445,6 +454,7 @@ func (n *Node) send(to string, msg *Message) {
 	}
 	n.counters.MessagesSent++
 	n.counters.BytesSent += uint64(size)
-	n.emit(&MessageSent{Peer: to, Message: msg.Kind, Bytes: size, Updates: len(ups)})
-	n.sendEffect(to, msg)
+	id := n.counters.MessagesSent
+	n.emit(&MessageSent{Peer: to, Message: msg.Kind, Bytes: size, Updates: len(ups), Sender: n.self, ID: id, Seq: msg.Seq})
+	n.sendEffect(to, msg, id)
 }

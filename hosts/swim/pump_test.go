@@ -39,6 +39,7 @@ type item struct {
 	host  string
 	from  string
 	data  []byte
+	id    uint64
 	token uint64
 }
 
@@ -120,8 +121,8 @@ type cluster struct {
 // collector is an Output that gathers effects as the returned slice would.
 type collector struct{ effects []Effect }
 
-func (o *collector) Send(to string, msg *Message) {
-	o.effects = append(o.effects, Effect{Kind: EffectSend, To: to, Msg: msg})
+func (o *collector) Send(to string, msg *Message, id uint64) {
+	o.effects = append(o.effects, Effect{Kind: EffectSend, To: to, Msg: msg, ID: id})
 }
 func (o *collector) Timer(at int64, token uint64) {
 	o.effects = append(o.effects, Effect{Kind: EffectTimer, At: at, Token: token})
@@ -230,7 +231,7 @@ func (c *cluster) run(until int64) {
 			if err != nil {
 				c.t.Fatalf("decode %x: %v", it.data, err)
 			}
-			c.apply(it.host, c.effects(it.host, n.Receive(it.from, msg, c.now)))
+			c.apply(it.host, c.effects(it.host, n.ReceiveID(it.from, it.id, msg, c.now)))
 		case itemTimer:
 			if c.down[it.host] {
 				continue
@@ -259,7 +260,7 @@ func (c *cluster) apply(host string, effects []Effect) {
 			if err != nil {
 				c.t.Fatalf("%s encode %+v: %v", host, e.Msg, err)
 			}
-			if lastSent == nil || lastSent.Bytes != len(b) || lastSent.Peer != e.To || lastSent.Updates != len(e.Msg.Updates) {
+			if lastSent == nil || lastSent.Bytes != len(b) || lastSent.Peer != e.To || lastSent.Updates != len(e.Msg.Updates) || lastSent.ID != e.ID || e.ID == 0 {
 				c.t.Fatalf("%s: send to %s (%d bytes) not preceded by a matching message_sent (%+v)", host, e.To, len(b), lastSent)
 			}
 			lastSent = nil
@@ -279,7 +280,7 @@ func (c *cluster) apply(host string, effects []Effect) {
 			edge := [2]string{host, e.To}
 			done := max(c.now, c.edgeFree[edge]) + c.nsPerB*int64(len(b))
 			c.edgeFree[edge] = done
-			c.push(item{at: done + c.latency, kind: itemDeliver, host: e.To, from: host, data: b})
+			c.push(item{at: done + c.latency, kind: itemDeliver, host: e.To, from: host, data: b, id: e.ID})
 		default:
 			c.t.Fatalf("unknown effect kind %d", e.Kind)
 		}

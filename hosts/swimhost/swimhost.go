@@ -9,10 +9,12 @@ package swimhost
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/swim"
 	"github.com/detsim/detsim/hosts/swimcfg"
+	"github.com/detsim/detsim/internal/jsonw"
 	"github.com/detsim/detsim/rng"
 )
 
@@ -31,6 +33,7 @@ var Kind = &hosts.Kind{
 	Validate:     validate,
 	New:          newHost,
 	Codec:        codec{},
+	Describe:     swim.DescribeWire,
 	Events:       events(),
 }
 
@@ -90,7 +93,7 @@ func (h *host) Recv(m hosts.Message, now int64) []hosts.Action {
 	h.begin()
 	switch m := m.(type) {
 	case *hosts.Delivery:
-		h.node.Receive(m.From, m.Payload.(*swim.Message), now)
+		h.node.ReceiveID(m.From, m.ID, m.Payload.(*swim.Message), now)
 	case *hosts.TimerFired:
 		h.node.TimerFired(m.Token, now)
 	case *hosts.SendFailed:
@@ -118,11 +121,15 @@ func (h *host) begin() {
 }
 
 // The node's effects become actions as they happen (swim.Output), one for
-// one and in order: messages and events pass through as pointers.
+// one and in order: messages and events pass through as pointers. A
+// send's id (the one its message_sent names) rides beside the message
+// (hosts.SendID) and comes back to the receiver as Delivery.ID.
 
-func (h *host) Send(to string, msg *swim.Message) { h.acts = append(h.acts, hosts.Send(to, msg)) }
-func (h *host) Timer(at int64, token uint64)      { h.acts = append(h.acts, hosts.Timer(at, token)) }
-func (h *host) Event(e swim.Event)                { h.acts = append(h.acts, hosts.Record(e)) }
+func (h *host) Send(to string, msg *swim.Message, id uint64) {
+	h.acts = append(h.acts, hosts.SendID(to, msg, id))
+}
+func (h *host) Timer(at int64, token uint64) { h.acts = append(h.acts, hosts.Timer(at, token)) }
+func (h *host) Event(e swim.Event)           { h.acts = append(h.acts, hosts.Record(e)) }
 
 // maxKeptActions is the largest action buffer a host keeps between calls.
 const maxKeptActions = 256
@@ -141,6 +148,67 @@ func (h *host) Clone() hosts.Host {
 // Node exposes the state machine, for viewers that want more than the
 // snapshot JSON.
 func (h *host) Node() *swim.Node { return h.node }
+
+// DescribeTimer says what a timer is for (hosts.Inspector).
+func (h *host) DescribeTimer(token uint64) string { return h.node.DescribeTimer(token) }
+
+// Inspect is the node's "why" (hosts.Inspector), one JSON object:
+//
+//	accused: [{member, state, incarnation, accuser}] — every member held
+//	         suspect or dead, sorted by id, with who accused it;
+//	broadcast_queue: {total, entries: [{member, state, incarnation[,
+//	         accuser], transmits, bytes}]} — the queue in send order, the
+//	         first limit entries.
+func (h *host) Inspect(limit int) []byte {
+	n := h.node
+	b := []byte(`{"accused":[`)
+	first := true
+	for _, id := range n.Members() {
+		by, ok := n.Accuser(id)
+		if !ok {
+			continue
+		}
+		st, inc, _ := n.View(id)
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `{"member":`...)
+		b = jsonw.AppendString(b, id)
+		b = append(b, `,"state":"`...)
+		b = append(b, st.String()...)
+		b = append(b, `","incarnation":`...)
+		b = strconv.AppendUint(b, inc, 10)
+		b = append(b, `,"accuser":`...)
+		b = jsonw.AppendString(b, by)
+		b = append(b, '}')
+	}
+	q, total := n.BroadcastQueue(limit)
+	b = append(b, `],"broadcast_queue":{"total":`...)
+	b = strconv.AppendInt(b, int64(total), 10)
+	b = append(b, `,"entries":[`...)
+	for i, u := range q {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"member":`...)
+		b = jsonw.AppendString(b, u.Member)
+		b = append(b, `,"state":"`...)
+		b = append(b, u.State.String()...)
+		b = append(b, `","incarnation":`...)
+		b = strconv.AppendUint(b, u.Incarnation, 10)
+		if u.From != "" {
+			b = append(b, `,"accuser":`...)
+			b = jsonw.AppendString(b, u.From)
+		}
+		b = append(b, `,"transmits":`...)
+		b = strconv.AppendInt(b, int64(u.Transmits), 10)
+		b = append(b, `,"bytes":`...)
+		b = strconv.AppendInt(b, int64(u.Bytes), 10)
+		b = append(b, '}')
+	}
+	return append(b, "]}}"...)
+}
 
 // codec is the production wire format of hosts/swim (§3.3): the simulator
 // charges the network exactly the bytes a UDP transport would send.

@@ -297,8 +297,10 @@ func (n *Node) settle() {
 	n.failed = n.failed[:0]
 }
 
-// Send implements swim.Output: encode, seal, route.
-func (n *Node) Send(to string, msg *swim.Message) {
+// Send implements swim.Output: encode, seal, route. The message id is not
+// sent: a datagram carries only the wire bytes, so the receiver's
+// message_received has no id (docs/events.md; known_gaps.md).
+func (n *Node) Send(to string, msg *swim.Message, _ uint64) {
 	b, err := swim.Append(n.sendBuf[:0], msg)
 	if err != nil {
 		n.failed = append(n.failed, failure{to, "encode: " + err.Error()})

@@ -1,0 +1,278 @@
+package tui
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"github.com/detsim/detsim/debugger"
+	"github.com/detsim/detsim/render"
+	"github.com/detsim/detsim/scenarios"
+)
+
+// The queue pane says what each delivery carries (its message, named by
+// the kind's codec hook, and its id, which names its message_sent) and
+// what each timer is for.
+func TestQueue_SaysWhatEachEntryCarries(t *testing.T) {
+	sc := loadScenario(t, "reproduction/gossip_flap")
+	s, err := debugger.NewSession(sc, testRegistry(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := land(s, 4137, viewParams{bandHi: len(sc.Peers)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var deliver, timer int
+	for _, q := range f.queue {
+		switch q.Kind {
+		case "Deliver":
+			deliver++
+			if q.What == "" || !strings.HasPrefix(q.ID, q.From+"#") {
+				t.Errorf("delivery without its message or id: %+v", q)
+			}
+			if _, err := debugger.ParseQuery("type=message_sent id=" + q.ID); err != nil {
+				t.Errorf("id %q is not searchable: %v", q.ID, err)
+			}
+			line := queueLine(&q, true)
+			if !strings.Contains(line, "← "+q.ID+" "+q.What) {
+				t.Errorf("queue line %q lacks %q", line, q.ID+" "+q.What)
+			}
+		case "Timer":
+			timer++
+			if q.What == "" {
+				t.Errorf("timer without a purpose: %+v", q)
+			}
+		}
+	}
+	if deliver == 0 || timer == 0 {
+		t.Fatalf("%d deliveries and %d timers queued at step 4137: the test shows nothing", deliver, timer)
+	}
+}
+
+// recordAt is the record under the log cursor, taken apart.
+func recordAt(t *testing.T, m Model) (int64, eventView) {
+	t.Helper()
+	n := m.events.at(m.fr)
+	l := m.fr.logAt(n)
+	if l == nil || l.b == nil {
+		t.Fatalf("no record %d under the cursor; status %q", n, m.status)
+	}
+	ev, err := parseEvent(l.b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n, ev
+}
+
+// m on a message_sent goes to the record that ended the message (its
+// message_received here), m there goes back to the send; m on a record
+// that names no message says so and moves nothing.
+func TestFollowMessage_SendToDeliveryAndBack(t *testing.T) {
+	m := newTestModel(t, loadScenario(t, "reproduction/gossip_flap"), 120, 40)
+	m = drive(t, m, keys("/", "text:type=message_sent message=ping_req", "enter")...)
+	sent, ev := recordAt(t, m)
+	id := ev.field("id")
+	if ev.typ != "message_sent" || id == "" {
+		t.Fatalf("search landed on %s %v (%q)", ev.typ, ev.fields, m.status)
+	}
+	m = drive(t, m, keys("m")...)
+	got, end := recordAt(t, m)
+	if got <= sent || end.field("id") != id || end.typ == "message_sent" {
+		t.Fatalf("m from %s (record %d) landed on record %d: %s %v; status %q", id, sent, got, end.typ, end.fields, m.status)
+	}
+	if end.typ == "message_received" && (end.host != ev.field("peer") || end.field("seq") != ev.field("seq")) {
+		t.Fatalf("the delivery of %s is at %s with seq %s, sent to %s seq %s", id, end.host, end.field("seq"), ev.field("peer"), ev.field("seq"))
+	}
+	if !strings.Contains(m.status, id+" ended at record") {
+		t.Errorf("status %q", m.status)
+	}
+	m = drive(t, m, keys("m")...)
+	if back, _ := recordAt(t, m); back != sent {
+		t.Fatalf("m back from record %d landed on %d, not the send %d; status %q", got, back, sent, m.status)
+	}
+	m = drive(t, m, keys("/", "text:type=probe_sent", "enter")...)
+	before, _ := recordAt(t, m)
+	m = drive(t, m, keys("m")...)
+	if after, _ := recordAt(t, m); after != before || !m.isError || !strings.Contains(m.status, "names no message") {
+		t.Fatalf("m on a probe_sent: cursor %d → %d, status %q", before, after, m.status)
+	}
+}
+
+// w on a suspect member of the selected host goes to the record where
+// that host came to hold it suspect; the host pane shows its accuser in
+// full and lists the broadcast queue's entries.
+func TestWhy_AccuserAndBroadcastQueue(t *testing.T) {
+	m := newTestModel(t, loadScenario(t, "reproduction/gossip_flap"), 120, 40)
+	m = drive(t, m, keys("g", "text:4137", "enter")...) // fra suspects orch
+	s := screen(m)
+	for _, want := range []string{"accused by fra", "broadcast queue (3, 560B), next out first", " tx "} {
+		if !strings.Contains(s, want) {
+			t.Errorf("host pane lacks %q:\n%s", want, s)
+		}
+	}
+	m = drive(t, m, keys("w")...)
+	_, ev := recordAt(t, m)
+	if ev.typ != "state_transition" || ev.host != "fra" || ev.field("subject") != "orch" || ev.field("to") != "suspect" {
+		t.Fatalf("w landed on %s %s %v; status %q", ev.host, ev.typ, ev.fields, m.status)
+	}
+	if !strings.Contains(m.status, "fra's view of orch became suspect") {
+		t.Errorf("status %q", m.status)
+	}
+	// The cursor in the host pane: tab to it, j/k move it, enter works too.
+	m = newTestModel(t, loadScenario(t, "reproduction/gossip_flap"), 120, 40)
+	m = drive(t, m, keys("g", "text:4137", "enter", "tab", "tab", "j", "j")...)
+	if m.focus != paneHost || m.host.cur != 2 {
+		t.Fatalf("focus %v cursor %d", m.focus, m.host.cur)
+	}
+	if !strings.Contains(screen(m), "▶fra  alive") {
+		t.Errorf("no host cursor on fra:\n%s", screen(m))
+	}
+	m = drive(t, m, keys("enter")...)
+	if _, ev := recordAt(t, m); ev.typ != "state_transition" || ev.field("subject") != "orch" {
+		t.Fatalf("enter in the host pane landed on %s %v; status %q", ev.typ, ev.fields, m.status)
+	}
+}
+
+// P writes the run's picture: a bundle at <dir>/<name>-<seed>, the page
+// beside it with the current step marked; again, it replaces both (its
+// own); a file it did not write at the page's path is refused and kept.
+func TestPicture_WritesThePageAndRefusesStrangers(t *testing.T) {
+	dir := t.TempDir()
+	sc := loadScenario(t, "reproduction/gossip_flap")
+	m, err := NewModel(sc, testRegistry(), Options{Width: 120, Height: 40, PictureDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = drive(t, m, keys("g", "text:4137", "enter", "P")...)
+	page := filepath.Join(dir, "gossip_flap-42.html")
+	if m.isError || m.status != "picture: "+page+" (step 4 137 marked)" {
+		t.Fatalf("status %q (error %v)", m.status, m.isError)
+	}
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := render.IsPage(page); !ok || !bytes.Contains(b, []byte(`"step":4137`)) {
+		t.Fatalf("the page is not a detsim page marked at step 4137 (%d bytes)", len(b))
+	}
+	if _, err := os.Stat(filepath.Join(dir, "gossip_flap-42", "manifest.json")); err != nil {
+		t.Fatalf("no bundle beside the page: %v", err)
+	}
+	m = drive(t, m, keys("n", "P")...) // its own page and bundle: replaced
+	if m.isError || !strings.Contains(m.status, "(step 4 138 marked)") {
+		t.Fatalf("second picture: %q", m.status)
+	}
+	if err := os.WriteFile(page, []byte("<html>mine</html>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m = drive(t, m, keys("P")...)
+	if !m.isError || !strings.Contains(m.status, "is not a page detsim wrote") {
+		t.Fatalf("over a stranger's file: %q", m.status)
+	}
+	if b, _ := os.ReadFile(page); string(b) != "<html>mine</html>" {
+		t.Fatal("the stranger's file was replaced")
+	}
+	// A directory at the bundle path that is not a bundle: batch refuses.
+	if err := os.Remove(page); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "gossip_flap-42")
+	if err := os.RemoveAll(other); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(other, "notes.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m = drive(t, m, keys("P")...)
+	if !m.isError || !strings.Contains(m.status, "not written") {
+		t.Fatalf("over a directory that is not a bundle: %q", m.status)
+	}
+	if _, err := os.Stat(filepath.Join(other, "notes.txt")); err != nil {
+		t.Fatal("the directory was replaced")
+	}
+}
+
+// The three keys through the real bubbletea runtime: m there and back,
+// w, and P (whose I/O runs in a command while the stepper stays live).
+func TestTeatest_FollowWhyPicture(t *testing.T) {
+	dir := t.TempDir()
+	sc := loadScenario(t, "reproduction/gossip_flap")
+	m, err := NewModel(sc, testRegistry(), Options{Width: 120, Height: 40, PictureDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
+	tm.Type("g4137")
+	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
+	waitScreen(t, tm, "at step 4 137")
+	tm.Type("w")
+	waitScreen(t, tm, "fra's view of orch became suspect")
+	tm.Type("/type=message_sent")
+	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
+	waitScreen(t, tm, "match: record")
+	tm.Type("m")
+	waitScreen(t, tm, "ended at record")
+	tm.Type("m")
+	waitScreen(t, tm, "was sent at record")
+	tm.Type("P")
+	waitScreen(t, tm, "marked)")
+	tm.Type("q")
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
+	if final.isError || !strings.HasPrefix(final.status, "picture: "+filepath.Join(dir, "gossip_flap-42.html")) {
+		t.Fatalf("final status %q", final.status)
+	}
+}
+
+// Hosts are listed in natural order (node2 before node10) in the matrix
+// rows and columns, and a row's cells, its host pane and the selection
+// stay the host's own.
+func TestNaturalOrder_HostsAsPeopleCount(t *testing.T) {
+	src := "name = \"nat\"\nseed = 1\nduration_ns = 5_000_000_000\n[default_tick]\nperiod_ns = 100_000_000\n" +
+		"[default_link]\nlatency_ns = 1_000_000\nbandwidth_bps = 100_000_000\n"
+	for _, id := range []string{"node1", "node10", "node2", "node9"} {
+		src += "[[peers]]\nid = \"" + id + "\"\nkind = \"swim\"\ninitial_state = \"member\"\n"
+	}
+	sc, err := scenarios.Parse("nat.toml", []byte(src), testRegistry(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newTestModel(t, sc, 120, 40)
+	m = drive(t, m, keys("g", "text:2s", "enter", "tab", "j", "j", "j")...) // node10 is the last row
+	want := []string{"node1", "node2", "node9", "node10"}
+	if !slices.Equal(m.fr.peers, want) {
+		t.Fatalf("peers on screen %v, want %v", m.fr.peers, want)
+	}
+	s := screen(m)
+	rows := regexp.MustCompile(`(?m)^[ ▶](node\d+) `).FindAllStringSubmatch(s, -1)
+	var got []string
+	for _, r := range rows {
+		got = append(got, r[1])
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("matrix rows %v, want %v:\n%s", got, want, s)
+	}
+	if !strings.Contains(s, "─ node10 (swim, running)") || !strings.Contains(s, "▶node10") {
+		t.Fatalf("selecting the last row does not show node10:\n%s", s)
+	}
+	r := m.fr.row(3)
+	if r == nil || r.swim == nil || r.swim.Self != "node10" {
+		t.Fatalf("row 3 is not node10's own view: %+v", r)
+	}
+	for j := range 3 {
+		if r.cells[j].state != 'A' {
+			t.Fatalf("node10's view of %s: %q", want[j], r.cells[j].state)
+		}
+	}
+}
