@@ -309,7 +309,7 @@ func (w *witness) sendPacket(sender *wnode, to int, b []byte, m mlMessage, healt
 	out, notes := w.net.Send(from, to, int64(len(b)), t)
 	w.notes(t, notes)
 	if !out.Arrived {
-		w.record(from, t, engine.RecordTag, engine.DropOnSendRecord(w.ids[from], w.ids[to], out.Reason))
+		w.record(from, t, engine.RecordTag, engine.DropOnSendRecord(w.ids[from], w.ids[to], out.Reason, 0))
 		return
 	}
 	h := &wheld{from: from, to: to, sender: sender, data: append([]byte(nil), b...), msg: m, kind: kind, at: out.At, dialed: out.Dialed}
@@ -339,7 +339,7 @@ func (w *witness) deliver(id uint64) {
 	}
 	dest := w.nodes[h.to]
 	if !w.running[h.to] || dest == nil {
-		w.record(h.to, t, engine.RecordTag, engine.DropOnDeliveryRecord(from, to, w.down[h.to]))
+		w.record(h.to, t, engine.RecordTag, engine.DropOnDeliveryRecord(from, to, w.down[h.to], 0))
 		w.mu.Unlock()
 		return
 	}
@@ -778,7 +778,7 @@ func (w *witness) mutate(tb testing.TB, k int) {
 		if !ok || h.cut {
 			continue
 		}
-		w.record(c.To, t, engine.RecordTag, engine.DropOnDeliveryRecord(w.ids[c.From], w.ids[c.To], c.Reason.String()))
+		w.record(c.To, t, engine.RecordTag, engine.DropOnDeliveryRecord(w.ids[c.From], w.ids[c.To], c.Reason.String(), 0))
 		if c.Dialed {
 			h.cut = true
 			continue

@@ -13,14 +13,16 @@ import (
 // RecordTag is the kind_tag of engine records.
 const RecordTag = engineTag
 
-// DropOnSendRecord is drop_on_send (host_id: the sender).
-func DropOnSendRecord(from, to string, reason network.DropReason) hosts.Event {
-	return dropOnSend{from: from, to: to, reason: reason}
+// DropOnSendRecord is drop_on_send (host_id: the sender); id is the
+// sender's message id, 0 when the runtime does not know it.
+func DropOnSendRecord(from, to string, reason network.DropReason, id uint64) hosts.Event {
+	return dropOnSend{from: from, to: to, reason: reason, id: id}
 }
 
-// DropOnDeliveryRecord is drop_on_delivery (host_id: the receiver).
-func DropOnDeliveryRecord(from, to, reason string) hosts.Event {
-	return dropOnDelivery{from: from, to: to, reason: reason}
+// DropOnDeliveryRecord is drop_on_delivery (host_id: the receiver); id
+// as for DropOnSendRecord.
+func DropOnDeliveryRecord(from, to, reason string, id uint64) hosts.Event {
+	return dropOnDelivery{from: from, to: to, reason: reason, id: id}
 }
 
 // CacheStateChangeRecord is cache_state_change (host_id: the sender).

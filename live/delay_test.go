@@ -61,7 +61,7 @@ func benchShaper(b *testing.B, latencyNs int64) {
 	b.ResetTimer()
 	for range b.N {
 		t0 := clock()
-		if reason := s.send(0, 1, payload, len(payload)); reason != "" {
+		if reason := s.send(0, 1, payload, len(payload), 0); reason != "" {
 			b.Fatal(reason)
 		}
 		if _, _, err := recv.ReadFromUDPAddrPort(buf); err != nil {

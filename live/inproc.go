@@ -81,13 +81,14 @@ func (p *inProcess) start(i int, state string, resume bool) error {
 		s.lives++
 	}
 	from := i
-	cfg.Route = func(to string, datagram []byte, codecLen int, now int64) string {
+	cfg.Route = func(to string, datagram []byte, codecLen int, now int64, id uint64) string {
 		ti, ok := r.index[to]
 		if !ok {
 			return "no_route"
 		}
-		return r.shaper.send(from, ti, datagram, codecLen)
+		return r.shaper.send(from, ti, datagram, codecLen, id)
 	}
+	cfg.ReceivedID = func(datagram []byte) uint64 { return r.shaper.receivedID(from, datagram) }
 	n, err := node.New(cfg)
 	if err != nil {
 		conn.Close()

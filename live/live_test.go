@@ -37,6 +37,7 @@ type rec struct {
 		To       string `json:"to"`
 		Kind     string `json:"kind"`
 		Reason   string `json:"reason"`
+		ID       string `json:"id"`
 	} `json:"event"`
 }
 
@@ -116,6 +117,24 @@ func TestRun_SmokeBundleVerifies(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "snapshots", "c", "1.json")); err != nil {
 		t.Errorf("snapshot at the end instant: %v", err)
+	}
+	// In process, the shaper carries each message's id beside its bytes,
+	// so every receive names a send, as in the simulator.
+	sent := map[string]bool{}
+	received := 0
+	for _, r := range records(t, out) {
+		switch r.Event.Type {
+		case "message_sent":
+			sent[r.Event.ID] = true
+		case "message_received":
+			received++
+			if r.Event.ID == "" || !sent[r.Event.ID] {
+				t.Errorf("message_received at %d on %s has id %q, which no earlier message_sent has", r.T, r.Host, r.Event.ID)
+			}
+		}
+	}
+	if received == 0 {
+		t.Error("no message_received at all")
 	}
 }
 

@@ -2,6 +2,7 @@ package live
 
 import (
 	"net/netip"
+	"slices"
 	"sync"
 	"time"
 
@@ -35,6 +36,7 @@ type shaper struct {
 	line    []byte
 
 	held    map[uint64]*held
+	ids     []*idQueue                                // per receiver: ids of datagrams written, not yet read
 	running []bool                                    // per host: alive to receive
 	down    []string                                  // per host: drop reason when not running ("peer_down", "peer_killed")
 	addrs   []netip.AddrPort                          // per host: where its socket is
@@ -53,6 +55,71 @@ type held struct {
 	dialed   bool
 	cut      bool // cut in flight: only a failed dial outcome is left to report
 	timer    *time.Timer
+	msgID    uint64 // the sender's message id, carried beside the bytes; 0 unknown
+}
+
+// idQueue holds, for one receiver, the message ids of the datagrams
+// written to its socket and not yet read, by their bytes, first in first
+// out: loopback UDP hands a datagram over whole, so its bytes find its id.
+// It is bounded: past maxPendingIDs the oldest go (their message_received
+// then carries no id), so a receiver that stopped reading cannot grow it.
+type idQueue struct {
+	byData map[string][]uint64
+	order  []string
+}
+
+const maxPendingIDs = 4096
+
+func (q *idQueue) put(data []byte, id uint64) {
+	k := string(data)
+	q.byData[k] = append(q.byData[k], id)
+	q.order = append(q.order, k)
+	if len(q.order) > maxPendingIDs {
+		old := q.order[0]
+		q.order = q.order[1:]
+		q.take(old)
+	}
+}
+
+func (q *idQueue) take(k string) uint64 {
+	ids := q.byData[k]
+	if len(ids) == 0 {
+		return 0
+	}
+	id := ids[0]
+	if len(ids) == 1 {
+		delete(q.byData, k)
+	} else {
+		q.byData[k] = ids[1:]
+	}
+	return id
+}
+
+// pending returns receiver to's id queue. Call with mu held.
+func (s *shaper) pending(to int) *idQueue {
+	if s.ids[to] == nil {
+		s.ids[to] = &idQueue{byData: map[string][]uint64{}}
+	}
+	return s.ids[to]
+}
+
+// receivedID is the message id of datagram as receiver to read it from its
+// socket, or 0 (node.Config.ReceivedID).
+func (s *shaper) receivedID(to int, datagram []byte) uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q := s.ids[to]
+	if q == nil {
+		return 0
+	}
+	k := string(datagram)
+	id := q.take(k)
+	if id != 0 {
+		if i := slices.Index(q.order, k); i >= 0 {
+			q.order = slices.Delete(q.order, i, i+1)
+		}
+	}
+	return id
 }
 
 func newShaper(net *network.Network, peers []string, clock func() int64, out *sink) *shaper {
@@ -60,6 +127,7 @@ func newShaper(net *network.Network, peers []string, clock func() int64, out *si
 		net: net, peers: peers, clock: clock, out: out,
 		held:    map[uint64]*held{},
 		running: make([]bool, len(peers)),
+		ids:     make([]*idQueue, len(peers)),
 		down:    make([]string, len(peers)),
 		addrs:   make([]netip.AddrPort, len(peers)),
 		writers: make([]func([]byte, netip.AddrPort) error, len(peers)),
@@ -104,7 +172,7 @@ func (s *shaper) notes(t int64, notes []network.Note) {
 // send offers one datagram from host from to host to; chargedBytes is what
 // the link is charged (the codec's bytes, as in the simulator). It returns
 // "" when the datagram is held for delivery, else the drop reason.
-func (s *shaper) send(from, to int, datagram []byte, chargedBytes int) string {
+func (s *shaper) send(from, to int, datagram []byte, chargedBytes int, msgID uint64) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -114,10 +182,10 @@ func (s *shaper) send(from, to int, datagram []byte, chargedBytes int) string {
 	out, notes := s.net.Send(from, to, int64(chargedBytes), t)
 	s.notes(t, notes)
 	if !out.Arrived {
-		s.record(from, t, engine.DropOnSendRecord(s.peers[from], s.peers[to], out.Reason))
+		s.record(from, t, engine.DropOnSendRecord(s.peers[from], s.peers[to], out.Reason, msgID))
 		return out.Reason.String()
 	}
-	h := &held{from: from, to: to, data: append([]byte(nil), datagram...), at: out.At, dialed: out.Dialed}
+	h := &held{from: from, to: to, data: append([]byte(nil), datagram...), at: out.At, dialed: out.Dialed, msgID: msgID}
 	s.held[out.ID] = h
 	id := out.ID
 	h.timer = time.AfterFunc(time.Duration(out.At-s.clock()), func() { s.deliver(id) })
@@ -144,9 +212,12 @@ func (s *shaper) deliver(id uint64) {
 		s.record(h.from, t, engine.DialOutcomeRecord(from, to, true))
 	}
 	if !s.running[h.to] {
-		s.record(h.to, t, engine.DropOnDeliveryRecord(from, to, s.down[h.to]))
+		s.record(h.to, t, engine.DropOnDeliveryRecord(from, to, s.down[h.to], h.msgID))
 		s.mu.Unlock()
 		return
+	}
+	if h.msgID != 0 {
+		s.pending(h.to).put(h.data, h.msgID)
 	}
 	if s.measure {
 		s.sent = append(s.sent, t-h.at)
@@ -177,7 +248,7 @@ func (s *shaper) mutate(index int, m *network.Mutation) {
 		if !ok || h.cut {
 			continue // delivered already
 		}
-		s.record(c.To, t, engine.DropOnDeliveryRecord(s.peers[c.From], s.peers[c.To], c.Reason.String()))
+		s.record(c.To, t, engine.DropOnDeliveryRecord(s.peers[c.From], s.peers[c.To], c.Reason.String(), h.msgID))
 		if c.Dialed {
 			h.cut = true // its timer reports the failed dial at arrival
 			continue

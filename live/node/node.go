@@ -33,7 +33,7 @@ const Tag = "swim"
 // (passed to swim's SendFailed). codecLen is the length of the codec's
 // bytes inside the datagram (without the tag). now is the send's time.
 // It is called from the node's goroutine.
-type Route func(to string, datagram []byte, codecLen int, now int64) string
+type Route func(to string, datagram []byte, codecLen int, now int64, id uint64) string
 
 // Config describes one node.
 type Config struct {
@@ -65,7 +65,13 @@ type Config struct {
 	// node's goroutine. The line is the callee's.
 	Out func(line []byte)
 	// Route sends datagrams. Nil sends them straight to Book's address.
+	// It is given the sender's message id, which is not on the wire.
 	Route Route
+	// ReceivedID, when set, names the message id of a datagram as read
+	// from the socket (0 when unknown): an in-process run's shaper knows
+	// it beside the bytes, as the simulator's engine does, so the node's
+	// message_received can carry it. A node of its own (swimd) has none.
+	ReceivedID func(datagram []byte) uint64
 	// Book maps member ids to their addresses, for the default Route.
 	Book map[string]netip.AddrPort
 }
@@ -262,7 +268,11 @@ func (n *Node) Receive(b []byte, source string) {
 		n.dropped(source, len(b), ReasonDecodeError, err.Error())
 		return
 	}
-	n.sw.Receive(m.From, m, n.now)
+	var id uint64
+	if n.cfg.ReceivedID != nil {
+		id = n.cfg.ReceivedID(b)
+	}
+	n.sw.ReceiveID(m.From, id, m, n.now)
 	n.settle()
 }
 
@@ -298,9 +308,11 @@ func (n *Node) settle() {
 }
 
 // Send implements swim.Output: encode, seal, route. The message id is not
-// sent: a datagram carries only the wire bytes, so the receiver's
-// message_received has no id (docs/events.md; known_gaps.md).
-func (n *Node) Send(to string, msg *swim.Message, _ uint64) {
+// sent: a datagram carries only the wire bytes. A Route may carry it
+// beside them (an in-process run's shaper does, Config.ReceivedID);
+// otherwise the receiver's message_received has no id (docs/events.md;
+// known_gaps.md).
+func (n *Node) Send(to string, msg *swim.Message, id uint64) {
 	b, err := swim.Append(n.sendBuf[:0], msg)
 	if err != nil {
 		n.failed = append(n.failed, failure{to, "encode: " + err.Error()})
@@ -315,7 +327,7 @@ func (n *Node) Send(to string, msg *swim.Message, _ uint64) {
 	}
 	var reason string
 	if n.cfg.Route != nil {
-		reason = n.cfg.Route(to, b, codecLen, n.now)
+		reason = n.cfg.Route(to, b, codecLen, n.now, id)
 	} else {
 		reason = n.direct(to, b)
 	}

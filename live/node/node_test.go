@@ -50,7 +50,7 @@ func idle(t testing.TB, key []byte) (*Node, *recorder) {
 		ID: "a", Peers: []string{"a", "b"}, Swim: swim.DefaultConfig(), Start: swim.Member,
 		Rand: rng.New(1).Host("a", "kind"), Conn: conn, Key: key,
 		Clock: func() int64 { return 5 }, TickPeriodNs: 1e8, Out: rec.out,
-		Route: func(string, []byte, int, int64) string { return "" },
+		Route: func(string, []byte, int, int64, uint64) string { return "" },
 	})
 	if err != nil {
 		t.Fatal(err)
