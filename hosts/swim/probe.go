@@ -40,7 +40,8 @@ func (n *Node) startProbe(now int64) {
 			seq:       n.seq,
 			sentAt:    now,
 			timeoutAt: satAdd(now, scaleByHealth(n.cfg.ProbeTimeoutNs, n.health)),
-			deadline:  satAdd(now, interval),
+			deadline:  n.nextProbeAt, // so the probe is over when the next is due
+
 		}
 		p := &n.probe
 		id := n.members[idx].id
