@@ -49,7 +49,24 @@ type Action struct {
 	event Event
 	at    int64
 	token uint64
+	via   Transport // ActSend: how the message travels
 }
+
+// Transport says how an ActSend travels (docs/decisions.md, "The reliable
+// path"). The zero value is a datagram, what every Send is unless a host
+// asks otherwise.
+type Transport uint8
+
+const (
+	// Datagram is the lossy path (UDP): the network's Send.
+	Datagram Transport = iota
+	// StreamOpen opens a reliable stream (TCP) and sends on it: never
+	// lost, one handshake round trip later, cut by partitions and kills.
+	StreamOpen
+	// StreamReply answers on the stream a reliable delivery came in on
+	// (Delivery.Reliable): never lost, no handshake.
+	StreamReply
+)
 
 // ActionKind names an Action's variant.
 type ActionKind uint8
@@ -75,6 +92,18 @@ const (
 // Send is the ActSend action.
 func Send(to string, msg any) Action { return Action{kind: ActSend, to: to, msg: msg} }
 
+// SendReliable is the ActSend action over a new reliable stream
+// (StreamOpen): memberlist's TCP fallback ping.
+func SendReliable(to string, msg any) Action {
+	return Action{kind: ActSend, to: to, msg: msg, via: StreamOpen}
+}
+
+// ReplyReliable is the ActSend action back over the stream a reliable
+// delivery from to came in on (StreamReply).
+func ReplyReliable(to string, msg any) Action {
+	return Action{kind: ActSend, to: to, msg: msg, via: StreamReply}
+}
+
 // Record is the ActRecord action.
 func Record(ev Event) Action { return Action{kind: ActRecord, event: ev} }
 
@@ -92,6 +121,10 @@ func (a Action) To() string { return a.to }
 
 // Msg is an ActSend's application message.
 func (a Action) Msg() any { return a.msg }
+
+// Transport is how an ActSend travels (Datagram unless built by
+// SendReliable or ReplyReliable).
+func (a Action) Transport() Transport { return a.via }
 
 // Event is an ActRecord's event.
 func (a Action) Event() Event { return a.event }
@@ -112,6 +145,9 @@ type Message interface{ isMessage() }
 type Delivery struct {
 	From    string
 	Payload any
+	// Reliable says it came over a reliable stream (SendReliable or
+	// ReplyReliable); ReplyReliable answers on that stream.
+	Reliable bool
 }
 
 // TimerFired is a timer the host scheduled coming due.
