@@ -87,4 +87,3 @@ func TestSendReliable_InFlightIsCutLikeADatagram(t *testing.T) {
 		t.Errorf("PeerKill cut %+v, want the reliable delivery %d (peer_killed)", cut, o.ID)
 	}
 }
-
