@@ -611,7 +611,7 @@ func (e *Engine) handOver(en *entry) {
 		e.emit(en.host, engineTag, decodeError{from: from, to: s.id, bytes: len(data), err: err.Error(), count: s.decodeErrs, id: id})
 		return
 	}
-	e.delivery = hosts.Delivery{From: from, Payload: msg, ID: id}
+	e.delivery = hosts.Delivery{From: from, Payload: msg, ID: id, Reliable: en.reliable}
 	e.actions(en.host, s.h.Recv(&e.delivery, e.st.now), false)
 }
 
@@ -832,7 +832,7 @@ func (e *Engine) actions(hi int32, acts []hosts.Action, fromTick bool) {
 		a := &acts[i]
 		switch a.Kind() {
 		case hosts.ActSend:
-			e.send(hi, a.To(), a.Msg(), a.ID())
+			e.send(hi, a.To(), a.Msg(), a.ID(), a.Transport())
 		case hosts.ActRecord:
 			e.emit(hi, s.kind.Tag, a.Event())
 		case hosts.ActTimer:
@@ -865,8 +865,9 @@ const trimAfter = 256
 
 // send encodes a message, asks the network and either schedules the
 // delivery or records the drop and queues SendFailed for the sender. id
-// is the sender's message id (hosts.SendID), kept beside the bytes.
-func (e *Engine) send(hi int32, to string, msg any, id uint64) {
+// is the sender's message id (hosts.SendID), kept beside the bytes; via
+// says whether it goes as a datagram or over a reliable stream.
+func (e *Engine) send(hi int32, to string, msg any, id uint64, via hosts.Transport) {
 	s := &e.st.hosts[hi]
 	ti, ok := e.index[to]
 	if !ok {
@@ -885,7 +886,7 @@ func (e *Engine) send(hi int32, to string, msg any, id uint64) {
 		slab = e.slabs.claim(len(b)) // it fit
 	}
 	b = b[:len(b):len(b)]
-	out, notes := e.st.net.Send(int(hi), ti, int64(len(b)), e.st.now)
+	out, notes := e.offer(hi, ti, int64(len(b)), via)
 	e.notes(notes)
 	if !out.Arrived {
 		e.slabs.release(slab)
@@ -893,7 +894,7 @@ func (e *Engine) send(hi int32, to string, msg any, id uint64) {
 		e.push(entry{at: e.st.now, kind: kindSendFailed, host: hi, gen: s.gen, peer: int32(ti), aux: uint64(out.Reason)})
 		return
 	}
-	e.push(entry{at: out.At, kind: kindDeliver, host: int32(ti), peer: hi, aux: out.ID, wire: e.st.wires.put(b, slab, id), dialed: out.Dialed})
+	e.push(entry{at: out.At, kind: kindDeliver, host: int32(ti), peer: hi, aux: out.ID, wire: e.st.wires.put(b, slab, id), dialed: out.Dialed, reliable: via != hosts.Datagram})
 }
 
 // notes turns the network's side-channel notifications into events.

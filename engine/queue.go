@@ -53,6 +53,8 @@ type entry struct {
 	gen    uint32 // the host's generation when queued (Tick, Timer, SendFailed, Process, Resume); a kill or restart makes it stale
 	kind   entryKind
 	dialed bool // Deliver: this send paid the cold-dial penalty (DialOutcome at pop)
+	// reliable: Deliver: it came over a reliable stream (hosts.Delivery.Reliable).
+	reliable bool
 }
 
 // less orders by (virtual time, sequence number), the only tie-break the

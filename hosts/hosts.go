@@ -63,7 +63,24 @@ type Action struct {
 	event Event
 	at    int64
 	token uint64
+	via   Transport // ActSend: how the message travels
 }
+
+// Transport says how an ActSend travels (docs/decisions.md, "The reliable
+// path"). The zero value is a datagram, what every Send is unless a host
+// asks otherwise.
+type Transport uint8
+
+const (
+	// Datagram is the lossy path (UDP): the network's Send.
+	Datagram Transport = iota
+	// StreamOpen opens a reliable stream (TCP) and sends on it: never
+	// lost, one handshake round trip later, cut by partitions and kills.
+	StreamOpen
+	// StreamReply answers on the stream a reliable delivery came in on
+	// (Delivery.Reliable): never lost, no handshake.
+	StreamReply
+)
 
 // ActionKind names an Action's variant.
 type ActionKind uint8
@@ -98,6 +115,18 @@ func SendID(to string, msg any, id uint64) Action {
 	return Action{kind: ActSend, to: to, msg: msg, token: id}
 }
 
+// SendReliable is the ActSend action over a new reliable stream
+// (StreamOpen): memberlist's TCP fallback ping. id as for SendID.
+func SendReliable(to string, msg any, id uint64) Action {
+	return Action{kind: ActSend, to: to, msg: msg, via: StreamOpen, token: id}
+}
+
+// ReplyReliable is the ActSend action back over the stream a reliable
+// delivery from to came in on (StreamReply). id as for SendID.
+func ReplyReliable(to string, msg any, id uint64) Action {
+	return Action{kind: ActSend, to: to, msg: msg, via: StreamReply, token: id}
+}
+
 // Record is the ActRecord action.
 func Record(ev Event) Action { return Action{kind: ActRecord, event: ev} }
 
@@ -115,6 +144,10 @@ func (a Action) To() string { return a.to }
 
 // Msg is an ActSend's application message.
 func (a Action) Msg() any { return a.msg }
+
+// Transport is how an ActSend travels (Datagram unless built by
+// SendReliable or ReplyReliable).
+func (a Action) Transport() Transport { return a.via }
 
 // Event is an ActRecord's event.
 func (a Action) Event() Event { return a.event }
@@ -147,6 +180,9 @@ type Delivery struct {
 	// ID is the id the sender gave the message (SendID), 0 if none: it
 	// travels beside the bytes, so the receiver can name the same message.
 	ID uint64
+	// Reliable says it came over a reliable stream (SendReliable or
+	// ReplyReliable); ReplyReliable answers on that stream.
+	Reliable bool
 }
 
 // TimerFired is a timer the host scheduled coming due.

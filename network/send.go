@@ -100,6 +100,104 @@ func (n *Network) Send(from, to int, byteLen int64, sentAt int64) (Outcome, []No
 	return Outcome{Arrived: true, At: arrival, ID: id, Dialed: dialed}, n.sendNotes
 }
 
+// SendReliable answers a send query on a reliable stream (TCP) instead
+// of a datagram: the contract addition of docs/decisions.md ("The
+// reliable path"), for memberlist's fallback probe. It is Send without
+// the loss draw and without reorder (a stream delivers in order and
+// retransmits what is lost, which this model does not time), and with
+// one extra leg of latency when handshake is set: the stream's opening
+// round trip, SYN on from→to and SYN-ACK on to→from, each leg the edge's
+// policy latency (scaled by a LatencySpike active on it; no jitter),
+// before the data goes. A reply on a stream the other side opened passes
+// handshake = false. Everything else is as Send: the idle rule, NoRoute,
+// Partitioned (a connection cannot cross a partition: the dial fails,
+// which the sender sees as a send failure and no answer), the send
+// buffer, bandwidth serialisation on the edge's one wire behind whatever
+// is queued there, clamped jitter, the relay floor, the cold dial, the
+// cache. A handshake needs the way back: with no edge to→from the send is
+// Drop(NoRoute).
+//
+// Draws: refused sends draw nothing; an arriving one draws exactly one
+// value, the jitter, from the edge's substream.
+func (n *Network) SendReliable(from, to int, byteLen int64, sentAt int64, handshake bool) (Outcome, []Note) {
+	n.sendNotes = n.sendNotes[:0]
+	n.observe(sentAt)
+
+	e := n.edge(from, to)
+	if e == nil {
+		return Outcome{Reason: NoRoute}, n.sendNotes
+	}
+	var back *edgeState
+	if handshake {
+		if back = n.edge(to, from); back == nil {
+			return Outcome{Reason: NoRoute}, n.sendNotes
+		}
+	}
+	p := &n.policies[e.policy]
+	f := n.use(e)
+	f.prune(sentAt)
+	if f.idledOut(p, sentAt) {
+		f.goCold()
+		n.sendNotes = append(n.sendNotes, cacheNote(e, f, IdledOut))
+	}
+	if f.partitioned {
+		return Outcome{Reason: Partitioned}, n.sendNotes
+	}
+	if f.bufferFull(p, byteLen, sentAt) {
+		return Outcome{Reason: BufferFull}, n.sendNotes
+	}
+
+	n.draws(e, f)
+	jitter := f.stream.Normal(p.JitterStddevNs)
+
+	serStart := max(sentAt, f.lastSerializationEndNs)
+	serEnd := checked.Add(serStart, serializationNs(byteLen, p.BandwidthBps))
+	f.lastSerializationEndNs = serEnd
+
+	propagation := max(checked.Add(p.LatencyNs, jitter), 0)
+	if spike, ok := f.active(LatencySpike, sentAt); ok {
+		propagation = checked.MulDiv(propagation, spike.value, 100)
+	}
+	arrival := checked.Add(serEnd, propagation)
+	if handshake {
+		arrival = checked.Add(arrival, checked.Add(n.legNs(e, f, sentAt), n.legNs(back, n.flowOf(back), sentAt)))
+	}
+
+	if relay, ok := f.active(RelayBuffer, sentAt); ok {
+		arrival = max(arrival, checked.Add(sentAt, relay.value))
+	}
+
+	dialed := f.state == Cold
+	if dialed {
+		arrival = checked.Add(arrival, p.ColdDialPenaltyNs)
+		f.state, f.warmingSince = Warming, sentAt
+		n.sendNotes = append(n.sendNotes,
+			Note{From: int(e.from), To: int(e.to), Kind: NoteDialStart},
+			cacheNote(e, f, Dialed))
+	}
+
+	f.lastSendNs = sentAt
+	if f.state == Warming && checked.Sub(sentAt, f.warmingSince) >= p.CacheWarmAfterNs {
+		f.state = Warm
+		n.sendNotes = append(n.sendNotes, cacheNote(e, f, Warmed))
+	}
+
+	id := n.nextID
+	n.nextID++
+	f.inFlight = append(f.inFlight, delivery{id: id, at: arrival, dialed: dialed})
+	return Outcome{Arrived: true, At: arrival, ID: id, Dialed: dialed}, n.sendNotes
+}
+
+// legNs is one handshake leg on e (whose flow, possibly nil, is f) at t:
+// the policy latency, scaled by a LatencySpike active on the edge.
+func (n *Network) legNs(e *edgeState, f *edgeFlow, t int64) int64 {
+	leg := n.policies[e.policy].LatencyNs
+	if spike, ok := f.active(LatencySpike, t); ok {
+		leg = checked.MulDiv(leg, spike.value, 100)
+	}
+	return leg
+}
+
 // cacheNote reports e's transition into its current state, held in f.
 func cacheNote(e *edgeState, f *edgeFlow, t Transition) Note {
 	return Note{From: int(e.from), To: int(e.to), Kind: NoteCacheChange, Transition: t, State: f.state}

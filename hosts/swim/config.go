@@ -125,6 +125,12 @@ type Config struct {
 	// every fresh restart); 0 by default. For tests of the top of the
 	// incarnation range (memberlist's is a wrapping uint32).
 	InitialIncarnation uint64
+	// FallbackProbe sends, at the probe timeout and alongside the
+	// ping_reqs, a direct ping over a reliable stream (TCP) that counts as
+	// an ack if its answer comes back by the end of the probe interval:
+	// memberlist's fallback probe, on unless DisableTcpPings (kind_config
+	// fallback_probe; off by default, the behaviour before it existed).
+	FallbackProbe bool
 }
 
 // Lifeguard reports whether every Lifeguard component is on.
@@ -298,6 +304,13 @@ func ParseConfig(kv map[string]any) (Config, []ConfigError) {
 			default:
 				errs = append(errs, ConfigError{field(key), fmt.Sprintf("must be \"swim\" or \"memberlist\", got %q", str)})
 			}
+		case "fallback_probe":
+			b, ok := v.(bool)
+			if !ok {
+				errs = append(errs, ConfigError{field(key), "must be a boolean, got " + typeName(v)})
+				continue
+			}
+			c.FallbackProbe = b
 		case "seeds":
 			seeds, err := asStrings(v)
 			if err != "" {

@@ -15,6 +15,20 @@ const (
 	EffectEvent
 )
 
+// Transport says how an EffectSend's message travels.
+type Transport uint8
+
+const (
+	// Packet is a datagram (UDP): every message but the fallback probe's.
+	Packet Transport = iota
+	// StreamOpen opens a reliable stream (TCP) to To and sends Msg on it:
+	// the fallback probe's ping (Config.FallbackProbe).
+	StreamOpen
+	// StreamReply sends Msg back on the stream the message being answered
+	// came in on (ReceiveStream): the fallback probe's ack.
+	StreamReply
+)
+
 // Effect is one thing the node wants done, in the order it happened.
 // A send's ID is the message's id, the one its message_sent names: a
 // transport that can carry it beside the bytes hands it to the receiver's
@@ -27,6 +41,9 @@ type Effect struct {
 	At    int64
 	Token uint64
 	Event Event
+	// Transport is how an EffectSend travels; Packet unless the node
+	// asks for a stream.
+	Transport Transport
 }
 
 // Output receives a node's effects one by one as they happen, in the
@@ -40,6 +57,15 @@ type Output interface {
 	Send(to string, msg *Message, id uint64)
 	Timer(at int64, token uint64)
 	Event(e Event)
+}
+
+// StreamOutput is an Output that can also send over a reliable stream.
+// A node with Config.FallbackProbe hands its stream sends to SendStream;
+// an Output without it gets them through Send, as datagrams (a transport
+// with no streams: the fallback is then a second direct ping).
+type StreamOutput interface {
+	Output
+	SendStream(to string, msg *Message, t Transport, id uint64)
 }
 
 // SetOutput makes the node hand its effects to o as they happen; its calls
@@ -69,6 +95,19 @@ func (n *Node) sendEffect(to string, msg *Message, id uint64) {
 		return
 	}
 	n.out = append(n.out, Effect{Kind: EffectSend, To: to, Msg: msg, ID: id})
+}
+
+// streamEffect emits a send over a reliable stream; id as for sendEffect.
+func (n *Node) streamEffect(to string, msg *Message, t Transport, id uint64) {
+	if n.output != nil {
+		if so, ok := n.output.(StreamOutput); ok {
+			so.SendStream(to, msg, t, id)
+		} else {
+			n.output.Send(to, msg, id)
+		}
+		return
+	}
+	n.out = append(n.out, Effect{Kind: EffectSend, To: to, Msg: msg, Transport: t, ID: id})
 }
 
 // Timer tokens: the top byte says what the timer is for, the low 56 bits

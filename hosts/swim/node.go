@@ -54,6 +54,10 @@ type Node struct {
 	out      []Effect
 	output   Output // when set, effects go here instead of out
 	scratch  []int32
+
+	// viaStream says the message being received came over a reliable
+	// stream (ReceiveStream); false between calls.
+	viaStream bool
 }
 
 type member struct {
@@ -366,6 +370,22 @@ func (n *Node) ReceiveID(from string, id uint64, msg *Message, now int64) []Effe
 		n.counters.Malformed++
 	}
 	return n.out
+}
+
+// ReceiveStream is Receive for a message that came over a reliable
+// stream (TCP) rather than as a datagram: a fallback probe's ping, which
+// the node answers on the same stream, or its ack. The wire format cannot
+// say how a message travelled; the transport does.
+func (n *Node) ReceiveStream(from string, msg *Message, now int64) []Effect {
+	return n.ReceiveStreamID(from, 0, msg, now)
+}
+
+// ReceiveStreamID is ReceiveStream of the message the sender numbered id
+// (as ReceiveID).
+func (n *Node) ReceiveStreamID(from string, id uint64, msg *Message, now int64) []Effect {
+	n.viaStream = true
+	defer func() { n.viaStream = false }()
+	return n.ReceiveID(from, id, msg, now)
 }
 
 // TimerFired handles a timer the node armed. Stale and unknown tokens are

@@ -121,22 +121,55 @@ func (n *Node) onProbeTimeout() {
 	p.timedOut = true
 	target := n.members[p.target].id
 	n.emit(&ProbeTimedOut{Target: target, Seq: p.seq, Mode: ModeDirect})
-	via := n.pickIntermediaries(p.target)
-	if len(via) == 0 {
-		return
+	if via := n.pickIntermediaries(p.target); len(via) > 0 {
+		if !n.cfg.NoNack {
+			p.expectedNacks = len(via)
+		}
+		ids := make([]string, len(via))
+		for i, idx := range via {
+			ids[i] = n.members[idx].id
+		}
+		n.counters.IndirectProbes++
+		n.emit(&ProbeSent{Target: target, Seq: p.seq, Mode: ModeIndirect, Via: ids})
+		for _, id := range ids {
+			n.send(id, &Message{Kind: PingReq, Seq: p.seq, Target: target})
+		}
 	}
-	if !n.cfg.NoNack {
-		p.expectedNacks = len(via)
+	if n.cfg.FallbackProbe {
+		n.sendFallback(target)
 	}
-	ids := make([]string, len(via))
-	for i, idx := range via {
-		ids[i] = n.members[idx].id
-	}
-	n.counters.IndirectProbes++
-	n.emit(&ProbeSent{Target: target, Seq: p.seq, Mode: ModeIndirect, Via: ids})
-	for _, id := range ids {
-		n.send(id, &Message{Kind: PingReq, Seq: p.seq, Target: target})
-	}
+}
+
+// ModeFallback is the probe mode of the fallback probe: the direct ping
+// sent again over a reliable stream at the probe timeout
+// (Config.FallbackProbe).
+const ModeFallback = "fallback"
+
+// sendFallback is memberlist's TCP fallback (probeNode, after the
+// ping_reqs): the probe's ping, with the probe's seq, over a new
+// reliable stream to the target, whatever intermediaries there are. It
+// carries no updates, as memberlist's stream ping carries none. Its ack
+// comes back on the stream and counts as the probe's ack if it arrives
+// before the probe's deadline (onAck); after that, it is stale, as
+// memberlist's connection deadline is the end of the probe interval.
+func (n *Node) sendFallback(target string) {
+	p := &n.probe
+	n.emit(&ProbeSent{Target: target, Seq: p.seq, Mode: ModeFallback})
+	n.sendBare(target, &Message{Kind: Ping, Seq: p.seq, Target: target}, StreamOpen)
+}
+
+// sendBare sends msg over a reliable stream with no piggybacked updates
+// (no accusation stapled either): memberlist sends its stream ping and
+// the ack to it bare. It records message_sent like every send.
+func (n *Node) sendBare(to string, msg *Message, t Transport) {
+	msg.From = n.self
+	msg.Updates = nil
+	size := EncodedSize(msg)
+	n.counters.MessagesSent++
+	n.counters.BytesSent += uint64(size)
+	id := n.counters.MessagesSent
+	n.emit(&MessageSent{Peer: to, Message: msg.Kind, Bytes: size, Sender: n.self, ID: id, Seq: msg.Seq})
+	n.streamEffect(to, msg, t, id)
 }
 
 // pickIntermediaries draws up to IndirectChecks distinct alive members
@@ -199,12 +232,24 @@ func (n *Node) onPing(from string, msg *Message) {
 		n.counters.Misdirected++
 		return
 	}
+	if n.viaStream { // a fallback probe: answer on its stream
+		n.sendBare(from, &Message{Kind: Ack, Seq: msg.Seq}, StreamReply)
+		return
+	}
 	n.send(from, &Message{Kind: Ack, Seq: msg.Seq})
 }
 
 // onAck completes the probe in flight or a relay; anything else (a late
 // ack, a reconnect ping's ack) is counted.
 func (n *Node) onAck(msg *Message, now int64) {
+	if n.viaStream { // the fallback probe's answer
+		if p := &n.probe; p.active && msg.Seq == p.seq {
+			n.probeSucceeded(ModeFallback, now)
+			return
+		}
+		n.counters.StaleAcks++
+		return
+	}
 	if p := &n.probe; p.active && msg.Seq == p.seq {
 		n.probeSucceeded(ModeDirect, now)
 		return

@@ -93,7 +93,11 @@ func (h *host) Recv(m hosts.Message, now int64) []hosts.Action {
 	h.begin()
 	switch m := m.(type) {
 	case *hosts.Delivery:
-		h.node.ReceiveID(m.From, m.ID, m.Payload.(*swim.Message), now)
+		if m.Reliable { // it came over a stream: the node answers on it
+			h.node.ReceiveStreamID(m.From, m.ID, m.Payload.(*swim.Message), now)
+		} else {
+			h.node.ReceiveID(m.From, m.ID, m.Payload.(*swim.Message), now)
+		}
 	case *hosts.TimerFired:
 		h.node.TimerFired(m.Token, now)
 	case *hosts.SendFailed:
@@ -130,6 +134,17 @@ func (h *host) Send(to string, msg *swim.Message, id uint64) {
 }
 func (h *host) Timer(at int64, token uint64) { h.acts = append(h.acts, hosts.Timer(at, token)) }
 func (h *host) Event(e swim.Event)           { h.acts = append(h.acts, hosts.Record(e)) }
+
+// SendStream is swim.StreamOutput: the fallback probe's ping opens a
+// reliable stream, its ack answers on it (docs/decisions.md, "The
+// reliable path").
+func (h *host) SendStream(to string, msg *swim.Message, t swim.Transport, id uint64) {
+	if t == swim.StreamReply {
+		h.acts = append(h.acts, hosts.ReplyReliable(to, msg, id))
+		return
+	}
+	h.acts = append(h.acts, hosts.SendReliable(to, msg, id))
+}
 
 // maxKeptActions is the largest action buffer a host keeps between calls.
 const maxKeptActions = 256
