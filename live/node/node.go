@@ -213,7 +213,16 @@ func (n *Node) loop() {
 		case <-n.stop:
 			return
 		case <-tick.C:
-			n.begin()
+			// The node is handed the instant the tick was scheduled
+			// for, as a ticker-driven runtime paces its work (memberlist
+			// runs its probe loop on a ticker): the wake-up comes a
+			// fraction of a millisecond later, and handing that instead
+			// made a probe due exactly on a tick miss it whenever the
+			// wake was less late than the one the due time was set from
+			// (docs/calibration.md, mechanism 1). The node's time never
+			// goes back: a receive handled after the scheduled instant
+			// keeps its own.
+			n.now = max(n.now, n.nextTick)
 			n.sw.Tick(n.now)
 			n.settle()
 			n.nextTick = max(n.nextTick+n.cfg.TickPeriodNs, n.now)
