@@ -50,6 +50,7 @@ var Kind = &hosts.Kind{
 	New:         newHost,
 	Codec:       llmwire.Codec{},
 	Cancellable: true,
+	Faults:      Catalog,
 }
 
 type phase uint8

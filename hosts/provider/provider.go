@@ -37,8 +37,9 @@ var Kind = &hosts.Kind{
 		_, errs := ParseScript(config)
 		return errs
 	},
-	New:   newHost,
-	Codec: llmwire.Codec{},
+	New:    newHost,
+	Codec:  llmwire.Codec{},
+	Faults: Catalog,
 }
 
 type host struct {

@@ -60,6 +60,7 @@ var Kind = &hosts.Kind{
 	New:         newHost,
 	Codec:       llmwire.Codec{},
 	Cancellable: true,
+	Faults:      Catalog,
 }
 
 // effect is one scripted tool run.
