@@ -21,7 +21,7 @@ import (
 var Library embed.FS
 
 // LibraryNames returns the names of the embedded properties, sorted
-// ("gossip_flap", "gossip_flap_legacy").
+// ("agent_faults", "agent_faults_bug", "gossip_flap", "gossip_flap_legacy").
 func LibraryNames() []string {
 	entries, _ := fs.ReadDir(Library, "library") // embedded: cannot fail
 	var names []string
