@@ -92,7 +92,9 @@ func applyFault(config map[string]any, place int, kind string, r *rng.Stream) ma
 		f["stall_ns"] = between(r, 1_000_000_000, 12_000_000_000)
 	case FaultOversized:
 		f["after_chunks"] = between(r, 0, events-1)
-		f["bytes"] = between(r, 16<<10, 1<<20)
+		s, _ := ParseScript(config)
+		hi := min(1<<20, MaxOversizedEvents*s.MaxChunkBytes)
+		f["bytes"] = between(r, min(16<<10, hi), hi)
 	case FaultOverloaded, FaultHang, FaultTruncated, FaultMalformedSSE, FaultMalformedJSON:
 		f["after_chunks"] = between(r, 0, events-1)
 	case FaultDuplicateFrag:
