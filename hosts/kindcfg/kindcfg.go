@@ -233,8 +233,8 @@ func cloneValue(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = cloneValue(e)
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			out[k] = cloneValue(x[k])
 		}
 		return out
 	case []any:
