@@ -64,6 +64,11 @@ type Kind struct {
 	// kind_config a fault can be placed, and how. Properties draw seeded
 	// fault schedules over it ([space.faults], docs/sweeps.md).
 	Faults *FaultCatalog
+	// Summary, when set, renders a snapshot the kind's hosts produced as
+	// one short line for the stepper's host pane (agent: turn, pending
+	// call, retries, store length). It returns "" for bytes it cannot
+	// read, and never panics.
+	Summary func(snapshot []byte) string
 }
 
 // FaultCatalog is a kind's fault catalog for seeded fault schedules. A

@@ -104,6 +104,7 @@ func NewModel(sc *scenarios.Scenario, reg *hosts.Registry, opts Options) (Model,
 		bps:  withDefaultBreakpoints(opts.Breakpoints),
 		seed: s.Scenario().Seed, name: s.Scenario().Name,
 	}
+	m.host.kinds = reg
 	if m.width <= 0 || m.height <= 0 {
 		m.width, m.height = 80, 24
 	}

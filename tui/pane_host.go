@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/detsim/detsim/engine"
+	"github.com/detsim/detsim/hosts"
 )
 
 // hostPane is the selected host's full view: for SWIM its incarnation,
@@ -13,6 +14,7 @@ import (
 type hostPane struct {
 	size
 	scroller
+	kinds *hosts.Registry // for each kind's Summary (pane_kind.go)
 }
 
 func (p hostPane) View(c *drawCtx, sel int) []string {
@@ -68,7 +70,7 @@ func (p hostPane) lines(c *drawCtx, r *hostRow) []string {
 		return []string{" not started"}
 	}
 	if r.swim == nil {
-		return kvLines(c, r.kv, r.kvChanged, p.w)
+		return kindLines(c, p.kinds, r, p.w)
 	}
 	s := r.swim
 	f := c.f

@@ -51,6 +51,7 @@ var Kind = &hosts.Kind{
 	Codec:       llmwire.Codec{},
 	Cancellable: true,
 	Faults:      Catalog,
+	Summary:     Summary,
 }
 
 type phase uint8

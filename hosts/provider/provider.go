@@ -37,9 +37,10 @@ var Kind = &hosts.Kind{
 		_, errs := ParseScript(config)
 		return errs
 	},
-	New:    newHost,
-	Codec:  llmwire.Codec{},
-	Faults: Catalog,
+	New:     newHost,
+	Codec:   llmwire.Codec{},
+	Faults:  Catalog,
+	Summary: Summary,
 }
 
 type host struct {

@@ -61,6 +61,7 @@ var Kind = &hosts.Kind{
 	Codec:       llmwire.Codec{},
 	Cancellable: true,
 	Faults:      Catalog,
+	Summary:     Summary,
 }
 
 // effect is one scripted tool run.
