@@ -65,6 +65,32 @@ type Kind struct {
 	// Cancellable says the kind's hosts accept a *Cancel through Recv;
 	// the loader rejects a Cancel mutation aimed at any other kind.
 	Cancellable bool
+	// Faults, when set, is the kind's fault catalog: where in a peer's
+	// kind_config a fault can be placed, and how. Properties draw seeded
+	// fault schedules over it ([space.faults], docs/sweeps.md).
+	Faults *FaultCatalog
+	// Summary, when set, renders a snapshot the kind's hosts produced as
+	// one short line for the stepper's host pane (agent: turn, pending
+	// call, retries, store length). It returns "" for bytes it cannot
+	// read, and never panics.
+	Summary func(snapshot []byte) string
+}
+
+// FaultCatalog is a kind's fault catalog for seeded fault schedules. A
+// place is one slot of a validated kind_config that can carry a fault (a
+// provider's script entry, a tool's effect); Places counts them, Fits
+// says whether fault kind may go at place, and Apply returns a copy of
+// config with it there, its parameters drawn from r. None of them
+// modifies config; each is a pure function of its arguments, so a seed
+// names the same schedule in every process.
+type FaultCatalog struct {
+	// Kinds lists every fault kind, in catalog order.
+	Kinds  []string
+	Places func(config map[string]any) int
+	Fits   func(config map[string]any, place int, kind string) bool
+	// Apply is called only where Fits holds, and its result must be a
+	// kind_config Validate accepts.
+	Apply func(config map[string]any, place int, kind string, r *rng.Stream) map[string]any
 }
 
 // Registry maps kind tags to kinds. It is built once at start-up and read

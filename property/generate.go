@@ -54,8 +54,11 @@ func (p *Property) Point(seed uint64) Point {
 	root := rng.New(seed)
 	draw := func(label string, r Range) int64 { return r.draw(root.Host("property", label)) }
 	pt := Point{Seed: seed, DurationNs: p.Base.DurationNs}
-	n := draw("peers", p.Space.Peers)
-	pt.Peers = peerIDs(n)
+	if p.KeepBase {
+		pt.Peers = p.baseIDs()
+	} else {
+		pt.Peers = peerIDs(draw("peers", p.Space.Peers))
+	}
 	if p.Space.DurationNs.Set() {
 		pt.DurationNs = draw("duration_ns", p.Space.DurationNs)
 	}
@@ -76,7 +79,12 @@ func (p *Property) Point(seed uint64) Point {
 
 // corner is the point with every range at pick(range), for validation.
 func (p *Property) corner(pick func(Range) int64) Point {
-	pt := Point{DurationNs: p.Base.DurationNs, Peers: peerIDs(pick(p.Space.Peers))}
+	pt := Point{DurationNs: p.Base.DurationNs}
+	if p.KeepBase {
+		pt.Peers = p.baseIDs()
+	} else {
+		pt.Peers = peerIDs(pick(p.Space.Peers))
+	}
 	if p.Space.DurationNs.Set() {
 		pt.DurationNs = pick(p.Space.DurationNs)
 	}
@@ -95,6 +103,15 @@ func (p *Property) corner(pick func(Range) int64) Point {
 	return pt
 }
 
+// baseIDs are the base scenario's peer ids, sorted.
+func (p *Property) baseIDs() []string {
+	ids := make([]string, len(p.Base.Peers))
+	for i, pe := range p.Base.Peers {
+		ids[i] = pe.ID
+	}
+	return ids
+}
+
 func peerIDs(n int64) []string {
 	ids := make([]string, n)
 	for i := range ids {
@@ -110,22 +127,32 @@ func (p *Property) Scenario(seed uint64, reg *hosts.Registry) (*scenarios.Scenar
 	if seed > scenarios.MaxSeed {
 		return nil, fmt.Errorf("seed %d: at most %d", seed, uint64(scenarios.MaxSeed))
 	}
-	return p.build(p.Point(seed), fmt.Sprintf("%s#seed=%d", p.Path, seed), reg)
+	return p.build(p.Point(seed), fmt.Sprintf("%s#seed=%d", p.Path, seed), reg, nil)
 }
 
-// TOML renders the point's scenario as a scenario file (no header).
-func (p *Property) TOML(pt Point) ([]byte, error) {
+// TOML renders the point's scenario as a scenario file (no header), the
+// seed's fault schedule and mutation groups applied.
+func (p *Property) TOML(pt Point) ([]byte, error) { return p.encode(pt, nil) }
+
+// encode renders the point's scenario; pick, when set, marks a corner:
+// no fault is placed and every mutation group is included at
+// pick(at_ns).
+func (p *Property) encode(pt Point, pick func(Range) int64) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := toml.NewEncoder(&buf)
 	enc.Indent = ""
-	if err := enc.Encode(p.tree(pt)); err != nil {
+	t, err := p.tree(pt, pick)
+	if err != nil {
+		return nil, err
+	}
+	if err := enc.Encode(t); err != nil {
 		return nil, fmt.Errorf("property %s: encoding seed %d: %w", p.Name, pt.Seed, err)
 	}
 	return buf.Bytes(), nil
 }
 
-func (p *Property) build(pt Point, path string, reg *hosts.Registry) (*scenarios.Scenario, error) {
-	data, err := p.TOML(pt)
+func (p *Property) build(pt Point, path string, reg *hosts.Registry, pick func(Range) int64) (*scenarios.Scenario, error) {
+	data, err := p.encode(pt, pick)
 	if err != nil {
 		return nil, err
 	}
@@ -139,15 +166,22 @@ func (p *Property) build(pt Point, path string, reg *hosts.Registry) (*scenarios
 // termination and the snapshots inside the run; its peers, links,
 // mutations and assertions name peers that generated scenarios do not
 // have, and are replaced.
-func (p *Property) tree(pt Point) map[string]any {
+func (p *Property) tree(pt Point, pick func(Range) int64) (map[string]any, error) {
+	if p.KeepBase {
+		return p.keptTree(pt, pick)
+	}
 	b := p.Base
+	var peers []map[string]any
+	for _, e := range p.peerTables(pt, pick == nil) {
+		peers = append(peers, e.m)
+	}
 	t := map[string]any{
 		"name":         fmt.Sprintf("%s-%d", p.Name, pt.Seed),
 		"seed":         int64(pt.Seed),
 		"duration_ns":  pt.DurationNs,
 		"default_tick": map[string]any{"period_ns": b.TickPeriodNs},
 		"default_link": policyTable(b.DefaultLink),
-		"peers":        p.peers(pt),
+		"peers":        peers,
 		"assertions":   p.assertions(pt),
 	}
 	if b.EarlyTerminate {
@@ -165,11 +199,87 @@ func (p *Property) tree(pt Point) map[string]any {
 	if len(snaps) > 0 {
 		t["snapshots"] = snaps
 	}
-	return t
+	if ms := p.mutations(pt.Seed, pick); len(ms) > 0 {
+		t["mutations"] = ms
+	}
+	return t, nil
 }
 
-func (p *Property) peers(pt Point) []map[string]any {
-	out := make([]map[string]any, len(pt.Peers))
+// keptTree is the scenario of a KeepBase property: the base's whole
+// tree, with the name, seed and the space's draws put in.
+func (p *Property) keptTree(pt Point, pick func(Range) int64) (map[string]any, error) {
+	t, err := scenarios.DecodeTree(p.Base.TOML())
+	if err != nil {
+		return nil, fmt.Errorf("property %s: re-reading the base: %w", p.Name, err)
+	}
+	t["name"] = fmt.Sprintf("%s-%d", p.Name, pt.Seed)
+	t["seed"] = int64(pt.Seed)
+	t["duration_ns"] = pt.DurationNs
+	var peers []map[string]any
+	for _, e := range p.peerTables(pt, pick == nil) {
+		peers = append(peers, e.m)
+	}
+	t["peers"] = peers
+	if len(p.Space.Links) > 0 {
+		t["links"] = p.links(pt)
+	}
+	if len(p.Assertions) > 0 {
+		t["assertions"] = p.assertions(pt)
+	}
+	var snaps []map[string]any
+	for _, s := range tables(t["snapshots"]) {
+		if at, _ := s["at_ns"].(int64); at <= pt.DurationNs {
+			snaps = append(snaps, s)
+		}
+	}
+	delete(t, "snapshots")
+	if len(snaps) > 0 {
+		t["snapshots"] = snaps
+	}
+	ms := tables(t["mutations"])
+	ms = append(slices.Clone(ms), p.mutations(pt.Seed, pick)...)
+	delete(t, "mutations")
+	if len(ms) > 0 {
+		t["mutations"] = ms
+	}
+	return t, nil
+}
+
+// peerEntry is one peer's [[peers]] table and the faults placed in it.
+type peerEntry struct {
+	m      map[string]any
+	placed []PlacedFault
+}
+
+// peerTables declares the point's peers (the base's, for a KeepBase
+// property), with the seed's fault schedule applied when sched is set.
+func (p *Property) peerTables(pt Point, sched bool) []peerEntry {
+	var on []string
+	if sched {
+		on = p.FaultsOn(pt.Seed)
+	}
+	if p.KeepBase {
+		t, _ := scenarios.DecodeTree(p.Base.TOML()) // it parsed once: keptTree reports an error
+		var out []peerEntry
+		for _, m := range tables(t["peers"]) {
+			e := peerEntry{m: m}
+			if sched {
+				id, _ := m["id"].(string)
+				kind, _ := m["kind"].(string)
+				kc, _ := m["kind_config"].(map[string]any)
+				if kc == nil {
+					kc = map[string]any{}
+				}
+				kc, e.placed = p.placeFaults(pt.Seed, on, id, kind, kc)
+				if len(kc) > 0 {
+					m["kind_config"] = kc
+				}
+			}
+			out = append(out, e)
+		}
+		return out
+	}
+	out := make([]peerEntry, len(pt.Peers))
 	for i, id := range pt.Peers {
 		role := p.Peer.Rest
 		if i == 0 {
@@ -180,6 +290,10 @@ func (p *Property) peers(pt Point) []map[string]any {
 		for k, kr := range p.Space.KindConfig {
 			kc[kr.Key] = pt.KindConfig[k]
 		}
+		var placed []PlacedFault
+		if sched {
+			kc, placed = p.placeFaults(pt.Seed, on, id, p.Peer.Kind, kc)
+		}
 		e := map[string]any{"id": id, "kind": p.Peer.Kind}
 		if len(kc) > 0 {
 			e["kind_config"] = kc
@@ -187,7 +301,7 @@ func (p *Property) peers(pt Point) []map[string]any {
 		if role.InitialState != "" {
 			e["initial_state"] = role.InitialState
 		}
-		out[i] = e
+		out[i] = peerEntry{m: e, placed: placed}
 	}
 	return out
 }

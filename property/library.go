@@ -21,7 +21,7 @@ import (
 var Library embed.FS
 
 // LibraryNames returns the names of the embedded properties, sorted
-// ("gossip_flap", "gossip_flap_legacy", "gossip_flap_wan", …).
+// ("agent_faults", "gossip_flap", "gossip_flap_wan", …).
 func LibraryNames() []string {
 	entries, _ := fs.ReadDir(Library, "library") // embedded: cannot fail
 	var names []string

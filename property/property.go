@@ -56,6 +56,11 @@ type Property struct {
 	Base    *scenarios.Scenario
 	Space   Space
 	Peer    PeerTemplate
+	// KeepBase: the file has no [peer] and its space draws no peer count,
+	// so every scenario keeps the base's peers, links, mutations and (when
+	// the file lists none) assertions; the space varies only what it
+	// declares (duration, link keys, faults, mutation groups).
+	KeepBase bool
 	// Assertions are the [[assertions]] templates as written; Scenario
 	// expands `peer = "*"` and `peers = "*"` in them.
 	Assertions []map[string]any
@@ -74,6 +79,10 @@ type Space struct {
 	// KindConfig are integer kind_config keys drawn once per scenario and
 	// given to every peer, sorted by key.
 	KindConfig []KeyRange
+	// Faults is [space.faults], the seeded fault schedule; nil if absent.
+	Faults *FaultSpace
+	// Mutations are the [[space.mutations]] groups a seed may include.
+	Mutations []MutationGroup
 }
 
 // KeyRange is one drawn key and its range.
@@ -152,9 +161,13 @@ func Parse(path string, data []byte, reg *hosts.Registry, loadBase func(ref stri
 	}
 	p := &Property{Path: path}
 	p.checkHeader(&r, &f)
-	p.checkSpace(&r, f.Space)
-	p.checkPeer(&r, f.Peer)
-	if len(f.Assertions) == 0 {
+	_, drawsPeers := f.Space["peers"]
+	p.KeepBase = f.Peer == nil && !drawsPeers && f.Space != nil
+	p.checkSpace(&r, f.Space, reg)
+	if !p.KeepBase {
+		p.checkPeer(&r, f.Peer)
+	}
+	if len(f.Assertions) == 0 && !p.KeepBase {
 		r.add("assertions", "missing: a property applies at least one [[assertions]]")
 	}
 	p.Assertions = f.Assertions
@@ -209,7 +222,7 @@ func (p *Property) checkHeader(r *report, f *file) {
 	}
 }
 
-func (p *Property) checkSpace(r *report, space map[string]any) {
+func (p *Property) checkSpace(r *report, space map[string]any, reg *hosts.Registry) {
 	if space == nil {
 		r.add("space", "missing (required table)")
 		return
@@ -230,13 +243,15 @@ func (p *Property) checkSpace(r *report, space map[string]any) {
 		}
 		return rg, true
 	}
-	known := []string{"peers", "duration_ns", "kind_config"}
+	known := []string{"peers", "duration_ns", "kind_config", "faults", "mutations"}
 	var ok bool
 	if p.Space.Peers, ok = get("peers", 1, MaxPeers); !ok {
-		if _, present := space["peers"]; !present {
+		if _, present := space["peers"]; !present && !p.KeepBase {
 			r.add("space.peers", "missing (required): the peer count, an integer or [min, max]")
 		}
 	}
+	p.checkFaults(r, space["faults"], reg)
+	p.checkMutations(r, space["mutations"])
 	p.Space.DurationNs, _ = get("duration_ns", 1, scenarios.MaxTimeNs)
 	for _, k := range scenarios.PolicyFields {
 		known = append(known, k.Key)
@@ -246,11 +261,15 @@ func (p *Property) checkSpace(r *report, space map[string]any) {
 	}
 	for _, k := range slices.Sorted(maps.Keys(space)) {
 		if !slices.Contains(known, k) {
-			r.add("space."+k, "unknown key (the space draws peers, duration_ns, the [default_link] keys and [space.kind_config])")
+			r.add("space."+k, "unknown key (the space draws peers, duration_ns, the [default_link] keys, [space.kind_config], [space.faults] and [[space.mutations]])")
 		}
 	}
 	kc, present := space["kind_config"]
 	if !present {
+		return
+	}
+	if p.KeepBase {
+		r.add("space.kind_config", "gives keys to every generated peer; a property without [peer] keeps the base's peers, of several kinds")
 		return
 	}
 	tbl, isTable := kc.(map[string]any)
@@ -305,7 +324,7 @@ func (p *Property) checkCorners(r *report, reg *hosts.Registry) {
 			return
 		}
 		pt := p.corner(c.pick)
-		_, err := p.build(pt, p.Path+"#"+c.name, reg)
+		_, err := p.build(pt, p.Path+"#"+c.name, reg, c.pick)
 		if err == nil {
 			continue
 		}

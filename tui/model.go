@@ -120,6 +120,7 @@ func NewModel(sc *scenarios.Scenario, reg *hosts.Registry, opts Options) (Model,
 		seed: s.Scenario().Seed, name: s.Scenario().Name,
 		scen: s.Scenario(), reg: reg, version: opts.Version, pictureRoot: opts.PictureDir,
 	}
+	m.host.kinds = reg
 	if m.width <= 0 || m.height <= 0 {
 		m.width, m.height = 80, 24
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/detsim/detsim/engine"
+	"github.com/detsim/detsim/hosts"
 )
 
 // hostPane is the selected host's full view: for SWIM its incarnation,
@@ -16,7 +17,8 @@ import (
 type hostPane struct {
 	size
 	scroller
-	cur int // the line under the cursor
+	cur   int             // the line under the cursor
+	kinds *hosts.Registry // for each kind's Summary (pane_kind.go)
 }
 
 // hostLine is one line of the host pane; an accused member's lines name
@@ -122,7 +124,7 @@ func (p hostPane) lines(c *drawCtx, r *hostRow) []hostLine {
 		return plainLines([]string{" not started"})
 	}
 	if r.swim == nil {
-		return plainLines(kvLines(c, r.kv, r.kvChanged, p.w))
+		return plainLines(kindLines(c, p.kinds, r, p.w))
 	}
 	s := r.swim
 	f := c.f

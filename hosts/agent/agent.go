@@ -50,6 +50,8 @@ var Kind = &hosts.Kind{
 	New:         newHost,
 	Codec:       llmwire.Codec{},
 	Cancellable: true,
+	Faults:      Catalog,
+	Summary:     Summary,
 }
 
 type phase uint8
@@ -565,7 +567,21 @@ func (h *host) cancel(now int64) {
 		h.ev("cancel_settled", llmwire.I("turn", h.turn+1), llmwire.S("episode", h.outcome))
 		return
 	case phaseIdle:
+		// A fresh life cancelled before its first tick settles what its
+		// last life left open first: every effect still ends in one
+		// outcome.
 		h.cancelling = true
+		if h.recovered {
+			ended, ok := h.settleOpen()
+			if !ok {
+				return
+			}
+			if ended != "" {
+				h.phase, h.outcome = phaseDone, ended
+				h.ev("cancel_settled", llmwire.I("turn", h.turn+1), llmwire.S("episode", ended))
+				return
+			}
+		}
 		h.settle(now)
 		return
 	}
@@ -610,9 +626,57 @@ func (h *host) settle(now int64) {
 }
 
 // recover resumes from the store a previous life left: it settles the
-// effects that life left open, then starts the first turn with no
-// committed record.
+// effects that life left open, then resumes the first turn with no
+// committed turn record. A turn whose model call already ended ok is
+// past its call: its tools are what was left (now settled), so it ends
+// without calling the model again — another call would retry an attempt
+// that delivered content, and repeat its tool use ids.
 func (h *host) recover(now int64) {
+	ended, ok := h.settleOpen()
+	if !ok {
+		return
+	}
+	if ended != "" {
+		h.phase, h.outcome = phaseDone, ended
+		return
+	}
+	// Attempts already made for the resumed turn count against its budget.
+	answered := false
+	calls := map[string]bool{}
+	for _, r := range h.st.recs {
+		if r.turn != h.turn {
+			continue
+		}
+		switch {
+		case r.kind == "started" && r.value == "model_call":
+			h.attempts++
+			calls[r.id] = true
+		case r.kind == "outcome" && r.value == "ok" && calls[r.id]:
+			answered = true
+		}
+	}
+	h.ev("episode_resumed", llmwire.I("turn", h.turn+1), llmwire.I("attempts", h.attempts))
+	switch {
+	case h.turn >= h.cfg.turns:
+		h.startTurn(now)
+	case answered:
+		h.phase = phaseTools
+		h.maybeEndTools(now)
+	case h.attempts >= h.cfg.maxAttempts:
+		h.endTurn("failed", now)
+	default:
+		h.startAttempt(now)
+	}
+}
+
+// settleOpen reads the store a previous life left: it sets the turn to
+// the first with no committed turn record and settles as failed
+// (interrupted_by_restart) every effect that life started and never
+// ended, a tool use's synthesised result queued for the next request.
+// It returns the episode's recorded end ("" if none), and false if the
+// store went down meanwhile.
+func (h *host) settleOpen() (string, bool) {
+	h.recovered = false
 	seqs := make([]string, len(h.st.recs))
 	for i, r := range h.st.recs {
 		seqs[i] = strconv.FormatInt(r.seq, 10)
@@ -644,32 +708,12 @@ func (h *host) recover(now int64) {
 			llmwire.S("reason", "interrupted_by_restart"), llmwire.B("content_delivered", false), llmwire.I("frames", 0),
 			llmwire.I("bytes", 0), llmwire.I("retry_after_ns", 0))
 		if o.value == "tool_call" {
-			h.ev("tool_result", llmwire.S("id", o.id), llmwire.S("outcome", "failed"), llmwire.B("synthesised", true),
-				llmwire.I("raw_bytes", 0), llmwire.B("binary", false))
+			h.toolDone(o.id, "failed", "interrupted_by_restart", true, nil)
 		}
 		if !h.commit(record{kind: "outcome", turn: o.turn, id: o.id, value: "failed"}) {
 			h.storeDown()
-			return
+			return "", false
 		}
 	}
-	if ended != "" {
-		h.phase, h.outcome = phaseDone, ended
-		return
-	}
-	// Attempts already made for the resumed turn count against its budget.
-	for _, r := range h.st.recs {
-		if r.kind == "started" && r.value == "model_call" && r.turn == h.turn {
-			h.attempts++
-		}
-	}
-	h.ev("episode_resumed", llmwire.I("turn", h.turn+1), llmwire.I("attempts", h.attempts))
-	if h.turn >= h.cfg.turns {
-		h.startTurn(now)
-		return
-	}
-	if h.attempts >= h.cfg.maxAttempts {
-		h.endTurn("failed", now)
-		return
-	}
-	h.startAttempt(now)
+	return ended, true
 }

@@ -37,8 +37,10 @@ var Kind = &hosts.Kind{
 		_, errs := ParseScript(config)
 		return errs
 	},
-	New:   newHost,
-	Codec: llmwire.Codec{},
+	New:     newHost,
+	Codec:   llmwire.Codec{},
+	Faults:  Catalog,
+	Summary: Summary,
 }
 
 type host struct {
@@ -93,36 +95,45 @@ func (h *host) Recv(m hosts.Message, now int64) []hosts.Action {
 	return h.acts
 }
 
-// pick returns the entry a request for step takes, or -1.
-func (h *host) pick(step string) int {
+// Pick returns the entry a request for step takes — the first unused
+// entry keyed by step, else the first unused unkeyed one — or -1. used
+// marks the entries already taken (len(used) == len(s.Entries)). The
+// simulated provider and the HTTP edge (providerserve/) both pick
+// through it: one copy of the script's semantics.
+func (s *Script) Pick(used []bool, step string) int {
 	if step != "" {
-		for i, e := range h.sc.Entries {
-			if !h.used[i] && e.Step == step {
+		for i, e := range s.Entries {
+			if !used[i] && e.Step == step {
 				return i
 			}
 		}
 	}
-	for i, e := range h.sc.Entries {
-		if !h.used[i] && e.Step == "" {
+	for i, e := range s.Entries {
+		if !used[i] && e.Step == "" {
 			return i
 		}
 	}
 	return -1
 }
 
+// Respond picks the entry a request for step takes, marks it used and
+// renders it for call; with none left it is the 500 "script exhausted"
+// response and entry -1.
+func (s *Script) Respond(used []bool, step, call string) (Response, int) {
+	i := s.Pick(used, step)
+	if i < 0 {
+		return errorResponse(500, "req_"+call, "api_error", "script exhausted", 0), -1
+	}
+	used[i] = true
+	return s.Render(&s.Entries[i], call), i
+}
+
 func (h *host) request(from string, req *llmwire.Request, now int64) {
 	h.served++
-	i := h.pick(req.Step)
-	var resp Response
-	fault := ""
-	if i < 0 {
-		resp = errorResponse(500, "req_"+req.Call, "api_error", "script exhausted", 0)
-		fault = "script_exhausted"
-	} else {
-		h.used[i] = true
-		e := &h.sc.Entries[i]
-		resp = h.sc.Render(e, req.Call)
-		fault = e.Fault.Kind
+	resp, i := h.sc.Respond(h.used, req.Step, req.Call)
+	fault := "script_exhausted"
+	if i >= 0 {
+		fault = h.sc.Entries[i].Fault.Kind
 	}
 	h.record(llmwire.Ev("request_received", llmwire.S("call", req.Call), llmwire.S("step", req.Step),
 		llmwire.I("entry", int64(i)), llmwire.I("bytes", int64(len(req.Body))), llmwire.I("status", int64(resp.Status)),

@@ -27,7 +27,11 @@ const (
 	DefaultMaxChunkBytes  = 16 << 10
 	MaxChunkBytesLimit    = 1 << 20
 	DefaultOversizedBytes = 1 << 20
-	maxTime               = int64(1) << 62
+	// MaxOversizedEvents bounds the filler events of an oversized fault
+	// (bytes / max_chunk_bytes), so a script cannot make a provider
+	// render billions of frames.
+	MaxOversizedEvents = 1 << 16
+	maxTime            = int64(1) << 62
 )
 
 // FaultKinds lists every fault kind, in catalog order.
@@ -143,12 +147,12 @@ func parseEntry(t kindcfg.T, s *Script) Entry {
 		e.Tools = append(e.Tools, u)
 	}
 	if ft, ok := t.Table("fault"); ok {
-		e.Fault = parseFault(ft, &e)
+		e.Fault = parseFault(ft, &e, s)
 	}
 	return e
 }
 
-func parseFault(t kindcfg.T, e *Entry) Fault {
+func parseFault(t kindcfg.T, e *Entry, s *Script) Fault {
 	t.Keys(faultKeys...)
 	f := Fault{Kind: t.Str("kind", "")}
 	if !t.Has("kind") {
@@ -179,6 +183,9 @@ func parseFault(t kindcfg.T, e *Entry) Fault {
 	f.RetryAfterNs = t.Int("retry_after_ns", 1_000_000_000, 0, maxTime)
 	f.StallNs = t.Int("stall_ns", 5_000_000_000, 1, maxTime)
 	f.Bytes = t.Int("bytes", DefaultOversizedBytes, 1, 1<<30)
+	if f.Kind == FaultOversized && (f.Bytes+s.MaxChunkBytes-1)/s.MaxChunkBytes > MaxOversizedEvents {
+		t.R.Add(t.Path("bytes"), "%d bytes in chunks of max_chunk_bytes %d make more than %d events; raise max_chunk_bytes", f.Bytes, s.MaxChunkBytes, MaxOversizedEvents)
+	}
 	frags := int64(0)
 	for _, u := range e.Tools {
 		frags += int64(len(u.Args))

@@ -60,6 +60,8 @@ var Kind = &hosts.Kind{
 	New:         newHost,
 	Codec:       llmwire.Codec{},
 	Cancellable: true,
+	Faults:      Catalog,
+	Summary:     Summary,
 }
 
 // effect is one scripted tool run.
