@@ -9,7 +9,7 @@ import "unsafe"
 // flows in use, no allocation.
 func (n *Network) ApproxBytes() int64 {
 	b := int64(unsafe.Sizeof(*n))
-	b += int64(cap(n.edges)) * int64(unsafe.Sizeof(edgeState{}))
+	b += int64(len(n.edges)) * int64(unsafe.Sizeof(edgeState{}))
 	b += int64(len(n.flows.blocks)) * int64(unsafe.Sizeof([]edgeFlow(nil)))
 	n.flows.each(func(f *edgeFlow) {
 		b += int64(unsafe.Sizeof(*f))
