@@ -1,11 +1,6 @@
 package engine
 
-import (
-	"cmp"
-	"slices"
-
-	"github.com/detsim/detsim/network"
-)
+import "github.com/detsim/detsim/network"
 
 // This file holds the read-only views of engine state that viewers (the
 // stepper, the headless debugger's text panes) draw from: the queue in pop
@@ -24,20 +19,22 @@ type QueueEntry struct {
 }
 
 // Queue returns the next k live entries in pop order without popping
-// them. It sorts a copy, so it costs O(n log n) in the queue length: for
-// display, not for the hot path.
+// them. It walks the heap best-first from its root, keeping a small heap
+// of the entries whose parents it has taken, so it costs O(k log k) (plus
+// the stale entries it skips), not a sort of the whole queue: a
+// thousand-host run holds thousands of entries and a viewer asks twice a
+// step.
 func (e *Engine) Queue(k int) []QueueEntry {
-	items := append([]entry(nil), e.st.q.items...)
-	slices.SortFunc(items, func(a, b entry) int {
-		if c := cmp.Compare(a.at, b.at); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.seq, b.seq)
-	})
+	items := e.st.q.items
 	out := make([]QueueEntry, 0, min(k, len(items)))
-	for i := range items {
-		if len(out) == k {
-			break
+	if len(items) == 0 || k <= 0 {
+		return out
+	}
+	front := frontier{items: items, idx: []int32{0}}
+	for len(front.idx) > 0 && len(out) < k {
+		i := front.pop()
+		for c := 4*i + 1; c <= 4*i+4 && int(c) < len(items); c++ {
+			front.push(c)
 		}
 		en := &items[i]
 		_, cut := e.st.cut[en.aux]
@@ -59,6 +56,49 @@ func (e *Engine) Queue(k int) []QueueEntry {
 		out = append(out, q)
 	}
 	return out
+}
+
+// frontier is a binary min-heap of positions in a queue's heap, ordered
+// by the entries there (Queue's best-first walk).
+type frontier struct {
+	items []entry
+	idx   []int32
+}
+
+func (f *frontier) less(a, b int) bool { return f.items[f.idx[a]].less(&f.items[f.idx[b]]) }
+
+func (f *frontier) push(i int32) {
+	f.idx = append(f.idx, i)
+	for c := len(f.idx) - 1; c > 0; {
+		p := (c - 1) / 2
+		if !f.less(c, p) {
+			break
+		}
+		f.idx[c], f.idx[p] = f.idx[p], f.idx[c]
+		c = p
+	}
+}
+
+func (f *frontier) pop() int32 {
+	top := f.idx[0]
+	last := len(f.idx) - 1
+	f.idx[0] = f.idx[last]
+	f.idx = f.idx[:last]
+	for p := 0; ; {
+		c := 2*p + 1
+		if c >= last {
+			break
+		}
+		if c+1 < last && f.less(c+1, c) {
+			c++
+		}
+		if !f.less(c, p) {
+			break
+		}
+		f.idx[c], f.idx[p] = f.idx[p], f.idx[c]
+		p = c
+	}
+	return top
 }
 
 func (e *Engine) staleHost(en *entry) bool {
@@ -117,8 +157,19 @@ func (e *Engine) LastStep() StepInfo {
 }
 
 // Links returns every directed edge's cache state, last send, in-flight
-// count and active mutations, sorted by (from, to).
+// count and active mutations, sorted by (from, to). On a big mesh that is
+// a million views: a viewer wants LinkRange.
 func (e *Engine) Links() []network.LinkView { return e.st.net.Links() }
+
+// LinkRange returns Links()[lo:hi] (clamped), building only those.
+func (e *Engine) LinkRange(lo, hi int) []network.LinkView { return e.st.net.LinkRange(lo, hi) }
+
+// NumLinks is len(Links()).
+func (e *Engine) NumLinks() int { return e.st.net.NumLinks() }
+
+// LinkCounts returns how many links are Cold and how many have a
+// mutation in force, without building their views.
+func (e *Engine) LinkCounts() (cold, mutated int) { return e.st.net.LinkCounts() }
 
 // Peers returns the declared peer ids, sorted; a host's index is its
 // position here.

@@ -1,0 +1,67 @@
+package engine
+
+import (
+	"cmp"
+	"slices"
+	"testing"
+
+	"github.com/detsim/detsim/network"
+)
+
+// queueBySort is Queue as it was: sort a copy of the whole queue.
+func queueBySort(e *Engine, k int) []QueueEntry {
+	items := append([]entry(nil), e.st.q.items...)
+	slices.SortFunc(items, func(a, b entry) int {
+		if c := cmp.Compare(a.at, b.at); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.seq, b.seq)
+	})
+	var out []QueueEntry
+	for i := range items {
+		if len(out) == k {
+			break
+		}
+		en := &items[i]
+		_, cut := e.st.cut[en.aux]
+		cut = cut && en.kind == kindDeliver
+		if cut && !en.dialed {
+			continue
+		}
+		if (en.kind == kindTick || en.kind == kindTimer || en.kind == kindSendFailed) && e.staleHost(en) {
+			continue
+		}
+		q := QueueEntry{At: en.at, Seq: en.seq, Kind: en.kind.String(), Cut: cut}
+		if en.host >= 0 {
+			q.Host = e.peers[en.host]
+		}
+		if en.kind == kindDeliver {
+			q.From = e.peers[en.peer]
+			q.Size = len(e.st.wires.get(en.wire))
+		}
+		out = append(out, q)
+	}
+	return out
+}
+
+// Queue's best-first walk of the heap gives exactly what sorting the
+// whole queue gives, kills and cut deliveries included.
+func TestQueue_EqualsSortingTheWholeQueue(t *testing.T) {
+	sc := meshScenario("echo", 6, lossyPolicy, 3_000_000_000)
+	sc.Mutations = []network.Mutation{
+		{Kind: network.Partition, At: 500_000_000, PeersA: []string{"p00", "p01"}, PeersB: []string{"p02", "p03"}},
+		{Kind: network.PeerKill, At: 700_000_000, Peer: "p04"},
+		{Kind: network.Heal, At: 1_000_000_000},
+	}
+	e := mustEngine(t, sc, Options{})
+	for !e.Done() {
+		e.Step()
+		if e.Index()%7 == 0 {
+			for _, k := range []int{0, 1, 5, 64, 1 << 20} {
+				if got, want := e.Queue(k), queueBySort(e, k); !slices.Equal(got, want) && len(got)+len(want) > 0 {
+					t.Fatalf("step %d, Queue(%d):\n got %v\nwant %v", e.Index(), k, got, want)
+				}
+			}
+		}
+	}
+}
