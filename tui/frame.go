@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"bytes"
 	"slices"
 
 	"github.com/detsim/detsim/bundle/verdict"
@@ -37,8 +38,13 @@ type frame struct {
 	queue    []engine.QueueEntry
 	queueNew []bool
 
-	links       []network.LinkView
-	linkChanged []bool
+	// links holds the views of links [linkLo, linkLo+len(links)) of the
+	// linkTotal edges: only the window the links pane shows, so a
+	// thousand-peer mesh's million edges are never all built.
+	links                 []network.LinkView
+	linkChanged           []bool
+	linkLo, linkTotal     int
+	linkCold, linkMutated int
 
 	// log holds records logFrom … logFrom+len(log)-1; missing ones (not
 	// cached) have a nil b.
@@ -54,6 +60,14 @@ type logLine struct {
 	b           []byte
 }
 
+// link returns link i's view and changed mark if the frame holds it.
+func (f *frame) link(i int) (*network.LinkView, bool, bool) {
+	if i < f.linkLo || i >= f.linkLo+len(f.links) {
+		return nil, false, false
+	}
+	return &f.links[i-f.linkLo], f.linkChanged[i-f.linkLo], true
+}
+
 // row returns peer i's row if the frame holds it.
 func (f *frame) row(i int) *hostRow {
 	if i < f.bandLo || i >= f.bandLo+len(f.rows) {
@@ -66,7 +80,14 @@ func (f *frame) row(i int) *hostRow {
 // rows around the selected host and the log window.
 type viewParams struct {
 	bandLo, bandHi int   // peer rows [bandLo, bandHi) to snapshot
+	linkLo, linkHi int   // links [linkLo, linkHi) to build views of
 	logFrom        int64 // first log line wanted; 0 follows the tail
+	// reuse is the frame on screen, if any: a row whose snapshot has not
+	// changed since is taken from it instead of parsed again (a SWIM
+	// host's snapshot lists every member; parsing fifty rows of a
+	// thousand members each is most of a step's cost). Frames are never
+	// written once built, so reading it beside the view is safe.
+	reuse *frame
 }
 
 // logWindow is how many records a frame carries: the log pane scrolls
@@ -79,16 +100,17 @@ const queueDepth = 64
 // capture is the state just before a step, kept to highlight what the
 // step changed.
 type capture struct {
-	index int64
-	rows  []engine.HostView
-	lo    int
-	links []network.LinkView
-	queue []engine.QueueEntry
+	index  int64
+	rows   []engine.HostView
+	lo     int
+	links  []network.LinkView
+	linkLo int
+	queue  []engine.QueueEntry
 }
 
 func takeCapture(s *debugger.Session, vp viewParams) *capture {
 	e := s.Timeline().Engine()
-	c := &capture{index: e.Index(), lo: vp.bandLo, links: e.Links(), queue: e.Queue(queueDepth)}
+	c := &capture{index: e.Index(), lo: vp.bandLo, links: e.LinkRange(vp.linkLo, vp.linkHi), linkLo: vp.linkLo, queue: e.Queue(queueDepth)}
 	for i := vp.bandLo; i < vp.bandHi && i < len(e.Peers()); i++ {
 		c.rows = append(c.rows, e.HostAt(i))
 	}
@@ -113,7 +135,7 @@ func build(s *debugger.Session, vp viewParams, before *capture) *frame {
 	f.diffed = before != nil
 	f.addRows(s, vp, before)
 	f.addQueue(e.Queue(queueDepth), before)
-	f.addLinks(e.Links(), before)
+	f.addLinks(e, vp, before)
 	f.addLog(s, vp)
 	return f
 }
@@ -152,7 +174,7 @@ func (f *frame) addRows(s *debugger.Session, vp viewParams, before *capture) {
 	e := s.Timeline().Engine()
 	f.bandLo = max(0, min(vp.bandLo, len(f.peers)))
 	for i := f.bandLo; i < vp.bandHi && i < len(f.peers); i++ {
-		r := parseRow(i, e.HostAt(i), s.PeerIndex, len(f.peers))
+		r := reuseRow(vp.reuse, i, e.HostAt(i), s.PeerIndex, len(f.peers))
 		if r.swim != nil {
 			f.swim = true
 		}
@@ -162,12 +184,24 @@ func (f *frame) addRows(s *debugger.Session, vp viewParams, before *capture) {
 			if slices.Equal(b.Snapshot, r.view.Snapshot) {
 				br = &hostRow{view: b}
 			} else {
-				br = parseRow(i, b, s.PeerIndex, len(f.peers))
+				br = reuseRow(vp.reuse, i, b, s.PeerIndex, len(f.peers))
 			}
 			diffRow(r, br)
 		}
 		f.rows = append(f.rows, r)
 	}
+}
+
+// reuseRow is parseRow(i, v, …), taken from prev's row i when that row
+// was parsed from the same snapshot bytes: the parsed parts are shared
+// (read-only), the engine view and the change marks are v's own.
+func reuseRow(prev *frame, i int, v engine.HostView, peerIdx func(id string) (int, bool), npeers int) *hostRow {
+	if prev != nil && len(prev.peers) == npeers {
+		if p := prev.row(i); p != nil && p.view.Snapshot != nil && bytes.Equal(p.view.Snapshot, v.Snapshot) {
+			return &hostRow{idx: i, view: v, swim: p.swim, kv: p.kv, cells: p.cells}
+		}
+	}
+	return parseRow(i, v, peerIdx, npeers)
 }
 
 // addQueue keeps the next queue entries, marking those the last step
@@ -186,11 +220,15 @@ func (f *frame) addQueue(queue []engine.QueueEntry, before *capture) {
 	}
 }
 
-// addLinks keeps every link, marking those the last step changed.
-func (f *frame) addLinks(links []network.LinkView, before *capture) {
-	f.links = links
+// addLinks keeps the window of links vp asks for and the counts of all
+// of them, marking those the last step changed.
+func (f *frame) addLinks(e *engine.Engine, vp viewParams, before *capture) {
+	f.linkTotal = e.NumLinks()
+	f.linkCold, f.linkMutated = e.LinkCounts()
+	f.linkLo = clampInt(vp.linkLo, 0, f.linkTotal)
+	f.links = e.LinkRange(f.linkLo, vp.linkHi)
 	f.linkChanged = make([]bool, len(f.links))
-	if before != nil && len(before.links) == len(f.links) {
+	if before != nil && before.linkLo == f.linkLo && len(before.links) == len(f.links) {
 		for i := range f.links {
 			a, b := &f.links[i], &before.links[i]
 			f.linkChanged[i] = a.State != b.State || a.LastSendNs != b.LastSendNs ||

@@ -51,10 +51,7 @@ func (m *Model) layout() {
 		npeers = len(m.fr.peers)
 	}
 	need := npeers + 2
-	nlinks := 0
-	if m.fr != nil {
-		nlinks = len(m.fr.links)
-	}
+	nlinks := m.linkTotal()
 
 	if W < 40 || main < 8 {
 		m.eventsBands(W, main, false)

@@ -255,6 +255,9 @@ func (m *Model) frameCovers() bool {
 	if n > 0 && (f.row(lo) == nil || f.row(hi-1) == nil) {
 		return false
 	}
+	if lo, hi := m.links.shown(f.linkTotal); lo < hi && (f.linkLo > lo || hi > f.linkLo+len(f.links)) {
+		return false
+	}
 	if f.records > 0 {
 		wlo, whi := m.events.window(f)
 		if f.logAt(wlo) == nil || f.logAt(whi) == nil {
@@ -279,7 +282,21 @@ func (m *Model) viewParams() viewParams {
 	if m.events.cursor > 0 {
 		vp.logFrom = max(m.events.cursor-logWindow/2, 1)
 	}
+	vp.linkLo, vp.linkHi = m.links.window(m.linkTotal())
+	vp.reuse = m.fr
 	return vp
+}
+
+// linkTotal is how many links the run has (fixed for the run), from the
+// frame or, before the first one, from the engine.
+func (m *Model) linkTotal() int {
+	switch {
+	case m.fr != nil:
+		return m.fr.linkTotal
+	case m.sess != nil:
+		return m.sess.Timeline().Engine().NumLinks()
+	}
+	return 0
 }
 
 // clampCursor keeps the log cursor on a record that exists.
@@ -403,7 +420,7 @@ func (m Model) scroll(delta int) (tea.Model, tea.Cmd) {
 	case paneQueue:
 		m.queue.scroll(delta, len(f.queue), m.queue.body())
 	case paneLinks:
-		rows := (len(f.links) + m.links.columns() - 1) / m.links.columns()
+		rows := (f.linkTotal + m.links.columns() - 1) / m.links.columns()
 		m.links.scroll(delta, rows, m.links.body())
 	case paneEvents:
 		if m.showRec && delta != 0 {
