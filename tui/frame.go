@@ -53,6 +53,8 @@ type frame struct {
 
 	// diffed says the highlights compare with the step before this one.
 	diffed bool
+
+	cp engine.CheckpointUse // the timeline's checkpoint cache
 }
 
 type logLine struct {
@@ -137,6 +139,7 @@ func build(s *debugger.Session, vp viewParams, before *capture) *frame {
 	f.addQueue(e.Queue(queueDepth), before)
 	f.addLinks(e, vp, before)
 	f.addLog(s, vp)
+	f.cp = s.Timeline().CheckpointUse()
 	return f
 }
 

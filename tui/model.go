@@ -6,6 +6,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/detsim/detsim/debugger"
+	"github.com/detsim/detsim/engine"
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/scenarios"
 )
@@ -19,6 +20,9 @@ type Options struct {
 	// Width and Height are the screen size until the terminal reports
 	// one (tests); 0 means 80×24.
 	Width, Height int
+	// CheckpointMem, when set, is the byte budget of the session's
+	// checkpoints (default engine.DefaultCheckpointBudget; 0: none).
+	CheckpointMem *int64
 }
 
 // overlay is what replaces the panes, if anything.
@@ -83,6 +87,9 @@ func NewModel(sc *scenarios.Scenario, reg *hosts.Registry, opts Options) (Model,
 	s, err := debugger.NewSession(sc, reg, opts.Seed)
 	if err != nil {
 		return Model{}, err
+	}
+	if opts.CheckpointMem != nil {
+		s.SetCheckpointMem(*opts.CheckpointMem)
 	}
 	m := Model{
 		keys: newKeyMap(), help: newHelp(), st: newStyles(),
@@ -157,6 +164,11 @@ func (m Model) applyJob(msg jobMsg) (tea.Model, tea.Cmd) {
 	}
 	if msg.status != "" {
 		m.status, m.isError = msg.status, false
+	}
+	if msg.fr != nil && msg.next == nil {
+		if note := checkpointNote(msg.fr.cp); note != "" {
+			m.status += " · " + note
+		}
 	}
 	if msg.next != nil {
 		if m.interrupt {
@@ -444,4 +456,14 @@ func uitoa(u uint64) string {
 		u /= 10
 	}
 	return string(b[i:])
+}
+
+// checkpointNote says, when a checkpoint did not fit the whole budget,
+// that the session runs without and why; "" otherwise.
+func checkpointNote(u engine.CheckpointUse) string {
+	if u.Refused == 0 {
+		return ""
+	}
+	return "checkpoints off: one takes " + fmtBytes(u.Refused) + ", more than the " + fmtBytes(u.Budget) +
+		" budget (--checkpoint-mem); going back re-executes from the seed"
 }
