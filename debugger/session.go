@@ -2,6 +2,7 @@ package debugger
 
 import (
 	"errors"
+	"runtime"
 
 	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/bundle/verdict"
@@ -46,7 +47,16 @@ func NewSession(sc *scenarios.Scenario, reg *hosts.Registry, seed *uint64) (*Ses
 	for i := range sc.Peers {
 		s.peerIdx[sc.Peers[i].ID] = i
 	}
+	first := true
 	fresh := func() (*engine.Engine, error) {
+		if !first && s.cpMem == 0 {
+			// Without checkpoints every move back rebuilds the run, and
+			// the timeline has let the old one go: collect it before the
+			// new one grows, so a headless run that lands once (--batch
+			// --until) peaks where --batch does, not at twice that.
+			runtime.GC()
+		}
+		first = false
 		ev, err := verdict.New(sc.Assertions)
 		if err != nil {
 			return nil, err

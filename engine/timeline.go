@@ -386,13 +386,19 @@ func (t *Timeline) ReverseSearch(u int64, stop StopFunc, pause func() bool) (fou
 }
 
 // rewind puts the engine at the latest checkpoint at or before i, or at a
-// fresh engine from the seed when there is none.
+// fresh engine from the seed when there is none. It returns an error only
+// for the signature's sake: a fresh engine that fails to build after
+// building once panics.
 func (t *Timeline) rewind(i int64) error {
 	k := sort.Search(len(t.cps), func(j int) bool { return t.cps[j].Index() > i })
 	if k == 0 {
+		// Let the current run go before the new one is built, so the
+		// two need never share the heap. fresh built this run once
+		// already and is deterministic: failing now is a bug.
+		t.e = nil
 		e, err := t.fresh()
 		if err != nil {
-			return err
+			panic("engine: rebuilding a run from its seed failed after it had succeeded once: " + err.Error())
 		}
 		t.e = e
 		t.rebase()
