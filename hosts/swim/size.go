@@ -10,18 +10,18 @@ import "unsafe"
 // when deciding whether a checkpoint fits its byte budget.
 func (n *Node) ApproxBytes() int64 {
 	b := int64(unsafe.Sizeof(*n))
-	b += int64(cap(n.members)) * int64(unsafe.Sizeof(member{}))
+	b += int64(len(n.members)) * int64(unsafe.Sizeof(member{}))
 	for i := range n.members {
 		if x := n.members[i].x; x != nil {
 			b += int64(unsafe.Sizeof(*x))
 			if x.susp != nil {
-				b += int64(unsafe.Sizeof(*x.susp)) + int64(cap(x.susp.accusers))*int64(unsafe.Sizeof(""))
+				b += int64(unsafe.Sizeof(*x.susp)) + int64(len(x.susp.accusers))*int64(unsafe.Sizeof(""))
 			}
 		}
 	}
-	b += 4 * int64(cap(n.byID)+cap(n.order)+cap(n.suspects))
-	b += int64(cap(n.relays)) * int64(unsafe.Sizeof(relay{}))
-	b += int64(cap(n.cfg.Seeds)) * int64(unsafe.Sizeof(""))
+	b += 4 * int64(len(n.byID)+len(n.order)+len(n.suspects))
+	b += int64(len(n.relays)) * int64(unsafe.Sizeof(relay{}))
+	b += int64(len(n.cfg.Seeds)) * int64(unsafe.Sizeof(""))
 	// The queue: a pointer and a copied broadcast per item, and a map
 	// entry (key, pointer, bucket overhead) for the newest about each member.
 	b += int64(len(n.queue.items)) * (8 + int64(unsafe.Sizeof(broadcast{})))
