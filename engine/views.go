@@ -36,26 +36,52 @@ func (e *Engine) Queue(k int) []QueueEntry {
 		for c := 4*i + 1; c <= 4*i+4 && int(c) < len(items); c++ {
 			front.push(c)
 		}
-		en := &items[i]
-		_, cut := e.st.cut[en.aux]
-		cut = cut && en.kind == kindDeliver
-		if cut && !en.dialed {
-			continue
+		if en := &items[i]; !e.hidden(en) {
+			out = append(out, e.view(en))
 		}
-		if (en.kind == kindTick || en.kind == kindTimer || en.kind == kindSendFailed) && e.staleHost(en) {
-			continue
-		}
-		q := QueueEntry{At: en.at, Seq: en.seq, Kind: en.kind.String(), Cut: cut}
-		if en.host >= 0 {
-			q.Host = e.peers[en.host]
-		}
-		if en.kind == kindDeliver {
-			q.From = e.peers[en.peer]
-			q.Size = len(e.st.wires.get(en.wire))
-		}
-		out = append(out, q)
 	}
 	return out
+}
+
+// Next returns the entry the next step will dispatch, if the run has not
+// ended: Queue(1) without allocating when the queue's head is live, so a
+// caller can ask after every step (to stop just before a step it can
+// predict: the run's Terminate, the first at or after a time).
+func (e *Engine) Next() (QueueEntry, bool) {
+	if e.st.done || len(e.st.q.items) == 0 {
+		return QueueEntry{}, false
+	}
+	if en := &e.st.q.items[0]; !e.hidden(en) {
+		return e.view(en), true
+	}
+	if q := e.Queue(1); len(q) == 1 {
+		return q[0], true
+	}
+	return QueueEntry{}, false
+}
+
+// hidden reports whether Queue leaves en out: it will vanish without
+// being a step (Engine.stale, without its side effects).
+func (e *Engine) hidden(en *entry) bool {
+	if en.kind == kindDeliver {
+		_, cut := e.st.cut[en.aux]
+		return cut && !en.dialed
+	}
+	return (en.kind == kindTick || en.kind == kindTimer || en.kind == kindSendFailed) && e.staleHost(en)
+}
+
+// view is en as a viewer sees it.
+func (e *Engine) view(en *entry) QueueEntry {
+	_, cut := e.st.cut[en.aux]
+	q := QueueEntry{At: en.at, Seq: en.seq, Kind: en.kind.String(), Cut: cut && en.kind == kindDeliver}
+	if en.host >= 0 {
+		q.Host = e.peers[en.host]
+	}
+	if en.kind == kindDeliver {
+		q.From = e.peers[en.peer]
+		q.Size = len(e.st.wires.get(en.wire))
+	}
+	return q
 }
 
 // frontier is a binary min-heap of positions in a queue's heap, ordered

@@ -65,3 +65,34 @@ func TestQueue_EqualsSortingTheWholeQueue(t *testing.T) {
 		}
 	}
 }
+
+// Next is the entry the next step dispatches, at every step of a run
+// with kills and cut deliveries, and nothing once it has ended.
+func TestNext_IsWhatTheNextStepDispatches(t *testing.T) {
+	sc := meshScenario("echo", 5, lossyPolicy, 2_000_000_000)
+	sc.Mutations = []network.Mutation{
+		{Kind: network.Partition, At: 300_000_000, PeersA: []string{"p00"}, PeersB: []string{"p01", "p02"}},
+		{Kind: network.PeerKill, At: 500_000_000, Peer: "p03"},
+		{Kind: network.Heal, At: 900_000_000},
+	}
+	e := mustEngine(t, sc, Options{})
+	for {
+		next, ok := e.Next()
+		if ok == e.Done() {
+			t.Fatalf("step %d: Next says %v, the run done %v", e.Index(), ok, e.Done())
+		}
+		if q := e.Queue(1); ok && (len(q) != 1 || next != q[0]) {
+			t.Fatalf("step %d: Next = %+v, %v; Queue(1) = %v", e.Index(), next, ok, q)
+		}
+		if !ok {
+			break
+		}
+		info := e.Step()
+		if info.At != next.At || info.Kind != next.Kind || info.Host != next.Host || info.Kind == "Terminate" && !info.Done {
+			t.Fatalf("step %d dispatched %+v, Next said %+v", info.Index, info, next)
+		}
+	}
+	if !e.Done() {
+		t.Fatal("Next reported nothing before the run ended")
+	}
+}
