@@ -315,12 +315,20 @@ func stepOnce(s *debugger.Session, vp viewParams) (*frame, bool, error) {
 	if tl.Engine().Done() {
 		return nil, false, nil
 	}
+	f, err := stepWith(s, vp, func() { tl.Step() })
+	return f, true, err
+}
+
+// stepWith captures, runs step (which dispatches exactly one step: a
+// plain one, or one with breakpoints checked) and builds the frame with
+// what it changed highlighted, refilling the log when the cache lost
+// records it needs.
+func stepWith(s *debugger.Session, vp viewParams, step func()) (*frame, error) {
 	before := takeCapture(s, vp)
-	tl.Step()
-	lo, hi := logRange(vp, tl.Engine().Records())
+	step()
+	lo, hi := logRange(vp, s.Timeline().Engine().Records())
 	if s.MissingRecord(lo, hi) != 0 {
-		f, err := land(s, tl.Engine().Index(), vp)
-		return f, true, err
+		return land(s, s.Timeline().Engine().Index(), vp)
 	}
-	return build(s, vp, before), true, nil
+	return build(s, vp, before), nil
 }

@@ -88,3 +88,34 @@ func TestCheckpointBudget_TooSmallIsSaidAndStillSteps(t *testing.T) {
 		t.Fatalf("checkpoint use %+v", u)
 	}
 }
+
+// A continue to the end stops one short and takes the last step itself
+// (no re-execution); the panes are those of the last step reached any
+// other way, and the status says the run ended. The same for a goto past
+// the end, by step and by time.
+func TestForwardToTheEnd_LandsOnTheSamePanes(t *testing.T) {
+	sc := mesh12(t)
+	sc.DurationNs = 4_000_000_000
+	m := newTestModel(t, sc, 160, 48)
+	m.bps = nil // the mesh's assertions may fail: run to the end
+	m = drive(t, m, keys("c")...)
+	if !m.fr.done || !strings.Contains(m.status, "the run ended at step "+fmtInt(m.fr.index)) {
+		t.Fatalf("after c: done %v, status %q", m.fr.done, m.status)
+	}
+	last := m.fr.index
+	want := panes(m)
+	m = drive(t, m, keys("p", "n")...)
+	if got := panes(m); got != want {
+		t.Fatalf("p, n at the end differs from c:\n%s\n---\n%s", got, want)
+	}
+	for _, g := range []string{"99999999", "1000s", itoa(int(last))} {
+		m2 := newTestModel(t, sc, 160, 48)
+		m2 = drive(t, m2, keys("g", "text:"+g, "enter")...)
+		if m2.fr.index != last {
+			t.Fatalf("g %s: at step %d, want %d (%s)", g, m2.fr.index, last, m2.status)
+		}
+		if got := panes(m2); got != want {
+			t.Fatalf("g %s differs from c:\n%s\n---\n%s", g, got, want)
+		}
+	}
+}
