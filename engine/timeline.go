@@ -24,7 +24,9 @@ import (
 //     steps.
 //   - A Goto backwards that re-executes further than 2·every steps also
 //     checkpoints `every` steps short of its target, so the next step
-//     back re-executes at most that far.
+//     back re-executes at most that far, and halfway there when it is
+//     further than 5·every, so the walk back past that checkpoint
+//     re-executes half as far, and so on (rr's bisection).
 //   - When the budget or the count is full, the checkpoint whose
 //     neighbours are closest together relative to its distance from the
 //     position is evicted (the new one included: it is not taken when it
@@ -167,6 +169,9 @@ func (t *Timeline) due() bool {
 // room by eviction with the position cursor in mind; it records a refusal
 // when the checkpoint alone would exceed the budget.
 func (t *Timeline) take(cursor int64) {
+	if t.e.Done() {
+		return
+	}
 	i := t.e.Index()
 	k := sort.Search(len(t.cps), func(j int) bool { return t.cps[j].Index() >= i })
 	if k < len(t.cps) && t.cps[k].Index() == i {
@@ -294,18 +299,28 @@ func (t *Timeline) Goto(i int64) (int64, error) {
 			return t.e.Index(), err
 		}
 		if near := i - t.every; t.every > 0 && t.budget > 0 && near-t.e.Index() > t.every {
-			for t.e.Index() < near && !t.e.Done() {
-				t.Step()
-			}
-			if !t.e.Done() {
+			// Re-executing far: leave a checkpoint just short of i, and
+			// one halfway when it is further still, so walking back
+			// step by step re-executes far less and less often.
+			if far := near - t.e.Index(); far > 4*t.every {
+				t.runTo(t.e.Index() + far/2)
 				t.take(i)
 			}
+			t.runTo(near)
+			t.take(i)
 		}
 	}
 	for t.e.Index() < i && !t.e.Done() {
 		t.Step()
 	}
 	return t.e.Index(), nil
+}
+
+// runTo steps to index i or the end of the run.
+func (t *Timeline) runTo(i int64) {
+	for t.e.Index() < i && !t.e.Done() {
+		t.Step()
+	}
 }
 
 // Back steps one step backwards.
