@@ -61,11 +61,13 @@ const (
 )
 
 // DefaultCheckpointBudget is how many bytes of checkpoints a timeline
-// holds unless told otherwise (SetBudget): 512 MiB, five checkpoints of a
-// thousand SWIM hosts of a thousand members (~100 MB each). The garbage
-// collector lets the heap grow to about twice what is live, so this keeps
-// a stepper session on that run near 1.2 GB at worst.
-const DefaultCheckpointBudget = 512 << 20
+// holds unless told otherwise (SetBudget): 384 MiB, four checkpoints of a
+// thousand SWIM hosts of a thousand members (~100 MB each). Checkpoints
+// are live heap, and the garbage collector lets the heap grow to about
+// twice what is live while every step back copies one (the old state
+// becomes garbage): at 512 MiB a session on that run reached 1.6 GB of
+// heap, at 384 MiB 1.2 GB (docs/BENCHMARKS.md).
+const DefaultCheckpointBudget = 384 << 20
 
 // CheckpointBytesPerUnit converts a checkpoint's bytes to the work
 // (steps + records) it must be apart from the previous one: copying a

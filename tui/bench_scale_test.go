@@ -3,12 +3,14 @@ package tui
 import (
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/detsim/detsim/batch"
 	"github.com/detsim/detsim/debugger"
+	"github.com/detsim/detsim/engine"
 	"github.com/detsim/detsim/scenarios"
 )
 
@@ -19,8 +21,12 @@ import (
 // reported as metrics, rates as ratios to a batch run of the same
 // scenario in the same process (docs/BENCHMARKS.md).
 
+// scale1000 loads the scenario and puts the benchmark under the memory
+// limit a stepper session runs under (Run), restored when it ends.
 func scale1000(b *testing.B) *scenarios.Scenario {
 	b.Helper()
+	old := debug.SetMemoryLimit(memoryLimit(engine.DefaultCheckpointBudget))
+	b.Cleanup(func() { debug.SetMemoryLimit(old) })
 	return loadScenario(b, filepath.Join("..", "bench", "testdata", "swim1000_60s.toml"))
 }
 
