@@ -2,6 +2,7 @@ package debugger
 
 import (
 	"errors"
+	"runtime"
 
 	"github.com/detsim/detsim/bundle/verdict"
 	"github.com/detsim/detsim/bundle/verdict/monitor"
@@ -22,6 +23,7 @@ type Session struct {
 	tl      *engine.Timeline
 	ring    *lineRing
 	peerIdx map[string]int
+	cpMem   int64 // the checkpoint budget in bytes (SetCheckpointMem)
 
 	// armed lists the record conditions (record breakpoints, a search)
 	// the tap checks while a checked run is in progress.
@@ -39,11 +41,20 @@ func NewSession(sc *scenarios.Scenario, reg *hosts.Registry, seed *uint64) (*Ses
 		c.Seed = *seed
 		sc = &c
 	}
-	s := &Session{sc: sc, reg: reg, ring: newLineRing(RecordCache), peerIdx: map[string]int{}}
+	s := &Session{sc: sc, reg: reg, ring: newLineRing(RecordCache), peerIdx: map[string]int{}, cpMem: engine.DefaultCheckpointBudget}
 	for i := range sc.Peers {
 		s.peerIdx[sc.Peers[i].ID] = i
 	}
+	first := true
 	fresh := func() (*engine.Engine, error) {
+		if !first && s.cpMem == 0 {
+			// Without checkpoints every move back rebuilds the run, and
+			// the timeline has let the old one go: collect it before the
+			// new one grows, so a headless run that lands once (--batch
+			// --until) peaks where --batch does, not at twice that.
+			runtime.GC()
+		}
+		first = false
 		ev, err := verdict.New(sc.Assertions)
 		if err != nil {
 			return nil, err
@@ -64,8 +75,26 @@ func NewSession(sc *scenarios.Scenario, reg *hosts.Registry, seed *uint64) (*Ses
 	return s, nil
 }
 
-// Reseed builds a new session at step 0 of the same scenario with seed.
-func (s *Session) Reseed(seed uint64) (*Session, error) { return NewSession(s.sc, s.reg, &seed) }
+// Reseed builds a new session at step 0 of the same scenario with seed
+// and the same checkpoint budget.
+func (s *Session) Reseed(seed uint64) (*Session, error) {
+	ns, err := NewSession(s.sc, s.reg, &seed)
+	if err != nil {
+		return nil, err
+	}
+	ns.SetCheckpointMem(s.cpMem)
+	return ns, nil
+}
+
+// SetCheckpointMem sets how many bytes the timeline's checkpoints may
+// hold together (engine.DefaultCheckpointBudget unless set; 0: none, so
+// every move back re-executes from the seed). A headless run to one
+// breakpoint never goes back far and sets 0: it then costs no more
+// memory than a batch run.
+func (s *Session) SetCheckpointMem(bytes int64) {
+	s.cpMem = max(bytes, 0)
+	s.tl.SetBudget(s.cpMem)
+}
 
 // Timeline returns the session's timeline. Moving it directly is allowed;
 // the record cache stays valid because lines never change.
@@ -95,15 +124,16 @@ func (s *Session) Failed() bool {
 	return ok
 }
 
-// checkpointEvery picks the timeline's checkpoint interval. A step back
-// re-executes on average half an interval, and a checkpoint copies every
-// host, so its cost grows with the number of hosts (and their views of
-// each other) faster than a step's does: an interval proportional to the
-// host count keeps checkpointing a small share of a continue while few
-// hosts get dense checkpoints and fast reverse steps. The timeline also
-// re-checkpoints at these multiples whenever it re-executes through a
-// region it had thinned, so stepping back far from the frontier is slow
-// only the first time.
+// checkpointEvery picks the timeline's least checkpoint spacing in steps.
+// A step back re-executes on average half an interval, and a checkpoint
+// copies every host, so its cost grows with the number of hosts faster
+// than a step's does: a spacing proportional to the host count keeps
+// checkpointing a small share of a continue while few hosts get dense
+// checkpoints and fast reverse steps. The timeline spaces big checkpoints
+// further by their size (engine.CheckpointBytesPerUnit), keeps them all
+// within the byte budget, and re-checkpoints whenever it re-executes
+// through a region it had thinned, so stepping back far from where
+// checkpoints are is slow only the first time.
 func checkpointEvery(hosts int) int64 {
 	return min(max(64*int64(hosts), 128), engine.DefaultCheckpointEvery)
 }

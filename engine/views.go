@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"cmp"
-	"slices"
 	"strconv"
 
 	"github.com/detsim/detsim/hosts"
@@ -33,49 +31,26 @@ type QueueEntry struct {
 }
 
 // Queue returns the next k live entries in pop order without popping
-// them. It sorts a copy, so it costs O(n log n) in the queue length: for
-// display, not for the hot path.
+// them. It walks the heap best-first from its root, keeping a small heap
+// of the entries whose parents it has taken, so it costs O(k log k) (plus
+// the stale entries it skips), not a sort of the whole queue: a
+// thousand-host run holds thousands of entries and a viewer asks twice a
+// step.
 func (e *Engine) Queue(k int) []QueueEntry {
-	items := append([]entry(nil), e.st.q.items...)
-	slices.SortFunc(items, func(a, b entry) int {
-		if c := cmp.Compare(a.at, b.at); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.seq, b.seq)
-	})
+	items := e.st.q.items
 	out := make([]QueueEntry, 0, min(k, len(items)))
-	for i := range items {
-		if len(out) == k {
-			break
+	if len(items) == 0 || k <= 0 {
+		return out
+	}
+	front := frontier{items: items, idx: []int32{0}}
+	for len(front.idx) > 0 && len(out) < k {
+		i := front.pop()
+		for c := 4*i + 1; c <= 4*i+4 && int(c) < len(items); c++ {
+			front.push(c)
 		}
-		en := &items[i]
-		_, cut := e.st.cut[en.aux]
-		cut = cut && en.kind == kindDeliver
-		if cut && !en.dialed {
-			continue
+		if en := &items[i]; !e.hidden(en) {
+			out = append(out, e.view(en))
 		}
-		if (en.kind == kindTick || en.kind == kindTimer || en.kind == kindSendFailed) && e.staleHost(en) {
-			continue
-		}
-		if (en.kind == kindProcess || en.kind == kindResume) && e.staleFault(en) {
-			continue
-		}
-		q := QueueEntry{At: en.at, Seq: en.seq, Kind: en.kind.String(), Cut: cut}
-		if en.host >= 0 {
-			q.Host = e.peers[en.host]
-		}
-		switch en.kind {
-		case kindDeliver:
-			e.describeDelivery(&q, en)
-		case kindProcess:
-			// The delivery whose handling it ends: the inbox's head.
-			e.describeDelivery(&q, &e.st.hosts[en.host].fault.inbox[0])
-		case kindTimer:
-			if in, ok := e.st.hosts[en.host].h.(hosts.Inspector); ok {
-				q.What = in.DescribeTimer(en.aux)
-			}
-		}
-		out = append(out, q)
 	}
 	return out
 }
@@ -106,6 +81,100 @@ func (e *Engine) Inspect(i, limit int) []byte {
 		return in.Inspect(limit)
 	}
 	return nil
+}
+
+// Next returns the entry the next step will dispatch, if the run has not
+// ended: Queue(1) without allocating when the queue's head is live, so a
+// caller can ask after every step (to stop just before a step it can
+// predict: the run's Terminate, the first at or after a time).
+func (e *Engine) Next() (QueueEntry, bool) {
+	if e.st.done || len(e.st.q.items) == 0 {
+		return QueueEntry{}, false
+	}
+	if en := &e.st.q.items[0]; !e.hidden(en) {
+		return e.view(en), true
+	}
+	if q := e.Queue(1); len(q) == 1 {
+		return q[0], true
+	}
+	return QueueEntry{}, false
+}
+
+// hidden reports whether Queue leaves en out: it will vanish without
+// being a step (Engine.stale, without its side effects).
+func (e *Engine) hidden(en *entry) bool {
+	if en.kind == kindDeliver {
+		_, cut := e.st.cut[en.aux]
+		return cut && !en.dialed
+	}
+	if (en.kind == kindProcess || en.kind == kindResume) && e.staleFault(en) {
+		return true
+	}
+	return (en.kind == kindTick || en.kind == kindTimer || en.kind == kindSendFailed) && e.staleHost(en)
+}
+
+// view is en as a viewer sees it.
+func (e *Engine) view(en *entry) QueueEntry {
+	_, cut := e.st.cut[en.aux]
+	q := QueueEntry{At: en.at, Seq: en.seq, Kind: en.kind.String(), Cut: cut && en.kind == kindDeliver}
+	if en.host >= 0 {
+		q.Host = e.peers[en.host]
+	}
+	switch en.kind {
+	case kindDeliver:
+		e.describeDelivery(&q, en)
+	case kindProcess:
+		// The delivery whose handling it ends: the inbox's head.
+		e.describeDelivery(&q, &e.st.hosts[en.host].fault.inbox[0])
+	case kindTimer:
+		if in, ok := e.st.hosts[en.host].h.(hosts.Inspector); ok {
+			q.What = in.DescribeTimer(en.aux)
+		}
+	}
+	return q
+}
+
+// frontier is a binary min-heap of positions in a queue's heap, ordered
+// by the entries there (Queue's best-first walk).
+type frontier struct {
+	items []entry
+	idx   []int32
+}
+
+func (f *frontier) less(a, b int) bool { return f.items[f.idx[a]].less(&f.items[f.idx[b]]) }
+
+func (f *frontier) push(i int32) {
+	f.idx = append(f.idx, i)
+	for c := len(f.idx) - 1; c > 0; {
+		p := (c - 1) / 2
+		if !f.less(c, p) {
+			break
+		}
+		f.idx[c], f.idx[p] = f.idx[p], f.idx[c]
+		c = p
+	}
+}
+
+func (f *frontier) pop() int32 {
+	top := f.idx[0]
+	last := len(f.idx) - 1
+	f.idx[0] = f.idx[last]
+	f.idx = f.idx[:last]
+	for p := 0; ; {
+		c := 2*p + 1
+		if c >= last {
+			break
+		}
+		if c+1 < last && f.less(c+1, c) {
+			c++
+		}
+		if !f.less(c, p) {
+			break
+		}
+		f.idx[c], f.idx[p] = f.idx[p], f.idx[c]
+		p = c
+	}
+	return top
 }
 
 func (e *Engine) staleHost(en *entry) bool {
@@ -183,10 +252,21 @@ func (e *Engine) LastStep() StepInfo {
 // virtual time. In flight means queued for delivery and not invalidated:
 // the queue is the truth, so a delivery that popped this instant is no
 // longer counted and one due this instant that has not popped still is.
-func (e *Engine) Links() []network.LinkView {
-	views := e.st.net.LinksAt(e.st.now)
+func (e *Engine) Links() []network.LinkView { return e.inFlight(e.st.net.LinksAt(e.st.now)) }
+
+// inFlight sets each view's in-flight count from the queue, the truth:
+// deliveries queued on the edge and not invalidated. It walks the queue
+// once (thousands of entries), never every edge.
+func (e *Engine) inFlight(views []network.LinkView) []network.LinkView {
+	if len(views) == 0 {
+		return views
+	}
 	n := int64(len(e.peers))
-	counts := map[int64]int{}
+	want := make(map[int64]int, len(views)) // edge key → index in views
+	for i := range views {
+		want[int64(views[i].FromIdx)*n+int64(views[i].ToIdx)] = i
+		views[i].InFlight = 0
+	}
 	for i := range e.st.q.items {
 		en := &e.st.q.items[i]
 		if en.kind != kindDeliver {
@@ -195,13 +275,24 @@ func (e *Engine) Links() []network.LinkView {
 		if _, cut := e.st.cut[en.aux]; cut {
 			continue
 		}
-		counts[int64(en.peer)*n+int64(en.host)]++
-	}
-	for i := range views {
-		views[i].InFlight = counts[int64(views[i].FromIdx)*n+int64(views[i].ToIdx)]
+		if vi, ok := want[int64(en.peer)*n+int64(en.host)]; ok {
+			views[vi].InFlight++
+		}
 	}
 	return views
 }
+
+// LinkRange returns Links()[lo:hi] (clamped), building only those.
+func (e *Engine) LinkRange(lo, hi int) []network.LinkView {
+	return e.inFlight(e.st.net.LinkRangeAt(lo, hi, e.st.now))
+}
+
+// NumLinks is len(Links()).
+func (e *Engine) NumLinks() int { return e.st.net.NumLinks() }
+
+// LinkCounts returns how many links are Cold and how many have a
+// mutation in force, without building their views.
+func (e *Engine) LinkCounts() (cold, mutated int) { return e.st.net.LinkCounts() }
 
 // Peers returns the declared peer ids, sorted; a host's index is its
 // position here.

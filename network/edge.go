@@ -26,6 +26,7 @@ type edgeFlow struct {
 
 	state        CacheState
 	partitioned  bool  // an active Partition cuts this edge
+	effected     bool  // listed in Network.effected
 	warmingSince int64 // meaningful while state == Warming
 	lastSendNs   int64 // sent_at of the last send that returned Arrive
 	// lastSerializationEndNs is when the link finishes putting the last
@@ -230,4 +231,13 @@ func (f *edgeFlow) bufferFull(p *Policy, byteLen, now int64) bool {
 // reorderUnitNs is one "latency + jitter" unit of reorder delay.
 func (p *Policy) reorderUnitNs() int64 {
 	return checked.Add(p.LatencyNs, p.JitterStddevNs)
+}
+
+// cool is goCold keeping the count of flows that are not Cold.
+func (n *Network) cool(f *edgeFlow) bool {
+	if f.goCold() {
+		n.notCold--
+		return true
+	}
+	return false
 }

@@ -41,12 +41,16 @@ func (n *Network) ApplyMutation(m *Mutation, at int64) ([]Invalidated, []Note) {
 			e := &n.edges[i]
 			if (inA[e.from] && inB[e.to]) || (inB[e.from] && inA[e.to]) {
 				f := n.use(e)
+				if !f.partitioned {
+					n.partitioned++
+				}
 				f.partitioned = true
 				n.cut(e, f, Partitioned)
 			}
 		}
 	case Heal:
 		n.flows.each(func(f *edgeFlow) { f.partitioned = false })
+		n.partitioned = 0
 	case LatencySpike, LossBurst, RelayBuffer:
 		ef := effect{kind: m.Kind, start: at, until: checked.Add(at, max(m.DurationNs, 0)), value: m.effectValue()}
 		for _, l := range m.Links {
@@ -57,6 +61,10 @@ func (n *Network) ApplyMutation(m *Mutation, at int64) ([]Invalidated, []Note) {
 			}
 			if e := n.edge(from, to); e != nil {
 				f := n.use(e)
+				if !f.effected {
+					f.effected = true
+					n.effected = append(n.effected, e.flow-1)
+				}
 				f.effects = append(f.effects, ef)
 			}
 		}
@@ -75,7 +83,7 @@ func (n *Network) ApplyMutation(m *Mutation, at int64) ([]Invalidated, []Note) {
 			case int(e.to) == peer:
 				n.cut(e, f, PeerKilled)
 			case int(e.from) == peer:
-				if f.goCold() {
+				if n.cool(f) {
 					n.mutNotes = append(n.mutNotes, cacheNote(e, f, CutByMutation))
 				}
 			}
@@ -93,7 +101,7 @@ func (n *Network) cut(e *edgeState, f *edgeFlow, reason DropReason) {
 		})
 	}
 	f.inFlight = f.inFlight[:0]
-	if f.goCold() {
+	if n.cool(f) {
 		n.mutNotes = append(n.mutNotes, cacheNote(e, f, CutByMutation))
 	}
 }

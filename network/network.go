@@ -20,6 +20,12 @@ type Network struct {
 	policies []Policy    // the distinct sanitised policies edges point at
 	flows    flowStore   // the state of the edges in use
 
+	// What the links view counts without walking a million edges:
+	// flows not Cold, flows partitioned, and every flow that ever had a
+	// timed effect (few: mutations list their links).
+	notCold, partitioned int
+	effected             []int32
+
 	root   rng.Root // edges derive their substreams from it on first use
 	nextID uint64   // the next delivery id; ids start at 1
 	seen   int64    // the latest time passed to Send or ApplyMutation
@@ -164,6 +170,10 @@ func (n *Network) Clone() *Network {
 		root:     n.root,
 		nextID:   n.nextID,
 		seen:     n.seen,
+
+		notCold:     n.notCold,
+		partitioned: n.partitioned,
+		effected:    slices.Clone(n.effected),
 	}
 	return c
 }

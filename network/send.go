@@ -27,7 +27,7 @@ func (n *Network) Send(from, to int, byteLen int64, sentAt int64) (Outcome, []No
 	f := n.use(e) // a refused send makes a flow but draws nothing
 	f.prune(sentAt)
 	if f.idledOut(p, sentAt) { // the idle rule runs before every other step
-		f.goCold()
+		n.cool(f)
 		n.sendNotes = append(n.sendNotes, cacheNote(e, f, IdledOut))
 	}
 	if f.partitioned { // step 2
@@ -77,6 +77,7 @@ func (n *Network) Send(from, to int, byteLen int64, sentAt int64) (Outcome, []No
 	if dialed {
 		arrival = checked.Add(arrival, p.ColdDialPenaltyNs)
 		f.state, f.warmingSince = Warming, sentAt
+		n.notCold++
 		n.sendNotes = append(n.sendNotes,
 			Note{From: int(e.from), To: int(e.to), Kind: NoteDialStart},
 			cacheNote(e, f, Dialed))

@@ -18,15 +18,24 @@ type LinkView struct {
 // Links describes every declared edge, sorted by (From, To), as of the
 // latest time the network was given (by Send or ApplyMutation). It
 // allocates and is meant for the UI, not the hot path.
-func (n *Network) Links() []LinkView { return n.LinksAt(n.seen) }
+func (n *Network) Links() []LinkView { return n.LinkRangeAt(0, len(n.edges), n.seen) }
 
 // LinksAt is Links as of virtual time now (not before the latest time the
 // network was given): in-flight counts and mutations in force are those
 // at now, not at the last send on the edge or anywhere else.
-func (n *Network) LinksAt(now int64) []LinkView {
+func (n *Network) LinksAt(now int64) []LinkView { return n.LinkRangeAt(0, len(n.edges), now) }
+
+// LinkRange is Links[lo:hi] (clamped) without building the others: a
+// viewer over a thousand-peer mesh's million edges builds the ones on
+// screen. NumLinks and LinkCounts give what a title needs.
+func (n *Network) LinkRange(lo, hi int) []LinkView { return n.LinkRangeAt(lo, hi, n.seen) }
+
+// LinkRangeAt is LinkRange as of virtual time now, as LinksAt.
+func (n *Network) LinkRangeAt(lo, hi int, now int64) []LinkView {
 	now = max(now, n.seen)
-	views := make([]LinkView, 0, len(n.edges))
-	for i := range n.edges {
+	lo, hi = max(lo, 0), min(hi, len(n.edges))
+	views := make([]LinkView, 0, max(hi-lo, 0))
+	for i := lo; i < hi; i++ {
 		e := &n.edges[i]
 		v := LinkView{From: n.peers[e.from], To: n.peers[e.to], FromIdx: int(e.from), ToIdx: int(e.to)}
 		if f := n.flowOf(e); f != nil {
@@ -43,6 +52,30 @@ func (n *Network) LinksAt(now int64) []LinkView {
 		views = append(views, v)
 	}
 	return views
+}
+
+// NumLinks is the number of declared edges, len(Links()).
+func (n *Network) NumLinks() int { return len(n.edges) }
+
+// LinkCounts returns how many edges Links would show Cold and how many
+// with a mutation in force, without building them: the cold count is
+// kept as edges change state, the mutated count from the partitioned
+// count and the few edges timed effects ever touched.
+func (n *Network) LinkCounts() (cold, mutated int) {
+	mutated = n.partitioned
+	for _, fi := range n.effected {
+		f := n.flows.at(fi)
+		if f.partitioned {
+			continue
+		}
+		for _, ef := range f.effects {
+			if ef.start <= n.seen && n.seen < ef.until {
+				mutated++
+				break
+			}
+		}
+	}
+	return len(n.edges) - n.notCold, mutated
 }
 
 // InFlight counts the deliveries on every edge that do not arrive before

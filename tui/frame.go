@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"bytes"
 	"slices"
 
 	"github.com/detsim/detsim/bundle/verdict"
@@ -38,8 +39,13 @@ type frame struct {
 	queue    []engine.QueueEntry
 	queueNew []bool
 
-	links       []network.LinkView
-	linkChanged []bool
+	// links holds the views of links [linkLo, linkLo+len(links)) of the
+	// linkTotal edges: only the window the links pane shows, so a
+	// thousand-peer mesh's million edges are never all built.
+	links                 []network.LinkView
+	linkChanged           []bool
+	linkLo, linkTotal     int
+	linkCold, linkMutated int
 
 	// log holds records logFrom … logFrom+len(log)-1; missing ones (not
 	// cached) have a nil b.
@@ -52,12 +58,21 @@ type frame struct {
 	// why is the selected host's introspection beyond its snapshot
 	// (accusers, broadcast queue entries), nil when its kind has none.
 	why *whyView
-	sel int // the host addWhy asked (viewParams.sel)
+	sel int                  // the host addWhy asked (viewParams.sel)
+	cp  engine.CheckpointUse // the timeline's checkpoint cache
 }
 
 type logLine struct {
 	n, step, at int64
 	b           []byte
+}
+
+// link returns link i's view and changed mark if the frame holds it.
+func (f *frame) link(i int) (*network.LinkView, bool, bool) {
+	if i < f.linkLo || i >= f.linkLo+len(f.links) {
+		return nil, false, false
+	}
+	return &f.links[i-f.linkLo], f.linkChanged[i-f.linkLo], true
 }
 
 // row returns peer i's row if the frame holds it.
@@ -72,8 +87,15 @@ func (f *frame) row(i int) *hostRow {
 // rows around the selected host and the log window.
 type viewParams struct {
 	bandLo, bandHi int   // peer rows [bandLo, bandHi) to snapshot
+	linkLo, linkHi int   // links [linkLo, linkHi) to build views of
 	logFrom        int64 // first log line wanted; 0 follows the tail
 	sel            int   // the selected host, whose introspection the frame holds
+	// reuse is the frame on screen, if any: a row whose snapshot has not
+	// changed since is taken from it instead of parsed again (a SWIM
+	// host's snapshot lists every member; parsing fifty rows of a
+	// thousand members each is most of a step's cost). Frames are never
+	// written once built, so reading it beside the view is safe.
+	reuse *frame
 }
 
 // logWindow is how many records a frame carries: the log pane scrolls
@@ -86,16 +108,17 @@ const queueDepth = 64
 // capture is the state just before a step, kept to highlight what the
 // step changed.
 type capture struct {
-	index int64
-	rows  []engine.HostView
-	lo    int
-	links []network.LinkView
-	queue []engine.QueueEntry
+	index  int64
+	rows   []engine.HostView
+	lo     int
+	links  []network.LinkView
+	linkLo int
+	queue  []engine.QueueEntry
 }
 
 func takeCapture(s *debugger.Session, vp viewParams) *capture {
 	e := s.Timeline().Engine()
-	c := &capture{index: e.Index(), lo: vp.bandLo, links: e.Links(), queue: e.Queue(queueDepth)}
+	c := &capture{index: e.Index(), lo: vp.bandLo, links: e.LinkRange(vp.linkLo, vp.linkHi), linkLo: vp.linkLo, queue: e.Queue(queueDepth)}
 	order := naturalOrder(e.Peers())
 	for i := vp.bandLo; i < vp.bandHi && i < len(e.Peers()); i++ {
 		c.rows = append(c.rows, e.HostAt(order.engine(i)))
@@ -122,10 +145,11 @@ func build(s *debugger.Session, vp viewParams, before *capture) *frame {
 	f.diffed = before != nil
 	f.addRows(s, vp, before)
 	f.addQueue(e.Queue(queueDepth), before)
-	f.addLinks(e.Links(), before)
+	f.addLinks(e, vp, before)
 	f.addLog(s, vp)
 	f.sel = vp.sel
 	f.addWhy(s, vp.sel)
+	f.cp = s.Timeline().CheckpointUse()
 	return f
 }
 
@@ -163,7 +187,7 @@ func (f *frame) addRows(s *debugger.Session, vp viewParams, before *capture) {
 	e := s.Timeline().Engine()
 	f.bandLo = max(0, min(vp.bandLo, len(f.peers)))
 	for i := f.bandLo; i < vp.bandHi && i < len(f.peers); i++ {
-		r := parseRow(i, e.HostAt(f.order.engine(i)), f.order.position, len(f.peers))
+		r := reuseRow(vp.reuse, i, e.HostAt(f.order.engine(i)), f.order.position, len(f.peers))
 		if r.swim != nil {
 			f.swim = true
 		}
@@ -173,12 +197,24 @@ func (f *frame) addRows(s *debugger.Session, vp viewParams, before *capture) {
 			if slices.Equal(b.Snapshot, r.view.Snapshot) {
 				br = &hostRow{view: b}
 			} else {
-				br = parseRow(i, b, f.order.position, len(f.peers))
+				br = reuseRow(vp.reuse, i, b, f.order.position, len(f.peers))
 			}
 			diffRow(r, br)
 		}
 		f.rows = append(f.rows, r)
 	}
+}
+
+// reuseRow is parseRow(i, v, …), taken from prev's row i when that row
+// was parsed from the same snapshot bytes: the parsed parts are shared
+// (read-only), the engine view and the change marks are v's own.
+func reuseRow(prev *frame, i int, v engine.HostView, peerIdx func(id string) (int, bool), npeers int) *hostRow {
+	if prev != nil && len(prev.peers) == npeers {
+		if p := prev.row(i); p != nil && p.view.Snapshot != nil && bytes.Equal(p.view.Snapshot, v.Snapshot) {
+			return &hostRow{idx: i, view: v, swim: p.swim, kv: p.kv, cells: p.cells}
+		}
+	}
+	return parseRow(i, v, peerIdx, npeers)
 }
 
 // addQueue keeps the next queue entries, marking those the last step
@@ -197,11 +233,15 @@ func (f *frame) addQueue(queue []engine.QueueEntry, before *capture) {
 	}
 }
 
-// addLinks keeps every link, marking those the last step changed.
-func (f *frame) addLinks(links []network.LinkView, before *capture) {
-	f.links = links
+// addLinks keeps the window of links vp asks for and the counts of all
+// of them, marking those the last step changed.
+func (f *frame) addLinks(e *engine.Engine, vp viewParams, before *capture) {
+	f.linkTotal = e.NumLinks()
+	f.linkCold, f.linkMutated = e.LinkCounts()
+	f.linkLo = clampInt(vp.linkLo, 0, f.linkTotal)
+	f.links = e.LinkRange(f.linkLo, vp.linkHi)
 	f.linkChanged = make([]bool, len(f.links))
-	if before != nil && len(before.links) == len(f.links) {
+	if before != nil && before.linkLo == f.linkLo && len(before.links) == len(f.links) {
 		for i := range f.links {
 			a, b := &f.links[i], &before.links[i]
 			f.linkChanged[i] = a.State != b.State || a.LastSendNs != b.LastSendNs ||
@@ -285,12 +325,20 @@ func stepOnce(s *debugger.Session, vp viewParams) (*frame, bool, error) {
 	if tl.Engine().Done() {
 		return nil, false, nil
 	}
+	f, err := stepWith(s, vp, func() { tl.Step() })
+	return f, true, err
+}
+
+// stepWith captures, runs step (which dispatches exactly one step: a
+// plain one, or one with breakpoints checked) and builds the frame with
+// what it changed highlighted, refilling the log when the cache lost
+// records it needs.
+func stepWith(s *debugger.Session, vp viewParams, step func()) (*frame, error) {
 	before := takeCapture(s, vp)
-	tl.Step()
-	lo, hi := logRange(vp, tl.Engine().Records())
+	step()
+	lo, hi := logRange(vp, s.Timeline().Engine().Records())
 	if s.MissingRecord(lo, hi) != 0 {
-		f, err := land(s, tl.Engine().Index(), vp)
-		return f, true, err
+		return land(s, s.Timeline().Engine().Index(), vp)
 	}
-	return build(s, vp, before), true, nil
+	return build(s, vp, before), nil
 }

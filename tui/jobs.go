@@ -57,7 +57,8 @@ type job struct {
 	// Set by begin when the first chunk starts.
 	started    time.Time
 	startIndex int64
-	u          int64 // reverse: the latest step still to search
+	u          int64     // reverse: the latest step still to search
+	framed     time.Time // when progress last built a frame
 }
 
 // begin records where j starts, before its first chunk runs.
@@ -170,9 +171,20 @@ func reseedJob(s *debugger.Session, j *job) jobMsg {
 }
 
 func continueJob(s *debugger.Session, j *job, pause debugger.Pause) jobMsg {
-	hit, finished := s.Forward(j.bps, nil, pause)
+	hit, finished := s.Forward(j.bps, func(engine.StepInfo) bool { return nextEnds(s) }, pause)
 	if !finished {
 		return progress(s, j)
+	}
+	if hit == nil && nextEnds(s) {
+		// One short of the end: take the last step with the breakpoints
+		// armed, highlighting what it changed.
+		fr, err := stepWith(s, j.vp, func() { hit, _ = s.Forward(j.bps, nil, nil) })
+		idx := s.Timeline().Engine().Index()
+		msg := jobMsg{sess: s, fr: fr, hit: hit, err: err, status: "no breakpoint hit: the run ended at step " + fmtInt(idx)}
+		if hit != nil {
+			msg.status = "breakpoint " + hit.String() + " (" + describeBreak(*hit) + ") at step " + fmtInt(idx)
+		}
+		return msg
 	}
 	idx := s.Timeline().Engine().Index()
 	if hit != nil && j.count > 1 && !s.Timeline().Engine().Done() {
@@ -212,20 +224,63 @@ func gotoStepJob(s *debugger.Session, j *job, pause debugger.Pause) jobMsg {
 	if j.target <= s.Timeline().Engine().Index() {
 		return finish(s, j, j.target, "at step "+fmtInt(j.target))
 	}
-	if !s.GotoStep(j.target, pause) {
-		return progress(s, j)
+	// Stop one short (of the target, or of the end of the run): landing
+	// then steps once from there to highlight what the step changed,
+	// instead of going back to the step before, which re-executes from a
+	// checkpoint.
+	if s.Timeline().Engine().Index() < j.target-1 && !nextEnds(s) {
+		if _, finished := s.Forward(nil, func(info engine.StepInfo) bool { return info.Index >= j.target-1 || nextEnds(s) }, pause); !finished {
+			return progress(s, j)
+		}
 	}
 	idx := s.Timeline().Engine().Index()
-	if idx < j.target {
+	switch e := s.Timeline().Engine(); {
+	case !e.Done() && idx == j.target-1:
+		return finish(s, j, j.target, "at step "+fmtInt(j.target))
+	case !e.Done() && nextEnds(s):
+		return finish(s, j, idx+1, "step "+fmtInt(j.target)+" is past the end: clamped to the last step, "+fmtInt(idx+1))
+	case idx < j.target:
 		return finish(s, j, idx, "step "+fmtInt(j.target)+" is past the end: clamped to the last step, "+fmtInt(idx))
 	}
 	return finish(s, j, idx, "at step "+fmtInt(idx))
+}
+
+// nextEnds reports whether the next step ends the run (the Terminate
+// entry): a forward move stops before it, so landing on the last step
+// steps once instead of re-executing from a checkpoint. (Early
+// termination and output caps cannot be foreseen; landing after them
+// re-executes.)
+func nextEnds(s *debugger.Session) bool {
+	n, ok := s.Timeline().Engine().Next()
+	return ok && n.Kind == "Terminate"
+}
+
+// beforeTime reports whether the next step is the first at or after t,
+// or the run's last.
+func beforeTime(s *debugger.Session, t int64) bool {
+	n, ok := s.Timeline().Engine().Next()
+	return ok && (n.At >= t || n.Kind == "Terminate")
 }
 
 func gotoTimeJob(s *debugger.Session, j *job, pause debugger.Pause) jobMsg {
 	t := j.target
 	if t <= 0 {
 		return finish(s, j, 0, "at step 0 (t=+0s)")
+	}
+	if e := s.Timeline().Engine(); e.Now() < t && !e.Done() {
+		// Forward: stop one short of the first step at or after t (or of
+		// the last) and land by stepping once.
+		if !beforeTime(s, t) {
+			if _, finished := s.Forward(nil, func(engine.StepInfo) bool { return beforeTime(s, t) }, pause); !finished {
+				return progress(s, j)
+			}
+		}
+		if n, ok := e.Next(); ok && beforeTime(s, t) {
+			if n.At < t {
+				return finish(s, j, e.Index()+1, "t="+fmtTime(t)+" is past the end: clamped to the last step, "+fmtInt(e.Index()+1)+" at t="+fmtTime(n.At))
+			}
+			return finish(s, j, e.Index()+1, "at step "+fmtInt(e.Index()+1)+", the first at or after t="+fmtTime(t))
+		}
 	}
 	finished, err := s.GotoTime(t, pause)
 	if err != nil {
@@ -326,7 +381,14 @@ func finishAt(s *debugger.Session, j *job, i int64, hit *debugger.Breakpoint, st
 	return jobMsg{sess: s, fr: fr, status: status, hit: hit, err: err}
 }
 
-// progress reports a chunk of a long job: where it is and how fast it goes.
+// progressFrameEvery is how often a long job's progress builds a whole
+// frame for the panes; between, only the status line moves. A frame at a
+// thousand hosts costs ~20 ms, half a chunk: built at every chunk it
+// halved the speed of a continue.
+const progressFrameEvery = time.Second
+
+// progress reports a chunk of a long job: where it is and how fast it
+// goes, with a new frame for the panes at most every progressFrameEvery.
 func progress(s *debugger.Session, j *job) jobMsg {
 	e := s.Timeline().Engine()
 	status := j.kind.verb() + "… step " + fmtInt(e.Index()) + "  t=" + fmtTime(e.Now())
@@ -335,7 +397,11 @@ func progress(s *debugger.Session, j *job) jobMsg {
 		status += "  " + fmtInt(rate) + " events/s"
 	}
 	status += "  (esc to stop)"
-	return jobMsg{sess: s, fr: build(s, j.vp, nil), next: j, status: status}
+	var fr *frame
+	if now := time.Now(); now.Sub(j.framed) >= progressFrameEvery {
+		fr, j.framed = build(s, j.vp, nil), now
+	}
+	return jobMsg{sess: s, fr: fr, next: j, status: status}
 }
 
 // describeStep says what a step dispatched: "Deliver b", "Mutation".

@@ -51,10 +51,7 @@ func (m *Model) layout() {
 		npeers = len(m.fr.peers)
 	}
 	need := npeers + 2
-	nlinks := 0
-	if m.fr != nil {
-		nlinks = len(m.fr.links)
-	}
+	nlinks := m.linkTotal()
 
 	// A record opened on a short screen takes the room of the matrix:
 	// the log and the record, both readable, beat three cramped panes.

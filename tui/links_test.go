@@ -17,7 +17,7 @@ func TestLinks_InFlightNowAndChangedMarks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vp := viewParams{bandHi: len(sc.Peers)}
+	vp := viewParams{bandHi: len(sc.Peers), linkHi: 1 << 30} // every link, not a window
 	marked := 0
 	for step := 0; step < 3000; step++ {
 		f, ok, err := stepOnce(s, vp)

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/detsim/detsim/debugger"
+	"github.com/detsim/detsim/engine"
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/scenarios"
 )
@@ -26,6 +27,9 @@ type Options struct {
 	// PictureDir is where the picture key writes <name>-<seed>/ and
 	// <name>-<seed>.html; "" is bundles/.
 	PictureDir string
+	// CheckpointMem, when set, is the byte budget of the session's
+	// checkpoints (default engine.DefaultCheckpointBudget; 0: none).
+	CheckpointMem *int64
 }
 
 // overlay is what replaces the panes, if anything.
@@ -112,6 +116,9 @@ func NewModel(sc *scenarios.Scenario, reg *hosts.Registry, opts Options) (Model,
 			return Model{}, err
 		}
 	}
+	if opts.CheckpointMem != nil {
+		s.SetCheckpointMem(*opts.CheckpointMem)
+	}
 	m := Model{
 		keys: newKeyMap(), help: newHelp(), st: newStyles(),
 		width: opts.Width, height: opts.Height,
@@ -196,6 +203,11 @@ func (m Model) applyJob(msg jobMsg) (tea.Model, tea.Cmd) {
 			m.events.cursor = 0
 		}
 		m.focus = paneEvents
+	}
+	if msg.fr != nil && msg.next == nil {
+		if note := checkpointNote(msg.fr.cp); note != "" {
+			m.status += " · " + note
+		}
 	}
 	if msg.next != nil {
 		if m.interrupt {
@@ -317,6 +329,9 @@ func (m *Model) frameCovers() bool {
 	if f.sel != m.matrix.sel {
 		return false // the host pane's introspection is another host's
 	}
+	if lo, hi := m.links.shown(f.linkTotal); lo < hi && (f.linkLo > lo || hi > f.linkLo+len(f.links)) {
+		return false
+	}
 	if f.records > 0 {
 		wlo, whi := m.events.window(f)
 		if f.logAt(wlo) == nil || f.logAt(whi) == nil {
@@ -341,7 +356,21 @@ func (m *Model) viewParams() viewParams {
 	if m.events.cursor > 0 {
 		vp.logFrom = max(m.events.cursor-logWindow/2, 1)
 	}
+	vp.linkLo, vp.linkHi = m.links.window(m.linkTotal())
+	vp.reuse = m.fr
 	return vp
+}
+
+// linkTotal is how many links the run has (fixed for the run), from the
+// frame or, before the first one, from the engine.
+func (m *Model) linkTotal() int {
+	switch {
+	case m.fr != nil:
+		return m.fr.linkTotal
+	case m.sess != nil:
+		return m.sess.Timeline().Engine().NumLinks()
+	}
+	return 0
 }
 
 // clampCursor keeps the log cursor on a record that exists.
@@ -617,7 +646,7 @@ func (m Model) scroll(delta int) (tea.Model, tea.Cmd) {
 	case paneQueue:
 		m.queue.scroll(delta, len(f.queue), m.queue.body())
 	case paneLinks:
-		rows := (len(f.links) + m.links.columns() - 1) / m.links.columns()
+		rows := (f.linkTotal + m.links.columns() - 1) / m.links.columns()
 		m.links.scroll(delta, rows, m.links.body())
 	case paneEvents:
 		if m.showRec && delta != 0 {
@@ -643,4 +672,14 @@ func uitoa(u uint64) string {
 		u /= 10
 	}
 	return string(b[i:])
+}
+
+// checkpointNote says, when a checkpoint did not fit the whole budget,
+// that the session runs without and why; "" otherwise.
+func checkpointNote(u engine.CheckpointUse) string {
+	if u.Refused == 0 {
+		return ""
+	}
+	return "checkpoints off: one takes " + fmtBytes(u.Refused) + ", more than the " + fmtBytes(u.Budget) +
+		" budget (--checkpoint-mem); going back re-executes from the seed"
 }

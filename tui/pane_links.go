@@ -9,7 +9,9 @@ import (
 
 // linksPane shows every directed edge: connection cache state, last send,
 // deliveries in flight and the mutations in force, several edges per line
-// when the pane is wide. Edges the last step changed are marked *.
+// when the pane is wide. Edges the last step changed are marked *. It is
+// windowed like the host rows: the frame holds the views of the edges
+// around the scroll position only (window), and the counts of all.
 type linksPane struct {
 	size
 	scroller
@@ -20,35 +22,48 @@ const linkCell = 52
 
 func (p linksPane) columns() int { return max(p.w/linkCell, 1) }
 
+// shown returns the links [lo, hi) the pane draws for total edges.
+func (p linksPane) shown(total int) (lo, hi int) {
+	cols := p.columns()
+	rows := (total + cols - 1) / cols
+	off := clampInt(p.off, 0, max(rows-p.body(), 0))
+	return min(off*cols, total), min((off+p.body())*cols, total)
+}
+
+// window is the links a frame should hold: what is shown and a page
+// either side, so scrolling a little needs no new frame.
+func (p linksPane) window(total int) (lo, hi int) {
+	lo, hi = p.shown(total)
+	if lo == hi {
+		return 0, 0
+	}
+	page := p.body() * p.columns()
+	return max(lo-page, 0), min(hi+page, total)
+}
+
 func (p linksPane) View(c *drawCtx) []string {
 	f := c.f
-	cold, mutated := 0, 0
-	for i := range f.links {
-		if f.links[i].State == network.Cold {
-			cold++
-		}
-		if len(f.links[i].Active) > 0 {
-			mutated++
-		}
-	}
-	title := "links (" + fmtInt(int64(len(f.links))) + " edges, " + fmtInt(int64(cold)) + " cold, " + fmtInt(int64(mutated)) + " mutated)"
+	title := "links (" + fmtInt(int64(f.linkTotal)) + " edges, " + fmtInt(int64(f.linkCold)) + " cold, " + fmtInt(int64(f.linkMutated)) + " mutated)"
 	out := []string{titleLine(c, title, p.w)}
 	cols := p.columns()
 	cw := p.w / cols
-	rows := (len(f.links) + cols - 1) / cols
-	off := clampInt(p.off, 0, max(rows-p.body(), 0))
-	for r := off; r < rows && len(out) < p.h; r++ {
+	lo, hi := p.shown(f.linkTotal)
+	for r := lo / cols; r*cols < hi && len(out) < p.h; r++ {
 		var b strings.Builder
 		for k := 0; k < cols; k++ {
 			i := r*cols + k
-			if i >= len(f.links) {
+			if i >= hi {
 				break
 			}
 			sep := ""
 			if k < cols-1 {
 				sep = "│"
 			}
-			b.WriteString(fit(linkLine(c, &f.links[i], f.linkChanged[i]), cw-len(sep)) + sep)
+			line := " …"
+			if l, changed, ok := f.link(i); ok {
+				line = linkLine(c, l, changed)
+			}
+			b.WriteString(fit(line, cw-len(sep)) + sep)
 		}
 		out = append(out, b.String())
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/detsim/detsim/batch"
 	"github.com/detsim/detsim/debugger"
+	"github.com/detsim/detsim/engine"
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/internal/scratch"
@@ -39,6 +40,7 @@ type runFlags struct {
 	width      *int
 	maxRecords *int64
 	maxBytes   *int64
+	cpMem      byteSize
 }
 
 func newRunFlags() *runFlags {
@@ -52,6 +54,8 @@ func newRunFlags() *runFlags {
 	f.width = fs.Int("width", 160, "with --break-on/--until: width of the printed panes")
 	f.maxRecords = fs.Int64("max-records", batch.DefaultMaxRecords, "with --batch: stop the run, its bundle marked truncated, once it has written this many records (0: no cap)")
 	f.maxBytes = fs.Int64("max-bytes", batch.DefaultMaxBytes, "with --batch: stop the run, its bundle marked truncated, once its records take this many bytes (0: no cap)")
+	f.cpMem = engine.DefaultCheckpointBudget
+	fs.Var(&f.cpMem, "checkpoint-mem", "the stepper's checkpoint budget in `bytes`, or with a unit (512MiB, 1GiB, 800MB); 0 keeps none (every step back re-executes from the seed)")
 	return f
 }
 
@@ -102,7 +106,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	}
 	switch {
 	case !*f.batch:
-		if err := tui.Run(sc, reg, tui.Options{Breakpoints: bps, Version: version()}); err != nil {
+		mem := int64(f.cpMem)
+		if err := tui.Run(sc, reg, tui.Options{Breakpoints: bps, Version: version(), CheckpointMem: &mem}); err != nil {
 			fmt.Fprintf(stderr, "detsim: %v\n", err)
 			return exitInternal
 		}
@@ -243,6 +248,7 @@ func runToBreak(sc *scenarios.Scenario, reg *hosts.Registry, bps []debugger.Brea
 		fmt.Fprintf(stderr, "detsim: %v\n", err)
 		return exitUsage
 	}
+	sess.SetCheckpointMem(0) // one move forward needs none: cost what --batch costs
 	hit := sess.Continue(bps)
 	where := "the run ended"
 	if hit.Breakpoint != nil {

@@ -7,6 +7,7 @@ package echo
 
 import (
 	"strconv"
+	"unsafe"
 
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/internal/jsonw"
@@ -192,4 +193,10 @@ func (e *event) AppendJSON(b []byte) []byte {
 	b = append(b, `,"bytes":`...)
 	b = strconv.AppendInt(b, int64(e.bytes), 10)
 	return append(b, '}')
+}
+
+// ApproxBytes estimates what a Clone holds (the engine's checkpoint byte
+// budget): the struct and its reused buffers; others is shared.
+func (h *host) ApproxBytes() int64 {
+	return int64(unsafe.Sizeof(*h)) + int64(cap(h.evs))*int64(unsafe.Sizeof(event{})) + int64(cap(h.acts))*int64(unsafe.Sizeof(hosts.Action{}))
 }

@@ -238,3 +238,7 @@ func (codec) Append(b []byte, m any) ([]byte, error) {
 }
 
 func (codec) Decode(b []byte) (any, error) { return swim.Decode(b) }
+
+// ApproxBytes estimates what a Clone holds (the engine's checkpoint byte
+// budget): the node's state plus the adapter's own few words.
+func (h *host) ApproxBytes() int64 { return h.node.ApproxBytes() + 64 }

@@ -44,3 +44,7 @@ func (m Monitor) Resolved() bool { return m.ev.Resolved() }
 
 // Clone deep-copies the evaluator for a checkpoint.
 func (m Monitor) Clone() engine.Monitor { return Monitor{m.ev.Clone()} }
+
+// ApproxBytes estimates what a Clone holds, for the engine's checkpoint
+// byte budget.
+func (m Monitor) ApproxBytes() int64 { return m.ev.ApproxBytes() }

@@ -1,0 +1,20 @@
+package network
+
+import "unsafe"
+
+// ApproxBytes estimates the memory a Clone holds: the edge table (copied:
+// an edge's flow index changes on first use) and every flow with its
+// in-flight and effect lists. The peer list, lookup table and policies
+// are shared between clones and not counted. It costs one pass over the
+// flows in use, no allocation.
+func (n *Network) ApproxBytes() int64 {
+	b := int64(unsafe.Sizeof(*n))
+	b += int64(len(n.edges)) * int64(unsafe.Sizeof(edgeState{}))
+	b += int64(len(n.flows.blocks)) * int64(unsafe.Sizeof([]edgeFlow(nil)))
+	n.flows.each(func(f *edgeFlow) {
+		b += int64(unsafe.Sizeof(*f))
+		b += int64(len(f.inFlight)) * int64(unsafe.Sizeof(delivery{}))
+		b += int64(len(f.effects)) * int64(unsafe.Sizeof(effect{}))
+	})
+	return b
+}
