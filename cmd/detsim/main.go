@@ -58,6 +58,7 @@ var commands = []command{
 	{"calibrate", cmdCalibrate},
 	{"schemadiff", cmdSchemadiff},
 	{"render", cmdRender},
+	{"provider-serve", cmdProviderServe},
 }
 
 func lookupCommand(name string) (command, bool) {
@@ -105,6 +106,7 @@ const usage = `usage:
   detsim calibrate SCENARIO PROD_BUNDLE [--seeds K] compare the sim's metrics with a production bundle
   detsim schemadiff A B                            compare two bundles' event schemas
   detsim render BUNDLE [-o FILE.html]              draw a bundle as one self-contained web page
+  detsim provider-serve SCRIPT [--addr A]          serve a provider script over real HTTP/SSE on loopback
   detsim sweep PROPERTY --seeds N [--shard i/n] [--json] [...]
                                                    run a property over seeds; pin failing ones
   detsim shrink SCENARIO [--assert NAME] [--out FILE]

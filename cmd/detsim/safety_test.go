@@ -309,3 +309,15 @@ func TestRender_WritesAPageBesideTheBundleAndNeverOverwrites(t *testing.T) {
 		t.Errorf("missing bundle: exit %d", r.code)
 	}
 }
+
+func TestProviderServe_HelpAndLoopbackOnly(t *testing.T) {
+	if r := detsim(t, "provider-serve", "-h"); r.code != 0 || !strings.Contains(r.stdout, "usage: detsim provider-serve") {
+		t.Errorf("-h: exit %d\n%s", r.code, r.stdout)
+	}
+	if r := detsim(t, "provider-serve", "agent/overloaded", "--addr", "10.0.0.1:80"); r.code != 2 || !strings.Contains(r.stderr, "loopback") {
+		t.Errorf("non-loopback: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := detsim(t, "provider-serve", "nope/nothing"); r.code != 2 {
+		t.Errorf("unknown script: exit %d\n%s", r.code, r.stderr)
+	}
+}
