@@ -138,7 +138,7 @@ func (n *Network) SendReliable(from, to int, byteLen int64, sentAt int64, handsh
 	f := n.use(e)
 	f.prune(sentAt)
 	if f.idledOut(p, sentAt) {
-		f.goCold()
+		n.cool(f)
 		n.sendNotes = append(n.sendNotes, cacheNote(e, f, IdledOut))
 	}
 	if f.partitioned {
@@ -172,6 +172,7 @@ func (n *Network) SendReliable(from, to int, byteLen int64, sentAt int64, handsh
 	if dialed {
 		arrival = checked.Add(arrival, p.ColdDialPenaltyNs)
 		f.state, f.warmingSince = Warming, sentAt
+		n.notCold++
 		n.sendNotes = append(n.sendNotes,
 			Note{From: int(e.from), To: int(e.to), Kind: NoteDialStart},
 			cacheNote(e, f, Dialed))

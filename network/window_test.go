@@ -20,7 +20,7 @@ func countLinks(views []LinkView) (cold, mutated int) {
 }
 
 // LinkCounts and LinkRange agree with Links at every point of a random
-// run of sends, idle-outs, partitions, heals, kills and timed effects,
+// run of sends (datagrams and reliable streams), idle-outs, partitions, heals, kills and timed effects,
 // and in every clone.
 func TestLinkCountsAndRange_AgreeWithLinks(t *testing.T) {
 	peers := []string{"a", "b", "c", "d", "e"}
@@ -32,10 +32,15 @@ func TestLinkCountsAndRange_AgreeWithLinks(t *testing.T) {
 	for step := 0; step < 3000; step++ {
 		at += int64(r.IntN(40)) * ms
 		switch k := r.IntN(100); {
-		case k < 80:
+		case k < 70:
 			a, b := pick(), pick()
 			if a != b {
 				send(t, n, a, b, 100, at)
+			}
+		case k < 80: // a reliable stream dials, idles and cools the same edges
+			a, b := pick(), pick()
+			if a != b {
+				n.SendReliable(idx(t, n, a), idx(t, n, b), 100, at, r.IntN(2) == 0)
 			}
 		case k < 85:
 			n.ApplyMutation(&Mutation{Kind: Partition, PeersA: []string{pick()}, PeersB: []string{pick(), pick()}}, at)
