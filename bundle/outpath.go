@@ -191,7 +191,12 @@ func sweepStale(out string) error {
 			return nil
 		}
 		if _, err := os.Lstat(out); !errors.Is(err, fs.ErrNotExist) {
-			return nil // out is in place; the old copy is the leftover
+			if provenBundle(out) == nil {
+				return nil // the new bundle is in place; the old copy is the leftover
+			}
+			// Something else now stands at out: neither it nor the old
+			// bundle is detsim's to throw away.
+			return fmt.Errorf("a killed run left the bundle it was replacing at %s, and %s now holds something else; move one of them", old, out)
 		}
 		if err := os.Rename(old, out); err != nil {
 			return fmt.Errorf("restoring the bundle a killed run moved aside to %s: %w", old, err)

@@ -289,3 +289,27 @@ func simulateKill(w *Writer) {
 	w.state = aborted
 	scratch.ForgetForTest(w.work, w.lock)
 }
+
+func TestCreate_KeepsTheOldBundleWhenSomethingElseTookItsPlace(t *testing.T) {
+	parent := t.TempDir()
+	out := filepath.Join(parent, "out")
+	writeSample(t, out, sampleRecords)
+	want := fstree.Of(t, out)
+	w := killWhileWriting(t, out)
+	old := filepath.Join(w.work.Path, oldDir)
+	if err := os.Rename(out, old); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, filepath.Join(out, "mine.txt"), "a user's file where the bundle was")
+	w2, err := Create(out)
+	if err == nil {
+		w2.Abort()
+		t.Fatal("Create succeeded, want a refusal naming both")
+	}
+	if got := fstree.Of(t, old); !maps.Equal(want, got) {
+		t.Errorf("the old bundle was not kept where the killed run left it")
+	}
+	if data, _ := os.ReadFile(filepath.Join(out, "mine.txt")); string(data) != "a user's file where the bundle was" {
+		t.Errorf("the user's file changed: %q", data)
+	}
+}
