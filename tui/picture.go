@@ -103,6 +103,11 @@ func picture(sc *scenarios.Scenario, reg *hosts.Registry, version, dir, page str
 	if _, err := render.Write(&b, dir, render.Options{Mark: true, MarkNs: now, MarkStep: step}); err != nil {
 		return err
 	}
+	// Asked again: the run took a while, and whatever stands at the path
+	// now is what the write may replace.
+	if force, err = render.IsPage(page); err != nil {
+		return err
+	}
 	if err := outfile.Write(page, b.Bytes(), force); err != nil {
 		return refusal(page, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/detsim/detsim/internal/outfile"
 	"io"
 	"net/netip"
 	"os"
@@ -385,26 +386,7 @@ loop:
 	return code
 }
 
-// writeNew writes a file that must not exist yet, under a temporary name
-// renamed into place, so a reader never sees it half written.
-func writeNew(path string, data []byte) error {
-	if _, err := os.Lstat(path); err == nil {
-		return fmt.Errorf("%s exists", path)
-	}
-	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
-}
+// writeNew writes a file that must not exist yet, through a locked
+// temporary linked into place (internal/outfile): a reader never sees it
+// half written, and anything that appeared at the path meanwhile is kept.
+func writeNew(path string, data []byte) error { return outfile.Write(path, data, false) }
