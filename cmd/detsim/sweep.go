@@ -29,8 +29,8 @@ const exitInterrupted = 130
 const sweepUsage = `usage: detsim sweep PROPERTY --seeds N [flags]
 
 Runs seeds S … S+N−1 of PROPERTY (a property file, else an embedded
-property: gossip_flap, gossip_flap_legacy, gossip_flap_wan,
-gossip_flap_wan_legacy) on W workers and prints every
+property: agent_faults, agent_faults_bug, gossip_flap,
+gossip_flap_legacy, gossip_flap_wan, gossip_flap_wan_legacy) on W workers and prints every
 failing seed with the command that replays it. Failing seeds are pinned
 to --corpus DIR as soon as they are found; the default is
 scenarios/regression for a property that expects to pass, and nowhere for
