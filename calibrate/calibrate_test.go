@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -182,17 +183,35 @@ func threeRegion(t testing.TB, name string, seed uint64) (*scenarios.Scenario, s
 }
 
 // The same scenario, other seeds: calibration passes with the shipped
-// tolerances. The prod seeds are the first three, not chosen; the sim
-// seeds are 100..109, apart from them.
+// tolerances, except for the rows listed here, each with its mechanism.
+// The prod seeds are the first three, not chosen; the sim seeds are
+// 100..109, apart from them. A listed row that passes fails the test too,
+// so the list cannot go stale (as testdata/calibration/*.known_failures).
+// The false-failure rate behind the list is measured in
+// docs/calibration.md ("What the tests show").
 func TestRun_SimVsSimPasses(t *testing.T) {
+	knownFailures := map[uint64][]string{
+		// fra's own probe timer fell within 3 ms of its acks to orch's
+		// and sgp's probes (phases .089, .091, .092 s): half its send
+		// gaps are a few ms, against 82-191 ms in the ten sim seeds. Each
+		// run draws its timer phases once; one run in about twelve lands
+		// outside ten seeds' spread on some row (docs/calibration.md).
+		2: {"timespan/fra/swim/message_sent/p50"},
+	}
 	for _, seed := range []uint64{1, 2, 3} {
 		sc, prod := threeRegion(t, "three_region_3m", seed)
 		r, err := Run(sc, prod, Options{FirstSeed: 100})
 		must(t, err)
-		if r.Failed() {
+		var failed []string
+		for _, row := range r.Rows {
+			if row.Status == Fail {
+				failed = append(failed, row.Metric)
+			}
+		}
+		if want := knownFailures[seed]; !slices.Equal(failed, want) {
 			var out bytes.Buffer
 			r.Write(&out)
-			t.Errorf("prod seed %d: sim vs sim fails:\n%s", seed, out.String())
+			t.Errorf("prod seed %d: sim vs sim fails %v, want exactly %v:\n%s", seed, failed, want, out.String())
 		}
 	}
 }

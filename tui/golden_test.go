@@ -34,7 +34,7 @@ var swimStates = []struct {
 	keys  []string
 	sizes [][2]int
 }{
-	{"swim_step", []string{"g", "text:4137", "enter"}, [][2]int{{120, 40}, {40, 10}, {80, 24}}},
+	{"swim_step", []string{"g", "text:2072", "enter"}, [][2]int{{120, 40}, {40, 10}, {80, 24}}},
 	{"swim_verdicts", []string{"c", "v", "j"}, [][2]int{{120, 40}, {40, 10}}},
 	{"swim_search", []string{"g", "text:2000", "enter", "/", "text:type=state_transition to=suspect", "enter", "o"}, [][2]int{{120, 40}, {40, 10}}},
 	{"swim_filter", []string{"g", "text:3000", "enter", "F", "text:host=orch type=message_sent", "enter"}, [][2]int{{120, 40}}},

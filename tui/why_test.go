@@ -27,7 +27,7 @@ func TestQueue_SaysWhatEachEntryCarries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := land(s, 4137, viewParams{bandHi: len(sc.Peers)})
+	f, err := land(s, 2072, viewParams{bandHi: len(sc.Peers)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestQueue_SaysWhatEachEntryCarries(t *testing.T) {
 		}
 	}
 	if deliver == 0 || timer == 0 {
-		t.Fatalf("%d deliveries and %d timers queued at step 4137: the test shows nothing", deliver, timer)
+		t.Fatalf("%d deliveries and %d timers queued at step 2072: the test shows nothing", deliver, timer)
 	}
 }
 
@@ -112,9 +112,9 @@ func TestFollowMessage_SendToDeliveryAndBack(t *testing.T) {
 // full and lists the broadcast queue's entries.
 func TestWhy_AccuserAndBroadcastQueue(t *testing.T) {
 	m := newTestModel(t, loadScenario(t, "reproduction/gossip_flap"), 120, 40)
-	m = drive(t, m, keys("g", "text:4137", "enter")...) // fra suspects orch
+	m = drive(t, m, keys("g", "text:2072", "enter")...) // fra suspects orch
 	s := screen(m)
-	for _, want := range []string{"accused by fra", "broadcast queue (3, 560B), next out first", " tx "} {
+	for _, want := range []string{"accused by fra", "broadcast queue (2, 289B), next out first", " tx "} {
 		if !strings.Contains(s, want) {
 			t.Errorf("host pane lacks %q:\n%s", want, s)
 		}
@@ -129,7 +129,7 @@ func TestWhy_AccuserAndBroadcastQueue(t *testing.T) {
 	}
 	// The cursor in the host pane: tab to it, j/k move it, enter works too.
 	m = newTestModel(t, loadScenario(t, "reproduction/gossip_flap"), 120, 40)
-	m = drive(t, m, keys("g", "text:4137", "enter", "tab", "tab", "j", "j")...)
+	m = drive(t, m, keys("g", "text:2072", "enter", "tab", "tab", "j", "j")...)
 	if m.focus != paneHost || m.host.cur != 2 {
 		t.Fatalf("focus %v cursor %d", m.focus, m.host.cur)
 	}
@@ -152,23 +152,23 @@ func TestPicture_WritesThePageAndRefusesStrangers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m = drive(t, m, keys("g", "text:4137", "enter", "P")...)
+	m = drive(t, m, keys("g", "text:2072", "enter", "P")...)
 	page := filepath.Join(dir, "gossip_flap-42.html")
-	if m.isError || m.status != "picture: "+page+" (step 4 137 marked)" {
+	if m.isError || m.status != "picture: "+page+" (step 2 072 marked)" {
 		t.Fatalf("status %q (error %v)", m.status, m.isError)
 	}
 	b, err := os.ReadFile(page)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ok, _ := render.IsPage(page); !ok || !bytes.Contains(b, []byte(`"step":4137`)) {
-		t.Fatalf("the page is not a detsim page marked at step 4137 (%d bytes)", len(b))
+	if ok, _ := render.IsPage(page); !ok || !bytes.Contains(b, []byte(`"step":2072`)) {
+		t.Fatalf("the page is not a detsim page marked at step 2072 (%d bytes)", len(b))
 	}
 	if _, err := os.Stat(filepath.Join(dir, "gossip_flap-42", "manifest.json")); err != nil {
 		t.Fatalf("no bundle beside the page: %v", err)
 	}
 	m = drive(t, m, keys("n", "P")...) // its own page and bundle: replaced
-	if m.isError || !strings.Contains(m.status, "(step 4 138 marked)") {
+	if m.isError || !strings.Contains(m.status, "(step 2 073 marked)") {
 		t.Fatalf("second picture: %q", m.status)
 	}
 	if err := os.WriteFile(page, []byte("<html>mine</html>"), 0o644); err != nil {
@@ -214,9 +214,9 @@ func TestTeatest_FollowWhyPicture(t *testing.T) {
 		t.Fatal(err)
 	}
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
-	tm.Type("g4137")
+	tm.Type("g2072")
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
-	waitScreen(t, tm, "at step 4 137")
+	waitScreen(t, tm, "at step 2 072")
 	tm.Type("w")
 	waitScreen(t, tm, "fra's view of orch became suspect")
 	tm.Type("/type=message_sent")

@@ -89,6 +89,42 @@ func TestJoiningChain_ConvergesTransitively(t *testing.T) {
 	}
 }
 
+// A Joining node whose seeds name nobody but itself (the first member of
+// a cluster, as orch in the reproduction) is joined from the start: it
+// sends no join_request and takes part in push/pull like any member.
+func TestJoiningSelfSeed_IsJoinedAndPushPulls(t *testing.T) {
+	for _, seeds := range [][]string{{"a"}, nil} {
+		names := []string{"a", "b", "c"}
+		c := newCluster(t, names, DefaultConfig(), nil)
+		for _, id := range names {
+			cfg := DefaultConfig()
+			cfg.PushPullIntervalNs = 30 * s
+			cfg.Seeds = []string{"a"}
+			if id == "a" {
+				cfg.Seeds = seeds
+			}
+			c.nodes[id] = New(id, cfg, Joining, names, c.rands[id])
+		}
+		if !c.nodes["a"].joined {
+			t.Fatalf("seeds %v: a is not joined at start", seeds)
+		}
+		if c.nodes["b"].joined {
+			t.Fatal("b, with another seed, is joined before any response")
+		}
+		c.run(35 * s)
+		a := c.nodes["a"].counters
+		if a.JoinRequests != 0 {
+			t.Fatalf("seeds %v: a sent %d join requests with nobody to ask", seeds, a.JoinRequests)
+		}
+		if a.PushPulls == 0 {
+			t.Fatalf("seeds %v: a never pushed or pulled in 35s with a 30s interval", seeds)
+		}
+		if !c.allAlive(names...) || !c.consistent(names...) {
+			t.Fatalf("seeds %v: views after 35s:\n%s", seeds, c.dumpViews())
+		}
+	}
+}
+
 func TestDeadNodeDetected(t *testing.T) {
 	names := []string{"a", "b", "c", "d", "e"}
 	c := newCluster(t, names, DefaultConfig(), nil)

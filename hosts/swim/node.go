@@ -202,8 +202,23 @@ func New(self string, cfg Config, start Start, peers []string, r Rand) *Node {
 	}
 	// The first probe starts a round, which shuffles the order.
 	n.orderPos = len(n.order)
-	n.joined = start == Member
+	// A Joining node with no seed but itself has nobody to ask: it is the
+	// cluster's first member, joined from the start, as a memberlist that
+	// is never told to Join still runs push/pull and answers joins. Left
+	// joining, it would never push or pull (the reproduction's orch did
+	// exactly that all run).
+	n.joined = start == Member || (start == Joining && !hasOtherSeed(cfg.Seeds, self))
 	return n
+}
+
+// hasOtherSeed reports whether seeds name any peer besides self.
+func hasOtherSeed(seeds []string, self string) bool {
+	for _, s := range seeds {
+		if s != self {
+			return true
+		}
+	}
+	return false
 }
 
 // strictlyIncreasing reports whether ids is sorted without duplicates.
