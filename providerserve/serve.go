@@ -24,9 +24,12 @@
 //	script is served. A request may name its step with the header
 //	x-detsim-step; the script exhausted, it answers 500. --time-scale
 //	multiplies every scripted delay (0.01: a hundred times faster).
+//	At most --max-conns connections (default 32) are served at once;
+//	with no request in flight for --idle-stop (default 10m) it stops
+//	by itself.
 //	Point a client at it:
 //	  ANTHROPIC_BASE_URL=http://127.0.0.1:8787 ANTHROPIC_API_KEY=x your-client
-//	Stops on SIGINT/SIGTERM (ctx).
+//	Stops on SIGINT/SIGTERM (ctx), or idle.
 package providerserve
 
 import (
@@ -59,6 +62,13 @@ const (
 	MaxHeaderBytes         = 64 << 10 // the request line and headers
 	readHeaderTimeout      = 10 * time.Second
 	maxScriptFileBytes     = 4 << 20
+	// DefaultMaxConns bounds the connections served at once; more wait
+	// in the listen backlog until one closes.
+	DefaultMaxConns = 32
+	// DefaultIdleStop is how long the server waits with no request in
+	// flight before it stops by itself.
+	DefaultIdleStop = 10 * time.Minute
+	keepAliveIdle   = 30 * time.Second
 )
 
 // StepHeader names the request header that says which workflow step a
@@ -75,41 +85,148 @@ type Options struct {
 	// MaxRequestBytes bounds a request body (default
 	// DefaultMaxRequestBytes).
 	MaxRequestBytes int64
+	// MaxConns bounds the connections open at once (default
+	// DefaultMaxConns): a client that opens more waits for one to close.
+	MaxConns int
+	// IdleStop, when positive, stops the server once no request has been
+	// in flight for that long: a forgotten server does not run forever.
+	IdleStop time.Duration
 	// Logf, when set, gets one line per request and per error.
 	Logf func(format string, args ...any)
 }
 
-// Serve serves script on ln until ctx is done, then closes ln and every
-// connection (a hanging response included) and returns nil. It refuses
-// a listener whose address is not a loopback TCP address, before
-// accepting anything. Any other error is the listener's.
+// Serve serves script on ln until ctx is done, or until no request has
+// been in flight for opts.IdleStop, then closes ln and every connection
+// (a hanging response included) and returns nil. It refuses a listener
+// whose address is not a loopback TCP address, before accepting
+// anything. Any other error is the listener's.
 func Serve(ctx context.Context, ln net.Listener, script provider.Script, opts Options) error {
 	if err := CheckLoopback(ln.Addr()); err != nil {
 		ln.Close()
 		return err
 	}
-	h := NewHandler(script, opts)
+	if opts.MaxConns <= 0 {
+		opts.MaxConns = DefaultMaxConns
+	}
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	lim := &limitListener{Listener: ln, slots: make(chan struct{}, opts.MaxConns), closed: make(chan struct{})}
+	act := &activity{since: time.Now()}
 	srv := &http.Server{
-		Handler:           h,
+		Handler:           act.wrap(NewHandler(script, opts)),
 		MaxHeaderBytes:    MaxHeaderBytes,
 		ReadHeaderTimeout: readHeaderTimeout,
-		BaseContext:       func(net.Listener) context.Context { return ctx },
-		ErrorLog:          nil,
+		// A kept-alive connection holds one of the MaxConns slots: close
+		// it once it has been idle this long.
+		IdleTimeout: keepAliveIdle,
+		BaseContext: func(net.Listener) context.Context { return ctx },
+		ErrorLog:    nil,
 	}
 	done := make(chan struct{})
 	go func() {
-		select {
-		case <-ctx.Done():
-			srv.Close()
-		case <-done:
+		var idle <-chan time.Time
+		if opts.IdleStop > 0 {
+			t := time.NewTicker(min(opts.IdleStop/4, time.Second))
+			defer t.Stop()
+			idle = t.C
+		}
+		for {
+			select {
+			case <-ctx.Done():
+				srv.Close()
+				return
+			case <-done:
+				return
+			case <-idle:
+				if act.idleFor() >= opts.IdleStop {
+					if opts.Logf != nil {
+						opts.Logf("provider-serve: no request for %v: stopping", opts.IdleStop)
+					}
+					stop()
+				}
+			}
 		}
 	}()
-	err := srv.Serve(ln)
+	err := srv.Serve(lim)
 	close(done)
 	if ctx.Err() != nil && errors.Is(err, http.ErrServerClosed) {
 		return nil
 	}
 	return err
+}
+
+// limitListener admits at most cap(slots) connections at once; the ones
+// over the limit wait in the kernel's backlog, not in memory here.
+type limitListener struct {
+	net.Listener
+	slots  chan struct{}
+	closed chan struct{}
+	once   sync.Once
+}
+
+func (l *limitListener) Accept() (net.Conn, error) {
+	select {
+	case l.slots <- struct{}{}:
+	case <-l.closed: // waiting for a slot must not keep Serve from returning
+		return nil, net.ErrClosed
+	}
+	c, err := l.Listener.Accept()
+	if err != nil {
+		<-l.slots
+		return nil, err
+	}
+	return &limitConn{Conn: c, slots: l.slots}, nil
+}
+
+func (l *limitListener) Close() error {
+	l.once.Do(func() { close(l.closed) })
+	return l.Listener.Close()
+}
+
+type limitConn struct {
+	net.Conn
+	slots chan struct{}
+	once  sync.Once
+}
+
+func (c *limitConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(func() { <-c.slots })
+	return err
+}
+
+// activity tracks requests in flight and when the last one ended, for
+// the idle stop.
+type activity struct {
+	mu       sync.Mutex
+	inFlight int
+	since    time.Time // when inFlight last became 0
+}
+
+func (a *activity) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a.mu.Lock()
+		a.inFlight++
+		a.mu.Unlock()
+		defer func() {
+			a.mu.Lock()
+			if a.inFlight--; a.inFlight == 0 {
+				a.since = time.Now()
+			}
+			a.mu.Unlock()
+		}()
+		h.ServeHTTP(w, r)
+	})
+}
+
+// idleFor is how long no request has been in flight (0 while one is).
+func (a *activity) idleFor() time.Duration {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.inFlight > 0 {
+		return 0
+	}
+	return time.Since(a.since)
 }
 
 // CheckLoopback refuses any address but a loopback TCP one: the edge
@@ -357,7 +474,8 @@ func readFile(path string) ([]byte, error) {
 // Command is `detsim provider-serve SCRIPT [--addr 127.0.0.1:PORT]
 // [--time-scale F]` for the CLI to wire: it loads SCRIPT (LoadScript),
 // listens on loopback (Listen), prints the address it serves on to
-// stderr and serves until ctx is done. Exit codes: 0 stopped by ctx, 2
+// stderr and serves until ctx is done or it is idle. Exit codes: 0
+// stopped by ctx or idle, 2
 // bad arguments, a malformed script or a non-loopback address, 3 a
 // listener failure.
 func Command(ctx context.Context, args []string, stderr io.Writer, reg *hosts.Registry) int {
@@ -366,8 +484,10 @@ func Command(ctx context.Context, args []string, stderr io.Writer, reg *hosts.Re
 	addr := fs.String("addr", DefaultAddr, "loopback address to listen on (127.0.0.1:PORT, [::1]:PORT, localhost:PORT)")
 	scale := fs.Float64("time-scale", 1, "multiply every scripted delay by this (0.01: a hundred times faster)")
 	quiet := fs.Bool("q", false, "no line per request")
+	maxConns := fs.Int("max-conns", DefaultMaxConns, "connections served at once; more wait until one closes")
+	idle := fs.Duration("idle-stop", DefaultIdleStop, "stop by itself once no request has been in flight this long (0: only on SIGINT/SIGTERM)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: detsim provider-serve SCRIPT [--addr 127.0.0.1:PORT] [--time-scale F] [-q]")
+		fmt.Fprintln(stderr, "usage: detsim provider-serve SCRIPT [--addr 127.0.0.1:PORT] [--time-scale F] [--max-conns N] [--idle-stop D] [-q]")
 		fs.PrintDefaults()
 	}
 	// SCRIPT may come before or after the flags.
@@ -389,6 +509,10 @@ func Command(ctx context.Context, args []string, stderr io.Writer, reg *hosts.Re
 		fmt.Fprintf(stderr, "detsim provider-serve: --time-scale %v: want a positive number\n", *scale)
 		return 2
 	}
+	if *maxConns <= 0 || *idle < 0 {
+		fmt.Fprintf(stderr, "detsim provider-serve: --max-conns %d, --idle-stop %v: want a positive count and a duration of 0 or more\n", *maxConns, *idle)
+		return 2
+	}
 	sc, err := LoadScript(pos[0], reg)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
@@ -403,7 +527,7 @@ func Command(ctx context.Context, args []string, stderr io.Writer, reg *hosts.Re
 		return 3
 	}
 	fmt.Fprintf(stderr, "provider-serve: %d entries of %s on http://%s (POST /v1/messages; time scale %v)\n", len(sc.Entries), pos[0], ln.Addr(), *scale)
-	opts := Options{TimeScale: *scale}
+	opts := Options{TimeScale: *scale, MaxConns: *maxConns, IdleStop: *idle}
 	if !*quiet {
 		var mu sync.Mutex
 		opts.Logf = func(format string, a ...any) {

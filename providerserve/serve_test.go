@@ -313,3 +313,48 @@ func TestCommand_ServesAndStops(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// At most MaxConns connections are served at once: with one slot held by
+// an idle client, a second client gets nothing until the first closes;
+// then it is served. With no connection open for IdleStop, Serve stops by
+// itself and returns nil.
+func TestServe_ConnectionLimitAndIdleStop(t *testing.T) {
+	ln, err := Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := script(t, "[[script]]\n"+clean)
+	served := make(chan error, 1)
+	go func() {
+		served <- Serve(context.Background(), ln, s, Options{TimeScale: 0.01, MaxConns: 1, IdleStop: 300 * time.Millisecond})
+	}()
+	addr := ln.Addr().String()
+	hold, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan error, 1)
+	go func() { _, _, err := collect(context.Background(), client("http://"+addr, 0)); got <- err }()
+	select {
+	case err := <-got:
+		t.Fatalf("a second connection was served while the only slot was held (err %v)", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	hold.Close()
+	select {
+	case err := <-got:
+		if err != nil {
+			t.Fatalf("once the slot was free: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("not served after the slot was freed")
+	}
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Fatalf("idle stop: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server did not stop by itself after being idle")
+	}
+}
