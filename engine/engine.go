@@ -667,9 +667,12 @@ func (e *Engine) dispatchProcess(i int32) {
 	f := &s.fault
 	en := f.inbox[0]
 	f.inbox[0] = entry{}
-	f.inbox = f.inbox[1:]
-	if len(f.inbox) == 0 {
-		f.inbox = f.inbox[:0:0] // let the array go
+	if len(f.inbox) == 1 {
+		// Emptied: start again at this slot, so a host that handles one
+		// delivery at a time reuses it instead of allocating per delivery.
+		f.inbox = f.inbox[:0]
+	} else {
+		f.inbox = f.inbox[1:]
 	}
 	f.inboxBytes -= int64(len(e.st.wires.get(en.wire)))
 	f.serving = false
