@@ -753,9 +753,9 @@ func (e *Engine) dispatchMutation(i int) {
 	m := &e.sc.Mutations[i]
 	e.emit(-1, engineTag, mutationRecord{index: i, m: m})
 	cut, notes := e.st.net.ApplyMutation(m, e.st.now)
-	var queued map[uint64]uint64 // delivery id → message id, of the queued deliveries
+	var queued map[uint64]uint64 // delivery id → message id, of the cut deliveries still queued
 	if len(cut) > 0 {
-		queued = e.queuedDeliveries()
+		queued = e.queuedAmong(cut)
 	}
 	for _, c := range cut {
 		// The network cannot know whether a delivery due exactly now
@@ -802,16 +802,24 @@ func (e *Engine) dispatchMutation(i int) {
 	}
 }
 
-// queuedDeliveries maps the delivery id of every delivery still in the
+// queuedAmong maps the delivery id of each cut delivery still in the
 // queue to its message id. It scans the queue, so it is used only for a
 // mutation that cuts deliveries: the records of the cut ones name their
 // messages, and one due exactly at the mutation's instant is cut only if
-// it has not popped yet.
-func (e *Engine) queuedDeliveries() map[uint64]uint64 {
-	out := map[uint64]uint64{}
+// it has not popped yet. Its maps hold the cut deliveries, not the
+// queue: a mutation on a 1000-peer run cuts a handful of a queue's
+// hundreds of thousands.
+func (e *Engine) queuedAmong(cut []network.Invalidated) map[uint64]uint64 {
+	want := make(map[uint64]struct{}, len(cut))
+	for _, c := range cut {
+		want[c.ID] = struct{}{}
+	}
+	out := make(map[uint64]uint64, len(cut))
 	for i := range e.st.q.items {
 		if en := &e.st.q.items[i]; en.kind == kindDeliver {
-			out[en.aux] = e.st.wires.id(en.wire)
+			if _, ok := want[en.aux]; ok {
+				out[en.aux] = e.st.wires.id(en.wire)
+			}
 		}
 	}
 	return out
