@@ -22,6 +22,7 @@ import (
 	"github.com/detsim/detsim/internal/vtime"
 	"github.com/detsim/detsim/scenarios"
 	"github.com/detsim/detsim/tui"
+	"github.com/detsim/detsim/tui/screen"
 )
 
 // multiFlag collects a repeatable string flag.
@@ -260,7 +261,7 @@ func runToBreak(sc *scenarios.Scenario, reg *hosts.Registry, bps []debugger.Brea
 	}
 	fmt.Fprintf(stdout, "stopped   %s at step %d, t=%s\n", where, hit.Step, fmtNs(hit.At))
 	fmt.Fprintf(stdout, "breaks    %s\n", strings.Join(set, ", "))
-	text, err := tui.RenderText(sess, width, 48, bps...)
+	text, err := screen.RenderText(sess, width, 48, bps...)
 	if err != nil {
 		fmt.Fprintf(stderr, "detsim: %v\n", err)
 		return exitInternal
