@@ -124,30 +124,31 @@ func (scr *Screen) eventsBands(W, h int, wide bool) {
 	}
 }
 
+// paneSize is the rectangle of the pane drawn in slot s.
+func (scr *Screen) paneSize(s slot) *size {
+	switch s {
+	case slotMatrix:
+		return &scr.matrix.size
+	case slotHost:
+		return &scr.host.size
+	case slotQueue:
+		return &scr.queue.size
+	case slotLinks:
+		return &scr.links.size
+	case slotEvents:
+		return &scr.events.size
+	}
+	return &scr.record.size
+}
+
 // size hands each pane its rectangle; panes not on screen get zero.
 func (scr *Screen) size() {
-	scr.matrix.SetSize(0, 0)
-	scr.host.SetSize(0, 0)
-	scr.queue.SetSize(0, 0)
-	scr.links.SetSize(0, 0)
-	scr.events.SetSize(0, 0)
-	scr.record.SetSize(0, 0)
+	for p := range PaneCount {
+		scr.paneSize(paneSlot[p]).SetSize(0, 0)
+	}
 	for _, b := range scr.bands {
 		for _, c := range b.cells {
-			switch c.slot {
-			case slotMatrix:
-				scr.matrix.SetSize(c.w, b.h)
-			case slotHost:
-				scr.host.SetSize(c.w, b.h)
-			case slotQueue:
-				scr.queue.SetSize(c.w, b.h)
-			case slotLinks:
-				scr.links.SetSize(c.w, b.h)
-			case slotEvents:
-				scr.events.SetSize(c.w, b.h)
-			case slotRecord:
-				scr.record.SetSize(c.w, b.h)
-			}
+			scr.paneSize(c.slot).SetSize(c.w, b.h)
 		}
 	}
 	if shown := scr.shownPanes(); len(shown) > 0 {
@@ -164,12 +165,9 @@ func (scr *Screen) size() {
 // shownPanes lists the focusable panes on screen, in tab order.
 func (scr *Screen) shownPanes() []PaneID {
 	var out []PaneID
-	for _, p := range []struct {
-		id PaneID
-		s  size
-	}{{PaneMatrix, scr.matrix.size}, {PaneHost, scr.host.size}, {PaneQueue, scr.queue.size}, {PaneLinks, scr.links.size}, {PaneEvents, scr.events.size}, {PaneRecord, scr.record.size}} {
-		if p.s.w > 0 && p.s.h > 0 {
-			out = append(out, p.id)
+	for p := range PaneCount {
+		if sz := scr.paneSize(paneSlot[p]); sz.w > 0 && sz.h > 0 {
+			out = append(out, p)
 		}
 	}
 	return out
