@@ -199,16 +199,7 @@ func TestTeatest_FollowWhyPicture(t *testing.T) {
 // rows and columns, and a row's cells, its host pane and the selection
 // stay the host's own.
 func TestNaturalOrder_HostsAsPeopleCount(t *testing.T) {
-	src := "name = \"nat\"\nseed = 1\nduration_ns = 5_000_000_000\n[default_tick]\nperiod_ns = 100_000_000\n" +
-		"[default_link]\nlatency_ns = 1_000_000\nbandwidth_bps = 100_000_000\n"
-	for _, id := range []string{"node1", "node10", "node2", "node9"} {
-		src += "[[peers]]\nid = \"" + id + "\"\nkind = \"swim\"\ninitial_state = \"member\"\n"
-	}
-	sc, err := scenarios.Parse("nat.toml", []byte(src), testRegistry(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := newTestModel(t, sc, 120, 40)
+	m := newTestModel(t, natScenario(t), 120, 40)
 	m = drive(t, m, keys("g", "text:2s", "enter", "tab", "j", "j", "j")...) // node10 is the last row
 	want := []string{"node1", "node2", "node9", "node10"}
 	if !slices.Equal(m.frame().Peers(), want) {
@@ -234,5 +225,36 @@ func TestNaturalOrder_HostsAsPeopleCount(t *testing.T) {
 		if st, _ := r.Cell(j); st != 'A' {
 			t.Fatalf("node10's view of %s: %q", want[j], st)
 		}
+	}
+}
+
+// natScenario is four SWIM hosts whose byte order (node1, node10, node2,
+// node9) is not the order people count them in.
+func natScenario(t *testing.T) *scenarios.Scenario {
+	t.Helper()
+	src := "name = \"nat\"\nseed = 1\nduration_ns = 5_000_000_000\n[default_tick]\nperiod_ns = 100_000_000\n" +
+		"[default_link]\nlatency_ns = 1_000_000\nbandwidth_bps = 100_000_000\n"
+	for _, id := range []string{"node1", "node10", "node2", "node9"} {
+		src += "[[peers]]\nid = \"" + id + "\"\nkind = \"swim\"\ninitial_state = \"member\"\n"
+	}
+	sc, err := scenarios.Parse("nat.toml", []byte(src), testRegistry(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// The host pane lists the selected host's members in the same natural
+// order as the matrix, not in the snapshot's byte order.
+func TestHostPane_MembersInNaturalOrder(t *testing.T) {
+	m := newTestModel(t, natScenario(t), 120, 40)
+	m = drive(t, m, keys("g", "text:2s", "enter")...) // node1 selected
+	s := screenText(m)
+	var got []string
+	for _, r := range regexp.MustCompile(`(node\d+) +(alive|suspect|dead) +inc \d`).FindAllStringSubmatch(s, -1) {
+		got = append(got, r[1])
+	}
+	if want := []string{"node1", "node2", "node9", "node10"}; !slices.Equal(got, want) {
+		t.Fatalf("host pane members %v, want %v:\n%s", got, want, s)
 	}
 }

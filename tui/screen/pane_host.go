@@ -1,11 +1,13 @@
 package screen
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/detsim/detsim/engine"
 	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/internal/natsort"
 )
 
 // hostPane is the selected host's full view: for SWIM its incarnation,
@@ -141,7 +143,7 @@ func (p hostPane) lines(c *drawCtx, r *HostRow) []hostLine {
 			probeTarget(s) + "  next " + fmtShort(s.Probe.NextProbeNs),
 	})
 	idw := labelWidth(f.peers)
-	for _, m := range s.Members {
+	for _, m := range naturalMembers(s.Members) {
 		st := stateLetter(m.State)
 		line := " " + fit(clip(m.ID, idw), idw) + " " + c.st.stateStyle(st).Render(fit(m.State, 7)) + " inc " + FmtUint(m.Incarnation)
 		if m.SuspicionDeadlineNs != nil {
@@ -213,6 +215,14 @@ func (p hostPane) lines(c *drawCtx, r *HostRow) []hostLine {
 		}
 	}
 	return out
+}
+
+// naturalMembers is members in the order the screen lists hosts, the
+// way people count them (node2 before node10, internal/natsort), as the
+// matrix does; the snapshot lists them in byte order. The row's slice is
+// shared between frames, so it is sorted in a copy.
+func naturalMembers(members []swimMember) []swimMember {
+	return slices.SortedStableFunc(slices.Values(members), func(a, b swimMember) int { return natsort.Compare(a.ID, b.ID) })
 }
 
 func oversized(n int64) string {
