@@ -1,26 +1,17 @@
 package debugger
 
 import (
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/detsim/detsim/internal/godeps"
 )
 
 // The headless debugger is what `detsim --batch --break-on` links: it
 // must not pull in the terminal (bubbletea, lipgloss, bubbles or any
 // charmbracelet module), so the dependency points one way, tui → debugger.
 func TestImportsNothingOfTheTerminal(t *testing.T) {
-	goCmd := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if p, err := exec.LookPath("go"); err == nil {
-		goCmd = p
-	}
-	out, err := exec.Command(goCmd, "list", "-deps", "-f", "{{.ImportPath}}", ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list -deps: %v\n%s", err, out)
-	}
-	deps := strings.Fields(string(out))
+	deps := godeps.List(t, ".")
 	if len(deps) < 10 {
 		t.Fatalf("go list -deps listed only %v", deps)
 	}

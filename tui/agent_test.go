@@ -24,7 +24,7 @@ func TestGoldenScreensAgent(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			m := newTestModel(t, loadScenario(t, st.scenario), 120, 40)
 			m = drive(t, m, keys(st.keys...)...)
-			got := screen(m)
+			got := screenText(m)
 			checkScreenShape(t, got, 120, 40)
 			checkGolden(t, name, got+"\n")
 		})

@@ -12,6 +12,7 @@ import (
 	"github.com/detsim/detsim/debugger"
 	"github.com/detsim/detsim/engine"
 	"github.com/detsim/detsim/scenarios"
+	"github.com/detsim/detsim/tui/screen"
 )
 
 // The issue-12 scale benchmarks, on bench/testdata/swim1000_60s.toml: a
@@ -94,22 +95,22 @@ func medianDur(ds []time.Duration) float64 {
 // t=5s. Goal: median ≤ 50 ms.
 func BenchmarkStepper1000_Next(b *testing.B) {
 	for _, at := range []int64{0, 5_000_000_000} {
-		b.Run("at="+fmtTime(at), func(b *testing.B) {
+		b.Run("at="+screen.FmtTime(at), func(b *testing.B) {
 			m := newTestModel(b, scale1000(b), 200, 50)
 			var h heapPeak
 			if at > 0 {
-				msg := runJob(b, m.sess, &job{kind: jobGotoTime, target: at, vp: m.viewParams()}, &h)
-				m.fr = msg.fr
+				msg := runJob(b, m.sess, &job{kind: jobGotoTime, target: at, vp: m.scr.ViewParams()}, &h)
+				m.scr.Show(msg.fr)
 			}
 			s := m.sess
 			var times []time.Duration
 			for b.Loop() {
 				t0 := time.Now()
-				msg := execute(s, &job{kind: jobStep, vp: m.viewParams()})
+				msg := execute(s, &job{kind: jobStep, vp: m.scr.ViewParams()})
 				if msg.err != nil {
 					b.Fatal(msg.err)
 				}
-				m.fr = msg.fr
+				m.scr.Show(msg.fr)
 				_ = m.View()
 				times = append(times, time.Since(t0))
 				h.sample()
@@ -132,9 +133,9 @@ func BenchmarkStepper1000_GotoEnd(b *testing.B) {
 		br := batchRate(b, sc)
 		m := newTestModel(b, sc, 200, 50)
 		t0 := time.Now()
-		msg := runJob(b, m.sess, &job{kind: jobGotoStep, target: 1 << 40, vp: m.viewParams()}, &h)
-		ratios = append(ratios, float64(msg.fr.index)/time.Since(t0).Seconds()/br)
-		b.ReportMetric(float64(msg.fr.index), "final-step")
+		msg := runJob(b, m.sess, &job{kind: jobGotoStep, target: 1 << 40, vp: m.scr.ViewParams()}, &h)
+		ratios = append(ratios, float64(msg.fr.Index())/time.Since(t0).Seconds()/br)
+		b.ReportMetric(float64(msg.fr.Index()), "final-step")
 		b.ReportMetric(float64(m.sess.Timeline().Checkpoints()), "checkpoints")
 	}
 	b.ReportMetric(median(ratios), "goto-vs-batch")
@@ -148,13 +149,13 @@ func BenchmarkStepper1000_GotoEnd(b *testing.B) {
 func BenchmarkStepper1000_ReverseAtEnd(b *testing.B) {
 	m := newTestModel(b, scale1000(b), 200, 50)
 	var h heapPeak
-	msg := runJob(b, m.sess, &job{kind: jobGotoStep, target: 1 << 40, vp: m.viewParams()}, &h)
-	m.fr = msg.fr
+	msg := runJob(b, m.sess, &job{kind: jobGotoStep, target: 1 << 40, vp: m.scr.ViewParams()}, &h)
+	m.scr.Show(msg.fr)
 	var times []time.Duration
 	for b.Loop() {
 		t0 := time.Now()
-		msg := runJob(b, m.sess, &job{kind: jobBack, vp: m.viewParams()}, &h)
-		m.fr = msg.fr
+		msg := runJob(b, m.sess, &job{kind: jobBack, vp: m.scr.ViewParams()}, &h)
+		m.scr.Show(msg.fr)
 		_ = m.View()
 		times = append(times, time.Since(t0))
 	}
@@ -174,11 +175,11 @@ func BenchmarkStepper1000_ContinueToEnd(b *testing.B) {
 		br := batchRate(b, sc)
 		m := newTestModel(b, sc, 200, 50)
 		t0 := time.Now()
-		msg := runJob(b, m.sess, &job{kind: jobContinue, bps: m.bps, vp: m.viewParams()}, &h)
-		if !msg.fr.done {
-			b.Fatalf("continue stopped at step %d: %s", msg.fr.index, msg.status)
+		msg := runJob(b, m.sess, &job{kind: jobContinue, bps: m.bps, vp: m.scr.ViewParams()}, &h)
+		if !msg.fr.Done() {
+			b.Fatalf("continue stopped at step %d: %s", msg.fr.Index(), msg.status)
 		}
-		ratios = append(ratios, float64(msg.fr.index)/time.Since(t0).Seconds()/br)
+		ratios = append(ratios, float64(msg.fr.Index())/time.Since(t0).Seconds()/br)
 	}
 	b.ReportMetric(median(ratios), "continue-vs-batch")
 	h.report(b)
@@ -196,16 +197,16 @@ func BenchmarkStepper1000_ContinueFromMiddle(b *testing.B) {
 	for b.Loop() {
 		br := batchRate(b, sc)
 		m := newTestModel(b, sc, 200, 50)
-		msg := runJob(b, m.sess, &job{kind: jobGotoTime, target: 30_000_000_000, vp: m.viewParams()}, &h)
-		m.fr = msg.fr
+		msg := runJob(b, m.sess, &job{kind: jobGotoTime, target: 30_000_000_000, vp: m.scr.ViewParams()}, &h)
+		m.scr.Show(msg.fr)
 		for range 5 {
-			msg = runJob(b, m.sess, &job{kind: jobBack, vp: m.viewParams()}, &h)
-			m.fr = msg.fr
+			msg = runJob(b, m.sess, &job{kind: jobBack, vp: m.scr.ViewParams()}, &h)
+			m.scr.Show(msg.fr)
 		}
-		start := m.fr.index
+		start := m.frame().Index()
 		t0 := time.Now()
-		msg = runJob(b, m.sess, &job{kind: jobContinue, bps: m.bps, vp: m.viewParams()}, &h)
-		ratios = append(ratios, float64(msg.fr.index-start)/time.Since(t0).Seconds()/br)
+		msg = runJob(b, m.sess, &job{kind: jobContinue, bps: m.bps, vp: m.scr.ViewParams()}, &h)
+		ratios = append(ratios, float64(msg.fr.Index()-start)/time.Since(t0).Seconds()/br)
 	}
 	b.ReportMetric(median(ratios), "continue-vs-batch-average")
 	h.report(b)

@@ -31,7 +31,7 @@ func benchReverseStep(b *testing.B, sc *scenarios.Scenario) {
 	if hit := s.Continue([]debugger.Breakpoint{{Kind: debugger.BreakStep, N: 1_000_000}}); hit.Step != 1_000_000 {
 		b.Fatalf("reached step %d", hit.Step)
 	}
-	vp := m.viewParams()
+	vp := m.scr.ViewParams()
 	var times []time.Duration
 	b.ResetTimer()
 	for b.Loop() {
@@ -40,7 +40,7 @@ func benchReverseStep(b *testing.B, sc *scenarios.Scenario) {
 		if msg.err != nil {
 			b.Fatal(msg.err)
 		}
-		m.fr = msg.fr
+		m.scr.Show(msg.fr)
 		_ = m.View()
 		times = append(times, time.Since(t0))
 	}
@@ -65,10 +65,10 @@ func BenchmarkStep100Hosts(b *testing.B) {
 	m := newTestModel(b, meshScenario(100, 1<<50), 160, 48)
 	m = drive(b, m, keys("g", "text:3s", "enter")...)
 	s := m.sess
-	vp := m.viewParams()
+	vp := m.scr.ViewParams()
 	for b.Loop() {
 		msg := execute(s, &job{kind: jobStep, vp: vp})
-		m.fr = msg.fr
+		m.scr.Show(msg.fr)
 		_ = m.View()
 	}
 }

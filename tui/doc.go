@@ -10,7 +10,13 @@
 // Long operations run in chunks so the screen stays responsive and esc
 // can stop them. Breakpoints, continue, reverse-continue and go-to are
 // the headless debugger's (package debugger), which `detsim --batch
-// --break-on` drives too; RenderText draws the same panes as plain text
-// for it. docs/tui.md describes the panes, the keys, the breakpoints and
-// the event-log cache.
+// --break-on` drives too.
+//
+// Everything the stepper draws is package screen's (tui/screen): the
+// frame, the layout, the panes, the overlays, the help and the key list
+// it matches key presses against. This package is the program around
+// it: keys, jobs, prompts, the picture key. screen.RenderText draws the
+// same screen as plain text for --break-on without this package, so
+// that path links no bubbletea. docs/tui.md describes the panes, the
+// keys, the breakpoints and the event-log cache.
 package tui

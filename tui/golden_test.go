@@ -48,7 +48,7 @@ func TestGoldenScreensSwim(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				m := newTestModel(t, loadScenario(t, "reproduction/gossip_flap"), sz[0], sz[1])
 				m = drive(t, m, keys(st.keys...)...)
-				got := screen(m)
+				got := screenText(m)
 				checkScreenShape(t, got, sz[0], sz[1])
 				checkGolden(t, name, got+"\n")
 			})
@@ -68,7 +68,7 @@ func TestGoldenScreens(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				m := newTestModel(t, st.scenario(t), sz[0], sz[1])
 				m = drive(t, m, keys(st.keys...)...)
-				got := screen(m)
+				got := screenText(m)
 				checkScreenShape(t, got, sz[0], sz[1])
 				checkGolden(t, name, got+"\n")
 			})

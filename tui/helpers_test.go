@@ -11,6 +11,7 @@ import (
 	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/internal/golden"
 	"github.com/detsim/detsim/scenarios"
+	"github.com/detsim/detsim/tui/screen"
 )
 
 // testRegistry is the built-in kinds plus the test-only membership kind.
@@ -108,8 +109,8 @@ func keyPress(s string) tea.KeyPressMsg {
 	return tea.KeyPressMsg{Code: r, Text: s}
 }
 
-// screen is the model's view as plain text.
-func screen(m Model) string { return plain(m.render()) }
+// screenText is the model's view as plain text.
+func screenText(m Model) string { return screen.Plain(m.render()) }
 
 // checkGolden compares got with testdata/name, rewriting it under -update.
 func checkGolden(t *testing.T, name, got string) {

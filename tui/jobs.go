@@ -9,6 +9,7 @@ import (
 
 	"github.com/detsim/detsim/debugger"
 	"github.com/detsim/detsim/engine"
+	"github.com/detsim/detsim/tui/screen"
 )
 
 // jobKind is something the stepper does with the session. Every one runs
@@ -46,7 +47,7 @@ type job struct {
 	bps    []debugger.Breakpoint // a copy: the list may change while the job runs
 	target int64
 	seed   uint64
-	vp     viewParams
+	vp     screen.ViewParams
 	count  int // repeat: steps, or breakpoint hits (0 = 1)
 
 	query   debugger.Query // search
@@ -72,7 +73,7 @@ func (j *job) begin(s *debugger.Session) {
 // chunk unless esc was pressed.
 type jobMsg struct {
 	sess   *debugger.Session
-	fr     *frame
+	fr     *screen.Frame
 	next   *job
 	status string
 	hit    *debugger.Breakpoint // the breakpoint it stopped at, if any
@@ -135,20 +136,20 @@ func stepJob(s *debugger.Session, j *job) jobMsg {
 		i := s.Timeline().Engine().Index()
 		msg := finish(s, j, i+int64(j.count), "")
 		if msg.fr != nil {
-			msg.status = fmtInt(msg.fr.index-i) + " steps to step " + fmtInt(msg.fr.index) + ": " + describeStep(msg.fr.last)
-			if msg.fr.index < i+int64(j.count) {
+			msg.status = screen.FmtInt(msg.fr.Index()-i) + " steps to step " + screen.FmtInt(msg.fr.Index()) + ": " + screen.DescribeStep(msg.fr.Last())
+			if msg.fr.Index() < i+int64(j.count) {
 				msg.status += " (the run ended)"
 			}
 		}
 		return msg
 	}
-	fr, ok, err := stepOnce(s, j.vp)
+	fr, ok, err := screen.StepOnce(s, j.vp)
 	if !ok && err == nil {
 		return finish(s, j, s.Timeline().Engine().Index(), "the run has ended: nothing to step")
 	}
 	msg := jobMsg{sess: s, fr: fr, err: err}
 	if fr != nil {
-		msg.status = "step " + fmtInt(fr.index) + ": " + describeStep(fr.last)
+		msg.status = "step " + screen.FmtInt(fr.Index()) + ": " + screen.DescribeStep(fr.Last())
 	}
 	return msg
 }
@@ -159,7 +160,7 @@ func backJob(s *debugger.Session, j *job) jobMsg {
 		return finish(s, j, 0, "at step 0: nothing before it")
 	}
 	to := max(i-int64(max(j.count, 1)), 0)
-	return finish(s, j, to, "back to step "+fmtInt(to))
+	return finish(s, j, to, "back to step "+screen.FmtInt(to))
 }
 
 func reseedJob(s *debugger.Session, j *job) jobMsg {
@@ -178,11 +179,11 @@ func continueJob(s *debugger.Session, j *job, pause debugger.Pause) jobMsg {
 	if hit == nil && nextEnds(s) {
 		// One short of the end: take the last step with the breakpoints
 		// armed, highlighting what it changed.
-		fr, err := stepWith(s, j.vp, func() { hit, _ = s.Forward(j.bps, nil, nil) })
+		fr, err := screen.StepWith(s, j.vp, func() { hit, _ = s.Forward(j.bps, nil, nil) })
 		idx := s.Timeline().Engine().Index()
-		msg := jobMsg{sess: s, fr: fr, hit: hit, err: err, status: "no breakpoint hit: the run ended at step " + fmtInt(idx)}
+		msg := jobMsg{sess: s, fr: fr, hit: hit, err: err, status: "no breakpoint hit: the run ended at step " + screen.FmtInt(idx)}
 		if hit != nil {
-			msg.status = "breakpoint " + hit.String() + " (" + describeBreak(*hit) + ") at step " + fmtInt(idx)
+			msg.status = "breakpoint " + hit.String() + " (" + screen.DescribeBreak(*hit) + ") at step " + screen.FmtInt(idx)
 		}
 		return msg
 	}
@@ -192,12 +193,12 @@ func continueJob(s *debugger.Session, j *job, pause debugger.Pause) jobMsg {
 		return progress(s, j)
 	}
 	if hit != nil {
-		return finishAt(s, j, idx, hit, "breakpoint "+hit.String()+" ("+describeBreak(*hit)+") at step "+fmtInt(idx))
+		return finishAt(s, j, idx, hit, "breakpoint "+hit.String()+" ("+screen.DescribeBreak(*hit)+") at step "+screen.FmtInt(idx))
 	}
 	if idx == j.startIndex {
 		return finish(s, j, idx, "the run has ended: nothing to continue")
 	}
-	return finish(s, j, idx, "no breakpoint hit: the run ended at step "+fmtInt(idx))
+	return finish(s, j, idx, "no breakpoint hit: the run ended at step "+screen.FmtInt(idx))
 }
 
 func reverseJob(s *debugger.Session, j *job, pause debugger.Pause) jobMsg {
@@ -215,14 +216,14 @@ func reverseJob(s *debugger.Session, j *job, pause debugger.Pause) jobMsg {
 		return progress(s, j)
 	}
 	if found >= 0 {
-		return finishAt(s, j, found, hit, "reverse: breakpoint "+hit.String()+" ("+describeBreak(*hit)+") at step "+fmtInt(found))
+		return finishAt(s, j, found, hit, "reverse: breakpoint "+hit.String()+" ("+screen.DescribeBreak(*hit)+") at step "+screen.FmtInt(found))
 	}
-	return finish(s, j, 0, "reverse: no breakpoint before step "+fmtInt(j.startIndex)+"; at step 0")
+	return finish(s, j, 0, "reverse: no breakpoint before step "+screen.FmtInt(j.startIndex)+"; at step 0")
 }
 
 func gotoStepJob(s *debugger.Session, j *job, pause debugger.Pause) jobMsg {
 	if j.target <= s.Timeline().Engine().Index() {
-		return finish(s, j, j.target, "at step "+fmtInt(j.target))
+		return finish(s, j, j.target, "at step "+screen.FmtInt(j.target))
 	}
 	// Stop one short (of the target, or of the end of the run): landing
 	// then steps once from there to highlight what the step changed,
@@ -236,13 +237,13 @@ func gotoStepJob(s *debugger.Session, j *job, pause debugger.Pause) jobMsg {
 	idx := s.Timeline().Engine().Index()
 	switch e := s.Timeline().Engine(); {
 	case !e.Done() && idx == j.target-1:
-		return finish(s, j, j.target, "at step "+fmtInt(j.target))
+		return finish(s, j, j.target, "at step "+screen.FmtInt(j.target))
 	case !e.Done() && nextEnds(s):
-		return finish(s, j, idx+1, "step "+fmtInt(j.target)+" is past the end: clamped to the last step, "+fmtInt(idx+1))
+		return finish(s, j, idx+1, "step "+screen.FmtInt(j.target)+" is past the end: clamped to the last step, "+screen.FmtInt(idx+1))
 	case idx < j.target:
-		return finish(s, j, idx, "step "+fmtInt(j.target)+" is past the end: clamped to the last step, "+fmtInt(idx))
+		return finish(s, j, idx, "step "+screen.FmtInt(j.target)+" is past the end: clamped to the last step, "+screen.FmtInt(idx))
 	}
-	return finish(s, j, idx, "at step "+fmtInt(idx))
+	return finish(s, j, idx, "at step "+screen.FmtInt(idx))
 }
 
 // nextEnds reports whether the next step ends the run (the Terminate
@@ -277,9 +278,9 @@ func gotoTimeJob(s *debugger.Session, j *job, pause debugger.Pause) jobMsg {
 		}
 		if n, ok := e.Next(); ok && beforeTime(s, t) {
 			if n.At < t {
-				return finish(s, j, e.Index()+1, "t="+fmtTime(t)+" is past the end: clamped to the last step, "+fmtInt(e.Index()+1)+" at t="+fmtTime(n.At))
+				return finish(s, j, e.Index()+1, "t="+screen.FmtTime(t)+" is past the end: clamped to the last step, "+screen.FmtInt(e.Index()+1)+" at t="+screen.FmtTime(n.At))
 			}
-			return finish(s, j, e.Index()+1, "at step "+fmtInt(e.Index()+1)+", the first at or after t="+fmtTime(t))
+			return finish(s, j, e.Index()+1, "at step "+screen.FmtInt(e.Index()+1)+", the first at or after t="+screen.FmtTime(t))
 		}
 	}
 	finished, err := s.GotoTime(t, pause)
@@ -291,9 +292,9 @@ func gotoTimeJob(s *debugger.Session, j *job, pause debugger.Pause) jobMsg {
 	}
 	e := s.Timeline().Engine()
 	if e.Now() < t {
-		return finish(s, j, e.Index(), "t="+fmtTime(t)+" is past the end: clamped to the last step, "+fmtInt(e.Index())+" at t="+fmtTime(e.Now()))
+		return finish(s, j, e.Index(), "t="+screen.FmtTime(t)+" is past the end: clamped to the last step, "+screen.FmtInt(e.Index())+" at t="+screen.FmtTime(e.Now()))
 	}
-	return finish(s, j, e.Index(), "at step "+fmtInt(e.Index())+", the first at or after t="+fmtTime(t))
+	return finish(s, j, e.Index(), "at step "+screen.FmtInt(e.Index())+", the first at or after t="+screen.FmtTime(t))
 }
 
 func gotoRecordJob(s *debugger.Session, j *job, pause debugger.Pause) jobMsg {
@@ -308,11 +309,11 @@ func gotoRecordJob(s *debugger.Session, j *job, pause debugger.Pause) jobMsg {
 	n, status := j.target, ""
 	if e.Records() < n {
 		n = e.Records()
-		status = "record " + fmtInt(j.target) + " is past the end: the run has " + fmtInt(n) + " records; clamped to the last, at step " + fmtInt(e.Index())
+		status = "record " + screen.FmtInt(j.target) + " is past the end: the run has " + screen.FmtInt(n) + " records; clamped to the last, at step " + screen.FmtInt(e.Index())
 	} else {
-		status = "record " + fmtInt(n) + " (events.ndjson#L" + strconv.FormatInt(n, 10) + ") was emitted by step " + fmtInt(e.Index())
+		status = "record " + screen.FmtInt(n) + " (events.ndjson#L" + strconv.FormatInt(n, 10) + ") was emitted by step " + screen.FmtInt(e.Index())
 	}
-	j.vp.logFrom = max(n-logWindow/2, 1)
+	j.vp.LogFrom = max(n-screen.LogWindow/2, 1)
 	msg := finish(s, j, e.Index(), status)
 	msg.cursor = n
 	return msg
@@ -323,8 +324,8 @@ func toRecordJob(s *debugger.Session, j *job) jobMsg {
 	if !ok {
 		return gotoRecordJob(s, j, nil)
 	}
-	j.vp.logFrom = max(j.target-logWindow/2, 1)
-	msg := finish(s, j, r.Step, "at step "+fmtInt(r.Step)+", which emitted record "+fmtInt(j.target))
+	j.vp.LogFrom = max(j.target-screen.LogWindow/2, 1)
+	msg := finish(s, j, r.Step, "at step "+screen.FmtInt(r.Step)+", which emitted record "+screen.FmtInt(j.target))
 	msg.cursor = j.target
 	return msg
 }
@@ -344,12 +345,12 @@ func searchJob(s *debugger.Session, j *job, pause debugger.Pause) jobMsg {
 			dir = "before"
 		}
 		if j.follow != "" && j.forward {
-			return finish(s, j, idx, j.follow+": no delivery, drop or cut after record "+fmtInt(j.target)+": still in flight when the run ended; the cursor stays")
+			return finish(s, j, idx, j.follow+": no delivery, drop or cut after record "+screen.FmtInt(j.target)+": still in flight when the run ended; the cursor stays")
 		}
-		return finish(s, j, idx, "no record matches "+j.query.String()+" "+dir+" record "+fmtInt(j.target)+": the cursor stays")
+		return finish(s, j, idx, "no record matches "+j.query.String()+" "+dir+" record "+screen.FmtInt(j.target)+": the cursor stays")
 	}
-	j.vp.logFrom = max(f.Line-logWindow/2, 1)
-	status := "match: record " + fmtInt(f.Line) + " at step " + fmtInt(f.Step) + " ( ] next, [ previous )"
+	j.vp.LogFrom = max(f.Line-screen.LogWindow/2, 1)
+	status := "match: record " + screen.FmtInt(f.Line) + " at step " + screen.FmtInt(f.Step) + " ( ] next, [ previous )"
 	if j.follow != "" {
 		status = followStatus(j, f)
 	}
@@ -360,7 +361,7 @@ func searchJob(s *debugger.Session, j *job, pause debugger.Pause) jobMsg {
 
 // followStatus says where following a message or an accusation landed.
 func followStatus(j *job, f debugger.Found) string {
-	at := "record " + fmtInt(f.Line) + " (events.ndjson#L" + strconv.FormatInt(f.Line, 10) + ") at step " + fmtInt(f.Step)
+	at := "record " + screen.FmtInt(f.Line) + " (events.ndjson#L" + strconv.FormatInt(f.Line, 10) + ") at step " + screen.FmtInt(f.Step)
 	switch {
 	case j.query.Conds[0].Key == "type" && j.query.Conds[0].Val == "state_transition":
 		return j.follow + " at " + at + "; the record above it in that step is what brought it (m follows a message to its send)"
@@ -377,7 +378,7 @@ func finish(s *debugger.Session, j *job, i int64, status string) jobMsg {
 
 // finishAt lands on step i, where breakpoint hit (if any) fired.
 func finishAt(s *debugger.Session, j *job, i int64, hit *debugger.Breakpoint, status string) jobMsg {
-	fr, err := land(s, i, j.vp)
+	fr, err := screen.Land(s, i, j.vp)
 	return jobMsg{sess: s, fr: fr, status: status, hit: hit, err: err}
 }
 
@@ -391,26 +392,15 @@ const progressFrameEvery = time.Second
 // goes, with a new frame for the panes at most every progressFrameEvery.
 func progress(s *debugger.Session, j *job) jobMsg {
 	e := s.Timeline().Engine()
-	status := j.kind.verb() + "… step " + fmtInt(e.Index()) + "  t=" + fmtTime(e.Now())
+	status := j.kind.verb() + "… step " + screen.FmtInt(e.Index()) + "  t=" + screen.FmtTime(e.Now())
 	if el := time.Since(j.started); el > 0 && j.kind != jobReverse {
 		rate := (e.Index() - j.startIndex) * int64(time.Second) / int64(el)
-		status += "  " + fmtInt(rate) + " events/s"
+		status += "  " + screen.FmtInt(rate) + " events/s"
 	}
 	status += "  (esc to stop)"
-	var fr *frame
+	var fr *screen.Frame
 	if now := time.Now(); now.Sub(j.framed) >= progressFrameEvery {
-		fr, j.framed = build(s, j.vp, nil), now
+		fr, j.framed = screen.Build(s, j.vp), now
 	}
 	return jobMsg{sess: s, fr: fr, next: j, status: status}
-}
-
-// describeStep says what a step dispatched: "Deliver b", "Mutation".
-func describeStep(info engine.StepInfo) string {
-	if info.Kind == "" {
-		return "start"
-	}
-	if info.Host == "" {
-		return info.Kind
-	}
-	return info.Kind + " " + info.Host
 }

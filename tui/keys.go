@@ -1,80 +1,23 @@
 package tui
 
-import "charm.land/bubbles/v2/key"
+import (
+	"slices"
 
-// keyMap is every key the stepper answers to. Help (`?` and the footer)
-// is generated from it, so a binding documents itself.
-type keyMap struct {
-	Step, Back, Continue, Reverse, Interrupt key.Binding
-	Goto, Focus, FocusBack, Up, Down         key.Binding
-	PageUp, PageDown, Open                   key.Binding
-	Breakpoints, Seed, Help, Quit            key.Binding
-	Verdicts, Search, NextMatch, PrevMatch   key.Binding
-	Filter, Follow, Record                   key.Binding
-	Message, Why, Picture                    key.Binding
-	// Inside the breakpoints list.
-	BPAdd, BPToggle, BPDelete key.Binding
-}
+	tea "charm.land/bubbletea/v2"
 
-func newKeyMap() keyMap {
-	b := func(help, desc string, keys ...string) key.Binding {
-		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
-	}
-	return keyMap{
-		Step:        b("n/→/space", "step", "n", "right", "space"),
-		Back:        b("p/←", "step back", "p", "left"),
-		Continue:    b("c", "continue to breakpoint", "c"),
-		Reverse:     b("C", "reverse-continue", "C", "shift+c"),
-		Interrupt:   b("esc", "interrupt / close", "esc"),
-		Goto:        b("g", "go to step or time (12.5s)", "g"),
-		Focus:       b("tab", "next pane", "tab"),
-		FocusBack:   b("shift+tab", "previous pane", "shift+tab"),
-		Up:          b("k/↑", "up", "k", "up"),
-		Down:        b("j/↓", "down", "j", "down"),
-		PageUp:      b("pgup", "page up", "pgup"),
-		PageDown:    b("pgdn", "page down", "pgdown"),
-		Open:        b("enter", "go to the step of the record / verdict evidence", "enter"),
-		Record:      b("o", "show the record under the cursor in full", "o"),
-		Verdicts:    b("v", "verdicts: outcome, reason, evidence", "v"),
-		Search:      b("/", "search the whole run (text, or field=value …)", "/"),
-		NextMatch:   b("]", "next match", "]"),
-		PrevMatch:   b("[", "previous match", "["),
-		Filter:      b("F", "filter the log (host=H type=T subject=S …)", "F"),
-		Follow:      b("G/end", "log: follow the current step again", "G", "end"),
-		Message:     b("m", "message: from its send to its delivery, drop or cut, and back", "m"),
-		Why:         b("w", "why: the accusation of the member under the host cursor", "w"),
-		Picture:     b("P", "picture: write this run as a web page, this step marked", "P"),
-		Breakpoints: b("b", "breakpoints", "b"),
-		Seed:        b("s", "re-seed and re-execute", "s"),
-		Help:        b("?", "help", "?"),
-		Quit:        b("q", "quit", "q", "ctrl+c"),
-		BPAdd:       b("a", "add breakpoint", "a"),
-		BPToggle:    b("space", "toggle breakpoint", "space", "enter"),
-		BPDelete:    b("d", "delete breakpoint", "d", "x", "delete"),
-	}
-}
+	"github.com/detsim/detsim/tui/screen"
+)
 
-// ShortHelp is the footer line: the same bindings with terse labels.
-func (k keyMap) ShortHelp() []key.Binding {
-	short := func(b key.Binding, keys, desc string) key.Binding {
-		b.SetHelp(keys, desc)
-		return b
+// matches reports whether k is one of the keys of any of ks. The keys
+// and their help are one list, screen.KeyMap: the screen draws the help
+// from it, the stepper matches key presses against it (as bubbles'
+// key.Matches would, by the key's name).
+func matches(k tea.KeyPressMsg, ks ...screen.Key) bool {
+	name := k.String()
+	for _, b := range ks {
+		if slices.Contains(b.Keys, name) {
+			return true
+		}
 	}
-	return []key.Binding{
-		short(k.Step, "n", "step"), short(k.Back, "p", "back"),
-		short(k.Continue, "c", "continue"), short(k.Reverse, "C", "reverse"),
-		short(k.Breakpoints, "b", "breaks"), short(k.Goto, "g", "goto"),
-		short(k.Verdicts, "v", "verdicts"), short(k.Search, "/", "search"),
-		short(k.Seed, "s", "seed"), short(k.Help, "?", "help"), short(k.Quit, "q", "quit"),
-	}
-}
-
-// FullHelp is the `?` screen, one column per group.
-func (k keyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{
-		{k.Step, k.Back, k.Continue, k.Reverse, k.Interrupt},
-		{k.Goto, k.Focus, k.FocusBack, k.Up, k.Down, k.PageUp, k.PageDown, k.Open, k.Record},
-		{k.Verdicts, k.Search, k.NextMatch, k.PrevMatch, k.Filter, k.Follow, k.Message, k.Why, k.Picture},
-		{k.Breakpoints, k.BPAdd, k.BPToggle, k.BPDelete, k.Seed, k.Help, k.Quit},
-	}
+	return false
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/detsim/detsim/debugger"
+	"github.com/detsim/detsim/tui/screen"
 )
 
 func swimModel(t *testing.T, w, h int) Model {
@@ -17,22 +18,22 @@ func swimModel(t *testing.T, w, h int) Model {
 // A count repeats n, p, c and C.
 func TestKeys_CountPrefix(t *testing.T) {
 	m := drive(t, swimModel(t, 120, 40), keys("text:10n")...)
-	if m.fr.index != 10 {
-		t.Fatalf("10n: step %d", m.fr.index)
+	if m.frame().Index() != 10 {
+		t.Fatalf("10n: step %d", m.frame().Index())
 	}
 	m = drive(t, m, keys("text:3p")...)
-	if m.fr.index != 7 {
-		t.Fatalf("3p: step %d", m.fr.index)
+	if m.frame().Index() != 7 {
+		t.Fatalf("3p: step %d", m.frame().Index())
 	}
 	one := drive(t, swimModel(t, 120, 40), keys("b", "a", "text:type=state_transition to=suspect", "enter", "esc", "c", "c")...)
 	two := drive(t, swimModel(t, 120, 40), keys("b", "a", "text:type=state_transition to=suspect", "enter", "esc", "text:2c")...)
-	if one.fr.index != two.fr.index || one.hit == nil || two.hit == nil {
-		t.Fatalf("c c at %d, 2c at %d", one.fr.index, two.fr.index)
+	if one.frame().Index() != two.frame().Index() || one.hit == nil || two.hit == nil {
+		t.Fatalf("c c at %d, 2c at %d", one.frame().Index(), two.frame().Index())
 	}
 	back := drive(t, two, keys("text:2C")...)
 	first := drive(t, swimModel(t, 120, 40), keys("b", "a", "text:type=state_transition to=suspect", "enter", "esc", "c")...)
-	if back.fr.index >= first.fr.index {
-		t.Fatalf("2C from the second hit (%d) reached %d; the first is at %d", two.fr.index, back.fr.index, first.fr.index)
+	if back.frame().Index() >= first.frame().Index() {
+		t.Fatalf("2C from the second hit (%d) reached %d; the first is at %d", two.frame().Index(), back.frame().Index(), first.frame().Index())
 	}
 }
 
@@ -40,26 +41,26 @@ func TestKeys_CountPrefix(t *testing.T) {
 // clamps and says so; enter on a log record goes to the step that emitted it.
 func TestKeys_GotoRecordStepAndEnter(t *testing.T) {
 	m := drive(t, swimModel(t, 120, 40), keys("g", "text:events.ndjson#L1000", "enter")...)
-	if got := m.events.at(m.fr); got != 1000 || !strings.Contains(m.status, "record 1 000") {
+	if got := m.scr.LogCursor(); got != 1000 || !strings.Contains(m.status, "record 1 000") {
 		t.Fatalf("goto L1000: cursor %d, status %q", got, m.status)
 	}
-	l := m.fr.logAt(1000)
-	if l == nil || l.step != m.fr.index {
-		t.Fatalf("at step %d, record 1000 from step %v", m.fr.index, l)
+	l := m.frame().LogAt(1000)
+	if l == nil || l.Step != m.frame().Index() {
+		t.Fatalf("at step %d, record 1000 from step %v", m.frame().Index(), l)
 	}
 	m = drive(t, m, keys("g", "text:4 137", "enter")...)
-	if m.fr.index != 4137 {
-		t.Fatalf("g 4 137: step %d", m.fr.index)
+	if m.frame().Index() != 4137 {
+		t.Fatalf("g 4 137: step %d", m.frame().Index())
 	}
 	m = drive(t, m, keys("k", "k", "k", "k", "k", "k", "k", "k", "k", "k", "k", "k", "k", "k", "k", "k", "k", "k", "k", "k", "k", "k", "k", "k", "k")...)
-	cur := m.events.at(m.fr)
-	want := m.fr.logAt(cur).step
+	cur := m.scr.LogCursor()
+	want := m.frame().LogAt(cur).Step
 	m = drive(t, m, keys("enter")...)
-	if m.fr.index != want || m.events.at(m.fr) != cur {
-		t.Fatalf("enter on record %d (step %d): at step %d, cursor %d", cur, want, m.fr.index, m.events.at(m.fr))
+	if m.frame().Index() != want || m.scr.LogCursor() != cur {
+		t.Fatalf("enter on record %d (step %d): at step %d, cursor %d", cur, want, m.frame().Index(), m.scr.LogCursor())
 	}
 	m = drive(t, m, keys("g", "text:L99999999", "enter")...)
-	if !strings.Contains(m.status, "past the end") || !m.fr.done {
+	if !strings.Contains(m.status, "past the end") || !m.frame().Done() {
 		t.Fatalf("goto past the last record: %q", m.status)
 	}
 	m = drive(t, m, keys("g", "text:L0", "enter")...)
@@ -72,24 +73,24 @@ func TestKeys_GotoRecordStepAndEnter(t *testing.T) {
 // leaves the cursor; a bad field is refused with the valid ones.
 func TestKeys_SearchNextPrevAndMiss(t *testing.T) {
 	m := drive(t, swimModel(t, 120, 40), keys("/", "text:type=state_transition to=suspect", "enter")...)
-	first := m.events.at(m.fr)
-	l := m.fr.logAt(first)
-	if l == nil || !strings.Contains(string(l.b), `"to":"suspect"`) || m.fr.index != l.step {
-		t.Fatalf("first match: cursor %d %v at step %d", first, l, m.fr.index)
+	first := m.scr.LogCursor()
+	l := m.frame().LogAt(first)
+	if l == nil || !strings.Contains(string(l.Bytes), `"to":"suspect"`) || m.frame().Index() != l.Step {
+		t.Fatalf("first match: cursor %d %v at step %d", first, l, m.frame().Index())
 	}
 	m = drive(t, m, keys("]")...)
-	second := m.events.at(m.fr)
-	if second <= first || !strings.Contains(string(m.fr.logAt(second).b), `"to":"suspect"`) {
+	second := m.scr.LogCursor()
+	if second <= first || !strings.Contains(string(m.frame().LogAt(second).Bytes), `"to":"suspect"`) {
 		t.Fatalf("] from %d went to %d", first, second)
 	}
 	m = drive(t, m, keys("[")...)
-	if got := m.events.at(m.fr); got != first {
+	if got := m.scr.LogCursor(); got != first {
 		t.Fatalf("[ from %d went to %d, want %d", second, got, first)
 	}
-	step, cur := m.fr.index, m.events.at(m.fr)
+	step, cur := m.frame().Index(), m.scr.LogCursor()
 	m = drive(t, m, keys("/", "text:no-such-text-anywhere", "enter")...)
-	if !strings.Contains(m.status, "no record matches") || m.events.at(m.fr) != cur || m.fr.index != step {
-		t.Fatalf("miss: %q, cursor %d→%d, step %d→%d", m.status, cur, m.events.at(m.fr), step, m.fr.index)
+	if !strings.Contains(m.status, "no record matches") || m.scr.LogCursor() != cur || m.frame().Index() != step {
+		t.Fatalf("miss: %q, cursor %d→%d, step %d→%d", m.status, cur, m.scr.LogCursor(), step, m.frame().Index())
 	}
 	m = drive(t, m, keys("/", "text:type=message_sent colour=red", "enter")...)
 	if !m.isError || !strings.Contains(m.status, "fields of message_sent") {
@@ -119,7 +120,7 @@ func TestKeys_BadBreakpointRefused(t *testing.T) {
 func TestKeys_VerdictsJumpToEvidence(t *testing.T) {
 	m := drive(t, swimModel(t, 120, 40), keys("c", "v")...)
 	var sel int
-	for i, p := range m.fr.verdicts {
+	for i, p := range m.frame().Verdicts() {
 		if p.Resolved {
 			sel = i
 		}
@@ -128,30 +129,30 @@ func TestKeys_VerdictsJumpToEvidence(t *testing.T) {
 	for range sel {
 		ks = append(ks, "j")
 	}
-	line := evidenceLine(m.fr.verdicts[sel])
+	line := evidenceLine(m.frame().Verdicts()[sel])
 	m = drive(t, m, keys(append(ks, "enter")...)...)
-	if m.overlay != overlayNone || m.events.at(m.fr) != line || m.fr.logAt(line).step != m.fr.index {
-		t.Fatalf("evidence L%d: overlay %v cursor %d step %d", line, m.overlay, m.events.at(m.fr), m.fr.index)
+	if m.overlay != screen.OverlayNone || m.scr.LogCursor() != line || m.frame().LogAt(line).Step != m.frame().Index() {
+		t.Fatalf("evidence L%d: overlay %v cursor %d step %d", line, m.overlay, m.scr.LogCursor(), m.frame().Index())
 	}
 }
 
 // The log follows the step until scrolled; G snaps back; F filters.
 func TestKeys_FollowAndFilter(t *testing.T) {
 	m := drive(t, swimModel(t, 120, 40), keys("g", "text:2000", "enter", "k", "k", "k")...)
-	held := m.events.at(m.fr)
+	held := m.scr.LogCursor()
 	m = drive(t, m, keys("n", "n")...)
-	if m.events.at(m.fr) != held {
-		t.Fatalf("scrolled cursor moved %d → %d on n", held, m.events.at(m.fr))
+	if m.scr.LogCursor() != held {
+		t.Fatalf("scrolled cursor moved %d → %d on n", held, m.scr.LogCursor())
 	}
 	m = drive(t, m, keys("G")...)
-	if m.events.cursor != 0 || m.events.at(m.fr) != m.fr.records {
-		t.Fatalf("G: cursor %d of %d", m.events.at(m.fr), m.fr.records)
+	if !m.scr.Following() || m.scr.LogCursor() != m.frame().Records() {
+		t.Fatalf("G: cursor %d of %d", m.scr.LogCursor(), m.frame().Records())
 	}
 	m = drive(t, m, keys("F", "text:host=orch", "enter", "k", "k")...)
-	if l := m.fr.logAt(m.events.at(m.fr)); l == nil || !strings.Contains(string(l.b), `"host_id":"orch"`) {
+	if l := m.frame().LogAt(m.scr.LogCursor()); l == nil || !strings.Contains(string(l.Bytes), `"host_id":"orch"`) {
 		t.Fatalf("k under a filter landed on %v", l)
 	}
-	if s := screen(m); !strings.Contains(s, "filter host=orch") {
+	if s := screenText(m); !strings.Contains(s, "filter host=orch") {
 		t.Fatalf("no filter in the title:\n%s", s)
 	}
 }
@@ -173,7 +174,7 @@ func TestTeatest_SearchVerdictsCount(t *testing.T) {
 	waitScreen(t, tm, "(events.ndjson#L500) was emitted by step")
 	tm.Type("q")
 	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
-	if final.events.at(final.fr) != 500 {
-		t.Fatalf("final cursor %d", final.events.at(final.fr))
+	if final.scr.LogCursor() != 500 {
+		t.Fatalf("final cursor %d", final.scr.LogCursor())
 	}
 }

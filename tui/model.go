@@ -3,14 +3,13 @@ package tui
 import (
 	"strconv"
 
-	"charm.land/bubbles/v2/help"
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/detsim/detsim/debugger"
 	"github.com/detsim/detsim/engine"
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/scenarios"
+	"github.com/detsim/detsim/tui/screen"
 )
 
 // Options configure the stepper.
@@ -32,46 +31,23 @@ type Options struct {
 	CheckpointMem *int64
 }
 
-// overlay is what replaces the panes, if anything.
-type overlay int
-
-const (
-	overlayNone overlay = iota
-	overlayHelp
-	overlayBreakpoints
-	overlayVerdicts
-)
-
 // Model is the stepper as a bubbletea model. Update never runs the
 // engine: every engine operation is a command that takes the session and
 // returns it in a jobMsg, so the session has one owner at a time. While a
-// command holds it, sess is nil and the panes draw the last frame.
+// command holds it, sess is nil and the panes draw the last frame. What
+// is on screen (the frame, the layout, the panes' cursors and scroll) is
+// scr; Model keeps what the keys decide beyond it.
 type Model struct {
-	keys keyMap
-	help help.Model
-	st   *styles
-
-	width, height int
+	keys screen.KeyMap
+	scr  screen.Screen
 
 	sess      *debugger.Session // nil while a job holds it
-	fr        *frame
-	job       *job // the job in progress, nil when idle
+	job       *job              // the job in progress, nil when idle
 	pending   []*job
 	interrupt bool
 	refresh   bool // the view needs a frame the current one cannot give
 
-	focus   paneID
-	matrix  matrixPane
-	host    hostPane
-	queue   queuePane
-	links   linksPane
-	events  eventsPane
-	record  recordPane
-	showRec bool
-	overlay overlay
-	bands   []bandLayout
-	header  int // header lines
-	footer  int // footer lines
+	overlay screen.Overlay
 
 	bps    []debugger.Breakpoint
 	bpSel  int
@@ -119,25 +95,21 @@ func NewModel(sc *scenarios.Scenario, reg *hosts.Registry, opts Options) (Model,
 	if opts.CheckpointMem != nil {
 		s.SetCheckpointMem(*opts.CheckpointMem)
 	}
+	w, h := opts.Width, opts.Height
+	if w <= 0 || h <= 0 {
+		w, h = 80, 24
+	}
+	scr, err := screen.Open(s, reg, w, h, 0)
+	if err != nil {
+		return Model{}, err
+	}
 	m := Model{
-		keys: newKeyMap(), help: newHelp(), st: newStyles(),
-		width: opts.Width, height: opts.Height,
-		sess: s, focus: paneEvents, schema: schema,
+		keys: screen.NewKeyMap(), scr: scr,
+		sess: s, schema: schema,
 		bps:  withDefaultBreakpoints(opts.Breakpoints),
 		seed: s.Scenario().Seed, name: s.Scenario().Name,
 		scen: s.Scenario(), reg: reg, version: opts.Version, pictureRoot: opts.PictureDir,
 	}
-	m.host.kinds = reg
-	if m.width <= 0 || m.height <= 0 {
-		m.width, m.height = 80, 24
-	}
-	m.layout()
-	fr, err := land(s, 0, m.viewParams())
-	if err != nil {
-		return Model{}, err
-	}
-	m.fr = fr
-	m.layout()
 	m.status = "at step 0 — n steps, c continues to the next breakpoint, ? for help"
 	return m, nil
 }
@@ -163,8 +135,7 @@ func (m Model) Init() tea.Cmd { return nil }
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		m.width, m.height = msg.Width, msg.Height
-		m.layout()
+		m.scr.Resize(msg.Width, msg.Height)
 		return m, m.maybeRefresh()
 	case jobMsg:
 		return m.applyJob(msg)
@@ -185,8 +156,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m Model) applyJob(msg jobMsg) (tea.Model, tea.Cmd) {
 	m.sess = msg.sess
 	if msg.fr != nil {
-		m.fr = msg.fr
-		m.clampCursor()
+		m.scr.Show(msg.fr)
 	}
 	if msg.err != nil {
 		m.setError(msg.err.Error())
@@ -197,15 +167,11 @@ func (m Model) applyJob(msg jobMsg) (tea.Model, tea.Cmd) {
 	if msg.status != "" {
 		m.status, m.isError = msg.status, false
 	}
-	if msg.cursor > 0 && m.fr != nil {
-		m.events.cursor, m.events.top = msg.cursor, 0
-		if msg.cursor >= m.fr.records {
-			m.events.cursor = 0
-		}
-		m.focus = paneEvents
+	if msg.cursor > 0 && m.frame() != nil {
+		m.scr.PutCursor(msg.cursor)
 	}
 	if msg.fr != nil && msg.next == nil {
-		if note := checkpointNote(msg.fr.cp); note != "" {
+		if note := checkpointNote(msg.fr.Checkpoints()); note != "" {
 			m.status += " · " + note
 		}
 	}
@@ -214,7 +180,7 @@ func (m Model) applyJob(msg jobMsg) (tea.Model, tea.Cmd) {
 			m.interrupt = false
 			m.job = nil
 			m.hit = nil
-			return m.start(&job{kind: jobLand}, "interrupted at step "+fmtInt(m.fr.index))
+			return m.start(&job{kind: jobLand}, "interrupted at step "+screen.FmtInt(m.frame().Index()))
 		}
 		m.job = msg.next
 		m.sess = nil
@@ -233,7 +199,7 @@ func (m Model) applyJob(msg jobMsg) (tea.Model, tea.Cmd) {
 	if len(m.pending) > 0 {
 		next := m.pending[0]
 		m.pending = m.pending[1:]
-		next.vp = m.viewParams()
+		next.vp = m.scr.ViewParams()
 		return m, m.launch(next)
 	}
 	if finished != nil && finished.kind == jobLand && !m.refresh {
@@ -264,7 +230,7 @@ func (m Model) start(j *job, status string) (tea.Model, tea.Cmd) {
 		m.status, m.isError = "busy "+verb+": press esc to stop it first", true
 		return m, nil
 	}
-	j.vp = m.viewParams()
+	j.vp = m.scr.ViewParams()
 	return m, m.launch(j)
 }
 
@@ -296,90 +262,19 @@ func (m *Model) launch(j *job) tea.Cmd {
 // maybeRefresh starts a redraw job when the view has moved beyond what
 // the frame holds (and remembers to once the session is back).
 func (m *Model) maybeRefresh() tea.Cmd {
-	if !m.refresh && m.frameCovers() {
+	if !m.refresh && m.scr.FrameCovers() {
 		return nil
 	}
 	if m.sess == nil {
 		m.refresh = true
 		return nil
 	}
-	j := &job{kind: jobLand, vp: m.viewParams()}
+	j := &job{kind: jobLand, vp: m.scr.ViewParams()}
 	return m.launch(j)
 }
 
-// frameCovers reports whether the frame holds every row and record the
-// panes want to draw.
-func (m *Model) frameCovers() bool {
-	f := m.fr
-	if f == nil {
-		return false
-	}
-	n := len(f.peers)
-	m.matrix.follow(n, f.swim)
-	lo, hi := m.matrix.rowOff, min(m.matrix.rowOff+m.matrix.visibleRows(f.swim), n)
-	if m.matrix.sel < lo {
-		lo = m.matrix.sel
-	}
-	if m.matrix.sel >= hi {
-		hi = m.matrix.sel + 1
-	}
-	if n > 0 && (f.row(lo) == nil || f.row(hi-1) == nil) {
-		return false
-	}
-	if f.sel != m.matrix.sel {
-		return false // the host pane's introspection is another host's
-	}
-	if lo, hi := m.links.shown(f.linkTotal); lo < hi && (f.linkLo > lo || hi > f.linkLo+len(f.links)) {
-		return false
-	}
-	if f.records > 0 {
-		wlo, whi := m.events.window(f)
-		if f.logAt(wlo) == nil || f.logAt(whi) == nil {
-			return false
-		}
-	}
-	return true
-}
-
-// bandHalf is how many rows either side of the selected host a frame
-// snapshots at least, so moving the selection rarely needs the engine.
-// Snapshots cost: a hundred SWIM hosts cannot all be parsed per step.
-const bandHalf = 16
-
-// viewParams says what the next frame must hold.
-func (m *Model) viewParams() viewParams {
-	n := len(m.sess.Scenario().Peers)
-	half := max(bandHalf, m.matrix.visibleRows(true)/2+4)
-	vp := viewParams{bandLo: max(m.matrix.sel-half, 0), sel: m.matrix.sel}
-	vp.bandHi = min(vp.bandLo+2*half, n)
-	vp.bandLo = max(min(vp.bandLo, vp.bandHi-2*half), 0)
-	if m.events.cursor > 0 {
-		vp.logFrom = max(m.events.cursor-logWindow/2, 1)
-	}
-	vp.linkLo, vp.linkHi = m.links.window(m.linkTotal())
-	vp.reuse = m.fr
-	return vp
-}
-
-// linkTotal is how many links the run has (fixed for the run), from the
-// frame or, before the first one, from the engine.
-func (m *Model) linkTotal() int {
-	switch {
-	case m.fr != nil:
-		return m.fr.linkTotal
-	case m.sess != nil:
-		return m.sess.Timeline().Engine().NumLinks()
-	}
-	return 0
-}
-
-// clampCursor keeps the log cursor on a record that exists.
-func (m *Model) clampCursor() {
-	if m.events.cursor > m.fr.records {
-		m.events.cursor, m.events.top = 0, 0
-	}
-	m.matrix.sel = clampInt(m.matrix.sel, 0, len(m.fr.peers)-1)
-}
+// frame is the frame on screen.
+func (m *Model) frame() *screen.Frame { return m.scr.Frame() }
 
 func (m *Model) setError(s string) { m.status, m.isError = s, true }
 
@@ -390,31 +285,31 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m.promptKey(k)
 	}
 	km := m.keys
-	if key.Matches(k, km.Quit) {
+	if matches(k, km.Quit) {
 		return m, tea.Quit
 	}
 	switch m.overlay {
-	case overlayHelp:
-		if key.Matches(k, km.Help, km.Interrupt, km.Quit) {
-			m.overlay = overlayNone
+	case screen.OverlayHelp:
+		if matches(k, km.Help, km.Interrupt, km.Quit) {
+			m.overlay = screen.OverlayNone
 		}
 		return m, nil
-	case overlayBreakpoints:
+	case screen.OverlayBreakpoints:
 		return m.breakpointsKey(k)
-	case overlayVerdicts:
+	case screen.OverlayVerdicts:
 		return m.verdictsKey(k)
 	}
 	if t := k.Text; len(t) == 1 && t[0] >= '0' && t[0] <= '9' && (t[0] != '0' || m.count > 0) {
 		if m.count < 1_000_000 {
 			m.count = m.count*10 + int(t[0]-'0')
 		}
-		m.status, m.isError = "count "+fmtInt(int64(m.count))+": n p c C repeat", false
+		m.status, m.isError = "count "+screen.FmtInt(int64(m.count))+": n p c C repeat", false
 		return m, nil
 	}
 	count := max(m.count, 1)
 	m.count = 0
 	switch {
-	case key.Matches(k, km.Interrupt):
+	case matches(k, km.Interrupt):
 		switch {
 		case m.job != nil && m.job.kind.long():
 			m.interrupt = true
@@ -422,99 +317,86 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			m.status = "stopping…"
 		case m.cancelPendingLong():
 			m.status, m.isError = "cancelled before it started", false
-		case m.showRec:
-			m.showRec = false
-			m.layout()
+		case m.scr.CloseRecord():
 		}
 		return m, nil
-	case key.Matches(k, km.Help):
-		m.overlay = overlayHelp
+	case matches(k, km.Help):
+		m.overlay = screen.OverlayHelp
 		return m, nil
-	case key.Matches(k, km.Breakpoints):
-		m.overlay = overlayBreakpoints
+	case matches(k, km.Breakpoints):
+		m.overlay = screen.OverlayBreakpoints
 		return m, nil
-	case key.Matches(k, km.Step):
+	case matches(k, km.Step):
 		return m.start(&job{kind: jobStep, count: count}, "")
-	case key.Matches(k, km.Back):
+	case matches(k, km.Back):
 		return m.start(&job{kind: jobBack, count: count}, "")
-	case key.Matches(k, km.Continue):
+	case matches(k, km.Continue):
 		return m.start(&job{kind: jobContinue, count: count, bps: append([]debugger.Breakpoint(nil), m.bps...)}, "continuing…")
-	case key.Matches(k, km.Reverse):
+	case matches(k, km.Reverse):
 		return m.start(&job{kind: jobReverse, count: count, bps: append([]debugger.Breakpoint(nil), m.bps...)}, "reverse-continuing…")
-	case key.Matches(k, km.Goto):
+	case matches(k, km.Goto):
 		m.prompt = newPrompt(promptGoto, "go to step N, time (12.5s) or record (L8427): ", "")
 		return m, nil
-	case key.Matches(k, km.Verdicts):
-		m.overlay = overlayVerdicts
+	case matches(k, km.Verdicts):
+		m.overlay = screen.OverlayVerdicts
 		return m, nil
-	case key.Matches(k, km.Search):
+	case matches(k, km.Search):
 		label := "search (text, or type=T host=H field=V …): "
 		if m.search != nil {
 			label = "search (enter alone: " + m.search.String() + "): "
 		}
 		m.prompt = newPrompt(promptSearch, label, "")
 		return m, nil
-	case key.Matches(k, km.NextMatch), key.Matches(k, km.PrevMatch):
+	case matches(k, km.NextMatch), matches(k, km.PrevMatch):
 		if m.search == nil {
 			m.setError("no search yet: / searches")
 			return m, nil
 		}
-		return m.startSearch(*m.search, key.Matches(k, km.NextMatch))
-	case key.Matches(k, km.Filter):
+		return m.startSearch(*m.search, matches(k, km.NextMatch))
+	case matches(k, km.Filter):
 		v := ""
 		if m.filter != nil {
 			v = m.filter.String()
 		}
 		m.prompt = newPrompt(promptFilter, "filter the log (host=H type=T subject=S …; empty clears): ", v)
 		return m, nil
-	case key.Matches(k, km.Follow):
-		m.events.cursor, m.events.top = 0, 0
+	case matches(k, km.Follow):
+		m.scr.FollowLog()
 		m.status, m.isError = "the log follows the current step", false
 		return m, m.maybeRefresh()
-	case key.Matches(k, km.Record):
-		m.showRec = !m.showRec
-		m.record.off = 0
-		m.layout()
+	case matches(k, km.Record):
+		m.scr.ToggleRecord()
 		return m, nil
-	case key.Matches(k, km.Seed):
-		m.prompt = newPrompt(promptSeed, "re-seed with: ", uitoa(m.seed+1))
+	case matches(k, km.Seed):
+		m.prompt = newPrompt(promptSeed, "re-seed with: ", strconv.FormatUint(m.seed+1, 10))
 		return m, nil
-	case key.Matches(k, km.Focus):
-		m.focus = m.nextFocus(1)
+	case matches(k, km.Focus):
+		m.scr.CycleFocus(1)
 		return m, nil
-	case key.Matches(k, km.FocusBack):
-		m.focus = m.nextFocus(-1)
+	case matches(k, km.FocusBack):
+		m.scr.CycleFocus(-1)
 		return m, nil
-	case key.Matches(k, km.Up):
+	case matches(k, km.Up):
 		return m.scroll(-1)
-	case key.Matches(k, km.Down):
+	case matches(k, km.Down):
 		return m.scroll(1)
-	case key.Matches(k, km.PageUp):
-		return m.scroll(-m.pageOf())
-	case key.Matches(k, km.PageDown):
-		return m.scroll(m.pageOf())
-	case key.Matches(k, km.Open):
-		if m.focus == paneHost {
+	case matches(k, km.PageUp):
+		return m.scroll(-m.scr.Page())
+	case matches(k, km.PageDown):
+		return m.scroll(m.scr.Page())
+	case matches(k, km.Open):
+		if m.scr.Focus() == screen.PaneHost {
 			return m.why()
 		}
 		return m.openStep()
-	case key.Matches(k, km.Message):
+	case matches(k, km.Message):
 		return m.followMessage()
-	case key.Matches(k, km.Why):
+	case matches(k, km.Why):
 		return m.why()
-	case key.Matches(k, km.Picture):
+	case matches(k, km.Picture):
 		return m.picture()
 	}
 	return m, nil
-}
-
-// hostLines is the host pane's body for the selected host.
-func (m *Model) hostLines() []hostLine {
-	r := m.fr.row(m.matrix.sel)
-	if r == nil {
-		return nil
-	}
-	return m.host.lines(&drawCtx{f: m.fr, st: m.st}, r)
 }
 
 // followMessage goes from the record under the cursor, one end of a
@@ -524,23 +406,23 @@ func (m *Model) hostLines() []hostLine {
 // whole-run searches for the message id (id=orch#17), so they reach
 // records not yet on screen.
 func (m Model) followMessage() (tea.Model, tea.Cmd) {
-	n := m.events.at(m.fr)
-	l := m.fr.logAt(n)
-	if n < 1 || l == nil || l.b == nil {
+	n := m.scr.LogCursor()
+	l := m.frame().LogAt(n)
+	if n < 1 || l == nil || l.Bytes == nil {
 		m.setError("no record under the cursor")
 		return m, nil
 	}
-	ev, err := parseEvent(l.b)
+	ev, err := screen.ParseEvent(l.Bytes)
 	if err != nil {
-		m.setError("record " + fmtInt(n) + " cannot be read: " + err.Error())
+		m.setError("record " + screen.FmtInt(n) + " cannot be read: " + err.Error())
 		return m, nil
 	}
-	id := ev.field("id")
+	id := ev.Field("id")
 	if id == "" {
-		m.setError("record " + fmtInt(n) + " (" + ev.typ + ") names no message: m follows message_sent, message_received, drop_on_send, drop_on_delivery, decode_error")
+		m.setError("record " + screen.FmtInt(n) + " (" + ev.Type + ") names no message: m follows message_sent, message_received, drop_on_send, drop_on_delivery, decode_error")
 		return m, nil
 	}
-	forward := ev.typ == "message_sent"
+	forward := ev.Type == "message_sent"
 	text := "id=" + id
 	if !forward {
 		text = "type=message_sent " + text
@@ -564,37 +446,37 @@ func (m Model) followMessage() (tea.Model, tea.Cmd) {
 // incarnation. A gossiped accusation's message_received is just above it
 // in the same step (m follows that message to its send).
 func (m Model) why() (tea.Model, tea.Cmd) {
-	if m.fr == nil || m.matrix.sel < 0 || m.matrix.sel >= len(m.fr.peers) {
+	host, ok := m.scr.SelectedHost()
+	if !ok {
 		m.setError("no host selected")
 		return m, nil
 	}
-	host := m.fr.peers[m.matrix.sel]
-	l, ok := m.host.selected(m.hostLines())
+	a, ok := m.scr.Accusation()
 	if !ok {
 		m.setError(host + " holds no member suspect or dead: nothing to explain")
 		return m, nil
 	}
-	q, err := debugger.ParseQuery("type=state_transition host=" + host + " subject=" + l.member + " to=" + l.state + " incarnation=" + strconv.FormatUint(l.inc, 10))
+	q, err := debugger.ParseQuery("type=state_transition host=" + host + " subject=" + a.Member + " to=" + a.State + " incarnation=" + strconv.FormatUint(a.Inc, 10))
 	if err != nil {
 		m.setError(err.Error())
 		return m, nil
 	}
 	m.search = &q
-	j := &job{kind: jobSearch, query: q, forward: false, target: m.fr.records + 1,
-		follow: host + "'s view of " + l.member + " became " + l.state + " (inc " + fmtUint(l.inc) + ")"}
-	return m.start(j, "looking for where "+host+" learned "+l.member+" "+l.state+"…")
+	j := &job{kind: jobSearch, query: q, forward: false, target: m.frame().Records() + 1,
+		follow: host + "'s view of " + a.Member + " became " + a.State + " (inc " + screen.FmtUint(a.Inc) + ")"}
+	return m.start(j, "looking for where "+host+" learned "+a.Member+" "+a.State+"…")
 }
 
 // openStep goes to the step that emitted the record under the cursor,
 // keeping the cursor on it.
 func (m Model) openStep() (tea.Model, tea.Cmd) {
-	n := m.events.at(m.fr)
-	l := m.fr.logAt(n)
-	if n < 1 || l == nil || l.b == nil {
+	n := m.scr.LogCursor()
+	l := m.frame().LogAt(n)
+	if n < 1 || l == nil || l.Bytes == nil {
 		m.setError("no record under the cursor")
 		return m, nil
 	}
-	return m.start(&job{kind: jobToRecord, target: n}, "going to step "+fmtInt(l.step)+", which emitted record "+fmtInt(n)+"…")
+	return m.start(&job{kind: jobToRecord, target: n}, "going to step "+screen.FmtInt(l.Step)+", which emitted record "+screen.FmtInt(n)+"…")
 }
 
 // startSearch looks for the next (or previous) record meeting q from the
@@ -605,73 +487,13 @@ func (m Model) startSearch(q debugger.Query, forward bool) (tea.Model, tea.Cmd) 
 	if !forward {
 		dir = "previous"
 	}
-	return m.start(&job{kind: jobSearch, query: q, forward: forward, target: m.events.at(m.fr)}, "searching for the "+dir+" "+q.String()+"…")
-}
-
-// nextFocus cycles through the panes on screen.
-func (m *Model) nextFocus(dir int) paneID {
-	shown := m.shownPanes()
-	if len(shown) == 0 {
-		return m.focus
-	}
-	i := 0
-	for k, p := range shown {
-		if p == m.focus {
-			i = k
-		}
-	}
-	return shown[(i+dir+len(shown))%len(shown)]
-}
-
-func (m *Model) pageOf() int {
-	switch m.focus {
-	case paneMatrix:
-		return max(m.matrix.visibleRows(m.fr.swim), 1)
-	case paneEvents:
-		return max(m.events.body(), 1)
-	}
-	return 5
+	return m.start(&job{kind: jobSearch, query: q, forward: forward, target: m.scr.LogCursor()}, "searching for the "+dir+" "+q.String()+"…")
 }
 
 // scroll moves the focused pane's cursor or view by delta lines.
 func (m Model) scroll(delta int) (tea.Model, tea.Cmd) {
-	f := m.fr
-	switch m.focus {
-	case paneMatrix:
-		m.matrix.move(delta, len(f.peers))
-		m.matrix.follow(len(f.peers), f.swim)
-		m.host.off = 0
-	case paneHost:
-		m.host.move(delta, len(m.hostLines()))
-	case paneQueue:
-		m.queue.scroll(delta, len(f.queue), m.queue.body())
-	case paneLinks:
-		rows := (f.linkTotal + m.links.columns() - 1) / m.links.columns()
-		m.links.scroll(delta, rows, m.links.body())
-	case paneEvents:
-		if m.showRec && delta != 0 {
-			m.record.off = 0
-		}
-		m.events.move(int64(delta), f, m.filter)
-	case paneRecord:
-		m.record.scroll(delta, m.record.lines(f, m.events.at(f)), m.record.body())
-	}
+	m.scr.Scroll(delta, m.filter)
 	return m, m.maybeRefresh()
-}
-
-func uitoa(u uint64) string {
-	const digits = "0123456789"
-	if u == 0 {
-		return "0"
-	}
-	var b [20]byte
-	i := len(b)
-	for u > 0 {
-		i--
-		b[i] = digits[u%10]
-		u /= 10
-	}
-	return string(b[i:])
 }
 
 // checkpointNote says, when a checkpoint did not fit the whole budget,
@@ -680,6 +502,6 @@ func checkpointNote(u engine.CheckpointUse) string {
 	if u.Refused == 0 {
 		return ""
 	}
-	return "checkpoints off: one takes " + fmtBytes(u.Refused) + ", more than the " + fmtBytes(u.Budget) +
+	return "checkpoints off: one takes " + screen.FmtBytes(u.Refused) + ", more than the " + screen.FmtBytes(u.Budget) +
 		" budget (--checkpoint-mem); going back re-executes from the seed"
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/detsim/detsim/internal/outfile"
 	"github.com/detsim/detsim/render"
 	"github.com/detsim/detsim/scenarios"
+	"github.com/detsim/detsim/tui/screen"
 )
 
 // The picture key (issue 13 item 4): the run the stepper shows, as the
@@ -48,7 +50,7 @@ func (m Model) picture() (tea.Model, tea.Cmd) {
 		m.setError("a picture is being written already")
 		return m, nil
 	}
-	if m.scen == nil || m.fr == nil {
+	if m.scen == nil || m.frame() == nil {
 		m.setError("no run to draw")
 		return m, nil
 	}
@@ -62,8 +64,8 @@ func (m Model) picture() (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	m.picturing = true
-	m.status, m.isError = "picture: running "+m.scen.Name+" seed "+uitoa(m.scen.Seed)+" into "+dir+", then drawing step "+fmtInt(m.fr.index)+"…", false
-	return m, writePicture(m.scen, m.reg, m.version, dir, page, m.fr.now, m.fr.index)
+	m.status, m.isError = "picture: running "+m.scen.Name+" seed "+strconv.FormatUint(m.scen.Seed, 10)+" into "+dir+", then drawing step "+screen.FmtInt(m.frame().Index())+"…", false
+	return m, writePicture(m.scen, m.reg, m.version, dir, page, m.frame().Now(), m.frame().Index())
 }
 
 // writePicture is the command: bundle, page, mark.
@@ -129,6 +131,6 @@ func (m Model) applyPicture(msg pictureMsg) (tea.Model, tea.Cmd) {
 		m.setError("picture: " + msg.err.Error())
 		return m, nil
 	}
-	m.status, m.isError = "picture: "+msg.path+" (step "+fmtInt(msg.step)+" marked)", false
+	m.status, m.isError = "picture: "+msg.path+" (step "+screen.FmtInt(msg.step)+" marked)", false
 	return m, nil
 }

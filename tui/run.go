@@ -4,12 +4,9 @@ import (
 	"errors"
 	"os"
 	"runtime/debug"
-	"strings"
 
-	"charm.land/bubbles/v2/help"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/detsim/detsim/debugger"
 	"github.com/detsim/detsim/engine"
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/internal/term"
@@ -57,31 +54,3 @@ func Run(sc *scenarios.Scenario, reg *hosts.Registry, opts Options) error {
 // collector runs sooner as the heap nears the limit; it is soft, so a run
 // that needs more gets more, never an out-of-memory kill for it.
 func memoryLimit(budget int64) int64 { return budget + 896<<20 }
-
-func newHelp() help.Model { return help.New() }
-
-// RenderText draws the stepper's panes at the session's current step as
-// plain text (no ANSI), width×height cells, with what the last step
-// changed marked; the header lists bps, the breakpoints the run was
-// continued with. It moves the session only to re-execute the last step
-// (and to refill the record cache), ending where it started.
-func RenderText(s *debugger.Session, width, height int, bps ...debugger.Breakpoint) (string, error) {
-	width, height = max(width, 1), max(height, 1)
-	sc := s.Scenario()
-	m := Model{keys: newKeyMap(), st: newStyles(), width: width, height: height, sess: s, focus: paneEvents, seed: sc.Seed, name: sc.Name}
-	m.help = newHelp()
-	m.bps = append([]debugger.Breakpoint(nil), bps...)
-	m.layout()
-	fr, err := land(s, s.Timeline().Engine().Index(), m.viewParams())
-	if err != nil {
-		return "", err
-	}
-	m.fr = fr
-	m.layout()
-	m.status = "step " + fmtInt(fr.index) + ": " + describeStep(fr.last)
-	lines := strings.Split(plain(m.render()), "\n")
-	for i := range lines {
-		lines[i] = strings.TrimRight(lines[i], " ")
-	}
-	return strings.Join(lines, "\n") + "\n", nil
-}

@@ -4,11 +4,15 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/detsim/detsim/tui/screen"
 )
 
 // linksPaneText draws the links pane alone from f, plain.
-func linksPaneText(m Model, f *frame) string {
-	return plain(strings.Join(m.links.View(&drawCtx{f: f, st: m.st}), "\n"))
+func linksPaneText(m Model, f *screen.Frame) string {
+	scr := m.scr
+	scr.Show(f)
+	return screen.Plain(strings.Join(scr.Pane(screen.PaneLinks, nil), "\n"))
 }
 
 // The links pane holds only a window of a big mesh's edges, yet draws
@@ -18,15 +22,15 @@ func linksPaneText(m Model, f *frame) string {
 func TestLinksPane_WindowedDrawsWhatTheWholeListDraws(t *testing.T) {
 	m := newTestModel(t, meshScenario(40, 1<<40), 200, 50) // 1 560 edges
 	m = drive(t, m, keys("g", "text:700ms", "enter", "n")...)
-	for k := 0; k < int(paneCount) && m.focus != paneLinks; k++ {
+	for k := 0; k < int(screen.PaneCount) && m.scr.Focus() != screen.PaneLinks; k++ {
 		m = drive(t, m, keys("tab")...)
 	}
-	if m.focus != paneLinks {
-		t.Fatalf("focus on %v, want links", m.focus)
+	if m.scr.Focus() != screen.PaneLinks {
+		t.Fatalf("focus on %v, want links", m.scr.Focus())
 	}
-	total := m.fr.linkTotal
-	if total != 40*39 || len(m.fr.links) >= total/4 {
-		t.Fatalf("frame holds %d of %d links", len(m.fr.links), total)
+	total := m.frame().LinkTotal()
+	if lo, hi := m.frame().LinkWindow(); total != 40*39 || hi-lo >= total/4 {
+		t.Fatalf("frame holds %d of %d links", hi-lo, total)
 	}
 	for _, delta := range []int{0, 3, 40, 200, 1 << 20, -(1 << 20), 17} {
 		m = drive(t, m, keys(func() []string {
@@ -38,22 +42,22 @@ func TestLinksPane_WindowedDrawsWhatTheWholeListDraws(t *testing.T) {
 			}
 			return nil
 		}()...)...)
-		if !m.frameCovers() {
+		if !m.scr.FrameCovers() {
 			t.Fatal("after scrolling, the frame does not cover the links shown")
 		}
 		// The same position with every link in the frame.
-		vp := m.viewParams()
-		vp.linkLo, vp.linkHi = 0, math.MaxInt32
+		vp := m.scr.ViewParams()
+		vp.LinkLo, vp.LinkHi = 0, math.MaxInt32
 		s := m.sess
 		i := s.Timeline().Engine().Index()
-		full, err := land(s, i, vp)
+		full, err := screen.Land(s, i, vp)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(full.links) != total {
-			t.Fatalf("full frame holds %d links", len(full.links))
+		if lo, hi := full.LinkWindow(); hi-lo != total {
+			t.Fatalf("full frame holds %d links", hi-lo)
 		}
-		if got, want := linksPaneText(m, m.fr), linksPaneText(m, full); got != want {
+		if got, want := linksPaneText(m, m.frame()), linksPaneText(m, full); got != want {
 			t.Fatalf("scrolled by %d: windowed pane\n%s\nwhole list\n%s", delta, got, want)
 		}
 	}
@@ -99,20 +103,20 @@ func TestForwardToTheEnd_LandsOnTheSamePanes(t *testing.T) {
 	m := newTestModel(t, sc, 160, 48)
 	m.bps = nil // the mesh's assertions may fail: run to the end
 	m = drive(t, m, keys("c")...)
-	if !m.fr.done || !strings.Contains(m.status, "the run ended at step "+fmtInt(m.fr.index)) {
-		t.Fatalf("after c: done %v, status %q", m.fr.done, m.status)
+	if !m.frame().Done() || !strings.Contains(m.status, "the run ended at step "+screen.FmtInt(m.frame().Index())) {
+		t.Fatalf("after c: done %v, status %q", m.frame().Done(), m.status)
 	}
-	last := m.fr.index
+	last := m.frame().Index()
 	want := panes(m)
 	m = drive(t, m, keys("p", "n")...)
 	if got := panes(m); got != want {
 		t.Fatalf("p, n at the end differs from c:\n%s\n---\n%s", got, want)
 	}
-	for _, g := range []string{"99999999", "1000s", itoa(int(last))} {
+	for _, g := range []string{"99999999", "1000s", screen.FmtInt(last)} {
 		m2 := newTestModel(t, sc, 160, 48)
 		m2 = drive(t, m2, keys("g", "text:"+g, "enter")...)
-		if m2.fr.index != last {
-			t.Fatalf("g %s: at step %d, want %d (%s)", g, m2.fr.index, last, m2.status)
+		if m2.frame().Index() != last {
+			t.Fatalf("g %s: at step %d, want %d (%s)", g, m2.frame().Index(), last, m2.status)
 		}
 		if got := panes(m2); got != want {
 			t.Fatalf("g %s differs from c:\n%s\n---\n%s", g, got, want)

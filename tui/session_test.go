@@ -8,6 +8,7 @@ import (
 
 	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/debugger"
+	"github.com/detsim/detsim/tui/screen"
 )
 
 // The headless continue (detsim --batch --break-on) stops exactly where
@@ -23,8 +24,8 @@ func TestSessionContinue_MatchesStepper(t *testing.T) {
 	for range 4 {
 		hit := s.Continue(bps)
 		m = drive(t, m, keys("c")...)
-		if hit.Step != m.fr.index || hit.Breakpoint == nil || m.hit == nil || !hit.Breakpoint.Equal(*m.hit) {
-			t.Fatalf("headless stopped at %+v, the stepper at %d (%v)", hit, m.fr.index, m.hit)
+		if hit.Step != m.frame().Index() || hit.Breakpoint == nil || m.hit == nil || !hit.Breakpoint.Equal(*m.hit) {
+			t.Fatalf("headless stopped at %+v, the stepper at %d (%v)", hit, m.frame().Index(), m.hit)
 		}
 	}
 	back, err := s.ReverseContinue(bps)
@@ -32,8 +33,8 @@ func TestSessionContinue_MatchesStepper(t *testing.T) {
 		t.Fatal(err)
 	}
 	m = drive(t, m, keys("C")...)
-	if back.Step != m.fr.index {
-		t.Fatalf("headless reverse at %d, stepper at %d", back.Step, m.fr.index)
+	if back.Step != m.frame().Index() {
+		t.Fatalf("headless reverse at %d, stepper at %d", back.Step, m.frame().Index())
 	}
 }
 
@@ -45,7 +46,7 @@ func TestRenderText_PlainAndWithinWidth(t *testing.T) {
 	}
 	s.Continue([]debugger.Breakpoint{{Kind: debugger.BreakTime, N: 6_000_000_000}})
 	for _, w := range []int{80, 160, 30} {
-		out, err := RenderText(s, w, 48)
+		out, err := screen.RenderText(s, w, 48)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,7 +77,7 @@ func TestRenderText_AtAStep(t *testing.T) {
 	e := s.Timeline().Engine()
 	r, _ := s.Record(e.Records())
 	last := append([]byte(nil), r.Bytes...)
-	out, err := RenderText(s, 120, 48)
+	out, err := screen.RenderText(s, 120, 48)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,29 +86,5 @@ func TestRenderText_AtAStep(t *testing.T) {
 	}
 	if !strings.Contains(out, string(bundle.LineType(last))) {
 		t.Fatalf("last record missing:\n%s", out)
-	}
-}
-
-// A far jump that lands on a checkpoint re-executes from an earlier one
-// so the log pane is full.
-func TestLand_RefillsTheLogAfterAFarJump(t *testing.T) {
-	s, err := debugger.NewSession(echoParity(t), testRegistry(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Continue([]debugger.Breakpoint{{Kind: debugger.BreakStep, N: 9000}})
-	s.ForgetRecords()
-	vp := viewParams{bandLo: 0, bandHi: 6}
-	f, err := land(s, 8001, vp) // just past the checkpoint at 8000
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range f.log {
-		if l.b == nil {
-			t.Fatalf("record %d missing from the frame (window %d..%d)", l.n, f.logFrom, f.records)
-		}
-	}
-	if len(f.log) != logWindow {
-		t.Fatalf("window holds %d records, want %d", len(f.log), logWindow)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/scenarios"
+	"github.com/detsim/detsim/tui/screen"
 )
 
 // echoFailing is echo_parity with one assertion that fails as soon as
@@ -24,7 +25,7 @@ func echoFailing(t testing.TB) *scenarios.Scenario {
 // panes drops the lines that say how a position was reached (the run
 // state in the header and the status line), keeping what it shows.
 func panes(m Model) string {
-	lines := strings.Split(screen(m), "\n")
+	lines := strings.Split(screenText(m), "\n")
 	out := append([]string{lines[0]}, lines[2:len(lines)-2]...)
 	return strings.Join(out, "\n")
 }
@@ -44,16 +45,16 @@ func TestStepBackThenForward_IdenticalScreen(t *testing.T) {
 			t.Run(tc.name, func(t *testing.T) {
 				m := newTestModel(t, tc.sc(t), sz[0], sz[1])
 				if tc.steps > 1 {
-					m = drive(t, m, keys("g", "text:"+itoa(tc.steps-1), "enter")...)
+					m = drive(t, m, keys("g", "text:"+screen.FmtInt(int64(tc.steps-1)), "enter")...)
 				}
 				m = drive(t, m, keys("n")...)
-				want := screen(m)
+				want := screenText(m)
 				m = drive(t, m, keys("p", "n")...)
-				if got := screen(m); got != want {
+				if got := screenText(m); got != want {
 					t.Fatalf("after p, n the screen differs:\n--- got ---\n%s\n--- want ---\n%s", got, want)
 				}
 				m = drive(t, m, keys("left", "right")...)
-				if got := screen(m); got != want {
+				if got := screenText(m); got != want {
 					t.Fatalf("after ←, → the screen differs:\n--- got ---\n%s\n--- want ---\n%s", got, want)
 				}
 			})
@@ -76,28 +77,28 @@ func TestGotoThenBackForward_SamePanes(t *testing.T) {
 func TestContinue_StopsAtFirstFailure(t *testing.T) {
 	m := newTestModel(t, echoFailing(t), 160, 48)
 	m = drive(t, m, keys("c")...)
-	s := screen(m)
+	s := screenText(m)
 	if !strings.Contains(s, "paused at breakpoint fail: few_pings Fail") {
 		t.Fatalf("not paused at the fail breakpoint:\n%s", s)
 	}
-	if m.fr.fail != 1 {
-		t.Fatalf("fail count %d, want 1", m.fr.fail)
+	if m.frame().Fail() != 1 {
+		t.Fatalf("fail count %d, want 1", m.frame().Fail())
 	}
-	at := m.fr.index
+	at := m.frame().Index()
 	// The step before has not failed yet.
 	m = drive(t, m, keys("p")...)
-	if m.fr.fail != 0 {
-		t.Fatalf("one step before the breakpoint, fail count is %d", m.fr.fail)
+	if m.frame().Fail() != 0 {
+		t.Fatalf("one step before the breakpoint, fail count is %d", m.frame().Fail())
 	}
 	// Continuing from the breakpoint does not stop there again.
 	m = drive(t, m, keys("n", "c")...)
-	if m.fr.index == at || !m.fr.done {
-		t.Fatalf("second continue stopped at %d (done=%v); the first failure is at %d", m.fr.index, m.fr.done, at)
+	if m.frame().Index() == at || !m.frame().Done() {
+		t.Fatalf("second continue stopped at %d (done=%v); the first failure is at %d", m.frame().Index(), m.frame().Done(), at)
 	}
 	// Reverse-continue from the end finds it again.
 	m = drive(t, m, keys("C")...)
-	if m.fr.index != at {
-		t.Fatalf("reverse-continue stopped at %d, want %d", m.fr.index, at)
+	if m.frame().Index() != at {
+		t.Fatalf("reverse-continue stopped at %d, want %d", m.frame().Index(), at)
 	}
 }
 
@@ -107,17 +108,17 @@ func TestReverseContinue_FindsPreviousHit(t *testing.T) {
 	var hits []int64
 	for range 4 {
 		m = drive(t, m, keys("c")...)
-		hits = append(hits, m.fr.index)
+		hits = append(hits, m.frame().Index())
 	}
 	for i := len(hits) - 2; i >= 0; i-- {
 		m = drive(t, m, keys("C")...)
-		if m.fr.index != hits[i] {
-			t.Fatalf("reverse-continue %d reached step %d, want %d (forward hits %v)", len(hits)-1-i, m.fr.index, hits[i], hits)
+		if m.frame().Index() != hits[i] {
+			t.Fatalf("reverse-continue %d reached step %d, want %d (forward hits %v)", len(hits)-1-i, m.frame().Index(), hits[i], hits)
 		}
 	}
 	m = drive(t, m, keys("C")...)
-	if m.fr.index != 0 || !strings.Contains(m.status, "at step 0") {
-		t.Fatalf("with no earlier hit, reverse-continue should stop at step 0; at %d, status %q", m.fr.index, m.status)
+	if m.frame().Index() != 0 || !strings.Contains(m.status, "at step 0") {
+		t.Fatalf("with no earlier hit, reverse-continue should stop at step 0; at %d, status %q", m.frame().Index(), m.status)
 	}
 }
 
@@ -127,35 +128,35 @@ func TestBreakpointKinds_StopWhereTheySay(t *testing.T) {
 		check func(t *testing.T, m Model)
 	}{
 		{"step=1234", func(t *testing.T, m Model) {
-			if m.fr.index != 1234 {
-				t.Errorf("at step %d", m.fr.index)
+			if m.frame().Index() != 1234 {
+				t.Errorf("at step %d", m.frame().Index())
 			}
 		}},
 		{"time=4.5s", func(t *testing.T, m Model) {
-			if m.fr.now < 4_500_000_000 {
-				t.Errorf("at t=%d, before the breakpoint", m.fr.now)
+			if m.frame().Now() < 4_500_000_000 {
+				t.Errorf("at t=%d, before the breakpoint", m.frame().Now())
 			}
 			s := m.sess
-			if _, err := s.Timeline().Goto(m.fr.index - 1); err != nil || s.Timeline().Engine().Now() >= 4_500_000_000 {
+			if _, err := s.Timeline().Goto(m.frame().Index() - 1); err != nil || s.Timeline().Engine().Now() >= 4_500_000_000 {
 				t.Errorf("the step before is already at t=%d", s.Timeline().Engine().Now())
 			}
 		}},
 		{"host=f", func(t *testing.T, m Model) {
-			if m.fr.last.Host != "f" {
-				t.Errorf("last step %+v is not for f", m.fr.last)
+			if m.frame().Last().Host != "f" {
+				t.Errorf("last step %+v is not for f", m.frame().Last())
 			}
 		}},
 		{"type=drop_on_delivery", func(t *testing.T, m Model) {
-			l := m.fr.logAt(m.fr.records)
+			l := m.frame().LogAt(m.frame().Records())
 			found := false
-			for n := m.fr.records; n >= m.fr.logFrom; n-- {
-				if l = m.fr.logAt(n); l.step != m.fr.index {
+			for n := m.frame().Records(); n >= m.frame().LogFrom(); n-- {
+				if l = m.frame().LogAt(n); l.Step != m.frame().Index() {
 					break
 				}
-				found = found || string(bundle.LineType(l.b)) == "drop_on_delivery"
+				found = found || string(bundle.LineType(l.Bytes)) == "drop_on_delivery"
 			}
 			if !found {
-				t.Errorf("step %d emitted no drop_on_delivery", m.fr.index)
+				t.Errorf("step %d emitted no drop_on_delivery", m.frame().Index())
 			}
 		}},
 	} {
@@ -174,8 +175,8 @@ func TestGoto_PastEndClampsAndSaysSo(t *testing.T) {
 	for _, target := range []string{"99999999", "500s", "time=9999999999999"} {
 		m := newTestModel(t, echoParity(t), 80, 24)
 		m = drive(t, m, keys("g", "text:"+target, "enter")...)
-		if !m.fr.done || !strings.Contains(m.status, "past the end") || !strings.Contains(m.status, "clamped") {
-			t.Errorf("go to %s: done=%v status %q", target, m.fr.done, m.status)
+		if !m.frame().Done() || !strings.Contains(m.status, "past the end") || !strings.Contains(m.status, "clamped") {
+			t.Errorf("go to %s: done=%v status %q", target, m.frame().Done(), m.status)
 		}
 	}
 }
@@ -183,8 +184,8 @@ func TestGoto_PastEndClampsAndSaysSo(t *testing.T) {
 func TestGoto_BadInputIsAnError(t *testing.T) {
 	m := newTestModel(t, echoParity(t), 80, 24)
 	m = drive(t, m, keys("g", "text:banana", "enter")...)
-	if !m.isError || !strings.Contains(m.status, "go to:") || m.fr.index != 0 {
-		t.Fatalf("status %q (error %v), index %d", m.status, m.isError, m.fr.index)
+	if !m.isError || !strings.Contains(m.status, "go to:") || m.frame().Index() != 0 {
+		t.Fatalf("status %q (error %v), index %d", m.status, m.isError, m.frame().Index())
 	}
 }
 
@@ -192,11 +193,11 @@ func TestGoto_TimeBackwardsLandsOnFirstStepAtOrAfter(t *testing.T) {
 	m := newTestModel(t, echoParity(t), 80, 24)
 	m = drive(t, m, keys("g", "text:9s", "enter")...)
 	m = drive(t, m, keys("g", "text:2.5s", "enter")...)
-	if m.fr.now < 2_500_000_000 {
-		t.Fatalf("at t=%d", m.fr.now)
+	if m.frame().Now() < 2_500_000_000 {
+		t.Fatalf("at t=%d", m.frame().Now())
 	}
 	s := m.sess
-	if _, err := s.Timeline().Goto(m.fr.index - 1); err != nil || s.Timeline().Engine().Now() >= 2_500_000_000 {
+	if _, err := s.Timeline().Goto(m.frame().Index() - 1); err != nil || s.Timeline().Engine().Now() >= 2_500_000_000 {
 		t.Fatalf("step before is at t=%d", s.Timeline().Engine().Now())
 	}
 }
@@ -208,11 +209,11 @@ func TestReseed_RestartsWithTheNewSeed(t *testing.T) {
 		m = drive(t, m, keys("backspace")...)
 	}
 	m = drive(t, m, keys("text:1234", "enter")...)
-	if m.seed != 1234 || m.fr.index != 0 || m.sess.Scenario().Seed != 1234 {
-		t.Fatalf("seed %d index %d", m.seed, m.fr.index)
+	if m.seed != 1234 || m.frame().Index() != 0 || m.sess.Scenario().Seed != 1234 {
+		t.Fatalf("seed %d index %d", m.seed, m.frame().Index())
 	}
-	if !strings.Contains(screen(m), "seed 1234") {
-		t.Fatalf("header does not show the new seed:\n%s", screen(m))
+	if !strings.Contains(screenText(m), "seed 1234") {
+		t.Fatalf("header does not show the new seed:\n%s", screenText(m))
 	}
 }
 
@@ -224,7 +225,7 @@ func TestTinyTerminals_NeverGarbled(t *testing.T) {
 			m := newTestModel(t, mesh12(t), 80, 24)
 			m = drive(t, m, tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
 			m = drive(t, m, keys(ks...)...)
-			s := screen(m)
+			s := screenText(m)
 			if sz[1] == 0 {
 				if s != "" {
 					t.Errorf("0×0 screen drew %q", s)
@@ -242,12 +243,12 @@ func TestHundredHosts_MatrixScrollsWithSelection(t *testing.T) {
 	for range 70 {
 		m = drive(t, m, keys("j")...)
 	}
-	s := screen(m)
+	s := screenText(m)
 	checkScreenShape(t, s, 160, 48)
 	if !strings.Contains(s, "▶p70") || !strings.Contains(s, "/100") {
 		t.Fatalf("selected row p70 not drawn:\n%s", s)
 	}
-	if m.fr.row(70) == nil {
+	if m.frame().Row(70) == nil {
 		t.Fatal("the frame does not hold the selected row")
 	}
 }
@@ -255,18 +256,18 @@ func TestHundredHosts_MatrixScrollsWithSelection(t *testing.T) {
 func TestEventCursor_ScrollsPastTheFrameWindow(t *testing.T) {
 	m := newTestModel(t, echoParity(t), 80, 24)
 	m = drive(t, m, keys("g", "text:10s", "enter")...)
-	records := m.fr.records
+	records := m.frame().Records()
 	for range 30 {
 		m = drive(t, m, keys("pgup")...)
 	}
-	at := m.events.at(m.fr)
+	at := m.scr.LogCursor()
 	if at > records-200 {
 		t.Fatalf("cursor at %d of %d after 30 pages up", at, records)
 	}
-	if l := m.fr.logAt(at); l == nil || l.b == nil {
-		t.Fatalf("record %d under the cursor is not in the frame (window from %d)", at, m.fr.logFrom)
+	if l := m.frame().LogAt(at); l == nil || l.Bytes == nil {
+		t.Fatalf("record %d under the cursor is not in the frame (window from %d)", at, m.frame().LogFrom())
 	}
-	if !strings.Contains(screen(m), "▶") {
+	if !strings.Contains(screenText(m), "▶") {
 		t.Fatal("no cursor on screen")
 	}
 }

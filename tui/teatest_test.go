@@ -33,8 +33,8 @@ func TestTeatest_KeySequence(t *testing.T) {
 	waitScreen(t, tm, "no breakpoint before step")
 	tm.Type("q")
 	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
-	if final.fr.index != 0 {
-		t.Fatalf("final step %d, want 0", final.fr.index)
+	if final.frame().Index() != 0 {
+		t.Fatalf("final step %d, want 0", final.frame().Index())
 	}
 }
 
@@ -51,8 +51,8 @@ func TestTeatest_EscInterruptsContinue(t *testing.T) {
 	waitScreen(t, tm, "at step 1")
 	tm.Type("q")
 	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
-	if final.fr.index != 1 || final.job != nil || final.status != "at step 1" {
-		t.Fatalf("after interrupting and going to step 1: step %d job=%v status %q", final.fr.index, final.job, final.status)
+	if final.frame().Index() != 1 || final.job != nil || final.status != "at step 1" {
+		t.Fatalf("after interrupting and going to step 1: step %d job=%v status %q", final.frame().Index(), final.job, final.status)
 	}
 }
 
@@ -62,7 +62,7 @@ func TestTeatest_EscInterruptsContinue(t *testing.T) {
 func TestLongJobQueuesBehindShort(t *testing.T) {
 	m := newTestModel(t, meshScenario(12, 1<<50), 80, 24)
 	// A redraw holds the session, as after an interrupt.
-	cmd := m.launch(&job{kind: jobLand, vp: m.viewParams()})
+	cmd := m.launch(&job{kind: jobLand, vp: m.scr.ViewParams()})
 	next, _ := m.key(keyPress("g"))
 	m = next.(Model)
 	for _, k := range keys("text:1", "enter") {

@@ -13,60 +13,20 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
-	"github.com/detsim/detsim/debugger"
 	"github.com/detsim/detsim/render"
 	"github.com/detsim/detsim/scenarios"
+	"github.com/detsim/detsim/tui/screen"
 )
 
-// The queue pane says what each delivery carries (its message, named by
-// the kind's codec hook, and its id, which names its message_sent) and
-// what each timer is for.
-func TestQueue_SaysWhatEachEntryCarries(t *testing.T) {
-	sc := loadScenario(t, "reproduction/gossip_flap")
-	s, err := debugger.NewSession(sc, testRegistry(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := land(s, 2072, viewParams{bandHi: len(sc.Peers)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var deliver, timer int
-	for _, q := range f.queue {
-		switch q.Kind {
-		case "Deliver":
-			deliver++
-			if q.What == "" || !strings.HasPrefix(q.ID, q.From+"#") {
-				t.Errorf("delivery without its message or id: %+v", q)
-			}
-			if _, err := debugger.ParseQuery("type=message_sent id=" + q.ID); err != nil {
-				t.Errorf("id %q is not searchable: %v", q.ID, err)
-			}
-			line := queueLine(&q, true)
-			if !strings.Contains(line, "← "+q.ID+" "+q.What) {
-				t.Errorf("queue line %q lacks %q", line, q.ID+" "+q.What)
-			}
-		case "Timer":
-			timer++
-			if q.What == "" {
-				t.Errorf("timer without a purpose: %+v", q)
-			}
-		}
-	}
-	if deliver == 0 || timer == 0 {
-		t.Fatalf("%d deliveries and %d timers queued at step 2072: the test shows nothing", deliver, timer)
-	}
-}
-
 // recordAt is the record under the log cursor, taken apart.
-func recordAt(t *testing.T, m Model) (int64, eventView) {
+func recordAt(t *testing.T, m Model) (int64, screen.Event) {
 	t.Helper()
-	n := m.events.at(m.fr)
-	l := m.fr.logAt(n)
-	if l == nil || l.b == nil {
+	n := m.scr.LogCursor()
+	l := m.frame().LogAt(n)
+	if l == nil || l.Bytes == nil {
 		t.Fatalf("no record %d under the cursor; status %q", n, m.status)
 	}
-	ev, err := parseEvent(l.b)
+	ev, err := screen.ParseEvent(l.Bytes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,17 +40,17 @@ func TestFollowMessage_SendToDeliveryAndBack(t *testing.T) {
 	m := newTestModel(t, loadScenario(t, "reproduction/gossip_flap"), 120, 40)
 	m = drive(t, m, keys("/", "text:type=message_sent message=ping_req", "enter")...)
 	sent, ev := recordAt(t, m)
-	id := ev.field("id")
-	if ev.typ != "message_sent" || id == "" {
-		t.Fatalf("search landed on %s %v (%q)", ev.typ, ev.fields, m.status)
+	id := ev.Field("id")
+	if ev.Type != "message_sent" || id == "" {
+		t.Fatalf("search landed on %s %v (%q)", ev.Type, ev, m.status)
 	}
 	m = drive(t, m, keys("m")...)
 	got, end := recordAt(t, m)
-	if got <= sent || end.field("id") != id || end.typ == "message_sent" {
-		t.Fatalf("m from %s (record %d) landed on record %d: %s %v; status %q", id, sent, got, end.typ, end.fields, m.status)
+	if got <= sent || end.Field("id") != id || end.Type == "message_sent" {
+		t.Fatalf("m from %s (record %d) landed on record %d: %s %v; status %q", id, sent, got, end.Type, end, m.status)
 	}
-	if end.typ == "message_received" && (end.host != ev.field("peer") || end.field("seq") != ev.field("seq")) {
-		t.Fatalf("the delivery of %s is at %s with seq %s, sent to %s seq %s", id, end.host, end.field("seq"), ev.field("peer"), ev.field("seq"))
+	if end.Type == "message_received" && (end.Host != ev.Field("peer") || end.Field("seq") != ev.Field("seq")) {
+		t.Fatalf("the delivery of %s is at %s with seq %s, sent to %s seq %s", id, end.Host, end.Field("seq"), ev.Field("peer"), ev.Field("seq"))
 	}
 	if !strings.Contains(m.status, id+" ended at record") {
 		t.Errorf("status %q", m.status)
@@ -113,7 +73,7 @@ func TestFollowMessage_SendToDeliveryAndBack(t *testing.T) {
 func TestWhy_AccuserAndBroadcastQueue(t *testing.T) {
 	m := newTestModel(t, loadScenario(t, "reproduction/gossip_flap"), 120, 40)
 	m = drive(t, m, keys("g", "text:2072", "enter")...) // fra suspects orch
-	s := screen(m)
+	s := screenText(m)
 	for _, want := range []string{"accused by fra", "broadcast queue (2, 289B), next out first", " tx "} {
 		if !strings.Contains(s, want) {
 			t.Errorf("host pane lacks %q:\n%s", want, s)
@@ -121,8 +81,8 @@ func TestWhy_AccuserAndBroadcastQueue(t *testing.T) {
 	}
 	m = drive(t, m, keys("w")...)
 	_, ev := recordAt(t, m)
-	if ev.typ != "state_transition" || ev.host != "fra" || ev.field("subject") != "orch" || ev.field("to") != "suspect" {
-		t.Fatalf("w landed on %s %s %v; status %q", ev.host, ev.typ, ev.fields, m.status)
+	if ev.Type != "state_transition" || ev.Host != "fra" || ev.Field("subject") != "orch" || ev.Field("to") != "suspect" {
+		t.Fatalf("w landed on %s %s %v; status %q", ev.Host, ev.Type, ev, m.status)
 	}
 	if !strings.Contains(m.status, "fra's view of orch became suspect") {
 		t.Errorf("status %q", m.status)
@@ -130,15 +90,15 @@ func TestWhy_AccuserAndBroadcastQueue(t *testing.T) {
 	// The cursor in the host pane: tab to it, j/k move it, enter works too.
 	m = newTestModel(t, loadScenario(t, "reproduction/gossip_flap"), 120, 40)
 	m = drive(t, m, keys("g", "text:2072", "enter", "tab", "tab", "j", "j")...)
-	if m.focus != paneHost || m.host.cur != 2 {
-		t.Fatalf("focus %v cursor %d", m.focus, m.host.cur)
+	if m.scr.Focus() != screen.PaneHost || m.scr.HostCursor() != 2 {
+		t.Fatalf("focus %v cursor %d", m.scr.Focus(), m.scr.HostCursor())
 	}
-	if !strings.Contains(screen(m), "▶fra  alive") {
-		t.Errorf("no host cursor on fra:\n%s", screen(m))
+	if !strings.Contains(screenText(m), "▶fra  alive") {
+		t.Errorf("no host cursor on fra:\n%s", screenText(m))
 	}
 	m = drive(t, m, keys("enter")...)
-	if _, ev := recordAt(t, m); ev.typ != "state_transition" || ev.field("subject") != "orch" {
-		t.Fatalf("enter in the host pane landed on %s %v; status %q", ev.typ, ev.fields, m.status)
+	if _, ev := recordAt(t, m); ev.Type != "state_transition" || ev.Field("subject") != "orch" {
+		t.Fatalf("enter in the host pane landed on %s %v; status %q", ev.Type, ev, m.status)
 	}
 }
 
@@ -239,22 +199,13 @@ func TestTeatest_FollowWhyPicture(t *testing.T) {
 // rows and columns, and a row's cells, its host pane and the selection
 // stay the host's own.
 func TestNaturalOrder_HostsAsPeopleCount(t *testing.T) {
-	src := "name = \"nat\"\nseed = 1\nduration_ns = 5_000_000_000\n[default_tick]\nperiod_ns = 100_000_000\n" +
-		"[default_link]\nlatency_ns = 1_000_000\nbandwidth_bps = 100_000_000\n"
-	for _, id := range []string{"node1", "node10", "node2", "node9"} {
-		src += "[[peers]]\nid = \"" + id + "\"\nkind = \"swim\"\ninitial_state = \"member\"\n"
-	}
-	sc, err := scenarios.Parse("nat.toml", []byte(src), testRegistry(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := newTestModel(t, sc, 120, 40)
+	m := newTestModel(t, natScenario(t), 120, 40)
 	m = drive(t, m, keys("g", "text:2s", "enter", "tab", "j", "j", "j")...) // node10 is the last row
 	want := []string{"node1", "node2", "node9", "node10"}
-	if !slices.Equal(m.fr.peers, want) {
-		t.Fatalf("peers on screen %v, want %v", m.fr.peers, want)
+	if !slices.Equal(m.frame().Peers(), want) {
+		t.Fatalf("peers on screen %v, want %v", m.frame().Peers(), want)
 	}
-	s := screen(m)
+	s := screenText(m)
 	rows := regexp.MustCompile(`(?m)^[ ▶](node\d+) `).FindAllStringSubmatch(s, -1)
 	var got []string
 	for _, r := range rows {
@@ -266,13 +217,44 @@ func TestNaturalOrder_HostsAsPeopleCount(t *testing.T) {
 	if !strings.Contains(s, "─ node10 (swim, running)") || !strings.Contains(s, "▶node10") {
 		t.Fatalf("selecting the last row does not show node10:\n%s", s)
 	}
-	r := m.fr.row(3)
-	if r == nil || r.swim == nil || r.swim.Self != "node10" {
+	r := m.frame().Row(3)
+	if r == nil || r.Self() != "node10" {
 		t.Fatalf("row 3 is not node10's own view: %+v", r)
 	}
 	for j := range 3 {
-		if r.cells[j].state != 'A' {
-			t.Fatalf("node10's view of %s: %q", want[j], r.cells[j].state)
+		if st, _ := r.Cell(j); st != 'A' {
+			t.Fatalf("node10's view of %s: %q", want[j], st)
 		}
+	}
+}
+
+// natScenario is four SWIM hosts whose byte order (node1, node10, node2,
+// node9) is not the order people count them in.
+func natScenario(t *testing.T) *scenarios.Scenario {
+	t.Helper()
+	src := "name = \"nat\"\nseed = 1\nduration_ns = 5_000_000_000\n[default_tick]\nperiod_ns = 100_000_000\n" +
+		"[default_link]\nlatency_ns = 1_000_000\nbandwidth_bps = 100_000_000\n"
+	for _, id := range []string{"node1", "node10", "node2", "node9"} {
+		src += "[[peers]]\nid = \"" + id + "\"\nkind = \"swim\"\ninitial_state = \"member\"\n"
+	}
+	sc, err := scenarios.Parse("nat.toml", []byte(src), testRegistry(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// The host pane lists the selected host's members in the same natural
+// order as the matrix, not in the snapshot's byte order.
+func TestHostPane_MembersInNaturalOrder(t *testing.T) {
+	m := newTestModel(t, natScenario(t), 120, 40)
+	m = drive(t, m, keys("g", "text:2s", "enter")...) // node1 selected
+	s := screenText(m)
+	var got []string
+	for _, r := range regexp.MustCompile(`(node\d+) +(alive|suspect|dead) +inc \d`).FindAllStringSubmatch(s, -1) {
+		got = append(got, r[1])
+	}
+	if want := []string{"node1", "node2", "node9", "node10"}; !slices.Equal(got, want) {
+		t.Fatalf("host pane members %v, want %v:\n%s", got, want, s)
 	}
 }

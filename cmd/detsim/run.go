@@ -238,41 +238,6 @@ func removeScratchOnSignal(stderr io.Writer) (stop func()) {
 	return func() { signal.Stop(sigs); close(done) }
 }
 
-// runToBreak runs the stepper's engine headless to the first breakpoint
-// hit (or the end) and prints where it stopped and the stepper's panes as
-// plain text, so a CI log shows the state at the failure. It writes no
-// bundle. Exit 1 when an assertion had failed by then.
-func runToBreak(sc *scenarios.Scenario, reg *hosts.Registry, bps []debugger.Breakpoint, width int, arg string, stdout, stderr io.Writer) int {
-	sess, err := debugger.NewSession(sc, reg, nil)
-	if err != nil {
-		fmt.Fprintf(stderr, "detsim: %v\n", err)
-		return exitUsage
-	}
-	sess.SetCheckpointMem(0) // one move forward needs none: cost what --batch costs
-	hit := sess.Continue(bps)
-	where := "the run ended"
-	if hit.Breakpoint != nil {
-		where = "breakpoint " + hit.Breakpoint.String()
-	}
-	var set []string
-	for _, b := range bps {
-		set = append(set, b.String())
-	}
-	fmt.Fprintf(stdout, "stopped   %s at step %d, t=%s\n", where, hit.Step, fmtNs(hit.At))
-	fmt.Fprintf(stdout, "breaks    %s\n", strings.Join(set, ", "))
-	text, err := tui.RenderText(sess, width, 48, bps...)
-	if err != nil {
-		fmt.Fprintf(stderr, "detsim: %v\n", err)
-		return exitInternal
-	}
-	fmt.Fprint(stdout, text)
-	fmt.Fprintf(stdout, "replay    detsim --seed %d %s   (then g %d)\n", sc.Seed, arg, hit.Step)
-	if sess.Failed() {
-		return exitFailed
-	}
-	return exitOK
-}
-
 func printResult(w io.Writer, r *batch.Result, arg string, wall time.Duration) {
 	sc := r.Scenario
 	pass, fail, inc := r.Counts()

@@ -1,4 +1,4 @@
-package tui
+package screen
 
 import "charm.land/lipgloss/v2"
 
@@ -11,6 +11,8 @@ type styles struct {
 	cursor, paused, running, failed     lipgloss.Style
 	warm, warming, cold, mutation       lipgloss.Style
 	key, errText                        lipgloss.Style
+	// help's: the key, what it does, separators and the ellipsis
+	helpKey, helpDesc, helpSep lipgloss.Style
 }
 
 func newStyles() *styles {
@@ -36,6 +38,11 @@ func newStyles() *styles {
 		mutation: lipgloss.NewStyle().Foreground(c("5")).Bold(true),
 		key:      lipgloss.NewStyle().Bold(true),
 		errText:  lipgloss.NewStyle().Foreground(c("9")),
+		// bubbles' help on a dark background (help.DefaultDarkStyles),
+		// the look the stepper's help had when it was drawn by bubbles.
+		helpKey:  lipgloss.NewStyle().Foreground(c("#626262")),
+		helpDesc: lipgloss.NewStyle().Foreground(c("#4A4A4A")),
+		helpSep:  lipgloss.NewStyle().Foreground(c("#3C3C3C")),
 	}
 }
 

@@ -1,4 +1,4 @@
-package tui
+package screen
 
 import (
 	"strconv"
@@ -18,7 +18,7 @@ type eventsPane struct {
 }
 
 // at is the record under the cursor in frame f.
-func (p eventsPane) at(f *frame) int64 {
+func (p eventsPane) at(f *Frame) int64 {
 	if p.cursor <= 0 || p.cursor > f.records {
 		return f.records
 	}
@@ -27,7 +27,7 @@ func (p eventsPane) at(f *frame) int64 {
 
 // move shifts the cursor by delta records within what the cache can hold
 // (with a filter, by delta matching records among those the frame holds).
-func (p *eventsPane) move(delta int64, f *frame, filter *debugger.Query) {
+func (p *eventsPane) move(delta int64, f *Frame, filter *debugger.Query) {
 	if f.records == 0 {
 		return
 	}
@@ -40,7 +40,7 @@ func (p *eventsPane) move(delta int64, f *frame, filter *debugger.Query) {
 		for k := delta; k != 0; k -= step {
 			n := cur + step
 			for ; n >= f.logFrom && n <= f.records; n += step {
-				if l := f.logAt(n); l != nil && l.b != nil && filter.Match(l.b, l.step, l.at) {
+				if l := f.LogAt(n); l != nil && l.Bytes != nil && filter.Match(l.Bytes, l.Step, l.At) {
 					break
 				}
 			}
@@ -72,7 +72,7 @@ func (p *eventsPane) move(delta int64, f *frame, filter *debugger.Query) {
 }
 
 // window is the first and last record drawn.
-func (p eventsPane) window(f *frame) (lo, hi int64) {
+func (p eventsPane) window(f *Frame) (lo, hi int64) {
 	body := int64(max(p.body(), 1))
 	cur := p.at(f)
 	top := p.top
@@ -93,7 +93,7 @@ func (p eventsPane) View(c *drawCtx, filter *debugger.Query) []string {
 	f := c.f
 	title := "events (no records yet)"
 	if f.records > 0 {
-		title = "events (record " + fmtInt(p.at(f)) + " of " + fmtInt(f.records)
+		title = "events (record " + FmtInt(p.at(f)) + " of " + FmtInt(f.records)
 		if p.cursor > 0 {
 			title += ", scrolled: G follows"
 		}
@@ -119,11 +119,11 @@ func (p eventsPane) filteredView(c *drawCtx, filter *debugger.Query, title strin
 	var match []int64
 	for i := range f.log {
 		l := &f.log[i]
-		if l.b != nil && (l.n == cur || filter.Match(l.b, l.step, l.at)) {
-			match = append(match, l.n)
+		if l.Bytes != nil && (l.N == cur || filter.Match(l.Bytes, l.Step, l.At)) {
+			match = append(match, l.N)
 		}
 	}
-	title += " filter " + filter.String() + ": " + fmtInt(int64(len(match))) + " of " + fmtInt(int64(len(f.log))) + " held"
+	title += " filter " + filter.String() + ": " + FmtInt(int64(len(match))) + " of " + FmtInt(int64(len(f.log))) + " held"
 	out := []string{titleLine(c, title, p.w)}
 	body := max(p.body(), 1)
 	end := len(match)
@@ -142,7 +142,7 @@ func (p eventsPane) filteredView(c *drawCtx, filter *debugger.Query, title strin
 }
 
 // timeCol right-aligns a time to the width of the run's longest time.
-func timeCol(f *frame, at int64) string {
+func timeCol(f *Frame, at int64) string {
 	t := fmtShort(at)
 	w := len(fmtShort(max(f.duration, f.now)))
 	if len(t) < w {
@@ -151,8 +151,8 @@ func timeCol(f *frame, at int64) string {
 	return t
 }
 
-// logAt returns record n from the frame's window.
-func (f *frame) logAt(n int64) *logLine {
+// LogAt returns record n from the frame's window, nil outside it.
+func (f *Frame) LogAt(n int64) *LogLine {
 	i := n - f.logFrom
 	if i < 0 || i >= int64(len(f.log)) {
 		return nil
@@ -160,28 +160,28 @@ func (f *frame) logAt(n int64) *logLine {
 	return &f.log[i]
 }
 
-func eventLine(c *drawCtx, f *frame, n int64, isCursor bool, lw int) string {
+func eventLine(c *drawCtx, f *Frame, n int64, isCursor bool, lw int) string {
 	marker := " "
 	if isCursor {
 		marker = "▶"
 	}
-	l := f.logAt(n)
-	if l == nil || l.b == nil {
-		return marker + "  … record " + fmtInt(n) + " not in the cache"
+	l := f.LogAt(n)
+	if l == nil || l.Bytes == nil {
+		return marker + "  … record " + FmtInt(n) + " not in the cache"
 	}
-	ev, err := parseEvent(l.b)
+	ev, err := ParseEvent(l.Bytes)
 	if err != nil {
-		return marker + "  " + string(l.b)
+		return marker + "  " + string(l.Bytes)
 	}
 	fresh := " "
-	if l.step == f.index && f.index > 0 {
+	if l.Step == f.index && f.index > 0 {
 		fresh = "*"
 	}
-	host := ev.host
+	host := ev.Host
 	if host == "" {
 		host = "-"
 	}
-	s := marker + fresh + " " + timeCol(f, ev.at) + " " + fit(clip(host, lw), lw) + " " + fit(ev.typ, 18) + " " + ev.summary()
+	s := marker + fresh + " " + timeCol(f, ev.At) + " " + fit(clip(host, lw), lw) + " " + fit(ev.Type, 18) + " " + ev.summary()
 	switch {
 	case isCursor:
 		return c.st.cursor.Render(s)
@@ -199,18 +199,18 @@ type recordPane struct {
 
 func (p recordPane) View(c *drawCtx, n int64) []string {
 	f := c.f
-	l := f.logAt(n)
-	if n < 1 || l == nil || l.b == nil {
+	l := f.LogAt(n)
+	if n < 1 || l == nil || l.Bytes == nil {
 		return padLines([]string{titleLine(c, "record", p.w), " (no record under the cursor)"}, p.w, p.h)
 	}
-	title := "record " + fmtInt(n) + " · events.ndjson#L" + strconv.FormatInt(n, 10)
-	if l.step >= 0 {
-		title += " · step " + fmtInt(l.step)
+	title := "record " + FmtInt(n) + " · events.ndjson#L" + strconv.FormatInt(n, 10)
+	if l.Step >= 0 {
+		title += " · step " + FmtInt(l.Step)
 	}
-	body := p.wrapped(l.b)
-	off := clampInt(p.off, 0, max(len(body)-p.body(), 0))
+	body := p.wrapped(l.Bytes)
+	off := Clamp(p.off, 0, max(len(body)-p.body(), 0))
 	if len(body) > p.body() {
-		title += " · " + fmtInt(int64(off+1)) + "-" + fmtInt(int64(min(off+p.body(), len(body)))) + "/" + fmtInt(int64(len(body))) + " (tab here, j/k)"
+		title += " · " + FmtInt(int64(off+1)) + "-" + FmtInt(int64(min(off+p.body(), len(body)))) + "/" + FmtInt(int64(len(body))) + " (tab here, j/k)"
 	}
 	out := []string{titleLine(c, title, p.w)}
 	out = append(out, body[off:]...)
@@ -235,10 +235,10 @@ func (p recordPane) wrapped(b []byte) []string {
 }
 
 // lines is how many lines record n takes in the pane.
-func (p recordPane) lines(f *frame, n int64) int {
-	l := f.logAt(n)
-	if l == nil || l.b == nil {
+func (p recordPane) lines(f *Frame, n int64) int {
+	l := f.LogAt(n)
+	if l == nil || l.Bytes == nil {
 		return 0
 	}
-	return len(p.wrapped(l.b))
+	return len(p.wrapped(l.Bytes))
 }

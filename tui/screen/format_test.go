@@ -1,4 +1,4 @@
-package tui
+package screen
 
 import (
 	"math"
@@ -20,8 +20,8 @@ func TestTimeColumns(t *testing.T) {
 		{math.MinInt64, "-9 223 372 036.854 775 808s", "-9 223 372 036.854 7s"},
 	}
 	for _, tc := range tests {
-		if got := fmtTime(tc.ns); got != tc.clock {
-			t.Errorf("fmtTime(%d) = %q, want %q", tc.ns, got, tc.clock)
+		if got := FmtTime(tc.ns); got != tc.clock {
+			t.Errorf("FmtTime(%d) = %q, want %q", tc.ns, got, tc.clock)
 		}
 		if got := fmtShort(tc.ns); got != tc.cell {
 			t.Errorf("fmtShort(%d) = %q, want %q", tc.ns, got, tc.cell)

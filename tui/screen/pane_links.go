@@ -1,4 +1,4 @@
-package tui
+package screen
 
 import (
 	"strconv"
@@ -26,7 +26,7 @@ func (p linksPane) columns() int { return max(p.w/linkCell, 1) }
 func (p linksPane) shown(total int) (lo, hi int) {
 	cols := p.columns()
 	rows := (total + cols - 1) / cols
-	off := clampInt(p.off, 0, max(rows-p.body(), 0))
+	off := Clamp(p.off, 0, max(rows-p.body(), 0))
 	return min(off*cols, total), min((off+p.body())*cols, total)
 }
 
@@ -43,7 +43,7 @@ func (p linksPane) window(total int) (lo, hi int) {
 
 func (p linksPane) View(c *drawCtx) []string {
 	f := c.f
-	title := "links (" + fmtInt(int64(f.linkTotal)) + " edges, " + fmtInt(int64(f.linkCold)) + " cold, " + fmtInt(int64(f.linkMutated)) + " mutated)"
+	title := "links (" + FmtInt(int64(f.linkTotal)) + " edges, " + FmtInt(int64(f.linkCold)) + " cold, " + FmtInt(int64(f.linkMutated)) + " mutated)"
 	out := []string{titleLine(c, title, p.w)}
 	cols := p.columns()
 	cw := p.w / cols
@@ -87,7 +87,7 @@ func linkLine(c *drawCtx, l *network.LinkView, changed bool) string {
 		s += " last " + fmtShort(l.LastSendNs)
 	}
 	if l.InFlight > 0 {
-		s += " in-flight " + fmtInt(int64(l.InFlight))
+		s += " in-flight " + FmtInt(int64(l.InFlight))
 	}
 	for _, a := range l.Active {
 		s += " " + c.st.mutation.Render(readableUntil(a))

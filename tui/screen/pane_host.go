@@ -1,11 +1,13 @@
-package tui
+package screen
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/detsim/detsim/engine"
 	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/internal/natsort"
 )
 
 // hostPane is the selected host's full view: for SWIM its incarnation,
@@ -32,7 +34,7 @@ type hostLine struct {
 
 // move puts the cursor delta lines on among n, scrolling to keep it shown.
 func (p *hostPane) move(delta, n int) {
-	p.cur = clampInt(p.cur+delta, 0, n-1)
+	p.cur = Clamp(p.cur+delta, 0, n-1)
 	body := max(p.body(), 1)
 	if p.cur < p.off {
 		p.off = p.cur
@@ -40,7 +42,7 @@ func (p *hostPane) move(delta, n int) {
 	if p.cur >= p.off+body {
 		p.off = p.cur - body + 1
 	}
-	p.off = clampInt(p.off, 0, max(n-body, 0))
+	p.off = Clamp(p.off, 0, max(n-body, 0))
 }
 
 func (p hostPane) View(c *drawCtx, sel int) []string {
@@ -48,7 +50,7 @@ func (p hostPane) View(c *drawCtx, sel int) []string {
 	if sel < 0 || sel >= len(f.peers) {
 		return padLines([]string{titleLine(c, "host", p.w)}, p.w, p.h)
 	}
-	r := f.row(sel)
+	r := f.Row(sel)
 	if r == nil {
 		return padLines([]string{titleLine(c, f.peers[sel], p.w), " …"}, p.w, p.h)
 	}
@@ -58,7 +60,7 @@ func (p hostPane) View(c *drawCtx, sel int) []string {
 		title += ", halted"
 	}
 	if v.Lives > 1 {
-		title += ", life " + fmtInt(int64(v.Lives))
+		title += ", life " + FmtInt(int64(v.Lives))
 	}
 	title += hostFault(v)
 	title += ")"
@@ -66,7 +68,7 @@ func (p hostPane) View(c *drawCtx, sel int) []string {
 		title += " *"
 	}
 	body := p.lines(c, r)
-	off := clampInt(p.off, 0, max(len(body)-p.body(), 0))
+	off := Clamp(p.off, 0, max(len(body)-p.body(), 0))
 	out := []string{titleLine(c, title, p.w)}
 	for i := min(off, len(body)); i < len(body) && len(out) < p.h; i++ {
 		t := body[i].text
@@ -103,16 +105,16 @@ func hostFault(v engine.HostView) string {
 		out = ", busy until " + fmtShort(v.BusyUntil)
 	}
 	if v.Waiting > 0 {
-		out += ", " + fmtInt(int64(v.Waiting)) + " waiting"
+		out += ", " + FmtInt(int64(v.Waiting)) + " waiting"
 	}
 	if v.Deferred > 0 {
-		out += ", " + fmtInt(int64(v.Deferred)) + " timers due"
+		out += ", " + FmtInt(int64(v.Deferred)) + " timers due"
 	}
 	return out
 }
 
 // lines is the pane's whole body, before scrolling.
-func (p hostPane) lines(c *drawCtx, r *hostRow) []hostLine {
+func (p hostPane) lines(c *drawCtx, r *HostRow) []hostLine {
 	plainLines := func(ss []string) []hostLine {
 		out := make([]hostLine, len(ss))
 		for i, t := range ss {
@@ -133,17 +135,17 @@ func (p hostPane) lines(c *drawCtx, r *hostRow) []hostLine {
 		why = f.why
 	}
 	out := plainLines([]string{
-		" inc " + fmtUint(s.Incarnation) +
-			"  health " + fmtInt(s.Health) + "/" + fmtInt(s.HealthMax) +
+		" inc " + FmtUint(s.Incarnation) +
+			"  health " + FmtInt(s.Health) + "/" + FmtInt(s.HealthMax) +
 			gossipMode(s.Gossip) + joined(s.Joined),
-		" bq " + fmtInt(s.BroadcastQueue.Depth) + " (" + fmtBytes(s.BroadcastQueue.Bytes) + oversized(s.BroadcastQueue.Oversized) + ")" +
-			"  probe r" + fmtUint(s.Probe.Round) + " " + fmtInt(s.Probe.Position) + "/" + fmtInt(s.Probe.RoundLength) +
+		" bq " + FmtInt(s.BroadcastQueue.Depth) + " (" + FmtBytes(s.BroadcastQueue.Bytes) + oversized(s.BroadcastQueue.Oversized) + ")" +
+			"  probe r" + FmtUint(s.Probe.Round) + " " + FmtInt(s.Probe.Position) + "/" + FmtInt(s.Probe.RoundLength) +
 			probeTarget(s) + "  next " + fmtShort(s.Probe.NextProbeNs),
 	})
 	idw := labelWidth(f.peers)
-	for _, m := range s.Members {
+	for _, m := range naturalMembers(s.Members) {
 		st := stateLetter(m.State)
-		line := " " + fit(clip(m.ID, idw), idw) + " " + c.st.stateStyle(st).Render(fit(m.State, 7)) + " inc " + fmtUint(m.Incarnation)
+		line := " " + fit(clip(m.ID, idw), idw) + " " + c.st.stateStyle(st).Render(fit(m.State, 7)) + " inc " + FmtUint(m.Incarnation)
 		if m.SuspicionDeadlineNs != nil {
 			left := *m.SuspicionDeadlineNs - f.now
 			if left > 0 {
@@ -151,7 +153,7 @@ func (p hostPane) lines(c *drawCtx, r *hostRow) []hostLine {
 			} else {
 				line += "  deadline passed"
 			}
-			line += "  conf " + fmtInt(m.Confirmations)
+			line += "  conf " + FmtInt(m.Confirmations)
 		}
 		if i, ok := f.order.position(m.ID); ok && r.changed != nil && r.changed[i] {
 			line = c.st.changed.Render(line + " *")
@@ -193,17 +195,17 @@ func (p hostPane) lines(c *drawCtx, r *hostRow) []hostLine {
 	}
 	if why != nil {
 		q := &why.Queue
-		out = append(out, hostLine{text: c.st.dim.Render(" broadcast queue (" + fmtInt(int64(q.Total)) + ", " + fmtBytes(s.BroadcastQueue.Bytes) + "), next out first")})
+		out = append(out, hostLine{text: c.st.dim.Render(" broadcast queue (" + FmtInt(int64(q.Total)) + ", " + FmtBytes(s.BroadcastQueue.Bytes) + "), next out first")})
 		for _, e := range q.Entries {
-			line := "  " + fit(clip(e.Member, idw), idw) + " " + c.st.stateStyle(stateLetter(e.State)).Render(fit(e.State, 7)) + " inc " + fmtUint(e.Incarnation)
+			line := "  " + fit(clip(e.Member, idw), idw) + " " + c.st.stateStyle(stateLetter(e.State)).Render(fit(e.State, 7)) + " inc " + FmtUint(e.Incarnation)
 			if e.Accuser != "" {
 				line += " by " + e.Accuser
 			}
-			line += "  tx " + fmtInt(int64(e.Transmits)) + "  " + fmtBytes(int64(e.Bytes))
+			line += "  tx " + FmtInt(int64(e.Transmits)) + "  " + FmtBytes(int64(e.Bytes))
 			out = append(out, hostLine{text: line})
 		}
 		if more := q.Total - len(q.Entries); more > 0 {
-			out = append(out, hostLine{text: "  … " + fmtInt(int64(more)) + " more (the first " + fmtInt(int64(len(q.Entries))) + " listed)"})
+			out = append(out, hostLine{text: "  … " + FmtInt(int64(more)) + " more (the first " + FmtInt(int64(len(q.Entries))) + " listed)"})
 		}
 	}
 	if len(s.Counters) > 0 {
@@ -215,11 +217,19 @@ func (p hostPane) lines(c *drawCtx, r *hostRow) []hostLine {
 	return out
 }
 
+// naturalMembers is members in the order the screen lists hosts, the
+// way people count them (node2 before node10, internal/natsort), as the
+// matrix does; the snapshot lists them in byte order. The row's slice is
+// shared between frames, so it is sorted in a copy.
+func naturalMembers(members []swimMember) []swimMember {
+	return slices.SortedStableFunc(slices.Values(members), func(a, b swimMember) int { return natsort.Compare(a.ID, b.ID) })
+}
+
 func oversized(n int64) string {
 	if n == 0 {
 		return ""
 	}
-	return ", " + fmtInt(n) + " oversized"
+	return ", " + FmtInt(n) + " oversized"
 }
 
 func gossipMode(g string) string {

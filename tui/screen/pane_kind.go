@@ -1,4 +1,4 @@
-package tui
+package screen
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 // keeps the denser key/value columns.
 
 // kindLines is the pane body of a non-SWIM host.
-func kindLines(c *drawCtx, kinds *hosts.Registry, r *hostRow, w int) []string {
+func kindLines(c *drawCtx, kinds *hosts.Registry, r *HostRow, w int) []string {
 	var out []string
 	if kinds != nil {
 		if k, ok := kinds.Lookup(r.view.Kind); ok && k.Summary != nil {

@@ -1,4 +1,4 @@
-package tui
+package screen
 
 import (
 	"strconv"
@@ -21,7 +21,7 @@ const maxLabel = 10
 
 // move changes the selected host.
 func (p *matrixPane) move(delta, npeers int) {
-	p.sel = clampInt(p.sel+delta, 0, npeers-1)
+	p.sel = Clamp(p.sel+delta, 0, npeers-1)
 }
 
 // visibleRows is how many host rows fit.
@@ -41,7 +41,7 @@ func (p *matrixPane) follow(npeers int, swim bool) {
 	if p.sel >= p.rowOff+vis {
 		p.rowOff = p.sel - vis + 1
 	}
-	p.rowOff = clampInt(p.rowOff, 0, max(npeers-vis, 0))
+	p.rowOff = Clamp(p.rowOff, 0, max(npeers-vis, 0))
 }
 
 func labelWidth(peers []string) int {
@@ -67,7 +67,7 @@ func (p matrixPane) View(c *drawCtx) []string {
 	p.follow(n, f.swim)
 	lo, hi := p.rowOff, min(p.rowOff+vis, n)
 	if n > vis && vis > 0 {
-		title += "  rows " + fmtInt(int64(lo+1)) + "-" + fmtInt(int64(hi)) + "/" + fmtInt(int64(n))
+		title += "  rows " + FmtInt(int64(lo+1)) + "-" + FmtInt(int64(hi)) + "/" + FmtInt(int64(n))
 	}
 	lw := labelWidth(f.peers)
 	if !f.swim {
@@ -82,8 +82,8 @@ func (p matrixPane) View(c *drawCtx) []string {
 	ncols := max((p.w-lw-2)/cw, 1)
 	colOff := 0
 	if n > ncols {
-		colOff = clampInt(p.sel-ncols/2, 0, n-ncols)
-		title += "  cols " + fmtInt(int64(colOff+1)) + "-" + fmtInt(int64(min(colOff+ncols, n))) + "/" + fmtInt(int64(n))
+		colOff = Clamp(p.sel-ncols/2, 0, n-ncols)
+		title += "  cols " + FmtInt(int64(colOff+1)) + "-" + FmtInt(int64(min(colOff+ncols, n))) + "/" + FmtInt(int64(n))
 	}
 	lines = append(lines, titleLine(c, title, p.w))
 
@@ -104,7 +104,7 @@ func (p matrixPane) View(c *drawCtx) []string {
 		if i == p.sel {
 			marker = "▶"
 		}
-		r := f.row(i)
+		r := f.Row(i)
 		label := fit(clip(f.peers[i], lw), lw)
 		if r != nil && r.view.State != "running" {
 			label = c.st.dim.Render(fit(clip(f.peers[i], lw-1)+"×", lw))
@@ -121,7 +121,7 @@ func (p matrixPane) View(c *drawCtx) []string {
 }
 
 // matrixCell draws observer i's view of subject j in cw cells.
-func matrixCell(c *drawCtx, r *hostRow, i, j, cw int) string {
+func matrixCell(c *drawCtx, r *HostRow, i, j, cw int) string {
 	if r == nil {
 		return fit("…", cw)
 	}
@@ -158,7 +158,7 @@ func (p matrixPane) listRow(c *drawCtx, i, lw int) string {
 	if i == p.sel {
 		marker = "▶"
 	}
-	r := f.row(i)
+	r := f.Row(i)
 	label := fit(clip(f.peers[i], lw), lw)
 	if i == p.sel {
 		label = c.st.bold.Render(label)

@@ -1,10 +1,6 @@
-package tui
+package screen
 
-import (
-	"testing"
-
-	"github.com/detsim/detsim/debugger"
-)
+import "testing"
 
 // In-flight counts are the deliveries queued on the edge at the current
 // time (the queue is the truth), and a step marks changed only links whose
@@ -12,15 +8,11 @@ import (
 // from H, or the edge that delivered to H, unless a mutation's window
 // opened or closed.
 func TestLinks_InFlightNowAndChangedMarks(t *testing.T) {
-	sc := loadScenario(t, "reproduction/gossip_flap")
-	s, err := debugger.NewSession(sc, testRegistry(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	vp := viewParams{bandHi: len(sc.Peers), linkHi: 1 << 30} // every link, not a window
+	s, sc := newSession(t, "reproduction/gossip_flap")
+	vp := ViewParams{BandHi: len(sc.Peers), LinkHi: 1 << 30} // every link, not a window
 	marked := 0
 	for step := 0; step < 3000; step++ {
-		f, ok, err := stepOnce(s, vp)
+		f, ok, err := StepOnce(s, vp)
 		if err != nil || !ok {
 			t.Fatalf("step %d: %v %v", step, ok, err)
 		}

@@ -1,4 +1,4 @@
-package tui
+package screen
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package tui
+package screen
 
 import (
 	"bytes"
@@ -10,10 +10,11 @@ import (
 	"github.com/detsim/detsim/network"
 )
 
-// frame is everything the panes draw, extracted from the session by the
-// goroutine that owns it. Once built it is never written again, so View
-// reads it while a command works on the session.
-type frame struct {
+// Frame is everything the panes draw, extracted from the session by the
+// goroutine that owns it. Once built it is never written again, so the
+// screen draws it while a command works on the session; its methods only
+// read it.
+type Frame struct {
 	name, path string
 	seed       uint64
 	duration   int64
@@ -34,7 +35,7 @@ type frame struct {
 	swim  bool          // the rows have SWIM's shape: draw the membership matrix
 	// bandLo is the peer index of rows[0]; rows cover [bandLo, bandLo+len(rows)).
 	bandLo int
-	rows   []*hostRow
+	rows   []*HostRow
 
 	queue    []engine.QueueEntry
 	queueNew []bool
@@ -48,9 +49,9 @@ type frame struct {
 	linkCold, linkMutated int
 
 	// log holds records logFrom … logFrom+len(log)-1; missing ones (not
-	// cached) have a nil b.
+	// cached) have a nil Bytes.
 	logFrom int64
-	log     []logLine
+	log     []LogLine
 
 	// diffed says the highlights compare with the step before this one.
 	diffed bool
@@ -58,49 +59,95 @@ type frame struct {
 	// why is the selected host's introspection beyond its snapshot
 	// (accusers, broadcast queue entries), nil when its kind has none.
 	why *whyView
-	sel int                  // the host addWhy asked (viewParams.sel)
+	sel int                  // the host addWhy asked (ViewParams.Sel)
 	cp  engine.CheckpointUse // the timeline's checkpoint cache
 }
 
-type logLine struct {
-	n, step, at int64
-	b           []byte
+// LogLine is record N of the run as a frame holds it: the step that
+// emitted it, its virtual time and its bytes (nil when the record cache
+// no longer held it). It belongs to the frame: read it, never write it.
+type LogLine struct {
+	N, Step, At int64
+	Bytes       []byte
 }
 
+// Index is the frame's step.
+func (f *Frame) Index() int64 { return f.index }
+
+// Now is the virtual time after the frame's step.
+func (f *Frame) Now() int64 { return f.now }
+
+// Records is how many records the run had written by the frame's step.
+func (f *Frame) Records() int64 { return f.records }
+
+// Done reports whether the run had ended at the frame's step.
+func (f *Frame) Done() bool { return f.done }
+
+// Last is what the frame's step dispatched.
+func (f *Frame) Last() engine.StepInfo { return f.last }
+
+// Peers are the run's hosts in display (natural) order: every host index
+// of the screen is a position in it.
+func (f *Frame) Peers() []string { return f.peers }
+
+// Swim reports whether the hosts' snapshots have SWIM's shape (the screen
+// draws the membership matrix).
+func (f *Frame) Swim() bool { return f.swim }
+
+// Verdicts are the assertions' verdicts so far (at the end of the run,
+// the ones batch writes).
+func (f *Frame) Verdicts() []verdict.Partial { return f.verdicts }
+
+// Fail is how many assertions had failed by the frame's step.
+func (f *Frame) Fail() int { return f.fail }
+
+// LogFrom is the first record of the window the frame holds.
+func (f *Frame) LogFrom() int64 { return f.logFrom }
+
+// LinkTotal is how many links the run has.
+func (f *Frame) LinkTotal() int { return f.linkTotal }
+
+// LinkWindow is the links [lo, hi) the frame holds the views of.
+func (f *Frame) LinkWindow() (lo, hi int) { return f.linkLo, f.linkLo + len(f.links) }
+
+// Checkpoints is the timeline's checkpoint cache at the frame.
+func (f *Frame) Checkpoints() engine.CheckpointUse { return f.cp }
+
 // link returns link i's view and changed mark if the frame holds it.
-func (f *frame) link(i int) (*network.LinkView, bool, bool) {
+func (f *Frame) link(i int) (*network.LinkView, bool, bool) {
 	if i < f.linkLo || i >= f.linkLo+len(f.links) {
 		return nil, false, false
 	}
 	return &f.links[i-f.linkLo], f.linkChanged[i-f.linkLo], true
 }
 
-// row returns peer i's row if the frame holds it.
-func (f *frame) row(i int) *hostRow {
+// Row returns the row of the host at display position i if the frame
+// holds it.
+func (f *Frame) Row(i int) *HostRow {
 	if i < f.bandLo || i >= f.bandLo+len(f.rows) {
 		return nil
 	}
 	return f.rows[i-f.bandLo]
 }
 
-// viewParams says which parts of the run a frame must hold: the matrix
+// ViewParams says which parts of the run a frame must hold: the matrix
 // rows around the selected host and the log window.
-type viewParams struct {
-	bandLo, bandHi int   // peer rows [bandLo, bandHi) to snapshot
-	linkLo, linkHi int   // links [linkLo, linkHi) to build views of
-	logFrom        int64 // first log line wanted; 0 follows the tail
-	sel            int   // the selected host, whose introspection the frame holds
-	// reuse is the frame on screen, if any: a row whose snapshot has not
+type ViewParams struct {
+	BandLo, BandHi int   // peer rows [BandLo, BandHi) to snapshot
+	LinkLo, LinkHi int   // links [LinkLo, LinkHi) to build views of
+	LogFrom        int64 // first log line wanted; 0 follows the tail
+	Sel            int   // the selected host, whose introspection the frame holds
+	// Reuse is the frame on screen, if any: a row whose snapshot has not
 	// changed since is taken from it instead of parsed again (a SWIM
 	// host's snapshot lists every member; parsing fifty rows of a
 	// thousand members each is most of a step's cost). Frames are never
 	// written once built, so reading it beside the view is safe.
-	reuse *frame
+	Reuse *Frame
 }
 
-// logWindow is how many records a frame carries: the log pane scrolls
+// LogWindow is how many records a frame carries: the log pane scrolls
 // within them without asking the engine.
-const logWindow = 512
+const LogWindow = 512
 
 // queueDepth is how many upcoming queue entries a frame carries.
 const queueDepth = 64
@@ -116,11 +163,11 @@ type capture struct {
 	queue  []engine.QueueEntry
 }
 
-func takeCapture(s *debugger.Session, vp viewParams) *capture {
+func takeCapture(s *debugger.Session, vp ViewParams) *capture {
 	e := s.Timeline().Engine()
-	c := &capture{index: e.Index(), lo: vp.bandLo, links: e.LinkRange(vp.linkLo, vp.linkHi), linkLo: vp.linkLo, queue: e.Queue(queueDepth)}
+	c := &capture{index: e.Index(), lo: vp.BandLo, links: e.LinkRange(vp.LinkLo, vp.LinkHi), linkLo: vp.LinkLo, queue: e.Queue(queueDepth)}
 	order := naturalOrder(e.Peers())
-	for i := vp.bandLo; i < vp.bandHi && i < len(e.Peers()); i++ {
+	for i := vp.BandLo; i < vp.BandHi && i < len(e.Peers()); i++ {
 		c.rows = append(c.rows, e.HostAt(order.engine(i)))
 	}
 	return c
@@ -128,10 +175,10 @@ func takeCapture(s *debugger.Session, vp viewParams) *capture {
 
 // build extracts a frame at the current position, highlighting changes
 // against before when it was taken one step earlier.
-func build(s *debugger.Session, vp viewParams, before *capture) *frame {
+func build(s *debugger.Session, vp ViewParams, before *capture) *Frame {
 	e := s.Timeline().Engine()
 	sc := s.Scenario()
-	f := &frame{
+	f := &Frame{
 		name: sc.Name, path: sc.Path, seed: sc.Seed, duration: sc.DurationNs,
 		index: e.Index(), now: e.Now(), records: e.Records(),
 		done: e.Done(), early: e.EarlyTerminated(), last: e.LastStep(),
@@ -147,15 +194,19 @@ func build(s *debugger.Session, vp viewParams, before *capture) *frame {
 	f.addQueue(e.Queue(queueDepth), before)
 	f.addLinks(e, vp, before)
 	f.addLog(s, vp)
-	f.sel = vp.sel
-	f.addWhy(s, vp.sel)
+	f.sel = vp.Sel
+	f.addWhy(s, vp.Sel)
 	f.cp = s.Timeline().CheckpointUse()
 	return f
 }
 
+// Build extracts the frame at the current position with nothing marked
+// as changed (a long job's progress: the step before was not captured).
+func Build(s *debugger.Session, vp ViewParams) *Frame { return build(s, vp, nil) }
+
 // addVerdicts counts the verdicts so far (while the run goes on, from the
 // streaming evaluator; once it has ended, the ones batch would write).
-func (f *frame) addVerdicts(ev *verdict.Evaluator) {
+func (f *Frame) addVerdicts(ev *verdict.Evaluator) {
 	if ev == nil {
 		return
 	}
@@ -183,21 +234,21 @@ func (f *frame) addVerdicts(ev *verdict.Evaluator) {
 
 // addRows snapshots the host rows vp asks for, each diffed against the
 // same host in before.
-func (f *frame) addRows(s *debugger.Session, vp viewParams, before *capture) {
+func (f *Frame) addRows(s *debugger.Session, vp ViewParams, before *capture) {
 	e := s.Timeline().Engine()
-	f.bandLo = max(0, min(vp.bandLo, len(f.peers)))
-	for i := f.bandLo; i < vp.bandHi && i < len(f.peers); i++ {
-		r := reuseRow(vp.reuse, i, e.HostAt(f.order.engine(i)), f.order.position, len(f.peers))
+	f.bandLo = max(0, min(vp.BandLo, len(f.peers)))
+	for i := f.bandLo; i < vp.BandHi && i < len(f.peers); i++ {
+		r := reuseRow(vp.Reuse, i, e.HostAt(f.order.engine(i)), f.order.position, len(f.peers))
 		if r.swim != nil {
 			f.swim = true
 		}
 		if before != nil && i-before.lo >= 0 && i-before.lo < len(before.rows) {
 			b := before.rows[i-before.lo]
-			var br *hostRow
+			var br *HostRow
 			if slices.Equal(b.Snapshot, r.view.Snapshot) {
-				br = &hostRow{view: b}
+				br = &HostRow{view: b}
 			} else {
-				br = reuseRow(vp.reuse, i, b, f.order.position, len(f.peers))
+				br = reuseRow(vp.Reuse, i, b, f.order.position, len(f.peers))
 			}
 			diffRow(r, br)
 		}
@@ -208,10 +259,10 @@ func (f *frame) addRows(s *debugger.Session, vp viewParams, before *capture) {
 // reuseRow is parseRow(i, v, …), taken from prev's row i when that row
 // was parsed from the same snapshot bytes: the parsed parts are shared
 // (read-only), the engine view and the change marks are v's own.
-func reuseRow(prev *frame, i int, v engine.HostView, peerIdx func(id string) (int, bool), npeers int) *hostRow {
+func reuseRow(prev *Frame, i int, v engine.HostView, peerIdx func(id string) (int, bool), npeers int) *HostRow {
 	if prev != nil && len(prev.peers) == npeers {
-		if p := prev.row(i); p != nil && p.view.Snapshot != nil && bytes.Equal(p.view.Snapshot, v.Snapshot) {
-			return &hostRow{idx: i, view: v, swim: p.swim, kv: p.kv, cells: p.cells}
+		if p := prev.Row(i); p != nil && p.view.Snapshot != nil && bytes.Equal(p.view.Snapshot, v.Snapshot) {
+			return &HostRow{idx: i, view: v, swim: p.swim, kv: p.kv, cells: p.cells}
 		}
 	}
 	return parseRow(i, v, peerIdx, npeers)
@@ -219,7 +270,7 @@ func reuseRow(prev *frame, i int, v engine.HostView, peerIdx func(id string) (in
 
 // addQueue keeps the next queue entries, marking those the last step
 // scheduled.
-func (f *frame) addQueue(queue []engine.QueueEntry, before *capture) {
+func (f *Frame) addQueue(queue []engine.QueueEntry, before *capture) {
 	f.queue = queue
 	f.queueNew = make([]bool, len(f.queue))
 	if before != nil {
@@ -235,11 +286,11 @@ func (f *frame) addQueue(queue []engine.QueueEntry, before *capture) {
 
 // addLinks keeps the window of links vp asks for and the counts of all
 // of them, marking those the last step changed.
-func (f *frame) addLinks(e *engine.Engine, vp viewParams, before *capture) {
+func (f *Frame) addLinks(e *engine.Engine, vp ViewParams, before *capture) {
 	f.linkTotal = e.NumLinks()
 	f.linkCold, f.linkMutated = e.LinkCounts()
-	f.linkLo = clampInt(vp.linkLo, 0, f.linkTotal)
-	f.links = e.LinkRange(f.linkLo, vp.linkHi)
+	f.linkLo = Clamp(vp.LinkLo, 0, f.linkTotal)
+	f.links = e.LinkRange(f.linkLo, vp.LinkHi)
 	f.linkChanged = make([]bool, len(f.links))
 	if before != nil && before.linkLo == f.linkLo && len(before.links) == len(f.links) {
 		for i := range f.links {
@@ -251,40 +302,40 @@ func (f *frame) addLinks(e *engine.Engine, vp viewParams, before *capture) {
 }
 
 // addLog copies the window of cached records vp asks for; a record the
-// cache lost has a nil b.
-func (f *frame) addLog(s *debugger.Session, vp viewParams) {
+// cache lost has a nil Bytes.
+func (f *Frame) addLog(s *debugger.Session, vp ViewParams) {
 	lo, hi := logRange(vp, f.records)
 	f.logFrom = lo
 	for n := lo; n <= hi; n++ {
-		l := logLine{n: n}
+		l := LogLine{N: n}
 		if r, ok := s.Record(n); ok {
-			l.step, l.at, l.b = r.Step, r.At, slices.Clone(r.Bytes)
+			l.Step, l.At, l.Bytes = r.Step, r.At, slices.Clone(r.Bytes)
 		}
 		f.log = append(f.log, l)
 	}
 }
 
-// logRange is the window of records a frame carries: logWindow records
-// from vp.logFrom, or ending at the latest record when following the
+// logRange is the window of records a frame carries: LogWindow records
+// from vp.LogFrom, or ending at the latest record when following the
 // tail, and never further back than the cache reaches.
-func logRange(vp viewParams, records int64) (lo, hi int64) {
+func logRange(vp ViewParams, records int64) (lo, hi int64) {
 	if records < 1 {
 		return 1, 0
 	}
-	lo = vp.logFrom
+	lo = vp.LogFrom
 	if lo <= 0 || lo > records {
-		lo = records - logWindow + 1
+		lo = records - LogWindow + 1
 	}
 	lo = max(lo, records-debugger.RecordCache+1, 1)
-	hi = min(records, lo+logWindow-1)
+	hi = min(records, lo+LogWindow-1)
 	return lo, hi
 }
 
-// land puts the session at step i (clamped to the run) and builds its
+// Land puts the session at step i (clamped to the run) and builds its
 // frame, highlighting what step i changed: it goes to i-1, captures, and
 // steps. When the log window needs records the cache lost, it re-executes
 // once more from the latest checkpoint before them.
-func land(s *debugger.Session, i int64, vp viewParams) (*frame, error) {
+func Land(s *debugger.Session, i int64, vp ViewParams) (*Frame, error) {
 	tl := s.Timeline()
 	refilled := false
 	for {
@@ -318,27 +369,27 @@ func land(s *debugger.Session, i int64, vp viewParams) (*frame, error) {
 	}
 }
 
-// stepOnce dispatches one step from the current position and builds the
-// frame with its changes highlighted.
-func stepOnce(s *debugger.Session, vp viewParams) (*frame, bool, error) {
+// StepOnce dispatches one step from the current position and builds the
+// frame with its changes highlighted; false when the run has ended.
+func StepOnce(s *debugger.Session, vp ViewParams) (*Frame, bool, error) {
 	tl := s.Timeline()
 	if tl.Engine().Done() {
 		return nil, false, nil
 	}
-	f, err := stepWith(s, vp, func() { tl.Step() })
+	f, err := StepWith(s, vp, func() { tl.Step() })
 	return f, true, err
 }
 
-// stepWith captures, runs step (which dispatches exactly one step: a
+// StepWith captures, runs step (which dispatches exactly one step: a
 // plain one, or one with breakpoints checked) and builds the frame with
 // what it changed highlighted, refilling the log when the cache lost
 // records it needs.
-func stepWith(s *debugger.Session, vp viewParams, step func()) (*frame, error) {
+func StepWith(s *debugger.Session, vp ViewParams, step func()) (*Frame, error) {
 	before := takeCapture(s, vp)
 	step()
 	lo, hi := logRange(vp, s.Timeline().Engine().Records())
 	if s.MissingRecord(lo, hi) != 0 {
-		return land(s, s.Timeline().Engine().Index(), vp)
+		return Land(s, s.Timeline().Engine().Index(), vp)
 	}
 	return build(s, vp, before), nil
 }

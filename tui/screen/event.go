@@ -1,4 +1,4 @@
-package tui
+package screen
 
 import (
 	"bytes"
@@ -8,24 +8,24 @@ import (
 	"github.com/detsim/detsim/bundle"
 )
 
-// eventView is one events.ndjson record taken apart for display.
-type eventView struct {
-	at     int64
-	host   string // "" for host_id null
-	tag    string
-	typ    string
+// Event is one events.ndjson record taken apart for display.
+type Event struct {
+	At     int64
+	Host   string // "" for host_id null
+	Tag    string
+	Type   string
 	fields []kv // the event's members after type, in order
 }
 
-// parseEvent reads an envelope line
+// ParseEvent reads an envelope line
 // {"virtual_time_ns":T,"host_id":H,"kind_tag":K,"event":{"type":…,…}}
 // with bundle.ParseEventLine and takes its event apart for display.
-func parseEvent(b []byte) (eventView, error) {
+func ParseEvent(b []byte) (Event, error) {
 	rec, err := bundle.ParseEventLine(bytes.TrimSuffix(b, []byte{'\n'}))
 	if err != nil {
-		return eventView{}, err
+		return Event{}, err
 	}
-	ev := eventView{at: rec.VirtualTimeNs, host: rec.HostID, tag: rec.KindTag, typ: rec.Type}
+	ev := Event{At: rec.VirtualTimeNs, Host: rec.HostID, Tag: rec.KindTag, Type: rec.Type}
 	dec := json.NewDecoder(bytes.NewReader(rec.Event))
 	dec.UseNumber()
 	if _, err := dec.Token(); err != nil { // the event's '{', as ParseEventLine checked
@@ -68,7 +68,8 @@ func walkEvent(dec *json.Decoder, out *[]kv) error {
 	return err
 }
 
-func (ev *eventView) field(k string) string {
+// Field is the value of the event's member k, "" when it has none.
+func (ev *Event) Field(k string) string {
 	for _, f := range ev.fields {
 		if f.k == k {
 			return f.v
@@ -80,11 +81,11 @@ func (ev *eventView) field(k string) string {
 // summary is the one-line gist of the event after its type. A state
 // transition reads the way the sketch shows it; every other event lists
 // its members as k=v in record order.
-func (ev *eventView) summary() string {
-	if ev.typ == "state_transition" {
-		s := ev.field("subject") + " " + ev.field("from") + "→" + ev.field("to") +
-			" inc " + ev.field("incarnation") + " (" + ev.field("reason") + ")"
-		if o := ev.field("observer"); o != "" && o != ev.host {
+func (ev *Event) summary() string {
+	if ev.Type == "state_transition" {
+		s := ev.Field("subject") + " " + ev.Field("from") + "→" + ev.Field("to") +
+			" inc " + ev.Field("incarnation") + " (" + ev.Field("reason") + ")"
+		if o := ev.Field("observer"); o != "" && o != ev.Host {
 			s = "by " + o + ": " + s
 		}
 		return s

@@ -1,26 +1,26 @@
-package tui
+package screen
 
-// paneID names a pane that can take focus.
-type paneID int
+// PaneID names a pane that can take focus; PaneCount is how many there are.
+type PaneID int
 
 const (
-	paneMatrix paneID = iota
-	paneHost
-	paneQueue
-	paneLinks
-	paneEvents
-	paneRecord
-	paneCount
+	PaneMatrix PaneID = iota
+	PaneHost
+	PaneQueue
+	PaneLinks
+	PaneEvents
+	PaneRecord
+	PaneCount
 )
 
-func (p paneID) String() string {
+func (p PaneID) String() string {
 	return [...]string{"membership", "host", "queue", "links", "events", "record"}[p]
 }
 
 // drawCtx is what every pane draws from: the frame, the styles and
 // whether the pane has focus.
 type drawCtx struct {
-	f       *frame
+	f       *Frame
 	st      *styles
 	focused bool
 }
@@ -37,10 +37,12 @@ func (s size) body() int { return max(s.h-1, 0) }
 type scroller struct{ off int }
 
 func (s *scroller) scroll(delta, total, visible int) {
-	s.off = clampInt(s.off+delta, 0, max(total-visible, 0))
+	s.off = Clamp(s.off+delta, 0, max(total-visible, 0))
 }
 
-func clampInt(v, lo, hi int) int {
+// Clamp is v within [lo, hi]; lo when the range is empty (hi < lo), so
+// a cursor over an empty list stays at 0.
+func Clamp(v, lo, hi int) int {
 	if hi < lo {
 		return lo
 	}

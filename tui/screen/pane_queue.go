@@ -1,4 +1,4 @@
-package tui
+package screen
 
 import (
 	"strconv"
@@ -19,9 +19,9 @@ type queuePane struct {
 
 func (p queuePane) View(c *drawCtx) []string {
 	f := c.f
-	title := "queue (next " + fmtInt(int64(min(len(f.queue), p.body()))) + " of " + fmtInt(int64(f.queueLen)) + ")"
+	title := "queue (next " + FmtInt(int64(min(len(f.queue), p.body()))) + " of " + FmtInt(int64(f.queueLen)) + ")"
 	out := []string{titleLine(c, title, p.w)}
-	off := clampInt(p.off, 0, max(len(f.queue)-p.body(), 0))
+	off := Clamp(p.off, 0, max(len(f.queue)-p.body(), 0))
 	end := min(len(f.queue), off+max(p.h-1, 0))
 	// Too narrow for every line whole: the sequence numbers go first,
 	// from every line, so the column stays one column.
@@ -62,7 +62,7 @@ func queueLine(q *engine.QueueEntry, withSeq bool) string {
 		if q.What != "" {
 			s += " " + q.What
 		}
-		s += " " + fmtBytes(int64(q.Size))
+		s += " " + FmtBytes(int64(q.Size))
 		if q.Cut {
 			s += " (cut)"
 		}

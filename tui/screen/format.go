@@ -1,4 +1,4 @@
-package tui
+package screen
 
 import (
 	"strconv"
@@ -9,9 +9,9 @@ import (
 	"github.com/detsim/detsim/internal/vtime"
 )
 
-// fmtTime writes virtual nanoseconds as exact seconds with the digits
+// FmtTime writes virtual nanoseconds as exact seconds with the digits
 // grouped in threes, the way the header shows the clock: +63.412 518 204s.
-func fmtTime(ns int64) string {
+func FmtTime(ns int64) string {
 	sign, sec, frac := signed(ns)
 	f := strconv.FormatUint(frac+1_000_000_000, 10)[1:] // nine digits
 	f = strings.TrimRight(f, "0")
@@ -65,8 +65,8 @@ func fmtDur(ns int64) string {
 	return neg + strconv.FormatUint(u, 10) + "ns"
 }
 
-// fmtBytes writes a byte count briefly: 812B, 9.8KB, 1.2MB.
-func fmtBytes(n int64) string {
+// FmtBytes writes a byte count briefly: 812B, 9.8KB, 1.2MB.
+func FmtBytes(n int64) string {
 	switch {
 	case n >= 1_000_000:
 		return strconv.FormatInt(n/1_000_000, 10) + "." + strconv.FormatInt(n%1_000_000/100_000, 10) + "MB"
@@ -95,16 +95,18 @@ func groupDigits(s string) string {
 	return b.String()
 }
 
-// fmtInt writes n with grouped digits.
-func fmtInt(n int64) string {
+// FmtInt writes n with grouped digits.
+func FmtInt(n int64) string {
 	if n < 0 {
 		return "-" + groupDigits(strconv.FormatInt(-n, 10))
 	}
 	return groupDigits(strconv.FormatInt(n, 10))
 }
 
-// fmtUint writes u with grouped digits.
-func fmtUint(u uint64) string { return groupDigits(strconv.FormatUint(u, 10)) }
+func itoa(n int) string { return FmtInt(int64(n)) }
+
+// FmtUint writes u with grouped digits.
+func FmtUint(u uint64) string { return groupDigits(strconv.FormatUint(u, 10)) }
 
 // fit makes s exactly w cells wide: cut with an ellipsis when longer,
 // padded with spaces when shorter. ANSI styling in s is kept.

@@ -1,4 +1,4 @@
-package tui
+package screen
 
 import (
 	"encoding/json"
@@ -52,7 +52,7 @@ func (w *whyView) accuser(member string) (string, bool) {
 }
 
 // addWhy asks the selected host for what its snapshot does not hold.
-func (f *frame) addWhy(s *debugger.Session, sel int) {
+func (f *Frame) addWhy(s *debugger.Session, sel int) {
 	if sel < 0 || sel >= len(f.peers) {
 		return
 	}

@@ -1,4 +1,4 @@
-package tui
+package screen
 
 import (
 	"bytes"
@@ -60,9 +60,9 @@ func stateLetter(s string) byte {
 	return 0
 }
 
-// hostRow is one host as a frame holds it: the engine's view of it, its
+// HostRow is one host as a frame holds it: the engine's view of it, its
 // snapshot parsed once, and what the last step changed.
-type hostRow struct {
+type HostRow struct {
 	idx  int // index in the peer list
 	view engine.HostView
 	swim *swimSnap // nil unless the snapshot has SWIM's shape
@@ -77,9 +77,28 @@ type hostRow struct {
 	stateChanged bool
 }
 
+// Self is the id the host's SWIM snapshot names as its own, "" when the
+// snapshot does not have SWIM's shape.
+func (r *HostRow) Self() string {
+	if r.swim == nil {
+		return ""
+	}
+	return r.swim.Self
+}
+
+// Cell is the host's view of the subject at display position j: 'A',
+// 'S' or 'D' and the incarnation, state 0 when it does not know it (or
+// its snapshot is not SWIM's).
+func (r *HostRow) Cell(j int) (state byte, inc uint64) {
+	if j < 0 || j >= len(r.cells) {
+		return 0, 0
+	}
+	return r.cells[j].state, r.cells[j].inc
+}
+
 // parseRow builds a row from a host view; peerIdx maps ids to indices.
-func parseRow(idx int, v engine.HostView, peerIdx func(id string) (int, bool), npeers int) *hostRow {
-	r := &hostRow{idx: idx, view: v}
+func parseRow(idx int, v engine.HostView, peerIdx func(id string) (int, bool), npeers int) *HostRow {
+	r := &HostRow{idx: idx, view: v}
 	if len(v.Snapshot) == 0 {
 		return r
 	}
@@ -102,7 +121,7 @@ func parseRow(idx int, v engine.HostView, peerIdx func(id string) (int, bool), n
 
 // diffRow marks what changed in cur relative to the same host before the
 // last step.
-func diffRow(cur, before *hostRow) {
+func diffRow(cur, before *HostRow) {
 	if before == nil {
 		return
 	}
