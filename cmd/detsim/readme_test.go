@@ -2,11 +2,10 @@ package main
 
 import (
 	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/detsim/detsim/internal/godeps"
 )
 
 // The README's package table is where a newcomer looks for what each
@@ -17,15 +16,7 @@ func TestReadme_NamesEveryPackage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	goCmd := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if p, err := exec.LookPath("go"); err == nil {
-		goCmd = p
-	}
-	out, err := exec.Command(goCmd, "list", "-f", "{{.ImportPath}}", "github.com/detsim/detsim/...").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, out)
-	}
-	for _, p := range strings.Fields(string(out)) {
+	for _, p := range godeps.Packages(t, "github.com/detsim/detsim/...") {
 		rel, ok := strings.CutPrefix(p, "github.com/detsim/detsim/")
 		if !ok {
 			continue

@@ -1,7 +1,8 @@
-// Package godeps lists what a package depends on, for the tests that hold
-// a package to a dependency fence: the headless debugger and the stepper's
-// screen (tui/screen) must not pull in the interactive terminal program,
-// so `detsim --batch --break-on` never links it.
+// Package godeps lists packages and what they depend on, for tests: the
+// ones that hold a package to a dependency fence (the headless debugger
+// and the stepper's screen, tui/screen, must not pull in the interactive
+// terminal program, so `detsim --batch --break-on` never links it), and
+// the one that holds the README's package table to the module.
 package godeps
 
 import (
@@ -18,13 +19,26 @@ import (
 // t when go list does.
 func List(t testing.TB, patterns ...string) []string {
 	t.Helper()
+	return goList(t, append([]string{"-deps"}, patterns...)...)
+}
+
+// Packages returns the import paths patterns name (`go list`), without
+// their dependencies: "github.com/detsim/detsim/..." is every package of
+// the module.
+func Packages(t testing.TB, patterns ...string) []string {
+	t.Helper()
+	return goList(t, patterns...)
+}
+
+func goList(t testing.TB, args ...string) []string {
+	t.Helper()
 	goCmd := filepath.Join(runtime.GOROOT(), "bin", "go")
 	if p, err := exec.LookPath("go"); err == nil {
 		goCmd = p
 	}
-	out, err := exec.Command(goCmd, append([]string{"list", "-deps", "-f", "{{.ImportPath}}"}, patterns...)...).CombinedOutput()
+	out, err := exec.Command(goCmd, append([]string{"list", "-f", "{{.ImportPath}}"}, args...)...).CombinedOutput()
 	if err != nil {
-		t.Fatalf("go list -deps %s: %v\n%s", strings.Join(patterns, " "), err, out)
+		t.Fatalf("go list %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return strings.Fields(string(out))
 }
