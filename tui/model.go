@@ -490,9 +490,14 @@ func (m Model) startSearch(q debugger.Query, forward bool) (tea.Model, tea.Cmd) 
 	return m.start(&job{kind: jobSearch, query: q, forward: forward, target: m.scr.LogCursor()}, "searching for the "+dir+" "+q.String()+"…")
 }
 
-// scroll moves the focused pane's cursor or view by delta lines.
+// scroll moves the focused pane's cursor or view by delta lines. With a
+// log filter, moving past the last match the frame holds searches the
+// whole run for the next one that way, so the filter never stops at the
+// edge of the record window.
 func (m Model) scroll(delta int) (tea.Model, tea.Cmd) {
-	m.scr.Scroll(delta, m.filter)
+	if m.scr.Scroll(delta, m.filter) && m.filter != nil {
+		return m.startSearch(*m.filter, delta > 0)
+	}
 	return m, m.maybeRefresh()
 }
 

@@ -27,9 +27,11 @@ func (p eventsPane) at(f *Frame) int64 {
 
 // move shifts the cursor by delta records within what the cache can hold
 // (with a filter, by delta matching records among those the frame holds).
-func (p *eventsPane) move(delta int64, f *Frame, filter *debugger.Query) {
+// It reports whether a filter ran out of matches among them before
+// moving delta: the caller then looks beyond the window.
+func (p *eventsPane) move(delta int64, f *Frame, filter *debugger.Query) (short bool) {
 	if f.records == 0 {
-		return
+		return filter != nil && delta != 0
 	}
 	cur := p.at(f)
 	if filter != nil && delta != 0 {
@@ -45,6 +47,7 @@ func (p *eventsPane) move(delta int64, f *Frame, filter *debugger.Query) {
 				}
 			}
 			if n < f.logFrom || n > f.records {
+				short = true
 				break
 			}
 			cur = n
@@ -56,7 +59,7 @@ func (p *eventsPane) move(delta int64, f *Frame, filter *debugger.Query) {
 	cur = min(max(cur, lo), f.records)
 	if cur == f.records {
 		p.cursor, p.top = 0, 0
-		return
+		return short
 	}
 	p.cursor = cur
 	body := int64(max(p.body(), 1))
@@ -69,6 +72,7 @@ func (p *eventsPane) move(delta int64, f *Frame, filter *debugger.Query) {
 	if cur >= p.top+body {
 		p.top = cur - body + 1
 	}
+	return short
 }
 
 // window is the first and last record drawn.

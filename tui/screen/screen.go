@@ -243,8 +243,10 @@ func (scr *Screen) Page() int {
 }
 
 // Scroll moves the focused pane's cursor or view by delta lines; in the
-// log, by delta records meeting filter (nil: every record).
-func (scr *Screen) Scroll(delta int, filter *debugger.Query) {
+// log, by delta records meeting filter (nil: every record). It reports
+// whether the log's filter ran out of matches among the records the frame
+// holds before moving delta, so the caller can search the run beyond.
+func (scr *Screen) Scroll(delta int, filter *debugger.Query) (beyond bool) {
 	f := scr.fr
 	switch scr.focus {
 	case PaneMatrix:
@@ -262,10 +264,11 @@ func (scr *Screen) Scroll(delta int, filter *debugger.Query) {
 		if scr.showRec && delta != 0 {
 			scr.record.off = 0
 		}
-		scr.events.move(int64(delta), f, filter)
+		beyond = scr.events.move(int64(delta), f, filter)
 	case PaneRecord:
 		scr.record.scroll(delta, scr.record.lines(f, scr.events.at(f)), scr.record.body())
 	}
+	return beyond
 }
 
 // SelectedHost is the host the matrix selects, false when there is none.
