@@ -213,50 +213,6 @@ func keyOf(from, to, kind int32, p *payload) pairKey {
 
 type edge struct{ from, to int32 }
 
-// fifo is a queue of message indexes; entries already settled are skipped.
-type fifo struct {
-	q    []int
-	head int
-}
-
-func (f *fifo) push(i int) { f.q = append(f.q, i) }
-
-func (f *fifo) popFront(msgs []msg) (int, bool) {
-	for f.head < len(f.q) {
-		i := f.q[f.head]
-		f.head++
-		if msgs[i].status == inFlight {
-			f.compact()
-			return i, true
-		}
-	}
-	f.compact()
-	return 0, false
-}
-
-func (f *fifo) popBack(msgs []msg, at int64) (int, bool) {
-	for len(f.q) > f.head {
-		i := f.q[len(f.q)-1]
-		if msgs[i].status != inFlight {
-			f.q = f.q[:len(f.q)-1]
-			continue
-		}
-		if msgs[i].sendT != at {
-			return 0, false
-		}
-		f.q = f.q[:len(f.q)-1]
-		return i, true
-	}
-	return 0, false
-}
-
-func (f *fifo) compact() {
-	if f.head > 64 && f.head*2 > len(f.q) {
-		f.q = append(f.q[:0], f.q[f.head:]...)
-		f.head = 0
-	}
-}
-
 // load reads one bundle: its manifest, verdicts, scenario name and every
 // record inside the window.
 func load(dir string, opts Options) (*run, error) {
@@ -277,16 +233,7 @@ func load(dir string, opts Options) (*run, error) {
 	}
 	r.readScenarioName()
 
-	byKey := map[pairKey]*fifo{}
-	byEdge := map[edge]*fifo{}
-	getQ := func(m map[edge]*fifo, e edge) *fifo {
-		q := m[e]
-		if q == nil {
-			q = &fifo{}
-			m[e] = q
-		}
-		return q
-	}
+	fl := newFlights()
 	openMut := map[string]int{} // "Partition" or "kill:<peer>" → index in r.muts
 	var p payload
 	err = bundle.ReadEvents(dir, func(line int, rec bundle.EventRecord) error {
@@ -320,22 +267,11 @@ func load(dir string, opts Options) (*run, error) {
 			}
 			peer := r.host(p.Peer)
 			if send {
-				i := len(r.msgs)
+				fl.send(t, h, peer, keyOf(h, peer, k, &p), len(r.msgs))
 				r.msgs = append(r.msgs, msg{sendT: t, recvT: -1, from: h, to: peer, kind: k, bytes: p.Bytes, updates: p.Updates, sendLine: line, status: inFlight, reason: -1})
-				q := byKey[keyOf(h, peer, k, &p)]
-				if q == nil {
-					q = &fifo{}
-					byKey[keyOf(h, peer, k, &p)] = q
-				}
-				q.push(i)
-				getQ(byEdge, edge{h, peer}).push(i)
-			} else if q := byKey[keyOf(peer, h, k, &p)]; q != nil {
-				if i, ok := q.popFront(r.msgs); ok {
-					m := &r.msgs[i]
-					m.recvT, m.endLine, m.status = t, line, delivered
-				} else {
-					r.recvOnly(t, peer, h, k, &p, line)
-				}
+			} else if f, ok := fl.popKey(keyOf(peer, h, k, &p)); ok {
+				m := &r.msgs[f.val]
+				m.recvT, m.endLine, m.status = t, line, delivered
 			} else {
 				r.recvOnly(t, peer, h, k, &p, line)
 			}
@@ -351,17 +287,16 @@ func load(dir string, opts Options) (*run, error) {
 		switch rec.Type {
 		case "drop_on_send", "drop_on_delivery":
 			from, to := r.host(p.From), r.host(p.To)
-			q := getQ(byEdge, edge{from, to})
-			var i int
+			var f flight
 			var ok bool
 			if rec.Type == "drop_on_send" {
 				// The engine records the drop right after the send it refuses.
-				i, ok = q.popBack(r.msgs, t)
+				f, ok = fl.popEdgeAt(edge{from, to}, t)
 			} else {
-				i, ok = q.popFront(r.msgs)
+				f, ok = fl.popEdge(edge{from, to})
 			}
 			if ok {
-				m := &r.msgs[i]
+				m := &r.msgs[f.val]
 				m.endLine, m.reason = line, r.str(p.Reason)
 				m.status = droppedOnSend
 				if rec.Type == "drop_on_delivery" {
