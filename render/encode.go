@@ -126,28 +126,20 @@ func (r *run) encode(e *enc, lane map[int32]int32) {
 	e.ints("kinds", len(r.kinds), false, func(i int) int64 { return int64(r.kinds[i]) })
 
 	// Messages: every one is counted; the kept ones are drawn.
-	var kept []int
-	count := [5]int64{}
-	for i, m := range r.msgs {
-		count[m.status]++
-		if m.keep {
-			kept = append(kept, i)
-		}
-	}
 	e.key("msgCounts")
 	e.raw("{")
-	e.field("delivered", count[delivered])
-	e.field("droppedOnSend", count[droppedOnSend])
-	e.field("droppedOnDelivery", count[droppedDelivery])
-	e.field("inFlight", count[inFlight])
-	e.field("receiveOnly", count[recvOnly])
-	e.field("kept", int64(len(kept)))
+	e.field("delivered", r.msgCount[delivered])
+	e.field("droppedOnSend", r.msgCount[droppedOnSend])
+	e.field("droppedOnDelivery", r.msgCount[droppedDelivery])
+	e.field("inFlight", r.msgCount[inFlight])
+	e.field("receiveOnly", r.msgCount[recvOnly])
+	e.field("kept", int64(len(r.msgs)))
 	e.end()
 	e.raw(",")
 	e.key("msg")
 	e.raw("{")
-	m := func(i int) *msg { return &r.msgs[kept[i]] }
-	n := len(kept)
+	m := func(i int) *msg { return &r.msgs[i] }
+	n := len(r.msgs)
 	e.ints("st", n, true, func(i int) int64 { return m(i).sendT })
 	e.ints("dt", n, false, func(i int) int64 {
 		if m(i).status == delivered || m(i).status == droppedDelivery {
@@ -168,29 +160,13 @@ func (r *run) encode(e *enc, lane map[int32]int32) {
 	e.raw(",")
 
 	// Arrows and marks each tile left out.
-	var arrowsOut, marksOut [tiles]int64
-	for _, mm := range r.msgs {
-		if !mm.keep {
-			arrowsOut[r.tileOf(mm.sendT)]++
-		}
-	}
-	markOutByType := map[int32]int64{}
-	var km []int
-	for i, mk := range r.marks {
-		if mk.keep {
-			km = append(km, i)
-		} else {
-			marksOut[r.tileOf(mk.t)]++
-			markOutByType[mk.typ]++
-		}
-	}
-	e.ints("tileArrowsElided", tiles, false, func(i int) int64 { return arrowsOut[i] })
-	e.ints("tileMarksElided", tiles, false, func(i int) int64 { return marksOut[i] })
+	e.ints("tileArrowsElided", tiles, false, func(i int) int64 { return r.arrowsOut[i] })
+	e.ints("tileMarksElided", tiles, false, func(i int) int64 { return r.marksOut[i] })
 	e.key("marksElidedByType")
 	e.raw("[")
 	j := 0
 	for typ := range int32(len(r.strs)) {
-		if c := markOutByType[typ]; c > 0 {
+		if c := r.markOutByType[typ]; c > 0 {
 			e.comma(j)
 			j++
 			e.raw("[")
@@ -203,12 +179,13 @@ func (r *run) encode(e *enc, lane map[int32]int32) {
 	e.raw("],")
 	e.key("marks")
 	e.raw("{")
-	mk := func(i int) *mark { return &r.marks[km[i]] }
-	e.ints("t", len(km), true, func(i int) int64 { return mk(i).t })
-	e.ints("h", len(km), false, func(i int) int64 { return L(mk(i).host) })
-	e.ints("y", len(km), false, func(i int) int64 { return int64(mk(i).typ) })
-	e.ints("lab", len(km), false, func(i int) int64 { return int64(mk(i).label) })
-	e.ints("l", len(km), false, func(i int) int64 { return int64(mk(i).line) })
+	mk := func(i int) *mark { return &r.marks[i] }
+	nm := len(r.marks)
+	e.ints("t", nm, true, func(i int) int64 { return mk(i).t })
+	e.ints("h", nm, false, func(i int) int64 { return L(mk(i).host) })
+	e.ints("y", nm, false, func(i int) int64 { return int64(mk(i).typ) })
+	e.ints("lab", nm, false, func(i int) int64 { return int64(mk(i).label) })
+	e.ints("l", nm, false, func(i int) int64 { return int64(mk(i).line) })
 	e.end()
 	e.raw(",")
 
@@ -246,20 +223,9 @@ func (r *run) encode(e *enc, lane map[int32]int32) {
 	// Density: message sends and receives per lane per bucket, over every
 	// message, kept or not.
 	dens := map[int64][]int64{}
-	bucket := func(t int64) int64 { return int64(r.scale(t, densityBuckets)) }
-	add := func(h int32, t int64) {
-		l := L(h)
-		if dens[l] == nil {
-			dens[l] = make([]int64, densityBuckets)
-		}
-		dens[l][bucket(t)]++
-	}
-	for _, mm := range r.msgs {
-		if mm.status != recvOnly {
-			add(mm.from, mm.sendT)
-		}
-		if mm.status == delivered || mm.status == recvOnly {
-			add(mm.to, mm.recvT)
+	for h, d := range r.dens {
+		if d != nil {
+			dens[L(int32(h))] = d
 		}
 	}
 	e.field("densityBuckets", densityBuckets)

@@ -34,7 +34,6 @@ type msg struct {
 	sendLine, endLine int // endLine: the receive or drop record, 0 if none
 	status            int8
 	reason            int32 // drop reason, in the run's string table
-	keep              bool
 }
 
 // mark is one record drawn as a tick on a lane.
@@ -45,7 +44,6 @@ type mark struct {
 	label int32 // string table: a short description
 	line  int
 	high  bool // never elided while its tile has room for high marks
-	keep  bool
 }
 
 // mutation is a scenario mutation drawn as a band over the lanes it affects.
@@ -67,35 +65,47 @@ type transition struct {
 	line   int
 }
 
-// run is one bundle read for drawing.
+// run is one bundle read for drawing: what the page draws of it, and
+// the counts of everything it aggregates or leaves out. It holds only
+// what the page holds (load reads events.ndjson twice rather than keep
+// what it will not draw).
 type run struct {
-	dir       string
-	manifest  bundle.Manifest
-	name      string
-	verdicts  []verdict.Verdict
-	from, to  int64 // the window drawn
-	records   int64
-	outside   int64 // records outside the window
-	hosts     []string
-	hostIdx   map[string]int32
-	strs      []string
-	strIdx    map[string]int32
-	kinds     []int32 // string-table indexes of message kinds, first-seen order
+	dir      string
+	manifest bundle.Manifest
+	name     string
+	verdicts []verdict.Verdict
+	from, to int64 // the window drawn
+	records  int64
+	outside  int64 // records outside the window
+	hosts    []string
+	hostIdx  map[string]int32
+	strs     []string
+	strIdx   map[string]int32
+	kinds    []int32 // string-table indexes of message kinds, first-seen order
+
+	// Drawn one by one: what the level of detail keeps (plan.go).
 	msgs      []msg
 	marks     []mark
 	muts      []mutation
-	trans     []transition
-	unpaired  int            // receives with no send
-	otherRecs map[string]int // record types drawn as nothing (counted on the page)
+	transKept []transition
 
-	// Filled by plan.
-	arrowsKept, marksKept int
-	transKept             []transition
-	transElided           int
-	pairsElided           int
-	want                  []int // lines whose text the page inlines, sorted
-	textsElided           int64
-	texts                 []string
+	// Counted over the window, drawn or not.
+	nMsgs, nMarks int
+	msgCount      [5]int64 // messages by status
+	arrowsOut     [tiles]int64
+	marksOut      [tiles]int64
+	markOutByType map[int32]int64
+	dens          [][]int64      // by host: message sends and receives per density bucket
+	unpaired      int            // receives with no send
+	otherRecs     map[string]int // record types drawn as nothing (counted on the page)
+	transElided   int
+	pairsElided   int
+	peakInFlight  int // most messages in flight at once, in the first pass
+
+	// The record texts the page inlines, by line (plan.go).
+	want        []int // lines whose text the page inlines, sorted
+	textsElided int64
+	texts       []string
 }
 
 func (r *run) str(s string) int32 {
@@ -213,14 +223,20 @@ func keyOf(from, to, kind int32, p *payload) pairKey {
 
 type edge struct{ from, to int32 }
 
-// load reads one bundle: its manifest, verdicts, scenario name and every
-// record inside the window.
+// load reads one bundle: its manifest, verdicts, scenario name, and what
+// the page draws of the records inside the window. It reads
+// events.ndjson twice. The first pass pairs every message and counts
+// what the level of detail selects from (per tile, by class), which
+// observer × subject pairs change, and the totals the page states; the
+// second pairs them again and keeps only what those counts select, so
+// what load holds is what the page holds, the messages in flight, and
+// per-host and per-pair state, however long the run.
 func load(dir string, opts Options) (*run, error) {
 	m, err := bundle.ReadManifest(dir)
 	if err != nil {
 		return nil, &BundleError{Path: filepath.Join(dir, bundle.ManifestFile), Err: err}
 	}
-	r := &run{dir: dir, manifest: m, hostIdx: map[string]int32{}, strIdx: map[string]int32{}, otherRecs: map[string]int{}}
+	r := &run{dir: dir, manifest: m, hostIdx: map[string]int32{}, strIdx: map[string]int32{}, otherRecs: map[string]int{}, markOutByType: map[int32]int64{}}
 	r.from, r.to = opts.FromNs, opts.ToNs
 	if r.to == 0 || r.to > m.DurationNs {
 		r.to = m.DurationNs
@@ -233,142 +249,187 @@ func load(dir string, opts Options) (*run, error) {
 	}
 	r.readScenarioName()
 
-	fl := newFlights()
-	openMut := map[string]int{} // "Partition" or "kill:<peer>" → index in r.muts
-	var p payload
-	err = bundle.ReadEvents(dir, func(line int, rec bundle.EventRecord) error {
-		r.records++
-		t := rec.VirtualTimeNs
-		p = payload{}
-		// A member of an unexpected type (another producer's "bytes":
-		// "21") is left zero and the rest decoded: the record still draws.
-		if err := json.Unmarshal(rec.Event, &p); err != nil {
-			var te *json.UnmarshalTypeError
-			if !errors.As(err, &te) {
-				return &bundle.LineError{Line: line, Err: fmt.Errorf("event: %w", err)}
-			}
-		}
-		// A message's receive may fall inside the window when its send
-		// did not; sends before the window are still paired (then
-		// dropped), so a receive inside is drawn from its true send.
-		inside := t >= r.from && t <= r.to
-		if !inside && t > r.to {
-			r.outside++
-			return nil
-		}
-		var h int32 = -1
-		if rec.HostID != "" {
-			h = r.host(rec.HostID)
-		}
-		if kind, send, ok := messageEvent(rec.Type, &p); ok && h >= 0 {
-			k := r.str(kind)
-			if !slices.Contains(r.kinds, k) {
-				r.kinds = append(r.kinds, k)
-			}
-			peer := r.host(p.Peer)
-			if send {
-				fl.send(t, h, peer, keyOf(h, peer, k, &p), len(r.msgs))
-				r.msgs = append(r.msgs, msg{sendT: t, recvT: -1, from: h, to: peer, kind: k, bytes: p.Bytes, updates: p.Updates, sendLine: line, status: inFlight, reason: -1})
-			} else if f, ok := fl.popKey(keyOf(peer, h, k, &p)); ok {
-				m := &r.msgs[f.val]
-				m.recvT, m.endLine, m.status = t, line, delivered
-			} else {
-				r.recvOnly(t, peer, h, k, &p, line)
-			}
-			if !inside {
-				r.outside++
-			}
-			return nil
-		}
-		if !inside {
-			r.outside++
-			return nil
-		}
-		switch rec.Type {
-		case "drop_on_send", "drop_on_delivery":
-			from, to := r.host(p.From), r.host(p.To)
-			var f flight
-			var ok bool
-			if rec.Type == "drop_on_send" {
-				// The engine records the drop right after the send it refuses.
-				f, ok = fl.popEdgeAt(edge{from, to}, t)
-			} else {
-				f, ok = fl.popEdge(edge{from, to})
-			}
-			if ok {
-				m := &r.msgs[f.val]
-				m.endLine, m.reason = line, r.str(p.Reason)
-				m.status = droppedOnSend
-				if rec.Type == "drop_on_delivery" {
-					m.status, m.recvT = droppedDelivery, t
-				}
-			}
-			host := h
-			if host < 0 {
-				host = from
-			}
-			r.addMark(t, host, rec.Type, rec.Type+" "+p.From+"→"+p.To+": "+p.Reason, line, true)
-		case "state_transition":
-			o, s := r.host(p.Observer), r.host(p.Subject)
-			r.trans = append(r.trans, transition{t: t, o: o, s: s, state: r.str(p.To), inc: p.Incarnation, reason: r.str(p.Reason), line: line})
-			if p.Reason != "initial" && (p.To != "alive" || p.Reason == "refuted") {
-				r.addMark(t, o, "view_"+p.To, p.Observer+" sees "+p.Subject+" "+p.To+" (inc "+strconv.FormatInt(p.Incarnation, 10)+", "+p.Reason+")", line, true)
-			}
-		case "mutation":
-			r.addMutation(t, &p, line, openMut)
-		case "probe_sent":
-			l := "probe " + p.Target + " #" + seqText(p.Seq) + " " + p.Mode
-			if len(p.Via) > 0 {
-				l += " via " + strings.Join(p.Via, ",")
-			}
-			r.addMark(t, h, rec.Type, l, line, p.Mode != "direct")
-		case "probe_acked":
-			r.addMark(t, h, rec.Type, "ack from "+p.Target+" #"+seqText(p.Seq)+" "+p.Mode, line, false)
-		case "probe_timed_out":
-			r.addMark(t, h, rec.Type, "probe timeout "+p.Target+" #"+seqText(p.Seq)+" "+p.Mode, line, true)
-		case "self_incarnation_bump":
-			r.addMark(t, h, rec.Type, "incarnation "+strconv.FormatInt(p.Old, 10)+"→"+strconv.FormatInt(p.New, 10)+" ("+p.Cause+")", line, true)
-		case "cache_state_change":
-			r.addMark(t, h, rec.Type, "cache "+p.From+"→"+p.To+" "+p.Transition+" ("+p.State+")", line, p.Transition == "invalidated")
-		case "dial_start":
-			r.addMark(t, h, rec.Type, "dial "+p.From+"→"+p.To, line, false)
-		case "dial_outcome":
-			r.addMark(t, h, rec.Type, "dial "+p.From+"→"+p.To+" "+p.Outcome, line, p.Outcome != "ok")
-		case "decode_error":
-			r.addMark(t, h, rec.Type, "decode error "+p.From+"→"+p.To+": "+p.Error, line, true)
-		default:
-			if h >= 0 {
-				r.addMark(t, h, rec.Type, rec.Type, line, true)
-			} else {
-				r.otherRecs[rec.Type]++
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		var le *bundle.LineError
-		path := filepath.Join(dir, bundle.EventsFile)
-		if errors.As(err, &le) {
-			return nil, &BundleError{Path: path + ":" + strconv.Itoa(le.Line), Err: le.Err}
-		}
-		return nil, &BundleError{Path: path, Err: err}
+	c := &counts{pairs: map[pair]pairFirst{}}
+	first := &reader{r: r, c: c, fl: newFlights(), open: map[string]int{}}
+	if err := first.readEvents(); err != nil {
+		return nil, err
 	}
+	first.fl.each(func(f flight) { r.count(c, f.val, f.sendT, -1, inFlight, f.from, f.to) })
+	r.peakInFlight = first.fl.peak
 	for i := range r.muts {
 		if r.muts[i].open {
 			r.muts[i].end = r.to
 		}
 	}
-	// Sends before the window took part in pairing only.
-	kept := r.msgs[:0]
-	for _, m := range r.msgs {
-		if m.sendT >= r.from || (m.recvT >= r.from && m.status != inFlight) {
-			kept = append(kept, m)
-		} else {
-			r.outside++
+	if len(r.hosts) > smallMesh {
+		busy := 0
+		for _, f := range c.pairs {
+			if f.busy {
+				busy++
+			}
+		}
+		r.pairsElided = len(c.pairs) - busy
+	}
+	second := &reader{r: r, c: c, fl: newFlights(), keep: true}
+	if err := second.readEvents(); err != nil {
+		return nil, err
+	}
+	r.planTexts()
+	return r, nil
+}
+
+// counts is what the first pass learns for the second.
+type counts struct {
+	// fate: each message's, in the order they appear (plan.go).
+	fate fates
+	// Per tile: messages, those of them not delivered, and high and low marks.
+	msgs, undelivered, high, low [tiles]int
+	pairs                        map[pair]pairFirst
+}
+
+type pair struct{ o, s int32 }
+
+// pairFirst is an observer × subject pair's first view, and whether any
+// later one differed.
+type pairFirst struct {
+	inc   int64
+	state int32
+	busy  bool
+}
+
+// reader is one pass over events.ndjson. Both passes run the same code
+// over the same records, so the string and host tables and every pairing
+// come out the same; the first (keep false) fills the tables and counts,
+// the second (keep true) keeps what plan.go selects from the counts.
+type reader struct {
+	r    *run
+	c    *counts
+	fl   *flights
+	keep bool
+	seq  int            // messages so far: sends, and receives no send pairs with
+	open map[string]int // first pass: "Partition" or "kill:<peer>" → index in r.muts
+	sel  selection      // second pass
+	p    payload
+}
+
+func (rd *reader) readEvents() error {
+	err := bundle.ReadEvents(rd.r.dir, rd.record)
+	if err != nil {
+		var le *bundle.LineError
+		path := filepath.Join(rd.r.dir, bundle.EventsFile)
+		if errors.As(err, &le) {
+			return &BundleError{Path: path + ":" + strconv.Itoa(le.Line), Err: le.Err}
+		}
+		return &BundleError{Path: path, Err: err}
+	}
+	return nil
+}
+
+func (rd *reader) record(line int, rec bundle.EventRecord) error {
+	r, p := rd.r, &rd.p
+	if !rd.keep {
+		r.records++
+	}
+	t := rec.VirtualTimeNs
+	*p = payload{}
+	// A member of an unexpected type (another producer's "bytes":
+	// "21") is left zero and the rest decoded: the record still draws.
+	if err := json.Unmarshal(rec.Event, p); err != nil {
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) {
+			return &bundle.LineError{Line: line, Err: fmt.Errorf("event: %w", err)}
 		}
 	}
-	r.msgs = kept
-	return r, nil
+	// A message's receive may fall inside the window when its send
+	// did not; sends before the window are still paired (then
+	// dropped), so a receive inside is drawn from its true send.
+	inside := t >= r.from && t <= r.to
+	if !inside && t > r.to {
+		rd.outside()
+		return nil
+	}
+	var h int32 = -1
+	if rec.HostID != "" {
+		h = r.host(rec.HostID)
+	}
+	if kind, send, ok := messageEvent(rec.Type, p); ok && h >= 0 {
+		k := r.str(kind)
+		if !rd.keep && !slices.Contains(r.kinds, k) {
+			r.kinds = append(r.kinds, k)
+		}
+		peer := r.host(p.Peer)
+		if send {
+			rd.sent(msg{sendT: t, recvT: -1, from: h, to: peer, kind: k, bytes: p.Bytes, updates: p.Updates, sendLine: line, status: inFlight, reason: -1}, keyOf(h, peer, k, p))
+		} else if f, ok := rd.fl.popKey(keyOf(peer, h, k, p)); ok {
+			rd.settled(f, delivered, t, line, -1)
+		} else {
+			rd.recvOnly(msg{sendT: t, recvT: t, from: peer, to: h, kind: k, bytes: p.Bytes, updates: p.Updates, endLine: line, status: recvOnly, reason: -1})
+		}
+		if !inside {
+			rd.outside()
+		}
+		return nil
+	}
+	if !inside {
+		rd.outside()
+		return nil
+	}
+	switch rec.Type {
+	case "drop_on_send", "drop_on_delivery":
+		from, to := r.host(p.From), r.host(p.To)
+		if rec.Type == "drop_on_send" {
+			// The engine records the drop right after the send it refuses.
+			if f, ok := rd.fl.popEdgeAt(edge{from, to}, t); ok {
+				rd.settled(f, droppedOnSend, -1, line, r.str(p.Reason))
+			}
+		} else if f, ok := rd.fl.popEdge(edge{from, to}); ok {
+			rd.settled(f, droppedDelivery, t, line, r.str(p.Reason))
+		}
+		host := h
+		if host < 0 {
+			host = from
+		}
+		rd.mark(t, host, rec.Type, rec.Type+" "+p.From+"→"+p.To+": "+p.Reason, line, true)
+	case "state_transition":
+		o, s := r.host(p.Observer), r.host(p.Subject)
+		rd.transition(transition{t: t, o: o, s: s, state: r.str(p.To), inc: p.Incarnation, reason: r.str(p.Reason), line: line})
+		if p.Reason != "initial" && (p.To != "alive" || p.Reason == "refuted") {
+			rd.mark(t, o, "view_"+p.To, p.Observer+" sees "+p.Subject+" "+p.To+" (inc "+strconv.FormatInt(p.Incarnation, 10)+", "+p.Reason+")", line, true)
+		}
+	case "mutation":
+		if !rd.keep {
+			r.addMutation(t, p, line, rd.open)
+		}
+	case "probe_sent":
+		l := "probe " + p.Target + " #" + seqText(p.Seq) + " " + p.Mode
+		if len(p.Via) > 0 {
+			l += " via " + strings.Join(p.Via, ",")
+		}
+		rd.mark(t, h, rec.Type, l, line, p.Mode != "direct")
+	case "probe_acked":
+		rd.mark(t, h, rec.Type, "ack from "+p.Target+" #"+seqText(p.Seq)+" "+p.Mode, line, false)
+	case "probe_timed_out":
+		rd.mark(t, h, rec.Type, "probe timeout "+p.Target+" #"+seqText(p.Seq)+" "+p.Mode, line, true)
+	case "self_incarnation_bump":
+		rd.mark(t, h, rec.Type, "incarnation "+strconv.FormatInt(p.Old, 10)+"→"+strconv.FormatInt(p.New, 10)+" ("+p.Cause+")", line, true)
+	case "cache_state_change":
+		rd.mark(t, h, rec.Type, "cache "+p.From+"→"+p.To+" "+p.Transition+" ("+p.State+")", line, p.Transition == "invalidated")
+	case "dial_start":
+		rd.mark(t, h, rec.Type, "dial "+p.From+"→"+p.To, line, false)
+	case "dial_outcome":
+		rd.mark(t, h, rec.Type, "dial "+p.From+"→"+p.To+" "+p.Outcome, line, p.Outcome != "ok")
+	case "decode_error":
+		rd.mark(t, h, rec.Type, "decode error "+p.From+"→"+p.To+": "+p.Error, line, true)
+	default:
+		rd.mark(t, h, rec.Type, rec.Type, line, true)
+	}
+	return nil
+}
+
+func (rd *reader) outside() {
+	if !rd.keep {
+		rd.r.outside++
+	}
 }
 
 func seqText(s *int64) string {
@@ -378,17 +439,147 @@ func seqText(s *int64) string {
 	return strconv.FormatInt(*s, 10)
 }
 
-func (r *run) recvOnly(t int64, from, to, kind int32, p *payload, line int) {
-	r.unpaired++
-	r.msgs = append(r.msgs, msg{sendT: t, recvT: t, from: from, to: to, kind: kind, bytes: p.Bytes, updates: p.Updates, endLine: line, status: recvOnly, reason: -1})
+// sent puts a send in flight; the second pass keeps it if plan.go says so.
+func (rd *reader) sent(m msg, k pairKey) {
+	val := rd.seq
+	if rd.keep {
+		val = rd.keepMsg(m)
+	}
+	rd.seq++
+	rd.fl.send(m.sendT, m.from, m.to, k, val)
 }
 
-func (r *run) addMark(t int64, h int32, typ, label string, line int, high bool) {
-	if h < 0 {
-		r.otherRecs[typ]++
+// settled is a message in flight received or dropped: the first pass
+// counts it, the second completes it if it keeps it.
+func (rd *reader) settled(f flight, status int8, recvT int64, line int, reason int32) {
+	if !rd.keep {
+		rd.r.count(rd.c, f.val, f.sendT, recvT, status, f.from, f.to)
 		return
 	}
-	r.marks = append(r.marks, mark{t: t, host: h, typ: r.str(typ), label: r.str(label), line: line, high: high})
+	if f.val < 0 {
+		return
+	}
+	m := &rd.r.msgs[f.val]
+	m.status, m.endLine, m.reason = status, line, reason
+	if status != droppedOnSend {
+		m.recvT = recvT
+	}
+}
+
+// recvOnly is a receive no send pairs with, drawn at its instant.
+func (rd *reader) recvOnly(m msg) {
+	if !rd.keep {
+		rd.r.unpaired++
+		rd.r.count(rd.c, rd.seq, m.sendT, m.recvT, recvOnly, m.from, m.to)
+	} else {
+		rd.keepMsg(m)
+	}
+	rd.seq++
+}
+
+// count is the first pass's tally of one message once its fate is
+// known: sends before the window took part in pairing only; the rest
+// are counted per status, per tile and class, and per density bucket.
+func (r *run) count(c *counts, seq int, sendT, recvT int64, status int8, from, to int32) {
+	if sendT < r.from && (recvT < r.from || status == inFlight) {
+		r.outside++
+		return
+	}
+	c.fate.set(seq, fateOf(status))
+	r.nMsgs++
+	r.msgCount[status]++
+	k := r.tileOf(sendT)
+	c.msgs[k]++
+	if status != delivered {
+		c.undelivered[k]++
+	}
+	if status != recvOnly {
+		r.addDensity(from, sendT)
+	}
+	if status == delivered || status == recvOnly {
+		r.addDensity(to, recvT)
+	}
+}
+
+func (r *run) addDensity(h int32, t int64) {
+	for int(h) >= len(r.dens) {
+		r.dens = append(r.dens, nil)
+	}
+	if r.dens[h] == nil {
+		r.dens[h] = make([]int64, densityBuckets)
+	}
+	r.dens[h][r.scale(t, densityBuckets)]++
+}
+
+// keepMsg is the second pass's choice for message rd.seq: its index in
+// r.msgs if kept, else -1.
+func (rd *reader) keepMsg(m msg) int {
+	r := rd.r
+	f := rd.c.fate.get(rd.seq)
+	if f == fateNotDrawn {
+		return -1
+	}
+	k := r.tileOf(m.sendT)
+	if !rd.sel.arrow(rd.c, k, f == fateUndelivered) {
+		r.arrowsOut[k]++
+		return -1
+	}
+	r.msgs = append(r.msgs, m)
+	return len(r.msgs) - 1
+}
+
+// mark is a record drawn as a tick on lane h (counted, if h is no lane).
+func (rd *reader) mark(t int64, h int32, typ, label string, line int, high bool) {
+	r := rd.r
+	if h < 0 {
+		if !rd.keep {
+			r.otherRecs[typ]++
+		}
+		return
+	}
+	k := r.tileOf(t)
+	y := r.str(typ)
+	if !rd.keep {
+		r.str(label)
+		r.nMarks++
+		if high {
+			rd.c.high[k]++
+		} else {
+			rd.c.low[k]++
+		}
+		return
+	}
+	if !rd.sel.mark(rd.c, k, high) {
+		r.marksOut[k]++
+		r.markOutByType[y]++
+		return
+	}
+	r.marks = append(r.marks, mark{t: t, host: h, typ: y, label: r.str(label), line: line, high: high})
+}
+
+// transition: the first pass notes which pairs' views change, the second
+// keeps what the page draws. A small mesh (up to smallMesh hosts) keeps
+// every transition; a bigger one only those of pairs whose view changed
+// after the first one (state or incarnation, or a first view that was
+// not alive): a pair Alive from its first view to the end is one row of
+// green, and a thousand-peer mesh has a million of them.
+func (rd *reader) transition(tr transition) {
+	r, c := rd.r, rd.c
+	k := pair{tr.o, tr.s}
+	if !rd.keep {
+		if f, seen := c.pairs[k]; !seen {
+			c.pairs[k] = pairFirst{inc: tr.inc, state: tr.state, busy: r.strs[tr.state] != "alive"}
+		} else if !f.busy && (tr.state != f.state || tr.inc != f.inc) {
+			f.busy = true
+			c.pairs[k] = f
+		}
+		return
+	}
+	if len(r.hosts) > smallMesh && !c.pairs[k].busy {
+		r.transElided++
+		return
+	}
+	r.transKept = append(r.transKept, tr)
 }
 
 // addMutation records a mutation as a band. Partitions last until the

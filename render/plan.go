@@ -52,10 +52,6 @@ func plan(runs []*run, opts Options) *pagePlan {
 			m[int32(i)] = int32(j)
 		}
 		p.lane = append(p.lane, m)
-		r.planArrows()
-		r.planMarks()
-		r.planMembership()
-		r.planTexts()
 	}
 	return p
 }
@@ -117,108 +113,103 @@ func (r *run) scale(t int64, n uint64) uint64 {
 	return q
 }
 
-// choose keeps up to limit of idx: every first-class one first (up to
-// limit), then the rest evenly spaced. It returns the kept ones.
-func choose(idx []int, first func(int) bool, limit int) []int {
-	if len(idx) <= limit {
-		return idx
+// The level of detail keeps, per tile, up to tileArrows messages: when
+// a tile has more, every one not delivered (up to the cap) and the rest
+// evenly spaced among the delivered ones, or evenly spaced among the
+// undelivered ones alone if they fill the cap; and up to tileHighMarks
+// high and tileLowMarks low marks, evenly spaced. "Evenly spaced" keeps
+// items j·m/n (j < n) of the m in line order.
+//
+// The first pass counts each tile's items by class; the second keeps an
+// item on sight from its rank in its class (onGrid), so nothing is held
+// that the page does not draw. A message's class depends on its fate
+// (delivered or not), known only at its receive or drop, so the first
+// pass notes each message's fate in two bits (fates), the one record of
+// the run's length load holds; marks' classes are known on sight.
+
+// onGrid says whether spread of m items to n keeps the one of rank p:
+// all when m ≤ n; else the picks j·m/n rise by at least 1 with j, so p
+// is picked iff the first j with j·m ≥ p·n lands on it.
+func onGrid(p, m, n int) bool {
+	if m <= n {
+		return true
 	}
-	var a, b []int
-	for _, i := range idx {
-		if first(i) {
-			a = append(a, i)
-		} else {
-			b = append(b, i)
-		}
-	}
-	if len(a) >= limit {
-		return spread(a, limit)
-	}
-	return append(a, spread(b, limit-len(a))...)
+	p64, m64, n64 := int64(p), int64(m), int64(n)
+	j := (p64*n64 + m64 - 1) / m64
+	return j < n64 && j*m64/n64 == p64
 }
 
-func spread(idx []int, n int) []int {
-	if len(idx) <= n {
-		return idx
-	}
-	out := make([]int, n)
-	for j := range n {
-		out[j] = idx[j*len(idx)/n]
-	}
-	return out
+// selection is the second pass's running rank of each tile's items by class.
+type selection struct {
+	first, rest [tiles]int // messages not delivered (first choice), delivered
+	high, low   [tiles]int
 }
 
-func (r *run) planArrows() {
-	var per [tiles][]int
-	for i := range r.msgs {
-		k := r.tileOf(r.msgs[i].sendT)
-		per[k] = append(per[k], i)
+// arrow says whether the next message of tile k (not delivered: first)
+// is drawn as an arrow.
+func (s *selection) arrow(c *counts, k int, first bool) bool {
+	n, a := c.msgs[k], c.undelivered[k]
+	var rank *int
+	if first {
+		rank = &s.first[k]
+	} else {
+		rank = &s.rest[k]
 	}
-	for k := range per {
-		for _, i := range choose(per[k], func(i int) bool { return r.msgs[i].status != delivered }, tileArrows) {
-			r.msgs[i].keep = true
-			r.arrowsKept++
-		}
+	p := *rank
+	*rank++
+	switch {
+	case n <= tileArrows:
+		return true
+	case a >= tileArrows:
+		return first && onGrid(p, a, tileArrows)
+	case first:
+		return true
 	}
+	return onGrid(p, n-a, tileArrows-a)
 }
 
-func (r *run) planMarks() {
-	var per [tiles][]int
-	for i := range r.marks {
-		k := r.tileOf(r.marks[i].t)
-		per[k] = append(per[k], i)
+// mark says whether the next high (or low) mark of tile k is drawn.
+func (s *selection) mark(c *counts, k int, high bool) bool {
+	if high {
+		p := s.high[k]
+		s.high[k]++
+		return onGrid(p, c.high[k], tileHighMarks)
 	}
-	for k := range per {
-		var hi, lo []int
-		for _, i := range per[k] {
-			if r.marks[i].high {
-				hi = append(hi, i)
-			} else {
-				lo = append(lo, i)
-			}
-		}
-		for _, i := range append(spread(hi, tileHighMarks), spread(lo, tileLowMarks)...) {
-			r.marks[i].keep = true
-			r.marksKept++
-		}
-	}
+	p := s.low[k]
+	s.low[k]++
+	return onGrid(p, c.low[k], tileLowMarks)
 }
 
-// planMembership keeps every transition of a small mesh; in a bigger one
-// only those of pairs whose view changed after the first one (state,
-// incarnation, or a reason other than the initial view or a join): a
-// pair Alive from its first view to the end is one row of green, and a
-// thousand-peer mesh has a million of them.
-func (r *run) planMembership() {
-	if len(r.hosts) <= smallMesh {
-		r.transKept = r.trans
-		return
+// fates holds each message's fate, two bits a message, in the order the
+// messages appear (their sends, or their receives when no send pairs).
+type fates []uint64
+
+const (
+	fateNotDrawn    = 0 // sent before the window and not received inside it
+	fateDelivered   = 1
+	fateUndelivered = 2 // dropped, in flight at the end, or a receive only
+)
+
+func fateOf(status int8) uint8 {
+	if status == delivered {
+		return fateDelivered
 	}
-	type pair struct{ o, s int32 }
-	busy := map[pair]bool{}
-	first := map[pair]transition{}
-	for _, t := range r.trans {
-		k := pair{t.o, t.s}
-		f, seen := first[k]
-		if !seen {
-			first[k] = t
-			if r.strs[t.state] != "alive" {
-				busy[k] = true
-			}
-			continue
-		}
-		if t.state != f.state || t.inc != f.inc {
-			busy[k] = true
-		}
+	return fateUndelivered
+}
+
+func (f *fates) set(i int, v uint8) {
+	w := i / 32
+	for len(*f) <= w {
+		*f = append(*f, 0)
 	}
-	for _, t := range r.trans {
-		if busy[pair{t.o, t.s}] {
-			r.transKept = append(r.transKept, t)
-		} else {
-			r.transElided++
-		}
+	(*f)[w] |= uint64(v) << (2 * (i % 32))
+}
+
+func (f fates) get(i int) uint8 {
+	if w := i / 32; w < len(f) {
+		return uint8(f[w]>>(2*(i%32))) & 3
 	}
-	r.pairsElided = len(first) - len(busy)
+	return fateNotDrawn
 }
 
 // planTexts lists the lines whose full text the page should hold: every
@@ -240,18 +231,14 @@ func (r *run) planTexts() {
 		want[t.line] = true
 	}
 	for _, m := range r.marks {
-		if m.keep {
-			want[m.line] = true
-		}
+		want[m.line] = true
 	}
 	for _, m := range r.msgs {
-		if m.keep {
-			if m.sendLine > 0 {
-				want[m.sendLine] = true
-			}
-			if m.endLine > 0 {
-				want[m.endLine] = true
-			}
+		if m.sendLine > 0 {
+			want[m.sendLine] = true
+		}
+		if m.endLine > 0 {
+			want[m.endLine] = true
 		}
 	}
 	r.want = make([]int, 0, len(want))
@@ -319,7 +306,7 @@ func (r *run) collectTexts() error {
 			high[t.line] = true
 		}
 		for _, m := range r.marks {
-			if m.keep && m.high {
+			if m.high {
 				high[m.line] = true
 			}
 		}

@@ -142,11 +142,11 @@ func Write(w io.Writer, bundleDir string, opts Options) (*Stats, error) {
 			return nil, err
 		}
 		st.Records += r.records
-		st.Messages += len(r.msgs)
-		st.Arrows += r.arrowsKept
-		st.ArrowsElided += len(r.msgs) - r.arrowsKept
-		st.Marks += r.marksKept
-		st.MarksElided += len(r.marks) - r.marksKept
+		st.Messages += r.nMsgs
+		st.Arrows += len(r.msgs)
+		st.ArrowsElided += r.nMsgs - len(r.msgs)
+		st.Marks += len(r.marks)
+		st.MarksElided += r.nMarks - len(r.marks)
 		st.TextsInlined += len(r.texts)
 	}
 	cw := &countWriter{w: bufio.NewWriterSize(w, 1<<16)}
