@@ -43,7 +43,6 @@ type mark struct {
 	typ   int32 // string table
 	label int32 // string table: a short description
 	line  int
-	high  bool // never elided while its tile has room for high marks
 }
 
 // mutation is a scenario mutation drawn as a band over the lanes it affects.
@@ -270,11 +269,13 @@ func load(dir string, opts Options) (*run, error) {
 		}
 		r.pairsElided = len(c.pairs) - busy
 	}
-	second := &reader{r: r, c: c, fl: newFlights(), keep: true}
-	if err := second.readEvents(); err != nil {
+	second := &reader{r: r, c: c, fl: newFlights(), keep: true, texts: r.newTexts()}
+	if err := second.readLines(); err != nil {
 		return nil, err
 	}
-	r.planTexts()
+	if err := second.texts.finish(r); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 
@@ -308,8 +309,12 @@ type reader struct {
 	keep bool
 	seq  int            // messages so far: sends, and receives no send pairs with
 	open map[string]int // first pass: "Partition" or "kill:<peer>" → index in r.muts
-	sel  selection      // second pass
 	p    payload
+
+	// The second pass: what it has kept, and what it keeps of this line.
+	sel    selection
+	texts  *texts
+	hi, lo bool // the line is drawn as a high item, a low one
 }
 
 func (rd *reader) readEvents() error {
@@ -323,6 +328,26 @@ func (rd *reader) readEvents() error {
 		return &BundleError{Path: path, Err: err}
 	}
 	return nil
+}
+
+// readLines is the second pass: the records again, and each line's text
+// offered to the page.
+func (rd *reader) readLines() error {
+	path := filepath.Join(rd.r.dir, bundle.EventsFile)
+	return rd.r.eachLine(func(line int, b []byte) error {
+		rd.hi, rd.lo = false, false
+		// The first pass read every line; this one cannot fail but
+		// for a file changed under it.
+		rec, err := bundle.ParseEventLine(b)
+		if err == nil {
+			err = rd.record(line, rec)
+		}
+		if err != nil {
+			return &BundleError{Path: path + ":" + strconv.Itoa(line), Err: err}
+		}
+		rd.texts.offer(line, b, rd.hi, rd.lo)
+		return nil
+	})
 }
 
 func (rd *reader) record(line int, rec bundle.EventRecord) error {
@@ -400,6 +425,7 @@ func (rd *reader) record(line int, rec bundle.EventRecord) error {
 		if !rd.keep {
 			r.addMutation(t, p, line, rd.open)
 		}
+		rd.hi = true
 	case "probe_sent":
 		l := "probe " + p.Target + " #" + seqText(p.Seq) + " " + p.Mode
 		if len(p.Via) > 0 {
@@ -444,6 +470,7 @@ func (rd *reader) sent(m msg, k pairKey) {
 	val := rd.seq
 	if rd.keep {
 		val = rd.keepMsg(m)
+		rd.lo = rd.lo || val >= 0
 	}
 	rd.seq++
 	rd.fl.send(m.sendT, m.from, m.to, k, val)
@@ -459,6 +486,7 @@ func (rd *reader) settled(f flight, status int8, recvT int64, line int, reason i
 	if f.val < 0 {
 		return
 	}
+	rd.lo = true
 	m := &rd.r.msgs[f.val]
 	m.status, m.endLine, m.reason = status, line, reason
 	if status != droppedOnSend {
@@ -471,8 +499,8 @@ func (rd *reader) recvOnly(m msg) {
 	if !rd.keep {
 		rd.r.unpaired++
 		rd.r.count(rd.c, rd.seq, m.sendT, m.recvT, recvOnly, m.from, m.to)
-	} else {
-		rd.keepMsg(m)
+	} else if rd.keepMsg(m) >= 0 {
+		rd.lo = true
 	}
 	rd.seq++
 }
@@ -554,7 +582,12 @@ func (rd *reader) mark(t int64, h int32, typ, label string, line int, high bool)
 		r.markOutByType[y]++
 		return
 	}
-	r.marks = append(r.marks, mark{t: t, host: h, typ: y, label: r.str(label), line: line, high: high})
+	r.marks = append(r.marks, mark{t: t, host: h, typ: y, label: r.str(label), line: line})
+	if high {
+		rd.hi = true
+	} else {
+		rd.lo = true
+	}
 }
 
 // transition: the first pass notes which pairs' views change, the second
@@ -580,6 +613,7 @@ func (rd *reader) transition(tr transition) {
 		return
 	}
 	r.transKept = append(r.transKept, tr)
+	rd.hi = true
 }
 
 // addMutation records a mutation as a band. Partitions last until the

@@ -2,6 +2,8 @@ package render
 
 import (
 	"bufio"
+	"bytes"
+	"errors"
 	"math/bits"
 	"os"
 	"path/filepath"
@@ -212,64 +214,139 @@ func (f fates) get(i int) uint8 {
 	return fateNotDrawn
 }
 
-// planTexts lists the lines whose full text the page should hold: every
-// line of a small events.ndjson; else the records drawn individually,
-// evidence first.
-func (r *run) planTexts() {
-	if sz, ok := r.manifestSize(); ok && sz <= textAllBytes {
-		r.want = nil // all
-		return
-	}
-	want := map[int]bool{}
-	for _, l := range r.evidenceLines() {
-		want[l] = true
-	}
-	for _, m := range r.muts {
-		want[m.line] = true
-	}
-	for _, t := range r.transKept {
-		want[t.line] = true
-	}
-	for _, m := range r.marks {
-		want[m.line] = true
-	}
-	for _, m := range r.msgs {
-		if m.sendLine > 0 {
-			want[m.sendLine] = true
-		}
-		if m.endLine > 0 {
-			want[m.endLine] = true
-		}
-	}
-	r.want = make([]int, 0, len(want))
-	for l := range want {
-		r.want = append(r.want, l)
-	}
-	slices.Sort(r.want)
-	if r.want == nil {
-		r.want = []int{}
-	}
+// texts chooses the record texts the page inlines (docs/render.md,
+// "Level of detail" 4): every line of an events.ndjson up to
+// textAllBytes; else, in line order, the high lines (evidence,
+// mutations, membership rows, high marks) while they fit textBudget,
+// then the low ones (drawn arrows' and low marks' records), each tile an
+// equal share of what is left, so the texts do not all come from the
+// start of the run. The second pass offers it every line (offer); the
+// low lines' share is known only once every high line is in, so a third
+// pass reads them (lows).
+type texts struct {
+	all      bool
+	evidence map[int]bool
+	used     int
+	lines    []int    // the texts kept so far, in line order:
+	texts    []string // high ones (or all), then lows' in a second run
+	low      []int    // low lines, for the third pass
 }
 
-func (r *run) manifestSize() (int64, bool) {
-	fi, err := os.Stat(filepath.Join(r.dir, bundle.EventsFile))
-	if err != nil {
-		return 0, false
+func (r *run) newTexts() *texts {
+	ts := &texts{evidence: map[int]bool{}}
+	if fi, err := os.Stat(filepath.Join(r.dir, bundle.EventsFile)); err == nil && fi.Size() <= textAllBytes {
+		ts.all = true
 	}
-	return fi.Size(), true
-}
-
-// evidenceLines are the events.ndjson lines the verdicts cite.
-func (r *run) evidenceLines() []int {
-	var ls []int
 	for _, v := range r.verdicts {
 		for _, e := range v.Evidence {
 			if l, ok := evidenceLine(e.Ref); ok {
-				ls = append(ls, l)
+				ts.evidence[l] = true
 			}
 		}
 	}
-	return ls
+	return ts
+}
+
+// offer is line b, which the page draws as a high item, a low one, or
+// neither.
+func (ts *texts) offer(line int, b []byte, high, low bool) {
+	switch {
+	case ts.all:
+	case high || ts.evidence[line]:
+		if ts.used+len(b) > textBudget {
+			return
+		}
+		ts.used += len(b)
+	case low:
+		ts.low = append(ts.low, line)
+		return
+	default:
+		return
+	}
+	ts.lines = append(ts.lines, line)
+	ts.texts = append(ts.texts, string(b))
+}
+
+// finish reads the low lines' texts, each tile up to its share, and
+// leaves every kept text on r in line order.
+func (ts *texts) finish(r *run) error {
+	if len(ts.low) > 0 {
+		share := (textBudget - ts.used) / tiles
+		var spent [tiles]int
+		var lines []int
+		var txts []string
+		j := 0
+		err := r.eachLine(func(line int, b []byte) error {
+			if j == len(ts.low) {
+				return errDone
+			}
+			if ts.low[j] != line {
+				return nil
+			}
+			j++
+			t, _ := lineTime(b)
+			k := r.tileOf(t)
+			if spent[k]+len(b) <= share {
+				spent[k] += len(b)
+				lines, txts = append(lines, line), append(txts, string(b))
+			}
+			return nil
+		})
+		if err != nil && err != errDone {
+			return err
+		}
+		ts.merge(lines, txts)
+	}
+	r.want, r.texts = ts.lines, ts.texts
+	if r.want == nil {
+		r.want = []int{}
+	}
+	r.textsElided = r.records - int64(len(r.texts))
+	return nil
+}
+
+// merge adds lines (sorted, none already kept) to ts's, in line order.
+func (ts *texts) merge(lines []int, txts []string) {
+	outL := make([]int, 0, len(ts.lines)+len(lines))
+	outT := make([]string, 0, cap(outL))
+	i, j := 0, 0
+	for i < len(ts.lines) || j < len(lines) {
+		if j == len(lines) || i < len(ts.lines) && ts.lines[i] < lines[j] {
+			outL, outT = append(outL, ts.lines[i]), append(outT, ts.texts[i])
+			i++
+		} else {
+			outL, outT = append(outL, lines[j]), append(outT, txts[j])
+			j++
+		}
+	}
+	ts.lines, ts.texts = outL, outT
+}
+
+var errDone = errors.New("done")
+
+// eachLine calls fn with every line of events.ndjson (without its
+// newline, split as bundle.ReadEvents splits them) and its 1-based
+// number; b is valid until fn returns.
+func (r *run) eachLine(fn func(line int, b []byte) error) error {
+	path := filepath.Join(r.dir, bundle.EventsFile)
+	f, err := os.Open(path)
+	if err != nil {
+		return &BundleError{Path: path, Err: err}
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		if err := fn(line, sc.Bytes()); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return &BundleError{Path: path, Err: err}
+	}
+	return nil
 }
 
 func evidenceLine(ref string) (int, bool) {
@@ -281,109 +358,16 @@ func evidenceLine(ref string) (int, bool) {
 	return n, err == nil && n > 0
 }
 
-// collectTexts reads events.ndjson again for the texts planTexts chose:
-// high-priority lines (evidence, mutations, membership, high marks) up to
-// the budget, then an equal share of what is left per time tile, so the
-// texts do not all come from the start of the run.
-func (r *run) collectTexts() error {
-	path := filepath.Join(r.dir, bundle.EventsFile)
-	f, err := os.Open(path)
-	if err != nil {
-		return &BundleError{Path: path, Err: err}
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
-	high := map[int]bool{}
-	if r.want != nil {
-		for _, l := range r.evidenceLines() {
-			high[l] = true
-		}
-		for _, m := range r.muts {
-			high[m.line] = true
-		}
-		for _, t := range r.transKept {
-			high[t.line] = true
-		}
-		for _, m := range r.marks {
-			if m.high {
-				high[m.line] = true
-			}
-		}
-	}
-	type cand struct {
-		line int
-		tile int
-		text string
-	}
-	var lows []cand
-	line, w := 0, 0
-	used := 0
-	var lines []int
-	var texts []string
-	for sc.Scan() {
-		line++
-		if r.want != nil {
-			if w >= len(r.want) {
-				break
-			}
-			if r.want[w] != line {
-				continue
-			}
-			w++
-		}
-		text := sc.Text()
-		if r.want == nil || high[line] {
-			if r.want != nil && used+len(text) > textBudget {
-				continue
-			}
-			used += len(text)
-			lines, texts = append(lines, line), append(texts, text)
-			continue
-		}
-		t, _ := lineTime(text)
-		lows = append(lows, cand{line, r.tileOf(t), text})
-	}
-	if err := sc.Err(); err != nil {
-		return &BundleError{Path: path, Err: err}
-	}
-	if len(lows) > 0 {
-		share := (textBudget - used) / tiles
-		spent := make([]int, tiles)
-		for _, c := range lows {
-			if spent[c.tile]+len(c.text) > share {
-				continue
-			}
-			spent[c.tile] += len(c.text)
-			lines, texts = append(lines, c.line), append(texts, c.text)
-		}
-	}
-	// Back into line order.
-	ord := make([]int, len(lines))
-	for i := range ord {
-		ord[i] = i
-	}
-	slices.SortFunc(ord, func(a, b int) int { return lines[a] - lines[b] })
-	r.texts = make([]string, len(ord))
-	tl := make([]int, len(ord))
-	for i, j := range ord {
-		tl[i], r.texts[i] = lines[j], texts[j]
-	}
-	r.want = tl
-	r.textsElided = r.records - int64(len(r.texts))
-	return nil
-}
-
 // lineTime reads a line's virtual_time_ns without decoding it.
-func lineTime(s string) (int64, bool) {
-	rest, ok := strings.CutPrefix(s, `{"virtual_time_ns":`)
+func lineTime(b []byte) (int64, bool) {
+	rest, ok := bytes.CutPrefix(b, []byte(`{"virtual_time_ns":`))
 	if !ok {
 		return 0, false
 	}
-	end := strings.IndexByte(rest, ',')
+	end := bytes.IndexByte(rest, ',')
 	if end < 0 {
 		return 0, false
 	}
-	n, err := strconv.ParseInt(rest[:end], 10, 64)
+	n, err := strconv.ParseInt(string(rest[:end]), 10, 64)
 	return n, err == nil
 }

@@ -138,9 +138,6 @@ func Write(w io.Writer, bundleDir string, opts Options) (*Stats, error) {
 	}
 	p := plan(runs, opts)
 	for _, r := range runs {
-		if err := r.collectTexts(); err != nil {
-			return nil, err
-		}
 		st.Records += r.records
 		st.Messages += r.nMsgs
 		st.Arrows += len(r.msgs)
