@@ -3,25 +3,52 @@ package render
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"strconv"
 
 	"github.com/detsim/detsim/internal/jsonw"
 )
 
-// enc appends the page's data blob. Numbers are written as integers
-// (times are ns below 2^53, exact in a JavaScript number); monotone
-// columns are delta-encoded to keep a big run's page small.
-type enc struct{ b []byte }
+// enc writes the page's data blob to w, made HTML-safe (htmlSafe), as
+// it goes: b is only the part not yet written. Numbers are written as
+// integers (times are ns below 2^53, exact in a JavaScript number);
+// monotone columns are delta-encoded to keep a big run's page small.
+type enc struct {
+	b   []byte
+	w   io.Writer
+	err error
+}
+
+// encChunk is how much enc holds before it writes.
+const encChunk = 64 << 10
+
+// flush writes all of b but its last byte once b holds encChunk: end
+// may take back a trailing comma.
+func (e *enc) flush() {
+	if n := len(e.b); n >= encChunk {
+		e.write(e.b[:n-1])
+		e.b[0] = e.b[n-1]
+		e.b = e.b[:1]
+	}
+}
+
+func (e *enc) write(b []byte) {
+	if e.err == nil {
+		e.err = htmlSafe(e.w, b)
+	}
+}
 
 func (e *enc) raw(s string) { e.b = append(e.b, s...) }
 func (e *enc) str(s string) { e.b = jsonw.AppendString(e.b, s) }
 func (e *enc) int(n int64)  { e.b = strconv.AppendInt(e.b, n, 10) }
 func (e *enc) key(k string) {
+	e.flush()
 	e.b = append(e.b, '"')
 	e.b = append(e.b, k...)
 	e.b = append(e.b, '"', ':')
 }
 func (e *enc) comma(i int) {
+	e.flush()
 	if i > 0 {
 		e.b = append(e.b, ',')
 	}
@@ -62,9 +89,9 @@ func (e *enc) end() {
 	e.b = append(e.b, '}')
 }
 
-// data is the page's JSON: the lanes, the mark, and every run.
-func data(p *pagePlan, runs []*run, opts Options) []byte {
-	e := &enc{b: make([]byte, 0, 1<<20)}
+// data writes the page's JSON to w: the lanes, the mark, and every run.
+func data(w io.Writer, p *pagePlan, runs []*run, opts Options) error {
+	e := &enc{b: make([]byte, 0, 2*encChunk), w: w}
 	e.raw("{")
 	e.field("version", 1)
 	e.key("caps")
@@ -96,7 +123,8 @@ func data(p *pagePlan, runs []*run, opts Options) []byte {
 	}
 	e.raw("]")
 	e.end()
-	return htmlSafe(e.b)
+	e.write(e.b)
+	return e.err
 }
 
 func (r *run) encode(e *enc, lane map[int32]int32) {
@@ -302,27 +330,33 @@ func (r *run) encode(e *enc, lane map[int32]int32) {
 	e.end()
 }
 
-// htmlSafe escapes <, > and & in b as \u003c, \u003e, \u0026. In JSON
-// they can only occur inside strings, where the escape means the same
-// character, so the blob is the same JSON and no "</script>" or "<!--"
-// in any string can end or change the <script> element holding it.
-// (U+2028 and U+2029 are already escaped by jsonw and encoding/json.)
-func htmlSafe(b []byte) []byte {
-	if bytes.IndexAny(b, "<>&") < 0 {
-		return b
-	}
-	out := make([]byte, 0, len(b)+len(b)/64)
-	for _, c := range b {
-		switch c {
-		case '<':
-			out = append(out, `\u003c`...)
-		case '>':
-			out = append(out, `\u003e`...)
-		case '&':
-			out = append(out, `\u0026`...)
-		default:
-			out = append(out, c)
+// htmlSafe writes b to w with <, > and & escaped as \u003c, \u003e,
+// \u0026. In JSON they can only occur inside strings, where the escape
+// means the same character, so the blob is the same JSON and no
+// "</script>" or "<!--" in any string can end or change the <script>
+// element holding it. (U+2028 and U+2029 are already escaped by jsonw
+// and encoding/json.)
+func htmlSafe(w io.Writer, b []byte) error {
+	for len(b) > 0 {
+		i := bytes.IndexAny(b, "<>&")
+		if i < 0 {
+			_, err := w.Write(b)
+			return err
 		}
+		if _, err := w.Write(b[:i]); err != nil {
+			return err
+		}
+		esc := `\u003c`
+		switch b[i] {
+		case '>':
+			esc = `\u003e`
+		case '&':
+			esc = `\u0026`
+		}
+		if _, err := io.WriteString(w, esc); err != nil {
+			return err
+		}
+		b = b[i+1:]
 	}
-	return out
+	return nil
 }

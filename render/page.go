@@ -37,7 +37,6 @@ func writePage(w io.Writer, p *pagePlan, runs []*run, opts Options) error {
 		}
 		title = "detsim: " + strings.Join(parts, " vs ")
 	}
-	blob := data(p, runs, opts)
 	var b strings.Builder
 	b.WriteString(pageHead)
 	// No request may leave the page: the policy forbids every fetch, and
@@ -52,7 +51,7 @@ func writePage(w io.Writer, p *pagePlan, runs []*run, opts Options) error {
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
 	}
-	if _, err := w.Write(blob); err != nil {
+	if err := data(w, p, runs, opts); err != nil {
 		return err
 	}
 	_, err := io.WriteString(w, "</script>\n<script>"+pageScript+"</script>\n</body>\n</html>\n")
