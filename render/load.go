@@ -248,7 +248,7 @@ func load(dir string, opts Options) (*run, error) {
 	}
 	r.readScenarioName()
 
-	c := &counts{pairs: map[pair]pairFirst{}}
+	c := &counts{pairs: map[pair]uint32{}, views: map[view]uint32{}}
 	first := &reader{r: r, c: c, fl: newFlights(), open: map[string]int{}}
 	if err := first.readEvents(); err != nil {
 		return nil, err
@@ -262,13 +262,20 @@ func load(dir string, opts Options) (*run, error) {
 	}
 	if len(r.hosts) > smallMesh {
 		busy := 0
-		for _, f := range c.pairs {
-			if f.busy {
+		for _, v := range c.pairs {
+			if v == pairBusy {
 				busy++
 			}
 		}
 		r.pairsElided = len(c.pairs) - busy
 	}
+	// The second pass keeps exactly this many: no append doubles.
+	var arrows, marks int
+	for k := range tiles {
+		arrows += min(c.msgs[k], tileArrows)
+		marks += min(c.high[k], tileHighMarks) + min(c.low[k], tileLowMarks)
+	}
+	r.msgs, r.marks = make([]msg, 0, arrows), make([]mark, 0, marks)
 	second := &reader{r: r, c: c, fl: newFlights(), keep: true, texts: r.newTexts()}
 	if err := second.readLines(); err != nil {
 		return nil, err
@@ -285,17 +292,31 @@ type counts struct {
 	fate fates
 	// Per tile: messages, those of them not delivered, and high and low marks.
 	msgs, undelivered, high, low [tiles]int
-	pairs                        map[pair]pairFirst
+	// pairs: each observer × subject pair's first view, as an index in
+	// views (which a thousand-peer mesh's million pairs share), or
+	// pairBusy once a later view differed.
+	pairs map[pair]uint32
+	views map[view]uint32
 }
 
 type pair struct{ o, s int32 }
 
-// pairFirst is an observer × subject pair's first view, and whether any
-// later one differed.
-type pairFirst struct {
+type view struct {
 	inc   int64
 	state int32
-	busy  bool
+}
+
+const pairBusy = ^uint32(0)
+
+// viewIdx is v's index in c.views. Only first views go in: a table of
+// every view seen would grow with the run.
+func (c *counts) viewIdx(v view) uint32 {
+	i, ok := c.views[v]
+	if !ok {
+		i = uint32(len(c.views))
+		c.views[v] = i
+	}
+	return i
 }
 
 // reader is one pass over events.ndjson. Both passes run the same code
@@ -600,15 +621,19 @@ func (rd *reader) transition(tr transition) {
 	r, c := rd.r, rd.c
 	k := pair{tr.o, tr.s}
 	if !rd.keep {
-		if f, seen := c.pairs[k]; !seen {
-			c.pairs[k] = pairFirst{inc: tr.inc, state: tr.state, busy: r.strs[tr.state] != "alive"}
-		} else if !f.busy && (tr.state != f.state || tr.inc != f.inc) {
-			f.busy = true
-			c.pairs[k] = f
+		v := view{tr.inc, tr.state}
+		if i, seen := c.pairs[k]; !seen {
+			if r.strs[tr.state] != "alive" {
+				c.pairs[k] = pairBusy
+			} else {
+				c.pairs[k] = c.viewIdx(v)
+			}
+		} else if j, ok := c.views[v]; i != pairBusy && (!ok || j != i) {
+			c.pairs[k] = pairBusy
 		}
 		return
 	}
-	if len(r.hosts) > smallMesh && !c.pairs[k].busy {
+	if len(r.hosts) > smallMesh && c.pairs[k] != pairBusy {
 		r.transElided++
 		return
 	}
