@@ -72,11 +72,16 @@ func (e *enc) ints(k string, n int, delta bool, f func(i int) int64) {
 }
 
 func (e *enc) strs(k string, ss []string) {
+	e.strsOf(k, len(ss), func(i int) string { return ss[i] })
+}
+
+// strsOf writes n values of f as an array of strings.
+func (e *enc) strsOf(k string, n int, f func(i int) string) {
 	e.key(k)
 	e.b = append(e.b, '[')
-	for i, s := range ss {
+	for i := range n {
 		e.comma(i)
-		e.str(s)
+		e.str(f(i))
 	}
 	e.b = append(e.b, ']', ',')
 }
@@ -150,7 +155,8 @@ func (r *run) encode(e *enc, lane map[int32]int32) {
 	e.field("from", r.from)
 	e.field("to", r.to)
 	e.field("outside", r.outside)
-	e.strs("strs", r.strs)
+	r.strs.seal()
+	e.strsOf("strs", r.strs.len(), func(i int) string { return r.strs.at(int32(i)) })
 	e.ints("kinds", len(r.kinds), false, func(i int) int64 { return int64(r.kinds[i]) })
 
 	// Messages: every one is counted; the kept ones are drawn.
@@ -193,7 +199,7 @@ func (r *run) encode(e *enc, lane map[int32]int32) {
 	e.key("marksElidedByType")
 	e.raw("[")
 	j := 0
-	for typ := range int32(len(r.strs)) {
+	for typ := range int32(r.strs.len()) {
 		if c := r.markOutByType[typ]; c > 0 {
 			e.comma(j)
 			j++

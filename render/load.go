@@ -78,8 +78,7 @@ type run struct {
 	outside  int64 // records outside the window
 	hosts    []string
 	hostIdx  map[string]int32
-	strs     []string
-	strIdx   map[string]int32
+	strs     *strTab
 	kinds    []int32 // string-table indexes of message kinds, first-seen order
 
 	// Drawn one by one: what the level of detail keeps (plan.go).
@@ -107,15 +106,7 @@ type run struct {
 	texts       []string
 }
 
-func (r *run) str(s string) int32 {
-	if i, ok := r.strIdx[s]; ok {
-		return i
-	}
-	i := int32(len(r.strs))
-	r.strs = append(r.strs, s)
-	r.strIdx[s] = i
-	return i
-}
+func (r *run) str(s string) int32 { return r.strs.intern(s) }
 
 func (r *run) host(id string) int32 {
 	if i, ok := r.hostIdx[id]; ok {
@@ -235,7 +226,7 @@ func load(dir string, opts Options) (*run, error) {
 	if err != nil {
 		return nil, &BundleError{Path: filepath.Join(dir, bundle.ManifestFile), Err: err}
 	}
-	r := &run{dir: dir, manifest: m, hostIdx: map[string]int32{}, strIdx: map[string]int32{}, otherRecs: map[string]int{}, markOutByType: map[int32]int64{}}
+	r := &run{dir: dir, manifest: m, hostIdx: map[string]int32{}, strs: newStrTab(), otherRecs: map[string]int{}, markOutByType: map[int32]int64{}}
 	r.from, r.to = opts.FromNs, opts.ToNs
 	if r.to == 0 || r.to > m.DurationNs {
 		r.to = m.DurationNs
@@ -623,7 +614,7 @@ func (rd *reader) transition(tr transition) {
 	if !rd.keep {
 		v := view{tr.inc, tr.state}
 		if i, seen := c.pairs[k]; !seen {
-			if r.strs[tr.state] != "alive" {
+			if !r.strs.equal(tr.state, "alive") {
 				c.pairs[k] = pairBusy
 			} else {
 				c.pairs[k] = c.viewIdx(v)

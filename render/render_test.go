@@ -106,10 +106,10 @@ func TestPairing_Drops(t *testing.T) {
 	if len(r.msgs) != 2 {
 		t.Fatalf("%d messages, want 2", len(r.msgs))
 	}
-	if m := r.msgs[0]; m.status != droppedOnSend || m.endLine != 2 || r.strs[m.reason] != "buffer_full" {
+	if m := r.msgs[0]; m.status != droppedOnSend || m.endLine != 2 || r.strs.at(m.reason) != "buffer_full" {
 		t.Errorf("first send %+v: want dropped on send at L2 (buffer_full)", m)
 	}
-	if m := r.msgs[1]; m.status != droppedDelivery || m.endLine != 5 || r.strs[m.reason] != "partitioned" {
+	if m := r.msgs[1]; m.status != droppedDelivery || m.endLine != 5 || r.strs.at(m.reason) != "partitioned" {
 		t.Errorf("second send %+v: want dropped on delivery at L5 (partitioned)", m)
 	}
 	if len(r.muts) != 2 || r.muts[0].end != 8 || len(r.muts[0].lanes) != 2 {
