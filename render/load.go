@@ -259,6 +259,7 @@ func load(dir string, opts Options) (*run, error) {
 			}
 		}
 		r.pairsElided = len(c.pairs) - busy
+		c.countTransitions = busy == 0 && c.viewMarks == 0
 	}
 	// The second pass keeps exactly this many: no append doubles.
 	var arrows, marks int
@@ -288,6 +289,12 @@ type counts struct {
 	// pairBusy once a later view differed.
 	pairs map[pair]uint32
 	views map[view]uint32
+	// viewMarks counts transitions drawn as marks. When there are none
+	// and no pair is drawn (a big mesh that stayed Alive: a thousand
+	// peers' million initial views), the second pass only counts
+	// state_transition records, and decodes none of them again.
+	viewMarks        int
+	countTransitions bool
 }
 
 type pair struct{ o, s int32 }
@@ -368,6 +375,12 @@ func (rd *reader) record(line int, rec bundle.EventRecord) error {
 		r.records++
 	}
 	t := rec.VirtualTimeNs
+	if rd.keep && rd.c.countTransitions && rec.Type == "state_transition" {
+		if t >= r.from && t <= r.to {
+			r.transElided++
+		}
+		return nil
+	}
 	*p = payload{}
 	// A member of an unexpected type (another producer's "bytes":
 	// "21") is left zero and the rest decoded: the record still draws.
@@ -431,6 +444,7 @@ func (rd *reader) record(line int, rec bundle.EventRecord) error {
 		o, s := r.host(p.Observer), r.host(p.Subject)
 		rd.transition(transition{t: t, o: o, s: s, state: r.str(p.To), inc: p.Incarnation, reason: r.str(p.Reason), line: line})
 		if p.Reason != "initial" && (p.To != "alive" || p.Reason == "refuted") {
+			rd.c.viewMarks++
 			rd.mark(t, o, "view_"+p.To, p.Observer+" sees "+p.Subject+" "+p.To+" (inc "+strconv.FormatInt(p.Incarnation, 10)+", "+p.Reason+")", line, true)
 		}
 	case "mutation":
