@@ -18,13 +18,17 @@ type flights struct {
 // flight is one message in flight. val is the caller's: the message's
 // index in what the caller keeps.
 type flight struct {
-	sendT        int64
-	val          int
-	from, to     int32
-	key          pairKey
-	kPrev, kNext int32 // in byKey[key]; -1 at the ends
-	ePrev, eNext int32 // in byEdge[{from, to}]
+	sendT      int64
+	val        int
+	from, to   int32
+	key        pairKey
+	prev, next [2]int32 // in its byKey (inKey) and byEdge (inEdge) queues; -1 at the ends
 }
+
+const (
+	inKey  = 0
+	inEdge = 1
+)
 
 type queue struct{ head, tail int32 }
 
@@ -41,30 +45,9 @@ func (f *flights) send(sendT int64, from, to int32, key pairKey, val int) {
 		i = int32(len(f.fl))
 		f.fl = append(f.fl, flight{})
 	}
-	f.fl[i] = flight{sendT: sendT, val: val, from: from, to: to, key: key, kPrev: -1, kNext: -1, ePrev: -1, eNext: -1}
-	q, ok := f.byKey[key]
-	if !ok {
-		q = queue{-1, -1}
-	}
-	if q.tail >= 0 {
-		f.fl[q.tail].kNext, f.fl[i].kPrev = i, q.tail
-	} else {
-		q.head = i
-	}
-	q.tail = i
-	f.byKey[key] = q
-	e := edge{from, to}
-	q, ok = f.byEdge[e]
-	if !ok {
-		q = queue{-1, -1}
-	}
-	if q.tail >= 0 {
-		f.fl[q.tail].eNext, f.fl[i].ePrev = i, q.tail
-	} else {
-		q.head = i
-	}
-	q.tail = i
-	f.byEdge[e] = q
+	f.fl[i] = flight{sendT: sendT, val: val, from: from, to: to, key: key, prev: [2]int32{-1, -1}, next: [2]int32{-1, -1}}
+	push(f, f.byKey, key, inKey, i)
+	push(f, f.byEdge, edge{from, to}, inEdge, i)
 	f.live++
 	f.peak = max(f.peak, f.live)
 }
@@ -101,49 +84,55 @@ func (f *flights) popEdgeAt(e edge, t int64) (flight, bool) {
 // settle takes message i out of both its queues.
 func (f *flights) settle(i int32) flight {
 	m := f.fl[i]
-	q := f.byKey[m.key]
-	if m.kPrev >= 0 {
-		f.fl[m.kPrev].kNext = m.kNext
-	} else {
-		q.head = m.kNext
-	}
-	if m.kNext >= 0 {
-		f.fl[m.kNext].kPrev = m.kPrev
-	} else {
-		q.tail = m.kPrev
-	}
-	if q.head < 0 {
-		delete(f.byKey, m.key)
-	} else {
-		f.byKey[m.key] = q
-	}
-	e := edge{m.from, m.to}
-	q = f.byEdge[e]
-	if m.ePrev >= 0 {
-		f.fl[m.ePrev].eNext = m.eNext
-	} else {
-		q.head = m.eNext
-	}
-	if m.eNext >= 0 {
-		f.fl[m.eNext].ePrev = m.ePrev
-	} else {
-		q.tail = m.ePrev
-	}
-	if q.head < 0 {
-		delete(f.byEdge, e)
-	} else {
-		f.byEdge[e] = q
-	}
+	unlink(f, f.byKey, m.key, inKey, i)
+	unlink(f, f.byEdge, edge{m.from, m.to}, inEdge, i)
 	f.fl[i] = flight{}
 	f.free = append(f.free, i)
 	f.live--
 	return m
 }
 
-// each calls fn with every message still in flight.
+// push appends message i to queue m[k], list l of its links.
+func push[K comparable](f *flights, m map[K]queue, k K, l int, i int32) {
+	q, ok := m[k]
+	if !ok {
+		q = queue{-1, -1}
+	}
+	if q.tail >= 0 {
+		f.fl[q.tail].next[l], f.fl[i].prev[l] = i, q.tail
+	} else {
+		q.head = i
+	}
+	q.tail = i
+	m[k] = q
+}
+
+// unlink takes message i out of queue m[k], which leaves m once empty.
+func unlink[K comparable](f *flights, m map[K]queue, k K, l int, i int32) {
+	q := m[k]
+	prev, next := f.fl[i].prev[l], f.fl[i].next[l]
+	if prev >= 0 {
+		f.fl[prev].next[l] = next
+	} else {
+		q.head = next
+	}
+	if next >= 0 {
+		f.fl[next].prev[l] = prev
+	} else {
+		q.tail = prev
+	}
+	if q.head < 0 {
+		delete(m, k)
+	} else {
+		m[k] = q
+	}
+}
+
+// each calls fn with every message still in flight, in no fixed order:
+// for tallies only.
 func (f *flights) each(fn func(flight)) {
 	for _, q := range f.byEdge {
-		for i := q.head; i >= 0; i = f.fl[i].eNext {
+		for i := q.head; i >= 0; i = f.fl[i].next[inEdge] {
 			fn(f.fl[i])
 		}
 	}
