@@ -189,6 +189,11 @@ func messageEvent(typ string, p *payload) (kind string, send, ok bool) {
 	return base, send, true
 }
 
+// maybeMessage says whether messageEvent may find typ a message event.
+func maybeMessage(typ string) bool {
+	return strings.HasSuffix(typ, "_sent") || strings.HasSuffix(typ, "_received")
+}
+
 // pairKey is what pairs a receive with its send: the directed edge, the
 // kind, and the producer's message id when there is one, else the echo
 // seq, else the byte count. Sends with the same key pair first in, first
@@ -375,11 +380,21 @@ func (rd *reader) record(line int, rec bundle.EventRecord) error {
 		r.records++
 	}
 	t := rec.VirtualTimeNs
-	if rd.keep && rd.c.countTransitions && rec.Type == "state_transition" {
-		if t >= r.from && t <= r.to {
-			r.transElided++
+	if rd.keep {
+		// What the second pass would only skip or count, it does not
+		// decode again (the first pass decoded every record, and
+		// reported any it could not): records after the window, those
+		// before it that are no message, and, when the first pass found
+		// none drawn, state transitions.
+		switch {
+		case t > r.to, t < r.from && !maybeMessage(rec.Type):
+			return nil
+		case rd.c.countTransitions && rec.Type == "state_transition":
+			if t >= r.from {
+				r.transElided++
+			}
+			return nil
 		}
-		return nil
 	}
 	*p = payload{}
 	// A member of an unexpected type (another producer's "bytes":
