@@ -220,12 +220,14 @@ type edge struct{ from, to int32 }
 
 // load reads one bundle: its manifest, verdicts, scenario name, and what
 // the page draws of the records inside the window. It reads
-// events.ndjson twice. The first pass pairs every message and counts
-// what the level of detail selects from (per tile, by class), which
-// observer × subject pairs change, and the totals the page states; the
-// second pairs them again and keeps only what those counts select, so
-// what load holds is what the page holds, the messages in flight, and
-// per-host and per-pair state, however long the run.
+// events.ndjson twice (three times for the texts of a big one). The
+// first pass pairs every message and counts what the level of detail
+// selects from (per tile, by class), which observer × subject pairs
+// change, and the totals the page states; the second pairs them again
+// and keeps only what those counts select. What load holds is what the
+// page holds, the messages in flight, per-host and per-pair state, and
+// two bits a message (its fate, from the first pass to the second),
+// however long the run (docs/render.md, "Memory").
 func load(dir string, opts Options) (*run, error) {
 	m, err := bundle.ReadManifest(dir)
 	if err != nil {
@@ -381,11 +383,11 @@ func (rd *reader) record(line int, rec bundle.EventRecord) error {
 	}
 	t := rec.VirtualTimeNs
 	if rd.keep {
-		// What the second pass would only skip or count, it does not
-		// decode again (the first pass decoded every record, and
-		// reported any it could not): records after the window, those
-		// before it that are no message, and, when the first pass found
-		// none drawn, state transitions.
+		// The second pass does not decode again what it would only skip
+		// or count (the first decoded every record and reported any it
+		// could not): records after the window, records before it that
+		// are not messages, and state transitions when the first pass
+		// found none to draw.
 		switch {
 		case t > r.to, t < r.from && !maybeMessage(rec.Type):
 			return nil
