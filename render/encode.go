@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/detsim/detsim/internal/jsonw"
@@ -266,11 +268,10 @@ func (r *run) encode(e *enc, lane map[int32]int32) {
 	e.key("density")
 	e.raw("[")
 	j = 0
-	for l := range int64(len(lane) + 1) {
+	// In lane order. A compare page's lanes are the union of both runs'
+	// hosts, so a run's lanes can lie beyond its own host count.
+	for _, l := range slices.Sorted(maps.Keys(dens)) {
 		d := dens[l]
-		if d == nil {
-			continue
-		}
 		e.comma(j)
 		j++
 		e.raw("[")

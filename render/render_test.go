@@ -234,3 +234,39 @@ func TestWrite_WindowKeepsWhatIsInside(t *testing.T) {
 		t.Errorf("--to before --from: %v, want a usage error (exit 2)", err)
 	}
 }
+
+// A compare page's lanes are the union of both runs' hosts, so run B's
+// lanes start after run A's: every lane a run sends on has its density,
+// also where the lane number passes that run's own host count.
+func TestCompare_DensityOnEveryLaneOfBothRuns(t *testing.T) {
+	a := libraryBundle(t, "smoke/three_mesh")
+	b := libraryBundle(t, "smoke/ring8")
+	path, _ := renderFile(t, a, Options{Compare: b})
+	page, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := pageData(t, page)["runs"].([]any)
+	if len(runs) != 2 {
+		t.Fatalf("%d runs", len(runs))
+	}
+	for i, r := range runs {
+		run := r.(map[string]any)
+		has := map[int]bool{}
+		for _, d := range run["density"].([]any) {
+			has[int(d.([]any)[0].(float64))] = true
+		}
+		sends := map[int]bool{}
+		for _, f := range run["msg"].(map[string]any)["f"].([]any) {
+			sends[int(f.(float64))] = true
+		}
+		if len(sends) == 0 {
+			t.Fatalf("run %d draws no message", i)
+		}
+		for l := range sends {
+			if !has[l] {
+				t.Errorf("run %d sends on lane %d, which has no density (lanes with density: %v)", i, l, has)
+			}
+		}
+	}
+}
