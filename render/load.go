@@ -611,7 +611,9 @@ func (rd *reader) mark(t int64, h int32, typ, label string, line int, high bool)
 	k := r.tileOf(t)
 	y := r.str(typ)
 	if !rd.keep {
-		r.str(label)
+		// The label is interned only if the second pass keeps the mark:
+		// labels are mostly unique (a probe's target and sequence), so
+		// interning every one would grow the page with the run.
 		r.nMarks++
 		if high {
 			rd.c.high[k]++
