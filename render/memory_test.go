@@ -12,7 +12,9 @@ import (
 // time tile, so the per-tile caps bind however small n is: a ping a→b
 // and its receive, an ack b→a refused on send every third round and
 // received otherwise, a probe send (a low mark) and a probe timeout (a
-// high one). Labels repeat, so the string table does not grow with n.
+// high one). Each probe has its own sequence number, so each mark its
+// own label, as in a SWIM run: the string table must still not grow
+// with n (it holds only the labels of the marks the page draws).
 func pingBundle(t *testing.T, n int) string {
 	t.Helper()
 	var lines []string
@@ -22,12 +24,12 @@ func pingBundle(t *testing.T, n int) string {
 			lines = append(lines, fmt.Sprintf(`{"virtual_time_ns":%d,"host_id":"%s","kind_tag":"swim","event":%s}`, at+dt, host, ev))
 		}
 		l(0, "a", `{"type":"message_sent","peer":"b","message":"ping","bytes":21,"updates":0}`)
-		l(0, "a", `{"type":"probe_sent","target":"b","seq":1,"mode":"direct"}`)
+		l(0, "a", fmt.Sprintf(`{"type":"probe_sent","target":"b","seq":%d,"mode":"direct"}`, i))
 		l(1, "b", `{"type":"message_received","peer":"a","message":"ping","bytes":21,"updates":0}`)
 		l(1, "b", `{"type":"message_sent","peer":"a","message":"ack","bytes":17,"updates":0}`)
 		if i%3 == 0 {
 			l(1, "b", `{"type":"drop_on_send","from":"b","to":"a","reason":"buffer_full"}`)
-			l(2, "a", `{"type":"probe_timed_out","target":"b","seq":1,"mode":"direct"}`)
+			l(2, "a", fmt.Sprintf(`{"type":"probe_timed_out","target":"b","seq":%d,"mode":"direct"}`, i))
 		} else {
 			l(2, "a", `{"type":"message_received","peer":"b","message":"ack","bytes":17,"updates":0}`)
 		}
