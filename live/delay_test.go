@@ -1,6 +1,7 @@
 package live
 
 import (
+	"github.com/detsim/detsim/internal/spool"
 	"net/netip"
 	"path/filepath"
 	"slices"
@@ -32,11 +33,11 @@ func benchShaper(b *testing.B, latencyNs int64) {
 	epoch := time.Now()
 	clock := func() int64 { return int64(time.Since(epoch)) }
 	var count atomic.Int64
-	out, err := newSink(filepath.Join(b.TempDir(), "s.ndjson"), &count)
+	out, err := spool.NewSink(filepath.Join(b.TempDir(), "s.ndjson"), &count)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer out.close()
+	defer out.Close()
 	peers := []string{"a", "b"}
 	net := network.NewMesh(peers, network.Policy{BandwidthBps: 1_000_000_000_000, LatencyNs: latencyNs}, rng.New(1))
 	s := newShaper(net, peers, clock, out)

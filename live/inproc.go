@@ -2,6 +2,7 @@ package live
 
 import (
 	"fmt"
+	"github.com/detsim/detsim/internal/spool"
 	"net/netip"
 
 	"github.com/detsim/detsim/hosts/swim"
@@ -24,7 +25,7 @@ type slot struct {
 	lives int
 	node  *node.Node
 	last  *swim.Node // the stopped life's state machine, for a resume
-	out   *sink
+	out   *spool.Sink
 }
 
 func newInProcess(r *run) (*inProcess, error) {
@@ -39,11 +40,11 @@ func newInProcess(r *run) (*inProcess, error) {
 		}
 		s := &slot{addr: node.AddrOf(conn), ticks: r.root.Host(id, "tick")}
 		conn.Close()
-		if s.out, err = newSink(r.spoolPath("peer-"+id), &r.records); err != nil {
+		if s.out, err = spool.NewSink(r.spoolPath("peer-"+id), &r.records); err != nil {
 			p.close()
 			return nil, err
 		}
-		r.sources = append(r.sources, s.out.path)
+		r.sources = append(r.sources, s.out.Path())
 		p.slots = append(p.slots, s)
 		_ = i
 	}
@@ -70,7 +71,7 @@ func (p *inProcess) start(i int, state string, resume bool) error {
 	}
 	cfg := node.Config{
 		ID: r.ids[i], Peers: r.ids, Conn: conn, Key: r.cfg.ClusterKey, Clock: r.clock,
-		TickPeriodNs: r.tickPeriod(i), Out: s.out.write,
+		TickPeriodNs: r.tickPeriod(i), Out: s.out.Write,
 	}
 	period := cfg.TickPeriodNs
 	cfg.FirstTickNs = r.clock() + int64(s.ticks.Below(uint64(period)))
@@ -125,7 +126,7 @@ func (p *inProcess) close() {
 	for i, s := range p.slots {
 		p.stop(i)
 		if s.out != nil {
-			s.out.close()
+			s.out.Close()
 		}
 	}
 	if p.spare != nil {

@@ -19,6 +19,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/detsim/detsim/internal/spool"
 	"os"
 	"runtime"
 	"slices"
@@ -112,9 +113,9 @@ func Run(ctx context.Context, sc *scenarios.Scenario, reg *hosts.Registry, cfg C
 		return nil, err
 	}
 	defer spoolDir.Remove()
-	spool := spoolDir.Path
+	work := spoolDir.Path
 
-	r, err := newRun(sc, cfg, w, spool)
+	r, err := newRun(sc, cfg, w, work)
 	if err != nil {
 		return nil, err
 	}
@@ -219,15 +220,15 @@ type run struct {
 	sc      *scenarios.Scenario
 	cfg     Config
 	w       *bundle.Writer
-	spool   string
+	work    string // the spool directory
 	ids     []string
 	index   map[string]int
 	root    rng.Root
 	epoch   time.Time
 	records atomic.Int64
 	shaper  *shaper
-	events  *sink    // the shaper's records
-	sources []string // every spool file, merged at the end
+	events  *spool.Sink // the shaper's records
+	sources []string    // every spool file, merged at the end
 	peers   peerSet
 	snaps   []bundle.DigestSnapshot
 }
@@ -245,16 +246,16 @@ type peerSet interface {
 	close()
 }
 
-func newRun(sc *scenarios.Scenario, cfg Config, w *bundle.Writer, spool string) (*run, error) {
-	r := &run{sc: sc, cfg: cfg, w: w, spool: spool, ids: peerIDs(sc), index: map[string]int{}, root: rng.New(sc.Seed)}
+func newRun(sc *scenarios.Scenario, cfg Config, w *bundle.Writer, work string) (*run, error) {
+	r := &run{sc: sc, cfg: cfg, w: w, work: work, ids: peerIDs(sc), index: map[string]int{}, root: rng.New(sc.Seed)}
 	for i, id := range r.ids {
 		r.index[id] = i
 	}
 	var err error
-	if r.events, err = newSink(r.spoolPath("shaper"), &r.records); err != nil {
+	if r.events, err = spool.NewSink(r.spoolPath("shaper"), &r.records); err != nil {
 		return nil, err
 	}
-	r.sources = append(r.sources, r.events.path)
+	r.sources = append(r.sources, r.events.Path())
 	var net *network.Network
 	if sc.FullMesh {
 		net = network.NewMesh(r.ids, sc.DefaultLink, r.root)
@@ -269,7 +270,7 @@ func newRun(sc *scenarios.Scenario, cfg Config, w *bundle.Writer, spool string) 
 		r.peers, err = newInProcess(r)
 	}
 	if err != nil {
-		r.events.close()
+		r.events.Close()
 		return nil, err
 	}
 	return r, nil
@@ -279,7 +280,7 @@ func newRun(sc *scenarios.Scenario, cfg Config, w *bundle.Writer, spool string) 
 // clock.
 func (r *run) clock() int64 { return int64(time.Since(r.epoch)) }
 
-func (r *run) spoolPath(name string) string { return r.spool + "/" + name + ".ndjson" }
+func (r *run) spoolPath(name string) string { return r.work + "/" + name + ".ndjson" }
 
 // tickPeriod is peer i's tick period.
 func (r *run) tickPeriod(i int) int64 {
@@ -416,14 +417,14 @@ func (r *run) shaperRunning(i int) bool {
 func (r *run) teardown() {
 	r.peers.close()
 	r.shaper.close()
-	r.events.close()
+	r.events.Close()
 }
 
 // finish merges the records, evaluates the assertions and writes the
 // manifest.
 func (r *run) finish(end int64, interrupted string) (*Result, error) {
 	r.w.TrustEventsHash() // merge hashes the lines it writes
-	sum, late, err := merge(r.sources, end, r.w)
+	sum, late, err := spool.Merge(r.sources, end, r.w)
 	if err != nil {
 		return nil, fmt.Errorf("live: merging records: %w", err)
 	}

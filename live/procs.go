@@ -103,7 +103,7 @@ func newProcs(r *run) (peerSet, error) {
 		}
 	}
 	if r.cfg.ClusterKey != nil {
-		p.keyFile = filepath.Join(r.spool, "cluster.key")
+		p.keyFile = filepath.Join(r.work, "cluster.key")
 		if err := os.WriteFile(p.keyFile, []byte(hex.EncodeToString(r.cfg.ClusterKey)), 0o600); err != nil {
 			p.close()
 			return nil, err
@@ -132,7 +132,7 @@ func encodeKindConfig(kv map[string]any) ([]byte, error) {
 }
 
 func (p *procs) kindConfigPath(i int) string {
-	return filepath.Join(p.r.spool, "kind-"+p.r.ids[i]+".toml")
+	return filepath.Join(p.r.work, "kind-"+p.r.ids[i]+".toml")
 }
 
 // forward hands every datagram child from sends to child to to the shaper.
@@ -171,7 +171,7 @@ func (p *procs) start(i int, state string, _ bool) error {
 		book = append(book, other+"="+addr.String())
 	}
 	events := r.spoolPath(fmt.Sprintf("peer-%s-life%d", id, life))
-	snapDir := filepath.Join(r.spool, fmt.Sprintf("snap-%s-%d", id, life))
+	snapDir := filepath.Join(r.work, fmt.Sprintf("snap-%s-%d", id, life))
 	period := r.tickPeriod(i)
 	first := r.clock() + int64(p.ticks[i].Below(uint64(period)))
 	remaining := time.Duration(r.sc.DurationNs-r.clock()) + 10*time.Second

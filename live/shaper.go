@@ -1,6 +1,7 @@
 package live
 
 import (
+	"github.com/detsim/detsim/internal/spool"
 	"net/netip"
 	"slices"
 	"sync"
@@ -30,7 +31,7 @@ type shaper struct {
 	peers   []string
 	clock   func() int64
 	last    int64 // the latest time given to the network
-	out     *sink
+	out     *spool.Sink
 	envs    []bundle.Envelope // per host: engine tag
 	nullEnv bundle.Envelope
 	line    []byte
@@ -122,7 +123,7 @@ func (s *shaper) receivedID(to int, datagram []byte) uint64 {
 	return id
 }
 
-func newShaper(net *network.Network, peers []string, clock func() int64, out *sink) *shaper {
+func newShaper(net *network.Network, peers []string, clock func() int64, out *spool.Sink) *shaper {
 	s := &shaper{
 		net: net, peers: peers, clock: clock, out: out,
 		held:    map[uint64]*held{},
@@ -154,7 +155,7 @@ func (s *shaper) record(host int, t int64, ev hosts.Event) {
 		env = s.envs[host]
 	}
 	s.line = bundle.AppendEventLineWith(s.line[:0], t, env, ev)
-	s.out.write(append([]byte(nil), s.line...))
+	s.out.Write(append([]byte(nil), s.line...))
 }
 
 func (s *shaper) notes(t int64, notes []network.Note) {

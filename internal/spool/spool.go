@@ -1,4 +1,11 @@
-package live
+// Package spool keeps the records of a run's real-time sources (nodes,
+// daemons, a shaper), each in a file of its own in nondecreasing
+// virtual_time_ns, and merges them into one bundle stream when the run
+// ends: merge at the end, not a reorder window, because a window would
+// have to guess how late a source's record can be, and a spool costs only
+// disk. Used by package live and package testbed; outside the
+// determinism fence.
+package spool
 
 import (
 	"bufio"
@@ -17,9 +24,9 @@ import (
 	"github.com/detsim/detsim/bundle"
 )
 
-// sink is one source's records, in nondecreasing virtual_time_ns, spooled
+// Sink is one source's records, in nondecreasing virtual_time_ns, spooled
 // to a file until the run ends and the sources are merged (merge).
-type sink struct {
+type Sink struct {
 	mu    sync.Mutex
 	path  string
 	f     *os.File
@@ -28,16 +35,18 @@ type sink struct {
 	count *atomic.Int64 // the run's total, for progress
 }
 
-func newSink(path string, count *atomic.Int64) (*sink, error) {
+// NewSink creates path (which must not exist) for one source's records;
+// count, shared by the run's sinks, counts every record written.
+func NewSink(path string, count *atomic.Int64) (*Sink, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return nil, err
 	}
-	return &sink{path: path, f: f, w: bufio.NewWriterSize(f, 64<<10), count: count}, nil
+	return &Sink{path: path, f: f, w: bufio.NewWriterSize(f, 64<<10), count: count}, nil
 }
 
-// write appends one record line; the line is the sink's from then on.
-func (s *sink) write(line []byte) {
+// Write appends one record line; the line is the sink's from then on.
+func (s *Sink) Write(line []byte) {
 	s.mu.Lock()
 	if s.err == nil {
 		_, s.err = s.w.Write(line)
@@ -46,7 +55,9 @@ func (s *sink) write(line []byte) {
 	s.count.Add(1)
 }
 
-func (s *sink) close() error {
+// Close flushes and closes the file, returning the first error the sink
+// met; closing twice is harmless.
+func (s *Sink) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.f == nil {
@@ -62,8 +73,8 @@ func (s *sink) close() error {
 	return s.err
 }
 
-// lineTime reads virtual_time_ns from the start of an event line.
-func lineTime(line []byte) (int64, error) {
+// LineTime reads virtual_time_ns from the start of an event line.
+func LineTime(line []byte) (int64, error) {
 	rest, ok := bytes.CutPrefix(line, []byte(`{"virtual_time_ns":`))
 	if !ok {
 		return 0, fmt.Errorf("not an event line: %.60q", line)
@@ -112,7 +123,7 @@ func (c *cursor) next() (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	t, err := lineTime(line)
+	t, err := LineTime(line)
 	if err != nil {
 		return false, err
 	}
@@ -120,13 +131,13 @@ func (c *cursor) next() (bool, error) {
 	return true, nil
 }
 
-// merge writes the records of every source file, each already in
+// Merge writes the records of every source file, each already in
 // nondecreasing time, to w as one stream in nondecreasing time (ties keep
 // source order), leaving out records stamped after end: the run ended
 // there, and what nodes recorded while being stopped is not part of it.
 // It returns the raw SHA-256 of what it wrote and how many records it
 // left out. Memory is one line per source.
-func merge(paths []string, end int64, w *bundle.Writer) (sum []byte, late int64, err error) {
+func Merge(paths []string, end int64, w *bundle.Writer) (sum []byte, late int64, err error) {
 	h := sha256.New()
 	var cs cursors
 	for i, p := range paths {
@@ -174,3 +185,6 @@ func writeLine(w *bundle.Writer, h hash.Hash, line []byte) error {
 	h.Write(line)
 	return w.WriteEventLine(line)
 }
+
+// Path is the file the sink writes.
+func (s *Sink) Path() string { return s.path }
