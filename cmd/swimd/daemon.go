@@ -21,6 +21,7 @@ import (
 	"github.com/detsim/detsim/hosts/swimcfg"
 	"github.com/detsim/detsim/live/node"
 	"github.com/detsim/detsim/rng"
+	"github.com/detsim/detsim/testbed/tbnet"
 )
 
 // Bounds on a daemon's run: it always stops by itself.
@@ -34,6 +35,7 @@ const (
 // options are the parsed flags.
 type options struct {
 	id, bind       string
+	netns          string // a testbed namespace this daemon runs in (testbed/tbnet), or ""
 	book           map[string]netip.AddrPort
 	seeds          []string // ids
 	state          string
@@ -59,6 +61,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.id, "id", "", "this node's member id (required; [A-Za-z0-9_-]{1,64})")
 	fs.StringVar(&o.bind, "bind", "", "UDP address to bind, a loopback IP:port (required)")
 	fs.StringVar(&peers, "peers", "", "address book: id=IP:port,... for every member (loopback addresses)")
+	fs.StringVar(&o.netns, "netns", "", "the kernel testbed namespace this daemon runs in (detsim testbed sets it): then --bind and --peers are testbed addresses")
 	fs.StringVar(&seeds, "seeds", "", "members to join through: addresses (IP:port) or ids, comma-separated; implies --state joining")
 	fs.StringVar(&o.state, "state", "", `initial state: "member" (knows every --peers member alive) or "joining" (default when --seeds is given)`)
 	fs.StringVar(&kindConfig, "kind-config", "", "TOML file of the swim kind's kind_config keys (docs/swim.md); defaults as in a scenario")
@@ -85,8 +88,15 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	if o.bind == "" {
 		return nil, errors.New("--bind is required (e.g. 127.0.0.1:7001)")
 	}
-	if err := node.CheckLoopback(o.bind); err != nil {
-		return nil, fmt.Errorf("--bind: %v", err)
+	if o.netns != "" {
+		if err := tbnet.InNamespace(o.netns); err != nil {
+			return nil, err
+		}
+	}
+	if ap, err := netip.ParseAddrPort(o.bind); err != nil {
+		return nil, fmt.Errorf("--bind %q: want IP:port (e.g. 127.0.0.1:7001): %v", o.bind, err)
+	} else if err := tbnet.CheckAddr("--bind", ap.Addr(), o.netns); err != nil {
+		return nil, err
 	}
 	if o.duration <= 0 || o.duration > maxDuration {
 		return nil, fmt.Errorf("--duration %v: want more than 0 and at most %v", o.duration, maxDuration)
@@ -100,7 +110,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	if (o.snapEvery != 0 || o.snapshotOnStop) && o.snapDir == "" {
 		return nil, errors.New("--snapshot-every and --snapshot-on-stop need --snapshot-dir")
 	}
-	book, err := parseBook(peers)
+	book, err := parseBook(peers, o.netns)
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +177,7 @@ func splitList(s string) []string {
 	return out
 }
 
-func parseBook(s string) (map[string]netip.AddrPort, error) {
+func parseBook(s, netns string) (map[string]netip.AddrPort, error) {
 	book := map[string]netip.AddrPort{}
 	for _, item := range splitList(s) {
 		id, addr, ok := strings.Cut(item, "=")
@@ -178,8 +188,8 @@ func parseBook(s string) (map[string]netip.AddrPort, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--peers entry %q: %v", item, err)
 		}
-		if !ap.Addr().IsLoopback() {
-			return nil, fmt.Errorf("--peers entry %q: %s is not a loopback address; live nodes talk only on this machine", item, ap.Addr())
+		if err := tbnet.CheckAddr(fmt.Sprintf("--peers entry %q", item), ap.Addr(), netns); err != nil {
+			return nil, err
 		}
 		if _, dup := book[id]; dup {
 			return nil, fmt.Errorf("--peers: %q listed twice", id)
@@ -276,7 +286,7 @@ func run(args []string, stdout, stderr *os.File, sigs <-chan os.Signal) int {
 	offset := t0.UnixNano() - o.startUnixNs
 	clock := func() int64 { return offset + int64(time.Since(t0)) }
 
-	conn, err := node.ListenLoopback(o.bind)
+	conn, err := node.Listen(o.bind, o.netns)
 	if err != nil {
 		return exitf(stderr, 1, "%v", err)
 	}

@@ -297,6 +297,11 @@ func TestBadInvocations(t *testing.T) {
 		{[]string{"--id", "a", "--bind", "127.0.0.1:0", "--seeds", "127.0.0.1:9"}, 2, "no --peers entry"},
 		{[]string{"--id", "a", "--bind", "127.0.0.1:0", "--duration", "2h"}, 2, "at most 1h"},
 		{[]string{"--id", "", "--bind", "127.0.0.1:0"}, 2, "--id"},
+		// A testbed address only inside the testbed namespace named, which
+		// this test process is not in.
+		{[]string{"--id", "a", "--bind", "10.213.1.2:7001"}, 2, "not a loopback address"},
+		{[]string{"--id", "a", "--bind", "10.213.1.2:7001", "--netns", "dtb-nosuchrun-p0"}, 2, "--netns dtb-nosuchrun-p0"},
+		{[]string{"--id", "a", "--bind", "10.213.1.2:7001", "--netns", "myns"}, 2, "not a testbed namespace"},
 	} {
 		code, msg := runQuiet(tc.args...)
 		if code != tc.code || !strings.Contains(msg, tc.msg) {

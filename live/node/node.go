@@ -15,6 +15,7 @@ import (
 	"container/heap"
 	"errors"
 	"fmt"
+	"github.com/detsim/detsim/testbed/tbnet"
 	"net"
 	"net/netip"
 	"sync"
@@ -419,11 +420,29 @@ func CheckLoopback(addr string) error {
 // ListenLoopback binds a UDP socket on addr, which must be a loopback
 // address ("127.0.0.1:0" for any free port): live nodes never listen
 // beyond the machine. A port in use is an error naming it.
-func ListenLoopback(addr string) (*net.UDPConn, error) {
-	if err := CheckLoopback(addr); err != nil {
-		return nil, err
+func ListenLoopback(addr string) (*net.UDPConn, error) { return Listen(addr, "") }
+
+// Listen binds a UDP socket on addr: a loopback address, or, with netns
+// set, an address of the kernel testbed's subnet inside the testbed
+// namespace netns, which this process must be running in (testbed/tbnet).
+// No other address is ever bound.
+func Listen(addr, netns string) (*net.UDPConn, error) {
+	ap, err := netip.ParseAddrPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("bind address %q: want IP:port (e.g. 127.0.0.1:7001): %v", addr, err)
 	}
-	ap := netip.MustParseAddrPort(addr)
+	if netns == "" {
+		if err := CheckLoopback(addr); err != nil {
+			return nil, err
+		}
+	} else {
+		if err := tbnet.InNamespace(netns); err != nil {
+			return nil, err
+		}
+		if err := tbnet.CheckAddr("bind address", ap.Addr(), netns); err != nil {
+			return nil, err
+		}
+	}
 	conn, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(ap))
 	if err != nil {
 		if errors.Is(err, syscallEADDRINUSE) {
