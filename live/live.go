@@ -22,7 +22,6 @@ import (
 	"github.com/detsim/detsim/internal/spool"
 	"os"
 	"runtime"
-	"slices"
 	"sync/atomic"
 	"time"
 
@@ -173,48 +172,6 @@ func peerIDs(sc *scenarios.Scenario) []string {
 	return ids
 }
 
-// item is one scheduled instant of the run: a mutation or a snapshot
-// request, in the engine's order (time; mutations before snapshots at one
-// instant; declared order).
-type item struct {
-	at       int64
-	snapshot bool
-	index    int
-}
-
-func schedule(sc *scenarios.Scenario) []item {
-	var items []item
-	for i, m := range sc.Mutations {
-		items = append(items, item{at: m.At, index: i})
-	}
-	for i, at := range sc.Snapshots {
-		items = append(items, item{at: at, snapshot: true, index: i})
-	}
-	slices.SortStableFunc(items, func(a, b item) int {
-		switch {
-		case a.at != b.at:
-			return compare(a.at, b.at)
-		case a.snapshot != b.snapshot:
-			if a.snapshot {
-				return 1
-			}
-			return -1
-		}
-		return compare(int64(a.index), int64(b.index))
-	})
-	return items
-}
-
-func compare(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // run is one live run's state.
 type run struct {
 	sc      *scenarios.Scenario
@@ -319,7 +276,7 @@ func (r *run) execute(ctx context.Context) (int64, string, error) {
 			return 0, "", err
 		}
 	}
-	items := schedule(r.sc)
+	items := r.sc.Timeline()
 	progress := time.NewTicker(every)
 	defer progress.Stop()
 	timer := time.NewTimer(0)
@@ -332,8 +289,8 @@ func (r *run) execute(ctx context.Context) (int64, string, error) {
 	next := 0
 	for {
 		due := end
-		if next < len(items) && items[next].at <= end {
-			due = items[next].at
+		if next < len(items) && items[next].At <= end {
+			due = items[next].At
 		}
 		timer.Reset(time.Duration(max(due-r.clock(), 0)))
 		select {
@@ -350,7 +307,7 @@ func (r *run) execute(ctx context.Context) (int64, string, error) {
 			continue
 		case <-timer.C:
 		}
-		if next < len(items) && items[next].at <= end {
+		if next < len(items) && items[next].At <= end {
 			if err := r.apply(items[next]); err != nil {
 				return 0, "", err
 			}
@@ -366,8 +323,8 @@ func (r *run) execute(ctx context.Context) (int64, string, error) {
 }
 
 // apply carries out one scheduled item.
-func (r *run) apply(it item) error {
-	if it.snapshot {
+func (r *run) apply(it scenarios.Scheduled) error {
+	if it.Snapshot {
 		for i := range r.ids {
 			if !r.shaperRunning(i) {
 				continue
@@ -376,15 +333,15 @@ func (r *run) apply(it item) error {
 			if err != nil {
 				return err
 			}
-			if err := r.w.WriteSnapshot(r.ids[i], it.index, data); err != nil {
+			if err := r.w.WriteSnapshot(r.ids[i], it.Index, data); err != nil {
 				return err
 			}
-			r.snaps = append(r.snaps, bundle.DigestSnapshot{Host: r.ids[i], Seq: it.index, AtNs: it.at, Data: data})
+			r.snaps = append(r.snaps, bundle.DigestSnapshot{Host: r.ids[i], Seq: it.Index, AtNs: it.At, Data: data})
 		}
 		return nil
 	}
-	m := &r.sc.Mutations[it.index]
-	r.shaper.mutate(it.index, m)
+	m := &r.sc.Mutations[it.Index]
+	r.shaper.mutate(it.Index, m)
 	switch m.Kind {
 	case network.PeerKill:
 		i := r.index[m.Peer]
