@@ -1,12 +1,11 @@
 package live
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
+	"github.com/detsim/detsim/internal/daemon"
 	"net"
 	"net/netip"
 	"os"
@@ -15,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -37,26 +35,11 @@ type procs struct {
 	proxies [][]*net.UDPConn // [from][to]
 	ticks   []*rng.Stream
 	lives   []int
-	kids    []*child
+	kids    []*daemon.Child
 	keyFile string
 	wg      sync.WaitGroup
 	spare   *net.UDPConn
 }
-
-type child struct {
-	cmd     *exec.Cmd
-	snapDir string
-	snaps   int
-	exited  chan struct{}
-}
-
-// startTimeout bounds how long a child may take to bind and say so;
-// stopTimeout how long it may take to flush and exit on SIGTERM.
-const (
-	startTimeout = 5 * time.Second
-	stopTimeout  = 5 * time.Second
-	snapTimeout  = 3 * time.Second
-)
 
 func newProcs(r *run) (peerSet, error) {
 	p := &procs{r: r, bin: r.cfg.Swimd}
@@ -64,7 +47,7 @@ func newProcs(r *run) (peerSet, error) {
 		return nil, fmt.Errorf("live: swimd binary: %w", err)
 	}
 	n := len(r.ids)
-	p.kids, p.lives = make([]*child, n), make([]int, n)
+	p.kids, p.lives = make([]*daemon.Child, n), make([]int, n)
 	for _, id := range r.ids {
 		conn, err := node.ListenLoopback("127.0.0.1:0")
 		if err != nil {
@@ -188,63 +171,20 @@ func (p *procs) start(i int, state string, _ bool) error {
 	if p.keyFile != "" {
 		args = append(args, "--cluster-key-file", p.keyFile)
 	}
-	cmd := exec.Command(p.bin, args...)
-	stderr, err := cmd.StderrPipe()
+	c, err := daemon.Start(exec.Command(p.bin, args...), id, snapDir)
 	if err != nil {
-		return err
-	}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("live: starting swimd for %s: %w", id, err)
+		return fmt.Errorf("live: %w", err)
 	}
 	r.sources = append(r.sources, events)
-	c := &child{cmd: cmd, snapDir: snapDir, exited: make(chan struct{})}
-	ready := make(chan string, 1)
-	var tail bytes.Buffer
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			line := sc.Text()
-			if strings.Contains(line, " ready on ") {
-				select {
-				case ready <- line:
-				default:
-				}
-				continue
-			}
-			if tail.Len() < 4096 {
-				tail.WriteString(line + "\n")
-			}
-		}
-		io.Copy(io.Discard, stderr)
-		cmd.Wait()
-		close(c.exited)
-	}()
-	select {
-	case <-ready:
-	case <-c.exited:
-		return fmt.Errorf("live: swimd for %s exited at start: %s", id, strings.TrimSpace(tail.String()))
-	case <-time.After(startTimeout):
-		cmd.Process.Kill()
-		<-c.exited
-		return fmt.Errorf("live: swimd for %s did not start within %v", id, startTimeout)
-	}
 	p.kids[i] = c
 	r.shaper.setRunning(i, true, p.ports[i], nil)
 	return nil
 }
 
 func (p *procs) stop(i int) {
-	c := p.kids[i]
-	if c == nil {
-		return
-	}
-	p.kids[i] = nil
-	_ = c.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-c.exited:
-	case <-time.After(stopTimeout):
-		c.cmd.Process.Kill()
-		<-c.exited
+	if c := p.kids[i]; c != nil {
+		p.kids[i] = nil
+		c.Stop()
 	}
 }
 
@@ -253,27 +193,11 @@ func (p *procs) snapshot(i int) ([]byte, error) {
 	if c == nil {
 		return nil, fmt.Errorf("live: snapshot of %s, which is not running", p.r.ids[i])
 	}
-	path := filepath.Join(c.snapDir, strconv.Itoa(c.snaps)+".json")
-	c.snaps++
-	if err := c.cmd.Process.Signal(syscall.SIGUSR1); err != nil {
-		return nil, err
+	data, err := c.Snapshot()
+	if err != nil {
+		return nil, fmt.Errorf("live: %w", err)
 	}
-	deadline := time.Now().Add(snapTimeout)
-	for {
-		data, err := os.ReadFile(path)
-		if err == nil {
-			return data, nil
-		}
-		select {
-		case <-c.exited:
-			return nil, fmt.Errorf("live: swimd for %s exited before writing its snapshot", p.r.ids[i])
-		default:
-		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("live: swimd for %s wrote no snapshot within %v", p.r.ids[i], snapTimeout)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	return data, nil
 }
 
 func (p *procs) close() {
