@@ -52,8 +52,11 @@ func (w *Writer) Finish(m Manifest, scenarioTOML []byte, verdictsJSON []byte) er
 	m.TimeUnit = "ns"
 	m.Clock = "virtual"
 	first := ReceiveTimeSubstitution
-	if m.Mode == ModeLive {
+	switch m.Mode {
+	case ModeLive:
 		m.Clock, first = "wall", LiveClockSubstitution
+	case ModeTestbed:
+		m.Clock, first = "wall", TestbedClockSubstitution
 	}
 	m.Records = w.records
 	m.EventsSHA256 = w.files[EventsFile]

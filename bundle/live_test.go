@@ -75,9 +75,13 @@ func TestVerify_LiveFieldsChecked(t *testing.T) {
 		edit func(m *Manifest)
 		want string
 	}{
-		"interrupted sim": {func(m *Manifest) { m.Interrupted = "x" }, "only a live run"},
-		"unknown mode":    {func(m *Manifest) { m.Mode = "replay" }, `mode "replay"`},
-		"live clock":      {func(m *Manifest) { m.Mode = ModeLive }, `want "ns" and "wall"`},
+		"interrupted sim": {func(m *Manifest) { m.Interrupted = "x" }, "only a live or testbed run"},
+		"testbed without its record": {func(m *Manifest) {
+			m.Mode, m.Clock = ModeTestbed, "wall"
+		}, "testbed is set if and only if"},
+		"testbed record on a sim": {func(m *Manifest) { m.Testbed = &Testbed{Kernel: "6.1"} }, "testbed is set if and only if"},
+		"unknown mode":            {func(m *Manifest) { m.Mode = "replay" }, `mode "replay"`},
+		"live clock":              {func(m *Manifest) { m.Mode = ModeLive }, `want "ns" and "wall"`},
 	} {
 		out := filepath.Join(t.TempDir(), "b")
 		writeSample(t, out, sampleRecords)
@@ -148,5 +152,67 @@ func TestVerify_WitnessBundle(t *testing.T) {
 	editManifest(t, out, func(m *Manifest) { m.Clock = "wall" })
 	if problems, _ := Verify(out); len(problems) == 0 {
 		t.Error("a witness bundle with a wall clock verifies")
+	}
+}
+
+// A testbed bundle: mode "testbed", the wall clock, its own substitution
+// first, the realised edges in the manifest and its testbed/ files
+// listed; Verify accepts it. The same testbed/ file in a live bundle is
+// a file outside the format.
+func TestVerify_TestbedBundle(t *testing.T) {
+	draws := filepath.Join(t.TempDir(), "draws")
+	if err := os.WriteFile(draws, []byte("t_in from to bytes\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{ModeTestbed, ModeLive} {
+		out := filepath.Join(t.TempDir(), "b")
+		w, err := Create(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var line []byte
+		for _, r := range sampleRecords {
+			line = AppendEventLine(line[:0], r.at, r.host, r.kindTag, r.ev)
+			w.WriteEventLine(line)
+		}
+		for _, s := range sampleSnapshots {
+			w.WriteSnapshot(s.host, s.seq, []byte(s.data))
+		}
+		if err := w.CopyTestbedFile("delays.tsv", draws); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.CopyTestbedFile("../x", draws); err == nil {
+			t.Error("CopyTestbedFile took a name with a path in it")
+		}
+		m := sampleManifest
+		m.Digest = sampleDigest(sampleRecords)
+		m.Mode = mode
+		if mode == ModeTestbed {
+			m.Testbed = &Testbed{Kernel: "6.18", Impl: "swimd", Edges: []TestbedEdge{{From: "a", To: "b", LatencyNs: 45e6, MTUBytes: 1500}}}
+		}
+		if err := w.Finish(m, []byte(sampleScenario), []byte(`{"verdicts":[]}`+"\n")); err != nil {
+			t.Fatal(err)
+		}
+		problems, err := Verify(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := ReadManifest(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch mode {
+		case ModeTestbed:
+			if len(problems) > 0 {
+				t.Errorf("testbed bundle: %v", problems)
+			}
+			if got.Clock != "wall" || got.Substitutions[0] != TestbedClockSubstitution || got.Testbed == nil || got.Testbed.Edges[0].MTUBytes != 1500 {
+				t.Errorf("testbed manifest: clock %q, substitutions %q, testbed %+v", got.Clock, got.Substitutions, got.Testbed)
+			}
+		case ModeLive:
+			if len(problems) != 1 || problems[0].Path != "testbed/delays.tsv" {
+				t.Errorf("live bundle with a testbed file: problems %v, want one on testbed/delays.tsv", problems)
+			}
+		}
 	}
 }

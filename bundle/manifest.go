@@ -86,6 +86,56 @@ type Manifest struct {
 	// Machine is what a live run ran on; absent for a simulated run,
 	// whose records do not depend on the machine.
 	Machine *Machine `json:"machine,omitempty"`
+	// Testbed says how a kernel testbed run realised the scenario's
+	// network (ModeTestbed only).
+	Testbed *Testbed `json:"testbed,omitempty"`
+}
+
+// ModeTestbed is Manifest.Mode of a kernel testbed bundle (package
+// testbed): real daemons in network namespaces, links realised by the
+// kernel (veth MTU and IP fragmentation, HTB, nftables loss) and a
+// delay line that shares nothing with the network model. Its clock is
+// "wall", as a live bundle's; its files may include testbed/*.
+const ModeTestbed = "testbed"
+
+// TestbedDir holds a testbed bundle's own files: the delay line's log of
+// every draw, and the like.
+const TestbedDir = "testbed"
+
+// Testbed is what a testbed run realised: the kernel it ran on, the
+// daemons, and each directed edge's parameters as set in the kernel and
+// the delay line (not as measured: `detsim testbed --probe` measures).
+type Testbed struct {
+	Kernel string `json:"kernel"`
+	// Impl is the daemon implementation: "swimd" or "memberlist".
+	Impl string `json:"impl"`
+	// DaemonSeed is the seed every daemon's protocol draws came from,
+	// taken from the operating system's randomness so that no testbed
+	// run replays a simulation's draws.
+	DaemonSeed uint64 `json:"daemon_seed"`
+	// DelayLine says how latency and jitter were applied.
+	DelayLine string        `json:"delay_line"`
+	Edges     []TestbedEdge `json:"edges"`
+}
+
+// TestbedEdge is one directed edge as the testbed realised it.
+type TestbedEdge struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+	// LatencyNs and JitterStddevNs are the delay line's per-packet
+	// delay: normal with this mean and standard deviation, clamped at 0.
+	LatencyNs      int64 `json:"latency_ns"`
+	JitterStddevNs int64 `json:"jitter_stddev_ns"`
+	// LossPPM is nftables' per-packet (so per-fragment) drop probability
+	// at the receiver's ingress.
+	LossPPM int64 `json:"loss_ppm"`
+	// RateBitsPerSecond is the HTB class rate of the edge (bits/s, as tc
+	// takes it), 0 when the edge is not shaped.
+	RateBitsPerSecond int64 `json:"rate_bits_per_second"`
+	// QueueBytes is the byte limit of the edge's queue behind HTB.
+	QueueBytes int64 `json:"queue_bytes"`
+	// MTUBytes is the route MTU the sender fragments at.
+	MTUBytes int64 `json:"mtu_bytes"`
 }
 
 // ModeLive is Manifest.Mode of a live bundle.
@@ -105,6 +155,9 @@ type Machine struct {
 	CPUs      int    `json:"cpus"`
 	GoVersion string `json:"go_version"`
 }
+
+// TestbedClockSubstitution is the §9.5 substitution of a testbed run.
+const TestbedClockSubstitution = "virtual_time_ns is wall-clock time: nanoseconds of the machine's monotonic clock since the run's shared start instant, read by each daemon when it handled the event; the network is a real kernel's (namespaces, veth, IP fragmentation, HTB, nftables) with a user-space delay line, not the network model"
 
 // LiveClockSubstitution is the §9.5 substitution every live run makes, in
 // place of ReceiveTimeSubstitution: its times are real, but counted from

@@ -234,8 +234,9 @@ func (v *verifier) files() {
 				continue
 			}
 			v.snapshots = append(v.snapshots, rel)
+		case v.m.Mode == ModeTestbed && path.Dir(rel) == TestbedDir:
 		default:
-			v.add(rel, "not a file of the bundle format (%s, %s/)", strings.Join(requiredFiles, ", "), SnapshotsDir)
+			v.add(rel, "not a file of the bundle format (%s, %s/, and %s/ in a testbed bundle)", strings.Join(requiredFiles, ", "), SnapshotsDir, TestbedDir)
 		}
 	}
 }
@@ -248,17 +249,20 @@ func (v *verifier) manifestFields() {
 	clock := "virtual"
 	switch v.m.Mode {
 	case "":
-	case ModeLive:
+	case ModeLive, ModeTestbed:
 		clock = "wall"
 	case ModeWitness:
 	default:
-		v.add(ManifestFile, "mode %q, want %q, %q or none", v.m.Mode, ModeLive, ModeWitness)
+		v.add(ManifestFile, "mode %q, want %q, %q, %q or none", v.m.Mode, ModeLive, ModeTestbed, ModeWitness)
 	}
 	if v.m.TimeUnit != "ns" || v.m.Clock != clock {
 		v.add(ManifestFile, "time_unit %q and clock %q, want \"ns\" and %q", v.m.TimeUnit, v.m.Clock, clock)
 	}
-	if v.m.Interrupted != "" && v.m.Mode != ModeLive {
-		v.add(ManifestFile, "interrupted is set, but only a live run can be interrupted")
+	if v.m.Interrupted != "" && v.m.Mode != ModeLive && v.m.Mode != ModeTestbed {
+		v.add(ManifestFile, "interrupted is set, but only a live or testbed run can be interrupted")
+	}
+	if (v.m.Testbed != nil) != (v.m.Mode == ModeTestbed) {
+		v.add(ManifestFile, "testbed is set if and only if mode is %q", ModeTestbed)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -55,6 +56,8 @@ type Writer struct {
 	// snapshotHosts holds the host ids with a snapshots/<id> directory,
 	// which Finish syncs.
 	snapshotHosts map[string]bool
+	// testbedDir says testbed/ exists.
+	testbedDir bool
 
 	state writerState
 	err   error // first write failure; every later call returns it
@@ -211,6 +214,62 @@ func (w *Writer) WriteSnapshot(hostID string, seq int, data []byte) error {
 	}
 	rel := path.Join(SnapshotsDir, hostID, strconv.Itoa(seq)+".json")
 	return w.writeFile(rel, data)
+}
+
+// CopyTestbedFile copies the file at src into the bundle as
+// testbed/<name> (a testbed run's own records: the delay line's draws),
+// streaming it and recording its digest. name is one path element of
+// [a-z0-9_.-]; each name may be written once. Verify accepts the file
+// only in a bundle whose manifest says ModeTestbed.
+func (w *Writer) CopyTestbedFile(name, src string) error {
+	if err := w.usable(flushed, "CopyTestbedFile"); err != nil {
+		return err
+	}
+	if !validTestbedName(name) {
+		return fmt.Errorf("bundle: testbed file name %q: want one path element of [a-z0-9_.-]", name)
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	if !w.testbedDir {
+		if err := os.Mkdir(filepath.Join(w.dir, TestbedDir), 0o777); err != nil {
+			return w.fail(fmt.Errorf("bundle: %w", err))
+		}
+		w.testbedDir = true
+	}
+	rel := path.Join(TestbedDir, name)
+	out, err := os.OpenFile(filepath.Join(w.dir, filepath.FromSlash(rel)), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	if err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("bundle: %s written twice", rel)
+		}
+		return w.fail(fmt.Errorf("bundle: %w", err))
+	}
+	h := sha256.New()
+	_, err = io.Copy(io.MultiWriter(out, h), in)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return w.fail(fmt.Errorf("bundle: writing %s: %w", rel, err))
+	}
+	w.files[rel] = hex.EncodeToString(h.Sum(nil))
+	return nil
+}
+
+func validTestbedName(name string) bool {
+	if name == "" || name == "." || name == ".." || len(name) > 64 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // FlushEvents completes events.ndjson: it flushes the buffer, closes the
