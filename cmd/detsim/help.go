@@ -64,6 +64,7 @@ var usages = map[string]string{
 	"shrink":     shrinkUsage,
 	"check":      checkUsage,
 	"live":       liveUsage,
+	"testbed":    testbedUsage,
 	"calibrate":  calibrateUsage,
 	"schemadiff": schemadiffUsage,
 	"render":     renderUsage,

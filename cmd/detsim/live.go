@@ -111,18 +111,18 @@ func cmdLive(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitInternal
 	}
-	printLiveResult(stdout, res, time.Since(start))
+	printRunSummary(stdout, runSummary{res.EndNs, res.Interrupted, res.Records, res.Late, res.Digest, res.Out, res.Verdicts}, time.Since(start))
 	switch {
 	case res.Interrupted != "" && ctx.Err() != nil:
 		return exitInterrupted
-	case failed(res):
+	case failed(res.Verdicts):
 		return exitFailed
 	}
 	return exitOK
 }
 
-func failed(res *live.Result) bool {
-	for _, v := range res.Verdicts {
+func failed(vs []verdict.Verdict) bool {
+	for _, v := range vs {
 		if v.Outcome == verdict.Fail {
 			return true
 		}
@@ -130,7 +130,18 @@ func failed(res *live.Result) bool {
 	return false
 }
 
-func printLiveResult(w io.Writer, r *live.Result, wall time.Duration) {
+// runSummary is what a real-time run (live, testbed) reports.
+type runSummary struct {
+	EndNs       int64
+	Interrupted string
+	Records     int64
+	Late        int64
+	Digest      string
+	Out         string
+	Verdicts    []verdict.Verdict
+}
+
+func printRunSummary(w io.Writer, r runSummary, wall time.Duration) {
 	end := fmtNs(r.EndNs)
 	if r.Interrupted != "" {
 		end += " (INTERRUPTED: " + r.Interrupted + ")"
@@ -155,20 +166,26 @@ func fmtShortNs(ns int64) string { return (time.Duration(ns) / time.Second * tim
 // findSwimd resolves the swimd binary: the flag, else swimd beside this
 // executable, else swimd on PATH.
 func findSwimd(flagValue string) (string, error) {
+	return findDaemon(flagValue, "swimd", "go build ./cmd/swimd")
+}
+
+// findDaemon resolves a daemon binary name: the flag's path, else name
+// beside this executable, else name on PATH; build says how to make it.
+func findDaemon(flagValue, name, build string) (string, error) {
 	if flagValue != "" {
 		if _, err := os.Stat(flagValue); err != nil {
-			return "", fmt.Errorf("swimd binary %s: %v", flagValue, err)
+			return "", fmt.Errorf("%s binary %s: %v", name, flagValue, err)
 		}
 		return flagValue, nil
 	}
 	if self, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(self), "swimd")
+		p := filepath.Join(filepath.Dir(self), name)
 		if _, err := os.Stat(p); err == nil {
 			return p, nil
 		}
 	}
-	if p, err := exec.LookPath("swimd"); err == nil {
+	if p, err := exec.LookPath(name); err == nil {
 		return p, nil
 	}
-	return "", errors.New("no swimd beside detsim or on PATH: build it with go build ./cmd/swimd, or pass --swimd PATH")
+	return "", fmt.Errorf("no %s beside detsim or on PATH: build it with %s, or pass its path", name, build)
 }

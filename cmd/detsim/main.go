@@ -55,6 +55,7 @@ var commands = []command{
 	{"shrink", cmdShrink},
 	{"check", cmdCheck},
 	{"live", cmdLive},
+	{"testbed", cmdTestbed},
 	{"calibrate", cmdCalibrate},
 	{"schemadiff", cmdSchemadiff},
 	{"render", cmdRender},

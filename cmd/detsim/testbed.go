@@ -1,0 +1,176 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/scenarios"
+	"github.com/detsim/detsim/testbed"
+)
+
+const testbedUsage = `usage: detsim testbed SCENARIO [--out DIR] [--impl swimd|memberlist] [--daemon PATH] [--max-duration D]
+       detsim testbed --probe SCENARIO [--probe-duration D]
+       detsim testbed --sweep
+
+Runs every peer of a swim SCENARIO as a real daemon in a network
+namespace of its own, on a real kernel network: veth pairs at the links'
+MTU (the kernel fragments and reassembles), an HTB class per directed
+edge for bandwidth, nftables loss per packet at each receiver, and a
+delay line (a TUN device) for latency and jitter whose draws come from
+the operating system, not the seed. Mutations are applied at their
+times (partitions and loss bursts as nftables rules, kills as the
+process stopped). Writes a bundle marked testbed, with every realised
+edge in its manifest and every delay drawn in testbed/delays.tsv
+(docs/testbed.md). Takes the scenario's duration in real time, plus a
+few seconds to build and remove the network. Needs root, ip, tc and nft.
+
+--impl swimd runs cmd/swimd (detsim's SWIM); --impl memberlist runs
+bench's memberlistd (unmodified hashicorp/memberlist): build it with
+(cd bench && go build -o ../memberlistd ./cmd/memberlistd).
+
+--probe builds the scenario's network with no daemons, measures each
+edge with its own probes (RTT, loss of small and of MTU-exceeding
+datagrams, throughput) and prints them beside what the scenario asked.
+
+--sweep removes the namespaces a killed testbed run left (every run
+also does this first) and exits.
+
+Nothing outside the run's own namespaces is touched; all of it is
+removed at exit, on Ctrl-C, and, after a SIGKILL, by the next run.
+Exit: 0 nothing failed, 1 an assertion failed, 2 invalid input or a
+machine that cannot run it, 3 internal error, 130 interrupted.
+`
+
+func cmdTestbed(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("testbed", flag.ContinueOnError)
+	out := fs.String("out", "", "bundle directory (default bundles/<name>-<seed>-testbed-<impl>)")
+	impl := fs.String("impl", testbed.ImplSwimd, "the daemons: swimd or memberlist")
+	daemonPath := fs.String("daemon", "", "the daemon binary (default: swimd or memberlistd beside detsim, else on PATH)")
+	maxDur := fs.Duration("max-duration", testbed.DefaultMaxDuration, "stop (bundle marked interrupted) after this much real time")
+	probe := fs.Bool("probe", false, "measure the scenario's realised edges instead of running daemons")
+	probeDur := fs.Duration("probe-duration", 10*time.Second, "with --probe: how long to probe each measurement")
+	sweep := fs.Bool("sweep", false, "remove what killed testbed runs left, and exit")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return flagErr(fs, err, stdout, stderr)
+	}
+	if *sweep {
+		if len(pos) != 0 {
+			return usageErrIn(stderr, "testbed", "--sweep takes no SCENARIO")
+		}
+		if err := testbed.Preflight(); err != nil {
+			fmt.Fprintf(stderr, "detsim: %v\n", err)
+			return exitUsage
+		}
+		swept, err := testbed.Sweep()
+		for _, ns := range swept {
+			fmt.Fprintf(stdout, "removed   %s\n", ns)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "detsim: %v\n", err)
+			return exitInternal
+		}
+		fmt.Fprintf(stdout, "swept     %d namespaces of dead runs\n", len(swept))
+		return exitOK
+	}
+	if len(pos) != 1 {
+		return usageErrIn(stderr, "testbed", "needs exactly one SCENARIO, got %d", len(pos))
+	}
+	if *maxDur <= 0 {
+		return usageErrIn(stderr, "testbed", "--max-duration %v: want a positive duration", *maxDur)
+	}
+	sc, err := resolveScenario(pos[0], builtin.Registry())
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() { <-ctx.Done(); stop() }() // a second Ctrl-C kills at once; the next run sweeps
+	if *probe {
+		return runProbe(ctx, sc, *probeDur, stdout, stderr)
+	}
+
+	cfg := testbed.Config{Out: *out, Version: version(), Impl: *impl, MaxDuration: *maxDur}
+	name, build := "swimd", "go build ./cmd/swimd"
+	if *impl == testbed.ImplMemberlist {
+		name, build = "memberlistd", "(cd bench && go build -o ../memberlistd ./cmd/memberlistd)"
+	}
+	if _, err := testbed.NewPlan(sc, *impl); err != nil { // before looking for binaries
+		fmt.Fprintf(stderr, "detsim: %v\n", err)
+		return exitUsage
+	}
+	if cfg.Daemon, err = findDaemon(*daemonPath, name, build); err != nil {
+		return usageErrIn(stderr, "testbed", "--impl %s: %v", *impl, err)
+	}
+	if cfg.Out == "" {
+		if flagSet(fs, "out") {
+			return usageErrIn(stderr, "testbed", "--out is empty; name a directory, or leave --out out")
+		}
+		dir, err := defaultBundlePath(sc)
+		if err != nil {
+			fmt.Fprintf(stderr, "detsim: %v\n", err)
+			return exitUsage
+		}
+		cfg.Out = dir + "-testbed-" + *impl
+	}
+	tty := isTerminal(stderr)
+	if tty {
+		cfg.Progress = func(p testbed.Progress) {
+			fmt.Fprintf(stderr, "\r\x1b[2Ktestbed %s  %s / %s  %d records", sc.Name, fmtShortNs(p.ElapsedNs), fmtShortNs(p.DurationNs), p.Records)
+		}
+	}
+	fmt.Fprintf(stdout, "testbed   %s (%s), %d peers as %s, %s real time\n", sc.Name, sc.Path, len(sc.Peers), *impl, fmtShortNs(sc.DurationNs))
+	start := time.Now()
+	res, err := testbed.Run(ctx, sc, cfg)
+	if tty {
+		fmt.Fprint(stderr, "\r\x1b[2K")
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "detsim: testbed: %v\n", err)
+		var ie *testbed.InputError
+		if errors.As(err, &ie) {
+			return exitUsage
+		}
+		return exitInternal
+	}
+	for _, ns := range res.Swept {
+		fmt.Fprintf(stdout, "swept     %s (a killed run's)\n", ns)
+	}
+	fmt.Fprintf(stdout, "network   built in %s, removed in %s; the delay line dropped %d packets for its buffer\n",
+		time.Duration(res.SetupNs).Round(time.Millisecond), time.Duration(res.TeardownNs).Round(time.Millisecond), res.HeldDropped)
+	printRunSummary(stdout, runSummary{res.EndNs, res.Interrupted, res.Records, res.Late, res.Digest, res.Out, res.Verdicts}, time.Since(start))
+	switch {
+	case res.Interrupted != "" && ctx.Err() != nil:
+		return exitInterrupted
+	case failed(res.Verdicts):
+		return exitFailed
+	}
+	return exitOK
+}
+
+// runProbe is `detsim testbed --probe` (docs/testbed.md, "Measured").
+func runProbe(ctx context.Context, sc *scenarios.Scenario, each time.Duration, stdout, stderr io.Writer) int {
+	rep, err := testbed.Probe(ctx, sc, testbed.ProbeConfig{Duration: each})
+	if err != nil {
+		fmt.Fprintf(stderr, "detsim: testbed --probe: %v\n", err)
+		var ie *testbed.InputError
+		if errors.As(err, &ie) {
+			return exitUsage
+		}
+		return exitInternal
+	}
+	rep.Print(stdout)
+	if ctx.Err() != nil {
+		return exitInterrupted
+	}
+	return exitOK
+}

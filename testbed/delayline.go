@@ -1,0 +1,293 @@
+package testbed
+
+import (
+	"bufio"
+	"container/heap"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"net/netip"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/detsim/detsim/testbed/tbnet"
+)
+
+// The delay line holds every packet the router forwards between two
+// peers for a delay of its edge's latency plus a normal draw of its
+// jitter (clamped at zero), then hands it back to the kernel. It is the
+// testbed's netem, which this kernel lacks, written apart from package
+// network on purpose: its draws come from the operating system's
+// randomness (crypto/rand), not from the scenario's seed, and its rules
+// are netem's, not the model's:
+//
+//   - the delay is per packet, so the fragments of one datagram each
+//     draw their own, and a datagram arrives with its latest fragment;
+//   - packets on one edge may overtake one another when their draws say
+//     so (netem's jitter reorders too); there is no separate reorder;
+//   - a LatencySpike scales the delay (latency and jitter together) of
+//     packets entering while it lasts; a RelayBuffer holds them at least
+//     its floor since entering;
+//   - at most MaxHeldBytes wait at once; a packet beyond it is dropped
+//     and counted, as a router with a full buffer drops.
+//
+// Every packet is logged: when it entered, its edge, its size, the
+// standard-normal draw, the delay asked for, and when it was written
+// back (testbed/delays.tsv in the bundle).
+type delayLine struct {
+	tun   *os.File
+	clock func() int64
+	plan  *Plan
+
+	mu      sync.Mutex
+	edges   []lineEdge // by plan edge index
+	held    packetHeap
+	bytes   int64
+	wake    chan struct{}
+	dropped int64 // packets refused for MaxHeldBytes
+	foreign int64 // packets not between two peers, passed at once
+	closed  bool
+
+	log     *bufio.Writer
+	logFile *os.File
+	done    sync.WaitGroup
+	err     error // the first read or write error
+}
+
+// MaxHeldBytes bounds what the delay line holds at once.
+const MaxHeldBytes = 256 << 20
+
+// MaxHoldNs bounds one packet's hold, whatever the draws and a spike.
+const MaxHoldNs = 60_000_000_000
+
+// lineEdge is one edge's delay parameters and active mutations.
+type lineEdge struct {
+	latencyNs, jitterNs int64
+	spikeX100           int64 // 100: none
+	spikeUntil          int64
+	floorNs             int64
+	floorUntil          int64
+}
+
+// packet is one held packet.
+type packet struct {
+	data    []byte
+	edge    int
+	inNs    int64
+	outNs   int64 // when it is due out
+	z       float64
+	delayNs int64
+	seq     uint64
+}
+
+type packetHeap []*packet
+
+func (h packetHeap) Len() int { return len(h) }
+func (h packetHeap) Less(i, j int) bool {
+	if h[i].outNs != h[j].outNs {
+		return h[i].outNs < h[j].outNs
+	}
+	return h[i].seq < h[j].seq
+}
+func (h packetHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *packetHeap) Push(x any)   { *h = append(*h, x.(*packet)) }
+func (h *packetHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	return x
+}
+
+// delayLogHeader is the first line of the delay log.
+const delayLogHeader = "in_ns\tfrom\tto\tbytes\tz\tdelay_ns\tout_ns\n"
+
+// startDelayLine begins reading the plan's TUN device, logging to
+// logPath (which must not exist).
+func startDelayLine(tun *os.File, p *Plan, clock func() int64, logPath string) (*delayLine, error) {
+	f, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	d := &delayLine{tun: tun, clock: clock, plan: p, wake: make(chan struct{}, 1), logFile: f, log: bufio.NewWriterSize(f, 64<<10)}
+	d.log.WriteString(delayLogHeader)
+	for _, e := range p.Edges {
+		d.edges = append(d.edges, lineEdge{latencyNs: e.LatencyNs, jitterNs: e.JitterStddevNs, spikeX100: 100})
+	}
+	d.done.Add(2)
+	go d.reader()
+	go d.writer()
+	return d, nil
+}
+
+// normal is one standard-normal draw from the operating system's
+// randomness (Box–Muller over two 53-bit uniforms).
+func normal() float64 {
+	var b [16]byte
+	rand.Read(b[:])
+	u1 := (float64(binary.LittleEndian.Uint64(b[:8])>>11) + 0.5) / (1 << 53)
+	u2 := float64(binary.LittleEndian.Uint64(b[8:])>>11) / (1 << 53)
+	return math.Sqrt(-2*math.Log(u1)) * math.Cos(2*math.Pi*u2)
+}
+
+// edgeOf maps a packet to its plan edge by its IPv4 source and
+// destination, or -1.
+func (d *delayLine) edgeOf(pkt []byte) int {
+	if len(pkt) < 20 || pkt[0]>>4 != 4 {
+		return -1
+	}
+	src := tbnet.PeerIndex(netip.AddrFrom4([4]byte(pkt[12:16])))
+	dst := tbnet.PeerIndex(netip.AddrFrom4([4]byte(pkt[16:20])))
+	if src < 0 || dst < 0 {
+		return -1
+	}
+	return d.plan.EdgeOf(src, dst)
+}
+
+func (d *delayLine) reader() {
+	defer d.done.Done()
+	buf := make([]byte, 65536)
+	var seq uint64
+	for {
+		n, err := d.tun.Read(buf)
+		if err != nil {
+			if !errors.Is(err, os.ErrClosed) {
+				d.fail(fmt.Errorf("delay line: reading: %w", err))
+			}
+			return
+		}
+		now := d.clock()
+		pkt := append([]byte(nil), buf[:n]...)
+		k := d.edgeOf(pkt)
+		d.mu.Lock()
+		if k < 0 {
+			d.foreign++
+			d.mu.Unlock()
+			d.tun.Write(pkt) // not ours to delay (no such packet is expected)
+			continue
+		}
+		if d.bytes+int64(n) > MaxHeldBytes {
+			d.dropped++
+			d.mu.Unlock()
+			continue
+		}
+		e := &d.edges[k]
+		z := normal()
+		delay := max(e.latencyNs+int64(math.Round(z*float64(e.jitterNs))), 0)
+		if now < e.spikeUntil {
+			delay = delay * e.spikeX100 / 100
+		}
+		if now < e.floorUntil {
+			delay = max(delay, e.floorNs)
+		}
+		delay = min(delay, MaxHoldNs)
+		seq++
+		heap.Push(&d.held, &packet{data: pkt, edge: k, inNs: now, outNs: now + delay, z: z, delayNs: delay, seq: seq})
+		d.bytes += int64(n)
+		d.mu.Unlock()
+		select {
+		case d.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (d *delayLine) writer() {
+	defer d.done.Done()
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		d.mu.Lock()
+		if d.closed {
+			d.mu.Unlock()
+			return
+		}
+		var due []*packet
+		now := d.clock()
+		for d.held.Len() > 0 && d.held[0].outNs <= now {
+			p := heap.Pop(&d.held).(*packet)
+			d.bytes -= int64(len(p.data))
+			due = append(due, p)
+		}
+		wait := time.Hour
+		if d.held.Len() > 0 {
+			wait = time.Duration(d.held[0].outNs - now)
+		}
+		d.mu.Unlock()
+		for _, p := range due {
+			if _, err := d.tun.Write(p.data); err != nil {
+				if errors.Is(err, os.ErrClosed) {
+					return
+				}
+				// The kernel refused one packet (no route, a full queue):
+				// it is lost, as on a wire.
+			}
+			e := d.plan.Edges[p.edge]
+			fmt.Fprintf(d.log, "%d\t%d\t%d\t%d\t%.6f\t%d\t%d\n", p.inNs, e.From, e.To, len(p.data), p.z, p.delayNs, d.clock())
+		}
+		if len(due) > 0 {
+			continue
+		}
+		timer.Reset(wait)
+		select {
+		case <-timer.C:
+		case <-d.wake:
+			if !timer.Stop() {
+				select {
+				case <-timer.C:
+				default:
+				}
+			}
+		}
+	}
+}
+
+func (d *delayLine) fail(err error) {
+	d.mu.Lock()
+	if d.err == nil {
+		d.err = err
+	}
+	d.mu.Unlock()
+}
+
+// spike scales the delay of packets entering edge k until untilNs.
+func (d *delayLine) spike(k int, factorX100, untilNs int64) {
+	d.mu.Lock()
+	d.edges[k].spikeX100, d.edges[k].spikeUntil = factorX100, untilNs
+	d.mu.Unlock()
+}
+
+// floor holds packets entering edge k at least floorNs until untilNs.
+func (d *delayLine) floor(k int, floorNs, untilNs int64) {
+	d.mu.Lock()
+	d.edges[k].floorNs, d.edges[k].floorUntil = floorNs, untilNs
+	d.mu.Unlock()
+}
+
+// stop ends the delay line: the TUN device closes (what it held is
+// lost, as the run is over) and the log is flushed. It returns the
+// first error the line met and its counts.
+func (d *delayLine) stop() (dropped, foreign int64, err error) {
+	d.mu.Lock()
+	d.closed = true
+	d.mu.Unlock()
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+	d.tun.Close()
+	d.done.Wait()
+	werr := d.log.Flush()
+	if cerr := d.logFile.Close(); werr == nil {
+		werr = cerr
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.err == nil && werr != nil {
+		d.err = fmt.Errorf("delay line: writing its log: %w", werr)
+	}
+	return d.dropped, d.foreign, d.err
+}
