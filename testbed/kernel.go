@@ -176,10 +176,7 @@ func Sweep() ([]string, error) {
 // sweepLocked is Sweep under the global lock.
 func sweepLocked() ([]string, error) {
 	entries, err := os.ReadDir(netnsDir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("testbed: listing %s: %w", netnsDir, err)
 	}
 	byRun := map[string][]string{}
@@ -197,6 +194,23 @@ func sweepLocked() ([]string, error) {
 			runs = append(runs, id)
 		}
 		byRun[id] = append(byRun[id], name)
+	}
+	// Lock files of dead runs that left no namespace (killed before
+	// making one, or after removing them) go too.
+	if locks, err := os.ReadDir(LockDir); err == nil {
+		for _, e := range locks {
+			id, ok := strings.CutSuffix(e.Name(), ".lock")
+			if !ok || byRun[id] != nil {
+				continue
+			}
+			path := filepath.Join(LockDir, e.Name())
+			if f, err := os.OpenFile(path, os.O_RDWR, 0); err == nil {
+				if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil {
+					os.Remove(path)
+				}
+				f.Close()
+			}
+		}
 	}
 	var swept []string
 	for _, id := range runs {

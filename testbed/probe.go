@@ -325,8 +325,12 @@ func probeSizing(phase int, e Edge) (int, time.Duration) {
 // Written from RFC 791 for the probe's report, apart from the network
 // model's own count.
 func fragments(size int, mtu int64) int {
+	payload := size + 8
+	if int64(payload) <= mtu-20 {
+		return 1 // unfragmented: no multiple of 8 to keep
+	}
 	per := int((mtu - 20) / 8 * 8)
-	return (size + 8 + per - 1) / per
+	return (payload + per - 1) / per
 }
 
 func (pr *prober) send(ctx context.Context, phase, k, size int, every, d time.Duration) {

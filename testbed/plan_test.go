@@ -1,0 +1,127 @@
+package testbed
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/scenarios"
+)
+
+// loadText loads a scenario written out in full.
+func loadText(t *testing.T, text string) *scenarios.Scenario {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "s.toml")
+	if err := os.WriteFile(path, []byte(text), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarios.Load(path, builtin.Registry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// base is a two-peer scenario the testbed realises; each case of
+// TestNewPlan_RefusesWhatItCannotRealise adds one thing to it.
+const base = `
+name = "p"
+seed = 1
+duration_ns = 10_000_000_000
+[default_tick]
+period_ns = 100_000_000
+[default_link]
+latency_ns = 10_000_000
+bandwidth_bps = 100_000
+[[peers]]
+id = "a"
+kind = "swim"
+initial_state = "member"
+[[peers]]
+id = "b"
+kind = "swim"
+initial_state = "member"
+`
+
+// TestNewPlan_RefusesWhatItCannotRealise: every scenario field the kernel
+// and the delay line cannot realise is refused before anything is made,
+// naming the field.
+func TestNewPlan_RefusesWhatItCannotRealise(t *testing.T) {
+	for _, tc := range []struct {
+		name, add, impl, want string
+	}{
+		{"cold dial", "[[links]]\nfrom = \"a\"\nto = \"b\"\ncold_dial_penalty_ns = 5\n[[links]]\nfrom = \"b\"\nto = \"a\"\n", ImplSwimd, "links[a→b].cold_dial_penalty_ns"},
+		{"reorder", "[[links]]\nfrom = \"a\"\nto = \"b\"\nreorder_prob_ppm = 5\n", ImplSwimd, "links[a→b].reorder_prob_ppm"},
+		{"slow rate", "[[links]]\nfrom = \"a\"\nto = \"b\"\nbandwidth_bps = 100\n", ImplSwimd, "links[a→b].bandwidth_bps: 100: below 125"},
+		{"long latency", "[[links]]\nfrom = \"a\"\nto = \"b\"\nlatency_ns = 11_000_000_000\n", ImplSwimd, "links[a→b].latency_ns"},
+		{"resurrect with state", "[[mutations]]\nat_ns = 1\nkind = \"PeerKill\"\npeer = \"a\"\n[[mutations]]\nat_ns = 2\nkind = \"PeerResurrect\"\npeer = \"a\"\npreserve_state = true\n", ImplSwimd, "mutations[1] (PeerResurrect at 2 ns).preserve_state"},
+		{"recv cost", "[[peers]]\nid = \"c\"\nkind = \"swim\"\ninitial_state = \"member\"\nrecv_cost_ns = 5\n", ImplSwimd, "peers[c].recv_cost_ns"},
+		{"echo peer", "[[peers]]\nid = \"c\"\nkind = \"echo\"\ninitial_state = \"up\"\n", ImplSwimd, "peers[c].kind"},
+		{"unknown impl", "", "etcd", `--impl "etcd"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := loadText(t, base+tc.add)
+			_, err := NewPlan(sc, tc.impl)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("NewPlan: %v, want an error naming %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestNewPlan_TooManyPeers: more peers than the testbed holds is refused.
+func TestNewPlan_TooManyPeers(t *testing.T) {
+	text := base
+	for i := range 40 {
+		text += "[[peers]]\nid = \"x" + string(rune('a'+i%26)) + string(rune('a'+i/26)) + "\"\nkind = \"swim\"\ninitial_state = \"member\"\n"
+	}
+	if _, err := NewPlan(loadText(t, text), ImplSwimd); err == nil || !strings.Contains(err.Error(), "at most 32") {
+		t.Errorf("NewPlan: %v, want the peer limit", err)
+	}
+}
+
+// TestNewPlan_RealisesTheLinks: the plan holds every declared edge in the
+// kernel's terms, sorted, with the veth MTU the largest route MTU, and an
+// edge at 10 Gbit/s or more left unshaped.
+func TestNewPlan_RealisesTheLinks(t *testing.T) {
+	sc := loadText(t, base+"[[links]]\nfrom = \"a\"\nto = \"b\"\nloss_prob_ppm = 20_000\njitter_stddev_ns = 3\n[[links]]\nfrom = \"b\"\nto = \"a\"\nbandwidth_bps = 2_000_000_000\n")
+	p, err := NewPlan(sc, ImplMemberlist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Edges) != 2 || p.EdgeOf(0, 1) != 0 || p.EdgeOf(1, 0) != 1 {
+		t.Fatalf("edges %+v", p.Edges)
+	}
+	ab, ba := p.Edges[0], p.Edges[1]
+	if ab.LossPPM != 20_000 || ab.JitterStddevNs != 3 || ab.RateBytes != 100_000 || ab.MTUBytes != 1500 || ab.QueueBytes != 4<<20 {
+		t.Errorf("a→b realised as %+v", ab)
+	}
+	if ba.RateBytes != 0 {
+		t.Errorf("b→a at 2 GB/s shaped at %d", ba.RateBytes)
+	}
+	if p.VethMTU != 1500 {
+		t.Errorf("veth MTU %d", p.VethMTU)
+	}
+	got := p.Realised()
+	if got[0].RateBitsPerSecond != 800_000 || got[0].From != "a" || got[1].To != "a" {
+		t.Errorf("realised %+v", got)
+	}
+}
+
+// TestFragments_RFC791: the probe's own fragment count, written apart
+// from the model's: a 16 000-byte datagram is eleven fragments at 1500.
+func TestFragments_RFC791(t *testing.T) {
+	for _, tc := range []struct {
+		size int
+		mtu  int64
+		want int
+	}{
+		{100, 1500, 1}, {1472, 1500, 1}, {1473, 1500, 2}, {16000, 1500, 11}, {65507, 65535, 1}, {65507, 576, 119},
+	} {
+		if got := fragments(tc.size, tc.mtu); got != tc.want {
+			t.Errorf("fragments(%d, %d) = %d, want %d", tc.size, tc.mtu, got, tc.want)
+		}
+	}
+}
