@@ -50,6 +50,9 @@ type Msg struct {
 	Seq uint32
 	// Node is a ping's or indirect ping's target name.
 	Node string
+	// Source is a ping's sender name (memberlist's SourceNode), when
+	// it gives one.
+	Source string
 	// Parts are the decoded broadcasts, in order.
 	Parts []Broadcast
 }
@@ -62,8 +65,9 @@ type Broadcast struct {
 }
 
 type mlSeqBody struct {
-	SeqNo uint32
-	Node  string
+	SeqNo      uint32
+	Node       string
+	SourceNode string
 }
 
 type mlUpdateBody struct {
@@ -132,7 +136,7 @@ func Decode(wire []byte) Msg {
 			if i == 0 {
 				var s mlSeqBody
 				mlDecodeBody(p[1:], &s)
-				m.Seq, m.Node = s.SeqNo, s.Node
+				m.Seq, m.Node, m.Source = s.SeqNo, s.Node, s.SourceNode
 			}
 		}
 	}
