@@ -28,22 +28,16 @@ type options struct {
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
-	fs := flag.NewFlagSet("swimd", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	o := &options{}
-	o.Register(fs)
-	fs.Lookup("cluster-key-file").Usage = "file holding the cluster key in hex (16-64 bytes): every datagram carries an HMAC-SHA256 tag"
-	fs.DurationVar(&o.tick, "tick", 100*time.Millisecond, "tick period (the probe cycle runs on ticks)")
-	fs.Uint64Var(&o.seed, "seed", 0, "seed of the node's random draws (the scenario's seed, in a live run)")
-	fs.IntVar(&o.life, "life", 0, "life number (a restarted peer's draws must not replay its earlier life's)")
-	fs.Int64Var(&o.firstTickNs, "first-tick-ns", -1, "virtual time of the first tick (default: start + a seed-derived offset within one tick)")
-	if err := fs.Parse(args); err != nil {
-		return nil, err
-	}
-	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
-	if err := o.Check(); err != nil {
+	err := o.Parse("swimd", args, stderr, func(fs *flag.FlagSet) {
+		fs.Lookup("state").Usage = `initial state: "member" (knows every --peers member alive) or "joining" (default when --seeds is given)`
+		fs.Lookup("cluster-key-file").Usage = "file holding the cluster key in hex (16-64 bytes): every datagram carries an HMAC-SHA256 tag"
+		fs.DurationVar(&o.tick, "tick", 100*time.Millisecond, "tick period (the probe cycle runs on ticks)")
+		fs.Uint64Var(&o.seed, "seed", 0, "seed of the node's random draws (the scenario's seed, in a live run)")
+		fs.IntVar(&o.life, "life", 0, "life number (a restarted peer's draws must not replay its earlier life's)")
+		fs.Int64Var(&o.firstTickNs, "first-tick-ns", -1, "virtual time of the first tick (default: start + a seed-derived offset within one tick)")
+	})
+	if err != nil {
 		return nil, err
 	}
 	if o.tick <= 0 || o.tick > time.Minute {
@@ -66,7 +60,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	return o, nil
 }
 
-func run(args []string, stdout, stderr *os.File, sigs <-chan os.Signal) int {
+func run(args []string, stdout, stderr io.Writer, sigs <-chan os.Signal) int {
 	o, err := parseFlags(args, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {

@@ -15,6 +15,7 @@ import (
 	"io"
 	"net/netip"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -37,8 +38,8 @@ const (
 	MinSnapEvery    = 100 * time.Millisecond
 )
 
-// Flags are the flags every daemon takes. Register defines them; Check
-// validates them and fills in the parsed fields.
+// Flags are the flags every daemon takes: Parse defines them, parses a
+// command line and fills in the parsed fields.
 type Flags struct {
 	ID    string
 	Bind  netip.AddrPort
@@ -63,8 +64,34 @@ type Flags struct {
 	bind, peers, seeds, kindConfig string
 }
 
-// Register defines the shared flags on fs.
-func (f *Flags) Register(fs *flag.FlagSet) {
+// Parse parses args as daemon name's command line: the shared flags and
+// whatever own defines on the same set (the daemon's own flags, its own
+// usage texts), then Check. Errors are usage errors; -h is flag.ErrHelp.
+func (f *Flags) Parse(name string, args []string, stderr io.Writer, own func(fs *flag.FlagSet)) error {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f.register(fs)
+	if own != nil {
+		own(fs)
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	return f.Check()
+}
+
+// Main runs a daemon: run gets the process's arguments and standard
+// streams and the signals Loop handles, and its result is the exit code.
+func Main(run func(args []string, stdout, stderr io.Writer, sigs <-chan os.Signal) int) {
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGUSR1)
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, sigs))
+}
+
+func (f *Flags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.ID, "id", "", "this node's member id (required; [A-Za-z0-9_-]{1,64})")
 	fs.StringVar(&f.bind, "bind", "", "address to bind, IP:port: loopback, or with --netns a testbed address (required)")
 	fs.StringVar(&f.peers, "peers", "", "address book: id=IP:port,... for every member (loopback addresses, or testbed ones with --netns)")
@@ -81,7 +108,7 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.Duration, "duration", DefaultDuration, "stop after this long (at most 1h)")
 }
 
-// Check validates the shared flags after fs.Parse and fills in Bind,
+// Check validates the shared flags after parsing and fills in Bind,
 // Book, Seeds, State and KindConfig. With --netns it first checks that
 // the process runs inside that testbed namespace; only then may --bind
 // and --peers name testbed addresses. Every error is a usage error.

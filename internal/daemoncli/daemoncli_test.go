@@ -1,7 +1,6 @@
 package daemoncli
 
 import (
-	"flag"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,14 +11,8 @@ import (
 
 func parse(t *testing.T, args ...string) (*Flags, error) {
 	t.Helper()
-	fs := flag.NewFlagSet("d", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	f := &Flags{}
-	f.Register(fs)
-	if err := fs.Parse(args); err != nil {
-		return nil, err
-	}
-	return f, f.Check()
+	return f, f.Parse("d", args, io.Discard, nil)
 }
 
 // Every refusal names the flag at fault; testbed addresses need a

@@ -38,19 +38,13 @@ const (
 )
 
 func parseFlags(args []string, stderr io.Writer) (*daemoncli.Flags, error) {
-	fs := flag.NewFlagSet("memberlistd", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	f := &daemoncli.Flags{}
-	f.Register(fs)
-	fs.Lookup("state").Usage = `initial state: "member" (joins every --peers member at start) or "joining" (joins its seeds; default when --seeds is given)`
-	fs.Lookup("cluster-key-file").Usage = "refused: memberlist's keyring encrypts with AES-GCM, which swimd's HMAC key is not (bench/README.md)"
-	if err := fs.Parse(args); err != nil {
-		return nil, err
-	}
-	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
-	if err := f.Check(); err != nil {
+	err := f.Parse("memberlistd", args, stderr, func(fs *flag.FlagSet) {
+		fs.Lookup("state").Usage = `initial state: "member" (joins every --peers member at start) or "joining" (joins its seeds; default when --seeds is given)`
+		fs.Lookup("kind-config").Usage = "TOML file of the swim kind's kind_config keys (docs/swim.md), mapped onto memberlist.Config (bench/README.md); a key memberlist has no equivalent for is refused"
+		fs.Lookup("cluster-key-file").Usage = "refused: memberlist's keyring encrypts with AES-GCM, which swimd's HMAC key is not (bench/README.md)"
+	})
+	if err != nil {
 		return nil, err
 	}
 	if f.KeyFile != "" {
