@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/lzw"
 	"encoding/binary"
-	"errors"
 	"io"
 
 	"github.com/hashicorp/go-msgpack/v2/codec"
@@ -217,9 +216,6 @@ func StreamKind(m Msg, fromDialer bool) string {
 	}
 	return "tcp_other"
 }
-
-// errShort: the bytes so far are not a whole stream message.
-var errShort = errors.New("incomplete stream message")
 
 // StreamMessageLen is the length of the stream message b starts with, as
 // memberlist's readStream frames it: a compressed message is its type
