@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/memberlist"
+
+	"github.com/detsim/detsim/bench/mlevents"
 )
 
 // wnode is one life of one peer: its memberlist instance and the
@@ -26,7 +28,8 @@ type wnode struct {
 	packetCh chan *memberlist.Packet
 	streamCh chan net.Conn
 	ml       atomic.Pointer[memberlist.Memberlist]
-	conns    []*wconn // guarded by w.mu
+	obs      *mlevents.Observer // this life's records; guarded by w.mu
+	conns    []*wconn           // guarded by w.mu
 }
 
 var _ memberlist.NodeAwareTransport = (*wnode)(nil)
@@ -52,7 +55,7 @@ func (n *wnode) WriteToAddress(b []byte, a memberlist.Address) (time.Time, error
 	if m := n.ml.Load(); m != nil {
 		health = m.GetHealthScore() // before w.mu: memberlist's locks are never taken under ours
 	}
-	n.w.sendPacket(n, to, b, decodeML(b), health)
+	n.w.sendPacket(n, to, b, mlevents.Decode(b), health)
 	return now, nil
 }
 

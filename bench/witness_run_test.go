@@ -3,12 +3,10 @@ package bench
 import (
 	"cmp"
 	"crypto/sha256"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"os"
-	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -17,15 +15,12 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
-	"unsafe"
 
+	"github.com/detsim/detsim/bench/mlevents"
 	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/bundle/verdict"
 	"github.com/detsim/detsim/engine"
 	"github.com/detsim/detsim/hosts"
-	"github.com/detsim/detsim/hosts/swim"
-	"github.com/detsim/detsim/hosts/swimcfg"
-	"github.com/detsim/detsim/internal/jsonw"
 	"github.com/detsim/detsim/network"
 	"github.com/detsim/detsim/rng"
 	"github.com/detsim/detsim/scenarios"
@@ -48,7 +43,7 @@ type witness struct {
 	sc     *scenarios.Scenario
 	ids    []string
 	index  map[string]int
-	cfgs   []swim.Config
+	cfgs   []mlevents.Settings
 	policy map[[2]int]network.Policy
 	epoch  time.Time
 	kick   chan struct{}
@@ -68,11 +63,6 @@ type witness struct {
 	ghost   []bool   // killed, but left running behind a cut network: a later PeerResurrect keeps its state
 	down    []string // per peer: drop reason of deliveries while not running
 	cut     map[[2]int]bool
-	views   []map[string]wview
-	ctx     []wctx
-	probes  []map[uint32]*wprobe
-	relay   []map[string]int
-	indir   []map[wind]bool
 	snaps   []bundle.DigestSnapshot
 	errs    []string
 	full    int64 // deliveries lost to a full inbound queue (none expected)
@@ -86,44 +76,12 @@ type wrec struct {
 	ev   hosts.Event
 }
 
-// wview is one member as one node sees it.
-type wview struct {
-	state swim.State
-	inc   uint64
-}
-
-// wctx is what happened at one node at the current instant: what the
-// sampler needs to give a change of view its reason.
-type wctx struct {
-	probeFailed map[string]bool // logged "Suspect X has failed, no acks received"
-	timedOut    map[string]bool // logged "Marking X as failed, suspect timeout reached"
-	merged      bool            // a push/pull merge (MergeDelegate.NotifyMerge)
-	cause       string          // the refutation it logged
-}
-
-// wprobe is one probe a node started.
-type wprobe struct {
-	target   string
-	seq      uint32
-	sentAt   int64
-	deadline int64
-	direct   bool // probe_timed_out direct recorded
-	done     bool
-	indirect *swim.ProbeSent
-}
-
-// wind is a ping_req an intermediary owes an answer to.
-type wind struct {
-	prober int
-	seq    uint32
-}
-
 // wheld is a datagram waiting for its arrival time.
 type wheld struct {
 	from, to int
 	sender   *wnode
 	data     []byte
-	msg      mlMessage
+	msg      mlevents.Msg
 	kind     string
 	at       int64
 	dialed   bool
@@ -142,12 +100,9 @@ func newWitness(sc *scenarios.Scenario) (*witness, error) {
 		if p.Kind != "swim" {
 			return nil, fmt.Errorf("witness: peer %q is of kind %q; memberlist stands in for swim peers only", p.ID, p.Kind)
 		}
-		cfg, errs := swimcfg.Parse(p.KindConfig, w.ids)
+		cfg, errs := mlevents.ParseConfig(p.KindConfig, w.ids)
 		if len(errs) > 0 {
 			return nil, fmt.Errorf("witness: peer %q: %v", p.ID, errs[0])
-		}
-		if cfg.Gossip == swim.Legacy {
-			return nil, fmt.Errorf("witness: peer %q uses gossip = \"legacy\": memberlist has only its bounded queue", p.ID)
 		}
 		w.cfgs = append(w.cfgs, cfg)
 	}
@@ -156,12 +111,9 @@ func newWitness(sc *scenarios.Scenario) (*witness, error) {
 	}
 	n := len(w.ids)
 	w.nodes, w.lives, w.running, w.ghost = make([]*wnode, n), make([]int, n), make([]bool, n), make([]bool, n)
-	w.down, w.views, w.ctx = make([]string, n), make([]map[string]wview, n), make([]wctx, n)
-	w.probes, w.relay, w.indir = make([]map[uint32]*wprobe, n), make([]map[string]int, n), make([]map[wind]bool, n)
+	w.down = make([]string, n)
 	for i := range n {
 		w.down[i] = "peer_down"
-		w.views[i] = map[string]wview{}
-		w.resetCtx(i)
 	}
 	root := rng.New(sc.Seed)
 	if sc.FullMesh {
@@ -170,10 +122,6 @@ func newWitness(sc *scenarios.Scenario) (*witness, error) {
 		w.net = network.New(w.ids, sc.Links, root)
 	}
 	return w, nil
-}
-
-func (w *witness) resetCtx(i int) {
-	w.ctx[i] = wctx{probeFailed: map[string]bool{}, timedOut: map[string]bool{}}
 }
 
 // clock is virtual ns since the run's start.
@@ -231,31 +179,6 @@ func (w *witness) oneWay(from, to, n int) time.Duration {
 	return time.Duration(d)
 }
 
-// message is message_sent / message_received in the SWIM records' bytes
-// (hosts/swim's MessageSent AppendJSON), with memberlist's message kinds.
-type message struct {
-	typ     string
-	peer    string
-	kind    string
-	bytes   int
-	updates int
-}
-
-func (m *message) Type() string { return m.typ }
-func (m *message) AppendJSON(b []byte) []byte {
-	b = append(b, `{"type":`...)
-	b = jsonw.AppendString(b, m.typ)
-	b = append(b, `,"peer":`...)
-	b = jsonw.AppendString(b, m.peer)
-	b = append(b, `,"message":`...)
-	b = jsonw.AppendString(b, m.kind)
-	b = append(b, `,"bytes":`...)
-	b = jsonw.AppendInt(b, int64(m.bytes))
-	b = append(b, `,"updates":`...)
-	b = jsonw.AppendInt(b, int64(m.updates))
-	return append(b, '}')
-}
-
 func (w *witness) notes(t int64, notes []network.Note) {
 	for _, n := range notes {
 		from, to := w.ids[n.From], w.ids[n.To]
@@ -269,7 +192,7 @@ func (w *witness) notes(t int64, notes []network.Note) {
 }
 
 // sendPacket offers one datagram of sender's to the network model.
-func (w *witness) sendPacket(sender *wnode, to int, b []byte, m mlMessage, health int) {
+func (w *witness) sendPacket(sender *wnode, to int, b []byte, m mlevents.Msg, health int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	from := sender.idx
@@ -277,35 +200,7 @@ func (w *witness) sendPacket(sender *wnode, to int, b []byte, m mlMessage, healt
 		return // a stopped life, or a killed node: nothing leaves it
 	}
 	t := w.now()
-	kind := packetKind(m)
-	switch {
-	case m.GossipOnly:
-	case m.Type == mlPing:
-		if w.relay[from][m.Node] > 0 {
-			w.relay[from][m.Node]-- // an intermediary's ping on behalf of a ping_req
-			break
-		}
-		interval := w.cfgs[from].ProbeIntervalNs * int64(health+1)
-		p := &wprobe{target: m.Node, seq: m.Seq, sentAt: t, deadline: t + interval}
-		w.probes[from][m.Seq] = p
-		w.record(from, t, "swim", &swim.ProbeSent{Target: m.Node, Seq: uint64(m.Seq), Mode: swim.ModeDirect})
-	case m.Type == mlIndirectPing:
-		if p := w.probes[from][m.Seq]; p != nil {
-			if p.indirect == nil {
-				p.indirect = &swim.ProbeSent{Target: p.target, Seq: uint64(p.seq), Mode: swim.ModeIndirect}
-				w.record(from, t, "swim", p.indirect)
-			}
-			p.indirect.Via = append(p.indirect.Via, w.ids[to])
-		}
-	case m.Type == mlAck:
-		if k := (wind{to, m.Seq}); w.indir[from][k] {
-			kind = "indirect_ack"
-			delete(w.indir[from], k)
-		}
-	case m.Type == mlNack:
-		delete(w.indir[from], wind{to, m.Seq})
-	}
-	w.record(from, t, "swim", &message{typ: "message_sent", peer: w.ids[to], kind: kind, bytes: len(b), updates: m.Broadcasts})
+	kind := sender.obs.PacketSent(t, w.ids[to], len(b), m, health)
 	out, notes := w.net.Send(from, to, int64(len(b)), t)
 	w.notes(t, notes)
 	if !out.Arrived {
@@ -343,22 +238,7 @@ func (w *witness) deliver(id uint64) {
 		w.mu.Unlock()
 		return
 	}
-	w.record(h.to, t, "swim", &message{typ: "message_received", peer: from, kind: h.kind, bytes: len(h.data), updates: h.msg.Broadcasts})
-	switch {
-	case h.msg.GossipOnly:
-	case h.msg.Type == mlIndirectPing:
-		w.relay[h.to][h.msg.Node]++
-		w.indir[h.to][wind{h.from, h.msg.Seq}] = true
-	case h.msg.Type == mlAck:
-		if p := w.probes[h.to][h.msg.Seq]; p != nil && !p.done && t <= p.deadline {
-			mode := swim.ModeIndirect
-			if from == p.target {
-				mode = swim.ModeDirect
-			}
-			p.done = true
-			w.record(h.to, t, "swim", &swim.ProbeAcked{Target: p.target, Seq: uint64(p.seq), Mode: mode, RTTNs: t - p.sentAt})
-		}
-	}
+	dest.obs.PacketReceived(t, from, len(h.data), h.msg, h.kind)
 	w.mu.Unlock()
 	select {
 	case dest.packetCh <- &memberlist.Packet{Buf: h.data, From: nodeAddress(h.from), Timestamp: time.Now()}:
@@ -374,21 +254,7 @@ func (w *witness) deliver(id uint64) {
 // false when nothing should arrive (the run is over, or the writer's
 // node is no longer running).
 func (w *witness) streamSent(c *wconn, b []byte) (time.Duration, bool) {
-	m := decodeML(b)
-	kind := "tcp_other"
-	switch m.Type {
-	case mlPushPull:
-		kind = "join_response"
-		if c.dialer {
-			kind = "join_request"
-		}
-	case mlPing:
-		kind = "tcp_ping"
-	case mlAck:
-		kind = "tcp_ack"
-	case mlErr:
-		kind = "tcp_error"
-	}
+	kind := mlevents.StreamKind(mlevents.Decode(b), c.dialer)
 	from, to := c.local.idx, c.remote.idx
 	delay := w.oneWay(from, to, len(b))
 	w.mu.Lock()
@@ -397,14 +263,12 @@ func (w *witness) streamSent(c *wconn, b []byte) (time.Duration, bool) {
 		return 0, false
 	}
 	t := w.now()
-	// A push/pull's member list, like a join_response's, is not counted
-	// as piggybacked updates.
-	w.record(from, t, "swim", &message{typ: "message_sent", peer: w.ids[to], kind: kind, bytes: len(b)})
+	c.local.obs.StreamSent(t, w.ids[to], kind, len(b))
 	n := len(b)
 	time.AfterFunc(delay, func() {
 		w.mu.Lock()
 		if w.nodes[to] == c.remote && w.running[to] {
-			w.record(to, w.now(), "swim", &message{typ: "message_received", peer: w.ids[from], kind: kind, bytes: n})
+			c.remote.obs.StreamReceived(w.now(), w.ids[from], kind, n)
 		}
 		w.mu.Unlock()
 		w.poke()
@@ -424,64 +288,18 @@ func (l *logWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func between(s, before, after string) (string, bool) {
-	_, rest, ok := strings.Cut(s, before)
-	if !ok {
-		return "", false
-	}
-	v, _, ok := strings.Cut(rest, after)
-	return v, ok
-}
-
 func (w *witness) logLine(n *wnode, line string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed || w.nodes[n.idx] != n {
 		return
 	}
-	i := n.idx
 	t := w.now()
 	if strings.Contains(line, "[ERR]") {
-		w.errs = append(w.errs, fmt.Sprintf("%s at %.3fs: %s", w.ids[i], float64(t)/1e9, strings.TrimSpace(line)))
+		w.errs = append(w.errs, fmt.Sprintf("%s at %.3fs: %s", n.name, float64(t)/1e9, strings.TrimSpace(line)))
 	}
-	if x, ok := between(line, "memberlist: Failed UDP ping: ", " (timeout reached)"); ok {
-		if p := w.openProbe(i, x); p != nil && !p.direct {
-			p.direct = true
-			w.record(i, t, "swim", &swim.ProbeTimedOut{Target: x, Seq: uint64(p.seq), Mode: swim.ModeDirect})
-		}
-	} else if x, ok := between(line, "memberlist: Suspect ", " has failed, no acks received"); ok {
-		var seq uint64
-		if p := w.openProbe(i, x); p != nil {
-			p.done, seq = true, uint64(p.seq)
-		}
-		w.record(i, t, "swim", &swim.ProbeTimedOut{Target: x, Seq: seq, Mode: swim.ModeIndirect})
-		w.ctx[i].probeFailed[x] = true
-	} else if x, ok := between(line, "memberlist: Was able to connect to ", " over TCP but UDP probes failed"); ok {
-		if p := w.openProbe(i, x); p != nil {
-			p.done = true
-			w.record(i, t, "swim", &swim.ProbeAcked{Target: x, Seq: uint64(p.seq), Mode: "tcp", RTTNs: t - p.sentAt})
-		}
-	} else if x, ok := between(line, "memberlist: Marking ", " as failed, suspect timeout reached"); ok {
-		w.ctx[i].timedOut[x] = true
-	} else if strings.Contains(line, "memberlist: Refuting a suspect message") {
-		w.ctx[i].cause = swim.CauseRefuteSuspect
-	} else if strings.Contains(line, "memberlist: Refuting a dead message") {
-		w.ctx[i].cause = swim.CauseRefuteDead
-	} else if strings.Contains(line, "memberlist: Refuting an alive message") {
-		w.ctx[i].cause = swim.CauseRefuteAlive
-	}
+	n.obs.LogLine(t, line)
 	w.poke()
-}
-
-// openProbe is node i's latest unfinished probe of target.
-func (w *witness) openProbe(i int, target string) *wprobe {
-	var best *wprobe
-	for _, p := range w.probes[i] {
-		if p.target == target && !p.done && (best == nil || p.sentAt > best.sentAt) {
-			best = p
-		}
-	}
-	return best
 }
 
 // delegates: every callback is a moment the view may have changed.
@@ -498,54 +316,11 @@ func (d wdelegate) NotifyUpdate(*memberlist.Node) { d.w.poke() }
 func (d wdelegate) NotifyMerge([]*memberlist.Node) error {
 	d.w.mu.Lock()
 	if d.w.nodes[d.n.idx] == d.n {
-		d.w.ctx[d.n.idx].merged = true
+		d.n.obs.Merged(d.w.now())
 	}
 	d.w.mu.Unlock()
 	d.w.poke()
 	return nil
-}
-
-// metaDelegate gives a node the metadata hosts/swim derives for it
-// (meta_bytes): memberlist carries it in every alive, as hosts/swim does.
-type metaDelegate struct{ meta []byte }
-
-func (d metaDelegate) NodeMeta(int) []byte             { return d.meta }
-func (d metaDelegate) NotifyMsg([]byte)                {}
-func (d metaDelegate) GetBroadcasts(int, int) [][]byte { return nil }
-func (d metaDelegate) LocalState(bool) []byte          { return nil }
-func (d metaDelegate) MergeRemoteState([]byte, bool)   {}
-
-// mlState maps memberlist's NodeStateType: alive, suspect, dead, left
-// (a graceful leave, which no run here makes) onto detsim's states.
-func mlState(s int64) swim.State {
-	switch s {
-	case 0:
-		return swim.Alive
-	case 1:
-		return swim.Suspect
-	}
-	return swim.Dead
-}
-
-// readView reads a node's member list: memberlist reports neither
-// suspicion learnt by gossip nor any incarnation through its delegates
-// (NotifyJoin/Leave/Update fire on none → alive, dead → alive, → dead and
-// metadata changes), so the witness reads the two unexported fields that
-// hold its view, nodeMap (name → *nodeState{Incarnation, State}) under
-// nodeLock, by reflection. v0.7.0's layout; TestWitness_ReadsMemberlistView
-// fails if it changes.
-func readView(m *memberlist.Memberlist) map[string]wview {
-	v := reflect.ValueOf(m).Elem()
-	lock := (*sync.RWMutex)(unsafe.Pointer(v.FieldByName("nodeLock").UnsafeAddr()))
-	lock.RLock()
-	defer lock.RUnlock()
-	nm := v.FieldByName("nodeMap")
-	out := make(map[string]wview, nm.Len())
-	for it := nm.MapRange(); it.Next(); {
-		ns := it.Value().Elem()
-		out[it.Key().String()] = wview{state: mlState(ns.FieldByName("State").Int()), inc: ns.FieldByName("Incarnation").Uint()}
-	}
-	return out
 }
 
 // sampler records every change of any node's view. It wakes whenever
@@ -584,9 +359,9 @@ func (w *witness) sample() {
 		}
 	}
 	w.mu.Unlock()
-	views := make([]map[string]wview, len(ls))
+	views := make([]map[string]mlevents.View, len(ls))
 	for k, l := range ls {
-		views[k] = readView(l.m)
+		views[k] = mlevents.ReadView(l.m)
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -595,83 +370,25 @@ func (w *witness) sample() {
 		if w.nodes[l.i] != l.n {
 			continue
 		}
-		self := w.ids[l.i]
-		for _, name := range slices.Sorted(mapKeys(views[k])) {
-			nv := views[k][name]
-			ov, known := w.views[l.i][name]
-			if known && ov == nv {
-				continue
-			}
-			w.record(l.i, t, "swim", &swim.StateTransition{Observer: self, Subject: name, From: ov.state, To: nv.state,
-				Incarnation: nv.inc, Reason: w.reason(l.i, name, ov, nv, known)})
-			if name == self && known && nv.inc > ov.inc {
-				cause := cmp.Or(w.ctx[l.i].cause, swim.CauseRefuteSuspect)
-				w.record(l.i, t, "swim", &swim.SelfIncarnationBump{Old: ov.inc, New: nv.inc, Cause: cause})
-			}
-			w.views[l.i][name] = nv
-		}
+		l.n.obs.Sample(t, views[k])
 	}
-	for i := range w.ctx {
-		w.resetCtx(i)
-	}
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
+	for _, n := range w.nodes {
+		if n != nil {
+			n.obs.ResetContext()
 		}
 	}
 }
 
-// reason gives a change of node i's view of subj its detsim reason, from
-// what node i did or was told at this instant.
-func (w *witness) reason(i int, subj string, ov, nv wview, known bool) string {
-	c := w.ctx[i]
-	switch {
-	case subj == w.ids[i] && !known:
-		return swim.ReasonInitial
-	case subj == w.ids[i]:
-		return swim.ReasonRefuted
-	case nv.state == swim.Suspect && c.probeFailed[subj]:
-		return swim.ReasonProbeFailed
-	case nv.state == swim.Dead && c.timedOut[subj]:
-		return swim.ReasonSuspicionTimeout
-	case c.merged:
-		return swim.ReasonJoin
-	case known && ov.state != swim.Alive && nv.state == swim.Alive && nv.inc > ov.inc:
-		return swim.ReasonRefuted
-	}
-	return swim.ReasonGossip
-}
-
-// config is memberlist's DefaultLANConfig with every hosts/swim key that
-// has a memberlist equivalent set from the peer's kind_config (their
-// defaults are the same values). What has none stays memberlist's:
-// GossipInterval 200 ms to GossipNodes 3, TCP fallback pings on,
-// compression on, TCPTimeout 10 s, GossipToTheDeadTime 30 s.
+// config is memberlist's DefaultLANConfig with the peer's kind_config
+// applied (mlevents: every key memberlist has an equivalent for), on the
+// witness's transport, log reader and delegates.
 func (w *witness) config(n *wnode) *memberlist.Config {
-	c := w.cfgs[n.idx]
 	conf := memberlist.DefaultLANConfig()
-	conf.Name = n.name
+	w.cfgs[n.idx].Apply(conf, n.name)
 	conf.Transport = n
 	conf.LogOutput = &logWriter{w, n}
 	conf.Events = wdelegate{w, n}
 	conf.Merge = wdelegate{w, n}
-	conf.ProbeInterval = time.Duration(c.ProbeIntervalNs)
-	conf.ProbeTimeout = time.Duration(c.ProbeTimeoutNs)
-	conf.IndirectChecks = c.IndirectChecks
-	conf.RetransmitMult = c.RetransmitMult
-	conf.SuspicionMult = c.SuspicionMult
-	conf.SuspicionMaxTimeoutMult = c.SuspicionMaxTimeoutMult
-	conf.AwarenessMaxMultiplier = c.AwarenessMaxMultiplier
-	conf.UDPBufferSize = c.MaxMessageBytes
-	conf.PushPullInterval = time.Duration(c.PushPullIntervalNs)
-	if c.MetaBytes > 0 {
-		conf.Delegate = metaDelegate{swim.DerivedMeta(n.name, c.MetaBytes)}
-	}
 	return conf
 }
 
@@ -684,12 +401,10 @@ func (w *witness) config(n *wnode) *memberlist.Config {
 func (w *witness) start(tb testing.TB, i int, state string) {
 	n := &wnode{w: w, idx: i, name: w.ids[i], addr: nodeAddress(i),
 		packetCh: make(chan *memberlist.Packet, queueFor(len(w.ids))), streamCh: make(chan net.Conn, 64)}
+	n.obs = mlevents.NewObserver(n.name, w.cfgs[i].Swim.ProbeIntervalNs, func(t int64, ev hosts.Event) { w.record(i, t, "swim", ev) })
 	w.mu.Lock()
 	w.lives[i]++
 	w.nodes[i], w.running[i], w.ghost[i] = n, true, false
-	w.views[i] = map[string]wview{}
-	w.probes[i], w.relay[i], w.indir[i] = map[uint32]*wprobe{}, map[string]int{}, map[wind]bool{}
-	w.resetCtx(i)
 	w.mu.Unlock()
 	m, err := memberlist.Create(w.config(n))
 	if err != nil {
@@ -699,7 +414,7 @@ func (w *witness) start(tb testing.TB, i int, state string) {
 	w.poke()
 	var targets []string
 	if state == "joining" {
-		for _, s := range w.cfgs[i].Seeds {
+		for _, s := range w.cfgs[i].Swim.Seeds {
 			if s != n.name {
 				targets = append(targets, joinAddress(s, w.index[s]))
 			}
@@ -719,7 +434,7 @@ func (w *witness) start(tb testing.TB, i int, state string) {
 			if _, err := m.Join(targets); err == nil {
 				return
 			}
-			time.Sleep(time.Duration(w.cfgs[i].ProbeIntervalNs))
+			time.Sleep(time.Duration(w.cfgs[i].Swim.ProbeIntervalNs))
 			w.mu.Lock()
 			gone := w.closed || w.nodes[i] != n || !w.running[i]
 			w.mu.Unlock()
@@ -845,24 +560,9 @@ func (w *witness) snapshot(seq int, at int64) {
 	}
 	w.mu.Unlock()
 	for k, m := range ms {
-		type member struct {
-			ID          string `json:"id"`
-			State       string `json:"state"`
-			Incarnation uint64 `json:"incarnation"`
-		}
-		v := readView(m)
-		snap := struct {
-			Implementation string   `json:"implementation"`
-			Node           string   `json:"node"`
-			Health         int      `json:"health"`
-			Members        []member `json:"members"`
-		}{Implementation: "hashicorp/memberlist v0.7.0", Node: w.ids[idx[k]], Health: m.GetHealthScore()}
-		for _, name := range slices.Sorted(mapKeys(v)) {
-			snap.Members = append(snap.Members, member{name, v[name].state.String(), v[name].inc})
-		}
-		data, _ := json.MarshalIndent(snap, "", "  ")
+		data := mlevents.Snapshot(w.ids[idx[k]], m)
 		w.mu.Lock()
-		w.snaps = append(w.snaps, bundle.DigestSnapshot{Host: w.ids[idx[k]], Seq: seq, AtNs: at, Data: append(data, '\n')})
+		w.snaps = append(w.snaps, bundle.DigestSnapshot{Host: w.ids[idx[k]], Seq: seq, AtNs: at, Data: data})
 		w.mu.Unlock()
 	}
 }
@@ -952,7 +652,7 @@ type witnessResult struct {
 	Verdicts []verdict.Verdict
 	Errors   []string // memberlist's [ERR] log lines
 	Full     int64
-	Final    []map[string]wview // every node's view at the end
+	Final    []map[string]mlevents.View // every node's view at the end
 }
 
 // runWitness runs sc's peers as memberlist nodes in a synctest bubble and
@@ -963,10 +663,14 @@ func runWitness(t *testing.T, sc *scenarios.Scenario, out string) *witnessResult
 	if err != nil {
 		t.Fatal(err)
 	}
-	var final []map[string]wview
+	final := make([]map[string]mlevents.View, len(w.ids))
 	synctest.Test(t, func(t *testing.T) {
 		w.run(t)
-		final = slices.Clone(w.views)
+		for i, n := range w.nodes {
+			if n != nil {
+				final[i] = n.obs.View()
+			}
+		}
 	})
 	res, err := w.write(out)
 	if err != nil {

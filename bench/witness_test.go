@@ -9,6 +9,8 @@ import (
 
 	"github.com/hashicorp/memberlist"
 
+	"github.com/detsim/detsim/bench/mlevents"
+
 	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/bundle/verdict"
 	"github.com/detsim/detsim/hosts/builtin"
@@ -48,8 +50,8 @@ func TestWitness_SmokeConverges(t *testing.T) {
 	}
 	for i, v := range res.Final {
 		for _, p := range sc.Peers {
-			if got := v[p.ID]; got.state != swim.Alive {
-				t.Errorf("%s sees %s %v at the end", sc.Peers[i].ID, p.ID, got.state)
+			if got := v[p.ID]; got.State != swim.Alive {
+				t.Errorf("%s sees %s %v at the end", sc.Peers[i].ID, p.ID, got.State)
 			}
 		}
 	}
@@ -65,7 +67,7 @@ func TestWitness_SmokeConverges(t *testing.T) {
 }
 
 // TestWitness_ReadsMemberlistView: the witness reads memberlist's view
-// through two unexported fields (readView). If a memberlist upgrade moves
+// through two unexported fields (mlevents.ReadView). If a memberlist upgrade moves
 // them, this fails before any bundle is written from a wrong view.
 func TestWitness_ReadsMemberlistView(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -78,9 +80,9 @@ func TestWitness_ReadsMemberlistView(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v := readView(m)
-		if len(v) != 1 || v["n0"] != (wview{state: swim.Alive, inc: 1}) {
-			t.Errorf("readView = %+v, want n0 alive at incarnation 1", v)
+		v := mlevents.ReadView(m)
+		if len(v) != 1 || v["n0"] != (mlevents.View{State: swim.Alive, Inc: 1}) {
+			t.Errorf("ReadView = %+v, want n0 alive at incarnation 1", v)
 		}
 		m.Shutdown()
 	})

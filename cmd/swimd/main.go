@@ -21,19 +21,15 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
+	"io"
+
+	"github.com/detsim/detsim/internal/daemoncli"
 )
 
-func main() {
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGUSR1)
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, sigs))
-}
+func main() { daemoncli.Main(run) }
 
 // exitf prints a message to stderr and returns code.
-func exitf(stderr *os.File, code int, format string, args ...any) int {
+func exitf(stderr io.Writer, code int, format string, args ...any) int {
 	fmt.Fprintf(stderr, "swimd: "+format+"\n", args...)
 	return code
 }
