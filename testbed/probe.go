@@ -64,8 +64,10 @@ type EdgeReport struct {
 	LargeSent, LargeGot int
 	LargeFragments      int
 	// ThroughputBytes is what arrived per second while the sender offered
-	// twice the edge's rate, counting IP and UDP headers (as HTB does);
-	// 0 for an unshaped edge, which the probe does not saturate.
+	// twice the edge's rate, counting IP and UDP headers (as HTB does):
+	// the rate less what the edge's loss took, rate × (1 − p), as the
+	// loss is applied after the shaping; 0 for an unshaped edge, which
+	// the probe does not saturate.
 	ThroughputBytes float64
 }
 
@@ -440,7 +442,7 @@ func (r *ProbeReport) Print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "probe     %s on kernel %s, %v per phase\n", r.Scenario, r.Kernel, r.Duration)
 	fmt.Fprintf(w, "network   built in %v, removed in %v\n", time.Duration(r.SetupNs).Round(time.Millisecond), time.Duration(r.TeardownNs).Round(time.Millisecond))
-	fmt.Fprintln(w, "| edge | one-way asked (ms) | one-way p50 / p99 (ms) | loss asked | loss of 100 B | loss of 16 000 B (fragments; asked 1−(1−p)^k) | rate asked | throughput |")
+	fmt.Fprintln(w, "| edge | one-way asked (ms) | one-way p50 / p99 (ms) | loss asked | loss of 100 B | loss of 16 000 B (fragments; asked 1−(1−p)^k) | rate asked | throughput (of rate × (1−p)) |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
 	for _, e := range r.Edges {
 		p := float64(e.Asked.LossPPM) / 1e6
@@ -448,7 +450,7 @@ func (r *ProbeReport) Print(w io.Writer) {
 		rate, thr := "unshaped", "-"
 		if e.Asked.RateBytes > 0 {
 			rate = fmt.Sprintf("%d B/s", e.Asked.RateBytes)
-			thr = fmt.Sprintf("%.0f B/s (%.1f%%)", e.ThroughputBytes, 100*e.ThroughputBytes/float64(e.Asked.RateBytes))
+			thr = fmt.Sprintf("%.0f B/s (%.1f%%)", e.ThroughputBytes, 100*e.ThroughputBytes/(float64(e.Asked.RateBytes)*(1-p)))
 		}
 		fmt.Fprintf(w, "| %s→%s | %s ± %s | %s / %s | %.1f%% | %s | %s (%d; %.1f%%) | %s | %s |\n",
 			e.From, e.To, ms(e.Asked.LatencyNs), ms(e.Asked.JitterStddevNs), ms(e.OneWayP50), ms(e.OneWayP99),

@@ -456,8 +456,15 @@ func (r *run) stopTimers() {
 // finish merges the records, copies the delay log in, evaluates the
 // assertions and writes the manifest.
 func (r *run) finish(res *Result, end int64, interrupted string) (*Result, error) {
+	// A daemon that died before it wrote anything left no file.
+	var sources []string
+	for _, src := range r.sources {
+		if _, err := os.Stat(src); err == nil {
+			sources = append(sources, src)
+		}
+	}
 	r.w.TrustEventsHash()
-	sum, late, err := spool.Merge(r.sources, end, r.w)
+	sum, late, err := spool.Merge(sources, end, r.w)
 	if err != nil {
 		return nil, fmt.Errorf("testbed: merging records: %w", err)
 	}

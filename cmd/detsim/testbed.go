@@ -108,6 +108,10 @@ func cmdTestbed(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "detsim: %v\n", err)
 		return exitUsage
 	}
+	if err := testbed.Preflight(); err != nil {
+		fmt.Fprintf(stderr, "detsim: %v\n", err)
+		return exitUsage
+	}
 	if cfg.Daemon, err = findDaemon(*daemonPath, name, build); err != nil {
 		return usageErrIn(stderr, "testbed", "--impl %s: %v", *impl, err)
 	}
