@@ -116,6 +116,18 @@ type Testbed struct {
 	// DelayLine says how latency and jitter were applied.
 	DelayLine string        `json:"delay_line"`
 	Edges     []TestbedEdge `json:"edges"`
+	// Unobserved lists what the simulator records that nobody on the
+	// testbed can see, each with the reason: schemadiff does not hold
+	// its absence against the simulator (docs/testbed.md).
+	Unobserved []Unobserved `json:"unobserved"`
+}
+
+// Unobserved is one kind ("kind_tag/type", or "kind_tag/*") or one
+// field of a kind ("kind_tag/type event.field") a production executor
+// cannot observe, and why.
+type Unobserved struct {
+	What string `json:"what"`
+	Why  string `json:"why"`
 }
 
 // TestbedEdge is one directed edge as the testbed realised it.

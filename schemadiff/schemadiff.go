@@ -81,6 +81,9 @@ type KindOnly struct {
 	// Ignored names the known-gaps entry that covers the kind (only for a
 	// kind only production emits), or is "".
 	Ignored string `json:"ignored,omitempty"`
+	// Unobserved, for a kind only the simulator emits, is production's
+	// declaration that it cannot observe the kind, with its reason.
+	Unobserved string `json:"unobserved,omitempty"`
 }
 
 // FieldDiff is a field of a kind both bundles emit whose types differ;
@@ -94,6 +97,9 @@ type FieldDiff struct {
 	// (0: never).
 	FirstA int64 `json:"first_a,omitempty"`
 	FirstB int64 `json:"first_b,omitempty"`
+	// Unobserved is set when only the simulator has the field and
+	// production declares it cannot observe it: the reason.
+	Unobserved string `json:"unobserved,omitempty"`
 }
 
 // Report is the outcome of a comparison.
@@ -117,11 +123,16 @@ type Report struct {
 // Failed reports whether the bundles differ in anything but kinds only
 // production emits that known_gaps.md lists.
 func (r *Report) Failed() bool {
-	if len(r.Fields) > 0 || len(r.SimGaps) > 0 {
+	if len(r.SimGaps) > 0 {
 		return true
 	}
+	for _, f := range r.Fields {
+		if f.Unobserved == "" {
+			return true
+		}
+	}
 	for _, k := range append(slices.Clip(r.OnlyA), r.OnlyB...) {
-		if k.Ignored == "" {
+		if k.Ignored == "" && k.Unobserved == "" {
 			return true
 		}
 	}
@@ -154,10 +165,10 @@ func Compare(a, b string, opts Options) (*Report, error) {
 	default:
 		r.Prod, r.ProdWhy = B, "neither bundle is live; B is taken as production"
 	}
-	simDir := a
+	simDir, prodInfo := a, infoB
 	r.A.Role, r.B.Role = "sim", "prod"
 	if r.Prod == A {
-		simDir = b
+		simDir, prodInfo = b, infoA
 		r.A.Role, r.B.Role = "prod", "sim"
 	}
 
@@ -190,6 +201,7 @@ func Compare(a, b string, opts Options) (*Report, error) {
 		return nil, rb.err
 	}
 	r.diff(sa, rb.s, gaps)
+	r.markUnobserved(prodInfo.Unobserved)
 	return r, nil
 }
 
@@ -265,6 +277,46 @@ func (r *Report) diff(sa, sb *Schema, gaps []Gap) {
 	}
 }
 
+// markUnobserved marks what only the simulator has and production
+// declares it cannot observe: a kind ("kind_tag/type" or "kind_tag/*")
+// or a field ("kind_tag/type event.field") the production side never
+// holds.
+func (r *Report) markUnobserved(un []bundle.Unobserved) {
+	if len(un) == 0 {
+		return
+	}
+	simOnly := &r.OnlyA
+	if r.Prod == A {
+		simOnly = &r.OnlyB
+	}
+	for i := range *simOnly {
+		k := &(*simOnly)[i]
+		tag, _, _ := strings.Cut(k.Kind, "/")
+		for _, u := range un {
+			if u.What == k.Kind || u.What == tag+"/*" {
+				k.Unobserved = u.Why
+				break
+			}
+		}
+	}
+	for i := range r.Fields {
+		f := &r.Fields[i]
+		prodHas := f.B
+		if r.Prod == A {
+			prodHas = f.A
+		}
+		if prodHas != "-" {
+			continue // production has the field: a type difference is real
+		}
+		for _, u := range un {
+			if u.What == f.Kind+" "+f.Path {
+				f.Unobserved = u.Why
+				break
+			}
+		}
+	}
+}
+
 // fieldDiffs lists the fields of one kind whose types differ, by path.
 func fieldDiffs(name string, ka, kb *Kind) []FieldDiff {
 	paths := make([]string, 0, len(ka.Fields)+len(kb.Fields))
@@ -309,6 +361,9 @@ func (r *Report) Write(w io.Writer) error {
 			if k.Ignored != "" {
 				verdict = "ignored (known gap " + k.Ignored + ")"
 			}
+			if k.Unobserved != "" {
+				verdict = "ignored (production cannot observe it: " + k.Unobserved + ")"
+			}
 			fmt.Fprintf(&b, "  %-5s kind %s only in %s (%s): %d records, first at events.ndjson#L%d\n",
 				verdict, k.Kind, side, bundle.Role, k.Records, k.FirstLine)
 		}
@@ -318,16 +373,22 @@ func (r *Report) Write(w io.Writer) error {
 	for _, k := range r.SimGaps {
 		fmt.Fprintf(&b, "  FAIL  kind %s is emitted by the simulator, which lists it as not modelled (%s): first at events.ndjson#L%d\n", k.Kind, k.Ignored, k.FirstLine)
 	}
-	for _, f := range r.Fields {
-		fmt.Fprintf(&b, "  FAIL  %s %s: A %s, B %s%s\n", f.Kind, f.Path, f.A, f.B, firstLines(f))
-	}
 	n := 0
+	for _, f := range r.Fields {
+		verdict := "FAIL "
+		if f.Unobserved != "" {
+			verdict = "ignored (production cannot observe it: " + f.Unobserved + ")"
+		} else {
+			n++
+		}
+		fmt.Fprintf(&b, "  %s %s %s: A %s, B %s%s\n", verdict, f.Kind, f.Path, f.A, f.B, firstLines(f))
+	}
 	for _, k := range append(slices.Clip(r.OnlyA), r.OnlyB...) {
-		if k.Ignored == "" {
+		if k.Ignored == "" && k.Unobserved == "" {
 			n++
 		}
 	}
-	n += len(r.Fields) + len(r.SimGaps)
+	n += len(r.SimGaps)
 	if n == 0 {
 		b.WriteString("schemadiff: no schema differences\n")
 	} else {

@@ -317,3 +317,41 @@ func TestCompare_SimBundleVsItself(t *testing.T) {
 		t.Errorf("report:\n%s", out.String())
 	}
 }
+
+// TestCompare_UnobservedByProduction: a kind or a field only the
+// simulator has, which the production bundle declares it cannot observe
+// (a testbed's manifest), is not a difference; one it does not declare
+// still is, and a declared field that production does hold, with another
+// type, is a real difference.
+func TestCompare_UnobservedByProduction(t *testing.T) {
+	sim := writeBundle(t, false, gapsDoc, sent, nested, probe1)
+	prod := writeBundle(t, true, "", sentNoU, probe1)
+	manifest := `{"format":"detsim-bundle/1","mode":"testbed","clock":"wall","duration_ns":1,"testbed":{"unobserved":[` +
+		`{"what":"engine/x","why":"no such record on a kernel"},` +
+		`{"what":"swim/message_sent event.updates","why":"not on the wire"}]}}`
+	must(t, os.WriteFile(filepath.Join(prod, "manifest.json"), []byte(manifest), 0o644))
+	r, err := Compare(sim, prod, Options{})
+	must(t, err)
+	var out strings.Builder
+	r.Write(&out)
+	if r.Failed() {
+		t.Errorf("declared unobserved, still failed:\n%s", out.String())
+	}
+	for _, want := range []string{"production cannot observe it: no such record on a kernel", "production cannot observe it: not on the wire"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report does not say %q:\n%s", want, out.String())
+		}
+	}
+
+	// The same declaration does not cover a field production has.
+	prod2 := writeBundle(t, true, "", sentF, probe1)
+	must(t, os.WriteFile(filepath.Join(prod2, "manifest.json"), []byte(strings.Replace(manifest, "event.updates", "event.bytes", 1)), 0o644))
+	if r, err := Compare(sim, prod2, Options{}); err != nil || !r.Failed() {
+		t.Errorf("a field production holds with another type passed as unobserved (%v)", err)
+	}
+	// Nor a kind it does not name.
+	must(t, os.WriteFile(filepath.Join(prod, "manifest.json"), []byte(strings.Replace(manifest, "engine/x", "engine/y", 1)), 0o644))
+	if r, err := Compare(sim, prod, Options{}); err != nil || !r.Failed() {
+		t.Errorf("a kind production does not declare passed (%v)", err)
+	}
+}

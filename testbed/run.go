@@ -498,8 +498,9 @@ func (r *run) finish(res *Result, end int64, interrupted string) (*Result, error
 		Machine:          &bundle.Machine{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version()},
 		Testbed: &bundle.Testbed{
 			Kernel: kernelRelease(), Impl: r.plan.Impl, DaemonSeed: r.daemonSeed,
-			DelayLine: "a TUN device in the router namespace read by detsim: per-packet delay = latency + N(0, jitter²) from crypto/rand, clamped at 0, packets may overtake; every draw in testbed/delays.tsv",
-			Edges:     r.plan.Realised(),
+			DelayLine:  "a TUN device in the router namespace read by detsim: per-packet delay = latency + N(0, jitter²) from crypto/rand, clamped at 0, packets may overtake; every draw in testbed/delays.tsv",
+			Edges:      r.plan.Realised(),
+			Unobserved: Unobserved(r.plan.Impl),
 		},
 	}
 	if err := r.w.Finish(m, sc.TOML(), verdict.Marshal(vs)); err != nil {
@@ -512,6 +513,27 @@ func (r *run) finish(res *Result, end int64, interrupted string) (*Result, error
 	res.Out, res.EndNs, res.Interrupted, res.Records, res.Late = r.cfg.Out, end, interrupted, final.Records, late
 	res.Digest, res.Verdicts, res.Manifest = digest, vs, final
 	return res, nil
+}
+
+// Unobserved is what the simulator records that a testbed run of impl
+// cannot: the network model's own records, which no daemon sees and the
+// kernel does not report, and the message fields the daemons cannot know.
+func Unobserved(impl string) []bundle.Unobserved {
+	out := []bundle.Unobserved{
+		{What: "engine/cache_state_change", Why: "UDP on a kernel has no connection cache"},
+		{What: "engine/dial_start", Why: "UDP on a kernel has no connection to dial"},
+		{What: "engine/dial_outcome", Why: "UDP on a kernel has no connection to dial"},
+		{What: "engine/drop_on_send", Why: "the kernel drops a datagram that finds no route or a full queue without a record; the sender sees at most an error it counts"},
+		{What: "engine/drop_on_delivery", Why: "nftables drops packets (loss, partitions) at the receiver's ingress without a record"},
+		{What: "swim/message_received event.id", Why: "the sender's message id is not on the wire, so the receiver cannot record it"},
+	}
+	if impl == ImplMemberlist {
+		out = append(out,
+			bundle.Unobserved{What: "swim/message_sent event.id", Why: "memberlist does not number its messages"},
+			bundle.Unobserved{What: "swim/message_sent event.seq", Why: "memberlist does not number its messages"},
+			bundle.Unobserved{What: "swim/message_received event.seq", Why: "memberlist does not number its messages"})
+	}
+	return out
 }
 
 // kernelRelease is uname's release and version.

@@ -8,16 +8,18 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/internal/outfile"
 	"github.com/detsim/detsim/scenarios"
 	"github.com/detsim/detsim/testbed"
 )
 
 const testbedUsage = `usage: detsim testbed SCENARIO [--out DIR] [--impl swimd|memberlist] [--daemon PATH] [--max-duration D]
-       detsim testbed --probe SCENARIO [--probe-duration D]
+       detsim testbed --probe SCENARIO [--probe-duration D] [--derive FILE [--force]]
        detsim testbed --sweep
 
 Runs every peer of a swim SCENARIO as a real daemon in a network
@@ -38,7 +40,9 @@ bench's memberlistd (unmodified hashicorp/memberlist): build it with
 
 --probe builds the scenario's network with no daemons, measures each
 edge with its own probes (RTT, loss of small and of MTU-exceeding
-datagrams, throughput) and prints them beside what the scenario asked.
+datagrams, throughput) and prints them beside what the scenario asked;
+--derive writes the measured links as [[links]] tables, which a
+calibration scenario extending SCENARIO takes (docs/testbed.md).
 
 --sweep removes the namespaces a killed testbed run left (every run
 also does this first) and exits.
@@ -57,6 +61,8 @@ func cmdTestbed(args []string, stdout, stderr io.Writer) int {
 	maxDur := fs.Duration("max-duration", testbed.DefaultMaxDuration, "stop (bundle marked interrupted) after this much real time")
 	probe := fs.Bool("probe", false, "measure the scenario's realised edges instead of running daemons")
 	probeDur := fs.Duration("probe-duration", 10*time.Second, "with --probe: how long to probe each measurement")
+	derive := fs.String("derive", "", "with --probe: also write the measured links as [[links]] tables to this file (a calibration scenario's)")
+	force := fs.Bool("force", false, "with --derive: replace the file if it exists")
 	sweep := fs.Bool("sweep", false, "remove what killed testbed runs left, and exit")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -96,7 +102,14 @@ func cmdTestbed(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	go func() { <-ctx.Done(); stop() }() // a second Ctrl-C kills at once; the next run sweeps
 	if *probe {
-		return runProbe(ctx, sc, *probeDur, stdout, stderr)
+		if *derive != "" {
+			if err := outfile.Check(*derive, *force); err != nil {
+				return usageErrIn(stderr, "testbed", "--derive: %v", err)
+			}
+		}
+		return runProbe(ctx, sc, *probeDur, *derive, *force, stdout, stderr)
+	} else if *derive != "" {
+		return usageErrIn(stderr, "testbed", "--derive goes with --probe")
 	}
 
 	cfg := testbed.Config{Out: *out, Version: version(), Impl: *impl, MaxDuration: *maxDur}
@@ -162,7 +175,7 @@ func cmdTestbed(args []string, stdout, stderr io.Writer) int {
 }
 
 // runProbe is `detsim testbed --probe` (docs/testbed.md, "Measured").
-func runProbe(ctx context.Context, sc *scenarios.Scenario, each time.Duration, stdout, stderr io.Writer) int {
+func runProbe(ctx context.Context, sc *scenarios.Scenario, each time.Duration, derive string, force bool, stdout, stderr io.Writer) int {
 	rep, err := testbed.Probe(ctx, sc, testbed.ProbeConfig{Duration: each})
 	if err != nil {
 		fmt.Fprintf(stderr, "detsim: testbed --probe: %v\n", err)
@@ -175,6 +188,15 @@ func runProbe(ctx context.Context, sc *scenarios.Scenario, each time.Duration, s
 	rep.Print(stdout)
 	if ctx.Err() != nil {
 		return exitInterrupted
+	}
+	if derive != "" {
+		var b strings.Builder
+		rep.WriteLinks(&b)
+		if err := outfile.Write(derive, []byte(b.String()), force); err != nil {
+			fmt.Fprintf(stderr, "detsim: testbed --derive: %v\n", err)
+			return exitUsage
+		}
+		fmt.Fprintf(stdout, "derived   %s\n", derive)
 	}
 	return exitOK
 }

@@ -36,6 +36,9 @@ type Info struct {
 	Truncated, Interrupted string
 	// Members is every top-level member, undecoded.
 	Members map[string]json.RawMessage
+	// Unobserved is what a production executor declares it cannot see
+	// (a testbed bundle's "testbed"."unobserved"), or nil.
+	Unobserved []bundle.Unobserved
 }
 
 // Cut says why the bundle ends before its scenario did, or "".
@@ -74,6 +77,15 @@ func Read(dir string) (Info, error) {
 		if err := json.Unmarshal(raw, &in.DurationNs); err != nil {
 			return Info{}, fmt.Errorf("%s: %s: duration_ns is not an integer", dir, bundle.ManifestFile)
 		}
+	}
+	if raw, ok := in.Members["testbed"]; ok {
+		var tb struct {
+			Unobserved []bundle.Unobserved `json:"unobserved"`
+		}
+		if err := json.Unmarshal(raw, &tb); err != nil {
+			return Info{}, fmt.Errorf("%s: %s: testbed is not a testbed record: %w", dir, bundle.ManifestFile, err)
+		}
+		in.Unobserved = tb.Unobserved
 	}
 	in.Truncated = reason(in.Members["truncated"])
 	in.Interrupted = reason(in.Members["interrupted"])
