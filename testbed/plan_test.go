@@ -112,13 +112,15 @@ func TestNewPlan_RealisesTheLinks(t *testing.T) {
 
 // TestFragments_RFC791: the probe's own fragment count, written apart
 // from the model's: a 16 000-byte datagram is eleven fragments at 1500.
-func TestFragments_RFC791(t *testing.T) {
+func TestFragments_AsLinuxCutsThem(t *testing.T) {
 	for _, tc := range []struct {
 		size int
 		mtu  int64
 		want int
 	}{
 		{100, 1500, 1}, {1472, 1500, 1}, {1473, 1500, 2}, {16000, 1500, 11}, {65507, 65535, 1}, {65507, 576, 119},
+		// At 576 a full fragment carries 552 bytes, the last up to 556.
+		{1100, 576, 2}, {1101, 576, 3},
 	} {
 		if got := fragments(tc.size, tc.mtu); got != tc.want {
 			t.Errorf("fragments(%d, %d) = %d, want %d", tc.size, tc.mtu, got, tc.want)

@@ -325,17 +325,19 @@ func probeSizing(phase int, e Edge) (int, time.Duration) {
 }
 
 // fragments is how many IPv4 fragments a UDP datagram of size bytes is at
-// mtu: its 8-byte UDP header and payload split in pieces of at most
-// (mtu − 20) bytes rounded down to 8, each under its own IP header.
-// Written from RFC 791 for the probe's report, apart from the network
-// model's own count.
+// mtu, as Linux's ip_append_data cuts it: the 8-byte UDP header and the
+// payload in pieces of (mtu − 20) rounded down to 8 bytes (fragment
+// offsets count 8-byte units), but a last piece may fill all mtu − 20.
+// Written from the kernel's rule for the probe's report, apart from the
+// network model's own count.
 func fragments(size int, mtu int64) int {
-	payload := size + 8
-	if int64(payload) <= mtu-20 {
-		return 1 // unfragmented: no multiple of 8 to keep
+	left, room := int64(size+8), mtu-20
+	k := 1
+	for left > room {
+		left -= room / 8 * 8
+		k++
 	}
-	per := int((mtu - 20) / 8 * 8)
-	return (payload + per - 1) / per
+	return k
 }
 
 func (pr *prober) send(ctx context.Context, phase, k, size int, every, d time.Duration) {
