@@ -15,6 +15,10 @@ const (
 	// − 8 = 65 507 bytes. A bigger datagram is refused at send
 	// (Drop(TooLarge)), as a real socket refuses it with EMSGSIZE.
 	MaxDatagramBytes = MaxMTUBytes - ipv4HeaderBytes - udpHeaderBytes
+	// MaxDatagramWireBytes is the most an accepted datagram puts on the
+	// wire and in the send buffer, headers included: MaxDatagramBytes at
+	// MinMTUBytes, in maxFragments fragments, 67 895 bytes.
+	MaxDatagramWireBytes = MaxDatagramBytes + udpHeaderBytes + ipv4HeaderBytes*maxFragments
 
 	udpHeaderBytes  = 8
 	ipv4HeaderBytes = 20

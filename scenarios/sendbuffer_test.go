@@ -27,7 +27,7 @@ to = "*"
 [[links]]
 from = "a"
 to = "b"
-send_buffer_bytes = 65_507
+send_buffer_bytes = 67_895
 `
 
 func TestParse_SendBufferBytes_5_2(t *testing.T) {
@@ -54,7 +54,7 @@ func TestParse_SendBufferBytes_5_2(t *testing.T) {
 		roundTrip(t, s, testRegistry())
 	})
 	t.Run("the bounds themselves are valid", func(t *testing.T) {
-		for _, v := range []string{"65507", "1073741824"} {
+		for _, v := range []string{"67895", "1073741824"} {
 			s := mustParse(t, with("bandwidth_bps = 1000", "bandwidth_bps = 1000\nsend_buffer_bytes = "+v))
 			roundTrip(t, s, testRegistry())
 		}
@@ -73,11 +73,13 @@ func TestParse_RejectsInvalidSendBuffer_5_2(t *testing.T) {
 		want string
 	}{
 		{"negative", with("bandwidth_bps = 1000", "bandwidth_bps = 1000\nsend_buffer_bytes = -1"),
-			"t.toml: default_link.send_buffer_bytes: must be at least 65507 bytes (one largest UDP datagram), got -1"},
+			"t.toml: default_link.send_buffer_bytes: must be at least 67895 bytes (one largest UDP datagram with its headers at the smallest MTU), got -1"},
 		{"zero is not 'unlimited'", with("bandwidth_bps = 1000", "bandwidth_bps = 1000\nsend_buffer_bytes = 0"),
-			"t.toml: default_link.send_buffer_bytes: must be at least 65507 bytes (one largest UDP datagram), got 0"},
-		{"smaller than one datagram", valid + "[[links]]\nfrom = \"a\"\nto = \"b\"\nsend_buffer_bytes = 65506\n",
-			"t.toml: links[0].send_buffer_bytes: must be at least 65507 bytes (one largest UDP datagram), got 65506"},
+			"t.toml: default_link.send_buffer_bytes: must be at least 67895 bytes (one largest UDP datagram with its headers at the smallest MTU), got 0"},
+		{"smaller than one datagram", valid + "[[links]]\nfrom = \"a\"\nto = \"b\"\nsend_buffer_bytes = 67894\n",
+			"t.toml: links[0].send_buffer_bytes: must be at least 67895 bytes (one largest UDP datagram with its headers at the smallest MTU), got 67894"},
+		{"one datagram without its headers", with("bandwidth_bps = 1000", "bandwidth_bps = 1000\nsend_buffer_bytes = 65507"),
+			"t.toml: default_link.send_buffer_bytes: must be at least 67895 bytes (one largest UDP datagram with its headers at the smallest MTU), got 65507"},
 		{"above 1 GiB", with("bandwidth_bps = 1000", "bandwidth_bps = 1000\nsend_buffer_bytes = 1073741825"),
 			"t.toml: default_link.send_buffer_bytes: must be at most 2^30 bytes (1 GiB), got 1073741825"},
 		{"float", with("bandwidth_bps = 1000", "bandwidth_bps = 1000\nsend_buffer_bytes = 4e6"),
