@@ -86,6 +86,11 @@ const (
 // only a link offered more than its bandwidth for a long time fills it.
 const DefaultSendBufferBytes = 4 << 20
 
+// DefaultMTUBytes is mtu_bytes when [default_link] omits it: 1 500
+// bytes, Ethernet's MTU and what a cloud VM's interface, a veth pair and
+// most WAN paths carry (docs/network.md, "MTU and fragmentation").
+const DefaultMTUBytes = 1500
+
 // MaxRecvCostNs bounds recv_cost_ns, as latency_ns is bounded: no
 // product is ever taken of it, only sums, each checked.
 const MaxRecvCostNs = MaxDelayNs
