@@ -4,42 +4,17 @@ import (
 	"slices"
 	"strings"
 	"testing"
-)
 
-// mtuSrc sets mtu_bytes in [default_link] and overrides it on one
-// [[links]] entry.
-const mtuSrc = `name = "mtu"
-duration_ns = 10_000
-[default_tick]
-period_ns = 100
-[default_link]
-bandwidth_bps = 1000
-mtu_bytes = 9000
-[[peers]]
-id = "a"
-kind = "echo"
-[[peers]]
-id = "b"
-kind = "echo"
-[[links]]
-from = "*"
-to = "*"
-[[links]]
-from = "a"
-to = "b"
-mtu_bytes = 0
-`
+	"github.com/detsim/detsim/network"
+)
 
 // TestParse_MTUBytes_5_7: mtu_bytes (the spec §5.7 amendment) is a §5.2
 // link field like the others: set in [default_link], overridden per
 // [[links]] entry, 0 meaning no fragmentation.
 func TestParse_MTUBytes_5_7(t *testing.T) {
 	t.Run("default_link sets it and [[links]] override it", func(t *testing.T) {
-		s := mustParse(t, mtuSrc)
-		got := map[string]int64{}
-		for _, l := range s.Links {
-			got[l.From+">"+l.To] = l.Policy.MTUBytes
-		}
+		s := mustParse(t, overrideSrc("mtu_bytes", "9000", "0"))
+		got := perEdge(s, func(p network.Policy) int64 { return p.MTUBytes })
 		if got["a>b"] != 0 || got["b>a"] != 9000 || s.DefaultLink.MTUBytes != 9000 {
 			t.Fatalf("MTUs %v, default %d; want a>b 0, b>a and default 9000", got, s.DefaultLink.MTUBytes)
 		}

@@ -4,17 +4,20 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/detsim/detsim/network"
 )
 
-// bufferSrc sets send_buffer_bytes in [default_link] and overrides it on
-// one [[links]] entry.
-const bufferSrc = `name = "buf"
+// overrideSrc is a two-peer scenario whose [default_link] sets the link
+// field key to def and whose [[links]] entry a→b overrides it with over.
+func overrideSrc(key, def, over string) string {
+	return `name = "override"
 duration_ns = 10_000
 [default_tick]
 period_ns = 100
 [default_link]
 bandwidth_bps = 1000
-send_buffer_bytes = 1_048_576
+` + key + ` = ` + def + `
 [[peers]]
 id = "a"
 kind = "echo"
@@ -27,8 +30,21 @@ to = "*"
 [[links]]
 from = "a"
 to = "b"
-send_buffer_bytes = 67_895
-`
+` + key + ` = ` + over + "\n"
+}
+
+// perEdge maps "from>to" to a policy field of each declared edge of s.
+func perEdge(s *Scenario, field func(network.Policy) int64) map[string]int64 {
+	got := map[string]int64{}
+	for _, l := range s.Links {
+		got[l.From+">"+l.To] = field(l.Policy)
+	}
+	return got
+}
+
+// bufferSrc sets send_buffer_bytes in [default_link] and overrides it on
+// one [[links]] entry.
+var bufferSrc = overrideSrc("send_buffer_bytes", "1_048_576", "67_895")
 
 func TestParse_SendBufferBytes_5_2(t *testing.T) {
 	t.Run("default is 4 MiB", func(t *testing.T) {
@@ -44,10 +60,7 @@ func TestParse_SendBufferBytes_5_2(t *testing.T) {
 	})
 	t.Run("default_link sets it and [[links]] override it", func(t *testing.T) {
 		s := mustParse(t, bufferSrc)
-		got := map[string]int64{}
-		for _, l := range s.Links {
-			got[l.From+">"+l.To] = l.Policy.SendBufferBytes
-		}
+		got := perEdge(s, func(p network.Policy) int64 { return p.SendBufferBytes })
 		if got["a>b"] != MinSendBufferBytes || got["b>a"] != 1<<20 || s.DefaultLink.SendBufferBytes != 1<<20 {
 			t.Fatalf("send buffers %v, default %d; want a>b %d, b>a and default %d", got, s.DefaultLink.SendBufferBytes, MinSendBufferBytes, 1<<20)
 		}
