@@ -14,9 +14,9 @@ import "github.com/detsim/detsim/internal/checked"
 // message is a UDP datagram of byteLen bytes: one over MaxDatagramBytes is
 // refused (TooLarge); otherwise it travels as k IPv4 fragments, is lost
 // when any fragment is, with probability 1 − (1 − p)^k for the edge's
-// per-packet loss p (datagramLossPPM, exact in integers), and occupies the wire and the send
-// buffer for its bytes plus 8 + 20k header bytes. With MTU 0 it is one
-// unit of byteLen bytes, lost with probability p.
+// per-packet loss p (datagramLossPPM, exact in integers), and occupies
+// the wire and the send buffer for its bytes plus 8 + 20k header bytes.
+// With MTU 0 it is one unit of byteLen bytes, lost with probability p.
 //
 // Draws: a send refused by NoRoute, TooLarge, Partitioned or BufferFull
 // draws nothing; a lost send draws exactly one value (the loss draw, one
