@@ -10,6 +10,7 @@ import (
 
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/echo"
+	"github.com/detsim/detsim/internal/jsonw"
 	"github.com/detsim/detsim/network"
 	"github.com/detsim/detsim/rng"
 	"github.com/detsim/detsim/scenarios"
@@ -79,7 +80,8 @@ func registry() *hosts.Registry { return hosts.NewRegistry(echo.Kind, scriptKind
 // scriptKind is a test host kind whose behaviour the test steers through
 // kind_config: "halt_tick" halts from its Nth tick, "halt_recv" from its
 // Nth receive, "timer_ns" schedules a timer that far ahead on every tick,
-// "send_to" sends a message to that peer on every tick.
+// "send_to" sends a message to that peer on every tick, of "send_bytes"
+// bytes when set. A SendFailed is recorded with its reason.
 var scriptKind = &hosts.Kind{
 	Tag:          "script",
 	States:       []string{"up", "down"},
@@ -92,6 +94,7 @@ var scriptKind = &hosts.Kind{
 		h.haltRecv, _ = cfg["halt_recv"].(int64)
 		h.timerNs, _ = cfg["timer_ns"].(int64)
 		h.sendTo, _ = cfg["send_to"].(string)
+		h.sendBytes, _ = cfg["send_bytes"].(int64)
 		h.bad, _ = cfg["bad"].(bool)
 		h.records, _ = cfg["records"].(int64)
 		return h
@@ -104,6 +107,7 @@ type scriptHost struct {
 	draw                        uint64 // first draw of its substream: tells lives apart
 	haltTick, haltRecv, timerNs int64
 	sendTo                      string
+	sendBytes                   int64
 	bad                         bool
 	ticks, recvs                int64
 	records                     int64 // extra records per tick
@@ -116,9 +120,9 @@ func (h *scriptHost) ID() string   { return h.id }
 func (h *scriptHost) Kind() string { return "script" }
 func (h *scriptHost) Tick(now int64) []hosts.Action {
 	h.ticks++
-	acts := []hosts.Action{hosts.Record(note{"tick", h.ticks})}
+	acts := []hosts.Action{hosts.Record(note{typ: "tick", n: h.ticks})}
 	for i := range h.records {
-		acts = append(acts, hosts.Record(note{"burst", i}))
+		acts = append(acts, hosts.Record(note{typ: "burst", n: i}))
 	}
 	if h.timerNs > 0 {
 		acts = append(acts, hosts.Timer(now+h.timerNs, uint64(h.ticks)))
@@ -127,6 +131,9 @@ func (h *scriptHost) Tick(now int64) []hosts.Action {
 		payload := "hi"
 		if h.bad {
 			payload = "bad"
+		}
+		if h.sendBytes > 0 {
+			payload = strings.Repeat("x", int(h.sendBytes))
 		}
 		acts = append(acts, hosts.Send(h.sendTo, payload))
 	}
@@ -140,11 +147,11 @@ func (h *scriptHost) Recv(m hosts.Message, now int64) []hosts.Action {
 	var acts []hosts.Action
 	switch m := m.(type) {
 	case *hosts.TimerFired:
-		acts = append(acts, hosts.Record(note{"timer", int64(m.Token)}))
+		acts = append(acts, hosts.Record(note{typ: "timer", n: int64(m.Token)}))
 	case *hosts.Delivery:
-		acts = append(acts, hosts.Record(note{"recv", h.recvs}))
+		acts = append(acts, hosts.Record(note{typ: "recv", n: h.recvs}))
 	case *hosts.SendFailed:
-		acts = append(acts, hosts.Record(note{"send_failed", h.recvs}))
+		acts = append(acts, hosts.Record(note{typ: "send_failed", n: h.recvs, reason: m.Reason}))
 	}
 	if h.haltRecv > 0 && h.recvs >= h.haltRecv {
 		acts = append(acts, hosts.HaltAction())
@@ -157,13 +164,18 @@ func (h *scriptHost) Snapshot() []byte {
 func (h *scriptHost) Clone() hosts.Host { c := *h; return &c }
 
 type note struct {
-	typ string
-	n   int64
+	typ    string
+	n      int64
+	reason string // for send_failed
 }
 
 func (n note) Type() string { return n.typ }
 func (n note) AppendJSON(b []byte) []byte {
-	return strconv.AppendInt(append(b, `{"type":"`+n.typ+`","n":`...), n.n, 10)
+	b = strconv.AppendInt(append(b, `{"type":"`+n.typ+`","n":`...), n.n, 10)
+	if n.reason != "" {
+		b = jsonw.AppendString(append(b, `,"reason":`...), n.reason)
+	}
+	return b
 }
 
 type scriptCodec struct{}

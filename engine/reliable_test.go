@@ -40,9 +40,9 @@ func (h *streamHost) Recv(m hosts.Message, _ int64) []hosts.Action {
 		return nil
 	}
 	if !d.Reliable {
-		return []hosts.Action{hosts.Record(note{"datagram", 0})}
+		return []hosts.Action{hosts.Record(note{typ: "datagram"})}
 	}
-	acts := []hosts.Action{hosts.Record(note{"reliable", 0})}
+	acts := []hosts.Action{hosts.Record(note{typ: "reliable"})}
 	if d.Payload == "ping" {
 		acts = append(acts, hosts.ReplyReliable(d.From, "ack", 0))
 	}

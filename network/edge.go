@@ -54,8 +54,9 @@ type effect struct {
 
 // sanitize clamps a policy into the ranges the algorithm can compute with,
 // so a loader bug degrades a run instead of panicking it: negative values
-// become 0 (for the send buffer: no limit) and the jitter stddev is
-// capped at rng.MaxNormalStddev.
+// become 0 (for the send buffer: no limit; for the MTU: the IP model
+// off), the jitter stddev is capped at rng.MaxNormalStddev and a
+// positive MTU is clamped into [MinMTUBytes, MaxMTUBytes].
 // A non-positive bandwidth is kept and means "infinitely slow" (every
 // non-empty message saturates its arrival time).
 func sanitize(p Policy) Policy {
@@ -73,6 +74,7 @@ func sanitize(p Policy) Policy {
 	nonNeg(&p.CacheInvalidateAfterIdleNs)
 	nonNeg(&p.SendBufferBytes) // 0: no limit
 	p.JitterStddevNs = min(p.JitterStddevNs, rng.MaxNormalStddev)
+	p.MTUBytes = sanitizeMTU(p.MTUBytes)
 	return p
 }
 
@@ -216,16 +218,18 @@ func (f *edgeFlow) idledOut(p *Policy, now int64) bool {
 }
 
 // bufferFull is the send-buffer rule (DESIGN §8, docs/network.md step
-// 2b): the bytes still queued on the wire at now, plus byteLen, must not
-// exceed p.SendBufferBytes. A buffer of 0 is no limit (the loader never
-// gives one). A refused message never reaches the wire, so it does not
-// advance the backlog.
-func (f *edgeFlow) bufferFull(p *Policy, byteLen, now int64) bool {
+// 2b): the bytes still queued on the wire at now, plus the wire bytes of
+// the message offered (its headers included, as the queued count
+// includes those of the messages ahead), must not exceed
+// p.SendBufferBytes. A buffer of 0 is no limit (the loader never gives
+// one). A refused message never reaches the wire, so it does not advance
+// the backlog.
+func (f *edgeFlow) bufferFull(p *Policy, wireBytes, now int64) bool {
 	if p.SendBufferBytes <= 0 {
 		return false
 	}
 	queued := queuedBytes(checked.Sub(f.lastSerializationEndNs, now), p.BandwidthBps)
-	return checked.Add(queued, max(byteLen, 0)) > p.SendBufferBytes
+	return checked.Add(queued, max(wireBytes, 0)) > p.SendBufferBytes
 }
 
 // reorderUnitNs is one "latency + jitter" unit of reorder delay.

@@ -30,6 +30,9 @@ type Network struct {
 	nextID uint64   // the next delivery id; ids start at 1
 	seen   int64    // the latest time passed to Send or ApplyMutation
 
+	// lossMemo remembers datagramLossPPM per fragment count (lossMemo).
+	lossMemo lossMemo
+
 	// Reused result buffers; see Send and ApplyMutation.
 	sendNotes   []Note
 	mutNotes    []Note

@@ -10,11 +10,20 @@ import "github.com/detsim/detsim/internal/checked"
 // happened; the slice is a buffer reused by the next Send, so the caller
 // must consume it before calling Send again.
 //
-// Draws: a send refused by NoRoute, Partitioned or BufferFull draws nothing; a lost
-// send draws exactly one value (the loss draw); an arriving send draws
-// exactly four, in this order: loss, jitter, reorder, reorder extra. The
-// extra delay is drawn whether or not the reorder fires, so a policy edit
-// never shifts the draws of later sends on the same edge.
+// With the edge's MTU set (docs/network.md, "MTU and fragmentation") the
+// message is a UDP datagram of byteLen bytes: one over MaxDatagramBytes is
+// refused (TooLarge); otherwise it travels as k IPv4 fragments, is lost
+// when any fragment is, with probability 1 − (1 − p)^k for the edge's
+// per-packet loss p (datagramLossPPM, exact in integers), and occupies
+// the wire and the send buffer for its bytes plus 8 + 20k header bytes.
+// With MTU 0 it is one unit of byteLen bytes, lost with probability p.
+//
+// Draws: a send refused by NoRoute, TooLarge, Partitioned or BufferFull
+// draws nothing; a lost send draws exactly one value (the loss draw, one
+// for the whole datagram however many fragments it has); an arriving send
+// draws exactly four, in this order: loss, jitter, reorder, reorder
+// extra. The extra delay is drawn whether or not the reorder fires, so a
+// policy edit never shifts the draws of later sends on the same edge.
 func (n *Network) Send(from, to int, byteLen int64, sentAt int64) (Outcome, []Note) {
 	n.sendNotes = n.sendNotes[:0]
 	n.observe(sentAt)
@@ -30,20 +39,24 @@ func (n *Network) Send(from, to int, byteLen int64, sentAt int64) (Outcome, []No
 		n.cool(f)
 		n.sendNotes = append(n.sendNotes, cacheNote(e, f, IdledOut))
 	}
+	if p.MTUBytes > 0 && byteLen > MaxDatagramBytes { // step 1b: EMSGSIZE
+		return Outcome{Reason: TooLarge}, n.sendNotes
+	}
 	if f.partitioned { // step 2
 		return Outcome{Reason: Partitioned}, n.sendNotes
 	}
-	if f.bufferFull(p, byteLen, sentAt) { // step 2b (DESIGN §8): the socket refuses it
+	wire, k := datagramWire(byteLen, p.MTUBytes)
+	if f.bufferFull(p, wire, sentAt) { // step 2b (DESIGN §8): the socket refuses it
 		return Outcome{Reason: BufferFull}, n.sendNotes
 	}
 
 	n.draws(e, f)
 	s := &f.stream
-	lossPPM := p.LossProbPPM // step 3
+	lossPPM := p.LossProbPPM // step 3, per fragment: one draw for the datagram
 	if burst, ok := f.active(LossBurst, sentAt); ok {
 		lossPPM = burst.value
 	}
-	if s.Chance(lossPPM) {
+	if s.Chance(n.lossMemo.lossPPM(lossPPM, k)) {
 		return Outcome{Reason: Lossy}, n.sendNotes
 	}
 	jitter := s.Normal(p.JitterStddevNs)
@@ -55,10 +68,11 @@ func (n *Network) Send(from, to int, byteLen int64, sentAt int64) (Outcome, []No
 		s.Skip()
 	}
 
-	// Step 4: the link serialises one message at a time; latency, jitter
-	// and reorder delay happen after the wire and never hold it.
+	// Step 4: the link serialises one message at a time, its headers
+	// included; latency, jitter and reorder delay happen after the wire
+	// and never hold it.
 	serStart := max(sentAt, f.lastSerializationEndNs)
-	serEnd := checked.Add(serStart, serializationNs(byteLen, p.BandwidthBps))
+	serEnd := checked.Add(serStart, serializationNs(wire, p.BandwidthBps))
 	f.lastSerializationEndNs = serEnd
 
 	// Steps 5–6: negative jitter is clamped so nothing arrives before it
@@ -116,7 +130,11 @@ func (n *Network) Send(from, to int, byteLen int64, sentAt int64) (Outcome, []No
 // buffer, bandwidth serialisation on the edge's one wire behind whatever
 // is queued there, clamped jitter, the relay floor, the cold dial, the
 // cache. A handshake needs the way back: with no edge to→from the send is
-// Drop(NoRoute).
+// Drop(NoRoute). With the edge's MTU set, the stream cuts the bytes into
+// segments of at most MSS = MTU − 40 bytes, each with a 40-byte IPv4 and
+// TCP header on the wire and in the send buffer; a segment is never
+// fragmented and a stream has no size limit, so there is neither
+// per-fragment loss nor TooLarge (docs/network.md, "The reliable path").
 //
 // Draws: refused sends draw nothing; an arriving one draws exactly one
 // value, the jitter, from the edge's substream.
@@ -144,7 +162,8 @@ func (n *Network) SendReliable(from, to int, byteLen int64, sentAt int64, handsh
 	if f.partitioned {
 		return Outcome{Reason: Partitioned}, n.sendNotes
 	}
-	if f.bufferFull(p, byteLen, sentAt) {
+	wire := streamWire(byteLen, p.MTUBytes)
+	if f.bufferFull(p, wire, sentAt) {
 		return Outcome{Reason: BufferFull}, n.sendNotes
 	}
 
@@ -152,7 +171,7 @@ func (n *Network) SendReliable(from, to int, byteLen int64, sentAt int64, handsh
 	jitter := f.stream.Normal(p.JitterStddevNs)
 
 	serStart := max(sentAt, f.lastSerializationEndNs)
-	serEnd := checked.Add(serStart, serializationNs(byteLen, p.BandwidthBps))
+	serEnd := checked.Add(serStart, serializationNs(wire, p.BandwidthBps))
 	f.lastSerializationEndNs = serEnd
 
 	propagation := max(checked.Add(p.LatencyNs, jitter), 0)

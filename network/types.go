@@ -22,6 +22,15 @@ type Policy struct {
 	// docs/network.md step 2b). 0 means no limit; the loader never gives
 	// 0 (it defaults to 4 MiB), the network's own zero value keeps it.
 	SendBufferBytes int64 `toml:"send_buffer_bytes"`
+	// MTUBytes is the largest IPv4 packet the edge carries (spec §5.7 as
+	// amended, docs/network.md "MTU and fragmentation"): a datagram
+	// travels as ceil((len+8)/floor((MTUBytes−20)/8)·8) fragments, is lost
+	// when any of them is, and pays their UDP and IPv4 headers on the
+	// wire. 0 turns the IP model off: a message is one indivisible unit of
+	// its encoded length, as before the field existed. The loader gives
+	// 1500 by default and accepts 0 or 576 to 65 535; the network clamps
+	// any other positive value into that range.
+	MTUBytes int64 `toml:"mtu_bytes"`
 }
 
 // Edge names one directed edge by peer id.
@@ -113,9 +122,10 @@ const (
 	Lossy                             // the loss draw fired
 	PeerKilled                        // the receiver was killed while in flight
 	BufferFull                        // the edge's send buffer had no room for the message
+	TooLarge                          // a datagram over MaxDatagramBytes: the socket refuses it (EMSGSIZE)
 )
 
-var dropNames = [...]string{NoRoute: "no_route", Partitioned: "partitioned", Lossy: "lossy", PeerKilled: "peer_killed", BufferFull: "buffer_full"}
+var dropNames = [...]string{NoRoute: "no_route", Partitioned: "partitioned", Lossy: "lossy", PeerKilled: "peer_killed", BufferFull: "buffer_full", TooLarge: "too_large"}
 
 // String returns the snake_case name events use ("no_route", ...).
 func (r DropReason) String() string {

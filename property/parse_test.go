@@ -31,7 +31,9 @@ func TestParse_RejectsBadPropertiesWithTheReason(t *testing.T) {
 		{"missing peers", with(t, "peers = [2, 4]\n", ""), []string{"space.peers: missing (required)"}},
 		{"negative latency", with(t, "latency_ns = [1_000_000, 9_000_000]", "latency_ns = [-1, 9]"), []string{"space.latency_ns: [-1, 9]: min must be at least 0"}},
 		{"zero bandwidth", with(t, "latency_ns = [1_000_000, 9_000_000]", "bandwidth_bps = [0, 9]"), []string{"space.bandwidth_bps: [0, 9]: min must be at least 1"}},
-		{"send buffer below one datagram", with(t, "latency_ns = [1_000_000, 9_000_000]", "send_buffer_bytes = [0, 100_000]"), []string{"space.send_buffer_bytes: [0, 100000]: min must be at least 65507"}},
+		{"send buffer below one datagram", with(t, "latency_ns = [1_000_000, 9_000_000]", "send_buffer_bytes = [0, 100_000]"), []string{"space.send_buffer_bytes: [0, 100000]: min must be at least 67895"}},
+		{"MTU range reaching below 576", with(t, "latency_ns = [1_000_000, 9_000_000]", "mtu_bytes = [0, 1500]"), []string{"space.mtu_bytes: [0, 1500]: min must be at least 576"}},
+		{"MTU above the largest packet", with(t, "latency_ns = [1_000_000, 9_000_000]", "mtu_bytes = 65536"), []string{"space.mtu_bytes: 65536: max must be at most 65535"}},
 		{"loss over a million", with(t, "latency_ns = [1_000_000, 9_000_000]", "loss_prob_ppm = [0, 2_000_000]"), []string{"max must be at most 1000000"}},
 		{"three-element range", with(t, "peers = [2, 4]", "peers = [2, 3, 4]"), []string{"space.peers: want an integer or an array [min, max] of two integers, got an array of 3"}},
 		{"float range", with(t, "latency_ns = [1_000_000, 9_000_000]", "latency_ns = 1.5"), []string{"space.latency_ns: want an integer", "got float 1.5 (use an integer"}},
@@ -69,6 +71,17 @@ func TestParse_RejectsBadPropertiesWithTheReason(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestParse_MTUOffIsAValidSpace_5_7: mtu_bytes = 0 turns fragmentation
+// off, so a space may fix it at 0 though its range starts at 576.
+func TestParse_MTUOffIsAValidSpace_5_7(t *testing.T) {
+	reg := builtin.Registry()
+	for _, v := range []string{"0", "[576, 9000]", "1500"} {
+		if _, err := Parse("p.toml", []byte(with(t, "latency_ns = [1_000_000, 9_000_000]", "latency_ns = [1_000_000, 9_000_000]\nmtu_bytes = "+v)), reg, echoBase(reg)); err != nil {
+			t.Errorf("mtu_bytes = %s: %v", v, err)
+		}
 	}
 }
 

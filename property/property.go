@@ -237,7 +237,7 @@ func (p *Property) checkSpace(r *report, space map[string]any, reg *hosts.Regist
 			r.add("space."+key, "%v", err)
 			return Range{}, false
 		}
-		if msg := rg.check(lo, hi); msg != "" {
+		if msg := rg.check(lo, hi); msg != "" && !offKey(key, rg) {
 			r.add("space."+key, "%s", msg)
 			return Range{}, false
 		}
@@ -291,6 +291,17 @@ func (p *Property) checkSpace(r *report, space map[string]any, reg *hosts.Regist
 		}
 		p.Space.KindConfig = append(p.Space.KindConfig, KeyRange{k, rg})
 	}
+}
+
+// offKey reports whether rg is the one value 0 of a link key whose 0
+// switches its feature off (mtu_bytes), which the key's range leaves out.
+func offKey(key string, rg Range) bool {
+	for _, pf := range scenarios.PolicyFields {
+		if pf.Key == key {
+			return rg.Min == 0 && rg.Max == 0 && pf.Accepts(0)
+		}
+	}
+	return false
 }
 
 func (p *Property) checkPeer(r *report, fp *filePeer) {

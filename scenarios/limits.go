@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/detsim/detsim/network"
 	"github.com/detsim/detsim/rng"
 )
 
@@ -14,8 +15,8 @@ import (
 // factor_x100 = (2^44 + 3.3·2^40) × 100_000 ≈ 2^60.9, before the division
 // by 100; the latest arrival for one message is run end (2^50) + spiked
 // latency and jitter (≈ 2^54.2) + a reorder extra of up to two such units
-// (≈ 2^55.2) + dial penalty (2^44) + serialisation of 65,507 bytes at 1 B/s
-// (≈ 2^45.9) ≈ 2^55.9, far below 2^63. The serialisation backlog that
+// (≈ 2^55.2) + dial penalty (2^44) + serialisation of one datagram at 1 B/s
+// (67 895 bytes with its headers, ≈ 2^46) ≈ 2^55.9, far below 2^63. The serialisation backlog that
 // builds up over a run is bounded by the send buffer: at most
 // MaxSendBufferBytes of wire time at 1 B/s, 2^30 × 10^9 ns ≈ 2^59.9, so
 // the latest arrival stays below 2^60. docs/scenario-format.md restates
@@ -55,9 +56,19 @@ const (
 	MaxNameBytes = 256
 	// MinSendBufferBytes is the smallest send_buffer_bytes: one largest
 	// UDP datagram (65 507 bytes, the most the echo and swim codecs ever
-	// put in a message), so an idle link always takes any message they
-	// send and buffer_full only ever means "queue full".
-	MinSendBufferBytes = 65_507
+	// put in a message) with its headers at the smallest MTU, which count
+	// against the buffer (docs/network.md step 2b), so an idle link
+	// always takes any message they send and buffer_full only ever means
+	// "queue full".
+	MinSendBufferBytes = network.MaxDatagramWireBytes
+	// MinRecvBufferBytes is the smallest recv_buffer_bytes: one largest
+	// UDP datagram, so a host's inbox always takes one message. The inbox
+	// holds messages, not packets: no header counts there.
+	MinRecvBufferBytes = network.MaxDatagramBytes
+	// MinMTUBytes and MaxMTUBytes bound a positive mtu_bytes: the
+	// smallest MTU an IPv4 host must accept and the largest IPv4 packet.
+	MinMTUBytes = network.MinMTUBytes
+	MaxMTUBytes = network.MaxMTUBytes
 	// MaxSendBufferBytes bounds send_buffer_bytes (2^30 bytes = 1 GiB,
 	// far above any real socket's): it is what keeps the backlog, and
 	// every arrival time, below 2^60 ns.
@@ -74,6 +85,11 @@ const (
 // memberlist asks for. It holds about 3 000 1 400-byte SWIM messages, so
 // only a link offered more than its bandwidth for a long time fills it.
 const DefaultSendBufferBytes = 4 << 20
+
+// DefaultMTUBytes is mtu_bytes when [default_link] omits it: 1 500
+// bytes, Ethernet's MTU and what a cloud VM's interface, a veth pair and
+// most WAN paths carry (docs/network.md, "MTU and fragmentation").
+const DefaultMTUBytes = 1500
 
 // MaxRecvCostNs bounds recv_cost_ns, as latency_ns is bounded: no
 // product is ever taken of it, only sums, each checked.
@@ -98,11 +114,14 @@ var boundNames = map[int64]string{
 	MaxFactorX100:      "100000 (×1000)",
 	MaxPPM:             "1000000 ppm",
 	MaxSendBufferBytes: "2^30 bytes (1 GiB)",
+	MaxMTUBytes:        "65535 bytes (the largest IPv4 packet)",
 }
 
 // lowNames makes range errors say what a lower limit means.
 var lowNames = map[int64]string{
-	MinSendBufferBytes: "65507 bytes (one largest UDP datagram)",
+	MinSendBufferBytes: "67895 bytes (one largest UDP datagram with its headers at the smallest MTU)",
+	MinRecvBufferBytes: "65507 bytes (one largest UDP datagram)",
+	MinMTUBytes:        "576 bytes (the smallest IPv4 MTU), or 0 for no fragmentation",
 }
 
 // rangeMsg explains why v is outside [lo, hi].

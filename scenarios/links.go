@@ -104,7 +104,7 @@ func (c *checker) linkEntry(f fields) (linkEntry, bool) {
 		f.add("to", "a self-edge (%s → %s) is not allowed", le.from, le.to)
 	}
 	for j, pf := range PolicyFields {
-		if v, ok := f.integer(pf.Key, pf.Lo, pf.Hi, false); ok {
+		if v, ok := pf.read(f); ok {
 			le.set[j], le.has[j] = v, true
 		}
 	}

@@ -33,7 +33,7 @@ func TestParse_DefaultsApplied(t *testing.T) {
 		`id = "c"`+"\nkind = \"echo\"\ninitial_state = \"down\"\ntick_period_ns_override = 70\nkind_config = { payload_bytes = 9 }"))
 	want := &Scenario{
 		Name: "t", Seed: 1, DurationNs: 10_000, TickPeriodNs: 100,
-		DefaultLink: network.Policy{BandwidthBps: 1000, CacheInvalidateAfterIdleNs: DefaultIdleNs, SendBufferBytes: DefaultSendBufferBytes},
+		DefaultLink: network.Policy{BandwidthBps: 1000, CacheInvalidateAfterIdleNs: DefaultIdleNs, SendBufferBytes: DefaultSendBufferBytes, MTUBytes: DefaultMTUBytes},
 		Peers: []Peer{
 			{ID: "a", Kind: "echo", InitialState: "up", TickPeriodNs: 100, KindConfig: map[string]any{}},
 			{ID: "b", Kind: "echo", InitialState: "up", TickPeriodNs: 100, KindConfig: map[string]any{}},

@@ -90,7 +90,7 @@ func (c *checker) peer(label string, e map[string]any) (Peer, bool) {
 		p.RecvCostNs, _ = f.integer("recv_cost_ns", 0, MaxRecvCostNs, false)
 	}
 	if f.has("recv_buffer_bytes") {
-		p.RecvBufferBytes, _ = f.integer("recv_buffer_bytes", MinSendBufferBytes, MaxSendBufferBytes, false)
+		p.RecvBufferBytes, _ = f.integer("recv_buffer_bytes", MinRecvBufferBytes, MaxSendBufferBytes, false)
 	}
 	if config, ok := f.table("kind_config", false); ok {
 		p.KindConfig = clone(config).(map[string]any)

@@ -4,17 +4,20 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/detsim/detsim/network"
 )
 
-// bufferSrc sets send_buffer_bytes in [default_link] and overrides it on
-// one [[links]] entry.
-const bufferSrc = `name = "buf"
+// overrideSrc is a two-peer scenario whose [default_link] sets the link
+// field key to def and whose [[links]] entry a→b overrides it with over.
+func overrideSrc(key, def, over string) string {
+	return `name = "override"
 duration_ns = 10_000
 [default_tick]
 period_ns = 100
 [default_link]
 bandwidth_bps = 1000
-send_buffer_bytes = 1_048_576
+` + key + ` = ` + def + `
 [[peers]]
 id = "a"
 kind = "echo"
@@ -27,8 +30,21 @@ to = "*"
 [[links]]
 from = "a"
 to = "b"
-send_buffer_bytes = 65_507
-`
+` + key + ` = ` + over + "\n"
+}
+
+// perEdge maps "from>to" to a policy field of each declared edge of s.
+func perEdge(s *Scenario, field func(network.Policy) int64) map[string]int64 {
+	got := map[string]int64{}
+	for _, l := range s.Links {
+		got[l.From+">"+l.To] = field(l.Policy)
+	}
+	return got
+}
+
+// bufferSrc sets send_buffer_bytes in [default_link] and overrides it on
+// one [[links]] entry.
+var bufferSrc = overrideSrc("send_buffer_bytes", "1_048_576", "67_895")
 
 func TestParse_SendBufferBytes_5_2(t *testing.T) {
 	t.Run("default is 4 MiB", func(t *testing.T) {
@@ -44,17 +60,14 @@ func TestParse_SendBufferBytes_5_2(t *testing.T) {
 	})
 	t.Run("default_link sets it and [[links]] override it", func(t *testing.T) {
 		s := mustParse(t, bufferSrc)
-		got := map[string]int64{}
-		for _, l := range s.Links {
-			got[l.From+">"+l.To] = l.Policy.SendBufferBytes
-		}
+		got := perEdge(s, func(p network.Policy) int64 { return p.SendBufferBytes })
 		if got["a>b"] != MinSendBufferBytes || got["b>a"] != 1<<20 || s.DefaultLink.SendBufferBytes != 1<<20 {
 			t.Fatalf("send buffers %v, default %d; want a>b %d, b>a and default %d", got, s.DefaultLink.SendBufferBytes, MinSendBufferBytes, 1<<20)
 		}
 		roundTrip(t, s, testRegistry())
 	})
 	t.Run("the bounds themselves are valid", func(t *testing.T) {
-		for _, v := range []string{"65507", "1073741824"} {
+		for _, v := range []string{"67895", "1073741824"} {
 			s := mustParse(t, with("bandwidth_bps = 1000", "bandwidth_bps = 1000\nsend_buffer_bytes = "+v))
 			roundTrip(t, s, testRegistry())
 		}
@@ -73,11 +86,13 @@ func TestParse_RejectsInvalidSendBuffer_5_2(t *testing.T) {
 		want string
 	}{
 		{"negative", with("bandwidth_bps = 1000", "bandwidth_bps = 1000\nsend_buffer_bytes = -1"),
-			"t.toml: default_link.send_buffer_bytes: must be at least 65507 bytes (one largest UDP datagram), got -1"},
+			"t.toml: default_link.send_buffer_bytes: must be at least 67895 bytes (one largest UDP datagram with its headers at the smallest MTU), got -1"},
 		{"zero is not 'unlimited'", with("bandwidth_bps = 1000", "bandwidth_bps = 1000\nsend_buffer_bytes = 0"),
-			"t.toml: default_link.send_buffer_bytes: must be at least 65507 bytes (one largest UDP datagram), got 0"},
-		{"smaller than one datagram", valid + "[[links]]\nfrom = \"a\"\nto = \"b\"\nsend_buffer_bytes = 65506\n",
-			"t.toml: links[0].send_buffer_bytes: must be at least 65507 bytes (one largest UDP datagram), got 65506"},
+			"t.toml: default_link.send_buffer_bytes: must be at least 67895 bytes (one largest UDP datagram with its headers at the smallest MTU), got 0"},
+		{"smaller than one datagram", valid + "[[links]]\nfrom = \"a\"\nto = \"b\"\nsend_buffer_bytes = 67894\n",
+			"t.toml: links[0].send_buffer_bytes: must be at least 67895 bytes (one largest UDP datagram with its headers at the smallest MTU), got 67894"},
+		{"one datagram without its headers", with("bandwidth_bps = 1000", "bandwidth_bps = 1000\nsend_buffer_bytes = 65507"),
+			"t.toml: default_link.send_buffer_bytes: must be at least 67895 bytes (one largest UDP datagram with its headers at the smallest MTU), got 65507"},
 		{"above 1 GiB", with("bandwidth_bps = 1000", "bandwidth_bps = 1000\nsend_buffer_bytes = 1073741825"),
 			"t.toml: default_link.send_buffer_bytes: must be at most 2^30 bytes (1 GiB), got 1073741825"},
 		{"float", with("bandwidth_bps = 1000", "bandwidth_bps = 1000\nsend_buffer_bytes = 4e6"),

@@ -66,7 +66,7 @@ func validate(r report, tree map[string]any, reg *hosts.Registry) *Scenario {
 	if link, ok := top.table("default_link", true); ok {
 		f := fields{r: r, prefix: "default_link.", tbl: link}
 		f.checkKeys(policyKeys()...)
-		c.s.DefaultLink = network.Policy{CacheInvalidateAfterIdleNs: DefaultIdleNs, SendBufferBytes: DefaultSendBufferBytes}
+		c.s.DefaultLink = network.Policy{CacheInvalidateAfterIdleNs: DefaultIdleNs, SendBufferBytes: DefaultSendBufferBytes, MTUBytes: DefaultMTUBytes}
 		readPolicy(f, &c.s.DefaultLink)
 		if !f.has("bandwidth_bps") {
 			f.add("bandwidth_bps", "missing (required: bytes per second, > 0)")

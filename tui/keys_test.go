@@ -169,7 +169,7 @@ func TestKeys_FilterReachesBeyondTheWindow(t *testing.T) {
 	m = drive(t, m, keys("F", "text:type=state_transition to=dead", "enter", "j")...)
 	n := m.scr.LogCursor()
 	l := m.frame().LogAt(n)
-	if l == nil || !strings.Contains(string(l.Bytes), `"to":"dead"`) || n != 5909 {
+	if l == nil || !strings.Contains(string(l.Bytes), `"to":"dead"`) || n != 5981 {
 		t.Fatalf("j under the filter: cursor on record %d (%v); status %q", n, l, m.status)
 	}
 	m = drive(t, m, keys("k")...)

@@ -97,6 +97,7 @@ bandwidth_bps = 1_250_000
 cold_dial_penalty_ns = 0
 cache_warm_after_ns = 0
 cache_invalidate_after_idle_ns = 0
+mtu_bytes = 0
 [[peers]]
 id = "agent"
 kind = "agent"
