@@ -180,7 +180,7 @@ func realise(pol network.Policy, field string, refuse func(field, format string,
 	if e.QueueBytes == 0 || e.QueueBytes > MaxQueueBytes {
 		no("send_buffer_bytes", "%d: the queue behind HTB holds 1 to %d bytes", e.QueueBytes, MaxQueueBytes)
 	}
-	e.MTUBytes = policyMTU(pol)
+	e.MTUBytes = pol.MTUBytes
 	if e.MTUBytes == 0 {
 		e.MTUBytes = NoFragmentMTU
 	}

@@ -127,3 +127,17 @@ func TestFragments_AsLinuxCutsThem(t *testing.T) {
 		}
 	}
 }
+
+// TestNewPlan_MTU: an edge's mtu_bytes is its route's MTU, 0 (no
+// fragmentation) is the largest a veth takes, and every veth carries the
+// largest route MTU.
+func TestNewPlan_MTU(t *testing.T) {
+	sc := loadText(t, base+"[[links]]\nfrom = \"a\"\nto = \"b\"\nmtu_bytes = 9000\n[[links]]\nfrom = \"b\"\nto = \"a\"\nmtu_bytes = 0\n")
+	p, err := NewPlan(sc, ImplSwimd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Edges[0].MTUBytes != 9000 || p.Edges[1].MTUBytes != NoFragmentMTU || p.VethMTU != NoFragmentMTU {
+		t.Errorf("MTUs %d, %d, veth %d", p.Edges[0].MTUBytes, p.Edges[1].MTUBytes, p.VethMTU)
+	}
+}
