@@ -83,7 +83,32 @@ const (
 	// Unjudged: a quantile from fewer samples than the family's
 	// min_samples, on prod or on the median seed.
 	Unjudged Status = "not judged"
+	// Unobservable: the family counts records production declares it
+	// cannot observe (a testbed bundle's testbed.unobserved), so
+	// production's value says nothing about the model.
+	Unobservable Status = "unobservable"
 )
+
+// familyReads lists, for the families computed from records other than
+// the swim ones every executor writes, the record kinds they count.
+var familyReads = map[string][]string{
+	famCacheHits: {"engine/dial_start", "engine/drop_on_send"},
+	famDials:     {"engine/dial_start"},
+}
+
+// markUnobservable turns the rows of every family that reads a kind
+// production cannot observe into Unobservable, saying which and why.
+func markUnobservable(rows []Row, un []bundle.Unobserved) {
+	for i := range rows {
+		for _, kind := range familyReads[rows[i].Family] {
+			if j := slices.IndexFunc(un, func(u bundle.Unobserved) bool { return u.What == kind }); j >= 0 {
+				rows[i].Status = Unobservable
+				rows[i].Note = "production cannot observe " + kind + ": " + un[j].Why
+				break
+			}
+		}
+	}
+}
 
 // Row is one metric of the table.
 type Row struct {
@@ -214,6 +239,7 @@ func Run(sc *scenarios.Scenario, prodDir string, opts Options) (*Report, error) 
 		return nil, err
 	}
 	r.Rows = compare(sims, prod.metrics(sc.DurationNs), tol)
+	markUnobservable(r.Rows, info.Unobserved)
 	if window < sc.DurationNs {
 		r.Rows = append(r.Rows, beyondEnd(peers, sc.DurationNs, window)...)
 		slices.SortStableFunc(r.Rows, compareRows)
@@ -501,7 +527,11 @@ func (r *Report) Write(w io.Writer) error {
 	} else {
 		fmt.Fprintf(&b, "calibrate: pass, %d metrics in tolerance", judged)
 	}
-	fmt.Fprintf(&b, " (%d info, %d not judged for too few samples, %d without prod data)\n", counts[Info], counts[Unjudged], counts[NoData])
+	fmt.Fprintf(&b, " (%d info, %d not judged for too few samples, %d without prod data", counts[Info], counts[Unjudged], counts[NoData])
+	if counts[Unobservable] > 0 {
+		fmt.Fprintf(&b, ", %d unobservable in prod", counts[Unobservable])
+	}
+	b.WriteString(")\n")
 	if nd := r.NoData(); len(nd) > 0 {
 		fmt.Fprintf(&b, "no prod data for: %s\n", strings.Join(nd, ", "))
 	}

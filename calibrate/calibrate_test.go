@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/detsim/detsim/bundle"
 	"math"
 	"os"
 	"os/exec"
@@ -335,5 +336,29 @@ func TestFence(t *testing.T) {
 				t.Errorf("%s is inside the fence pattern %s", p, pat)
 			}
 		}
+	}
+}
+
+// TestMarkUnobservable: the families that count records production
+// declares it cannot observe are not judged, and say why; the rest are
+// untouched.
+func TestMarkUnobservable(t *testing.T) {
+	rows := []Row{
+		{Metric: "cache_hits/a", Family: famCacheHits, Status: Fail},
+		{Metric: "dials/total", Family: famDials, Status: Pass},
+		{Metric: "msg_count/a->b/ping", Family: famMsgCount, Status: Fail},
+	}
+	markUnobservable(rows, []bundle.Unobserved{{What: "engine/dial_start", Why: "no dials on UDP"}})
+	for i, want := range []Status{Unobservable, Unobservable, Fail} {
+		if rows[i].Status != want {
+			t.Errorf("%s: %s, want %s", rows[i].Metric, rows[i].Status, want)
+		}
+	}
+	if !strings.Contains(rows[0].Note, "engine/dial_start: no dials on UDP") {
+		t.Errorf("note %q", rows[0].Note)
+	}
+	r := &Report{Rows: rows}
+	if !r.Failed() {
+		t.Error("the msg_count failure no longer fails the report")
 	}
 }
