@@ -7,12 +7,14 @@
 # repository root, on a machine doing nothing else if you can: the load
 # average at each start and end is printed for the README.
 #
-#   bash testdata/calibration/record-testbed.sh OUTDIR
+#   bash testdata/calibration/record-testbed.sh OUTDIR [probe|record]
 #
+# (both stages by default; one, to redo only it).
 # OUTDIR receives NAME/ (the bundle), NAME.links.toml (the derived
 # links) and NAME.probe.txt (the probe's table) for each pair.
 set -euo pipefail
-out=${1:?usage: record-testbed.sh OUTDIR}
+out=${1:?usage: record-testbed.sh OUTDIR [probe|record]}
+stage=${2:-all}
 mkdir -p "$out"
 bin=$(mktemp -d)
 go build -o "$bin/detsim" ./cmd/detsim
@@ -21,15 +23,17 @@ go build -o "$bin/swimd" ./cmd/swimd
 echo "commit $(git rev-parse --short HEAD)$(git diff --quiet || echo ' (with uncommitted changes)')"
 
 for name in n3_default n3_legacy n3_lossy; do
+  [ "$stage" = record ] && break
   echo "== probe $name: $(date -u +%FT%TZ) load $(cut -d' ' -f1 /proc/loadavg)"
   "$bin/detsim" testbed --probe "scenarios/testbed/$name.toml" --probe-duration 60s \
     --derive "$out/$name.links.toml" | tee "$out/$name.probe.txt"
   echo "   end $(date -u +%FT%TZ) load $(cut -d' ' -f1 /proc/loadavg)"
 done
 # memberlist runs on n3_default's links: the same measured network.
-cp "$out/n3_default.links.toml" "$out/n3_memberlist.links.toml"
+[ "$stage" = record ] || cp "$out/n3_default.links.toml" "$out/n3_memberlist.links.toml"
 
 for name in n3_default n3_legacy n3_lossy n3_memberlist; do
+  [ "$stage" = probe ] && break
   impl=swimd
   [ "$name" = n3_memberlist ] && impl=memberlist
   echo "== record $name ($impl): $(date -u +%FT%TZ) load $(cut -d' ' -f1 /proc/loadavg)"
