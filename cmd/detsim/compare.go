@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/detsim/detsim/calibrate"
 	"github.com/detsim/detsim/hosts/builtin"
@@ -75,7 +76,7 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-const schemadiffUsage = `usage: detsim schemadiff A B [--prod a|b] [--known-gaps FILE] [--json]
+const schemadiffUsage = `usage: detsim schemadiff A B [--prod a|b] [--also DIR]... [--known-gaps FILE] [--json]
 
 Compares two bundles' event streams at the schema level (spec §9.2):
 the event kinds each emits and, per kind, the field names and JSON types,
@@ -83,8 +84,13 @@ streaming in bounded memory. Kinds production emits that known_gaps.md
 lists as not modelled are ignored; the simulator emitting a kind
 production lacks, or lacking one production emits, is a failure. Which
 bundle is production is read from the manifests (a live bundle is), or
-given with --prod. Exit: 0 no difference that counts, 1 a difference,
-2 an unreadable bundle.
+given with --prod. --also names another production run of the same
+implementation: a kind or field only the simulator has that this
+production run happened not to emit (a quiet run has no refutation) is
+not held against the simulator when that run shows it. What a production bundle declares it cannot observe (a
+testbed bundle's testbed.unobserved) is ignored, with its reason.
+Exit: 0 no difference that counts, 1 a difference, 2 an unreadable
+bundle.
 `
 
 func cmdSchemadiff(args []string, stdout, stderr io.Writer) int {
@@ -92,6 +98,8 @@ func cmdSchemadiff(args []string, stdout, stderr io.Writer) int {
 	prod := fs.String("prod", "", "which bundle is production: a or b (default: from the manifests)")
 	gaps := fs.String("known-gaps", "", "known_gaps.md to read unmodelled kinds from (default: the sim bundle's own)")
 	asJSON := fs.Bool("json", false, "write the report as JSON")
+	var also dirList
+	fs.Var(&also, "also", "another production run of the same implementation: what only the sim has is excused if that run shows it (repeatable)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return flagErr(fs, err, stdout, stderr)
@@ -99,7 +107,7 @@ func cmdSchemadiff(args []string, stdout, stderr io.Writer) int {
 	if len(pos) != 2 {
 		return usageErrIn(stderr, "schemadiff", "needs two bundles, got %d", len(pos))
 	}
-	opts := schemadiff.Options{KnownGaps: *gaps}
+	opts := schemadiff.Options{KnownGaps: *gaps, AlsoProd: also}
 	switch *prod {
 	case "":
 	case "a", "A":
@@ -131,4 +139,16 @@ func cmdSchemadiff(args []string, stdout, stderr io.Writer) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// dirList is a repeatable flag of paths.
+type dirList []string
+
+func (d *dirList) String() string { return strings.Join(*d, ",") }
+func (d *dirList) Set(s string) error {
+	if s == "" {
+		return errors.New("empty path")
+	}
+	*d = append(*d, s)
+	return nil
 }

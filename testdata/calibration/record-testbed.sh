@@ -42,3 +42,15 @@ for name in n3_default n3_legacy n3_lossy n3_memberlist; do
   echo "   end $(date -u +%FT%TZ) load $(cut -d' ' -f1 /proc/loadavg)"
 done
 rm -rf "$bin"
+
+# The calibration scenarios: each keeps its header and takes the derived
+# links below its marker line.
+if [ "$stage" != record ]; then
+  for name in n3_default n3_legacy n3_lossy n3_memberlist; do
+    sc=scenarios/calibration/$name.toml
+    marker='# --- measured links: record-testbed.sh writes everything below ---'
+    grep -qxF "$marker" "$sc" || { echo "$sc has no marker line"; exit 1; }
+    { sed "/^$marker\$/q" "$sc"; cat "$out/$name.links.toml"; } > "$sc.new"
+    mv "$sc.new" "$sc"
+  done
+fi
