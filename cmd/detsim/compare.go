@@ -12,16 +12,33 @@ import (
 	"github.com/detsim/detsim/schemadiff"
 )
 
-const calibrateUsage = `usage: detsim calibrate SCENARIO PROD_BUNDLE [--seeds K] [--tolerances FILE] [--json]
+const calibrateUsage = `usage: detsim calibrate SCENARIO PROD_BUNDLE [--seeds K] [--tolerances FILE] [--json] [--allow-sim-prod]
+       detsim calibrate --sensitivity [--table FILE] [--pairs DIR] [--corpus DIR] [--seeds K]
 
 Runs the simulator on SCENARIO for K seeds and compares every spec §11.3
-metric with the production bundle PROD_BUNDLE (a live run, or any bundle
-in detsim's schema), each by the rule its tolerances file declares (the
-shipped calibrate/tolerances.toml by default; docs/calibration.md).
-Prints one table: metric, sim median and spread, prod, tolerance, pass.
-Exit: 0 every judged metric within tolerance, 1 one is not, 2 invalid
-input (a bundle whose peers differ from the scenario's, a malformed
-tolerances file), 3 internal error.
+metric (and issue 20's: round trips, probe timeouts, suspicions, a
+kill's detection, sizes on the wire) with the production bundle
+PROD_BUNDLE, each by the rule its tolerances file declares (the shipped
+calibrate/tolerances.toml by default; docs/calibration.md). Prints one
+table: metric, sim median and spread, prod, tolerance, pass.
+PROD_BUNDLE must be a testbed or live recording: a simulated bundle as
+production is the circularity calibration exists to avoid, and is
+refused unless --allow-sim-prod says it is meant (a sim-vs-sim check).
+
+--sensitivity proves calibration can fail: it applies every
+perturbation of the table (the shipped calibrate/sensitivity.toml by
+default) to every testbed pair — each DIR/NAME.toml of --pairs
+(scenarios/calibration) whose --corpus (testdata/calibration) bundle
+NAME is a testbed recording — and prints, per perturbation, the rows
+that failed perturbed and not unperturbed. It fails when an unperturbed
+pair fails other rows than NAME.known_failures lists, when a
+perturbation not listed as a blind spot is caught by nothing, or when a
+listed blind spot is caught.
+
+Exit: 0 every judged metric within tolerance (the suite holds), 1 one
+is not (it does not), 2 invalid input (a bundle whose peers differ from
+the scenario's, a simulated production bundle, a malformed tolerances
+or perturbation file), 3 internal error.
 `
 
 func cmdCalibrate(args []string, stdout, stderr io.Writer) int {
@@ -30,28 +47,39 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) int {
 	first := fs.Uint64("first-seed", 0, "the first simulator seed (default: the scenario's seed)")
 	tolPath := fs.String("tolerances", "", "tolerances file (default: the shipped calibrate/tolerances.toml)")
 	asJSON := fs.Bool("json", false, "write the report as JSON")
+	allowSim := fs.Bool("allow-sim-prod", false, "accept a simulated bundle as production (a sim-vs-sim check)")
+	sens := fs.Bool("sensitivity", false, "run the sensitivity suite over the testbed corpus")
+	table := fs.String("table", "", "with --sensitivity: the perturbation table (default: the shipped calibrate/sensitivity.toml)")
+	pairsDir := fs.String("pairs", "scenarios/calibration", "with --sensitivity: the calibration scenarios")
+	corpusDir := fs.String("corpus", "testdata/calibration", "with --sensitivity: the bundles they pair with")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return flagErr(fs, err, stdout, stderr)
-	}
-	if len(pos) != 2 {
-		return usageErrIn(stderr, "calibrate", "needs SCENARIO and PROD_BUNDLE, got %d arguments", len(pos))
 	}
 	if *seeds <= 0 {
 		return usageErrIn(stderr, "calibrate", "--seeds %d: want a positive number", *seeds)
 	}
 	reg := builtin.Registry()
-	sc, err := resolveScenario(pos[0], reg)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitUsage
-	}
-	opts := calibrate.Options{Seeds: *seeds, FirstSeed: *first, Registry: reg}
+	opts := calibrate.Options{Seeds: *seeds, FirstSeed: *first, Registry: reg, AllowSimProd: *allowSim}
 	if *tolPath != "" {
 		if opts.Tolerances, err = calibrate.LoadTolerances(*tolPath); err != nil {
 			fmt.Fprintf(stderr, "detsim: calibrate: %v\n", err)
 			return exitUsage
 		}
+	}
+	if *sens {
+		if len(pos) != 0 {
+			return usageErrIn(stderr, "calibrate", "--sensitivity takes no SCENARIO or bundle: it runs the corpus (--pairs, --corpus)")
+		}
+		return runSensitivity(*table, *pairsDir, *corpusDir, opts, stdout, stderr)
+	}
+	if len(pos) != 2 {
+		return usageErrIn(stderr, "calibrate", "needs SCENARIO and PROD_BUNDLE, got %d arguments", len(pos))
+	}
+	sc, err := resolveScenario(pos[0], reg)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
 	}
 	rep, err := calibrate.Run(sc, pos[1], opts)
 	if err != nil {
