@@ -310,4 +310,3 @@ func (r *SensitivityReport) Write(w io.Writer) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
-
