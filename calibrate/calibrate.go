@@ -507,7 +507,7 @@ func judge(name, fam string, t Tolerance, simVals []float64, k int, prodVal floa
 	case !prodOK && len(simVals) < k:
 		row.Status, row.Note = Pass, fmt.Sprintf("absent in prod and in %d of %d seeds", k-len(simVals), k)
 	case !prodOK:
-		row.Status, row.Note = Fail, fmt.Sprintf("every seed has it, prod never does")
+		row.Status, row.Note = Fail, "every seed has it, prod never does"
 	case len(simVals) == 0 && w1:
 		row.Status, row.Note = NoData, "fewer than two seeds have samples"
 	case len(simVals) == 0:
