@@ -64,11 +64,12 @@ const (
 	famProbeWait = "probe_wait"
 	// probe_wait_w1/<peer>: Wasserstein-1 distance, in ms.
 	famProbeWaitW1 = "probe_wait_w1"
-	// suspicion/refuted|dead/p50|p90|p99: quantiles, in ms, of how long
-	// one peer's view of another stayed suspect before it was alive again
-	// at a higher incarnation (refuted) or dead, over every view.
+	// suspicion/<subject>|all/refuted|dead/p50|p90|p99: quantiles, in
+	// ms, of how long a view of the subject (every view, for all) stayed
+	// suspect before it was alive again at a higher incarnation (refuted)
+	// or dead.
 	famSuspicion = "suspicion"
-	// suspicion_w1/refuted|dead: Wasserstein-1 distance, in ms.
+	// suspicion_w1/<subject>|all/refuted|dead: Wasserstein-1 distance, in ms.
 	famSuspicionW1 = "suspicion_w1"
 	// kill/<victim>/<survivor>/suspect|dead: ms from the victim's first
 	// PeerKill to the survivor's first view of it as suspect, and as dead.
@@ -310,11 +311,17 @@ func (c *collector) Observe(line, at int64, hostID, kindTag, typ string, payload
 		v.alive, v.since = ev.To == "alive", at
 		if since, ok := c.suspects[vk]; ok && ev.To != "suspect" {
 			delete(c.suspects, vk)
+			end := ""
 			switch {
 			case ev.To == "dead":
-				c.suspicions["dead"] = append(c.suspicions["dead"], float64(at-since)/1e6)
+				end = "dead"
 			case ev.To == "alive" && ev.Reason == "refuted":
-				c.suspicions["refuted"] = append(c.suspicions["refuted"], float64(at-since)/1e6)
+				end = "refuted"
+			}
+			if end != "" {
+				ms := float64(at-since) / 1e6
+				c.suspicions["all/"+end] = append(c.suspicions["all/"+end], ms)
+				c.suspicions[ev.Subject+"/"+end] = append(c.suspicions[ev.Subject+"/"+end], ms)
 			}
 		}
 		if ev.To == "suspect" {
