@@ -219,3 +219,22 @@ func TestRun_RefusesBadFlags(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRun is one cell-seed of the tables: 100 members for 300
+// virtual seconds, SWIM and Lifeguard at the sample delay. The default
+// sweep is 210 of these (docs/lifeguard.md, "Cost").
+func BenchmarkRun(b *testing.B) {
+	base, err := scenarios.LoadLibrary(Base, builtin.Registry())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, v := range Variants[:2] {
+		b.Run(v.Name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Run(base, v, sampleCost, 1); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
