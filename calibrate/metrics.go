@@ -123,11 +123,42 @@ type collector struct {
 	views   map[view]*viewState
 	line    int64
 	err     error
+
+	// What a hostile bundle could otherwise grow without bound: host ids
+	// the scenario does not declare (two million of them took 800 MB and
+	// a 19 MB error line), and distinct kinds, reasons and message names.
+	declared map[string]bool
+	extra    int
+	names    [3]map[string]bool // kinds, reasons, message names seen
+	nNames   int
 }
 
+// What admit counts.
+const (
+	nameKind = iota
+	nameReason
+	nameMessage
+)
+
+// Caps on a bundle's distinct names (docs/calibration.md). A bundle over
+// one is refused as input, naming the cap.
+const (
+	// MaxExtraHosts is how many host ids the scenario does not declare a
+	// bundle may hold; the error lists at most that many.
+	MaxExtraHosts = 16
+	// MaxNames bounds the distinct event kinds, transition reasons and
+	// message names together.
+	MaxNames = 4096
+)
+
 func newCollector(peers []string, end int64) *collector {
+	declared := make(map[string]bool, len(peers))
+	for _, p := range peers {
+		declared[p] = true
+	}
 	return &collector{
-		end: end, peers: peers,
+		end: end, peers: peers, declared: declared,
+		names: [3]map[string]bool{{}, {}, {}},
 		hosts: map[string]int64{}, lastAt: map[hostKind]int64{}, gaps: map[hostKind][]float64{},
 		reasons: map[string]int{}, sizes: map[string][]float64{}, counts: map[string]int{},
 		sends: map[string]int{}, dropped: map[string]int{}, dials: map[string]int{},
@@ -161,19 +192,32 @@ func (c *collector) Observe(line, at int64, hostID, kindTag, typ string, payload
 		return // engine records bound to no host (mutations) are about no peer
 	}
 	if _, ok := c.hosts[hostID]; !ok {
+		if !c.declared[hostID] {
+			if c.extra++; c.extra > MaxExtraHosts {
+				c.err = inputErr("events.ndjson line %d: more than %d host ids the scenario does not declare: not a bundle of this scenario", line, MaxExtraHosts)
+				return
+			}
+		}
 		c.hosts[hostID] = line
 	}
-	hk := hostKind{hostID, kindTag + "/" + typ}
+	kind := kindTag + "/" + typ
+	if !c.admit(nameKind, kind) {
+		return
+	}
+	hk := hostKind{hostID, kind}
 	if last, ok := c.lastAt[hk]; ok {
 		c.gaps[hk] = append(c.gaps[hk], float64(at-last)/1e6)
 	}
 	c.lastAt[hk] = at
 
-	switch kindTag + "/" + typ {
+	switch kind {
 	case "swim/state_transition":
 		var ev transitionEv
 		if !c.decode(payload, &ev) {
 			return
+		}
+		if !c.admit(nameReason, ev.Reason) || !c.declared[ev.Observer] || !c.declared[ev.Subject] {
+			return // a view about an undeclared member is no metric of the scenario's
 		}
 		c.trans++
 		c.reasons[ev.Reason]++
@@ -195,6 +239,9 @@ func (c *collector) Observe(line, at int64, hostID, kindTag, typ string, payload
 		if !c.decode(payload, &ev) {
 			return
 		}
+		if !c.admit(nameMessage, ev.Message) || !c.declared[ev.Peer] {
+			return
+		}
 		c.sizes[ev.Message] = append(c.sizes[ev.Message], float64(ev.Bytes))
 		c.counts[hostID+"->"+ev.Peer+"/"+ev.Message]++
 		c.sends[hostID]++
@@ -205,6 +252,21 @@ func (c *collector) Observe(line, at int64, hostID, kindTag, typ string, payload
 	case "engine/dial_start":
 		c.dials[hostID]++
 	}
+}
+
+// admit counts name among the distinct names seen, and refuses the
+// bundle past MaxNames.
+func (c *collector) admit(what int, name string) bool {
+	if c.names[what][name] {
+		return true
+	}
+	if c.nNames >= MaxNames {
+		c.err = inputErr("events.ndjson line %d: more than %d distinct event kinds, reasons and message names", c.line, MaxNames)
+		return false
+	}
+	c.names[what][name] = true
+	c.nNames++
+	return true
 }
 
 func (c *collector) decode(payload []byte, v any) bool {
