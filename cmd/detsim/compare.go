@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -84,7 +83,8 @@ lists as not modelled are ignored; the simulator emitting a kind
 production lacks, or lacking one production emits, is a failure. Which
 bundle is production is read from the manifests (a live bundle is), or
 given with --prod. Exit: 0 no difference that counts, 1 a difference,
-2 an unreadable bundle.
+2 an unreadable or malformed bundle (a bad line, a file that is not a
+regular file, a link out of the bundle, more than 4,096 event kinds).
 `
 
 func cmdSchemadiff(args []string, stdout, stderr io.Writer) int {
@@ -111,11 +111,9 @@ func cmdSchemadiff(args []string, stdout, stderr io.Writer) int {
 	}
 	rep, err := schemadiff.Compare(pos[0], pos[1], opts)
 	if err != nil {
+		// A bundle schemadiff cannot read, a malformed line included, is
+		// invalid input: exit 1 is kept for "the schemas differ".
 		fmt.Fprintf(stderr, "detsim: schemadiff: %v\n", err)
-		var le *schemadiff.LineError
-		if errors.As(err, &le) {
-			return exitFailed
-		}
 		return exitUsage
 	}
 	if *asJSON {

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"sync/atomic"
 	"testing"
 )
 
@@ -128,7 +130,105 @@ func TestRemoveLive_TakesEveryEntryAndLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	RemoveLive()
+	defer reopen()
 	if n := names(t, parent); len(n) != 0 {
 		t.Errorf("left behind: %v", n)
+	}
+}
+
+// reopen undoes RemoveLive's closing, which a real process never
+// outlives, for the next test.
+func reopen() {
+	mu.Lock()
+	closing = false
+	mu.Unlock()
+}
+
+// A signal lands while another goroutine is making entries: RemoveLive
+// takes every entry on disk, and nothing is made after it. Before, an
+// entry whose directory existed but was not yet registered — the moment
+// a test saw the work directory and signalled — was left behind, as was
+// any made after RemoveLive returned.
+func TestRemoveLive_WhileEntriesAreBeingMade(t *testing.T) {
+	defer reopen()
+	for range 50 {
+		parent := t.TempDir()
+		var made atomic.Int64
+		stop := make(chan struct{})
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := Dir(parent, ".w"); err != nil {
+					return
+				}
+				made.Add(1)
+			}
+		}()
+		for made.Load() < 3 {
+			runtime.Gosched()
+		}
+		RemoveLive()
+		close(stop)
+		<-done
+		if n := names(t, parent); len(n) != 0 {
+			t.Fatalf("left behind: %v", n)
+		}
+		if _, err := Dir(parent, ".w"); !errors.Is(err, ErrClosing) {
+			t.Fatalf("Dir after RemoveLive = %v, want ErrClosing", err)
+		}
+		reopen()
+	}
+}
+
+// A sweep with no prefix takes every stale temporary, whatever output it
+// was for, and SweepLocks every lock file no live process holds; a held
+// lock and a live entry stay.
+func TestSweep_EveryNameAndStaleLocks(t *testing.T) {
+	parent := t.TempDir()
+	live, err := Dir(parent, ".mine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Remove()
+	var dead []string
+	for _, prefix := range []string{".a", ".b", ".run-1000-peers"} {
+		d, err := Dir(parent, prefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		simulateDeath(d)
+		dead = append(dead, d.Path)
+	}
+	held, err := Lock(filepath.Join(parent, "held"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Release()
+	stale, err := Lock(filepath.Join(parent, "stale"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ForgetForTest(nil, stale) // what SIGKILL leaves: the file, no holder
+	if err := Sweep(parent, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := SweepLocks(parent); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range append(dead, LockPath(filepath.Join(parent, "stale"))) {
+		if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s survived: %v", p, err)
+		}
+	}
+	for _, p := range []string{live.Path, LockPath(filepath.Join(parent, "held"))} {
+		if _, err := os.Lstat(p); err != nil {
+			t.Errorf("%s was removed: %v", p, err)
+		}
 	}
 }
