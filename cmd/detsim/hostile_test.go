@@ -92,6 +92,21 @@ func smokeBundle(t *testing.T) (dir, good string) {
 	return dir, good
 }
 
+// withLines copies the bundle good to dst with lines appended to its
+// events.ndjson, and returns dst.
+func withLines(t *testing.T, good, dst string, lines ...string) string {
+	t.Helper()
+	fstree.Copy(t, good, dst)
+	f, err := os.OpenFile(filepath.Join(dst, bundle.EventsFile), os.O_APPEND|os.O_WRONLY, 0)
+	must(t, err)
+	defer f.Close()
+	for _, l := range lines {
+		_, err := fmt.Fprintln(f, l)
+		must(t, err)
+	}
+	return dst
+}
+
 func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
@@ -105,12 +120,8 @@ func must(t *testing.T, err error) {
 // Before, verify, schemadiff and calibrate printed them raw.
 func TestOutput_EscapesBundleAndScenarioStrings(t *testing.T) {
 	dir, good := smokeBundle(t)
-	evil := filepath.Join(dir, "evil")
-	fstree.Copy(t, good, evil)
-	f, err := os.OpenFile(filepath.Join(evil, bundle.EventsFile), os.O_APPEND|os.O_WRONLY, 0)
-	must(t, err)
-	fmt.Fprintln(f, `{"virtual_time_ns":1,"host_id":"a","kind_tag":"swim","event":{"type":"x\u001b]0;pwned\u0007\u202e"}}`)
-	f.Close()
+	evil := withLines(t, good, filepath.Join(dir, "evil"),
+		`{"virtual_time_ns":1,"host_id":"a","kind_tag":"swim","event":{"type":"x\u001b]0;pwned\u0007\u202e"}}`)
 	// A file name with a screen-clearing CSI, listed by the manifest.
 	mpath := filepath.Join(evil, bundle.ManifestFile)
 	data, err := os.ReadFile(mpath)
@@ -165,14 +176,11 @@ max = 1
 // (two million took 800 MB and printed a 19 MB error line).
 func TestCalibrate_CapsHostsTheScenarioDoesNotDeclare(t *testing.T) {
 	dir, good := smokeBundle(t)
-	many := filepath.Join(dir, "many")
-	fstree.Copy(t, good, many)
-	f, err := os.OpenFile(filepath.Join(many, bundle.EventsFile), os.O_APPEND|os.O_WRONLY, 0)
-	must(t, err)
+	var lines []string
 	for i := range 20000 {
-		fmt.Fprintf(f, `{"virtual_time_ns":1,"host_id":"h%d","kind_tag":"swim","event":{"type":"t"}}`+"\n", i)
+		lines = append(lines, fmt.Sprintf(`{"virtual_time_ns":1,"host_id":"h%d","kind_tag":"swim","event":{"type":"t"}}`, i))
 	}
-	f.Close()
+	many := withLines(t, good, filepath.Join(dir, "many"), lines...)
 	r := detsimWithin(t, 120*time.Second, "calibrate", "smoke/three_mesh", many, "--seeds", "1")
 	if r.code != 2 || !strings.Contains(r.stderr, "host ids the scenario does not declare") || len(r.stderr) > 2000 {
 		t.Errorf("exit %d, %d bytes of stderr, want 2 and a short line:\n%.2000s", r.code, len(r.stderr), r.stderr)
