@@ -128,7 +128,15 @@ func (e *Entry) removeLocked() error {
 	delete(live, e)
 	var err error
 	if e.dir {
-		err = os.RemoveAll(e.Path)
+		// Out of the way first: whoever is still writing into the
+		// directory by its path (the run the signal interrupted) now
+		// gets ENOENT, instead of adding a file RemoveAll has already
+		// passed and leaving the directory behind, not empty.
+		path := e.Path
+		if os.Rename(path, path+".rm") == nil {
+			path += ".rm"
+		}
+		err = os.RemoveAll(path)
 	} else {
 		err = os.Remove(e.Path)
 	}

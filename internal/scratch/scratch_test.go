@@ -2,6 +2,7 @@ package scratch
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -181,6 +182,46 @@ func TestRemoveLive_WhileEntriesAreBeingMade(t *testing.T) {
 		}
 		if _, err := Dir(parent, ".w"); !errors.Is(err, ErrClosing) {
 			t.Fatalf("Dir after RemoveLive = %v, want ErrClosing", err)
+		}
+		reopen()
+	}
+}
+
+// A signal lands while the run is still writing into its work
+// directory: RemoveLive removes it all the same. Before, a file made
+// after RemoveAll had read the directory left it behind, not empty (the
+// batch signal test failed this way on a loaded machine).
+func TestRemoveLive_WhileTheRunWritesIntoItsDirectory(t *testing.T) {
+	defer reopen()
+	for range 20 {
+		parent := t.TempDir()
+		d, err := Dir(parent, ".w")
+		if err != nil {
+			t.Fatal(err)
+		}
+		stop := make(chan struct{})
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				sub := filepath.Join(d.Path, fmt.Sprintf("f%d", i))
+				os.Mkdir(sub, 0o777)
+				os.WriteFile(filepath.Join(sub, "x"), nil, 0o666)
+			}
+		}()
+		for n := 0; n < 5; n = len(names(t, d.Path)) {
+			runtime.Gosched()
+		}
+		RemoveLive()
+		close(stop)
+		<-done
+		if n := names(t, parent); len(n) != 0 {
+			t.Fatalf("left behind: %v", n)
 		}
 		reopen()
 	}
