@@ -284,19 +284,15 @@ func TestCommand_ServesAndStops(t *testing.T) {
 		done <- Command(ctx, []string{"agent/overloaded", "--addr", "127.0.0.1:0", "--time-scale", "0.01"}, w, reg)
 	}()
 	var url string
-	for range 200 {
+	realtime.WaitFor(t, "the server's address", 5*time.Second, func() bool {
 		mu.Lock()
 		s := out.String()
 		mu.Unlock()
 		if i := strings.Index(s, "http://"); i >= 0 {
 			url = strings.Fields(s[i:])[0]
-			break
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	if url == "" {
-		t.Fatal("no address printed")
-	}
+		return url != ""
+	})
 	if _, _, err := collect(context.Background(), client(url, 0)); err == nil || !strings.Contains(err.Error(), "overloaded_error") {
 		t.Errorf("agent/overloaded's first entry: %v", err)
 	}

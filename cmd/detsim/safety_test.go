@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/detsim/detsim/internal/fstree"
+	"github.com/detsim/detsim/internal/realtime"
 	"github.com/detsim/detsim/internal/scratch"
 )
 
@@ -41,14 +42,10 @@ func startBatch(t *testing.T, scenario, out string) *exec.Cmd {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	for range 500 {
-		if len(workDirs(t, filepath.Dir(out))) > 0 {
-			return cmd
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatal("the run never created its work directory")
-	return nil
+	realtime.WaitFor(t, "the run's work directory", 5*time.Second, func() bool {
+		return len(workDirs(t, filepath.Dir(out))) > 0
+	})
+	return cmd
 }
 
 func workDirs(t *testing.T, parent string) []string {
