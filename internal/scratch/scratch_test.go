@@ -145,6 +145,38 @@ func reopen() {
 	mu.Unlock()
 }
 
+// signalDuring runs work(i) for i = 0, 1, … in another goroutine until
+// ready says it has got going, then calls RemoveLive as a signal handler
+// would, stops work, and requires parent empty. work returns false to
+// stop early.
+func signalDuring(t *testing.T, parent string, ready func() bool, work func(i int) bool) {
+	t.Helper()
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if !work(i) {
+				return
+			}
+		}
+	}()
+	for !ready() {
+		runtime.Gosched()
+	}
+	RemoveLive()
+	close(stop)
+	<-done
+	if n := names(t, parent); len(n) != 0 {
+		t.Fatalf("left behind: %v", n)
+	}
+}
+
 // A signal lands while another goroutine is making entries: RemoveLive
 // takes every entry on disk, and nothing is made after it. Before, an
 // entry whose directory existed but was not yet registered — the moment
@@ -155,31 +187,13 @@ func TestRemoveLive_WhileEntriesAreBeingMade(t *testing.T) {
 	for range 50 {
 		parent := t.TempDir()
 		var made atomic.Int64
-		stop := make(chan struct{})
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				if _, err := Dir(parent, ".w"); err != nil {
-					return
-				}
-				made.Add(1)
+		signalDuring(t, parent, func() bool { return made.Load() >= 3 }, func(int) bool {
+			if _, err := Dir(parent, ".w"); err != nil {
+				return false
 			}
-		}()
-		for made.Load() < 3 {
-			runtime.Gosched()
-		}
-		RemoveLive()
-		close(stop)
-		<-done
-		if n := names(t, parent); len(n) != 0 {
-			t.Fatalf("left behind: %v", n)
-		}
+			made.Add(1)
+			return true
+		})
 		if _, err := Dir(parent, ".w"); !errors.Is(err, ErrClosing) {
 			t.Fatalf("Dir after RemoveLive = %v, want ErrClosing", err)
 		}
@@ -199,30 +213,12 @@ func TestRemoveLive_WhileTheRunWritesIntoItsDirectory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		stop := make(chan struct{})
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				sub := filepath.Join(d.Path, fmt.Sprintf("f%d", i))
-				os.Mkdir(sub, 0o777)
-				os.WriteFile(filepath.Join(sub, "x"), nil, 0o666)
-			}
-		}()
-		for n := 0; n < 5; n = len(names(t, d.Path)) {
-			runtime.Gosched()
-		}
-		RemoveLive()
-		close(stop)
-		<-done
-		if n := names(t, parent); len(n) != 0 {
-			t.Fatalf("left behind: %v", n)
-		}
+		signalDuring(t, parent, func() bool { return len(names(t, d.Path)) >= 5 }, func(i int) bool {
+			sub := filepath.Join(d.Path, fmt.Sprintf("f%d", i))
+			os.Mkdir(sub, 0o777)
+			os.WriteFile(filepath.Join(sub, "x"), nil, 0o666)
+			return true
+		})
 		reopen()
 	}
 }
