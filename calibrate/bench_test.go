@@ -8,7 +8,7 @@ import "testing"
 func BenchmarkRun_ThreeRegion3m_K10(b *testing.B) {
 	sc, prod := threeRegion(b, "three_region_3m", 1)
 	for b.Loop() {
-		if _, err := Run(sc, prod, Options{FirstSeed: 100}); err != nil {
+		if _, err := Run(sc, prod, Options{FirstSeed: 100, AllowSimProd: true}); err != nil {
 			b.Fatal(err)
 		}
 	}

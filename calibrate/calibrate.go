@@ -50,6 +50,11 @@ type Options struct {
 	Registry *hosts.Registry
 	// Workers is how many runs go at once (default GOMAXPROCS).
 	Workers int
+	// AllowSimProd accepts a simulated bundle as production. Without it a
+	// production bundle that is not a live or testbed recording is
+	// refused: the simulator judged against its own output proves
+	// nothing (a sim-vs-sim check is the one use, and says so).
+	AllowSimProd bool
 }
 
 // InputError is bad input — a prod bundle that cannot be read or does
@@ -194,6 +199,9 @@ func Run(sc *scenarios.Scenario, prodDir string, opts Options) (*Report, error) 
 	if err != nil {
 		return nil, &InputError{fmt.Errorf("prod bundle: %w", err)}
 	}
+	if !info.Live && !opts.AllowSimProd {
+		return nil, inputErr("prod bundle %s is a simulated run (%s): judged against the simulator's own output, calibration cannot fail; give a testbed or live recording, or --allow-sim-prod for a sim-vs-sim check", prodDir, info.Why)
+	}
 	r := &Report{Scenario: sc.Path, Prod: prodDir, Tolerances: tol.Source, DurationNs: sc.DurationNs, Cut: info.Cut()}
 	window := sc.DurationNs
 	if info.DurationNs > 0 && info.DurationNs < window {
@@ -208,7 +216,7 @@ func Run(sc *scenarios.Scenario, prodDir string, opts Options) (*Report, error) 
 	for i, p := range sc.Peers {
 		peers[i] = p.ID
 	}
-	prod, err := collectBundle(prodDir, peers, window)
+	prod, err := collectBundle(prodDir, peers, window, prodMTU(info, sc))
 	if err != nil {
 		return nil, err
 	}
@@ -247,9 +255,32 @@ func Run(sc *scenarios.Scenario, prodDir string, opts Options) (*Report, error) 
 	return r, nil
 }
 
+// scenarioMTU is each edge's mtu_bytes as sc declares it.
+func scenarioMTU(sc *scenarios.Scenario) func(from, to string) int64 {
+	m := map[[2]string]int64{}
+	for _, l := range sc.Edges() {
+		m[[2]string{l.From, l.To}] = l.Policy.MTUBytes
+	}
+	return func(from, to string) int64 { return m[[2]string{from, to}] }
+}
+
+// prodMTU is the MTU each edge of the production run had: the kernel's,
+// as a testbed manifest records each edge; for a bundle without that
+// record, what the scenario declares (a live run's shaper applied it).
+func prodMTU(info bundleinfo.Info, sc *scenarios.Scenario) func(from, to string) int64 {
+	if len(info.TestbedEdges) == 0 {
+		return scenarioMTU(sc)
+	}
+	m := map[[2]string]int64{}
+	for _, e := range info.TestbedEdges {
+		m[[2]string{e.From, e.To}] = e.MTUBytes
+	}
+	return func(from, to string) int64 { return m[[2]string{from, to}] }
+}
+
 // collectBundle feeds a bundle's events.ndjson to a collector.
-func collectBundle(dir string, peers []string, window int64) (*collector, error) {
-	c := newCollector(peers, window)
+func collectBundle(dir string, peers []string, window int64, mtu func(from, to string) int64) (*collector, error) {
+	c := newCollector(peers, window, mtu)
 	err := bundle.ReadEvents(dir, func(line int, rec bundle.EventRecord) error {
 		c.Observe(int64(line), rec.VirtualTimeNs, rec.HostID, rec.KindTag, rec.Type, rec.Event)
 		return c.err
@@ -269,7 +300,7 @@ func simulate(sc *scenarios.Scenario, reg *hosts.Registry, seed uint64, window i
 	}()
 	run := *sc
 	run.Seed, run.DurationNs = seed, window
-	c := newCollector(peers, window)
+	c := newCollector(peers, window, scenarioMTU(&run))
 	e, err := engine.New(&run, reg, engine.Options{Monitor: monitor{c}, MaxRecords: batch.DefaultMaxRecords, MaxBytes: batch.DefaultMaxBytes})
 	if err != nil {
 		return side{}, &InputError{err}
@@ -356,7 +387,7 @@ func compare(sims []side, prod side, tol *Tolerances) []Row {
 		var simN []int
 		var prodVal float64
 		var prodOK bool
-		if fam == famTimespanW1 || fam == famMsgSizeW1 {
+		if isW1(fam) {
 			simVals, prodVal, prodOK = w1Values(name, sims, prod)
 		} else {
 			for _, s := range sims {
@@ -390,11 +421,25 @@ func compare(sims []side, prod side, tol *Tolerances) []Row {
 				row.Status = Pass
 			}
 		}
-		if t.MinSamples > 0 && t.Rule != RuleInfo && (row.Status == Pass || row.Status == Fail) && len(simN) > 0 {
-			slices.Sort(simN)
-			if pn, sn := prod.n[name], simN[len(simN)/2]; pn < t.MinSamples || sn < t.MinSamples {
+		if _, q, ok := samplesOf(name); ok && t.MaxQuantile > 0 && q > t.MaxQuantile && (row.Status == Pass || row.Status == Fail) {
+			row.Status = Unjudged
+			row.Note = fmt.Sprintf("a tail beyond the judged quantiles (max_quantile %g)", t.MaxQuantile)
+		}
+		if t.MinSamples > 0 && t.Rule != RuleInfo && (row.Status == Pass || row.Status == Fail) {
+			_, _, quantileRow := samplesOf(name)
+			switch {
+			case len(simN) > 0:
+				slices.Sort(simN)
+				if pn, sn := prod.n[name], simN[len(simN)/2]; pn < t.MinSamples || sn < t.MinSamples {
+					row.Status = Unjudged
+					row.Note = fmt.Sprintf("from %d samples in prod, %d in the median seed: fewer than %d", pn, sn, t.MinSamples)
+				}
+			case quantileRow && prodOK && prod.n[name] < t.MinSamples:
+				// Present in prod, absent in every seed: a kind prod
+				// emitted a few times says as little as a quantile of a
+				// few samples would.
 				row.Status = Unjudged
-				row.Note = fmt.Sprintf("from %d samples in prod, %d in the median seed: fewer than %d", pn, sn, t.MinSamples)
+				row.Note = fmt.Sprintf("prod has it from %d samples, no seed has it: fewer than %d", prod.n[name], t.MinSamples)
 			}
 		}
 		rows = append(rows, row)
@@ -451,19 +496,19 @@ func judge(name, fam string, t Tolerance, simVals []float64, k int, prodVal floa
 	if len(simVals) > 0 {
 		row.SimMin, row.SimMax, row.SimMedian = simVals[0], simVals[len(simVals)-1], median(simVals)
 	}
-	isW1 := fam == famTimespanW1 || fam == famMsgSizeW1
+	w1 := isW1(fam)
 	switch {
 	case t.Rule == RuleInfo:
 		row.Status = Info
 	case !prodOK && len(simVals) == 0:
 		row.Status, row.Note = NoData, "neither side has a value"
-	case !prodOK && isW1:
+	case !prodOK && w1:
 		row.Status, row.Note = NoData, "prod has no samples"
 	case !prodOK && len(simVals) < k:
 		row.Status, row.Note = Pass, fmt.Sprintf("absent in prod and in %d of %d seeds", k-len(simVals), k)
 	case !prodOK:
-		row.Status, row.Note = Fail, fmt.Sprintf("every seed has it, prod never does")
-	case len(simVals) == 0 && isW1:
+		row.Status, row.Note = Fail, "every seed has it, prod never does"
+	case len(simVals) == 0 && w1:
 		row.Status, row.Note = NoData, "fewer than two seeds have samples"
 	case len(simVals) == 0:
 		row.Status, row.Note = Fail, "prod has it, no seed ever does"

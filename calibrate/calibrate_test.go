@@ -63,7 +63,7 @@ func handBundle(t *testing.T) string {
 }
 
 func TestMetrics_HandBundle(t *testing.T) {
-	c, err := collectBundle(handBundle(t), []string{"a", "b"}, 4_000_000_000)
+	c, err := collectBundle(handBundle(t), []string{"a", "b"}, 4_000_000_000, nil)
 	must(t, err)
 	s := c.metrics(4_000_000_000)
 	want := map[string]float64{
@@ -101,7 +101,7 @@ func TestMetrics_HandBundle(t *testing.T) {
 }
 
 func TestMetrics_WindowCutsRecords(t *testing.T) {
-	c, err := collectBundle(handBundle(t), []string{"a", "b"}, 2_500_000_000)
+	c, err := collectBundle(handBundle(t), []string{"a", "b"}, 2_500_000_000, nil)
 	must(t, err)
 	s := c.metrics(4_000_000_000)
 	if s.values["msg_count/a->b/ping"] != 2 || s.values["msg_count/a->b/ack"] != 0 {
@@ -156,7 +156,9 @@ func TestParseTolerances_Errors(t *testing.T) {
 		{strings.Replace(base, "[dials]\nrule = \"spread\"", "[dials]\nrule = \"rank\"\nalpha = 0.1", 1), "dials.rule"},
 		{strings.Replace(base, "[alive_fraction]", "[alive_fractions]", 1), "alive_fractions"},
 		{strings.Replace(base, `why = "A count of sends: as msg_count."`, "", 1), "cache_hits.why"},
-		{base[:strings.Index(base, "[dials]")], "dials"}, // a family missing
+		{base[:strings.Index(base, "[dials]")] + base[strings.Index(base, "[alive_fraction]"):], "dials"}, // a family missing
+		{strings.Replace(base, "max_quantile = 0.9", "max_quantile = 1.5", 1), "rtt.max_quantile"},
+		{strings.Replace(base, "[dials]\nrule = \"spread\"", "[dials]\nrule = \"spread\"\nmax_quantile = 0.5", 1), "dials.max_quantile"},
 	} {
 		_, err := ParseTolerances("tol.toml", []byte(c.edit))
 		var te *ToleranceError
@@ -201,7 +203,7 @@ func TestRun_SimVsSimPasses(t *testing.T) {
 	}
 	for _, seed := range []uint64{1, 2, 3} {
 		sc, prod := threeRegion(t, "three_region_3m", seed)
-		r, err := Run(sc, prod, Options{FirstSeed: 100})
+		r, err := Run(sc, prod, Options{FirstSeed: 100, AllowSimProd: true})
 		must(t, err)
 		var failed []string
 		for _, row := range r.Rows {
@@ -223,7 +225,7 @@ func TestRun_LegacyVsFixedFailsOnMessageSizes(t *testing.T) {
 	_, prod := threeRegion(t, "three_region_3m_legacy", 1)
 	sc, err := scenarios.Load("testdata/three_region_3m.toml", builtin.Registry())
 	must(t, err)
-	r, err := Run(sc, prod, Options{FirstSeed: 100})
+	r, err := Run(sc, prod, Options{FirstSeed: 100, AllowSimProd: true})
 	must(t, err)
 	status := map[string]Status{}
 	for _, row := range r.Rows {
@@ -264,7 +266,7 @@ func TestRun_PeersDiffer(t *testing.T) {
 	must(t, err)
 	other := *sc
 	other.Peers = append([]scenarios.Peer{{ID: "nyc", Kind: "swim", InitialState: "joining"}}, sc.Peers[1:]...)
-	_, err = Run(&other, prod, Options{Seeds: 1})
+	_, err = Run(&other, prod, Options{Seeds: 1, AllowSimProd: true})
 	if !IsInputError(err) || !strings.Contains(err.Error(), "has peers the scenario does not declare: ") ||
 		!strings.Contains(err.Error(), "lacks scenario peers: nyc") {
 		t.Errorf("err = %v", err)
@@ -283,7 +285,7 @@ func TestRun_CutProdBundle(t *testing.T) {
 	m["duration_ns"], m["interrupted"] = 100_000_000_000, "stopped by SIGINT"
 	b, _ = json.Marshal(m)
 	must(t, os.WriteFile(mpath, b, 0o644))
-	r, err := Run(sc, prod, Options{FirstSeed: 100, Seeds: 3})
+	r, err := Run(sc, prod, Options{FirstSeed: 100, Seeds: 3, AllowSimProd: true})
 	must(t, err)
 	if r.WindowNs != 100_000_000_000 || !strings.Contains(r.Cut, "interrupted: stopped by SIGINT") {
 		t.Errorf("window %d, cut %q", r.WindowNs, r.Cut)
@@ -360,5 +362,40 @@ func TestMarkUnobservable(t *testing.T) {
 	r := &Report{Rows: rows}
 	if !r.Failed() {
 		t.Error("the msg_count failure no longer fails the report")
+	}
+}
+
+// TestRun_RefusesASimulatedProd: a simulated bundle as production is
+// refused unless AllowSimProd says the sim-vs-sim check is meant.
+func TestRun_RefusesASimulatedProd(t *testing.T) {
+	sc, prod := threeRegion(t, "three_region_3m", 1)
+	_, err := Run(sc, prod, Options{Seeds: 1})
+	if !IsInputError(err) || !strings.Contains(err.Error(), "--allow-sim-prod") {
+		t.Errorf("a sim bundle as prod: %v", err)
+	}
+}
+
+// TestCompare_PresentOnlyInProdRespectsMinSamples: a quantile prod has
+// from fewer samples than min_samples and no seed has at all is not
+// judged; from enough samples it fails.
+func TestCompare_PresentOnlyInProdRespectsMinSamples(t *testing.T) {
+	tol := ShippedTolerances()
+	sim := side{values: map[string]float64{}, n: map[string]int{}, samples: map[string][]float64{}}
+	for _, n := range []int{3, 40} {
+		prod := side{values: map[string]float64{"msg_size/gossip/p50": 300}, n: map[string]int{"msg_size/gossip/p50": n}, samples: map[string][]float64{}}
+		rows := compare([]side{sim, sim}, prod, tol)
+		var got Status
+		for _, r := range rows {
+			if r.Metric == "msg_size/gossip/p50" {
+				got = r.Status
+			}
+		}
+		want := Unjudged
+		if n >= tol.ByFamily[famMsgSize].MinSamples {
+			want = Fail
+		}
+		if got != want {
+			t.Errorf("prod has it from %d samples, no seed does: %s, want %s", n, got, want)
+		}
 	}
 }

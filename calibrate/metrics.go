@@ -2,7 +2,9 @@ package calibrate
 
 import (
 	"encoding/json"
+
 	"fmt"
+	"github.com/detsim/detsim/network"
 	"math"
 	"slices"
 	"sort"
@@ -41,18 +43,73 @@ const (
 	// alive_fraction/<peer>: the fraction of the run, averaged over every
 	// other peer, that they viewed the peer as alive.
 	famAlive = "alive_fraction"
+	// rtt/<from>-><to>/p50|p90|p99: quantiles, in ms, of the round trip of
+	// acked direct probes (probe_acked's rtt_ns, measured by the prober).
+	famRTT = "rtt"
+	// rtt_w1/<from>-><to>: Wasserstein-1 distance, in ms.
+	famRTTW1 = "rtt_w1"
+	// rtt_iqr/<from>-><to>: the interquartile range (p75 − p25), in ms,
+	// of the same round trips: the jitter of both legs, which the
+	// quantiles of one run's few hundred samples judge only loosely. A
+	// quartile range, not a standard deviation, so that one ack that
+	// waited behind a large message does not decide it.
+	famRTTIQR = "rtt_iqr"
+	// probe_timeouts/<from>-><to>|total: how many direct probes timed
+	// out (of the edge's periodic probes, whose number is the msg_count
+	// of its pings: the count is the timeout fraction's numerator).
+	famTimeouts = "probe_timeouts"
+	// probe_wait/<peer>/p50|p90|p99: quantiles, in ms, of how long a
+	// direct probe waited before it timed out (the probe timeout, as
+	// Lifeguard scales it).
+	famProbeWait = "probe_wait"
+	// probe_wait_w1/<peer>: Wasserstein-1 distance, in ms.
+	famProbeWaitW1 = "probe_wait_w1"
+	// suspicion/<subject>|all/refuted|dead/p50|p90|p99: quantiles, in
+	// ms, of how long a view of the subject (every view, for all) stayed
+	// suspect before it was alive again at a higher incarnation (refuted)
+	// or dead.
+	famSuspicion = "suspicion"
+	// suspicion_w1/<subject>|all/refuted|dead: Wasserstein-1 distance, in ms.
+	famSuspicionW1 = "suspicion_w1"
+	// kill/<victim>/<survivor>/suspect|dead: ms from the victim's first
+	// PeerKill to the survivor's first view of it as suspect, and as dead.
+	famKill = "kill"
+	// wire_size/<message>/p50|p90|p99: quantiles, in bytes, of the size of
+	// sent messages on the wire: with the UDP header and an IPv4 header per
+	// fragment at the edge's MTU (network.DatagramWire).
+	famWire = "wire_size"
+	// wire_size_w1/<message>: Wasserstein-1 distance, in bytes.
+	famWireW1 = "wire_size_w1"
 )
 
 // Families lists every metric family, in the order the table prints them.
 var Families = []string{famTimespan, famTimespanW1, famReason, famMsgSize, famMsgSizeW1,
-	famMsgCount, famSelfInc, famCacheHits, famDials, famAlive}
+	famWire, famWireW1, famMsgCount, famSelfInc, famCacheHits, famDials, famAlive,
+	famRTT, famRTTW1, famRTTIQR, famTimeouts, famProbeWait, famProbeWaitW1, famSuspicion, famSuspicionW1, famKill}
+
+// samplesFamily maps each quantile family to the family of the samples
+// behind it (whose rows are its Wasserstein-1 distances).
+var samplesFamily = map[string]string{
+	famTimespan: famTimespanW1, famMsgSize: famMsgSizeW1, famWire: famWireW1,
+	famRTT: famRTTW1, famProbeWait: famProbeWaitW1, famSuspicion: famSuspicionW1,
+}
+
+// isW1 reports whether fam is the samples family of a quantile family.
+func isW1(fam string) bool {
+	for _, w := range samplesFamily {
+		if w == fam {
+			return true
+		}
+	}
+	return false
+}
 
 // zeroDefault says a family's metric is 0, not missing, on a side that
 // has no event for it: a count or a fraction, where no events is a value.
 // Quantiles of no samples are missing ("no data").
 var zeroDefault = map[string]bool{
 	famReason: true, famMsgCount: true, famSelfInc: true,
-	famCacheHits: true, famDials: true, famAlive: true,
+	famCacheHits: true, famDials: true, famAlive: true, famTimeouts: true,
 }
 
 // trajectoryPoints are the fractions of the scenario's duration at which
@@ -67,12 +124,13 @@ var trajectoryPoints = []struct {
 func samplesOf(name string) (key string, q float64, ok bool) {
 	fam, rest, _ := strings.Cut(name, "/")
 	i := strings.LastIndexByte(rest, '/')
-	if (fam != famTimespan && fam != famMsgSize) || i < 0 {
+	w1, quantileFamily := samplesFamily[fam]
+	if !quantileFamily || i < 0 {
 		return "", 0, false
 	}
 	for _, qq := range quantiles {
 		if rest[i+1:] == qq.name {
-			return fam + "_w1/" + rest[:i], qq.q, true
+			return w1 + "/" + rest[:i], qq.q, true
 		}
 	}
 	return "", 0, false
@@ -121,8 +179,27 @@ type collector struct {
 	bumps   map[string]int
 	selfInc map[string][]incPoint
 	views   map[view]*viewState
-	line    int64
-	err     error
+	// mtu is the MTU of the edge from→to, for wire sizes.
+	mtu   func(from, to string) int64
+	wires map[string][]float64
+	// rtts are round trips by "<from>-><to>"; probes the direct probes
+	// in flight, by prober, target and sequence number; directSent and
+	// directLost count direct probes and their timeouts by edge.
+	rtts       map[string][]float64
+	probes     map[probeKey]int64
+	directSent map[string]int
+	directLost map[string]int
+	waits      map[string][]float64
+	// suspects holds when each view became suspect; suspicions the
+	// suspect periods' lengths, ended by a refutation or by death.
+	suspects   map[view]int64
+	suspicions map[string][]float64
+	// killed holds each victim's first PeerKill time; killSeen the
+	// survivors' first suspect and dead views of it after that.
+	killed   map[string]int64
+	killSeen map[string]float64
+	line     int64
+	err      error
 
 	// What a hostile bundle could otherwise grow without bound: host ids
 	// the scenario does not declare (two million of them took 800 MB and
@@ -131,6 +208,11 @@ type collector struct {
 	extra    int
 	names    [3]map[string]bool // kinds, reasons, message names seen
 	nNames   int
+}
+
+type probeKey struct {
+	host, target string
+	seq          int64
 }
 
 // What admit counts.
@@ -151,18 +233,27 @@ const (
 	MaxNames = 4096
 )
 
-func newCollector(peers []string, end int64) *collector {
+// newCollector collects over [0, end] for the scenario's peers; mtu gives
+// each edge's MTU for the wire sizes (nil: no IP model, sizes as sent).
+func newCollector(peers []string, end int64, mtu func(from, to string) int64) *collector {
+	if mtu == nil {
+		mtu = func(string, string) int64 { return 0 }
+	}
 	declared := make(map[string]bool, len(peers))
 	for _, p := range peers {
 		declared[p] = true
 	}
 	return &collector{
-		end: end, peers: peers, declared: declared,
+		end: end, peers: peers, mtu: mtu, declared: declared,
 		names: [3]map[string]bool{{}, {}, {}},
 		hosts: map[string]int64{}, lastAt: map[hostKind]int64{}, gaps: map[hostKind][]float64{},
 		reasons: map[string]int{}, sizes: map[string][]float64{}, counts: map[string]int{},
 		sends: map[string]int{}, dropped: map[string]int{}, dials: map[string]int{},
 		bumps: map[string]int{}, selfInc: map[string][]incPoint{}, views: map[view]*viewState{},
+		wires: map[string][]float64{}, rtts: map[string][]float64{}, probes: map[probeKey]int64{},
+		directSent: map[string]int{}, directLost: map[string]int{}, waits: map[string][]float64{},
+		suspects: map[view]int64{}, suspicions: map[string][]float64{},
+		killed: map[string]int64{}, killSeen: map[string]float64{},
 	}
 }
 
@@ -181,6 +272,23 @@ type messageEv struct {
 	Bytes   int64  `json:"bytes"`
 }
 
+type probeEv struct {
+	Target string `json:"target"`
+	Seq    int64  `json:"seq"`
+	Mode   string `json:"mode"`
+	RTTNs  int64  `json:"rtt_ns"`
+}
+
+type mutationEv struct {
+	Kind string `json:"kind"`
+	Peer string `json:"peer"`
+}
+
+// maxProbesInFlight bounds the direct probes the collector remembers
+// waiting for their outcome: a bundle whose probes never end cannot grow
+// it without bound.
+const maxProbesInFlight = 1 << 16
+
 // Observe takes one record. It is the engine.Monitor method, and what the
 // bundle reader calls.
 func (c *collector) Observe(line, at int64, hostID, kindTag, typ string, payload []byte) {
@@ -189,7 +297,17 @@ func (c *collector) Observe(line, at int64, hostID, kindTag, typ string, payload
 		return
 	}
 	if hostID == "" {
-		return // engine records bound to no host (mutations) are about no peer
+		// Engine records bound to no host are about no peer; a PeerKill
+		// starts the clock of the kill family.
+		if kindTag == "engine" && typ == "mutation" {
+			var ev mutationEv
+			if c.decode(payload, &ev) && ev.Kind == "PeerKill" && c.declared[ev.Peer] {
+				if _, ok := c.killed[ev.Peer]; !ok {
+					c.killed[ev.Peer] = at
+				}
+			}
+		}
+		return
 	}
 	if _, ok := c.hosts[hostID]; !ok {
 		if !c.declared[hostID] {
@@ -225,15 +343,67 @@ func (c *collector) Observe(line, at int64, hostID, kindTag, typ string, payload
 			c.selfInc[ev.Subject] = append(c.selfInc[ev.Subject], incPoint{at, ev.Incarnation})
 			return
 		}
-		v := c.views[view{ev.Observer, ev.Subject}]
+		vk := view{ev.Observer, ev.Subject}
+		v := c.views[vk]
 		if v == nil {
 			v = &viewState{}
-			c.views[view{ev.Observer, ev.Subject}] = v
+			c.views[vk] = v
 		}
 		if v.alive {
 			v.aliveNs += at - v.since
 		}
 		v.alive, v.since = ev.To == "alive", at
+		if since, ok := c.suspects[vk]; ok && ev.To != "suspect" {
+			delete(c.suspects, vk)
+			end := ""
+			switch {
+			case ev.To == "dead":
+				end = "dead"
+			case ev.To == "alive" && ev.Reason == "refuted":
+				end = "refuted"
+			}
+			if end != "" {
+				ms := float64(at-since) / 1e6
+				c.suspicions["all/"+end] = append(c.suspicions["all/"+end], ms)
+				c.suspicions[ev.Subject+"/"+end] = append(c.suspicions[ev.Subject+"/"+end], ms)
+			}
+		}
+		if ev.To == "suspect" {
+			if _, ok := c.suspects[vk]; !ok {
+				c.suspects[vk] = at
+			}
+		}
+		if killedAt, ok := c.killed[ev.Subject]; ok && (ev.To == "suspect" || ev.To == "dead") {
+			k := famKill + "/" + ev.Subject + "/" + ev.Observer + "/" + ev.To
+			if _, seen := c.killSeen[k]; !seen {
+				c.killSeen[k] = float64(at-killedAt) / 1e6
+			}
+		}
+	case "swim/probe_sent", "swim/probe_acked", "swim/probe_timed_out":
+		var ev probeEv
+		if !c.decode(payload, &ev) || ev.Mode != "direct" || !c.declared[ev.Target] {
+			return
+		}
+		edge := hostID + "->" + ev.Target
+		key := probeKey{hostID, ev.Target, ev.Seq}
+		switch typ {
+		case "probe_sent":
+			c.directSent[edge]++
+			if len(c.probes) < maxProbesInFlight {
+				c.probes[key] = at
+			}
+		case "probe_acked":
+			delete(c.probes, key)
+			if ev.RTTNs > 0 {
+				c.rtts[edge] = append(c.rtts[edge], float64(ev.RTTNs)/1e6)
+			}
+		case "probe_timed_out":
+			c.directLost[edge]++
+			if sent, ok := c.probes[key]; ok {
+				delete(c.probes, key)
+				c.waits[hostID] = append(c.waits[hostID], float64(at-sent)/1e6)
+			}
+		}
 	case "swim/message_sent":
 		var ev messageEv
 		if !c.decode(payload, &ev) {
@@ -243,6 +413,8 @@ func (c *collector) Observe(line, at int64, hostID, kindTag, typ string, payload
 			return
 		}
 		c.sizes[ev.Message] = append(c.sizes[ev.Message], float64(ev.Bytes))
+		wire, _ := network.DatagramWire(ev.Bytes, c.mtu(hostID, ev.Peer))
+		c.wires[ev.Message] = append(c.wires[ev.Message], float64(wire))
 		c.counts[hostID+"->"+ev.Peer+"/"+ev.Message]++
 		c.sends[hostID]++
 	case "swim/self_incarnation_bump":
@@ -296,27 +468,35 @@ type side struct {
 // that the records cover up to c.end.
 func (c *collector) metrics(durationNs int64) side {
 	s := side{transitions: c.trans, values: map[string]float64{}, n: map[string]int{}, samples: map[string][]float64{}}
+	gaps := make(map[string][]float64, len(c.gaps))
 	for hk, g := range c.gaps {
-		slices.Sort(g)
-		base := hk.host + "/" + hk.kind
-		for _, q := range quantiles {
-			s.values[famTimespan+"/"+base+"/"+q.name] = quantile(g, q.q)
-			s.n[famTimespan+"/"+base+"/"+q.name] = len(g)
-		}
-		s.samples[famTimespanW1+"/"+base] = g
+		gaps[hk.host+"/"+hk.kind] = g
 	}
+	quantileRows(s, famTimespan, gaps)
 	if c.trans > 0 {
 		for r, n := range c.reasons {
 			s.values[famReason+"/"+r] = float64(n) / float64(c.trans)
 		}
 	}
-	for m, sz := range c.sizes {
-		slices.Sort(sz)
-		for _, q := range quantiles {
-			s.values[famMsgSize+"/"+m+"/"+q.name] = quantile(sz, q.q)
-			s.n[famMsgSize+"/"+m+"/"+q.name] = len(sz)
-		}
-		s.samples[famMsgSizeW1+"/"+m] = sz
+	quantileRows(s, famMsgSize, c.sizes)
+	quantileRows(s, famWire, c.wires)
+	quantileRows(s, famRTT, c.rtts)
+	for edge, x := range c.rtts { // sorted by quantileRows
+		s.values[famRTTIQR+"/"+edge] = quantile(x, 0.75) - quantile(x, 0.25)
+		s.n[famRTTIQR+"/"+edge] = len(x)
+	}
+	quantileRows(s, famProbeWait, c.waits)
+	quantileRows(s, famSuspicion, c.suspicions)
+	lost := 0
+	for edge := range c.directSent {
+		s.values[famTimeouts+"/"+edge] = float64(c.directLost[edge])
+		lost += c.directLost[edge]
+	}
+	if len(c.directSent) > 0 {
+		s.values[famTimeouts+"/total"] = float64(lost)
+	}
+	for k, v := range c.killSeen {
+		s.values[k] = v
 	}
 	for k, n := range c.counts {
 		s.values[famMsgCount+"/"+k] = float64(n)
@@ -362,6 +542,19 @@ func (c *collector) metrics(durationNs int64) side {
 	s.values[famCacheHits+"/total"] = float64(hits)
 	s.values[famDials+"/total"] = float64(dials)
 	return s
+}
+
+// quantileRows adds family fam's quantile metrics ("<fam>/<key>/p50" ...)
+// and their samples, for each key's samples.
+func quantileRows(s side, fam string, byKey map[string][]float64) {
+	for key, x := range byKey {
+		slices.Sort(x)
+		for _, q := range quantiles {
+			s.values[fam+"/"+key+"/"+q.name] = quantile(x, q.q)
+			s.n[fam+"/"+key+"/"+q.name] = len(x)
+		}
+		s.samples[samplesFamily[fam]+"/"+key] = x
+	}
 }
 
 // quantile is the nearest-rank q-quantile of sorted, non-empty x: the

@@ -52,6 +52,11 @@ type Tolerance struct {
 	// is judged from, on prod and on the median seed; below it the row is
 	// shown "not judged" (any rule but info).
 	MinSamples int
+	// MaxQuantile, for a rank family, is the highest quantile judged
+	// (0: all): a heavier tail is a few samples of one run, which the
+	// run-to-run spread of K seeds does not bound; it is shown, not
+	// judged.
+	MaxQuantile float64
 	// Why is the reason for the values, required: a tolerance nobody can
 	// justify is not one (spec §11.4).
 	Why string
@@ -103,7 +108,7 @@ func LoadTolerances(path string) (*Tolerances, error) {
 var ruleKeys = map[string][]string{
 	RuleSpread:   {"margin_rel", "margin_abs", "margin_sigma", "min_samples"},
 	RuleRelative: {"rel", "abs", "min_samples"},
-	RuleRank:     {"alpha", "margin_abs", "min_samples"},
+	RuleRank:     {"alpha", "margin_abs", "min_samples", "max_quantile"},
 	RuleInfo:     {},
 }
 
@@ -167,8 +172,8 @@ func ParseTolerances(source string, b []byte) (*Tolerances, error) {
 			}
 			switch k {
 			case "min_samples":
-				if fam != famTimespan && fam != famMsgSize {
-					return nil, fail(fam+"."+k, "only the quantile families (%s, %s) have samples", famTimespan, famMsgSize)
+				if _, quantiles := samplesFamily[fam]; !quantiles {
+					return nil, fail(fam+"."+k, "only the quantile families (%s) have samples", strings.Join(quantileFamilies(), ", "))
 				}
 				if v != math.Trunc(v) || v > 1e9 {
 					return nil, fail(fam+"."+k, "must be a whole number, not %v", tab[k])
@@ -189,11 +194,16 @@ func ParseTolerances(source string, b []byte) (*Tolerances, error) {
 				tol.Alpha = v
 			case "abs":
 				tol.Abs = v
+			case "max_quantile":
+				if v <= 0 || v > 1 {
+					return nil, fail(fam+"."+k, "must lie in (0, 1], not %v", tab[k])
+				}
+				tol.MaxQuantile = v
 			}
 		}
 		if rule == RuleRank {
-			if fam != famTimespan && fam != famMsgSize {
-				return nil, fail(fam+".rule", `"rank" judges quantiles: only %s and %s have them`, famTimespan, famMsgSize)
+			if _, quantiles := samplesFamily[fam]; !quantiles {
+				return nil, fail(fam+".rule", `"rank" judges quantiles: only %s have them`, strings.Join(quantileFamilies(), ", "))
 			}
 			if _, ok := tab["alpha"]; !ok {
 				return nil, fail(fam+".alpha", `missing: rule "rank" needs alpha`)
@@ -299,4 +309,16 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// quantileFamilies lists the families judged on quantiles of samples, in
+// table order.
+func quantileFamilies() []string {
+	var out []string
+	for _, f := range Families {
+		if _, ok := samplesFamily[f]; ok {
+			out = append(out, f)
+		}
+	}
+	return out
 }

@@ -184,3 +184,12 @@ func survivalPPM(q uint64, k int64) uint64 {
 	}
 	return w[0]
 }
+
+// DatagramWire is what a UDP datagram of byteLen bytes puts on a link
+// whose mtu_bytes is mtu (0: the IP model off): its bytes with the UDP
+// header and an IPv4 header per fragment, and the fragment count. It is
+// the count Send charges; calibrate reports message sizes on the wire
+// with it.
+func DatagramWire(byteLen, mtu int64) (wire, fragments int64) {
+	return datagramWire(byteLen, sanitizeMTU(mtu))
+}

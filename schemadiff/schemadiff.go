@@ -65,6 +65,13 @@ type Options struct {
 	// copy (what that simulator said of itself), or the one built into
 	// this binary when the bundle has none.
 	KnownGaps string
+	// AlsoProd are more production bundles of the same implementation:
+	// a kind or field only the simulator has, which the production run
+	// happened not to emit (a quiet run: no suspicion, no refutation),
+	// is not held against the simulator when one of them shows it. They
+	// add nothing production must have: a kind only they emit is not a
+	// kind the simulator must.
+	AlsoProd []string
 }
 
 // Bundle describes one side of a comparison.
@@ -80,6 +87,9 @@ type KindOnly struct {
 	Kind      string `json:"kind"`
 	Records   int64  `json:"records"`
 	FirstLine int64  `json:"first_line"`
+	// ShownBy, for a kind only the simulator emits, is the further
+	// production bundle (Options.AlsoProd) that emits it too.
+	ShownBy string `json:"shown_by,omitempty"`
 	// Ignored names the known-gaps entry that covers the kind (only for a
 	// kind only production emits), or is "".
 	Ignored string `json:"ignored,omitempty"`
@@ -99,6 +109,10 @@ type FieldDiff struct {
 	// (0: never).
 	FirstA int64 `json:"first_a,omitempty"`
 	FirstB int64 `json:"first_b,omitempty"`
+	// ShownBy, for a field only the simulator has, is the further
+	// production bundle (Options.AlsoProd) that holds it with the
+	// simulator's types.
+	ShownBy string `json:"shown_by,omitempty"`
 	// Unobserved is set when only the simulator has the field and
 	// production declares it cannot observe it: the reason.
 	Unobserved string `json:"unobserved,omitempty"`
@@ -111,6 +125,9 @@ type Report struct {
 	// Prod is the side taken as production, ProdWhy why.
 	Prod    Side   `json:"-"`
 	ProdWhy string `json:"prod_why"`
+	// AlsoProd are the further production bundles whose schemas joined
+	// production's (Options.AlsoProd).
+	AlsoProd []string `json:"also_prod,omitempty"`
 	// GapsFrom is where the known-gaps list was read; Gaps is the list.
 	GapsFrom string      `json:"gaps_from"`
 	Gaps     []string    `json:"gaps"`
@@ -129,12 +146,12 @@ func (r *Report) Failed() bool {
 		return true
 	}
 	for _, f := range r.Fields {
-		if f.Unobserved == "" {
+		if f.Unobserved == "" && f.ShownBy == "" {
 			return true
 		}
 	}
 	for _, k := range append(slices.Clip(r.OnlyA), r.OnlyB...) {
-		if k.Ignored == "" && k.Unobserved == "" {
+		if k.Ignored == "" && k.Unobserved == "" && k.ShownBy == "" {
 			return true
 		}
 	}
@@ -203,6 +220,14 @@ func Compare(a, b string, opts Options) (*Report, error) {
 		return nil, rb.err
 	}
 	r.diff(sa, rb.s, gaps)
+	for _, dir := range opts.AlsoProd {
+		s, err := ReadSchema(dir)
+		if err != nil {
+			return nil, err
+		}
+		r.AlsoProd = append(r.AlsoProd, dir)
+		r.markShown(s, dir)
+	}
 	r.markUnobserved(prodInfo.Unobserved)
 	return r, nil
 }
@@ -275,6 +300,36 @@ func (r *Report) diff(sa, sb *Schema, gaps []Gap) {
 				o.Ignored = gapOf(kb)
 			}
 			r.OnlyB = append(r.OnlyB, o)
+		}
+	}
+}
+
+// markShown marks what only the simulator has that the further
+// production run in dir (schema other) shows too: a kind it emits, or a
+// field it holds with the simulator's types.
+func (r *Report) markShown(other *Schema, dir string) {
+	simOnly, sim := &r.OnlyA, A
+	if r.Prod == A {
+		simOnly, sim = &r.OnlyB, B
+	}
+	for i := range *simOnly {
+		if k := &(*simOnly)[i]; k.ShownBy == "" && other.Kinds[k.Kind] != nil {
+			k.ShownBy = dir
+		}
+	}
+	for i := range r.Fields {
+		f := &r.Fields[i]
+		simTypes, prodTypes := f.A, f.B
+		if sim == B {
+			simTypes, prodTypes = f.B, f.A
+		}
+		if f.ShownBy != "" || prodTypes != "-" {
+			continue // production has the field: a type difference is real
+		}
+		if k := other.Kinds[f.Kind]; k != nil {
+			if of := k.Fields[f.Path]; of != nil && of.Types.String() == simTypes {
+				f.ShownBy = dir
+			}
 		}
 	}
 }
@@ -356,6 +411,9 @@ func (r *Report) Write(w io.Writer) error {
 	fmt.Fprintf(&b, "A  %s (%s): %d records, %d kinds\n", r.A.Dir, r.A.Role, r.A.Records, r.A.Kinds)
 	fmt.Fprintf(&b, "B  %s (%s): %d records, %d kinds\n", r.B.Dir, r.B.Role, r.B.Records, r.B.Kinds)
 	fmt.Fprintf(&b, "production is %s: %s\n", r.Prod, r.ProdWhy)
+	if len(r.AlsoProd) > 0 {
+		fmt.Fprintf(&b, "further production runs, for what this one happened not to emit: %s\n", strings.Join(r.AlsoProd, ", "))
+	}
 	fmt.Fprintf(&b, "events not modelled (%s): %s\n", r.GapsFrom, listOrNone(r.Gaps))
 	only := func(side string, bundle Bundle, ks []KindOnly) {
 		for _, k := range ks {
@@ -365,6 +423,9 @@ func (r *Report) Write(w io.Writer) error {
 			}
 			if k.Unobserved != "" {
 				verdict = "ignored (production cannot observe it: " + k.Unobserved + ")"
+			}
+			if k.ShownBy != "" {
+				verdict = "ignored (production emits it too, in " + k.ShownBy + ")"
 			}
 			fmt.Fprintf(&b, "  %-5s kind %s only in %s (%s): %d records, first at events.ndjson#L%d\n",
 				verdict, k.Kind, side, bundle.Role, k.Records, k.FirstLine)
@@ -378,15 +439,18 @@ func (r *Report) Write(w io.Writer) error {
 	n := 0
 	for _, f := range r.Fields {
 		verdict := "FAIL "
-		if f.Unobserved != "" {
+		switch {
+		case f.Unobserved != "":
 			verdict = "ignored (production cannot observe it: " + f.Unobserved + ")"
-		} else {
+		case f.ShownBy != "":
+			verdict = "ignored (production holds it too, in " + f.ShownBy + ")"
+		default:
 			n++
 		}
 		fmt.Fprintf(&b, "  %s %s %s: A %s, B %s%s\n", verdict, f.Kind, f.Path, f.A, f.B, firstLines(f))
 	}
 	for _, k := range append(slices.Clip(r.OnlyA), r.OnlyB...) {
-		if k.Ignored == "" && k.Unobserved == "" {
+		if k.Ignored == "" && k.Unobserved == "" && k.ShownBy == "" {
 			n++
 		}
 	}

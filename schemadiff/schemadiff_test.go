@@ -355,3 +355,34 @@ func TestCompare_UnobservedByProduction(t *testing.T) {
 		t.Errorf("a kind production does not declare passed (%v)", err)
 	}
 }
+
+// TestCompare_AlsoProd: a kind the sim emits that one production run
+// happened not to is not held against the sim when another production
+// run shows it; a kind only the other run has is no kind the sim must
+// have.
+func TestCompare_AlsoProd(t *testing.T) {
+	sim := writeBundle(t, false, gapsDoc, sent, probe1)
+	prod := writeBundle(t, true, "", sent)
+	other := writeBundle(t, true, "", sent, probe1, nested)
+	r, err := Compare(sim, prod, Options{})
+	must(t, err)
+	if !r.Failed() {
+		t.Fatal("probe_sent only in the sim passed without the other run")
+	}
+	r, err = Compare(sim, prod, Options{AlsoProd: []string{other}})
+	must(t, err)
+	var out strings.Builder
+	r.Write(&out)
+	if r.Failed() || len(r.OnlyA) != 1 || r.OnlyA[0].ShownBy != other || len(r.OnlyB) != 0 {
+		t.Errorf("with the other run: failed %v, only A %v, only B %v\n%s", r.Failed(), r.OnlyA, r.OnlyB, out.String())
+	}
+	if !strings.Contains(out.String(), "production emits it too, in "+other) {
+		t.Errorf("the report does not name the run that shows it:\n%s", out.String())
+	}
+	// A run that does not show it excuses nothing.
+	r, err = Compare(sim, prod, Options{AlsoProd: []string{writeBundle(t, true, "", sent)}})
+	must(t, err)
+	if !r.Failed() {
+		t.Error("a further run without probe_sent excused it")
+	}
+}

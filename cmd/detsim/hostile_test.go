@@ -61,7 +61,7 @@ func TestBundleReaders_RefuseWhatIsNotAFile(t *testing.T) {
 		plant(events)
 		for _, args := range [][]string{
 			{"schemadiff", good, b},
-			{"calibrate", "smoke/three_mesh", b, "--seeds", "1"},
+			{"calibrate", "smoke/three_mesh", b, "--seeds", "1", "--allow-sim-prod"},
 			{"render", b, "-o", filepath.Join(dir, name+".html")},
 			{"verify", b},
 		} {
@@ -181,7 +181,7 @@ func TestCalibrate_CapsHostsTheScenarioDoesNotDeclare(t *testing.T) {
 		lines = append(lines, fmt.Sprintf(`{"virtual_time_ns":1,"host_id":"h%d","kind_tag":"swim","event":{"type":"t"}}`, i))
 	}
 	many := withLines(t, good, filepath.Join(dir, "many"), lines...)
-	r := detsimWithin(t, 120*time.Second, "calibrate", "smoke/three_mesh", many, "--seeds", "1")
+	r := detsimWithin(t, 120*time.Second, "calibrate", "smoke/three_mesh", many, "--seeds", "1", "--allow-sim-prod")
 	if r.code != 2 || !strings.Contains(r.stderr, "host ids the scenario does not declare") || len(r.stderr) > 2000 {
 		t.Errorf("exit %d, %d bytes of stderr, want 2 and a short line:\n%.2000s", r.code, len(r.stderr), r.stderr)
 	}

@@ -292,8 +292,11 @@ func TestCalibrateAndSchemadiff_ExitCodes(t *testing.T) {
 		{[]string{"schemadiff", b, b}, 0, "no schema differences"},
 		{[]string{"schemadiff", b, filepath.Join(dir, "nope")}, 2, "nope"},
 		{[]string{"schemadiff", b, b, "--prod", "c"}, 2, "--prod"},
-		{[]string{"calibrate", "smoke/three_mesh", b, "--seeds", "2"}, 0, "calibrate: pass"},
-		{[]string{"calibrate", "reference/echo_parity", b, "--seeds", "2"}, 2, "peers"},
+		{[]string{"calibrate", "smoke/three_mesh", b, "--seeds", "2"}, 2, "--allow-sim-prod"},
+		{[]string{"calibrate", "smoke/three_mesh", b, "--seeds", "2", "--allow-sim-prod"}, 0, "calibrate: pass"},
+		{[]string{"calibrate", "reference/echo_parity", b, "--seeds", "2", "--allow-sim-prod"}, 2, "peers"},
+		{[]string{"calibrate", "--sensitivity", "--table", badTol}, 2, "tol.toml"},
+		{[]string{"calibrate", "--sensitivity", "smoke/three_mesh"}, 2, "takes no SCENARIO"},
 		{[]string{"calibrate", "smoke/three_mesh", b, "--tolerances", badTol}, 2, "tol.toml"},
 		{[]string{"calibrate", "smoke/three_mesh"}, 2, "PROD_BUNDLE"},
 	} {

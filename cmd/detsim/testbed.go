@@ -103,6 +103,9 @@ func cmdTestbed(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	go func() { <-ctx.Done(); stop() }() // a second Ctrl-C kills at once; the next run sweeps
 	if *probe {
+		if *probeDur <= 0 || *probeDur > 10*time.Minute {
+			return usageErrIn(stderr, "testbed", "--probe-duration %v: want more than 0 and at most 10m (each of three phases)", *probeDur)
+		}
 		if *derive != "" {
 			if err := outfile.Check(*derive, *force); err != nil {
 				return usageErrIn(stderr, "testbed", "--derive: %v", err)

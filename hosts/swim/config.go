@@ -510,3 +510,16 @@ func idOfLen(n int) string {
 	}
 	return string(b)
 }
+
+// IntKey returns c's value of the integer kind_config key (the names
+// ParseConfig takes, e.g. "probe_interval_ns"), and whether key is one.
+// Tools that rewrite a kind_config relative to its effective value
+// (calibrate's perturbations) read defaults through it.
+func (c Config) IntKey(key string) (int64, bool) {
+	for _, k := range intKeys {
+		if k.name == key {
+			return k.get(&c), true
+		}
+	}
+	return 0, false
+}

@@ -182,3 +182,19 @@ func TestValidate_CrossChecks(t *testing.T) {
 		t.Fatalf("11 peers, suspicion_mult 1: %v", errs)
 	}
 }
+
+// TestConfig_IntKey reads back every integer key ParseConfig sets.
+func TestConfig_IntKey(t *testing.T) {
+	for _, k := range intKeys {
+		c, errs := ParseConfig(map[string]any{k.name: k.min})
+		if len(errs) > 0 {
+			t.Fatalf("%s: %v", k.name, errs)
+		}
+		if v, ok := c.IntKey(k.name); !ok || v != k.min {
+			t.Errorf("IntKey(%q) = %d, %v; want %d", k.name, v, ok, k.min)
+		}
+	}
+	if _, ok := DefaultConfig().IntKey("gossip"); ok {
+		t.Error("IntKey took a key that is not an integer")
+	}
+}

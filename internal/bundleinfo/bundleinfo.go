@@ -38,6 +38,8 @@ type Info struct {
 	// Unobserved is what a production executor declares it cannot see
 	// (a testbed bundle's "testbed"."unobserved"), or nil.
 	Unobserved []bundle.Unobserved
+	// TestbedEdges are the edges a testbed run realised, or nil.
+	TestbedEdges []bundle.TestbedEdge
 }
 
 // Cut says why the bundle ends before its scenario did, or "".
@@ -79,12 +81,13 @@ func Read(dir string) (Info, error) {
 	}
 	if raw, ok := in.Members["testbed"]; ok {
 		var tb struct {
-			Unobserved []bundle.Unobserved `json:"unobserved"`
+			Unobserved []bundle.Unobserved  `json:"unobserved"`
+			Edges      []bundle.TestbedEdge `json:"edges"`
 		}
 		if err := json.Unmarshal(raw, &tb); err != nil {
 			return Info{}, fmt.Errorf("%s: %s: testbed is not a testbed record: %w", dir, bundle.ManifestFile, err)
 		}
-		in.Unobserved = tb.Unobserved
+		in.Unobserved, in.TestbedEdges = tb.Unobserved, tb.Edges
 	}
 	in.Truncated = reason(in.Members["truncated"])
 	in.Interrupted = reason(in.Members["interrupted"])

@@ -1,0 +1,164 @@
+package calibrate
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/hosts/swim"
+	"github.com/detsim/detsim/network"
+	"github.com/detsim/detsim/scenarios"
+)
+
+// Perturbation is one row of the sensitivity table: a change to the
+// model a calibration must be able to tell from the truth.
+type Perturbation struct {
+	// Name is what the table and the report call it.
+	Name string
+	// Field is what it changes: "link.<policy field>" (every edge's,
+	// e.g. link.latency_ns) or "kind_config.<key>" (every peer's, e.g.
+	// kind_config.suspicion_mult).
+	Field string
+	// Scale multiplies the field's effective value (rounded to an
+	// integer); Set replaces it. Exactly one is given.
+	Scale float64
+	Set   any
+	// BlindSpot, when set, says why no metric can catch it on the
+	// corpus: the row stays in the table (docs/calibration.md).
+	BlindSpot string
+}
+
+// policyField is the network.Policy field whose TOML key is key.
+func policyField(key string) (int, bool) {
+	t := reflect.TypeOf(network.Policy{})
+	for i := range t.NumField() {
+		if t.Field(i).Tag.Get("toml") == key {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// check refuses a row the table cannot mean.
+func (p Perturbation) check() error {
+	kind, key, ok := strings.Cut(p.Field, ".")
+	switch {
+	case !ok || key == "":
+		return fmt.Errorf("field %q: want link.<field> or kind_config.<key>", p.Field)
+	case kind == "link":
+		if _, ok := policyField(key); !ok {
+			return fmt.Errorf("field %q: %q is not a link policy field", p.Field, key)
+		}
+	case kind == "kind_config":
+	default:
+		return fmt.Errorf("field %q: want link.<field> or kind_config.<key>", p.Field)
+	}
+	hasScale := p.Scale != 0
+	switch {
+	case hasScale == (p.Set != nil):
+		return errors.New("give exactly one of scale and set")
+	case hasScale && (p.Scale < 0 || math.IsNaN(p.Scale) || math.IsInf(p.Scale, 0)):
+		return fmt.Errorf("scale %v: want a finite number above 0", p.Scale)
+	}
+	if kind == "kind_config" && hasScale {
+		if _, ok := swim.DefaultConfig().IntKey(key); !ok {
+			return fmt.Errorf("field %q: scale needs an integer kind_config key", p.Field)
+		}
+	}
+	if kind == "link" && !hasScale {
+		if _, ok := p.Set.(int64); !ok {
+			return fmt.Errorf("set %v: a link field is an integer", p.Set)
+		}
+	}
+	return nil
+}
+
+// scaled is v × s, rounded, never negative.
+func scaled(v int64, s float64) int64 { return max(int64(math.Round(float64(v)*s)), 0) }
+
+// Apply returns sc with the perturbation applied, loaded and validated
+// as any scenario is: a value the loader refuses is an error.
+func (p Perturbation) Apply(sc *scenarios.Scenario, reg *hosts.Registry) (*scenarios.Scenario, error) {
+	if err := p.check(); err != nil {
+		return nil, err
+	}
+	tree, err := scenarios.DecodeTree(sc.TOML())
+	if err != nil {
+		return nil, err
+	}
+	kind, key, _ := strings.Cut(p.Field, ".")
+	switch kind {
+	case "link":
+		i, _ := policyField(key)
+		value := func(pol network.Policy) int64 {
+			if p.Scale != 0 {
+				return scaled(reflect.ValueOf(pol).Field(i).Int(), p.Scale)
+			}
+			return p.Set.(int64)
+		}
+		dl, _ := tree["default_link"].(map[string]any)
+		if dl == nil {
+			dl = map[string]any{}
+			tree["default_link"] = dl
+		}
+		dl[key] = value(sc.DefaultLink)
+		// Every declared edge spelled out with its resolved policy, so
+		// that what it inherited and what it overrode change alike.
+		if !sc.FullMesh {
+			var links []any
+			for _, l := range sc.Links {
+				t := policyTable(l.Policy)
+				t["from"], t["to"] = l.From, l.To
+				t[key] = value(l.Policy)
+				links = append(links, t)
+			}
+			tree["links"] = links
+		}
+	case "kind_config":
+		peers, _ := tree["peers"].([]any)
+		for _, pt := range peers {
+			peer, ok := pt.(map[string]any)
+			if !ok {
+				continue
+			}
+			kc, _ := peer["kind_config"].(map[string]any)
+			if kc == nil {
+				kc = map[string]any{}
+				peer["kind_config"] = kc
+			}
+			if p.Scale == 0 {
+				kc[key] = p.Set
+				continue
+			}
+			cfg, errs := swim.ParseConfig(kc)
+			if len(errs) > 0 {
+				return nil, fmt.Errorf("peer %v: %v", peer["id"], errs[0])
+			}
+			v, _ := cfg.IntKey(key)
+			kc[key] = scaled(v, p.Scale)
+		}
+	}
+	var buf bytes.Buffer
+	if err := toml.NewEncoder(&buf).Encode(tree); err != nil {
+		return nil, err
+	}
+	return scenarios.Parse(sc.Path+" ("+p.Name+")", buf.Bytes(), reg, func(string) ([]byte, error) {
+		return nil, errors.New("a perturbed scenario extends nothing")
+	})
+}
+
+// policyTable is a link policy as its TOML table.
+func policyTable(pol network.Policy) map[string]any {
+	t := map[string]any{}
+	v, ty := reflect.ValueOf(pol), reflect.TypeOf(pol)
+	for i := range ty.NumField() {
+		t[ty.Field(i).Tag.Get("toml")] = v.Field(i).Int()
+	}
+	return t
+}

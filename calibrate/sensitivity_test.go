@@ -1,0 +1,134 @@
+package calibrate
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/hosts/swimcfg"
+)
+
+// TestParseSensitivity_Shipped: the shipped table parses and holds every
+// perturbation issue 20 names.
+func TestParseSensitivity_Shipped(t *testing.T) {
+	var names []string
+	for _, p := range ShippedSensitivity() {
+		names = append(names, p.Name)
+	}
+	for _, want := range []string{"latency x1.2", "jitter x2", "loss x2", "bandwidth x0.5", "probe_interval x1.2",
+		"probe_timeout x0.8", "suspicion_mult x2", "indirect_checks 3 -> 1", "Lifeguard off", "MTU model off"} {
+		if !strings.Contains(strings.Join(names, "\n"), want) {
+			t.Errorf("the shipped table lacks %q", want)
+		}
+	}
+}
+
+// TestParseSensitivity_Errors: a row naming an unknown key or field, or
+// an impossible value, is refused naming the row.
+func TestParseSensitivity_Errors(t *testing.T) {
+	for _, c := range []struct{ row, want string }{
+		{`name = "a"` + "\n" + `field = "link.latency_ns"` + "\n" + `scale = 1.2` + "\n" + `colour = "red"`, `perturbation 1 ("a"): colour: not a key`},
+		{`name = "a"` + "\n" + `field = "link.latency_ms"` + "\n" + `scale = 1.2`, `"latency_ms" is not a link policy field`},
+		{`name = "a"` + "\n" + `field = "peer.latency_ns"` + "\n" + `scale = 1.2`, `want link.<field> or kind_config.<key>`},
+		{`name = "a"` + "\n" + `field = "link.latency_ns"` + "\n" + `scale = -1.0`, `scale -1: want a finite number above 0`},
+		{`name = "a"` + "\n" + `field = "link.latency_ns"` + "\n" + `scale = 0`, `scale 0: want a finite number above 0`},
+		{`name = "a"` + "\n" + `field = "link.latency_ns"` + "\n" + `scale = 2.0` + "\n" + `set = 1`, `exactly one of scale and set`},
+		{`name = "a"` + "\n" + `field = "link.latency_ns"`, `exactly one of scale and set`},
+		{`name = "a"` + "\n" + `field = "link.latency_ns"` + "\n" + `set = "fast"`, `a link field is an integer`},
+		{`name = "a"` + "\n" + `field = "kind_config.gossip"` + "\n" + `scale = 2.0`, `scale needs an integer kind_config key`},
+		{`field = "link.latency_ns"` + "\n" + `scale = 2.0`, `perturbation 1: name: missing`},
+	} {
+		_, err := ParseSensitivity("s.toml", []byte("[[perturbation]]\n"+c.row+"\n"))
+		if err == nil || !IsInputError(err) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want an input error saying %q", c.row, err, c.want)
+		}
+	}
+	twice := "[[perturbation]]\nname = \"a\"\nfield = \"link.latency_ns\"\nscale = 2.0\n"
+	if _, err := ParseSensitivity("s.toml", []byte(twice+twice)); err == nil || !strings.Contains(err.Error(), "perturbation 2 (\"a\"): name: given twice") {
+		t.Errorf("a name twice: %v", err)
+	}
+	if _, err := ParseSensitivity("s.toml", []byte("[other]\nx = 1\n")); err == nil || !IsInputError(err) {
+		t.Errorf("a table that is not [[perturbation]]: %v", err)
+	}
+}
+
+// TestPerturbation_Apply: a scale multiplies every edge's effective value,
+// the inherited and the overridden alike, and a kind_config key's
+// effective value, its default included; a set replaces; a value the
+// loader refuses is an error.
+func TestPerturbation_Apply(t *testing.T) {
+	reg := builtin.Registry()
+	sc, _ := threeRegion(t, "three_region_3m", 1)
+	lat := Perturbation{Name: "latency x2", Field: "link.latency_ns", Scale: 2}
+	got, err := lat.Apply(sc, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Edges()) != len(sc.Edges()) {
+		t.Fatalf("%d edges, want %d", len(got.Edges()), len(sc.Edges()))
+	}
+	for i, e := range got.Edges() {
+		if was := sc.Edges()[i]; e.Edge != was.Edge || e.Policy.LatencyNs != 2*was.Policy.LatencyNs || e.Policy.JitterStddevNs != was.Policy.JitterStddevNs {
+			t.Errorf("%v: latency %d jitter %d, want %d and %d", e.Edge, e.Policy.LatencyNs, e.Policy.JitterStddevNs, 2*was.Policy.LatencyNs, was.Policy.JitterStddevNs)
+		}
+	}
+	susp := Perturbation{Name: "suspicion_mult x2", Field: "kind_config.suspicion_mult", Scale: 2}
+	if got, err = susp.Apply(sc, reg); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range got.Peers {
+		was, _ := swimcfg.Parse(sc.Peers[i].KindConfig, []string{"fra", "orch", "sgp"})
+		now, _ := swimcfg.Parse(p.KindConfig, []string{"fra", "orch", "sgp"})
+		if now.SuspicionMult != 2*was.SuspicionMult {
+			t.Errorf("%s: suspicion_mult %d, want %d", p.ID, now.SuspicionMult, 2*was.SuspicionMult)
+		}
+	}
+	off := Perturbation{Name: "Lifeguard off", Field: "kind_config.lifeguard", Set: false}
+	if got, err = off.Apply(sc, reg); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, _ := swimcfg.Parse(got.Peers[0].KindConfig, []string{"fra", "orch", "sgp"}); cfg.Lifeguard() {
+		t.Error("Lifeguard still on")
+	}
+	bad := Perturbation{Name: "tiny MTU", Field: "link.mtu_bytes", Set: int64(100)}
+	if _, err := bad.Apply(sc, reg); err == nil || !strings.Contains(err.Error(), "mtu_bytes") {
+		t.Errorf("an MTU of 100 bytes: %v", err)
+	}
+}
+
+// TestSensitivity_CatchesMissesAndStaleBlindSpots: on a sim-vs-sim pair
+// (the pair's own model as "production", which AllowSimProd permits
+// here), doubling the latency is caught; a change that does nothing (the
+// metadata a peer carries, scaled by one) is missed, which fails the
+// suite unless it is listed as a blind spot; a caught change listed as a
+// blind spot is stale, which fails it too.
+func TestSensitivity_CatchesMissesAndStaleBlindSpots(t *testing.T) {
+	sc, prod := threeRegion(t, "three_region_3m", 1)
+	pairs := []Pair{{Name: "three", Scenario: sc, Prod: prod}}
+	opts := Options{Seeds: 10, FirstSeed: 100, AllowSimProd: true}
+	caught := Perturbation{Name: "latency x2", Field: "link.latency_ns", Scale: 2}
+	inert := Perturbation{Name: "nothing", Field: "kind_config.meta_bytes", Scale: 1}
+	for _, c := range []struct {
+		name   string
+		table  []Perturbation
+		failed bool
+		says   string
+	}{
+		{"caught", []Perturbation{caught}, false, "caught    latency x2"},
+		{"missed", []Perturbation{inert}, true, "MISSED    nothing"},
+		{"blind spot", []Perturbation{{Name: "nothing", Field: "kind_config.meta_bytes", Scale: 1, BlindSpot: "changes nothing"}}, false, "blind     nothing"},
+		{"stale", []Perturbation{{Name: "latency x2", Field: "link.latency_ns", Scale: 2, BlindSpot: "wrongly listed"}}, true, "STALE     latency x2"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rep, err := Sensitivity(pairs, c.table, opts, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out strings.Builder
+			rep.Write(&out)
+			if rep.Failed() != c.failed || !strings.Contains(out.String(), c.says) {
+				t.Errorf("failed %v, want %v; output:\n%s", rep.Failed(), c.failed, out.String())
+			}
+		})
+	}
+}
