@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 )
 
 // TempInfix marks a name as a detsim temporary: <prefix>.detsim-tmp-<random>.
@@ -136,7 +137,14 @@ func (e *Entry) removeLocked() error {
 		if os.Rename(path, path+".rm") == nil {
 			path += ".rm"
 		}
-		err = os.RemoveAll(path)
+		// A create already under way when the rename happened can still
+		// land inside; none can start after it. Try again briefly.
+		for range 5 {
+			if err = os.RemoveAll(path); err == nil {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
 	} else {
 		err = os.Remove(e.Path)
 	}
