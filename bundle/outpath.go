@@ -175,14 +175,19 @@ func isManifestDir(dir string) bool {
 	return err == nil
 }
 
-// sweepStale removes the work directories that runs killed while writing
-// out left beside it. If such a run died between moving the old bundle
-// aside and moving its new one into place, out is missing and the old
-// bundle sits in the work directory: it is put back first, so a killed
-// run never costs the user the bundle they had. The caller holds out's
-// lock, so no live run can be mid-install.
+// sweepStale removes what killed runs left in out's parent directory,
+// whatever output they were writing: every detsim temporary whose lock
+// no live process holds (a bundle's work directory, a half-written page
+// or pin), and every output lock file whose holder died. A killed
+// 1000-peer run's work directory is hundreds of megabytes; it must not
+// wait for a run with the same --out. If such a run died between moving
+// the old bundle aside and moving its new one into place, its output is
+// missing and the old bundle sits in the work directory: it is put back
+// first (under that output's lock), so a killed run never costs the user
+// the bundle they had. The caller holds out's lock.
 func sweepStale(out string) error {
-	return scratch.Sweep(filepath.Dir(out), workPrefix(out), func(s scratch.Stale) error {
+	parent := filepath.Dir(out)
+	err := scratch.Sweep(parent, "", func(s scratch.Stale) error {
 		if !s.Dir {
 			return nil
 		}
@@ -190,19 +195,41 @@ func sweepStale(out string) error {
 		if _, err := os.Lstat(old); err != nil {
 			return nil
 		}
-		if _, err := os.Lstat(out); !errors.Is(err, fs.ErrNotExist) {
-			if provenBundle(out) == nil {
-				return nil // the new bundle is in place; the old copy is the leftover
+		theirs := filepath.Join(parent, strings.TrimPrefix(s.Prefix, "."))
+		if theirs != filepath.Join(parent, filepath.Base(out)) {
+			// Another output's leftover: restore it under that output's
+			// lock, or leave it to the run that holds it.
+			lock, err := scratch.Lock(theirs)
+			if err != nil {
+				return scratch.ErrKeep
 			}
-			// Something else now stands at out: neither it nor the old
-			// bundle is detsim's to throw away.
-			return fmt.Errorf("a killed run left the bundle it was replacing at %s, and %s now holds something else; move one of them", old, out)
+			defer lock.Release()
+			if restoreOld(old, theirs) != nil {
+				return scratch.ErrKeep // that run's to report, not this one's
+			}
+			return nil
 		}
-		if err := os.Rename(old, out); err != nil {
-			return fmt.Errorf("restoring the bundle a killed run moved aside to %s: %w", old, err)
-		}
-		return nil
+		return restoreOld(old, out)
 	})
+	return errors.Join(err, scratch.SweepLocks(parent))
+}
+
+// restoreOld puts the bundle a killed run moved aside to old back at
+// out, unless out now holds that run's new bundle (the old copy is then
+// the leftover).
+func restoreOld(old, out string) error {
+	if _, err := os.Lstat(out); !errors.Is(err, fs.ErrNotExist) {
+		if provenBundle(out) == nil {
+			return nil // the new bundle is in place; the old copy is the leftover
+		}
+		// Something else now stands at out: neither it nor the old
+		// bundle is detsim's to throw away.
+		return fmt.Errorf("a killed run left the bundle it was replacing at %s, and %s now holds something else; move one of them", old, out)
+	}
+	if err := os.Rename(old, out); err != nil {
+		return fmt.Errorf("restoring the bundle a killed run moved aside to %s: %w", old, err)
+	}
+	return nil
 }
 
 // workPrefix is the name prefix of out's work directories.

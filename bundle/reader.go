@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+
+	"github.com/detsim/detsim/internal/safefile"
 )
 
 // maxEventLine is the longest events.ndjson line ReadEvents accepts. A
@@ -116,9 +116,20 @@ func ScanEvents(dir string, reads func(typ string) Read, fn func(line int, rec E
 const scanBufferSize = 64 << 10
 
 // eachLine calls fn with every line of dir's events.ndjson (without its
-// newline) and its 1-based number; b is valid until fn returns.
+// newline) and its 1-based number; b is valid until fn returns. The file
+// is opened through dir (internal/safefile): a FIFO, a device or a link
+// out of the bundle is refused before a byte is read, and memory is
+// bounded by the longest line, whatever the file's length.
 func eachLine(dir string, fn func(line int, b []byte) error) error {
-	f, err := os.Open(filepath.Join(dir, EventsFile))
+	return EachLine(dir, fn)
+}
+
+// EachLine is the one events.ndjson line reader: it calls fn with every
+// line of dir's events.ndjson (without its newline) and its 1-based
+// number, as ReadEvents splits them; b is valid until fn returns. A line
+// longer than the reader's bound is a *LineError.
+func EachLine(dir string, fn func(line int, b []byte) error) error {
+	f, err := safefile.OpenFileIn(dir, EventsFile)
 	if err != nil {
 		return fmt.Errorf("bundle: %w", err)
 	}

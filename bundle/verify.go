@@ -50,6 +50,12 @@ func ReadManifest(dir string) (Manifest, error) {
 // memory.
 const MaxManifestBytes = 64 << 20
 
+// MaxVerdictsBytes bounds verdicts.json as a reader loads it whole (the
+// page): an assertion's evidence is a bounded list of references, so a
+// real file is kilobytes; the bound only keeps a hostile one from filling
+// memory.
+const MaxVerdictsBytes = 64 << 20
+
 // readManifest reads the manifest through root. It refuses anything but
 // a regular file before reading (a FIFO would block the read forever)
 // and a manifest over MaxManifestBytes.

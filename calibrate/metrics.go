@@ -200,6 +200,14 @@ type collector struct {
 	killSeen map[string]float64
 	line     int64
 	err      error
+
+	// What a hostile bundle could otherwise grow without bound: host ids
+	// the scenario does not declare (two million of them took 800 MB and
+	// a 19 MB error line), and distinct kinds, reasons and message names.
+	declared map[string]bool
+	extra    int
+	names    [3]map[string]bool // kinds, reasons, message names seen
+	nNames   int
 }
 
 type probeKey struct {
@@ -207,14 +215,37 @@ type probeKey struct {
 	seq          int64
 }
 
+// What admit counts.
+const (
+	nameKind = iota
+	nameReason
+	nameMessage
+)
+
+// Caps on a bundle's distinct names (docs/calibration.md). A bundle over
+// one is refused as input, naming the cap.
+const (
+	// MaxExtraHosts is how many host ids the scenario does not declare a
+	// bundle may hold; the error lists at most that many.
+	MaxExtraHosts = 16
+	// MaxNames bounds the distinct event kinds, transition reasons and
+	// message names together.
+	MaxNames = 4096
+)
+
 // newCollector collects over [0, end] for the scenario's peers; mtu gives
 // each edge's MTU for the wire sizes (nil: no IP model, sizes as sent).
 func newCollector(peers []string, end int64, mtu func(from, to string) int64) *collector {
 	if mtu == nil {
 		mtu = func(string, string) int64 { return 0 }
 	}
+	declared := make(map[string]bool, len(peers))
+	for _, p := range peers {
+		declared[p] = true
+	}
 	return &collector{
-		end: end, peers: peers, mtu: mtu,
+		end: end, peers: peers, mtu: mtu, declared: declared,
+		names: [3]map[string]bool{{}, {}, {}},
 		hosts: map[string]int64{}, lastAt: map[hostKind]int64{}, gaps: map[hostKind][]float64{},
 		reasons: map[string]int{}, sizes: map[string][]float64{}, counts: map[string]int{},
 		sends: map[string]int{}, dropped: map[string]int{}, dials: map[string]int{},
@@ -270,7 +301,7 @@ func (c *collector) Observe(line, at int64, hostID, kindTag, typ string, payload
 		// starts the clock of the kill family.
 		if kindTag == "engine" && typ == "mutation" {
 			var ev mutationEv
-			if c.decode(payload, &ev) && ev.Kind == "PeerKill" {
+			if c.decode(payload, &ev) && ev.Kind == "PeerKill" && c.declared[ev.Peer] {
 				if _, ok := c.killed[ev.Peer]; !ok {
 					c.killed[ev.Peer] = at
 				}
@@ -279,19 +310,32 @@ func (c *collector) Observe(line, at int64, hostID, kindTag, typ string, payload
 		return
 	}
 	if _, ok := c.hosts[hostID]; !ok {
+		if !c.declared[hostID] {
+			if c.extra++; c.extra > MaxExtraHosts {
+				c.err = inputErr("events.ndjson line %d: more than %d host ids the scenario does not declare: not a bundle of this scenario", line, MaxExtraHosts)
+				return
+			}
+		}
 		c.hosts[hostID] = line
 	}
-	hk := hostKind{hostID, kindTag + "/" + typ}
+	kind := kindTag + "/" + typ
+	if !c.admit(nameKind, kind) {
+		return
+	}
+	hk := hostKind{hostID, kind}
 	if last, ok := c.lastAt[hk]; ok {
 		c.gaps[hk] = append(c.gaps[hk], float64(at-last)/1e6)
 	}
 	c.lastAt[hk] = at
 
-	switch kindTag + "/" + typ {
+	switch kind {
 	case "swim/state_transition":
 		var ev transitionEv
 		if !c.decode(payload, &ev) {
 			return
+		}
+		if !c.admit(nameReason, ev.Reason) || !c.declared[ev.Observer] || !c.declared[ev.Subject] {
+			return // a view about an undeclared member is no metric of the scenario's
 		}
 		c.trans++
 		c.reasons[ev.Reason]++
@@ -337,7 +381,7 @@ func (c *collector) Observe(line, at int64, hostID, kindTag, typ string, payload
 		}
 	case "swim/probe_sent", "swim/probe_acked", "swim/probe_timed_out":
 		var ev probeEv
-		if !c.decode(payload, &ev) || ev.Mode != "direct" {
+		if !c.decode(payload, &ev) || ev.Mode != "direct" || !c.declared[ev.Target] {
 			return
 		}
 		edge := hostID + "->" + ev.Target
@@ -365,6 +409,9 @@ func (c *collector) Observe(line, at int64, hostID, kindTag, typ string, payload
 		if !c.decode(payload, &ev) {
 			return
 		}
+		if !c.admit(nameMessage, ev.Message) || !c.declared[ev.Peer] {
+			return
+		}
 		c.sizes[ev.Message] = append(c.sizes[ev.Message], float64(ev.Bytes))
 		wire, _ := network.DatagramWire(ev.Bytes, c.mtu(hostID, ev.Peer))
 		c.wires[ev.Message] = append(c.wires[ev.Message], float64(wire))
@@ -377,6 +424,21 @@ func (c *collector) Observe(line, at int64, hostID, kindTag, typ string, payload
 	case "engine/dial_start":
 		c.dials[hostID]++
 	}
+}
+
+// admit counts name among the distinct names seen, and refuses the
+// bundle past MaxNames.
+func (c *collector) admit(what int, name string) bool {
+	if c.names[what][name] {
+		return true
+	}
+	if c.nNames >= MaxNames {
+		c.err = inputErr("events.ndjson line %d: more than %d distinct event kinds, reasons and message names", c.line, MaxNames)
+		return false
+	}
+	c.names[what][name] = true
+	c.nNames++
+	return true
 }
 
 func (c *collector) decode(payload []byte, v any) bool {

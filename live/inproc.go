@@ -122,6 +122,8 @@ func (p *inProcess) snapshot(i int) ([]byte, error) {
 	return data, nil
 }
 
+func (p *inProcess) addr(i int) netip.AddrPort { return p.slots[i].addr }
+
 func (p *inProcess) close() {
 	for i, s := range p.slots {
 		p.stop(i)

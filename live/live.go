@@ -17,9 +17,10 @@ package live
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
-	"github.com/detsim/detsim/internal/spool"
+	"net/netip"
 	"os"
 	"runtime"
 	"sync/atomic"
@@ -31,6 +32,7 @@ import (
 	"github.com/detsim/detsim/hosts/swim"
 	"github.com/detsim/detsim/hosts/swimcfg"
 	"github.com/detsim/detsim/internal/scratch"
+	"github.com/detsim/detsim/internal/spool"
 	"github.com/detsim/detsim/network"
 	"github.com/detsim/detsim/rng"
 	"github.com/detsim/detsim/scenarios"
@@ -51,8 +53,12 @@ type Config struct {
 	// Swimd, when set, is the path of a swimd binary: every peer runs as
 	// its own child process (the CLI's --procs).
 	Swimd string
-	// ClusterKey, when set, is passed to every node (16-64 bytes): every
-	// datagram carries an HMAC tag.
+	// ClusterKey is the nodes' cluster key (16-64 bytes): every datagram
+	// carries a sequence number and an HMAC tag over both, and each
+	// node takes a sender's sequence number once (live/node). Nil: a
+	// fresh random 32-byte key made for the run and never written
+	// anywhere but, with Swimd, a 0600 file in the run's own temporary
+	// directory. A live run is never unauthenticated.
 	ClusterKey []byte
 	// Progress, when set, is called from Run's goroutine about every
 	// ProgressEvery (default 1 s) and once at the end.
@@ -98,6 +104,12 @@ type Result struct {
 func Run(ctx context.Context, sc *scenarios.Scenario, reg *hosts.Registry, cfg Config) (*Result, error) {
 	if err := check(sc, reg, cfg); err != nil {
 		return nil, &InputError{err}
+	}
+	if cfg.ClusterKey == nil {
+		cfg.ClusterKey = make([]byte, 32)
+		if _, err := rand.Read(cfg.ClusterKey); err != nil {
+			return nil, fmt.Errorf("live: making the run's cluster key: %w", err)
+		}
 	}
 	w, err := bundle.Create(cfg.Out)
 	if err != nil {
@@ -201,6 +213,8 @@ type peerSet interface {
 	snapshot(i int) ([]byte, error)
 	// close stops everything still running.
 	close()
+	// addr is peer i's own port, fixed for the run.
+	addr(i int) netip.AddrPort
 }
 
 func newRun(sc *scenarios.Scenario, cfg Config, w *bundle.Writer, work string) (*run, error) {
@@ -272,8 +286,8 @@ func (r *run) execute(ctx context.Context) (int64, string, error) {
 		if p.InitialState == "down" {
 			continue
 		}
-		if err := r.peers.start(i, p.InitialState, false); err != nil {
-			return 0, "", err
+		if stop := r.startPeer(i, p.InitialState, false); stop != "" {
+			return r.clock(), stop, nil
 		}
 	}
 	items := r.sc.Timeline()
@@ -308,8 +322,13 @@ func (r *run) execute(ctx context.Context) (int64, string, error) {
 		case <-timer.C:
 		}
 		if next < len(items) && items[next].At <= end {
-			if err := r.apply(items[next]); err != nil {
+			stop, err := r.apply(items[next])
+			if err != nil {
 				return 0, "", err
+			}
+			if stop != "" {
+				report()
+				return r.clock(), stop, nil
 			}
 			next++
 			continue
@@ -322,8 +341,9 @@ func (r *run) execute(ctx context.Context) (int64, string, error) {
 	}
 }
 
-// apply carries out one scheduled item.
-func (r *run) apply(it scenarios.Scheduled) error {
+// apply carries out one scheduled item. stop, when not "", ends the run
+// there (a peer that could not begin its next life).
+func (r *run) apply(it scenarios.Scheduled) (stop string, err error) {
 	if it.Snapshot {
 		for i := range r.ids {
 			if !r.shaperRunning(i) {
@@ -331,14 +351,14 @@ func (r *run) apply(it scenarios.Scheduled) error {
 			}
 			data, err := r.peers.snapshot(i)
 			if err != nil {
-				return err
+				return "", err
 			}
 			if err := r.w.WriteSnapshot(r.ids[i], it.Index, data); err != nil {
-				return err
+				return "", err
 			}
 			r.snaps = append(r.snaps, bundle.DigestSnapshot{Host: r.ids[i], Seq: it.Index, AtNs: it.At, Data: data})
 		}
-		return nil
+		return "", nil
 	}
 	m := &r.sc.Mutations[it.Index]
 	r.shaper.mutate(it.Index, m)
@@ -348,6 +368,9 @@ func (r *run) apply(it scenarios.Scheduled) error {
 		if r.shaperRunning(i) {
 			r.shaper.setRunning(i, false, netipZero, nil)
 			r.peers.stop(i)
+		}
+		if afterKill != nil {
+			afterKill(r.ids[i], r.peers.addr(i))
 		}
 	case network.PeerResurrect:
 		i := r.index[m.Peer]
@@ -359,10 +382,32 @@ func (r *run) apply(it scenarios.Scheduled) error {
 		if state == "down" {
 			state = "joining"
 		}
-		return r.peers.start(i, state, m.PreserveState)
+		return r.startPeer(i, state, m.PreserveState), nil
 	}
-	return nil
+	return "", nil
 }
+
+// startPeer begins peer i's next life. A life that cannot begin — its
+// port taken by another process while the peer was down, a swimd that
+// exits before its ready line — ends at once with a peer_start_failed
+// record, and the run stops there: its bundle is complete and verifies,
+// marked interrupted with why (before, the whole run was lost: exit 3, no
+// bundle). It stops rather than run on without the peer because the
+// scenario says the peer is running from here on, and a bundle whose
+// scenario.toml says so must have its snapshots (detsim verify). The
+// returned reason is "" when the life began.
+func (r *run) startPeer(i int, state string, resume bool) string {
+	err := r.peers.start(i, state, resume)
+	if err == nil {
+		return ""
+	}
+	reason := r.shaper.startFailed(i, err)
+	return fmt.Sprintf("peer %s could not begin its next life (%s): %v", r.ids[i], reason, err)
+}
+
+// afterKill, when set (tests only), is called once a PeerKill has
+// stopped a peer, with the port the peer will come back on.
+var afterKill func(peer string, port netip.AddrPort)
 
 func (r *run) shaperRunning(i int) bool {
 	r.shaper.mu.Lock()
@@ -427,7 +472,7 @@ func (r *run) executorSubstitution() string {
 	if r.cfg.Swimd != "" {
 		how = "as swimd processes, one per peer, each datagram through a shaper proxy socket per directed edge"
 	}
-	return "the engine is replaced by real nodes on 127.0.0.1 (" + how + "); links are applied by a user-space shaper asking detsim's network model for each datagram's fate and holding it on a real timer, so records of the same run differ from run to run, and from the simulator's"
+	return "the engine is replaced by real nodes on 127.0.0.1 (" + how + "; every datagram authenticated with a cluster key and its sequence number checked once, live/node); links are applied by a user-space shaper asking detsim's network model for each datagram's fate and holding it on a real timer, so records of the same run differ from run to run, and from the simulator's"
 }
 
 // startSwim builds the state machine of peer i's next life, or returns

@@ -4,27 +4,59 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
+	"net"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/bundle/verdict"
 	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/internal/realtime"
 	"github.com/detsim/detsim/scenarios"
 )
 
+// load loads a live test scenario stretched to the machine: on a machine
+// realtime.Scale times slower than an idle one, every _ns value (ticks,
+// probe timeouts, latencies, mutation and snapshot times, windows, the
+// duration) is that many times longer, so the protocol keeps the margins
+// it has on an idle machine. The same run in slower time: a verdict that
+// holds there holds here, and one that fails says something.
 func load(t *testing.T, name string) *scenarios.Scenario {
 	t.Helper()
-	sc, err := scenarios.Load(filepath.Join("testdata", name), builtin.Registry())
+	path := filepath.Join("testdata", name)
+	if k := realtime.Scale(); k > 1 {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stretched := nsValue.ReplaceAllStringFunc(string(src), func(m string) string {
+			sub := nsValue.FindStringSubmatch(m)
+			v, _ := strconv.ParseInt(strings.ReplaceAll(sub[2], "_", ""), 10, 64)
+			return sub[1] + strconv.FormatInt(v*int64(k), 10)
+		})
+		path = filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(path, []byte(stretched), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("machine load scale %d: %s stretched %d×", k, name, k)
+	}
+	sc, err := scenarios.Load(path, builtin.Registry())
 	if err != nil {
 		t.Fatal(err)
 	}
 	return sc
 }
+
+var nsValue = regexp.MustCompile(`(\b[a-z_]+_ns\s*=\s*)([0-9_]+)`)
 
 type rec struct {
 	T     int64  `json:"virtual_time_ns"`
@@ -198,7 +230,7 @@ func TestRun_CancelGivesInterruptedVerifiableBundle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if time.Since(start) > 2500*time.Millisecond {
+	if time.Since(start) > realtime.Scaled(2500*time.Millisecond) {
 		t.Errorf("cancellation took %v", time.Since(start))
 	}
 	verifyIntact(t, out)
@@ -229,10 +261,7 @@ func TestRun_DurationCap(t *testing.T) {
 // The same smoke scenario with every peer a swimd child process: the
 // bundle verifies, and the cluster converges through the proxies.
 func TestRun_SwimdProcesses(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "swimd")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/swimd").CombinedOutput(); err != nil {
-		t.Fatalf("building swimd: %v\n%s", err, out)
-	}
+	bin := swimdBinary(t)
 	sc := load(t, "three.toml")
 	out := filepath.Join(t.TempDir(), "b")
 	res, err := Run(context.Background(), sc, builtin.Registry(), Config{Out: out, Swimd: bin,
@@ -264,5 +293,89 @@ func TestRun_SwimdRefusesPreservedResurrect(t *testing.T) {
 	_, err := Run(context.Background(), sc, builtin.Registry(), Config{Out: filepath.Join(t.TempDir(), "b"), Swimd: "/nonexistent"})
 	if err == nil || !strings.Contains(err.Error(), "preserve_state") {
 		t.Errorf("err %v", err)
+	}
+}
+
+var (
+	swimdOnce sync.Once
+	swimdPath string
+	swimdErr  error
+)
+
+// swimdBinary builds cmd/swimd once for the package's tests.
+func swimdBinary(t *testing.T) string {
+	t.Helper()
+	swimdOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "live-swimd-")
+		if err != nil {
+			swimdErr = err
+			return
+		}
+		swimdPath = filepath.Join(dir, "swimd")
+		if out, err := exec.Command("go", "build", "-o", swimdPath, "../cmd/swimd").CombinedOutput(); err != nil {
+			swimdErr = fmt.Errorf("building swimd: %v\n%s", err, out)
+		}
+	})
+	if swimdErr != nil {
+		t.Fatal(swimdErr)
+	}
+	return swimdPath
+}
+
+// Another process takes a killed peer's port before its resurrection:
+// that life ends at once with a peer_start_failed record saying so, and
+// the run stops there with a complete bundle that verifies, marked
+// interrupted with the reason — in process and with swimd children.
+// Before, the run was lost: exit 3, no bundle.
+func TestRun_PortTakenWhileDownEndsThatLife(t *testing.T) {
+	for _, procs := range []bool{false, true} {
+		t.Run(fmt.Sprintf("procs=%v", procs), func(t *testing.T) {
+			var thief *net.UDPConn
+			afterKill = func(peer string, port netip.AddrPort) {
+				if peer == "c" {
+					thief, _ = net.ListenUDP("udp", net.UDPAddrFromAddrPort(port))
+				}
+			}
+			defer func() {
+				afterKill = nil
+				if thief != nil {
+					thief.Close()
+				}
+			}()
+			cfg := Config{Out: filepath.Join(t.TempDir(), "b")}
+			if procs {
+				cfg.Swimd = swimdBinary(t)
+			}
+			sc := load(t, "partition.toml")
+			res, err := Run(context.Background(), sc, builtin.Registry(), cfg)
+			if err != nil {
+				t.Fatalf("the run was lost: %v", err)
+			}
+			if !strings.Contains(res.Interrupted, "peer c could not begin its next life (port_in_use)") {
+				t.Errorf("interrupted %q", res.Interrupted)
+			}
+			if thief == nil {
+				t.Fatal("the test could not take c's port; it proves nothing")
+			}
+			verifyIntact(t, cfg.Out)
+			var failedAt int64 = -1
+			for _, r := range records(t, cfg.Out) {
+				switch {
+				case r.Event.Type == "peer_start_failed":
+					if r.Host != "c" || r.Event.Reason != "port_in_use" || r.T < sc.Mutations[2].At {
+						t.Errorf("peer_start_failed: %+v", r)
+					}
+					failedAt = r.T
+				case failedAt >= 0 && r.Tag == "swim" && r.Host == "c":
+					t.Errorf("c wrote a record after its life could not begin: %+v", r)
+				}
+			}
+			if failedAt < 0 {
+				t.Fatal("no peer_start_failed record")
+			}
+			if _, err := os.Stat(filepath.Join(cfg.Out, "snapshots", "c", "1.json")); err == nil {
+				t.Error("a snapshot of c, which never came back")
+			}
+		})
 	}
 }

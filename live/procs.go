@@ -85,12 +85,13 @@ func newProcs(r *run) (peerSet, error) {
 			go p.forward(from, to, conn)
 		}
 	}
-	if r.cfg.ClusterKey != nil {
-		p.keyFile = filepath.Join(r.work, "cluster.key")
-		if err := os.WriteFile(p.keyFile, []byte(hex.EncodeToString(r.cfg.ClusterKey)), 0o600); err != nil {
-			p.close()
-			return nil, err
-		}
+	// The key reaches the children in a file only this user can read,
+	// in the run's own temporary directory: never on their command lines,
+	// which any local user can read.
+	p.keyFile = filepath.Join(r.work, "cluster.key")
+	if err := os.WriteFile(p.keyFile, []byte(hex.EncodeToString(r.cfg.ClusterKey)), 0o600); err != nil {
+		p.close()
+		return nil, err
 	}
 	for i := range r.ids {
 		data, err := encodeKindConfig(r.sc.Peers[i].KindConfig)
@@ -122,10 +123,6 @@ func (p *procs) kindConfigPath(i int) string {
 func (p *procs) forward(from, to int, conn *net.UDPConn) {
 	defer p.wg.Done()
 	buf := make([]byte, 1<<16)
-	tag := 0
-	if p.r.cfg.ClusterKey != nil {
-		tag = node.TagBytes
-	}
 	for {
 		n, _, err := conn.ReadFromUDPAddrPort(buf)
 		if err != nil {
@@ -136,7 +133,7 @@ func (p *procs) forward(from, to int, conn *net.UDPConn) {
 		}
 		// The link is charged the codec's bytes, as in the simulator; a
 		// child's refused send is not reported back (UDP does not).
-		p.r.shaper.send(from, to, buf[:n], max(n-tag, 0), 0) // a child's ids are its own
+		p.r.shaper.send(from, to, buf[:n], max(n-node.FrameBytes, 0), 0) // a child's ids are its own
 	}
 }
 
@@ -168,9 +165,7 @@ func (p *procs) start(i int, state string, _ bool) error {
 		"--seed", strconv.FormatUint(r.sc.Seed, 10), "--life", strconv.Itoa(life),
 		"--first-tick-ns", strconv.FormatInt(first, 10),
 	}
-	if p.keyFile != "" {
-		args = append(args, "--cluster-key-file", p.keyFile)
-	}
+	args = append(args, "--cluster-key-file", p.keyFile)
 	c, err := daemon.Start(exec.Command(p.bin, args...), id, snapDir)
 	if err != nil {
 		return fmt.Errorf("live: %w", err)
@@ -199,6 +194,8 @@ func (p *procs) snapshot(i int) ([]byte, error) {
 	}
 	return data, nil
 }
+
+func (p *procs) addr(i int) netip.AddrPort { return p.ports[i] }
 
 func (p *procs) close() {
 	for i := range p.kids {

@@ -1,11 +1,15 @@
 package live
 
 import (
-	"github.com/detsim/detsim/internal/spool"
+	"errors"
 	"net/netip"
 	"slices"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/detsim/detsim/internal/spool"
+	"github.com/detsim/detsim/live/node"
 
 	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/engine"
@@ -271,6 +275,21 @@ func (s *shaper) setRunning(i int, up bool, addr netip.AddrPort, write func([]by
 	} else {
 		s.down[i], s.writers[i] = "peer_killed", nil
 	}
+}
+
+// startFailed records that host i's next life did not begin (err) and
+// keeps it down: its deliveries are dropped as peer_down. It returns the
+// record's reason.
+func (s *shaper) startFailed(i int, err error) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	reason := "start_failed"
+	if errors.Is(err, node.ErrPortInUse) || strings.Contains(err.Error(), node.ErrPortInUse.Error()) {
+		reason = "port_in_use" // a swimd child says so on its stderr
+	}
+	s.running[i], s.down[i], s.writers[i] = false, "peer_down", nil
+	s.record(i, s.now(), &PeerStartFailed{Peer: s.peers[i], Reason: reason, Err: err.Error()})
+	return reason
 }
 
 // close stops every held datagram; nothing is delivered after it.

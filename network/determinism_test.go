@@ -2,6 +2,7 @@ package network
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -266,4 +267,73 @@ func TestNew_LastLinkWinsAndUnknownPeersAreIgnored(t *testing.T) {
 	if at := mustArrive(t, o); at != fast.LatencyNs {
 		t.Fatalf("a→b arrives at %d, want %d: the later a→b link's latency", at, fast.LatencyNs)
 	}
+}
+
+// Past denseMaxPeers the pair index is sparse: the mesh still answers as
+// the spelled-out mesh does, sends, mutations, views and all.
+func TestNewMesh_SparseIndexBehavesAsTheSpelledOutMesh(t *testing.T) {
+	peers := make([]string, denseMaxPeers+6)
+	for i := range peers {
+		peers[i] = fmt.Sprintf("p%05d", i)
+	}
+	p := Policy{LatencyNs: 5 * ms, JitterStddevNs: 2 * ms, LossProbPPM: 100_000, ReorderProbPPM: 200_000,
+		BandwidthBps: 100_000, ColdDialPenaltyNs: 30 * ms, CacheWarmAfterNs: 50 * ms, CacheInvalidateAfterIdleNs: 2 * s}
+	spelled, flagged := New(peers, mesh(peers, p), rng.New(7)), NewMesh(peers, p, rng.New(7))
+	var now int64
+	for i := range 200 {
+		now += 3 * ms
+		if i == 100 {
+			for _, m := range []*Mutation{{Kind: Partition, PeersA: peers[:2], PeersB: peers[5:7]}, {Kind: PeerKill, Peer: peers[3]}} {
+				inv1, notes1 := spelled.ApplyMutation(m, now)
+				inv2, notes2 := flagged.ApplyMutation(m, now)
+				if fmt.Sprint(inv1, notes1) != fmt.Sprint(inv2, notes2) {
+					t.Fatalf("%v: %v %v, want %v %v", m.Kind, inv2, notes2, inv1, notes1)
+				}
+			}
+		}
+		from, to := i%9, (i*7+1)%len(peers)
+		o1, n1 := spelled.Send(from, to, int64(100+i), now)
+		o2, n2 := flagged.Send(from, to, int64(100+i), now)
+		if o1 != o2 || fmt.Sprint(n1) != fmt.Sprint(n2) {
+			t.Fatalf("send %d %d→%d: %+v %v, want %+v %v", i, from, to, o2, n2, o1, n1)
+		}
+	}
+	if spelled.NumLinks() != flagged.NumLinks() {
+		t.Fatalf("NumLinks %d, want %d", flagged.NumLinks(), spelled.NumLinks())
+	}
+	for _, lo := range []int{0, 5000, flagged.NumLinks() - 10} {
+		if a, b := fmt.Sprint(spelled.LinkRange(lo, lo+10)), fmt.Sprint(flagged.LinkRange(lo, lo+10)); a != b {
+			t.Fatalf("links from %d differ:\n%s\n%s", lo, b, a)
+		}
+	}
+	c1, m1 := spelled.LinkCounts()
+	c2, m2 := flagged.LinkCounts()
+	if c1 != c2 || m1 != m2 {
+		t.Fatalf("LinkCounts %d %d, want %d %d", c2, m2, c1, m1)
+	}
+}
+
+// A mesh costs what its peers use, not peers squared: 9 999 peers (a
+// hundred million edges) take next to nothing until they send. Before,
+// NewMesh built a 400 MB index and 1.6 GB of edges up front.
+func TestNewMesh_MemoryFollowsUseNotPeersSquared(t *testing.T) {
+	peers := make([]string, 9999)
+	for i := range peers {
+		peers[i] = fmt.Sprintf("p%04d", i)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	n := NewMesh(peers, Policy{LatencyNs: ms, BandwidthBps: 1e9}, rng.New(1))
+	for to := 1; to < 1000; to++ {
+		n.Send(0, to, 100, 0)
+	}
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<20 {
+		t.Errorf("a 9 999-peer mesh with 999 edges in use allocated %d MB", grew>>20)
+	}
+	if got := n.NumLinks(); got != 9999*9998 {
+		t.Errorf("NumLinks %d", got)
+	}
+	runtime.KeepAlive(n)
 }

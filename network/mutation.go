@@ -37,17 +37,15 @@ func (n *Network) ApplyMutation(m *Mutation, at int64) ([]Invalidated, []Note) {
 	switch m.Kind {
 	case Partition:
 		inA, inB := n.members(m.PeersA), n.members(m.PeersB)
-		for i := range n.edges {
-			e := &n.edges[i]
-			if (inA[e.from] && inB[e.to]) || (inB[e.from] && inA[e.to]) {
+		n.eachEdgeBetween(func(from, to int) bool { return (inA[from] && inB[to]) || (inB[from] && inA[to]) },
+			func(e *edgeState) {
 				f := n.use(e)
 				if !f.partitioned {
 					n.partitioned++
 				}
 				f.partitioned = true
 				n.cut(e, f, Partitioned)
-			}
-		}
+			})
 	case Heal:
 		n.flows.each(func(f *edgeFlow) { f.partitioned = false })
 		n.partitioned = 0
@@ -73,12 +71,7 @@ func (n *Network) ApplyMutation(m *Mutation, at int64) ([]Invalidated, []Note) {
 		if !ok {
 			break
 		}
-		for i := range n.edges {
-			e := &n.edges[i]
-			f := n.flowOf(e)
-			if f == nil {
-				continue // never used: Cold, nothing in flight
-			}
+		n.eachUsedEdgeOf(peer, func(e *edgeState, f *edgeFlow) {
 			switch {
 			case int(e.to) == peer:
 				n.cut(e, f, PeerKilled)
@@ -87,7 +80,7 @@ func (n *Network) ApplyMutation(m *Mutation, at int64) ([]Invalidated, []Note) {
 					n.mutNotes = append(n.mutNotes, cacheNote(e, f, CutByMutation))
 				}
 			}
-		}
+		})
 	}
 	return n.invalidated, n.mutNotes
 }
@@ -103,6 +96,57 @@ func (n *Network) cut(e *edgeState, f *edgeFlow, reason DropReason) {
 	f.inFlight = f.inFlight[:0]
 	if n.cool(f) {
 		n.mutNotes = append(n.mutNotes, cacheNote(e, f, CutByMutation))
+	}
+}
+
+// eachEdgeBetween calls fn with every edge whose pair between(from, to)
+// holds, in (From, To) peer-id order, making a mesh's edges as it goes.
+func (n *Network) eachEdgeBetween(between func(from, to int) bool, fn func(e *edgeState)) {
+	if !n.mesh {
+		for i := range n.edges {
+			if e := &n.edges[i]; between(int(e.from), int(e.to)) {
+				fn(e)
+			}
+		}
+		return
+	}
+	for _, from := range n.order {
+		for _, to := range n.order {
+			if from != to && between(int(from), int(to)) {
+				fn(n.edge(int(from), int(to)))
+			}
+		}
+	}
+}
+
+// eachUsedEdgeOf calls fn with every edge to or from peer that has a
+// flow (an unused edge is Cold with nothing in flight), in (From, To)
+// peer-id order.
+func (n *Network) eachUsedEdgeOf(peer int, fn func(e *edgeState, f *edgeFlow)) {
+	visit := func(e *edgeState) {
+		if e == nil || (int(e.from) != peer && int(e.to) != peer) {
+			return
+		}
+		if f := n.flowOf(e); f != nil {
+			fn(e, f)
+		}
+	}
+	if !n.mesh {
+		for i := range n.edges {
+			visit(&n.edges[i])
+		}
+		return
+	}
+	for _, from := range n.order {
+		if int(from) != peer {
+			visit(n.existing(int(from), peer))
+			continue
+		}
+		for _, to := range n.order {
+			if to != from {
+				visit(n.existing(peer, int(to)))
+			}
+		}
 	}
 }
 

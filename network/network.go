@@ -14,9 +14,16 @@ type Network struct {
 	peers []string       // host index = position
 	index map[string]int // peer id → host index; point lookups only
 	n     int
+	order []int32 // host indices in peer-id order
 
-	edges    []edgeState // the declared edges, sorted by (From, To) peer id
-	lookup   []int32     // from*n+to → position in edges, or -1 for NoRoute
+	// mesh: every ordered pair of distinct peers is an edge with
+	// policies[0], made in edges on its first use (NewMesh), so a mesh
+	// costs what its peers use, not peers squared: 9 999 peers are a
+	// hundred million declared edges.
+	mesh bool
+
+	edges    []edgeState // declared edges sorted by (From, To) peer id; for a mesh, the edges in use, by first use
+	lookup   pairIndex   // (from, to) → position in edges, or -1
 	policies []Policy    // the distinct sanitised policies edges point at
 	flows    flowStore   // the state of the edges in use
 
@@ -47,34 +54,57 @@ type Network struct {
 // a repeated edge keeps its last policy; the loader rules both out.
 func New(peers []string, links []Link, root rng.Root) *Network {
 	net := bare(peers, root)
-	n := net.n
 	// Which link governs each ordered pair: the last one naming it.
-	count := 0
+	type pair struct{ from, to, link int32 }
+	var pairs []pair
 	for i := range links {
 		from, okF := net.index[links[i].From]
 		to, okT := net.index[links[i].To]
 		if !okF || !okT {
 			continue
 		}
-		if net.lookup[from*n+to] < 0 {
-			count++
+		if at := net.lookup.get(from, to); at >= 0 {
+			pairs[at].link = int32(i)
+			continue
 		}
-		net.lookup[from*n+to] = int32(i)
+		net.lookup.set(from, to, int32(len(pairs)))
+		pairs = append(pairs, pair{int32(from), int32(to), int32(i)})
 	}
-	net.layout(count, func(at int32, _, _ int) (Policy, bool) {
-		if at < 0 {
-			return Policy{}, false
-		}
-		return links[at].Policy, true
+	// Edges in (From, To) peer-id order; each distinct policy is stored
+	// once however many edges share it.
+	rank := make([]int32, net.n)
+	for r, i := range net.order {
+		rank[i] = int32(r)
+	}
+	slices.SortFunc(pairs, func(a, b pair) int {
+		return cmp.Or(cmp.Compare(rank[a.from], rank[b.from]), cmp.Compare(rank[a.to], rank[b.to]))
 	})
+	net.edges = make([]edgeState, 0, len(pairs))
+	policyAt := map[Policy]int32{}
+	var last Policy
+	lastAt := int32(-1)
+	for _, pr := range pairs {
+		if p := sanitize(links[pr.link].Policy); lastAt < 0 || p != last {
+			pi, seen := policyAt[p]
+			if !seen {
+				pi = int32(len(net.policies))
+				policyAt[p] = pi
+				net.policies = append(net.policies, p)
+			}
+			last, lastAt = p, pi
+		}
+		net.lookup.set(int(pr.from), int(pr.to), int32(len(net.edges)))
+		net.edges = append(net.edges, edgeState{from: pr.from, to: pr.to, policy: lastAt})
+	}
 	return net
 }
 
 // NewMesh is New for a full mesh: every ordered pair of distinct peers is
-// an edge with policy p.
+// an edge with policy p. Edges are made on their first use.
 func NewMesh(peers []string, p Policy, root rng.Root) *Network {
 	net := bare(peers, root)
-	net.layout(net.n*max(net.n-1, 0), func(_ int32, from, to int) (Policy, bool) { return p, from != to })
+	net.mesh = true
+	net.policies = []Policy{sanitize(p)}
 	return net
 }
 
@@ -85,70 +115,49 @@ func bare(peers []string, root rng.Root) *Network {
 		peers:  slices.Clone(peers),
 		index:  make(map[string]int, n),
 		n:      n,
-		lookup: make([]int32, n*n),
+		order:  make([]int32, n),
+		lookup: newPairIndex(n),
 		root:   root,
 		nextID: 1,
 	}
 	for i, p := range peers {
 		net.index[p] = i
+		net.order[i] = int32(i)
 	}
-	for i := range net.lookup {
-		net.lookup[i] = -1
-	}
+	slices.SortFunc(net.order, func(a, b int32) int { return cmp.Compare(net.peers[a], net.peers[b]) })
 	return net
-}
-
-// layout builds the count edges in (From, To) peer-id order by walking the
-// pairs in that order, so nothing needs sorting; edge(at, from, to) says
-// whether the pair is an edge and with what policy, at being what lookup
-// holds for it so far. Each distinct policy is stored once however many
-// edges share it, and lookup ends up pointing at the edges.
-func (n *Network) layout(count int, edge func(at int32, from, to int) (Policy, bool)) {
-	order := make([]int, n.n)
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(n.peers[a], n.peers[b]) })
-	n.edges = make([]edgeState, 0, count)
-	policyAt := map[Policy]int32{}
-	var last Policy
-	lastAt := int32(-1)
-	for _, from := range order {
-		for _, to := range order {
-			at := &n.lookup[from*n.n+to]
-			raw, ok := edge(*at, from, to)
-			if !ok {
-				continue
-			}
-			if p := sanitize(raw); lastAt < 0 || p != last {
-				pi, seen := policyAt[p]
-				if !seen {
-					pi = int32(len(n.policies))
-					policyAt[p] = pi
-					n.policies = append(n.policies, p)
-				}
-				last, lastAt = p, pi
-			}
-			*at = int32(len(n.edges))
-			n.edges = append(n.edges, edgeState{from: int32(from), to: int32(to), policy: lastAt})
-		}
-	}
 }
 
 // Peers returns the peer ids; a host's index is its position.
 func (n *Network) Peers() []string { return slices.Clone(n.peers) }
 
 // edge returns the declared edge from→to, or nil when there is none
-// (including out-of-range indices, which the engine never passes).
+// (including out-of-range indices, which the engine never passes). A
+// mesh's edge is made here on its first use: a pointer into edges stays
+// valid only until the next call.
 func (n *Network) edge(from, to int) *edgeState {
 	if from < 0 || to < 0 || from >= n.n || to >= n.n {
 		return nil
 	}
-	at := n.lookup[from*n.n+to]
+	at := n.lookup.get(from, to)
 	if at < 0 {
-		return nil
+		if !n.mesh || from == to {
+			return nil
+		}
+		at = int32(len(n.edges))
+		n.edges = append(n.edges, edgeState{from: int32(from), to: int32(to)})
+		n.lookup.set(from, to, at)
 	}
 	return &n.edges[at]
+}
+
+// existing is edge without making a mesh's edge: nil for an edge not yet
+// used.
+func (n *Network) existing(from, to int) *edgeState {
+	if at := n.lookup.get(from, to); at >= 0 {
+		return &n.edges[at]
+	}
+	return nil
 }
 
 // observe records t as the latest time the network has been told about,
@@ -159,15 +168,22 @@ func (n *Network) observe(t int64) {
 
 // Clone returns a deep copy for engine checkpoints: every stream, in-flight
 // list and effect list is copied, so the clone answers every future call
-// exactly as the original would. The peer list, index, lookup table and
-// policies are immutable after New and are shared.
+// exactly as the original would. The peer list, index, order and
+// policies are immutable after New and are shared, and so is the lookup
+// table but a mesh's, which grows as edges come into use.
 func (n *Network) Clone() *Network {
+	lookup := n.lookup
+	if n.mesh {
+		lookup = n.lookup.clone()
+	}
 	c := &Network{
 		peers:    n.peers,
 		index:    n.index,
 		n:        n.n,
+		order:    n.order,
+		mesh:     n.mesh,
 		edges:    slices.Clone(n.edges),
-		lookup:   n.lookup,
+		lookup:   lookup,
 		policies: n.policies,
 		flows:    n.flows.clone(),
 		root:     n.root,
@@ -181,9 +197,9 @@ func (n *Network) Clone() *Network {
 	return c
 }
 
-// flowOf returns e's flow, or nil while e is unused.
+// flowOf returns e's flow, or nil while e is unused (or nil).
 func (n *Network) flowOf(e *edgeState) *edgeFlow {
-	if e.flow == 0 {
+	if e == nil || e.flow == 0 {
 		return nil
 	}
 	return n.flows.at(e.flow - 1)

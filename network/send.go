@@ -151,6 +151,7 @@ func (n *Network) SendReliable(from, to int, byteLen int64, sentAt int64, handsh
 		if back = n.edge(to, from); back == nil {
 			return Outcome{Reason: NoRoute}, n.sendNotes
 		}
+		e = n.existing(from, to) // making a mesh's back edge may have moved e
 	}
 	p := &n.policies[e.policy]
 	f := n.use(e)

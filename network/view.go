@@ -18,12 +18,12 @@ type LinkView struct {
 // Links describes every declared edge, sorted by (From, To), as of the
 // latest time the network was given (by Send or ApplyMutation). It
 // allocates and is meant for the UI, not the hot path.
-func (n *Network) Links() []LinkView { return n.LinkRangeAt(0, len(n.edges), n.seen) }
+func (n *Network) Links() []LinkView { return n.LinkRangeAt(0, n.NumLinks(), n.seen) }
 
 // LinksAt is Links as of virtual time now (not before the latest time the
 // network was given): in-flight counts and mutations in force are those
 // at now, not at the last send on the edge or anywhere else.
-func (n *Network) LinksAt(now int64) []LinkView { return n.LinkRangeAt(0, len(n.edges), now) }
+func (n *Network) LinksAt(now int64) []LinkView { return n.LinkRangeAt(0, n.NumLinks(), now) }
 
 // LinkRange is Links[lo:hi] (clamped) without building the others: a
 // viewer over a thousand-peer mesh's million edges builds the ones on
@@ -33,12 +33,12 @@ func (n *Network) LinkRange(lo, hi int) []LinkView { return n.LinkRangeAt(lo, hi
 // LinkRangeAt is LinkRange as of virtual time now, as LinksAt.
 func (n *Network) LinkRangeAt(lo, hi int, now int64) []LinkView {
 	now = max(now, n.seen)
-	lo, hi = max(lo, 0), min(hi, len(n.edges))
+	lo, hi = max(lo, 0), min(hi, n.NumLinks())
 	views := make([]LinkView, 0, max(hi-lo, 0))
 	for i := lo; i < hi; i++ {
-		e := &n.edges[i]
-		v := LinkView{From: n.peers[e.from], To: n.peers[e.to], FromIdx: int(e.from), ToIdx: int(e.to)}
-		if f := n.flowOf(e); f != nil {
+		from, to := n.pairAt(i)
+		v := LinkView{From: n.peers[from], To: n.peers[to], FromIdx: from, ToIdx: to}
+		if f := n.flowOf(n.existing(from, to)); f != nil {
 			v.State, v.LastSendNs, v.InFlight = f.state, f.lastSendNs, f.inFlightAt(now)
 			if f.partitioned {
 				v.Active = append(v.Active, "Partitioned")
@@ -55,7 +55,26 @@ func (n *Network) LinkRangeAt(lo, hi int, now int64) []LinkView {
 }
 
 // NumLinks is the number of declared edges, len(Links()).
-func (n *Network) NumLinks() int { return len(n.edges) }
+func (n *Network) NumLinks() int {
+	if n.mesh {
+		return n.n * max(n.n-1, 0)
+	}
+	return len(n.edges)
+}
+
+// pairAt is the i-th declared edge in (From, To) peer-id order. A mesh's
+// is worked out, not stored.
+func (n *Network) pairAt(i int) (from, to int) {
+	if !n.mesh {
+		e := &n.edges[i]
+		return int(e.from), int(e.to)
+	}
+	row, k := i/(n.n-1), i%(n.n-1)
+	if k >= row {
+		k++ // the row's own peer is not an edge
+	}
+	return int(n.order[row]), int(n.order[k])
+}
 
 // LinkCounts returns how many edges Links would show Cold and how many
 // with a mutation in force, without building them: the cold count is
@@ -75,7 +94,7 @@ func (n *Network) LinkCounts() (cold, mutated int) {
 			}
 		}
 	}
-	return len(n.edges) - n.notCold, mutated
+	return n.NumLinks() - n.notCold, mutated
 }
 
 // InFlight counts the deliveries on every edge that do not arrive before

@@ -69,6 +69,14 @@ const (
 	// flight before it stops by itself.
 	DefaultIdleStop = 10 * time.Minute
 	keepAliveIdle   = 30 * time.Second
+	// A request body must keep coming: no byte for DefaultBodyIdle, or
+	// not all of it within DefaultBodyRead, ends the request (408) and
+	// closes the connection. Without them one client sending headers and
+	// one byte of a ten-byte body held a connection slot for ever and
+	// kept --idle-stop from ever firing; MaxConns of them locked every
+	// client out.
+	DefaultBodyIdle = 10 * time.Second
+	DefaultBodyRead = 60 * time.Second
 )
 
 // StepHeader names the request header that says which workflow step a
@@ -93,6 +101,10 @@ type Options struct {
 	IdleStop time.Duration
 	// Logf, when set, gets one line per request and per error.
 	Logf func(format string, args ...any)
+	// BodyIdle and BodyRead bound the reading of a request body: the
+	// longest wait for its next byte and for the whole of it (defaults
+	// DefaultBodyIdle, DefaultBodyRead).
+	BodyIdle, BodyRead time.Duration
 }
 
 // Serve serves script on ln until ctx is done, or until no request has
@@ -286,6 +298,12 @@ func NewHandler(script provider.Script, opts Options) http.Handler {
 	if opts.MaxRequestBytes <= 0 {
 		opts.MaxRequestBytes = DefaultMaxRequestBytes
 	}
+	if opts.BodyIdle <= 0 {
+		opts.BodyIdle = DefaultBodyIdle
+	}
+	if opts.BodyRead <= 0 {
+		opts.BodyRead = DefaultBodyRead
+	}
 	return &handler{sc: script, opts: opts, used: make([]bool, len(script.Entries))}
 }
 
@@ -293,6 +311,36 @@ func (h *handler) logf(format string, args ...any) {
 	if h.opts.Logf != nil {
 		h.opts.Logf(format, args...)
 	}
+}
+
+// bodyReader reads r's body up to MaxRequestBytes, each read under a
+// deadline: BodyIdle from now, never past BodyRead from the first. The
+// deadline is lifted once the body is read, so a long streamed response
+// is not cut.
+func (h *handler) bodyReader(w http.ResponseWriter, r *http.Request) io.Reader {
+	rc := http.NewResponseController(w)
+	end := time.Now().Add(h.opts.BodyRead)
+	return &deadlineReader{r: http.MaxBytesReader(w, r.Body, h.opts.MaxRequestBytes), idle: h.opts.BodyIdle, end: end, set: rc.SetReadDeadline}
+}
+
+type deadlineReader struct {
+	r    io.Reader
+	idle time.Duration
+	end  time.Time
+	set  func(time.Time) error
+}
+
+func (d *deadlineReader) Read(p []byte) (int, error) {
+	at := time.Now().Add(d.idle)
+	if at.After(d.end) {
+		at = d.end
+	}
+	_ = d.set(at) // a connection that cannot take a deadline reads without one
+	n, err := d.r.Read(p)
+	if err == io.EOF {
+		_ = d.set(time.Time{})
+	}
+	return n, err
 }
 
 // apiError writes an error the way the API does: a JSON body naming the
@@ -320,11 +368,16 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusMethodNotAllowed, "invalid_request_error", "method "+r.Method+" not allowed: POST /v1/messages")
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxRequestBytes))
+	body, err := io.ReadAll(h.bodyReader(w, r))
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			apiError(w, http.StatusRequestEntityTooLarge, "request_too_large", fmt.Sprintf("request body over %d bytes", h.opts.MaxRequestBytes))
+			return
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			w.Header().Set("connection", "close")
+			apiError(w, http.StatusRequestTimeout, "request_timeout", fmt.Sprintf("the request body did not arrive in time (a byte at least every %v, all of it within %v)", h.opts.BodyIdle, h.opts.BodyRead))
 			return
 		}
 		apiError(w, http.StatusBadRequest, "invalid_request_error", "reading the request body: "+err.Error())

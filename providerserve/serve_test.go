@@ -16,6 +16,7 @@ import (
 
 	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/hosts/provider"
+	"github.com/detsim/detsim/internal/realtime"
 	"github.com/detsim/detsim/scenarios"
 )
 
@@ -283,19 +284,15 @@ func TestCommand_ServesAndStops(t *testing.T) {
 		done <- Command(ctx, []string{"agent/overloaded", "--addr", "127.0.0.1:0", "--time-scale", "0.01"}, w, reg)
 	}()
 	var url string
-	for range 200 {
+	realtime.WaitFor(t, "the server's address", 5*time.Second, func() bool {
 		mu.Lock()
 		s := out.String()
 		mu.Unlock()
 		if i := strings.Index(s, "http://"); i >= 0 {
 			url = strings.Fields(s[i:])[0]
-			break
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	if url == "" {
-		t.Fatal("no address printed")
-	}
+		return url != ""
+	})
 	if _, _, err := collect(context.Background(), client(url, 0)); err == nil || !strings.Contains(err.Error(), "overloaded_error") {
 		t.Errorf("agent/overloaded's first entry: %v", err)
 	}
@@ -319,16 +316,7 @@ func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 // then it is served. With no connection open for IdleStop, Serve stops by
 // itself and returns nil.
 func TestServe_ConnectionLimitAndIdleStop(t *testing.T) {
-	ln, err := Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := script(t, "[[script]]\n"+clean)
-	served := make(chan error, 1)
-	go func() {
-		served <- Serve(context.Background(), ln, s, Options{TimeScale: 0.01, MaxConns: 1, IdleStop: 300 * time.Millisecond})
-	}()
-	addr := ln.Addr().String()
+	addr, served := serveClean(t, Options{TimeScale: 0.01, MaxConns: 1, IdleStop: 300 * time.Millisecond})
 	hold, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
@@ -349,12 +337,71 @@ func TestServe_ConnectionLimitAndIdleStop(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("not served after the slot was freed")
 	}
+	awaitIdleStop(t, served)
+}
+
+// A client that sends its headers and one byte of a ten-byte body, then
+// nothing, loses its connection at the body's idle timeout (408): it no
+// longer holds its slot for ever, a waiting client is then served, and
+// the idle stop still fires. Before, every slot could be held this way
+// and the server never stopped.
+func TestServe_SlowBodyTimesOutAndFreesItsSlot(t *testing.T) {
+	addr, served := serveClean(t, Options{TimeScale: 0.01, MaxConns: 1, IdleStop: 300 * time.Millisecond,
+		BodyIdle: 200 * time.Millisecond, BodyRead: time.Second})
+	slow, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	if _, err := io.WriteString(slow, "POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{"); err != nil {
+		t.Fatal(err)
+	}
+	reply := make(chan string, 1)
+	go func() { b, _ := io.ReadAll(slow); reply <- string(b) }()
+	select {
+	case r := <-reply:
+		if !strings.Contains(r, " 408 ") {
+			t.Errorf("the slow body's answer: %q, want 408", r)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("a body stalled after one byte kept its connection for 30 s")
+	}
+	got := make(chan error, 1)
+	go func() { _, _, err := collect(context.Background(), client("http://"+addr, 0)); got <- err }()
+	select {
+	case err := <-got:
+		if err != nil {
+			t.Fatalf("after the slow client lost its slot: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("not served after the slow body timed out")
+	}
+	awaitIdleStop(t, served)
+}
+
+// serveClean serves the clean script with opts on a free loopback port;
+// Serve's result arrives on served.
+func serveClean(t *testing.T, opts Options) (addr string, served <-chan error) {
+	t.Helper()
+	ln, err := Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := script(t, "[[script]]\n"+clean)
+	ch := make(chan error, 1)
+	go func() { ch <- Serve(context.Background(), ln, s, opts) }()
+	return ln.Addr().String(), ch
+}
+
+// awaitIdleStop waits for Serve to stop by itself, with nil.
+func awaitIdleStop(t *testing.T, served <-chan error) {
+	t.Helper()
 	select {
 	case err := <-served:
 		if err != nil {
 			t.Fatalf("idle stop: %v", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(realtime.Scaled(30 * time.Second)):
 		t.Fatal("the server did not stop by itself after being idle")
 	}
 }

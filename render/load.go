@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/bundle/verdict"
+	"github.com/detsim/detsim/internal/safefile"
 )
 
 // Message statuses, as the page reads them.
@@ -730,7 +730,7 @@ func sortedKeys[V any](m map[string]V) []string {
 
 func (r *run) readVerdicts() error {
 	path := filepath.Join(r.dir, bundle.VerdictsFile)
-	b, err := os.ReadFile(path)
+	b, err := safefile.ReadFileIn(r.dir, bundle.VerdictsFile, bundle.MaxVerdictsBytes)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return &BundleError{Path: path, Err: errors.New("missing")}

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"math/bits"
@@ -325,28 +324,22 @@ func (ts *texts) merge(lines []int, txts []string) {
 var errDone = errors.New("done")
 
 // eachLine calls fn with every line of events.ndjson (without its
-// newline, split as bundle.ReadEvents splits them) and its 1-based
-// number; b is valid until fn returns.
+// newline) and its 1-based number (bundle.EachLine); b is valid until fn
+// returns.
 func (r *run) eachLine(fn func(line int, b []byte) error) error {
-	path := filepath.Join(r.dir, bundle.EventsFile)
-	f, err := os.Open(path)
-	if err != nil {
-		return &BundleError{Path: path, Err: err}
+	var fnErr error
+	err := bundle.EachLine(r.dir, func(line int, b []byte) error {
+		fnErr = fn(line, b)
+		return fnErr
+	})
+	var le *bundle.LineError
+	switch {
+	case err == nil || err == fnErr:
+		return err
+	case errors.As(err, &le):
+		return &BundleError{Path: filepath.Join(r.dir, bundle.EventsFile) + ":" + strconv.Itoa(le.Line), Err: le.Err}
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		if err := fn(line, sc.Bytes()); err != nil {
-			return err
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return &BundleError{Path: path, Err: err}
-	}
-	return nil
+	return &BundleError{Path: filepath.Join(r.dir, bundle.EventsFile), Err: err}
 }
 
 func evidenceLine(ref string) (int, bool) {

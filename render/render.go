@@ -16,6 +16,7 @@ package render
 
 import (
 	"bufio"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -146,7 +147,9 @@ func Write(w io.Writer, bundleDir string, opts Options) (*Stats, error) {
 		st.MarksElided += r.nMarks - len(r.marks)
 		st.TextsInlined += len(r.texts)
 	}
-	cw := &countWriter{w: bufio.NewWriterSize(w, 1<<16)}
+	sum := sha256.New()
+	out := &countWriter{w: w}
+	cw := &countWriter{w: bufio.NewWriterSize(io.MultiWriter(out, sum), 1<<16)}
 	if err := writePage(cw, p, runs, opts); err != nil {
 		return nil, err
 	}
@@ -156,7 +159,11 @@ func Write(w io.Writer, bundleDir string, opts Options) (*Stats, error) {
 	if cw.err != nil {
 		return nil, cw.err
 	}
-	st.Bytes = cw.n
+	// The hash of the page is its last line (IsPage).
+	if _, err := out.Write(trailer(sum.Sum(nil))); err != nil {
+		return nil, err
+	}
+	st.Bytes = out.n
 	st.Elapsed = time.Since(start)
 	return st, nil
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/detsim/detsim/internal/fstree"
 )
 
 // The page for a bundle depends on nothing but the bundle and the
@@ -129,7 +131,7 @@ func TestWrite_MissingBundleIsExit2NamingIt(t *testing.T) {
 func TestWrite_UnverifiableBundleIsExit1NamingTheFile(t *testing.T) {
 	src := libraryBundle(t, "reference/echo_parity")
 	dir := filepath.Join(t.TempDir(), "b")
-	copyDir(t, src, dir)
+	fstree.Copy(t, src, dir)
 	ev := filepath.Join(dir, "events.ndjson")
 	b, _ := os.ReadFile(ev)
 	b[len(b)/2] ^= 1
@@ -143,27 +145,6 @@ func TestWrite_UnverifiableBundleIsExit1NamingTheFile(t *testing.T) {
 	_, err = Write(&bytes.Buffer{}, src, Options{Compare: dir})
 	if ExitCode(err) != 1 {
 		t.Fatalf("compare with a tampered bundle: %v, want exit 1", err)
-	}
-}
-
-func copyDir(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.Walk(src, func(p string, fi os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if fi.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o777)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o666)
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }
 

@@ -66,18 +66,11 @@ func newSchema() *Schema {
 // ReadSchema reads the schema of dir's events.ndjson, streaming.
 func ReadSchema(dir string) (*Schema, error) {
 	path := filepath.Join(dir, bundle.EventsFile)
-	f, err := safefile.Open(path)
+	f, err := safefile.OpenFileIn(dir, bundle.EventsFile)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if err := safefile.CheckRegular(path, info); err != nil {
-		return nil, err
-	}
 	s, err := readSchema(f)
 	var le *LineError
 	if errors.As(err, &le) {

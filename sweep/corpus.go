@@ -99,10 +99,26 @@ func WritePin(dir string, p Pin, force bool) (string, error) {
 			return path, err
 		}
 	}
-	if err := outfile.Write(VerdictsPath(path), p.Verdicts, force); err != nil {
+	// Both paths are checked before either is written: a pin refused for
+	// its scenario file must not leave its verdicts file behind, which
+	// would then refuse every later pin of the seed.
+	vpath := VerdictsPath(path)
+	for _, target := range []string{vpath, path} {
+		if err := outfile.Check(target, force); err != nil {
+			return "", fmt.Errorf("pinning %s: %w", path, err)
+		}
+	}
+	if err := outfile.Write(vpath, p.Verdicts, force); err != nil {
 		return "", fmt.Errorf("pinning %s: %w", path, err)
 	}
 	if err := outfile.Write(path, p.File(path), force); err != nil {
+		if !force {
+			// Written by this call (without force nothing is replaced),
+			// and the scenario it belongs to lost a race for its path.
+			if v, rerr := safefile.ReadFile(vpath, scenarios.MaxFileBytes); rerr == nil && bytes.Equal(v, p.Verdicts) {
+				os.Remove(vpath)
+			}
+		}
 		return "", fmt.Errorf("pinning %s: %w", path, err)
 	}
 	return path, nil

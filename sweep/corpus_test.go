@@ -107,3 +107,30 @@ func TestReadPinHeader(t *testing.T) {
 		t.Error("a scenario without a digest line read as a pin")
 	}
 }
+
+// A pin refused because a file the user wrote stands at its scenario
+// path writes nothing: before, its verdicts file was written first and
+// stayed, and then refused every later pin of the seed, even after the
+// user's file was moved away.
+func TestWritePin_RefusedPinWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	p := Pin{Property: "prop", Seed: 7, Expected: "pass", Failing: []string{"a"}, Digest: "d",
+		Scenario: []byte("name = \"x\"\n"), Verdicts: []byte("[]\n")}
+	path := PinPath(dir, p.Property, p.Seed)
+	if err := os.WriteFile(path, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := WritePin(dir, p, false); err == nil {
+		t.Fatal("a pin over a file the user wrote was written")
+	}
+	if _, err := os.Lstat(VerdictsPath(path)); !os.IsNotExist(err) {
+		t.Fatalf("the refused pin left its verdicts file: %v", err)
+	}
+	if data, _ := os.ReadFile(path); string(data) != "mine" {
+		t.Fatalf("the user's file changed: %q", data)
+	}
+	os.Remove(path)
+	if _, err := WritePin(dir, p, false); err != nil {
+		t.Fatalf("once the user's file is gone, the pin is written: %v", err)
+	}
+}

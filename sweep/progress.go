@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/progress"
+
+	"github.com/detsim/detsim/internal/term"
 )
 
 // Progress shows how far a sweep or check has come, on stderr: on a
@@ -51,7 +53,12 @@ func (p *Progress) Update(done, failed, total uint64) {
 		p.drawn = now
 	}
 	frac := float64(done) / float64(total)
-	fmt.Fprintf(p.w, "\r\x1b[2K%s %s %d/%d, %d failing, %s", p.label, p.bar.ViewAs(frac), done, total, failed, p.rate(done))
+	// The label is the property's name, escaped by p.w when p.w is a
+	// term.Writer; the bar is detsim's own colours.
+	term.ClearLine(p.w)
+	fmt.Fprintf(p.w, "%s ", p.label)
+	io.WriteString(term.Raw(p.w), p.bar.ViewAs(frac))
+	fmt.Fprintf(p.w, " %d/%d, %d failing, %s", done, total, failed, p.rate(done))
 	p.shown = true
 }
 
@@ -59,7 +66,7 @@ func (p *Progress) Update(done, failed, total uint64) {
 // printed there; the next Update draws it again at once.
 func (p *Progress) Clear() {
 	if p.shown {
-		fmt.Fprint(p.w, "\r\x1b[2K")
+		term.ClearLine(p.w)
 		p.shown, p.drawn = false, time.Time{}
 	}
 }

@@ -2,6 +2,8 @@ package testbed
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"net/netip"
 	"os"
@@ -31,8 +33,19 @@ type daemons struct {
 func (d *daemons) addr(i int) netip.AddrPort { return netip.AddrPortFrom(tbnet.PeerAddr(i), Port) }
 
 // writeKindConfigs writes each peer's kind_config as the TOML file its
-// daemon reads (--kind-config).
+// daemon reads (--kind-config), and for swimd the run's cluster key: a
+// fresh random one, in a 0600 file in the run's work directory (swimd
+// refuses to run without one).
 func (d *daemons) writeKindConfigs() error {
+	if d.r.plan.Impl == ImplSwimd {
+		key := make([]byte, 32)
+		if _, err := rand.Read(key); err != nil {
+			return fmt.Errorf("testbed: making the run's cluster key: %w", err)
+		}
+		if err := os.WriteFile(d.keyPath(), []byte(hex.EncodeToString(key)), 0o600); err != nil {
+			return err
+		}
+	}
 	for i, peer := range d.r.plan.Scenario.Peers {
 		var buf bytes.Buffer
 		if err := toml.NewEncoder(&buf).Encode(peer.KindConfig); err != nil {
@@ -44,6 +57,8 @@ func (d *daemons) writeKindConfigs() error {
 	}
 	return nil
 }
+
+func (d *daemons) keyPath() string { return filepath.Join(d.r.work, "cluster.key") }
 
 func (d *daemons) kindConfigPath(i int) string {
 	return filepath.Join(d.r.work, "kind-"+d.r.plan.IDs[i]+".toml")
@@ -78,7 +93,8 @@ func (d *daemons) start(i int, state string) error {
 		// manifest: never the scenario's, which the simulator draws from.
 		args = append(args,
 			"--tick", time.Duration(r.tickPeriod(i)).String(),
-			"--seed", strconv.FormatUint(r.daemonSeed, 10), "--life", strconv.Itoa(life))
+			"--seed", strconv.FormatUint(r.daemonSeed, 10), "--life", strconv.Itoa(life),
+			"--cluster-key-file", d.keyPath())
 	}
 	cmd := exec.Command("ip", append([]string{"netns", "exec", r.net.Peers[i], r.cfg.Daemon}, args...)...)
 	// ip execs the daemon in place, so the daemon is this child: if this

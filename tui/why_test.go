@@ -131,6 +131,17 @@ func TestPicture_WritesThePageAndRefusesStrangers(t *testing.T) {
 	if m.isError || !strings.Contains(m.status, "(step 2 073 marked)") {
 		t.Fatalf("second picture: %q", m.status)
 	}
+	// Its own page with the user's notes appended is the user's now
+	// (before, its head matched and P replaced it).
+	own, _ := os.ReadFile(page)
+	noted := append(own, "<p>my notes</p>\n"...)
+	if err := os.WriteFile(page, noted, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m = drive(t, m, keys("P")...)
+	if b, _ := os.ReadFile(page); !m.isError || !bytes.Equal(b, noted) {
+		t.Fatalf("over detsim's page with notes appended: %q; notes kept: %v", m.status, bytes.Equal(b, noted))
+	}
 	if err := os.WriteFile(page, []byte("<html>mine</html>"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -117,8 +117,9 @@ implementation: a kind or field only the simulator has that this
 production run happened not to emit (a quiet run has no refutation) is
 not held against the simulator when that run shows it. What a production bundle declares it cannot observe (a
 testbed bundle's testbed.unobserved) is ignored, with its reason.
-Exit: 0 no difference that counts, 1 a difference, 2 an unreadable
-bundle.
+Exit: 0 no difference that counts, 1 a difference, 2 an unreadable or
+malformed bundle (a bad line, a file that is not a regular file, a link
+out of the bundle, more than 4,096 event kinds).
 `
 
 func cmdSchemadiff(args []string, stdout, stderr io.Writer) int {
@@ -147,11 +148,9 @@ func cmdSchemadiff(args []string, stdout, stderr io.Writer) int {
 	}
 	rep, err := schemadiff.Compare(pos[0], pos[1], opts)
 	if err != nil {
+		// A bundle schemadiff cannot read, a malformed line included, is
+		// invalid input: exit 1 is kept for "the schemas differ".
 		fmt.Fprintf(stderr, "detsim: schemadiff: %v\n", err)
-		var le *schemadiff.LineError
-		if errors.As(err, &le) {
-			return exitFailed
-		}
 		return exitUsage
 	}
 	if *asJSON {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -16,11 +15,14 @@ import (
 
 	"github.com/detsim/detsim/bundle/verdict"
 	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/internal/daemoncli"
+	"github.com/detsim/detsim/internal/term"
 	"github.com/detsim/detsim/live"
+	"github.com/detsim/detsim/live/node"
 	"github.com/detsim/detsim/scenarios"
 )
 
-const liveUsage = `usage: detsim live SCENARIO [--out DIR] [--procs [--swimd PATH]] [--key HEX] [--max-duration D]
+const liveUsage = `usage: detsim live SCENARIO [--out DIR] [--procs [--swimd PATH]] [--key-file FILE] [--max-duration D]
 
 Runs every peer of a swim SCENARIO as a real SWIM node on 127.0.0.1 —
 the same hosts/swim code on a UDP socket, the wall clock and real timers
@@ -29,8 +31,11 @@ link model) and its mutations at their times, and writes a bundle with
 the simulator's layout and schema, marked live (docs/live.md). It takes
 the scenario's duration in real time. Peers run in this process, or with
 --procs as swimd child processes. Ctrl-C ends the run early with a
-complete bundle marked interrupted. Exit: 0 nothing failed, 1 an
-assertion failed, 2 invalid input, 3 internal error, 130 interrupted.
+complete bundle marked interrupted. Every datagram is authenticated
+with a cluster key, a fresh random one per run unless --key-file names
+one (hex, 16-64 bytes; never on the command line, where any local user
+can read it). Exit: 0 nothing failed, 1 an assertion failed, 2 invalid
+input, 3 internal error, 130 interrupted.
 `
 
 func cmdLive(args []string, stdout, stderr io.Writer) int {
@@ -38,7 +43,8 @@ func cmdLive(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "bundle directory (default bundles/<name>-<seed>-live)")
 	procs := fs.Bool("procs", false, "run each peer as a swimd child process")
 	swimd := fs.String("swimd", "", "with --procs: the swimd binary (default: swimd beside detsim, else on PATH)")
-	key := fs.String("key", "", "cluster key, 32 to 128 hex digits: every datagram carries an HMAC-SHA256 tag")
+	keyFile := fs.String("key-file", "", "file holding the cluster key in hex, 16-64 bytes (default: a fresh random key for this run)")
+	fs.String("key", "", "refused: a key on the command line is readable by any local user (ps); use --key-file")
 	maxDur := fs.Duration("max-duration", live.DefaultMaxDuration, "stop (bundle marked interrupted) after this much real time")
 	seedFlag := fs.Uint64("seed", 0, "override the scenario's seed (the shaper's draws)")
 	pos, err := parseInterspersed(fs, args)
@@ -75,9 +81,15 @@ func cmdLive(args []string, stdout, stderr io.Writer) int {
 		}
 		cfg.Out = dir + "-live"
 	}
-	if *key != "" {
-		if cfg.ClusterKey, err = hex.DecodeString(*key); err != nil {
-			return usageErrIn(stderr, "live", "--key: want hex digits: %v", err)
+	if flagSet(fs, "key") {
+		return usageErrIn(stderr, "live", "--key: a cluster key is never taken on the command line, where any local user can read it (ps); write it in hex to a file only you can read and pass --key-file FILE")
+	}
+	if *keyFile != "" {
+		if cfg.ClusterKey, err = daemoncli.ReadKeyFile("--key-file", *keyFile); err != nil {
+			return usageErrIn(stderr, "live", "%v", err)
+		}
+		if err := node.CheckKey(cfg.ClusterKey); err != nil {
+			return usageErrIn(stderr, "live", "--key-file %s: %v", *keyFile, err)
 		}
 	}
 	if *procs {
@@ -90,7 +102,8 @@ func cmdLive(args []string, stdout, stderr io.Writer) int {
 	tty := isTerminal(stderr)
 	if tty {
 		cfg.Progress = func(p live.Progress) {
-			fmt.Fprintf(stderr, "\r\x1b[2Klive %s  %s / %s  %d records", sc.Name, fmtShortNs(p.ElapsedNs), fmtShortNs(p.DurationNs), p.Records)
+			term.ClearLine(stderr)
+			fmt.Fprintf(stderr, "live %s  %s / %s  %d records", sc.Name, fmtShortNs(p.ElapsedNs), fmtShortNs(p.DurationNs), p.Records)
 		}
 	}
 
@@ -101,7 +114,7 @@ func cmdLive(args []string, stdout, stderr io.Writer) int {
 	start := time.Now()
 	res, err := live.Run(ctx, sc, reg, cfg)
 	if tty {
-		fmt.Fprint(stderr, "\r\x1b[2K")
+		term.ClearLine(stderr)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "detsim: live: %v\n", err)

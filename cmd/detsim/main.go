@@ -25,6 +25,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/detsim/detsim/internal/term"
 )
 
 // Exit codes (DESIGN §4 "Bundle and CLI").
@@ -72,12 +74,24 @@ func lookupCommand(name string) (command, bool) {
 }
 
 // run is main without the process: tests call it directly.
+//
+// Everything a command prints goes through term.Writer: the names,
+// types and messages it repeats from a bundle or a scenario are not
+// detsim's, and no control character or bidi override among them
+// reaches the terminal as itself (docs/bundle.md, "Reading a bundle you
+// did not write"). Detsim's own progress-line sequences go through
+// term.Raw; the stepper draws on the terminal itself and escapes what it
+// shows (tui/screen).
 func run(args []string, stdout, stderr io.Writer) (code int) {
+	eout, eerr := term.NewWriter(stdout), term.NewWriter(stderr)
+	stdout, stderr = eout, eerr
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "detsim: internal error: %v\n", r)
 			code = exitInternal
 		}
+		eout.Flush()
+		eerr.Flush()
 	}()
 	if len(args) > 0 {
 		switch args[0] {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/detsim/detsim/internal/fstree"
+	"github.com/detsim/detsim/internal/realtime"
 	"github.com/detsim/detsim/internal/scratch"
 )
 
@@ -41,14 +42,10 @@ func startBatch(t *testing.T, scenario, out string) *exec.Cmd {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	for range 500 {
-		if len(workDirs(t, filepath.Dir(out))) > 0 {
-			return cmd
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatal("the run never created its work directory")
-	return nil
+	realtime.WaitFor(t, "the run's work directory", 5*time.Second, func() bool {
+		return len(workDirs(t, filepath.Dir(out))) > 0
+	})
+	return cmd
 }
 
 func workDirs(t *testing.T, parent string) []string {
@@ -145,6 +142,25 @@ func TestBatch_NextRunRemovesWhatAKilledRunLeft(t *testing.T) {
 	}
 	if _, err := os.Stat(scratch.LockPath(out)); !os.IsNotExist(err) {
 		t.Errorf("the lock file remains: %v", err)
+	}
+	// A killed run's leftovers go with the next run in the same
+	// directory whatever its --out (before, only a run with the same
+	// --out name removed them).
+	other := filepath.Join(parent, "other")
+	cmd = startBatch(t, slowScenario(t, parent), other)
+	cmd.Process.Kill()
+	cmd.Wait()
+	if len(workDirs(t, parent)) == 0 {
+		t.Fatal("SIGKILL left no work directory; the test proves nothing")
+	}
+	if r := detsim(t, "--batch", "--out", filepath.Join(parent, "third"), "reference/echo_parity"); r.code != 0 {
+		t.Fatalf("a run with another --out: exit %d\n%s", r.code, r.stderr)
+	}
+	if left := workDirs(t, parent); len(left) != 0 {
+		t.Errorf("a run with another --out left the killed run's work directory: %v", left)
+	}
+	if _, err := os.Stat(scratch.LockPath(other)); !os.IsNotExist(err) {
+		t.Errorf("a run with another --out left the killed run's lock file: %v", err)
 	}
 }
 
@@ -247,7 +263,10 @@ func TestLive_ShortRunWritesAVerifiableLiveBundle(t *testing.T) {
 	}{
 		{[]string{"live", "reference/echo_parity", "--max-duration", "1s", "--out", out + "2"}, "only swim peers"},
 		{[]string{"live", "smoke/three_mesh", "--swimd", "/nope"}, "--swimd goes with --procs"},
-		{[]string{"live", "smoke/three_mesh", "--key", "zz"}, "--key"},
+		// A key is never taken on the command line (ps shows it to any
+		// local user), and a key file that is not a file is refused.
+		{[]string{"live", "smoke/three_mesh", "--key", "00112233445566778899aabbccddeeff"}, "never taken on the command line"},
+		{[]string{"live", "smoke/three_mesh", "--key-file", "/dev/zero"}, "character device"},
 		{[]string{"live", "smoke/three_mesh", "--max-duration", "1s", "--out", notBundle}, "not a detsim bundle"},
 	} {
 		r := detsim(t, c.args...)

@@ -16,6 +16,7 @@ import (
 	"github.com/detsim/detsim/batch"
 	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/internal/outfile"
+	"github.com/detsim/detsim/internal/term"
 	"github.com/detsim/detsim/scenarios"
 	"github.com/detsim/detsim/shrink"
 )
@@ -74,18 +75,19 @@ func cmdShrink(args []string, stdout, stderr io.Writer) int {
 		Assert: *assert, Budget: *budget,
 		Progress: func(s shrink.Step) {
 			if tty {
-				fmt.Fprintf(stderr, "\r\x1b[2Krun %d/%d  %s: %s", s.Run, s.Budget, s.Pass, s.Change)
+				term.ClearLine(stderr)
+				fmt.Fprintf(stderr, "run %d/%d  %s: %s", s.Run, s.Budget, s.Pass, s.Change)
 			}
 			if s.Kept {
 				if tty {
-					fmt.Fprint(stderr, "\r\x1b[2K")
+					term.ClearLine(stderr)
 				}
 				fmt.Fprintf(stdout, "kept      run %d: %s: %s\n", s.Run, s.Pass, s.Change)
 			}
 		},
 	})
 	if tty {
-		fmt.Fprint(stderr, "\r\x1b[2K")
+		term.ClearLine(stderr)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "detsim: shrink: %v\n", err)

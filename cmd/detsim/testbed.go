@@ -14,6 +14,7 @@ import (
 
 	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/internal/outfile"
+	"github.com/detsim/detsim/internal/term"
 	"github.com/detsim/detsim/scenarios"
 	"github.com/detsim/detsim/testbed"
 )
@@ -145,14 +146,15 @@ func cmdTestbed(args []string, stdout, stderr io.Writer) int {
 	tty := isTerminal(stderr)
 	if tty {
 		cfg.Progress = func(p testbed.Progress) {
-			fmt.Fprintf(stderr, "\r\x1b[2Ktestbed %s  %s / %s  %d records", sc.Name, fmtShortNs(p.ElapsedNs), fmtShortNs(p.DurationNs), p.Records)
+			term.ClearLine(stderr)
+			fmt.Fprintf(stderr, "testbed %s  %s / %s  %d records", sc.Name, fmtShortNs(p.ElapsedNs), fmtShortNs(p.DurationNs), p.Records)
 		}
 	}
 	fmt.Fprintf(stdout, "testbed   %s (%s), %d peers as %s, %s real time\n", sc.Name, sc.Path, len(sc.Peers), *impl, fmtShortNs(sc.DurationNs))
 	start := time.Now()
 	res, err := testbed.Run(ctx, sc, cfg)
 	if tty {
-		fmt.Fprint(stderr, "\r\x1b[2K")
+		term.ClearLine(stderr)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "detsim: testbed: %v\n", err)

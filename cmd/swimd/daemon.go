@@ -1,13 +1,11 @@
 package main
 
 import (
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/detsim/detsim/hosts/swimcfg"
@@ -21,6 +19,7 @@ import (
 type options struct {
 	daemoncli.Flags
 	key         []byte
+	insecure    bool
 	tick        time.Duration
 	seed        uint64
 	life        int
@@ -31,7 +30,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	o := &options{}
 	err := o.Parse("swimd", args, stderr, func(fs *flag.FlagSet) {
 		fs.Lookup("state").Usage = `initial state: "member" (knows every --peers member alive) or "joining" (default when --seeds is given)`
-		fs.Lookup("cluster-key-file").Usage = "file holding the cluster key in hex (16-64 bytes): every datagram carries an HMAC-SHA256 tag"
+		fs.Lookup("cluster-key-file").Usage = "file holding the cluster key in hex (16-64 bytes): every datagram carries a sequence number and an HMAC-SHA256 tag (required unless --insecure)"
+		fs.BoolVar(&o.insecure, "insecure", false, "run without a cluster key: any process that can reach the port can forge membership (tests and experiments only)")
 		fs.DurationVar(&o.tick, "tick", 100*time.Millisecond, "tick period (the probe cycle runs on ticks)")
 		fs.Uint64Var(&o.seed, "seed", 0, "seed of the node's random draws (the scenario's seed, in a live run)")
 		fs.IntVar(&o.life, "life", 0, "life number (a restarted peer's draws must not replay its earlier life's)")
@@ -43,14 +43,16 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	if o.tick <= 0 || o.tick > time.Minute {
 		return nil, fmt.Errorf("--tick %v: want more than 0 and at most 1m", o.tick)
 	}
+	switch {
+	case o.KeyFile != "" && o.insecure:
+		return nil, errors.New("--cluster-key-file and --insecure: give one")
+	case o.KeyFile == "" && !o.insecure:
+		return nil, errors.New("no --cluster-key-file: swimd authenticates every datagram with a cluster key (write 32 random bytes in hex to a file readable only by you, e.g. head -c32 /dev/urandom | xxd -p -c64 > key.hex; chmod 600 key.hex), or give --insecure to run without one")
+	}
 	if o.KeyFile != "" {
-		data, err := os.ReadFile(o.KeyFile)
+		key, err := daemoncli.ReadKeyFile("--cluster-key-file", o.KeyFile)
 		if err != nil {
-			return nil, fmt.Errorf("--cluster-key-file: %w", err)
-		}
-		key, err := hex.DecodeString(strings.TrimSpace(string(data)))
-		if err != nil {
-			return nil, fmt.Errorf("--cluster-key-file %s: not hex: %v", o.KeyFile, err)
+			return nil, err
 		}
 		if err := node.CheckKey(key); err != nil {
 			return nil, fmt.Errorf("--cluster-key-file %s: %v", o.KeyFile, err)
@@ -111,7 +113,11 @@ func run(args []string, stdout, stderr io.Writer, sigs <-chan os.Signal) int {
 	}
 	n.Start()
 	// A supervisor (package live) waits for this line before it signals.
-	fmt.Fprintf(stderr, "swimd: %s ready on %s\n", o.ID, n.Addr())
+	if o.insecure {
+		fmt.Fprintf(stderr, "swimd: %s ready on %s (INSECURE: no cluster key; any process that reaches the port can forge membership)\n", o.ID, n.Addr())
+	} else {
+		fmt.Fprintf(stderr, "swimd: %s ready on %s\n", o.ID, n.Addr())
+	}
 
 	code := daemoncli.Loop{Name: "swimd", Stderr: stderr, Sigs: sigs, Flags: &o.Flags,
 		Snapshot: n.Snapshot, Flush: lw.Flush}.Run()

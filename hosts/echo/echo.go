@@ -6,6 +6,7 @@
 package echo
 
 import (
+	"slices"
 	"strconv"
 	"unsafe"
 
@@ -62,7 +63,8 @@ func validate(config map[string]any, _ []string) []hosts.FieldError {
 // host is one echo peer.
 type host struct {
 	id      string
-	others  []string // every other declared peer, sorted
+	peers   []string // every declared peer, sorted: the engine's slice, shared by every host, never written
+	self    int      // this host's position in peers
 	payload int
 	seq     uint64  // last ping sequence number sent
 	out     msg     // reused: the engine encodes a Send before the next call
@@ -80,16 +82,26 @@ func newHost(id string, config map[string]any, _ string, peers []string, _ *rng.
 	if v, ok := config["payload_bytes"].(int64); ok {
 		h.payload = int(v)
 	}
-	for _, p := range peers {
-		if p != id {
-			h.others = append(h.others, p)
-		}
-	}
-	// A call records at most one event per other peer (Tick) and at most
-	// two (Recv), so these never grow: record's pointers stay valid.
-	h.evs = make([]event, 0, len(h.others)+2)
-	h.acts = make([]hosts.Action, 0, 2*len(h.others)+3)
+	h.peers, h.self = peers, slices.Index(peers, id)
 	return h
+}
+
+// keptBuffer is the most events a host keeps its buffers for between
+// calls. A tick records one per other peer: at 9 999 peers a host's
+// buffers are 1.5 MB, and kept by every host they were gigabytes (memory
+// quadratic in peers). Past this they are made for the tick that needs
+// them and dropped at the next call.
+const keptBuffer = 256
+
+// ensure makes room for n more events and their actions before any is
+// recorded, so record never moves an event already pointed to.
+func (h *host) ensure(n int) {
+	if cap(h.evs)-len(h.evs) < n {
+		h.evs = make([]event, 0, len(h.evs)+n)
+	}
+	if cap(h.acts)-len(h.acts) < 2*n {
+		h.acts = make([]hosts.Action, 0, len(h.acts)+2*n)
+	}
 }
 
 func (h *host) ID() string   { return h.id }
@@ -100,7 +112,11 @@ func (h *host) Tick(now int64) []hosts.Action {
 	h.reset()
 	h.seq++
 	h.out = msg{pong: false, seq: h.seq, payload: h.payload}
-	for _, p := range h.others {
+	h.ensure(max(len(h.peers)-1, 0))
+	for i, p := range h.peers {
+		if i == h.self {
+			continue
+		}
 		h.stats.PingsSent++
 		h.record(event{typ: "ping_sent", peer: p, seq: h.seq, bytes: headerLen + h.payload})
 		h.acts = append(h.acts, hosts.Send(p, &h.out))
@@ -115,10 +131,12 @@ func (h *host) Recv(m hosts.Message, now int64) []hosts.Action {
 	case *hosts.Delivery:
 		in := m.Payload.(*msg)
 		if in.pong {
+			h.ensure(1)
 			h.stats.PongsReceived++
 			h.record(event{typ: "pong_received", peer: m.From, seq: in.seq, bytes: headerLen + in.payload})
 			return h.acts
 		}
+		h.ensure(2)
 		h.stats.PingsReceived++
 		h.stats.PongsSent++
 		h.out = msg{pong: true, seq: in.seq, payload: h.payload}
@@ -134,13 +152,16 @@ func (h *host) Recv(m hosts.Message, now int64) []hosts.Action {
 // reset starts a new call's action list. The events of the previous call
 // were serialised before this call, so their storage is free again.
 func (h *host) reset() {
+	if cap(h.evs) > keptBuffer {
+		h.evs, h.acts = nil, nil
+	}
 	h.acts = h.acts[:0]
 	h.evs = h.evs[:0]
 }
 
-// record appends ev as an action. It points into evs, which newHost sized
-// for the most events one call records, so it never grows and never
-// moves an event already pointed to.
+// record appends ev as an action. It points into evs, which ensure sized
+// for the events this call records, so it never moves an event already
+// pointed to.
 func (h *host) record(ev event) {
 	h.evs = append(h.evs, ev)
 	h.acts = append(h.acts, hosts.Record(&h.evs[len(h.evs)-1]))
@@ -167,9 +188,8 @@ func (h *host) Snapshot() []byte {
 
 func (h *host) Clone() hosts.Host {
 	c := *h
-	c.evs = make([]event, 0, cap(h.evs))
-	c.acts = make([]hosts.Action, 0, cap(h.acts))
-	return &c // others is never mutated after construction, so sharing it is safe
+	c.evs, c.acts = nil, nil
+	return &c // peers is never written, so sharing it is safe
 }
 
 // event is every echo diagnostics record: ping_sent, ping_received,
@@ -196,7 +216,7 @@ func (e *event) AppendJSON(b []byte) []byte {
 }
 
 // ApproxBytes estimates what a Clone holds (the engine's checkpoint byte
-// budget): the struct and its reused buffers; others is shared.
+// budget): the struct and its reused buffers; peers is shared.
 func (h *host) ApproxBytes() int64 {
 	return int64(unsafe.Sizeof(*h)) + int64(cap(h.evs))*int64(unsafe.Sizeof(event{})) + int64(cap(h.acts))*int64(unsafe.Sizeof(hosts.Action{}))
 }

@@ -2,7 +2,10 @@ package echo
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
+
+	"github.com/detsim/detsim/hosts"
 )
 
 func TestCodec_RoundTripAndExactLength(t *testing.T) {
@@ -61,4 +64,27 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("accepted % x but re-encodes to % x (%v)", b, out, err)
 		}
 	})
+}
+
+// A host's memory does not grow with the peer count: the peer list is the
+// engine's, shared, and a tick's buffers for thousands of pings are not
+// kept past the next call. Before, every host copied the peer list and
+// kept buffers for one event and two actions per peer: 9 999 echo peers
+// took gigabytes before their first record.
+func TestHost_MemoryDoesNotGrowWithPeers(t *testing.T) {
+	peers := make([]string, 9999)
+	for i := range peers {
+		peers[i] = fmt.Sprintf("p%04d", i)
+	}
+	h := newHost("p0001", nil, "up", peers, nil).(*host)
+	if acts := h.Tick(0); len(acts) != 2*(len(peers)-1) {
+		t.Fatalf("a tick made %d actions, want a record and a send per other peer", len(acts))
+	}
+	h.Recv(&hosts.Delivery{From: "p0002", Payload: &msg{seq: 1}}, 1)
+	if b := h.ApproxBytes(); b > 4096 {
+		t.Errorf("after the tick's records were taken, the host holds %d bytes", b)
+	}
+	if &h.peers[0] != &peers[0] {
+		t.Error("the host copied the peer list")
+	}
 }

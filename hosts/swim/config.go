@@ -131,7 +131,18 @@ type Config struct {
 	// memberlist's fallback probe, on unless DisableTcpPings (kind_config
 	// fallback_probe; off by default, the behaviour before it existed).
 	FallbackProbe bool
+	// MaxMembers bounds the member table, this node included: news of a
+	// member the table has no room for is refused and counted
+	// (refused_members), so datagrams naming made-up members cannot grow
+	// a node without bound (kind_config max_members; DefaultMaxMembers).
+	// Members are never forgotten, dead ones included, so the bound
+	// counts every member ever heard of.
+	MaxMembers int
 }
+
+// DefaultMaxMembers is max_members' default: well above the 10,000 peers
+// a scenario may declare, and about 35 MB of member table at most.
+const DefaultMaxMembers = 65_536
 
 // Lifeguard reports whether every Lifeguard component is on.
 func (c Config) Lifeguard() bool {
@@ -168,6 +179,7 @@ func DefaultConfig() Config {
 		MaxMessageBytes:         1400,
 		PushPullIntervalNs:      30_000_000_000,
 		Gossip:                  Bounded,
+		MaxMembers:              DefaultMaxMembers,
 	}
 }
 
@@ -215,6 +227,8 @@ var intKeys = []intKey{
 		func(c *Config, v int64) { c.MaxMessageBytes = int(v) }, func(c *Config) int64 { return int64(c.MaxMessageBytes) }},
 	{"push_pull_interval_ns", 0, maxDurationNs,
 		func(c *Config, v int64) { c.PushPullIntervalNs = v }, func(c *Config) int64 { return c.PushPullIntervalNs }},
+	{"max_members", 1, 1 << 24,
+		func(c *Config, v int64) { c.MaxMembers = int(v) }, func(c *Config) int64 { return int64(c.MaxMembers) }},
 	{"meta_bytes", 0, MaxMetaBytes,
 		func(c *Config, v int64) { c.MetaBytes = int(v) }, func(c *Config) int64 { return int64(c.MetaBytes) }},
 	// A TOML integer is an int64, so the top half of the uint64 range
@@ -441,6 +455,10 @@ func (c Config) Validate(peers []string) []ConfigError {
 		errs = append(errs, ConfigError{field("suspicion_mult"), fmt.Sprintf(
 			"suspicion timeout for %d peers is %d ns, which must exceed probe_interval_ns (%d); raise suspicion_mult",
 			len(peers), min, c.ProbeIntervalNs)})
+	}
+	if len(peers) > c.MaxMembers {
+		errs = append(errs, ConfigError{field("max_members"), fmt.Sprintf(
+			"must be at least the %d declared peers", len(peers))})
 	}
 	for _, s := range c.Seeds {
 		if _, ok := slices.BinarySearch(peers, s); !ok {

@@ -12,7 +12,7 @@ func TestDefaultConfig_MemberlistLAN(t *testing.T) {
 	c := DefaultConfig()
 	want := Config{ProbeIntervalNs: 1e9, ProbeTimeoutNs: 5e8, IndirectChecks: 3, RetransmitMult: 4,
 		SuspicionMult: 4, SuspicionMaxTimeoutMult: 6, AwarenessMaxMultiplier: 8, MaxMessageBytes: 1400,
-		PushPullIntervalNs: 30e9}
+		PushPullIntervalNs: 30e9, MaxMembers: DefaultMaxMembers}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("%+v", c)
 	}
@@ -35,13 +35,14 @@ func TestParseConfig_AllKeys(t *testing.T) {
 		"seeds":                      []any{"a", "b"},
 		"meta_bytes":                 int64(300),
 		"push_pull_interval_ns":      int64(45e9),
+		"max_members":                int64(100),
 	})
 	if len(errs) != 0 {
 		t.Fatal(errs)
 	}
 	want := Config{ProbeIntervalNs: 2e9, ProbeTimeoutNs: 3e8, IndirectChecks: 2, RetransmitMult: 3,
 		SuspicionMult: 5, SuspicionMaxTimeoutMult: 4, AwarenessMaxMultiplier: 6, MaxMessageBytes: 512,
-		Gossip: Legacy, Seeds: []string{"a", "b"}, MetaBytes: 300, PushPullIntervalNs: 45e9}
+		Gossip: Legacy, Seeds: []string{"a", "b"}, MetaBytes: 300, PushPullIntervalNs: 45e9, MaxMembers: 100}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("%+v", c)
 	}

@@ -15,6 +15,13 @@ func (n *Node) applyUpdate(u Update, reason string, now int64) {
 		n.counters.InvalidUpdates++
 		return
 	}
+	if !refutable(u) {
+		// NB: one forged update at the top of the range would otherwise
+		// hold a member suspect or dead for the rest of the run: its
+		// refutation needs an incarnation above the accusation's.
+		n.counters.RefusedMaxIncarnation++
+		return
+	}
 	if u.State == Alive {
 		u.From = ""
 	} else {
@@ -31,6 +38,10 @@ func (n *Node) applyUpdate(u Update, reason string, now int64) {
 		return
 	}
 	if !known {
+		if len(n.members) >= n.cfg.MaxMembers {
+			n.counters.RefusedMembers++
+			return
+		}
 		idx = n.addMember(u.Member)
 		n.addToOrder(idx)
 	} else if m := &n.members[idx]; !supersedes(u.State, u.Incarnation, m.state, m.inc) {
@@ -109,6 +120,22 @@ func (n *Node) transition(idx int32, u Update, reason string, now int64) {
 }
 
 func accused(s State) bool { return s == Suspect || s == Dead }
+
+// refutable reports whether the member could answer u: an update at the
+// largest incarnation, 2^64−1, could never be out-ranked, and neither
+// could an accusation one below it, whose refutation would be at the
+// largest. Both are refused. What is left is an alive at 2^64−2, which no
+// accusation can reach any more: a member can be held alive by a forged
+// update (with the cluster key) but never killed by one.
+func refutable(u Update) bool {
+	switch {
+	case u.Incarnation == math.MaxUint64:
+		return false
+	case u.Incarnation == math.MaxUint64-1:
+		return u.State == Alive
+	}
+	return true
+}
 
 // replaceAssumedMeta takes the metadata of an alive at the stored
 // incarnation about a member whose metadata this node only assumed (a seed

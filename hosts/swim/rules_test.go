@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -141,32 +142,70 @@ func TestIncarnationRules_Self(t *testing.T) {
 	}
 }
 
-// Beyond memberlist: an incarnation at its maximum never wraps. A node
-// accused at 2^64−1 cannot out-rank the accusation, so it keeps its
-// incarnation, emits nothing and counts the failed refutation.
-func TestIncarnation_SaturatesAtMax(t *testing.T) {
+// Beyond memberlist: one forged update at the top of the incarnation
+// range must not kill a member for the rest of the run. A dead (or
+// suspect) at 2^64−1 could never be refuted, nor one at 2^64−2 (its
+// refutation would be at 2^64−1): all are refused and counted, about
+// others and about this node, and the views do not move. An alive at
+// 2^64−2 is still taken. (Before: a dead at 2^64−1 about b stood for
+// ever, and a's refutation of a suspect at 2^64−2 went to 2^64−1.)
+func TestIncarnation_UnrefutableUpdatesRefused(t *testing.T) {
 	n := New("a", DefaultConfig(), Member, abc, &testRand{1})
 	n.Tick(0)
-	gossipTo(n, "c", 1, upd("a", Suspect, math.MaxUint64-1))
-	if n.Incarnation() != math.MaxUint64 {
-		t.Fatalf("incarnation %d, want max", n.Incarnation())
+	refused := []Update{
+		upd("b", Dead, math.MaxUint64), upd("b", Suspect, math.MaxUint64), upd("b", Alive, math.MaxUint64),
+		upd("b", Dead, math.MaxUint64-1), upd("b", Suspect, math.MaxUint64-1),
+		upd("a", Dead, math.MaxUint64), upd("a", Suspect, math.MaxUint64-1),
 	}
-	for _, st := range []State{Suspect, Dead} {
-		effects := gossipTo(n, "c", 2, upd("a", st, math.MaxUint64))
-		if n.Incarnation() != math.MaxUint64 {
-			t.Fatalf("incarnation wrapped to %d", n.Incarnation())
-		}
-		if sts := transitionsIn(effects); len(sts) != 0 {
-			t.Fatalf("transitions %v", sts)
+	for i, u := range refused {
+		if sts := transitionsIn(gossipTo(n, "c", int64(i+1), u)); len(sts) != 0 {
+			t.Fatalf("%v: transitions %v", u, sts)
 		}
 	}
-	if n.counters.RefutationsImpossible != 2 {
-		t.Fatalf("refutations_impossible = %d", n.counters.RefutationsImpossible)
+	if got := fmt.Sprint(n.View("b")); got != fmt.Sprint(Alive, uint64(0), true) {
+		t.Fatalf("b = %s, want alive at 0", got)
 	}
-	// Other members at the maximum are just data.
-	gossipTo(n, "c", 3, upd("b", Dead, math.MaxUint64))
-	if got := fmt.Sprint(n.View("b")); got != fmt.Sprint(Dead, uint64(math.MaxUint64), true) {
-		t.Fatalf("b = %s", got)
+	if n.Incarnation() != 0 {
+		t.Fatalf("a's incarnation moved to %d", n.Incarnation())
+	}
+	if n.counters.RefusedMaxIncarnation != uint64(len(refused)) {
+		t.Fatalf("refused_max_incarnation = %d, want %d", n.counters.RefusedMaxIncarnation, len(refused))
+	}
+	if !strings.Contains(string(n.Snapshot()), fmt.Sprintf(`"refused_max_incarnation":%d`, len(refused))) {
+		t.Fatalf("the snapshot does not count the refusals: %s", n.Snapshot())
+	}
+	gossipTo(n, "c", 100, upd("b", Alive, math.MaxUint64-1))
+	if got := fmt.Sprint(n.View("b")); got != fmt.Sprint(Alive, uint64(math.MaxUint64-1), true) {
+		t.Fatalf("b = %s after an alive at 2^64-2", got)
+	}
+}
+
+// The member table stops at max_members: news of one more member is
+// refused and counted (a flood of pings carrying made-up members grew a
+// node by half a gigabyte before), members already known still change,
+// and a snapshot of a node that never met the bound has no such counter.
+func TestMaxMembers_RefusesNewsOfMoreMembers(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.MaxMembers = 5
+	n := New("a", cfg, Member, abc, &testRand{1})
+	n.Tick(0)
+	if strings.Contains(string(n.Snapshot()), "refused_members") {
+		t.Fatalf("a snapshot with nothing refused names the counter: %s", n.Snapshot())
+	}
+	for i := range 10 {
+		gossipTo(n, "c", int64(i+1), upd(fmt.Sprintf("fake%d", i), Alive, 0))
+	}
+	if got := len(n.members); got != 5 {
+		t.Fatalf("%d members, want the bound 5", got)
+	}
+	if n.counters.RefusedMembers != 8 {
+		t.Fatalf("refused_members = %d, want 8", n.counters.RefusedMembers)
+	}
+	if sts := transitionsIn(gossipTo(n, "c", 20, upd("b", Suspect, 0))); len(sts) != 1 {
+		t.Fatalf("a known member's suspicion was not taken: %v", sts)
+	}
+	if errs := cfg.Validate([]string{"a", "b", "c", "d", "e", "f"}); !strings.Contains(fmt.Sprint(errs), "max_members") {
+		t.Fatalf("six peers under max_members 5 validated: %v", errs)
 	}
 }
 

@@ -21,6 +21,10 @@ type counters struct {
 	StaleAcks, Misdirected         uint64
 	Misrouted, Malformed           uint64
 	InvalidUpdates, UnknownTimers  uint64
+	// Added after snapshots were first recorded: written only when not
+	// zero, so every snapshot of a run that never meets them (every
+	// scenario's) is byte for byte what it was.
+	RefusedMaxIncarnation, RefusedMembers uint64
 }
 
 func (c *counters) appendJSON(dst []byte) []byte {
@@ -55,6 +59,17 @@ func (c *counters) appendJSON(dst []byte) []byte {
 	dst = append(dst, '{')
 	for i, f := range fields {
 		dst = strconv.AppendUint(appendKey(dst, f.name, i == 0), f.v, 10)
+	}
+	for _, f := range [...]struct {
+		name string
+		v    uint64
+	}{
+		{"refused_max_incarnation", c.RefusedMaxIncarnation},
+		{"refused_members", c.RefusedMembers},
+	} {
+		if f.v != 0 {
+			dst = strconv.AppendUint(appendKey(dst, f.name, false), f.v, 10)
+		}
 	}
 	return append(dst, '}')
 }

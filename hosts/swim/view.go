@@ -37,3 +37,6 @@ func (n *Node) Members() []string {
 // QueueDepth returns the number of updates waiting in the broadcast queue
 // and their encoded size in bytes.
 func (n *Node) QueueDepth() (updates, bytes int) { return n.queue.len(), n.queue.bytes }
+
+// MaxMembers is the bound on the member table (Config.MaxMembers).
+func (n *Node) MaxMembers() int { return n.cfg.MaxMembers }

@@ -12,7 +12,6 @@ package bundleinfo
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/detsim/detsim/bundle"
@@ -64,7 +63,7 @@ func (in Info) Cut() string {
 // clock is virtual). Whichever of these the runtime writes, the rule
 // finds it.
 func Read(dir string) (Info, error) {
-	b, err := safefile.ReadFile(filepath.Join(dir, bundle.ManifestFile), bundle.MaxManifestBytes)
+	b, err := safefile.ReadFileIn(dir, bundle.ManifestFile, bundle.MaxManifestBytes)
 	if err != nil {
 		return Info{}, fmt.Errorf("%s: %w", dir, err)
 	}

@@ -19,6 +19,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/detsim/detsim/internal/safefile"
 )
 
 // ReadyMarker is what a daemon's ready line holds: "<name>: <id> ready on
@@ -139,6 +141,9 @@ func (c *Child) Stop() {
 	}
 }
 
+// MaxSnapshotBytes bounds a child's snapshot file as it is read.
+const MaxSnapshotBytes = 256 << 20
+
 // Snapshot asks the child for its tier-2 snapshot (SIGUSR1) and waits up
 // to SnapshotTimeout for the file it writes.
 func (c *Child) Snapshot() ([]byte, error) {
@@ -149,7 +154,7 @@ func (c *Child) Snapshot() ([]byte, error) {
 	}
 	deadline := time.Now().Add(SnapshotTimeout)
 	for {
-		data, err := os.ReadFile(path)
+		data, err := safefile.ReadFile(path, MaxSnapshotBytes)
 		if err == nil {
 			return data, nil
 		}

@@ -9,6 +9,7 @@ package daemoncli
 
 import (
 	"bufio"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -26,6 +27,7 @@ import (
 
 	"github.com/detsim/detsim/hosts/swimcfg"
 	"github.com/detsim/detsim/internal/outfile"
+	"github.com/detsim/detsim/internal/safefile"
 	"github.com/detsim/detsim/testbed/tbnet"
 )
 
@@ -162,7 +164,10 @@ func (f *Flags) Check() error {
 	}
 	f.KindConfig = map[string]any{}
 	if f.kindConfig != "" {
-		data, err := os.ReadFile(f.kindConfig)
+		// Never a FIFO (the read would block, and the signal loop is not
+		// running yet) nor a device or a file past the bound (/dev/zero
+		// filled memory).
+		data, err := safefile.ReadFile(f.kindConfig, MaxKindConfigBytes)
 		if err != nil {
 			return fmt.Errorf("--kind-config: %w", err)
 		}
@@ -181,6 +186,28 @@ func (f *Flags) Check() error {
 		f.KindConfig["seeds"] = seedList
 	}
 	return nil
+}
+
+// Bounds on the files a daemon is handed.
+const (
+	MaxKindConfigBytes = 1 << 20
+	MaxKeyFileBytes    = 4 << 10
+)
+
+// ReadKeyFile reads a cluster key file given by flag: hex digits,
+// surrounding white space ignored, through internal/safefile (a FIFO, a
+// device or a file over MaxKeyFileBytes is refused before it is read).
+// What key lengths are accepted is the node's (live/node.CheckKey).
+func ReadKeyFile(flag, path string) ([]byte, error) {
+	data, err := safefile.ReadFile(path, MaxKeyFileBytes)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", flag, err)
+	}
+	key, err := hex.DecodeString(strings.TrimSpace(string(data)))
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: not hex: %v", flag, path, err)
+	}
+	return key, nil
 }
 
 // Peers is every member id, this node's own and every --peers entry's,

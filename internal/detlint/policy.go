@@ -41,6 +41,11 @@ var OutsideFence = []Outside{
 			"leftovers, takes flocks, and empties a registry map from a signal handler; a run never " +
 			"reads what it finds, only whether the output path may be written",
 	},
+	{
+		Package: "github.com/detsim/detsim/internal/term",
+		Why: "the sweep's progress line on stderr escapes the property's name and draws its own sequences " +
+			"through it; it asks the terminal whether it is one and writes, and nothing a run decides reads it back",
+	},
 }
 
 // Outside is one package deliberately left outside DeterministicPackages.

@@ -1,6 +1,7 @@
 // Package fstree records a directory tree as a map, so a test can show
 // that a command refused to touch anything: take it before and after and
-// compare with maps.Equal.
+// compare with maps.Equal; and copies one, for a test that damages a
+// copy.
 package fstree
 
 import (
@@ -43,4 +44,27 @@ func Of(t testing.TB, dir string) map[string]string {
 		t.Fatal(err)
 	}
 	return got
+}
+
+// Copy copies the regular files and directories under src to dst, for a
+// test that damages a copy of a bundle and keeps the original.
+func Copy(t testing.TB, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o777)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o666)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }

@@ -1,13 +1,19 @@
-// Package safefile reads the files detsim is handed — scenarios, extends
-// targets, bundle manifests — so that no input can block a read forever
-// or fill memory: anything but a regular file is refused before a byte is
-// read, and a regular file is read only up to a bound.
+// Package safefile is the one reader of the files detsim and its daemons
+// are handed — scenarios and extends targets, kind configs and key files,
+// tolerances, provider scripts, and every file of a bundle that verify,
+// calibrate, schemadiff, render and the stepper read — so that no input
+// can block a read forever or fill memory: anything but a regular file
+// (a FIFO, a device, a directory) is refused before a byte is read, a
+// whole-file read stops at a bound, and a file of a bundle is opened
+// through an os.Root, so a symbolic link leading out of the bundle
+// (-> /etc/passwd, -> /dev/zero) is refused rather than followed.
 package safefile
 
 import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 )
 
 // Open opens path for reading without blocking: opening a FIFO for
@@ -18,6 +24,41 @@ func Open(path string) (*os.File, error) { return os.OpenFile(path, ReadFlags, 0
 // OpenIn is Open for a name inside root.
 func OpenIn(root *os.Root, name string) (*os.File, error) {
 	return root.OpenFile(name, ReadFlags, 0)
+}
+
+// OpenFileIn opens name, a slash-separated path inside dir, for a
+// streaming read: through an os.Root on dir (a symbolic link that leaves
+// dir is refused), without blocking, and only if it is a regular file.
+func OpenFileIn(dir, name string) (*os.File, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	f, err := OpenIn(root, name)
+	if err != nil {
+		return nil, err
+	}
+	info, err := f.Stat()
+	if err == nil {
+		err = CheckRegular(filepath.Join(dir, filepath.FromSlash(name)), info)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// ReadFileIn reads name inside dir as ReadFile reads a path, opened as
+// OpenFileIn opens it.
+func ReadFileIn(dir, name string, max int64) ([]byte, error) {
+	f, err := OpenFileIn(dir, name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Read(f, filepath.Join(dir, filepath.FromSlash(name)), max)
 }
 
 // Read reads all of f, which must be a regular file of at most max bytes.

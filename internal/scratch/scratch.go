@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 )
 
 // TempInfix marks a name as a detsim temporary: <prefix>.detsim-tmp-<random>.
@@ -34,10 +35,18 @@ const lockName = ".detsim-lock"
 var ErrInUse = errors.New("in use by another detsim run")
 
 // mu serialises RemoveLive with Critical sections and with the registry.
+// Making an entry holds it from the first system call to registration,
+// so a signal landing at any moment finds every entry on disk registered;
+// after RemoveLive (closing) nothing new is made.
 var (
-	mu   sync.Mutex
-	live = map[*Entry]bool{}
+	mu      sync.Mutex
+	live    = map[*Entry]bool{}
+	closing bool
 )
+
+// ErrClosing is returned when an entry or lock is asked for after
+// RemoveLive: the process is on its way out.
+var ErrClosing = errors.New("detsim is stopping")
 
 // Entry is one temporary file or directory this process made and holds.
 type Entry struct {
@@ -51,6 +60,11 @@ type Entry struct {
 // <prefix>.detsim-tmp-<random>, holding its lock file, and registers it
 // for RemoveLive.
 func Dir(parent, prefix string) (*Entry, error) {
+	mu.Lock()
+	defer mu.Unlock()
+	if closing {
+		return nil, ErrClosing
+	}
 	path, err := os.MkdirTemp(parent, prefix+TempInfix+"*")
 	if err != nil {
 		return nil, err
@@ -73,6 +87,11 @@ func Dir(parent, prefix string) (*Entry, error) {
 // <prefix>.detsim-tmp-<random>, locked, and registers it. Write to
 // Entry.File(); then Keep it under its final name, or Remove it.
 func File(parent, prefix string) (*Entry, error) {
+	mu.Lock()
+	defer mu.Unlock()
+	if closing {
+		return nil, ErrClosing
+	}
 	f, err := os.CreateTemp(parent, prefix+TempInfix+"*")
 	if err != nil {
 		return nil, err
@@ -85,10 +104,9 @@ func File(parent, prefix string) (*Entry, error) {
 	return register(&Entry{Path: f.Name(), lock: f}), nil
 }
 
+// register records e; the caller holds mu.
 func register(e *Entry) *Entry {
-	mu.Lock()
 	live[e] = true
-	mu.Unlock()
 	return e
 }
 
@@ -111,7 +129,22 @@ func (e *Entry) removeLocked() error {
 	delete(live, e)
 	var err error
 	if e.dir {
-		err = os.RemoveAll(e.Path)
+		// Out of the way first: whoever is still writing into the
+		// directory by its path (the run the signal interrupted) now
+		// gets ENOENT, instead of adding a file RemoveAll has already
+		// passed and leaving the directory behind, not empty.
+		path := e.Path
+		if os.Rename(path, path+".rm") == nil {
+			path += ".rm"
+		}
+		// A create already under way when the rename happened can still
+		// land inside; none can start after it. Try again briefly.
+		for range 5 {
+			if err = os.RemoveAll(path); err == nil {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
 	} else {
 		err = os.Remove(e.Path)
 	}
@@ -148,6 +181,7 @@ func Critical(f func() error) error {
 func RemoveLive() {
 	mu.Lock()
 	defer mu.Unlock()
+	closing = true
 	for e := range live { // order is irrelevant: every entry goes
 		_ = e.removeLocked()
 	}
@@ -160,33 +194,35 @@ func RemoveLive() {
 type Stale struct {
 	Path string
 	Dir  bool
+	// Prefix is the name's part before TempInfix: the prefix Dir or
+	// File was given.
+	Prefix string
 }
 
-// Sweep finds the temporaries in parent whose name starts with
-// prefix+TempInfix and whose lock no live process holds, and calls
-// handle for each (nil handle: remove it). A directory counts only if it
-// holds detsim's lock file: anything else of that name is left alone.
-// Sweep holds each stale entry's lock while handle runs, so two sweepers
-// never handle the same one.
+// ErrKeep, returned by a Sweep handler, leaves the entry where it is
+// without counting as a failure.
+var ErrKeep = errors.New("keep it")
+
+// Sweep finds the temporaries in parent whose name is prefix+TempInfix+…
+// (any name holding TempInfix when prefix is "") and whose lock no live
+// process holds, and calls handle for each (nil handle: remove it). A
+// directory counts only if it holds detsim's lock file: anything else of
+// that name is left alone. Sweep holds each stale entry's lock while
+// handle runs, so two sweepers never handle the same one.
 func Sweep(parent, prefix string, handle func(Stale) error) error {
-	if !canLock {
-		return nil
-	}
-	ents, err := os.ReadDir(parent)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
+	ents, err := sweepList(parent)
 	if err != nil {
 		return err
 	}
 	var errs []error
 	for _, d := range ents {
 		name := d.Name()
-		if !strings.HasPrefix(name, prefix+TempInfix) {
+		at := strings.Index(name, TempInfix)
+		if at < 0 || prefix != "" && name[:at] != prefix {
 			continue
 		}
 		path := filepath.Join(parent, name)
-		s := Stale{Path: path, Dir: d.IsDir()}
+		s := Stale{Path: path, Dir: d.IsDir(), Prefix: name[:at]}
 		lockPath := path
 		switch {
 		case d.IsDir():
@@ -209,6 +245,10 @@ func Sweep(parent, prefix string, handle func(Stale) error) error {
 		if handle != nil {
 			err = handle(s)
 		}
+		if errors.Is(err, ErrKeep) {
+			f.Close()
+			continue
+		}
 		if err == nil {
 			if s.Dir {
 				err = os.RemoveAll(path)
@@ -223,6 +263,49 @@ func Sweep(parent, prefix string, handle func(Stale) error) error {
 		if err != nil {
 			errs = append(errs, fmt.Errorf("removing stale %s: %w", path, err))
 		}
+	}
+	return errors.Join(errs...)
+}
+
+// sweepList lists parent for a sweep: nothing where locks cannot be
+// taken (live cannot be told from stale) or parent is missing.
+func sweepList(parent string) ([]fs.DirEntry, error) {
+	if !canLock {
+		return nil, nil
+	}
+	ents, err := os.ReadDir(parent)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return ents, err
+}
+
+// SweepLocks removes the output locks (LockPath) in parent whose holder
+// has died: a lock file no live process holds the lock of. Lock's check
+// that its file is still the one at the path makes removing it safe
+// against a process taking it at that moment.
+func SweepLocks(parent string) error {
+	ents, err := sweepList(parent)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, d := range ents {
+		name := d.Name()
+		if !d.Type().IsRegular() || !strings.HasPrefix(name, ".") || !strings.HasSuffix(name, lockName) || name == lockName {
+			continue
+		}
+		path := filepath.Join(parent, name)
+		f, err := os.OpenFile(path, os.O_RDWR, 0)
+		if err != nil {
+			continue
+		}
+		if tryLock(f) == nil {
+			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, fmt.Errorf("removing stale lock %s: %w", path, err))
+			}
+		}
+		f.Close()
 	}
 	return errors.Join(errs...)
 }
@@ -246,6 +329,11 @@ func LockPath(out string) string {
 // process holds it. Release removes the file.
 func Lock(out string) (*OutLock, error) {
 	path := LockPath(out)
+	mu.Lock()
+	defer mu.Unlock()
+	if closing {
+		return nil, ErrClosing
+	}
 	for range 8 {
 		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 		if err != nil {
@@ -264,9 +352,7 @@ func Lock(out string) (*OutLock, error) {
 		now, err2 := os.Stat(path)
 		if err1 == nil && err2 == nil && os.SameFile(held, now) {
 			l := &OutLock{path: path, f: f}
-			mu.Lock()
 			locks[l] = true
-			mu.Unlock()
 			return l, nil
 		}
 		f.Close()

@@ -2,9 +2,12 @@ package scratch
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"sync/atomic"
 	"testing"
 )
 
@@ -128,7 +131,141 @@ func TestRemoveLive_TakesEveryEntryAndLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	RemoveLive()
+	defer reopen()
 	if n := names(t, parent); len(n) != 0 {
 		t.Errorf("left behind: %v", n)
+	}
+}
+
+// reopen undoes RemoveLive's closing, which a real process never
+// outlives, for the next test.
+func reopen() {
+	mu.Lock()
+	closing = false
+	mu.Unlock()
+}
+
+// signalDuring runs work(i) for i = 0, 1, … in another goroutine until
+// ready says it has got going, then calls RemoveLive as a signal handler
+// would, stops work, and requires parent empty. work returns false to
+// stop early.
+func signalDuring(t *testing.T, parent string, ready func() bool, work func(i int) bool) {
+	t.Helper()
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if !work(i) {
+				return
+			}
+		}
+	}()
+	for !ready() {
+		runtime.Gosched()
+	}
+	RemoveLive()
+	close(stop)
+	<-done
+	if n := names(t, parent); len(n) != 0 {
+		t.Fatalf("left behind: %v", n)
+	}
+}
+
+// A signal lands while another goroutine is making entries: RemoveLive
+// takes every entry on disk, and nothing is made after it. Before, an
+// entry whose directory existed but was not yet registered — the moment
+// a test saw the work directory and signalled — was left behind, as was
+// any made after RemoveLive returned.
+func TestRemoveLive_WhileEntriesAreBeingMade(t *testing.T) {
+	defer reopen()
+	for range 50 {
+		parent := t.TempDir()
+		var made atomic.Int64
+		signalDuring(t, parent, func() bool { return made.Load() >= 3 }, func(int) bool {
+			if _, err := Dir(parent, ".w"); err != nil {
+				return false
+			}
+			made.Add(1)
+			return true
+		})
+		if _, err := Dir(parent, ".w"); !errors.Is(err, ErrClosing) {
+			t.Fatalf("Dir after RemoveLive = %v, want ErrClosing", err)
+		}
+		reopen()
+	}
+}
+
+// A signal lands while the run is still writing into its work
+// directory: RemoveLive removes it all the same. Before, a file made
+// after RemoveAll had read the directory left it behind, not empty (the
+// batch signal test failed this way on a loaded machine).
+func TestRemoveLive_WhileTheRunWritesIntoItsDirectory(t *testing.T) {
+	defer reopen()
+	for range 20 {
+		parent := t.TempDir()
+		d, err := Dir(parent, ".w")
+		if err != nil {
+			t.Fatal(err)
+		}
+		signalDuring(t, parent, func() bool { return len(names(t, d.Path)) >= 5 }, func(i int) bool {
+			sub := filepath.Join(d.Path, fmt.Sprintf("f%d", i))
+			os.Mkdir(sub, 0o777)
+			os.WriteFile(filepath.Join(sub, "x"), nil, 0o666)
+			return true
+		})
+		reopen()
+	}
+}
+
+// A sweep with no prefix takes every stale temporary, whatever output it
+// was for, and SweepLocks every lock file no live process holds; a held
+// lock and a live entry stay.
+func TestSweep_EveryNameAndStaleLocks(t *testing.T) {
+	parent := t.TempDir()
+	live, err := Dir(parent, ".mine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Remove()
+	var dead []string
+	for _, prefix := range []string{".a", ".b", ".run-1000-peers"} {
+		d, err := Dir(parent, prefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		simulateDeath(d)
+		dead = append(dead, d.Path)
+	}
+	held, err := Lock(filepath.Join(parent, "held"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Release()
+	stale, err := Lock(filepath.Join(parent, "stale"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ForgetForTest(nil, stale) // what SIGKILL leaves: the file, no holder
+	if err := Sweep(parent, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := SweepLocks(parent); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range append(dead, LockPath(filepath.Join(parent, "stale"))) {
+		if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s survived: %v", p, err)
+		}
+	}
+	for _, p := range []string{live.Path, LockPath(filepath.Join(parent, "held"))} {
+		if _, err := os.Lstat(p); err != nil {
+			t.Errorf("%s was removed: %v", p, err)
+		}
 	}
 }

@@ -1,7 +1,8 @@
-// Package term tells whether a stream is a terminal, for the parts of
-// detsim that behave differently on one: the stepper needs one, and
-// sweeps, checks and shrinks draw a progress bar on one and print plain
-// lines otherwise.
+// Package term is detsim's side of the terminal: whether a stream is
+// one, for the parts of detsim that behave differently on one (the
+// stepper needs one; sweeps, checks and shrinks draw a progress bar on
+// one and print plain lines otherwise), and the escaping that keeps
+// strings from bundles and scenarios from acting on it (Escape, Writer).
 //
 // A terminal is a descriptor that answers a terminal ioctl (through
 // charmbracelet/x/term, which bubbletea already uses), not merely a
@@ -19,6 +20,6 @@ import (
 // IsTerminal reports whether w is an *os.File open on a terminal. Any
 // other writer (a buffer, a pipe, a file, /dev/null) is not one.
 func IsTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+	f, ok := Raw(w).(*os.File)
 	return ok && f != nil && xterm.IsTerminal(f.Fd())
 }

@@ -1,6 +1,7 @@
 // Package node runs one hosts/swim state machine as a real node: a UDP
 // socket, the wall clock, timers on real time and the codec's bytes on the
-// wire, optionally authenticated with a cluster key (Seal, Open). cmd/swimd
+// wire, authenticated with a cluster key and replay-checked (Seal, Open,
+// the replay window) unless the caller asked for none. cmd/swimd
 // runs one; package live runs one per scenario peer. It is outside the
 // determinism fence by design: it reads the clock, starts goroutines and
 // does socket I/O.
@@ -53,8 +54,12 @@ type Config struct {
 	Resume *swim.Node
 	// Conn is the node's bound socket; the node closes it when it stops.
 	Conn *net.UDPConn
-	// Key is the cluster key (CheckKey), nil for none.
+	// Key is the cluster key (CheckKey), nil for none: every datagram is
+	// then taken on its word, which only --insecure asks for.
 	Key []byte
+	// Wall returns the wall clock in Unix ns: the sequence numbers of the
+	// replay window (replay.go). Nil: time.Now.
+	Wall func() int64
 	// Clock returns nanoseconds since the run's shared start instant. It
 	// must be monotone.
 	Clock func() int64
@@ -92,6 +97,8 @@ type Node struct {
 	drops    int64
 	lineBuf  []byte
 	nextTick int64
+	seq      sequencer
+	replay   *replay
 
 	inbound  chan datagram
 	snapReq  chan chan []byte
@@ -116,6 +123,9 @@ func New(cfg Config) (*Node, error) {
 	if cfg.Conn == nil || cfg.Clock == nil || cfg.Out == nil || cfg.TickPeriodNs <= 0 {
 		return nil, errors.New("node: Conn, Clock, Out and a positive TickPeriodNs are required")
 	}
+	if cfg.Wall == nil {
+		cfg.Wall = func() int64 { return time.Now().UnixNano() }
+	}
 	n := &Node{
 		cfg:      cfg,
 		conn:     cfg.Conn,
@@ -132,6 +142,9 @@ func New(cfg Config) (*Node, error) {
 	} else {
 		n.sw = swim.New(cfg.ID, cfg.Swim, cfg.Start, cfg.Peers, cfg.Rand)
 	}
+	// A sender the replay window remembers is a member the state machine
+	// may hold: the same bound.
+	n.replay = newReplay(max(n.sw.MaxMembers(), 1))
 	n.sw.SetOutput(n)
 	return n, nil
 }
@@ -268,7 +281,7 @@ func (n *Node) armTimer(t *time.Timer) {
 // never started.
 func (n *Node) Receive(b []byte, source string) {
 	n.begin()
-	msg, reason := Open(n.cfg.Key, b)
+	msg, seq, reason := Open(n.cfg.Key, b)
 	if reason != "" {
 		n.dropped(source, len(b), reason, "")
 		return
@@ -277,6 +290,15 @@ func (n *Node) Receive(b []byte, source string) {
 	if err != nil {
 		n.dropped(source, len(b), ReasonDecodeError, err.Error())
 		return
+	}
+	// The sender the state machine is told of is the one the tag
+	// authenticates: m.From is inside it. Each of its sequence numbers
+	// is taken once.
+	if n.cfg.Key != nil {
+		if reason := n.replay.check(m.From, seq, n.cfg.Wall()); reason != "" {
+			n.dropped(source, len(b), reason, "")
+			return
+		}
 	}
 	var id uint64
 	if n.cfg.ReceivedID != nil {
@@ -329,7 +351,9 @@ func (n *Node) Send(to string, msg *swim.Message, id uint64) {
 		return
 	}
 	codecLen := len(b)
-	b = Seal(n.cfg.Key, b)
+	if n.cfg.Key != nil {
+		b = Seal(n.cfg.Key, b, n.seq.next(n.cfg.Wall()))
+	}
 	n.sendBuf = b[:0]
 	if len(b) > swim.MaxDatagramBytes {
 		n.failed = append(n.failed, failure{to, "too_large"})
@@ -446,12 +470,16 @@ func Listen(addr, netns string) (*net.UDPConn, error) {
 	conn, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(ap))
 	if err != nil {
 		if errors.Is(err, syscallEADDRINUSE) {
-			return nil, fmt.Errorf("bind address %s: port %d is already in use", addr, ap.Port())
+			return nil, fmt.Errorf("bind address %s: port %d is %w", addr, ap.Port(), ErrPortInUse)
 		}
 		return nil, fmt.Errorf("bind address %s: %w", addr, err)
 	}
 	return conn, nil
 }
+
+// ErrPortInUse is wrapped by Listen's error when another socket holds
+// the port.
+var ErrPortInUse = errors.New("already in use")
 
 // AddrOf is conn's local address.
 func AddrOf(conn *net.UDPConn) netip.AddrPort { return conn.LocalAddr().(*net.UDPAddr).AddrPort() }

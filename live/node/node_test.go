@@ -3,6 +3,7 @@ package node
 import (
 	"bytes"
 	"encoding/binary"
+	"math"
 	"net"
 	"strings"
 	"sync"
@@ -13,6 +14,15 @@ import (
 )
 
 var testKey = []byte("0123456789abcdef0123456789abcdef")
+
+// testWall is the idle node's wall clock (Unix ns): sequence numbers near
+// it are fresh.
+const testWall = int64(1_800_000_000_000_000_000)
+
+// seal frames msg under testKey with sequence number testWall+d.
+func seal(msg []byte, d int64) []byte {
+	return Seal(testKey, bytes.Clone(msg), uint64(testWall+d))
+}
 
 // recorder collects a node's lines.
 type recorder struct {
@@ -40,6 +50,10 @@ func (r *recorder) count(sub string) int {
 
 // idle is a node that is never started: Receive is called directly.
 func idle(t testing.TB, key []byte) (*Node, *recorder) {
+	return idleWith(t, key, swim.DefaultConfig())
+}
+
+func idleWith(t testing.TB, key []byte, cfg swim.Config) (*Node, *recorder) {
 	conn, err := ListenLoopback("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -47,9 +61,10 @@ func idle(t testing.TB, key []byte) (*Node, *recorder) {
 	t.Cleanup(func() { conn.Close() })
 	rec := &recorder{}
 	n, err := New(Config{
-		ID: "a", Peers: []string{"a", "b"}, Swim: swim.DefaultConfig(), Start: swim.Member,
+		ID: "a", Peers: []string{"a", "b"}, Swim: cfg, Start: swim.Member,
 		Rand: rng.New(1).Host("a", "kind"), Conn: conn, Key: key,
-		Clock: func() int64 { return 5 }, TickPeriodNs: 1e8, Out: rec.out,
+		Clock: func() int64 { return 5 }, Wall: func() int64 { return testWall },
+		TickPeriodNs: 1e8, Out: rec.out,
 		Route: func(string, []byte, int, int64, uint64) string { return "" },
 	})
 	if err != nil {
@@ -68,22 +83,107 @@ func ping(t testing.TB) []byte {
 
 func TestSealOpenRoundTrip(t *testing.T) {
 	msg := ping(t)
-	d := Seal(testKey, bytes.Clone(msg))
-	if len(d) != len(msg)+TagBytes || !bytes.Equal(d[:len(msg)], msg) {
-		t.Fatalf("the codec's bytes must be unchanged inside the datagram")
+	d := Seal(testKey, bytes.Clone(msg), 42)
+	if len(d) != len(msg)+FrameBytes || !bytes.Equal(d[:len(msg)], msg) {
+		t.Fatalf("the codec's bytes must be unchanged at the front of the datagram")
 	}
-	got, reason := Open(testKey, d)
-	if reason != "" || !bytes.Equal(got, msg) {
-		t.Fatalf("Open: %q %q", got, reason)
+	got, seq, reason := Open(testKey, d)
+	if reason != "" || !bytes.Equal(got, msg) || seq != 42 {
+		t.Fatalf("Open: %q %d %q", got, seq, reason)
 	}
-	if _, reason := Open([]byte("another key, sixteen+ bytes"), d); reason != ReasonBadTag {
+	if _, _, reason := Open([]byte("another key, sixteen+ bytes"), d); reason != ReasonBadTag {
 		t.Errorf("wrong key: %q, want bad_tag", reason)
 	}
-	if _, reason := Open(testKey, d[:5]); reason != ReasonNoTag {
+	// The sequence number is inside the tag: changing it breaks the tag.
+	forged := bytes.Clone(d)
+	forged[len(msg)+SeqBytes-1] ^= 1
+	if _, _, reason := Open(testKey, forged); reason != ReasonBadTag {
+		t.Errorf("changed sequence number: %q, want bad_tag", reason)
+	}
+	if _, _, reason := Open(testKey, d[:FrameBytes-1]); reason != ReasonNoTag {
 		t.Errorf("short: %q, want no_tag", reason)
 	}
-	if got := Seal(nil, msg); !bytes.Equal(got, msg) {
+	if got := Seal(nil, msg, 1); !bytes.Equal(got, msg) {
 		t.Error("unkeyed Seal must leave the datagram as the codec's bytes")
+	}
+}
+
+// A captured datagram sent again is dropped and counted as a replay, as
+// many times as it is sent; the state machine sees it once (before, every
+// replay was answered and logged). Datagrams overtaken in flight are
+// still taken; one older than the clock window, or from further ahead
+// of it than the window, is stale.
+func TestReceive_ReplaysAreCountedDrops(t *testing.T) {
+	n, rec := idle(t, testKey)
+	good := ping(t)
+	d := seal(good, 0)
+	for range 1000 {
+		n.Receive(d, "127.0.0.1:9")
+	}
+	if n.Drops() != 999 || rec.count(`"reason":"replay"`) != 999 {
+		t.Fatalf("drops %d, replay records %d; want 999 of each", n.Drops(), rec.count(`"reason":"replay"`))
+	}
+	if got := rec.count(`"type":"message_received"`); got != 1 {
+		t.Fatalf("the state machine saw the datagram %d times, want once", got)
+	}
+	// Overtaken: 5 arrives before 3; both are taken, each once.
+	for _, dt := range []int64{5, 3, 5, 3} {
+		n.Receive(seal(good, dt), "127.0.0.1:9")
+	}
+	if got := rec.count(`"type":"message_received"`); got != 3 {
+		t.Fatalf("reordered datagrams: %d received, want 3", got)
+	}
+	n, rec = idle(t, testKey) // past 1 000 drops, records are thinned
+	for _, dt := range []int64{-ReplayWindowNs - 1, ReplayWindowNs + 1} {
+		n.Receive(seal(good, dt), "127.0.0.1:9")
+	}
+	if rec.count(`"reason":"stale"`) != 2 {
+		t.Fatalf("stale records %d, want 2", rec.count(`"reason":"stale"`))
+	}
+}
+
+// Past replayPerSender later datagrams, the oldest a receiver remembers
+// becomes the sender's floor: a replay of it is still refused.
+func TestReplay_FloorKeepsRefusingWhatWasForgotten(t *testing.T) {
+	r := newReplay(4)
+	for i := range uint64(replayPerSender + 10) {
+		if reason := r.check("b", uint64(testWall)+i, testWall); reason != "" {
+			t.Fatalf("seq %d: %s", i, reason)
+		}
+	}
+	for i := range uint64(replayPerSender + 10) {
+		if reason := r.check("b", uint64(testWall)+i, testWall); reason != ReasonReplay {
+			t.Fatalf("replay of seq %d: %q, want replay", i, reason)
+		}
+	}
+	for i, s := range []string{"c", "d", "e"} {
+		if reason := r.check(s, uint64(testWall), testWall); reason != "" {
+			t.Fatalf("sender %d: %s", i, reason)
+		}
+	}
+	if reason := r.check("f", uint64(testWall), testWall); reason != ReasonSenders {
+		t.Fatalf("a fifth sender with room for four: %q", reason)
+	}
+	// Once the clock has moved past everything they sent, old senders
+	// are forgotten and make room.
+	if reason := r.check("f", uint64(testWall+2*ReplayWindowNs), testWall+2*ReplayWindowNs); reason != "" {
+		t.Fatalf("after the window: %q", reason)
+	}
+}
+
+// A sender's sequence numbers rise even when its clock does not, and a
+// restarted sender (a new sequencer) starts from its clock, above what it
+// sent before.
+func TestSequencer_RisesStrictly(t *testing.T) {
+	var q sequencer
+	a, b := q.next(100), q.next(100)
+	c := q.next(50)
+	if !(a == 100 && b == 101 && c == 102) {
+		t.Fatalf("got %d %d %d", a, b, c)
+	}
+	var restarted sequencer
+	if got := restarted.next(200); got != 200 {
+		t.Fatalf("restart: %d", got)
 	}
 }
 
@@ -95,9 +195,9 @@ func TestReceive_HostileDatagramsDroppedAndCounted(t *testing.T) {
 	good := ping(t)
 	huge := bytes.Clone(good)
 	huge = append(huge, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f)
-	bad := Seal([]byte("not the cluster key at all!"), bytes.Clone(good))
+	bad := Seal([]byte("not the cluster key at all!"), bytes.Clone(good), uint64(testWall))
 	for _, d := range [][]byte{nil, {1}, []byte("random bytes that are long enough"), good, bad,
-		Seal(testKey, good[:len(good)/2]), Seal(testKey, huge), Seal(testKey, binary.AppendUvarint(nil, 1<<62))} {
+		seal(good[:len(good)/2], 1), seal(huge, 2), seal(binary.AppendUvarint(nil, 1<<62), 3)} {
 		n.Receive(d, "127.0.0.1:9")
 	}
 	if n.Drops() != 8 {
@@ -111,7 +211,7 @@ func TestReceive_HostileDatagramsDroppedAndCounted(t *testing.T) {
 			t.Errorf("no drop with reason %s", r)
 		}
 	}
-	n.Receive(Seal(testKey, bytes.Clone(good)), "127.0.0.1:9")
+	n.Receive(seal(good, 4), "127.0.0.1:9")
 	if n.Drops() != 8 || rec.count(`"type":"message_received"`) != 1 {
 		t.Errorf("a well-tagged ping must reach the state machine")
 	}
@@ -133,9 +233,14 @@ func TestReceive_FloodThinsRecordsButCountsAll(t *testing.T) {
 	}
 }
 
+// FuzzReceive: any datagram, keyed or not, is taken by the state machine
+// or dropped and counted, never a panic; a keyed one taken passed the
+// tag and the replay window, and the same bytes again are a drop.
 func FuzzReceive(f *testing.F) {
 	good := ping(f)
-	f.Add(Seal(testKey, bytes.Clone(good)), true)
+	f.Add(seal(good, 0), true)
+	f.Add(seal(good, -ReplayWindowNs-1), true)
+	f.Add(Seal(testKey, bytes.Clone(good), math.MaxUint64), true)
 	f.Add(good, false)
 	f.Add(good[:3], true)
 	f.Add(append(bytes.Clone(good), 0xff, 0xff, 0xff, 0xff, 0x0f), false)
@@ -148,16 +253,25 @@ func FuzzReceive(f *testing.F) {
 		n, _ := idle(t, key)
 		before := n.Drops()
 		n.Receive(b, "127.0.0.1:9")
-		// Either the state machine saw it or it was counted: never lost
-		// silently, never a panic.
-		if n.Drops() == before {
-			m, reason := Open(key, b)
-			if reason != "" {
-				t.Fatalf("undropped datagram failed Open: %s", reason)
-			}
-			if _, err := swim.Decode(m); err != nil {
-				t.Fatalf("undropped datagram fails Decode: %v", err)
-			}
+		if n.Drops() != before {
+			return
+		}
+		m, seq, reason := Open(key, b)
+		if reason != "" {
+			t.Fatalf("undropped datagram failed Open: %s", reason)
+		}
+		if _, err := swim.Decode(m); err != nil {
+			t.Fatalf("undropped datagram fails Decode: %v", err)
+		}
+		if !keyed {
+			return
+		}
+		if d := int64(seq) - testWall; seq > math.MaxInt64 || d < -ReplayWindowNs || d > ReplayWindowNs {
+			t.Fatalf("sequence number %d outside the window was taken", seq)
+		}
+		n.Receive(b, "127.0.0.1:9")
+		if n.Drops() != before+1 {
+			t.Fatal("the same keyed datagram was taken twice")
 		}
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/detsim/detsim/bundle"
+	"github.com/detsim/detsim/internal/term"
 )
 
 // Event is one events.ndjson record taken apart for display.
@@ -25,7 +26,10 @@ func ParseEvent(b []byte) (Event, error) {
 	if err != nil {
 		return Event{}, err
 	}
-	ev := Event{At: rec.VirtualTimeNs, Host: rec.HostID, Tag: rec.KindTag, Type: rec.Type}
+	// A record's strings are not detsim's to print as they are: every
+	// one the panes show passes term.Escape (here, and tokenString for
+	// the values).
+	ev := Event{At: rec.VirtualTimeNs, Host: term.Escape(rec.HostID), Tag: term.Escape(rec.KindTag), Type: term.Escape(rec.Type)}
 	dec := json.NewDecoder(bytes.NewReader(rec.Event))
 	dec.UseNumber()
 	if _, err := dec.Token(); err != nil { // the event's '{', as ParseEventLine checked
@@ -54,6 +58,7 @@ func walkEvent(dec *json.Decoder, out *[]kv) error {
 			return err
 		}
 		k, _ := t.(string)
+		k = term.Escape(k)
 		t, err = dec.Token()
 		if err != nil {
 			return err

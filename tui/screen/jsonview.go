@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+
+	"github.com/detsim/detsim/internal/term"
 )
 
 // kv is one member of a flattened JSON object, in document order.
@@ -69,7 +71,7 @@ func walkObject(dec *json.Decoder, prefix string, out *[]kv) error {
 func tokenString(dec *json.Decoder, t json.Token) (string, error) {
 	switch v := t.(type) {
 	case string:
-		return v, nil
+		return term.Escape(v), nil
 	case json.Number:
 		return groupInteger(v.String()), nil
 	case bool:
@@ -98,7 +100,7 @@ func tokenString(dec *json.Decoder, t json.Token) (string, error) {
 					return "", err
 				}
 				ks, _ := k.(string)
-				b.WriteString(ks)
+				b.WriteString(term.Escape(ks))
 				b.WriteByte(':')
 			}
 			t, err := dec.Token()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/detsim/detsim/bundle/verdict"
 	"github.com/detsim/detsim/debugger"
+	"github.com/detsim/detsim/internal/term"
 )
 
 // Overlay is what replaces the panes, if anything.
@@ -119,12 +120,12 @@ func (scr *Screen) verdictsView(sel, w, h int) []string {
 		case p.Outcome == verdict.Fail:
 			word = scr.st.failed.Render(word)
 		}
-		line := marker + " " + word + " " + p.Name + "  " + scr.st.dim.Render(p.Kind)
+		line := marker + " " + word + " " + term.Escape(p.Name) + "  " + scr.st.dim.Render(p.Kind)
 		if i == sel {
 			line = scr.st.cursor.Render(Plain(line))
 		}
 		body = append(body, line)
-		reason := p.Reason
+		reason := term.Escape(p.Reason)
 		if !p.Resolved {
 			reason = "not decided by the records so far"
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/detsim/detsim/debugger"
 	"github.com/detsim/detsim/engine"
 	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/internal/term"
 )
 
 // Screen is the stepper's screen: the frame on show, the layout for the
@@ -410,7 +411,7 @@ func (scr *Screen) runState(st Status) string {
 
 func (scr *Screen) headerView(st Status) []string {
 	f := scr.fr
-	l1 := " " + scr.st.bold.Render("detsim") + "  " + st.Name + "  seed " + strconv.FormatUint(st.Seed, 10) +
+	l1 := " " + scr.st.bold.Render("detsim") + "  " + term.Escape(st.Name) + "  seed " + strconv.FormatUint(st.Seed, 10) +
 		"  t=" + FmtTime(f.now) + "  step " + FmtInt(f.index) + "  " + scr.st.dim.Render(DescribeStep(f.last))
 	verdicts := "verdicts " + itoa(f.pass) + " pass · " + itoa(f.fail) + " fail · " + itoa(f.open) + " open"
 	if f.inconclusive > 0 {
@@ -437,10 +438,10 @@ func (scr *Screen) headerView(st Status) []string {
 }
 
 func (scr *Screen) footerView(W int, st Status) []string {
-	status := st.Line
+	status := term.Escape(st.Line) // may quote a path or an error about a bundle
 	switch {
 	case st.Prompt != "":
-		status = st.Prompt
+		status = term.Escape(st.Prompt)
 	case st.IsError:
 		status = scr.st.errText.Render(status)
 	}

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/detsim/detsim/bundle"
+	"github.com/detsim/detsim/internal/realtime"
 	"github.com/detsim/detsim/internal/spool"
 )
 
@@ -222,18 +223,6 @@ func (d *child) reached(subject, state string) bool {
 	return false
 }
 
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, what string, limit time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v", what, limit)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 // freeAddrs returns n addresses, on IPs 127.0.0.1, .2, ... when this
 // machine routes all of 127/8 to loopback (so each daemon can be told
 // from the IP it dials from), else all on 127.0.0.1, whose port was free
@@ -361,12 +350,12 @@ func TestThreeDaemonsConverge(t *testing.T) {
 		start(t, dir, "b", nil, append([]string{"--bind", addrs[1], "--seeds", "a"}, common...)...),
 		start(t, dir, "c", nil, append([]string{"--bind", addrs[2], "--seeds", addrs[0]}, common...)...),
 	}
-	waitFor(t, "every daemon records all three alive", 30*time.Second, func() bool {
+	realtime.WaitFor(t, "every daemon records all three alive", 30*time.Second, func() bool {
 		return ds[0].sees(ids) && ds[1].sees(ids) && ds[2].sees(ids)
 	})
 	ds[0].cmd.Process.Signal(syscall.SIGUSR1)
 	snap := filepath.Join(ds[0].snaps, "0.json")
-	waitFor(t, "a's snapshot", 10*time.Second, func() bool { _, err := os.Stat(snap); return err == nil })
+	realtime.WaitFor(t, "a's snapshot", 10*time.Second, func() bool { _, err := os.Stat(snap); return err == nil })
 	var s struct {
 		Node    string
 		Members []struct{ ID, State string }
@@ -381,7 +370,7 @@ func TestThreeDaemonsConverge(t *testing.T) {
 	// others find c out by probing, so c turns suspect before dead (a
 	// Leave would have it dead at once).
 	ds[2].stop(t)
-	waitFor(t, "a or b suspects c", 20*time.Second, func() bool { return ds[0].reached("c", "suspect") || ds[1].reached("c", "suspect") })
+	realtime.WaitFor(t, "a or b suspects c", 20*time.Second, func() bool { return ds[0].reached("c", "suspect") || ds[1].reached("c", "suspect") })
 	for _, d := range ds[:2] {
 		d.stop(t)
 	}

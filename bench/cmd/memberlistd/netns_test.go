@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/detsim/detsim/internal/realtime"
 	"github.com/detsim/detsim/testbed/tbnet"
 )
 
@@ -86,7 +87,7 @@ func TestNetns_TwoDaemonsConverge(t *testing.T) {
 		ds = append(ds, start(t, dir, id, []string{"ip", "netns", "exec", n}, args...))
 	}
 	ids := []string{"p0", "p1"}
-	waitFor(t, "both daemons record both alive", 30*time.Second, func() bool { return ds[0].sees(ids) && ds[1].sees(ids) })
+	realtime.WaitFor(t, "both daemons record both alive", 30*time.Second, func() bool { return ds[0].sees(ids) && ds[1].sees(ids) })
 	for _, d := range ds {
 		d.stop(t)
 	}
