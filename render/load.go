@@ -551,9 +551,11 @@ func (rd *reader) recvOnly(m msg) {
 // count is the first pass's tally of one message once its fate is
 // known: sends before the window took part in pairing only; the rest
 // are counted per status, per tile and class, and per density bucket.
+// A message outside the window is not counted among the records outside
+// it: its records already were, one each, as they were read (issue 22:
+// counting the message too made 8 579 of a run's 8 331 records "outside").
 func (r *run) count(c *counts, seq int, sendT, recvT int64, status int8, from, to int32) {
 	if sendT < r.from && (recvT < r.from || status == inFlight) {
-		r.outside++
 		return
 	}
 	c.fate.set(seq, fateOf(status))

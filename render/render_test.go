@@ -3,10 +3,13 @@ package render
 import (
 	"bytes"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/detsim/detsim/bundle"
 )
 
 // The page for a bundle depends on nothing but the bundle and the
@@ -232,6 +235,47 @@ func TestWrite_WindowKeepsWhatIsInside(t *testing.T) {
 	}
 	if _, err := Write(&bytes.Buffer{}, dir, Options{FromNs: to, ToNs: from}); ExitCode(err) != 2 {
 		t.Errorf("--to before --from: %v, want a usage error (exit 2)", err)
+	}
+}
+
+// The records the page says lie outside a window are exactly those of
+// events.ndjson whose time is before or after it, for any window (issue
+// 22: messages outside were counted twice, 8 579 of a run's 8 331).
+func TestWindow_OutsideCountIsARecordCount(t *testing.T) {
+	for _, name := range []string{"reproduction/gossip_flap", "reference/echo_parity"} {
+		dir := libraryBundle(t, name)
+		var times []int64
+		if err := bundle.ReadEvents(dir, func(_ int, rec bundle.EventRecord) error {
+			times = append(times, rec.VirtualTimeNs)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		end := times[len(times)-1]
+		rnd := rand.New(rand.NewPCG(22, uint64(len(times))))
+		windows := [][2]int64{{0, 0}, {0, end}, {end / 2, end / 2}, {85e9, 100e9}}
+		for range 12 {
+			a, b := rnd.Int64N(end+1), rnd.Int64N(end+1)
+			windows = append(windows, [2]int64{min(a, b), max(a, b)})
+		}
+		for _, w := range windows {
+			r, err := load(dir, Options{FromNs: w[0], ToNs: w[1]})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := int64(0)
+			for _, at := range times {
+				if at < r.from || at > r.to {
+					want++
+				}
+			}
+			if r.outside != want {
+				t.Errorf("%s window [%d, %d]: %d records outside, events.ndjson has %d", name, r.from, r.to, r.outside, want)
+			}
+			if r.outside > r.records {
+				t.Errorf("%s window [%d, %d]: %d of %d records outside", name, r.from, r.to, r.outside, r.records)
+			}
+		}
 	}
 }
 
