@@ -64,4 +64,28 @@ func TestBrowser_BigBundle(t *testing.T) {
 			os.WriteFile(p, shot, 0o666)
 		}
 	}
+	// The charts: a thousand hosts are drawn as the few largest and an
+	// "all" line, every point a record; a screenshot of each type.
+	eval[any](t, ctx, "window.detsim.view(0, 1e15), 0")
+	cs := pageCharts(t, ctx)
+	for _, id := range []string{"swim_bytes", "swim_updates", "swim_link_bytes"} {
+		c := cs[id]
+		if c.Points == 0 || c.Keys > chartKeys || !c.All {
+			t.Errorf("chart %s: %+v, want at most %d lines and an all line", id, c, chartKeys)
+		}
+	}
+	t.Logf("charts: %v", cs)
+	for id := range cs {
+		sel := fmt.Sprintf(`canvas[data-chart=%q]`, id)
+		if err := chromedp.Do(ctx, chromedp.ScrollIntoView(chromedp.CSS(sel))); err != nil {
+			t.Fatalf("%s: scrolling to it: %v", id, err)
+		}
+		shot, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(sel), chromedp.NodeVisible))
+		if err != nil {
+			t.Fatalf("%s: screenshot: %v", id, err)
+		}
+		if d := os.Getenv("DETSIM_RENDER_SCREENSHOT_DIR"); d != "" {
+			os.WriteFile(filepath.Join(d, "big_"+id+".png"), shot, 0o666)
+		}
+	}
 }

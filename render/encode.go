@@ -307,6 +307,8 @@ func (r *run) encode(e *enc, lane map[int32]int32) {
 	}
 	e.raw("],")
 
+	r.charts.encode(e, L)
+
 	e.key("rec")
 	e.raw("{")
 	e.ints("l", len(r.want), true, func(i int) int64 { return int64(r.want[i]) })

@@ -314,3 +314,51 @@ func TestCompare_DensityOnEveryLaneOfBothRuns(t *testing.T) {
 		}
 	}
 }
+
+// Charts come from the kinds' declared series: an agent run charts its
+// calls' latency, retries and bytes, a provider its requests, and a swim
+// run none of theirs (issue 22: "agent and provider hosts get theirs").
+func TestCharts_FromTheKindsDeclarations(t *testing.T) {
+	for _, c := range []struct {
+		scenario string
+		want     []string
+		not      []string
+	}{
+		{"agent/rate_limit", []string{"agent_latency", "agent_retries", "agent_request_bytes", "provider_request_bytes"}, []string{"swim_bytes"}},
+		{"reproduction/gossip_flap", []string{"swim_bytes", "swim_updates", "swim_suspicions", "swim_refutations", "swim_incarnation", "swim_link_bytes", "swim_queue"}, []string{"agent_latency"}},
+	} {
+		r, err := load(libraryBundle(t, c.scenario), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]*chart{}
+		for _, ch := range r.charts.list {
+			if len(ch.keys) > 0 {
+				got[ch.d.ID] = ch
+			}
+		}
+		for _, id := range c.want {
+			ch := got[id]
+			if ch == nil {
+				t.Errorf("%s: no %s chart", c.scenario, id)
+				continue
+			}
+			points := 0
+			for _, k := range ch.keys {
+				for b := range chartBuckets {
+					if ch.agg[k].cnt[b] > 0 {
+						points++
+					}
+				}
+			}
+			if points == 0 {
+				t.Errorf("%s: chart %s has keys but no points", c.scenario, id)
+			}
+		}
+		for _, id := range c.not {
+			if got[id] != nil {
+				t.Errorf("%s: charts %s, another kind's series", c.scenario, id)
+			}
+		}
+	}
+}
