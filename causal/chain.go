@@ -58,12 +58,19 @@ type Explainer interface {
 var ErrNotTransition = errors.New("not a state transition")
 
 // Why explains the record on line with the first of exps that explains
-// it.
-func Why(ix *Index, exps []Explainer, line int64) (Chain, error) {
+// it. add, when set, offers that record to an empty index that skips
+// nothing (Add or AddRecord): a record the index skips (a start-up view)
+// is then explained on its own.
+func Why(ix *Index, exps []Explainer, line int64, add func(*Index)) (Chain, error) {
 	r, ok := ix.At(line)
+	if !ok && add != nil {
+		one := ix.unskipped()
+		add(one)
+		r, ok = one.At(line)
+	}
 	if ok {
 		for _, x := range exps {
-			if c, ok := x.Explain(ix, r); ok {
+			if c, ok := x.Explain(r.ix, r); ok {
 				return c, nil
 			}
 		}

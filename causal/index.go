@@ -13,16 +13,21 @@ package causal
 
 import (
 	"bytes"
+	"maps"
+	"slices"
 
 	"github.com/detsim/detsim/internal/jsonmember"
 )
 
 // Keep is one record type an explainer needs, and which of its members:
 // Str members are kept as strings, Num members as integers, ID members
-// as message ids ("orch#17").
+// as message ids ("orch#17"). Skip, when set, leaves out the records
+// whose Str member Skip[0] is Skip[1]: a thousand peers' million start-up
+// views would otherwise be most of what the index holds and costs.
 type Keep struct {
 	Type          string
 	Str, Num, IDs []string
+	Skip          [2]string
 }
 
 // Index holds the records an explainer asks for, in line order, each
@@ -49,6 +54,10 @@ type Index struct {
 type spec struct {
 	typ    int32 // in strs
 	fields []field
+	skip   int    // the field Skip names, -1 none
+	skipK  []byte // its key, `"name":`
+	skipV  string // the value that skips
+	skipS  []byte // `"name":"value"`: as the last member, decided without a search
 }
 
 // field position of name in the spec, -1 if it keeps no such member.
@@ -63,7 +72,6 @@ func (sp *spec) pos(name string) (int, uint8) {
 
 type field struct {
 	name string
-	key  []byte // `"name":`
 	kind uint8
 }
 
@@ -98,7 +106,7 @@ func NewIndex(budget int64, keeps ...Keep) *Index {
 	for _, k := range keeps {
 		sp := ix.specs[k.Type]
 		if sp == nil {
-			sp = &spec{typ: ix.intern(k.Type)}
+			sp = &spec{typ: ix.intern(k.Type), skip: -1}
 			ix.specs[k.Type] = sp
 			for int(sp.typ) >= len(ix.byTyp) {
 				ix.byTyp = append(ix.byTyp, nil)
@@ -107,14 +115,37 @@ func NewIndex(budget int64, keeps ...Keep) *Index {
 		}
 		add := func(names []string, kind uint8) {
 			for _, n := range names {
-				sp.fields = append(sp.fields, field{name: n, key: []byte(`"` + n + `":`), kind: kind})
+				sp.fields = append(sp.fields, field{name: n, kind: kind})
 			}
 		}
 		add(k.Str, kStr)
 		add(k.Num, kNum)
 		add(k.IDs, kID)
+		if k.Skip[0] != "" {
+			if p, kind := sp.pos(k.Skip[0]); p >= 0 && kind == kStr {
+				sp.skip, sp.skipK, sp.skipV = p, []byte(`"`+k.Skip[0]+`":`), k.Skip[1]
+				sp.skipS = []byte(`"` + k.Skip[0] + `":"` + k.Skip[1] + `"`)
+			}
+		}
 	}
 	return ix
+}
+
+// unskipped is an empty index keeping what ix keeps, skipping nothing:
+// for one record ix would skip.
+func (ix *Index) unskipped() *Index {
+	one := &Index{specs: map[string]*spec{}, strIdx: map[string]int32{}, budget: ix.budget}
+	one.intern("")
+	for _, name := range slices.Sorted(maps.Keys(ix.specs)) {
+		sp := ix.specs[name]
+		c := &spec{typ: one.intern(name), fields: sp.fields, skip: -1}
+		one.specs[name] = c
+		for int(c.typ) >= len(one.byTyp) {
+			one.byTyp = append(one.byTyp, nil)
+		}
+		one.byTyp[c.typ] = c
+	}
+	return one
 }
 
 // internBytes is intern for bytes, allocating only for a new string.
@@ -177,14 +208,122 @@ func (ix *Index) AddRecord(line, step, at int64, host, typ string, payload []byt
 }
 
 func (ix *Index) add(sp *spec, line, step, at int64, host int32, payload []byte) {
+	// A skipped record is most of a big run's: one search decides it,
+	// before the scan of every member.
+	if sp.skip >= 0 {
+		if bytes.HasSuffix(bytes.TrimSuffix(payload, []byte("}")), sp.skipS) {
+			return
+		}
+		if v, ok := jsonmember.FindKey(payload, sp.skipK); ok && string(unquote(v)) == sp.skipV {
+			return
+		}
+	}
+	var raw [8][]byte
+	if !scanMembers(payload, sp.fields, raw[:]) {
+		return
+	}
 	e := entry{line: line, step: step, at: at, host: host, typ: sp.typ, off: int32(len(ix.vals)), n: int32(len(sp.fields))}
-	for _, f := range sp.fields {
-		ix.vals = append(ix.vals, ix.value(payload, f))
+	for i, f := range sp.fields {
+		ix.vals = append(ix.vals, ix.value(raw[i], f.kind))
 	}
 	ix.ents = append(ix.ents, e)
 	if ix.bytes() > ix.budget {
 		ix.forgetHalf()
 	}
+}
+
+// scanMembers reads payload's top-level members once, left to right, and
+// puts the raw value of each wanted field in raw (by the field's place);
+// false for a payload it cannot read. One pass over the record, not a
+// search per field: the session feeds every record of a run through it.
+func scanMembers(payload []byte, fields []field, raw [][]byte) bool {
+	if len(fields) > len(raw) {
+		return false
+	}
+	b := payload
+	if len(b) > 0 && b[0] == '{' {
+		b = b[1:]
+	}
+	for len(b) > 0 {
+		if b[0] == ',' {
+			b = b[1:]
+			continue
+		}
+		if b[0] != '"' {
+			return len(b) == 0 || b[0] == '}'
+		}
+		k := bytes.IndexByte(b[1:], '"')
+		if k < 0 || len(b) < k+3 || b[k+2] != ':' {
+			return false
+		}
+		name := b[1 : k+1]
+		v := b[k+3:]
+		n := valueLen(v)
+		if n < 0 {
+			return false
+		}
+		for i := range fields {
+			if fields[i].name == string(name) {
+				raw[i] = v[:n]
+				break
+			}
+		}
+		b = v[n:]
+	}
+	return true
+}
+
+// valueLen is the length of the JSON value v starts with, as detsim
+// writes values (strings without escaped quotes, flat arrays), -1 if it
+// cannot tell.
+func valueLen(v []byte) int {
+	if len(v) == 0 {
+		return -1
+	}
+	switch v[0] {
+	case '"':
+		for i := 1; i < len(v); i++ {
+			switch v[i] {
+			case '\\':
+				i++
+			case '"':
+				return i + 1
+			}
+		}
+		return -1
+	case '[', '{':
+		depth := 0
+		for i := 0; i < len(v); i++ {
+			switch v[i] {
+			case '[', '{':
+				depth++
+			case ']', '}':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			case '"':
+				n := valueLen(v[i:])
+				if n < 0 {
+					return -1
+				}
+				i += n - 1
+			}
+		}
+		return -1
+	}
+	for i := 0; i < len(v); i++ {
+		if v[i] == ',' || v[i] == '}' || v[i] == ']' {
+			return i
+		}
+	}
+	return len(v)
+}
+
+func unquote(v []byte) []byte {
+	if len(v) >= 2 && v[0] == '"' {
+		return v[1 : len(v)-1]
+	}
+	return v
 }
 
 func (ix *Index) bytes() int64 {
@@ -201,24 +340,25 @@ func (ix *Index) forgetHalf() {
 	ix.forgot = ix.ents[h-1].line
 	ix.dropLookups()
 	base := ix.ents[h].off
-	ents := make([]entry, len(ix.ents)-h, max(len(ix.ents), 1024))
+	ents := make([]entry, len(ix.ents)-h, len(ix.ents)-h+len(ix.ents)/4+16)
 	copy(ents, ix.ents[h:])
 	for i := range ents {
 		ents[i].off -= base
 	}
-	vals := make([]int64, len(ix.vals)-int(base), max(len(ix.vals), 1024))
+	vals := make([]int64, len(ix.vals)-int(base), len(ix.vals)-int(base)+len(ix.vals)/4+16)
 	copy(vals, ix.vals[base:])
 	ix.ents, ix.vals = ents, vals
 }
 
 // value reads member f of payload; absent or unreadable is 0 (and 0,
 // the empty string, for a string).
-func (ix *Index) value(payload []byte, f field) int64 {
-	v, ok := jsonmember.FindKey(payload, f.key)
-	if !ok {
+// value is one member's raw value as the index holds it: absent or
+// unreadable is 0 (and 0 is the empty string).
+func (ix *Index) value(v []byte, kind uint8) int64 {
+	if len(v) == 0 {
 		return 0
 	}
-	if f.kind == kNum {
+	if kind == kNum {
 		n, _ := atoi(v)
 		return n
 	}
@@ -226,7 +366,7 @@ func (ix *Index) value(payload []byte, f field) int64 {
 		return 0
 	}
 	s := v[1 : len(v)-1]
-	if f.kind == kID {
+	if kind == kID {
 		// "host#n": the host interned, the counter beside it, so a run's
 		// hundred thousand message ids do not each become a string.
 		if k := bytes.LastIndexByte(s, '#'); k > 0 {
@@ -263,26 +403,36 @@ func atoi(b []byte) (int64, bool) {
 }
 
 // splitLine finds a line's event type, payload and host_id (nil for
-// null) as detsim writes lines (docs/events.md), without decoding it.
+// null) as detsim writes lines (docs/events.md): the envelope's members
+// in their fixed order are read left to right, once; anything else falls
+// back to searching for the keys.
 func splitLine(b []byte) (typ, payload, host []byte, ok bool) {
+	if rest, found := bytes.CutPrefix(b, timeKey); found {
+		i := 0
+		for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+			i++
+		}
+		if rest, found = bytes.CutPrefix(rest[i:], hostKey); found {
+			n := valueLen(rest)
+			if n > 0 {
+				if rest[0] == '"' {
+					host = rest[1 : n-1]
+				}
+				if rest, found = bytes.CutPrefix(rest[n:], kindKey); found {
+					if n = valueLen(rest); n > 0 {
+						if rest, found = bytes.CutPrefix(rest[n:], eventKey); found {
+							return typeOf(rest, host)
+						}
+					}
+				}
+			}
+		}
+	}
 	i := bytes.Index(b, eventKey)
 	if i < 0 {
 		return nil, nil, nil, false
 	}
-	payload = bytes.TrimRight(b[i+len(eventKey):], "\n")
-	if len(payload) == 0 || payload[len(payload)-1] != '}' {
-		return nil, nil, nil, false
-	}
-	payload = payload[:len(payload)-1]
-	if !bytes.HasPrefix(payload, typeKey) {
-		return nil, nil, nil, false
-	}
-	rest := payload[len(typeKey):]
-	j := bytes.IndexByte(rest, '"')
-	if j < 0 {
-		return nil, nil, nil, false
-	}
-	typ = rest[:j]
+	host = nil
 	if h := bytes.Index(b[:i], hostKey); h >= 0 {
 		v := b[h+len(hostKey) : i]
 		if len(v) >= 2 && v[0] == '"' {
@@ -291,11 +441,32 @@ func splitLine(b []byte) (typ, payload, host []byte, ok bool) {
 			}
 		}
 	}
-	return typ, payload, host, true
+	return typeOf(b[i+len(eventKey):], host)
+}
+
+// typeOf reads the event object at the start of rest (the envelope's
+// closing brace and newline after it).
+func typeOf(rest, host []byte) (typ, payload, h []byte, ok bool) {
+	payload = bytes.TrimRight(rest, "\n")
+	if len(payload) == 0 || payload[len(payload)-1] != '}' {
+		return nil, nil, nil, false
+	}
+	payload = payload[:len(payload)-1]
+	if !bytes.HasPrefix(payload, typeKey) {
+		return nil, nil, nil, false
+	}
+	t := payload[len(typeKey):]
+	j := bytes.IndexByte(t, '"')
+	if j < 0 {
+		return nil, nil, nil, false
+	}
+	return t[:j], payload, host, true
 }
 
 var (
+	timeKey  = []byte(`{"virtual_time_ns":`)
+	hostKey  = []byte(`,"host_id":`)
+	kindKey  = []byte(`,"kind_tag":`)
 	eventKey = []byte(`,"event":`)
 	typeKey  = []byte(`{"type":"`)
-	hostKey  = []byte(`,"host_id":`)
 )

@@ -107,3 +107,7 @@ func (ix *Index) Onward(typ, host string, line int64, fn func(Rec) bool) {
 		}
 	}
 }
+
+// Forget drops the lookups, so the next query builds them again: what
+// the first question after a long run costs (benchmarks).
+func (ix *Index) Forget() { ix.dropLookups() }

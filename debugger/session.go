@@ -147,7 +147,11 @@ func (s *Session) Why(line int64) (causal.Chain, error) {
 	if s.why == nil {
 		return causal.Chain{}, errors.New("no host kind of this run explains its state")
 	}
-	return causal.Why(s.why, s.exps, line)
+	var add func(*causal.Index)
+	if r, ok := s.Record(line); ok {
+		add = func(one *causal.Index) { one.Add(r.Line, r.Step, r.At, r.Bytes) }
+	}
+	return causal.Why(s.why, s.exps, line, add)
 }
 
 // WhyTarget finds the record Why would explain for "why does host hold

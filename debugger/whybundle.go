@@ -50,6 +50,7 @@ func WhyInBundle(dir string, reg *hosts.Registry, q WhyQuery) (causal.Chain, int
 		return causal.Chain{}, 0, errors.New("no host kind explains its state")
 	}
 	ix := causal.NewIndex(0, causal.Keeps(exps)...)
+	var add func(*causal.Index) // the record asked about, should the index skip it
 	seen := map[string]bool{}
 	var hostList []string
 	stop := errors.New("past the time asked")
@@ -69,6 +70,10 @@ func WhyInBundle(dir string, reg *hosts.Registry, q WhyQuery) (causal.Chain, int
 		}
 		if rec.Event != nil {
 			ix.AddRecord(int64(line), 0, rec.VirtualTimeNs, rec.HostID, rec.Type, rec.Event)
+			if int64(line) == q.Line {
+				at, host, typ, ev := rec.VirtualTimeNs, rec.HostID, rec.Type, slices.Clone(rec.Event)
+				add = func(one *causal.Index) { one.AddRecord(int64(line), 0, at, host, typ, ev) }
+			}
 		}
 		if q.Line > 0 && int64(line) > q.Line+200_000 {
 			return stop
@@ -96,7 +101,7 @@ func WhyInBundle(dir string, reg *hosts.Registry, q WhyQuery) (causal.Chain, int
 			return causal.Chain{}, 0, &WhyError{fmt.Sprintf("%s records no transition about %s at or before %s; why explains %s", q.Host, q.Subject, fmtAt(q.At), accepts(exps))}
 		}
 	}
-	c, err := causal.Why(ix, exps, line)
+	c, err := causal.Why(ix, exps, line, add)
 	if err != nil {
 		return causal.Chain{}, 0, &WhyError{err.Error()}
 	}

@@ -42,9 +42,12 @@ func (explainer) Keeps() []causal.Keep {
 		return causal.Keep{Type: t, Str: []string{"from", "to", "reason"}, IDs: []string{"id"}}
 	}
 	return []causal.Keep{
-		{Type: tTransition, Str: []string{"observer", "subject", "from", "to", "reason"}, Num: []string{"incarnation"}},
+		// Start-up views are most of a big run's records (a thousand peers'
+		// million) and start no chain worth following: skipped.
+		{Type: tTransition, Str: []string{"observer", "subject", "from", "to", "reason"}, Num: []string{"incarnation"}, Skip: [2]string{"reason", swim.ReasonInitial}},
 		msg(tSent), msg(tReceived),
-		{Type: tProbeSent, Str: []string{"target", "mode"}, Num: []string{"seq"}},
+		// Only the ping_req fan-out: a direct probe is its ping's message_sent.
+		{Type: tProbeSent, Str: []string{"target", "mode"}, Num: []string{"seq"}, Skip: [2]string{"mode", swim.ModeDirect}},
 		{Type: tTimedOut, Str: []string{"target", "mode"}, Num: []string{"seq"}},
 		{Type: tBump, Str: []string{"cause"}, Num: []string{"old", "new"}},
 		drop(tDropSend), drop(tDropDeliv),
@@ -194,11 +197,16 @@ func (b *builder) carried(r causal.Rec) {
 	held, ok := b.ix.Latest(tTransition, sender, send.Line(), func(p causal.Rec) bool {
 		return p.Str("subject") == subj && p.Str("to") == to && p.Num("incarnation") == inc
 	})
-	if !ok {
+	switch {
+	case ok:
+		b.transition(held, false)
+	case sender == subj:
+		b.origin(send.Link(fmt.Sprintf("%s speaks for itself: %s at incarnation %d since it started", sender, to, inc), "the news starts here"))
+	case to == swim.Alive.String() && inc == 0:
+		b.origin(send.Link(fmt.Sprintf("%s had held %s alive at incarnation 0 since it started", sender, subj), "its start-up view (start-up views are not indexed): the news starts here"))
+	default:
 		b.stop(sender + "'s view " + subj + " " + to + " inc " + strconv.FormatInt(inc, 10) + " is from before the records held")
-		return
 	}
-	b.transition(held, false)
 }
 
 // probe adds the probe whose failure made r: its timeouts, the ping and
