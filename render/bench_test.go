@@ -3,6 +3,7 @@ package render
 import (
 	"io"
 	"os"
+	"slices"
 	"testing"
 	"time"
 )
@@ -35,8 +36,8 @@ func BenchmarkRender_Reproduction(b *testing.B) {
 //	go run ./cmd/detsim --batch --out /dev/shm/b1000 bench/testdata/swim1000_60s.toml
 //	DETSIM_RENDER_BIG=/dev/shm/b1000 go test -run '^$' -bench Render_Big -benchtime 3x -count 3 ./render
 //
-// Sub-benchmarks alternate within each -count round, so a noisy machine
-// loads both alike: compare them round by round.
+// On a shared machine compare the two sub-benchmarks in one run with a
+// small -benchtime; BenchmarkRender_BigChartsRatio alternates them.
 func BenchmarkRender_Big(b *testing.B) {
 	dir := os.Getenv("DETSIM_RENDER_BIG")
 	if dir == "" {
@@ -44,4 +45,36 @@ func BenchmarkRender_Big(b *testing.B) {
 	}
 	b.Run("charts", func(b *testing.B) { benchRender(b, dir, Options{}) })
 	b.Run("nocharts", func(b *testing.B) { benchRender(b, dir, Options{NoCharts: true}) })
+}
+
+// BenchmarkRender_BigChartsRatio renders DETSIM_RENDER_BIG with and
+// without the charts in turn, b.N pairs, and reports the median of the
+// pairs' time ratios and the page-size ratio: a noisy machine loads both
+// halves of a pair alike.
+//
+//	DETSIM_RENDER_BIG=/dev/shm/b1000 go test -run '^$' -bench Render_BigChartsRatio -benchtime 5x ./render
+func BenchmarkRender_BigChartsRatio(b *testing.B) {
+	dir := os.Getenv("DETSIM_RENDER_BIG")
+	if dir == "" {
+		b.Skip("set DETSIM_RENDER_BIG to a bundle (docs/BENCHMARKS.md)")
+	}
+	var ratios []float64
+	var size float64
+	for b.Loop() {
+		var st [2]*Stats
+		var el [2]time.Duration
+		for i, opts := range []Options{{}, {NoCharts: true}} {
+			start := time.Now()
+			s, err := Write(io.Discard, dir, opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			st[i], el[i] = s, time.Since(start)
+		}
+		ratios = append(ratios, float64(el[0])/float64(el[1]))
+		size = float64(st[0].Bytes) / float64(st[1].Bytes)
+	}
+	slices.Sort(ratios)
+	b.ReportMetric(ratios[len(ratios)/2], "time-ratio")
+	b.ReportMetric(size, "size-ratio")
 }

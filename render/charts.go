@@ -2,7 +2,6 @@ package render
 
 import (
 	"bytes"
-	"encoding/json"
 	"maps"
 	"path"
 	"path/filepath"
@@ -93,8 +92,9 @@ func (a *bucketAgg) median(b int) int64 {
 type chart struct {
 	d     hosts.Series
 	types []string
-	limit int64 // a threshold from an assertion parameter; -1 none
-	stats map[chartKey]*keyStat
+	limit int64              // a threshold from an assertion parameter; -1 none
+	stats map[chartKey]int32 // index in stat and order
+	stat  []keyStat
 	order []chartKey // keys in first-seen order (deterministic)
 	keys  []chartKey // the keys drawn (after the first pass)
 	agg   map[chartKey]*bucketAgg
@@ -125,7 +125,7 @@ func (r *run) newCharts(opts Options) *charts {
 	}
 	decls = append(decls, engine.Series()...)
 	for _, d := range decls {
-		c := &chart{d: d, types: d.Types, limit: -1, stats: map[chartKey]*keyStat{}, agg: map[chartKey]*bucketAgg{}, start: map[string]int64{}}
+		c := &chart{d: d, types: d.Types, limit: -1, stats: map[chartKey]int32{}, agg: map[chartKey]*bucketAgg{}, start: map[string]int64{}}
 		if d.Limit != nil {
 			for _, v := range r.verdicts {
 				if v.Kind != d.Limit.Assertion {
@@ -168,42 +168,56 @@ func (cs *charts) feed(rd *reader, line int, rec *bundle.EventRecord) {
 		d := &c.d
 		if d.Span != nil && rec.Type == d.Span.Start {
 			if t <= r.to {
-				c.start[rec.HostID+"\x00"+memberText(rec.Event, d.Span.Key)] = t
+				c.start[rec.HostID+"\x00"+string(memberBytes(rec.Event, d.Span.Key))] = t
 			}
 			continue
 		}
-		if d.Where[0] != "" && memberText(rec.Event, d.Where[0]) != d.Where[1] {
+		if d.Where[0] != "" && string(memberBytes(rec.Event, d.Where[0])) != d.Where[1] {
 			continue
 		}
 		b := r.bucket(t)
 		if b < 0 {
 			continue
 		}
-		host := rec.HostID
-		if d.Host != "" {
-			host = memberText(rec.Event, d.Host)
-		}
-		if host == "" {
-			continue
-		}
-		k := chartKey{host: r.host(host), peer: -1}
-		if d.Peer != "" {
-			p := memberText(rec.Event, d.Peer)
-			if p == "" {
+		var k chartKey
+		if d.Host == "" {
+			if rec.HostID == "" {
 				continue
 			}
-			k.peer = r.host(p)
+			k.host = r.host(rec.HostID)
+		} else if k.host = r.hostOf(memberBytes(rec.Event, d.Host)); k.host < 0 {
+			continue
+		}
+		k.peer = -1
+		if d.Peer != "" {
+			if k.peer = r.hostOf(memberBytes(rec.Event, d.Peer)); k.peer < 0 {
+				continue
+			}
+		}
+		// The second pass aggregates only the keys drawn (a span still
+		// pairs its ends, so its start is forgotten).
+		var a *bucketAgg
+		skip := false
+		if rd.keep {
+			a = c.agg[k]
+			skip = a == nil && c.all == nil
+		}
+		if skip && d.Span == nil {
+			continue
 		}
 		var v int64 = 1
 		switch {
 		case d.Span != nil:
-			key := rec.HostID + "\x00" + memberText(rec.Event, d.Span.Key)
+			key := rec.HostID + "\x00" + string(memberBytes(rec.Event, d.Span.Key))
 			st, ok := c.start[key]
 			if !ok {
 				continue
 			}
 			delete(c.start, key)
 			v = t - st
+			if skip {
+				continue
+			}
 		case d.Field != "":
 			n, ok := memberInt(rec.Event, d.Field)
 			if !ok {
@@ -212,24 +226,45 @@ func (cs *charts) feed(rd *reader, line int, rec *bundle.EventRecord) {
 			v = n
 		}
 		if !rd.keep {
-			s := c.stats[k]
-			if s == nil {
-				s = &keyStat{}
-				c.stats[k] = s
-				c.order = append(c.order, k)
-			}
-			s.n++
-			s.sum += v
-			s.max = max(s.max, v)
+			c.count(k, v)
 			continue
 		}
 		if c.all != nil {
 			c.all.add(b, v, line)
 		}
-		if a := c.agg[k]; a != nil {
+		if a != nil {
 			a.add(b, v, line)
 		}
 	}
+}
+
+// count is the first pass's tally of one value of key k. The tallies
+// hold no pointers: a thousand-peer run's hundred thousand links are
+// one slice for the collector, not a hundred thousand objects.
+func (c *chart) count(k chartKey, v int64) {
+	i, ok := c.stats[k]
+	if !ok {
+		i = int32(len(c.stat))
+		c.stats[k] = i
+		c.stat = append(c.stat, keyStat{})
+		c.order = append(c.order, k)
+	}
+	s := &c.stat[i]
+	s.n++
+	s.sum += v
+	s.max = max(s.max, v)
+}
+
+// hostOf is the host table index of the id b names, -1 for none; it
+// allocates only for a host not seen before.
+func (r *run) hostOf(b []byte) int32 {
+	if len(b) == 0 {
+		return -1
+	}
+	if i, ok := r.hostIdx[string(b)]; ok {
+		return i
+	}
+	return r.host(string(b))
 }
 
 // choose picks, after the first pass, the keys each chart draws: every
@@ -241,7 +276,7 @@ func (cs *charts) choose(r *run) {
 		keys := slices.Clone(c.order)
 		if len(keys) > chartKeys {
 			rank := func(k chartKey) int64 {
-				s := c.stats[k]
+				s := &c.stat[c.stats[k]]
 				if c.d.Agg == hosts.AggCount || c.d.Agg == hosts.AggRate {
 					return s.sum
 				}
@@ -374,13 +409,7 @@ func (cs *charts) snapshots(r *run) {
 				continue
 			}
 			k := chartKey{host: r.host(host), peer: -1}
-			if c.stats[k] == nil {
-				c.stats[k] = &keyStat{}
-				c.order = append(c.order, k)
-			}
-			s := c.stats[k]
-			s.n++
-			s.max = max(s.max, v)
+			c.count(k, v)
 			pts = append(pts, point{k, b, v, seq})
 		}
 		cs.chooseOne(r, c)
@@ -402,32 +431,39 @@ func (cs *charts) chooseOne(r *run, c *chart) {
 	cs.list = saved
 }
 
-// snapshotNumber reads the number at a dotted path of a snapshot.
+// snapshotNumber reads the number at a dotted path of a snapshot
+// ("broadcast_queue.depth"): each part's key is looked for after the one
+// before, without decoding the snapshot (a thousand-member snapshot is
+// 100 KB; a thousand of them decoded whole were most of the charts'
+// cost). detsim writes each object's members once, so the first key
+// after its parent's is the child.
 func snapshotNumber(data []byte, p string) (int64, bool) {
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
-		return 0, false
-	}
+	rest := data
 	for _, part := range strings.Split(p, ".") {
-		m, ok := v.(map[string]any)
-		if !ok {
+		key := []byte(`"` + part + `":`)
+		i := bytes.Index(rest, key)
+		if i < 0 {
 			return 0, false
 		}
-		v = m[part]
+		rest = bytes.TrimLeft(rest[i+len(key):], " \t\r\n")
 	}
-	n, ok := v.(json.Number)
-	if !ok {
-		return 0, false
+	j := 0
+	for j < len(rest) && (rest[j] == '-' || rest[j] >= '0' && rest[j] <= '9') {
+		j++
 	}
-	i, err := n.Int64()
-	return i, err == nil
+	n, err := strconv.ParseInt(string(rest[:j]), 10, 64)
+	return n, err == nil
 }
 
-// memberText is a string (or a number, as written) member of an event
-// payload; "" when absent.
-func memberText(ev []byte, name string) string { return jsonmember.String(ev, name) }
+// memberBytes is a member of an event payload: a string's contents, or
+// a number as written; nil when absent. It aliases ev.
+func memberBytes(ev []byte, name string) []byte {
+	raw, _ := jsonmember.Find(ev, name)
+	if len(raw) >= 2 && raw[0] == '"' {
+		return raw[1 : len(raw)-1]
+	}
+	return raw
+}
 
 // memberInt is a numeric member of an event payload.
 func memberInt(ev []byte, name string) (int64, bool) {
@@ -435,8 +471,24 @@ func memberInt(ev []byte, name string) (int64, bool) {
 	if len(raw) == 0 || raw[0] == '"' {
 		return 0, false
 	}
-	n, err := strconv.ParseInt(string(raw), 10, 64)
-	return n, err == nil
+	neg := raw[0] == '-'
+	if neg {
+		raw = raw[1:]
+	}
+	if len(raw) == 0 || len(raw) > 18 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range raw {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
 }
 
 var aggNames = map[hosts.Agg]string{hosts.AggMaxMedian: "maxmed", hosts.AggCount: "count", hosts.AggLast: "last", hosts.AggRate: "rate"}

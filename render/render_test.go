@@ -362,3 +362,16 @@ func TestCharts_FromTheKindsDeclarations(t *testing.T) {
 		}
 	}
 }
+
+// A snapshot series reads its dotted path from the snapshot's text.
+func TestSnapshotNumber(t *testing.T) {
+	snap := []byte(`{"id":"a","members":[{"id":"b","depth":99}],"broadcast_queue":{"depth":41,"bytes":9812},"x":{"depth":-1}}`)
+	for p, want := range map[string]int64{"broadcast_queue.depth": 41, "broadcast_queue.bytes": 9812, "x.depth": -1} {
+		if v, ok := snapshotNumber(snap, p); !ok || v != want {
+			t.Errorf("%s: %d %v, want %d", p, v, ok, want)
+		}
+	}
+	if _, ok := snapshotNumber(snap, "broadcast_queue.oversized"); ok {
+		t.Errorf("an absent member read as a number")
+	}
+}
