@@ -359,7 +359,7 @@ func (ix *Index) value(v []byte, kind uint8) int64 {
 		return 0
 	}
 	if kind == kNum {
-		n, _ := atoi(v)
+		n, _ := jsonmember.Int(v)
 		return n
 	}
 	if len(v) < 2 || v[0] != '"' {
@@ -370,36 +370,13 @@ func (ix *Index) value(v []byte, kind uint8) int64 {
 		// "host#n": the host interned, the counter beside it, so a run's
 		// hundred thousand message ids do not each become a string.
 		if k := bytes.LastIndexByte(s, '#'); k > 0 {
-			if n, ok := atoi(s[k+1:]); ok && n >= 0 && n < 1<<31 {
+			if n, ok := jsonmember.Int(s[k+1:]); ok && n >= 0 && n < 1<<31 {
 				return int64(ix.internBytes(s[:k]))<<32 | n
 			}
 		}
 		return -int64(ix.internBytes(s)) - 1 // an id that is not host#n: negative, kept whole
 	}
 	return int64(ix.internBytes(s))
-}
-
-// atoi reads a decimal integer without allocating; false for anything
-// else or one past the int64 range.
-func atoi(b []byte) (int64, bool) {
-	neg := len(b) > 0 && b[0] == '-'
-	if neg {
-		b = b[1:]
-	}
-	if len(b) == 0 || len(b) > 18 {
-		return 0, false
-	}
-	var n int64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int64(c-'0')
-	}
-	if neg {
-		n = -n
-	}
-	return n, true
 }
 
 // splitLine finds a line's event type, payload and host_id (nil for

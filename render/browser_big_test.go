@@ -76,16 +76,6 @@ func TestBrowser_BigBundle(t *testing.T) {
 	}
 	t.Logf("charts: %v", cs)
 	for id := range cs {
-		sel := fmt.Sprintf(`canvas[data-chart=%q]`, id)
-		if err := chromedp.Do(ctx, chromedp.ScrollIntoView(chromedp.CSS(sel))); err != nil {
-			t.Fatalf("%s: scrolling to it: %v", id, err)
-		}
-		shot, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(sel), chromedp.NodeVisible))
-		if err != nil {
-			t.Fatalf("%s: screenshot: %v", id, err)
-		}
-		if d := os.Getenv("DETSIM_RENDER_SCREENSHOT_DIR"); d != "" {
-			os.WriteFile(filepath.Join(d, "big_"+id+".png"), shot, 0o666)
-		}
+		chartShot(t, ctx, id, "big_"+id)
 	}
 }

@@ -148,17 +148,7 @@ func TestBrowser_ChartsOnTheReproduction(t *testing.T) {
 	// with its red threshold line.
 	eval[any](t, ctx, "window.detsim.view(0, 1e15), 0")
 	for _, id := range []string{"swim_bytes", "swim_suspicions", "swim_incarnation", "swim_link_bytes"} {
-		sel := fmt.Sprintf(`canvas[data-chart=%q]`, id)
-		if err := chromedp.Do(ctx, chromedp.ScrollIntoView(chromedp.CSS(sel))); err != nil {
-			t.Fatalf("%s: scrolling to it: %v", id, err)
-		}
-		shot, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(sel), chromedp.NodeVisible))
-		if err != nil {
-			t.Fatalf("%s: screenshot: %v", id, err)
-		}
-		if d := os.Getenv("DETSIM_RENDER_SCREENSHOT_DIR"); d != "" {
-			os.WriteFile(filepath.Join(d, id+".png"), shot, 0o666)
-		}
+		shot := chartShot(t, ctx, id, id)
 		img, err := png.Decode(bytes.NewReader(shot))
 		if err != nil {
 			t.Fatal(err)
@@ -197,4 +187,22 @@ func reddish(img image.Image, r image.Rectangle) int {
 		}
 	}
 	return n
+}
+
+// chartShot screenshots chart id's canvas, saving it as name.png in
+// DETSIM_RENDER_SCREENSHOT_DIR when that is set.
+func chartShot(t *testing.T, ctx context.Context, id, name string) []byte {
+	t.Helper()
+	sel := chromedp.CSS(fmt.Sprintf(`canvas[data-chart=%q]`, id))
+	if err := chromedp.Do(ctx, chromedp.ScrollIntoView(sel)); err != nil {
+		t.Fatalf("%s: scrolling to it: %v", id, err)
+	}
+	shot, err := chromedp.Run(ctx, chromedp.Screenshot(sel, chromedp.NodeVisible))
+	if err != nil {
+		t.Fatalf("%s: screenshot: %v", id, err)
+	}
+	if d := os.Getenv("DETSIM_RENDER_SCREENSHOT_DIR"); d != "" {
+		os.WriteFile(filepath.Join(d, name+".png"), shot, 0o666)
+	}
+	return shot
 }

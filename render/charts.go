@@ -468,27 +468,7 @@ func memberBytes(ev []byte, name string) []byte {
 // memberInt is a numeric member of an event payload.
 func memberInt(ev []byte, name string) (int64, bool) {
 	raw, _ := jsonmember.Find(ev, name)
-	if len(raw) == 0 || raw[0] == '"' {
-		return 0, false
-	}
-	neg := raw[0] == '-'
-	if neg {
-		raw = raw[1:]
-	}
-	if len(raw) == 0 || len(raw) > 18 {
-		return 0, false
-	}
-	var n int64
-	for _, c := range raw {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int64(c-'0')
-	}
-	if neg {
-		n = -n
-	}
-	return n, true
+	return jsonmember.Int(raw)
 }
 
 var aggNames = map[hosts.Agg]string{hosts.AggMaxMedian: "maxmed", hosts.AggCount: "count", hosts.AggLast: "last", hosts.AggRate: "rate"}
@@ -503,21 +483,11 @@ func (cs *charts) encode(e *enc, L func(int32) int64) {
 	for i, c := range cs.list {
 		e.comma(i)
 		e.raw("{")
-		e.key("id")
-		e.str(c.d.ID)
-		e.raw(",")
-		e.key("title")
-		e.str(c.d.Title)
-		e.raw(",")
-		e.key("unit")
-		e.str(c.d.Unit)
-		e.raw(",")
-		e.key("doc")
-		e.str(c.d.Doc)
-		e.raw(",")
-		e.key("agg")
-		e.str(aggNames[c.d.Agg])
-		e.raw(",")
+		e.strField("id", c.d.ID)
+		e.strField("title", c.d.Title)
+		e.strField("unit", c.d.Unit)
+		e.strField("doc", c.d.Doc)
+		e.strField("agg", aggNames[c.d.Agg])
 		e.field("perLink", b2i(c.d.Peer != ""))
 		e.field("limit", c.limit)
 		e.field("buckets", chartBuckets)

@@ -57,3 +57,26 @@ func String(obj []byte, key string) string {
 	}
 	return string(raw)
 }
+
+// Int reads a raw number as written (an integer, no exponent) without
+// allocating; false for anything else or one of more than 18 digits.
+func Int(raw []byte) (int64, bool) {
+	neg := len(raw) > 0 && raw[0] == '-'
+	if neg {
+		raw = raw[1:]
+	}
+	if len(raw) == 0 || len(raw) > 18 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range raw {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
