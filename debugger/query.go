@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -183,7 +184,7 @@ func splitCond(tok string) (key string, op Op, val string, isCond bool, err erro
 	}
 	if j == i {
 		// A non-ASCII comparison sign (≤ ≥ ≠) right after a key.
-		for bad := range misspelt {
+		for _, bad := range slices.Sorted(maps.Keys(misspelt)) {
 			if len(bad) > 1 && bad[0] >= 0x80 && strings.HasPrefix(tok[i:], bad) && validKey(tok[:i]) {
 				return "", 0, "", false, fmt.Errorf("unknown operator %q in %q: did you mean %s? (operators: %s)", bad, tok, misspelt[bad], Operators)
 			}
