@@ -54,13 +54,5 @@ func (scr *Screen) chainView(c *causal.Chain, sel, w, h int) []string {
 	if !c.Complete {
 		body = append(body, scr.st.failed.Render(" "+c.Note))
 	}
-	avail := max(h-2, 1)
-	off := 0
-	if selBot > avail {
-		off = min(selTop, selBot-avail)
-	}
-	out := []string{titleLine(ctx, title, w)}
-	out = append(out, body[min(off, len(body)):]...)
-	out = padLines(out, w, h-1)
-	return append(out, scr.st.dim.Render(fit(" j/k select · enter go to the record (its step, the log cursor on it) · W or esc close", w)))
+	return scr.listView(ctx, title, body, selTop, selBot, " j/k select · enter go to the record (its step, the log cursor on it) · W or esc close", w, h)
 }

@@ -188,6 +188,13 @@ func (scr *Screen) verdictsView(sel, w, h int) []string {
 	if len(f.verdicts) == 0 {
 		body = append(body, " the scenario declares no assertions")
 	}
+	return scr.listView(c, title, body, selTop, selBot, " j/k select · enter go to its evidence · v or esc close", w, h)
+}
+
+// listView lays out an overlay list in w×h: its title, the body scrolled
+// so the selected entry (body lines selTop to selBot) is in view, and a
+// footer of keys.
+func (scr *Screen) listView(c *drawCtx, title string, body []string, selTop, selBot int, keys string, w, h int) []string {
 	avail := max(h-2, 1)
 	off := 0
 	if selBot > avail {
@@ -196,7 +203,7 @@ func (scr *Screen) verdictsView(sel, w, h int) []string {
 	out := []string{titleLine(c, title, w)}
 	out = append(out, body[min(off, len(body)):]...)
 	out = padLines(out, w, h-1)
-	return append(out, scr.st.dim.Render(fit(" j/k select · enter go to its evidence · v or esc close", w)))
+	return append(out, scr.st.dim.Render(fit(keys, w)))
 }
 
 // wrapText breaks s into lines of at most w cells after indent.
