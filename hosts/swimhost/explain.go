@@ -168,24 +168,27 @@ func (b *builder) carried(r causal.Rec) {
 	}
 	sender := recv.Str("peer")
 	b.add(recv.Link(fmt.Sprintf("%s received %s from %s: %s, %s B, %d updates", obs, idText(recv), sender, recv.Str("message"), group(recv.Num("bytes")), recv.Num("updates")), "it carried the update "+subj+" "+to+" inc "+strconv.FormatInt(inc, 10)))
-	code := recv.IDCode("id")
-	if code == 0 {
-		b.stop("the receive names no message id (a transport that cannot carry one): its send cannot be paired")
+	var send causal.Rec
+	if code := recv.IDCode("id"); code != 0 {
+		for _, p := range b.ix.WithID(code) {
+			if p.Line() < recv.Line() && p.Type() == tSent && p.Host() == sender {
+				send = p
+			}
+		}
+	} else if send = b.anonymousSend(recv); !send.Valid() {
+		b.stop("the receive names no message id and no send can only be it (a like message sent again before it)")
 		return
 	}
-	var send causal.Rec
-	for _, p := range b.ix.WithID(code) {
-		if p.Line() < recv.Line() && p.Type() == tSent && p.Host() == sender {
-			send = p
-		}
-	}
-	ok = send.Valid()
-	if !ok {
+	if !send.Valid() {
 		b.stop("the send of " + idText(recv) + " is before the records held")
 		return
 	}
+	paired := ""
+	if recv.IDCode("id") == 0 {
+		paired = " (paired by sender, message, seq and size: the receive names no id)"
+	}
 	b.add(send.Link(fmt.Sprintf("%s sent %s to %s: %s, %s B, %d updates", sender, idText(send), obs, send.Str("message"), group(send.Num("bytes")), send.Num("updates")),
-		"in flight "+dur(recv.At()-send.At())))
+		"in flight "+dur(recv.At()-send.At())+paired))
 	if sender == subj {
 		// News about the sender itself: its own refutation or start.
 		bump, ok := b.ix.Latest(tBump, subj, send.Line(), func(p causal.Rec) bool { return p.Num("new") == inc })
@@ -256,6 +259,8 @@ func (b *builder) roundTrip(ping, timeout causal.Rec) (string, []causal.Link) {
 		return "its ping " + idText(ping) + " was dropped (" + end.Str("reason") + ")", out
 	case fateNone:
 		return "its ping " + idText(ping) + " never arrived (still in flight at the end of the records held)" + b.behind(ping), out
+	case fateUnseen:
+		return "no receive of its ping " + idText(ping) + " is recorded (" + unseen + ")" + b.behind(ping), out
 	}
 	if end.At() > timeout.At() {
 		out = append(out, detail(end.Link(fmt.Sprintf("%s received the ping %s after sending", subj, dur(end.At()-ping.At())), "")))
@@ -276,6 +281,8 @@ func (b *builder) roundTrip(ping, timeout causal.Rec) (string, []causal.Link) {
 		return "the ack " + idText(ack) + " was dropped (" + aend.Str("reason") + ")", out
 	case fateNone:
 		return "the ack " + idText(ack) + " never arrived" + b.behind(ack), out
+	case fateUnseen:
+		return "no receive of the ack " + idText(ack) + " is recorded (" + unseen + ")" + b.behind(ack), out
 	}
 	out = append(out, detail(aend.Link(fmt.Sprintf("%s received the ack %s after the ping", obs, dur(aend.At()-ping.At())), "")))
 	if aend.At() > timeout.At() {
@@ -304,6 +311,8 @@ func (b *builder) reqs(timeout causal.Rec, seq int64) {
 				what = "dropped (" + end.Str("reason") + ")"
 			case fateNone:
 				what = "never arrived"
+			case fateUnseen:
+				what = "no receive recorded"
 			default:
 				what = "arrived after " + dur(end.At()-p.At())
 			}
@@ -315,20 +324,28 @@ func (b *builder) reqs(timeout causal.Rec, seq int64) {
 
 type fateKind int
 
+// unseen says why a real network's recording cannot tell a lost message
+// from one it cannot pair.
+const unseen = "lost, or not told apart from a like message: this recording's receives carry no id and the kernel's drops are not recorded"
+
 const (
 	fateNone fateKind = iota
 	fateArrived
 	fateDropped
+	// fateUnseen: no receive can be paired with the send and the bundle
+	// cannot say it was dropped (a real network's recording).
+	fateUnseen
 )
 
 // fate finds the record that ended message m: its receive or a drop.
 func (b *builder) fate(m causal.Rec) (causal.Rec, fateKind) {
 	code := m.IDCode("id")
 	if code == 0 {
-		return causal.Rec{}, fateNone
+		return b.anonymousReceive(m)
 	}
 	// An id names one message at a time (a fresh life counts from 1
 	// again): the first end after the send is this one's.
+ends:
 	for _, p := range b.ix.WithID(code) {
 		if p.Line() <= m.Line() {
 			continue
@@ -339,10 +356,90 @@ func (b *builder) fate(m causal.Rec) (causal.Rec, fateKind) {
 		case tDropSend, tDropDeliv:
 			return p, fateDropped
 		case tSent:
-			return causal.Rec{}, fateNone // the id sent again: a later life
+			break ends // the id sent again: a later life
 		}
 	}
-	return causal.Rec{}, fateNone
+	return b.anonymousReceive(m)
+}
+
+// pairWindow bounds how long after its send an id-less receive may still
+// be a message's: longer than any queue a recorded run has shown, short
+// enough that a retransmission minutes later is not taken for it.
+const pairWindow = 60_000_000_000
+
+// anonymousReceive pairs send m with a receive that carries no message id,
+// as a process recorded on a real network writes them (the testbed's
+// swimd: the wire carries no id). The receive must be the receiver's first
+// one after the send from the same sender with the same message, seq and
+// size, and m must be the only such send since the like receive before
+// it: then it can only be this message. Ambiguous or absent, the fate is unknown, and on such a
+// bundle unknown is not "in flight": the kernel's drops are not recorded.
+func (b *builder) anonymousReceive(m causal.Rec) (causal.Rec, fateKind) {
+	to, from, kind, seq, size := m.Str("peer"), m.Host(), m.Str("message"), m.Num("seq"), m.Num("bytes")
+	same := func(p causal.Rec) bool {
+		return p.Str("message") == kind && p.Num("seq") == seq && p.Num("bytes") == size
+	}
+	if !b.unidentified(to) && !b.unidentified(from) {
+		return causal.Rec{}, fateNone // a simulated run: ids pair every receive
+	}
+	var recv causal.Rec
+	b.ix.Onward(tReceived, to, m.Line(), func(p causal.Rec) bool {
+		if p.At()-m.At() > pairWindow {
+			return false
+		}
+		if p.Str("peer") == from && same(p) {
+			recv = p
+			return false
+		}
+		return true
+	})
+	if !recv.Valid() {
+		return causal.Rec{}, fateUnseen
+	}
+	// The sends the receive could be: those like m after the receive of
+	// the like message before it (a datagram is received once).
+	var after int64
+	if prev, ok := b.ix.Latest(tReceived, to, recv.Line()-1, func(p causal.Rec) bool {
+		return p.Str("peer") == from && same(p)
+	}); ok {
+		after = prev.Line()
+	}
+	other := false
+	b.ix.Backward(tSent, from, recv.Line(), func(p causal.Rec) bool {
+		if p.Line() <= after || recv.At()-p.At() > pairWindow {
+			return false
+		}
+		other = p.Line() != m.Line() && p.Str("peer") == to && same(p)
+		return !other
+	})
+	if other {
+		return causal.Rec{}, fateUnseen
+	}
+	return recv, fateArrived
+}
+
+// anonymousSend is the send an id-less receive can only be: the sender's
+// latest like send to the receiver before it, when that send's own
+// pairing (anonymousReceive) comes back to this receive.
+func (b *builder) anonymousSend(recv causal.Rec) causal.Rec {
+	obs, sender := recv.Host(), recv.Str("peer")
+	send, ok := b.ix.Latest(tSent, sender, recv.Line(), func(p causal.Rec) bool {
+		return p.Str("peer") == obs && p.Str("message") == recv.Str("message") && p.Num("seq") == recv.Num("seq") && p.Num("bytes") == recv.Num("bytes")
+	})
+	if !ok || recv.At()-send.At() > pairWindow {
+		return causal.Rec{}
+	}
+	if end, kind := b.fate(send); kind != fateArrived || end.Line() != recv.Line() {
+		return causal.Rec{}
+	}
+	return send
+}
+
+// unidentified says whether host's receives carry no message ids (its
+// first receive stands for all: a recording writes them one way).
+func (b *builder) unidentified(host string) bool {
+	r, ok := b.ix.Earliest(tReceived, host, 0, nil)
+	return ok && r.IDCode("id") == 0
 }
 
 // behind says what was ahead of message m on its link when it was sent:
@@ -363,7 +460,8 @@ func (b *builder) behind(m causal.Rec) string {
 			return true
 		}
 		seen++
-		if end, kind := b.fate(p); kind == fateNone || end.At() > m.At() {
+		// An unseen message may have been lost: it is not counted ahead.
+		if end, kind := b.fate(p); kind == fateNone || (kind != fateUnseen && end.At() > m.At()) {
 			n++
 			bytes += p.Num("bytes")
 			if !biggest.Valid() || p.Num("bytes") > biggest.Num("bytes") {
