@@ -246,7 +246,7 @@ func New(sc *scenarios.Scenario, reg *hosts.Registry, opts Options) (*Engine, er
 		}
 		e.st.hosts = append(e.st.hosts, slot{
 			id: p.ID, decl: p, kind: k, period: period,
-			ticks: e.root.Host(p.ID, "tick"),
+			ticks: e.root.Tick(p.ID),
 			fault: fault{cost: p.RecvCostNs, bufLimit: buf},
 		})
 	}
@@ -285,14 +285,11 @@ func New(sc *scenarios.Scenario, reg *hosts.Registry, opts Options) (*Engine, er
 // [0, period), so peers never tick in lock-step (§4.3).
 func (e *Engine) start(i int32, initial string, now int64) {
 	s := &e.st.hosts[i]
-	label := "kind"
-	if s.lives > 0 {
-		// A second life must not replay the first one's draws (DESIGN §4).
-		label = fmt.Sprintf("kind/life=%d", s.lives)
-	}
+	// A second life must not replay the first one's draws (DESIGN §4).
+	r := e.root.Life(s.id, s.lives)
 	s.lives++
 	prev := s.h
-	s.h = s.kind.New(s.id, s.decl.KindConfig, initial, e.peers, e.root.Host(s.id, label))
+	s.h = s.kind.New(s.id, s.decl.KindConfig, initial, e.peers, r)
 	// A fresh life finds on disk what its previous life had written
 	// (hosts.Durable, docs/decisions.md "Durable state across lives").
 	if old, ok := prev.(hosts.Durable); ok {
