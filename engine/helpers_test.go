@@ -110,8 +110,8 @@ type scriptHost struct {
 	sendBytes                   int64
 	bad                         bool
 	ticks, recvs                int64
-	records                     int64 // extra records per tick
-	trims                       int64 // calls of Trim (hosts.Trimmer)
+	records                     int64  // extra records per tick
+	trims                       int64  // calls of Trim (hosts.Trimmer)
 	starts                      string // calls of Started (hosts.Restarter): "now:resumed,"
 }
 
