@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/kindcfg"
@@ -142,8 +143,11 @@ func parse(m map[string]any, peers []string) (*config, []hosts.FieldError) {
 		if pr.at < 0 {
 			r.Add(p.Path("at_ns"), "is required")
 		}
-		if pr.key == "" {
+		switch {
+		case pr.key == "":
 			r.Add(p.Path("key"), "must be a non-empty string")
+		case strings.IndexByte(pr.key, 0) >= 0:
+			r.Add(p.Path("key"), "must not contain NUL (a put's entry separates its fields with it)")
 		}
 		if len(pr.value) > maxValueBytes {
 			r.Add(p.Path("value"), "must be at most %d bytes, got %d", maxValueBytes, len(pr.value))

@@ -2,10 +2,11 @@ package rafthost
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"strconv"
 
 	etcd "go.etcd.io/raft/v3"
-	"go.etcd.io/raft/v3/tracker"
 
 	"github.com/detsim/detsim/internal/jsonw"
 )
@@ -73,11 +74,14 @@ func (h *host) appendSnapshot(b []byte) []byte {
 	}
 	b = append(b, `],"progress":[`...)
 	if st.RaftState == etcd.StateLeader {
+		// Status, not WithProgress: only Status copies the inflights.
+		prs := h.node.Status().Progress
 		first := true
-		h.node.WithProgress(func(id uint64, _ etcd.ProgressType, pr tracker.Progress) {
+		for _, id := range slices.Sorted(maps.Keys(prs)) {
 			if id == h.self {
-				return
+				continue
 			}
+			pr := prs[id]
 			if !first {
 				b = append(b, ',')
 			}
@@ -91,7 +95,7 @@ func (h *host) appendSnapshot(b []byte) []byte {
 			b = boolean(b, "paused", pr.MsgAppFlowPaused)
 			b = boolean(b, "active", pr.RecentActive)
 			b = append(b, '}')
-		})
+		}
 	}
 	b = append(b, ']')
 	if h.dead != "" {
