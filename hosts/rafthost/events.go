@@ -43,8 +43,9 @@ func eventPrototypes() []hosts.Event {
 		&dropped{req: "a#1", reason: "no_leader"},
 		&snapTaken{index: 1, term: 1, compacted: 1},
 		&snapInstalled{index: 1, term: 1, from: "a"},
-		&msgEvent{typ: tSent, peer: "a", message: "MsgApp", id: "a#1", bytes: 1, term: 1, index: 1, logTerm: 1, commit: 1, entries: 1, reject: true},
-		&msgEvent{typ: tReceived, peer: "a", message: "MsgApp", id: "a#1", bytes: 1, term: 1, index: 1, logTerm: 1, commit: 1, entries: 1, reject: true},
+		&msgEvent{typ: tSent, peer: "a", message: "MsgApp", sender: "b", id: 1, bytes: 1, term: 1, index: 1, logTerm: 1, commit: 1, entries: 1, reject: true},
+		// A receive with no id writes every member a send does.
+		&msgEvent{typ: tReceived, peer: "a", message: "MsgApp", bytes: 1, term: 1, index: 1, logTerm: 1, commit: 1, entries: 1, reject: true},
 		&diskWrite{entries: 1, hardState: true, fsyncNs: 1, ticksMissed: 1},
 		&panicked{text: "x", during: "tick"},
 	}
@@ -282,31 +283,52 @@ func (e *snapInstalled) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// msgEvent is message_sent or message_received: a raft message and the
-// fields that say what it carries.
+// msgEvent is message_sent or message_received: a raft message and what
+// it carries. A send writes the fields the message has (a heartbeat has
+// no index, only a rejection says reject); a receive names the message
+// (peer, kind, id, bytes), whose send says the rest, except a receive
+// without an id (a transport that did not hand it over), which writes
+// it all. The id is "<sender>#<n>", the sender's n-th message.
 type msgEvent struct {
-	typ, peer, message, id string
-	bytes                  int
-	term, index, logTerm   uint64
-	commit                 uint64
-	entries                int
-	reject                 bool
+	typ, peer, message   string
+	sender               string
+	id                   uint64
+	bytes                int
+	term, index, logTerm uint64
+	commit               uint64
+	entries              int
+	reject               bool
 }
 
 func (e *msgEvent) Type() string { return e.typ }
 func (e *msgEvent) AppendJSON(b []byte) []byte {
 	b = str(head(b, e.typ), "peer", e.peer)
 	b = str(b, "message", e.message)
-	if e.id != "" {
-		b = str(b, "id", e.id)
+	if e.id != 0 {
+		b = append(b, `,"id":"`...)
+		b = append(b, e.sender...) // a peer id: [A-Za-z0-9_-], nothing to escape
+		b = append(b, '#')
+		b = strconv.AppendUint(b, e.id, 10)
+		b = append(b, '"')
 	}
 	b = num(b, "bytes", uint64(e.bytes))
+	if e.typ == tReceived && e.id != 0 {
+		return append(b, '}')
+	}
 	b = num(b, "term", e.term)
-	b = num(b, "index", e.index)
-	b = num(b, "log_term", e.logTerm)
-	b = num(b, "commit", e.commit)
-	b = num(b, "entries", uint64(e.entries))
-	b = boolean(b, "reject", e.reject)
+	if e.index != 0 || e.logTerm != 0 {
+		b = num(b, "index", e.index)
+		b = num(b, "log_term", e.logTerm)
+	}
+	if e.commit != 0 {
+		b = num(b, "commit", e.commit)
+	}
+	if e.entries != 0 {
+		b = num(b, "entries", uint64(e.entries))
+	}
+	if e.reject {
+		b = boolean(b, "reject", true)
+	}
 	return append(b, '}')
 }
 

@@ -18,7 +18,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 
 	etcd "go.etcd.io/raft/v3"
 	pb "go.etcd.io/raft/v3/raftpb"
@@ -45,6 +44,10 @@ var Kind = &hosts.Kind{
 	Events:       eventPrototypes(),
 	Summary:      summary,
 }
+
+// maxKeptEvents is the most message records a host keeps room for
+// between calls.
+const maxKeptEvents = 256
 
 // Timer tokens: the top byte says what the timer is for.
 const (
@@ -98,6 +101,9 @@ type host struct {
 	replaying bool   // rebuilding a clone: record and send nothing
 
 	acts []hosts.Action
+	// mev holds this call's message records: most of what a host records,
+	// so they are not allocated one by one (newMsgEvent).
+	mev []msgEvent
 }
 
 // pendingWrite is a Ready whose fsync has not completed.
@@ -161,6 +167,10 @@ func (h *host) call(in input) []hosts.Action {
 	h.rebuild()
 	h.in.add(in)
 	h.acts = h.acts[:0]
+	if cap(h.mev) > maxKeptEvents {
+		h.mev = nil
+	}
+	h.mev = h.mev[:0] // the engine serialised the last call's records before this call
 	h.run(in)
 	return h.acts
 }
@@ -609,15 +619,17 @@ func (h *host) noteMessage(typ, peer string, m *pb.Message, id uint64, bytes int
 	if h.replaying {
 		return
 	}
-	ev := &msgEvent{typ: typ, peer: peer, message: m.GetType().String(), bytes: bytes,
+	if len(h.mev) == cap(h.mev) {
+		// A new block, never a grown one: the records already handed out
+		// point into the old block, which the engine has not read yet.
+		h.mev = make([]msgEvent, 0, max(16, 2*cap(h.mev)))
+	}
+	h.mev = append(h.mev, msgEvent{typ: typ, peer: peer, message: m.GetType().String(), sender: h.id, id: id, bytes: bytes,
 		term: m.GetTerm(), index: m.GetIndex(), logTerm: m.GetLogTerm(), commit: m.GetCommit(),
-		entries: len(m.GetEntries()), reject: m.GetReject()}
-	if id != 0 {
-		sender := h.id
-		if typ == tReceived {
-			sender = peer
-		}
-		ev.id = sender + "#" + strconv.FormatUint(id, 10)
+		entries: len(m.GetEntries()), reject: m.GetReject()})
+	ev := &h.mev[len(h.mev)-1]
+	if typ == tReceived {
+		ev.sender = peer
 	}
 	h.record(ev)
 }

@@ -71,18 +71,29 @@ func (in input) describe(h *host) string {
 	return "call"
 }
 
-// inputLog is a host's inputs. Entries below frozen are shared with a
-// clone and never changed again.
+// inputLog is a host's inputs, in chunks so that it grows without
+// copying what it holds. Entries below frozen are shared with a clone
+// and never changed again; a clone's view of the last chunk ends where
+// the log ended when it was shared, so appending after it is safe.
 type inputLog struct {
-	ins    []input
+	chunks [][]input
+	n      int
 	frozen int
+}
+
+// chunkLen is the entries of one chunk.
+const chunkLen = 1024
+
+func (l *inputLog) last() *input {
+	c := l.chunks[len(l.chunks)-1]
+	return &c[len(c)-1]
 }
 
 func (l *inputLog) add(in input) {
 	in.msg = nil
 	if in.op == opTick {
-		if k := len(l.ins) - 1; k >= l.frozen && k >= 0 && l.ins[k].op == opTick {
-			last := &l.ins[k]
+		if l.n > l.frozen && l.last().op == opTick {
+			last := l.last()
 			switch {
 			case last.n == 1 && in.now > last.now:
 				last.n, last.step = 2, in.now-last.now
@@ -94,13 +105,31 @@ func (l *inputLog) add(in input) {
 		}
 		in.n = 1
 	}
-	l.ins = append(l.ins, in)
+	if k := len(l.chunks) - 1; k >= 0 && len(l.chunks[k]) < chunkLen {
+		l.chunks[k] = append(l.chunks[k], in)
+	} else {
+		l.chunks = append(l.chunks, append(make([]input, 0, chunkLen), in))
+	}
+	l.n++
+}
+
+// each calls f with every input in order.
+func (l *inputLog) each(f func(in input)) {
+	for _, c := range l.chunks {
+		for _, in := range c {
+			f(in)
+		}
+	}
 }
 
 // share freezes the log and returns a view of it for a clone.
 func (l *inputLog) share() inputLog {
-	l.frozen = len(l.ins)
-	return inputLog{ins: l.ins[:len(l.ins):len(l.ins)], frozen: len(l.ins)}
+	l.frozen = l.n
+	v := inputLog{chunks: make([][]input, len(l.chunks)), n: l.n, frozen: l.n}
+	for i, c := range l.chunks {
+		v.chunks[i] = c[:len(c):len(c)]
+	}
+	return v
 }
 
 // lazyClone is a host that will rebuild h's state when first used.
@@ -117,9 +146,8 @@ func (h *host) rebuild() {
 	log := h.in
 	*h = host{id: h.id, self: h.self, peers: h.peers, cfg: h.cfg, elect0: h.elect0, elect: h.elect0.Clone(),
 		timerAt: -1, snapTo: make([]bool, len(h.peers)), replaying: true}
-	for _, in := range log.ins {
-		n := max(in.n, 1)
-		for k := range n {
+	log.each(func(in input) {
+		for k := range max(in.n, 1) {
 			one := in
 			if in.op == opTick {
 				one.now = in.now + k*in.step
@@ -127,7 +155,7 @@ func (h *host) rebuild() {
 			h.acts = h.acts[:0]
 			h.run(one)
 		}
-	}
+	})
 	h.replaying, h.acts, h.in = false, nil, log
 }
 
@@ -136,9 +164,9 @@ func (h *host) rebuild() {
 // keeps anyway; a rebuilt host holds its disk.
 func (h *host) ApproxBytes() int64 {
 	if h.lazy {
-		return 256 + int64(len(h.in.ins))*8
+		return 256 + int64(len(h.in.chunks))*24
 	}
-	b := int64(1024) + int64(len(h.in.ins))*int64(unsafe.Sizeof(input{}))
+	b := int64(1024) + int64(len(h.in.chunks))*chunkLen*int64(unsafe.Sizeof(input{}))
 	if h.d != nil {
 		b += h.d.approxBytes()
 	}
