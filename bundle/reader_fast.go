@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"math"
 
-	"github.com/detsim/detsim/bundle/internal/jsonscan"
+	"github.com/detsim/detsim/internal/jsonscan"
 )
 
 // The fast path reads the one line shape AppendEventLine writes, members

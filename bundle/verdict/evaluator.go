@@ -5,7 +5,7 @@ import (
 	"iter"
 
 	"github.com/detsim/detsim/bundle"
-	"github.com/detsim/detsim/bundle/internal/jsonscan"
+	"github.com/detsim/detsim/internal/jsonscan"
 	"github.com/detsim/detsim/scenarios"
 )
 

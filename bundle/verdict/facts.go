@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/detsim/detsim/bundle/internal/jsonscan"
+	"github.com/detsim/detsim/internal/jsonscan"
 )
 
 // The facts the evaluator hands to assertions. Each carries the line and
