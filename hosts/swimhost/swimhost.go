@@ -41,6 +41,8 @@ var Kind = &hosts.Kind{
 	Series:       series,
 	Explain:      explainer{},
 	Assertions:   swimcheck.Family,
+	Marks:        marks,
+	Views:        views,
 }
 
 func events() []hosts.Event {
