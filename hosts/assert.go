@@ -93,9 +93,12 @@ func Seconds(ns int64) string { return vtime.Seconds(ns) }
 type Read uint8
 
 const (
-	// ReadSkip: only the envelope and the type; the payload is not
-	// looked at, and the judge is not handed the record.
+	// ReadSkip: the judge is not handed the record (nor is its payload
+	// looked at).
 	ReadSkip Read = iota
+	// ReadEnvelope: the judge is handed the record without its payload
+	// (Event nil): its time, host, kind_tag and type.
+	ReadEnvelope
 	// ReadWhole: the payload, checked as valid JSON.
 	ReadWhole
 	// ReadUnchecked: the payload as the envelope delimits it, not
@@ -417,6 +420,12 @@ func (a *Assertions) Lookup(name string) (AssertionKind, bool) {
 		}
 	}
 	return AssertionKind{}, false
+}
+
+// Sizer is a Judge that can say roughly how many bytes a Clone of it
+// holds beyond its results: the engine's checkpoint budget counts it.
+type Sizer interface {
+	ApproxBytes() int64
 }
 
 // Judge evaluates a family's assertions over one run's records, handed

@@ -3,6 +3,7 @@ package property
 import (
 	"bytes"
 	"fmt"
+	"github.com/detsim/detsim/hosts/swimcheck"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -255,7 +256,7 @@ func TestScenario_PeersWildcardAndDrawnKindConfig(t *testing.T) {
 			t.Fatal(err)
 		}
 		last := sc.Assertions[len(sc.Assertions)-1]
-		if got := last.Params.(scenarios.AllAliveThroughout).Peers; len(got) != len(sc.Peers) {
+		if got := last.Params.(swimcheck.AllAliveThroughout).Peers; len(got) != len(sc.Peers) {
 			t.Errorf("peers = %v for %d peers", got, len(sc.Peers))
 		}
 		pb := sc.Peers[0].KindConfig["payload_bytes"]

@@ -122,7 +122,7 @@ func TestParse_RejectsInvalid_8_2(t *testing.T) {
 		{"peer without id", with("id = \"b\"\n", ""),
 			[]string{"t.toml: peers[#1].id: missing (required)"}},
 		{"unregistered kind", with("id = \"b\"\nkind = \"echo\"", "id = \"b\"\nkind = \"swim\""),
-			[]string{`t.toml: peers[b].kind: unknown host kind "swim" (registered: echo)`}},
+			[]string{`t.toml: peers[b].kind: unknown host kind "swim" (registered: checks, echo)`}},
 		{"initial state not of the kind", with("id = \"b\"\nkind = \"echo\"", "id = \"b\"\nkind = \"echo\"\ninitial_state = \"member\""),
 			[]string{`t.toml: peers[b].initial_state: "member" is not a state of kind "echo" (one of: up, down)`}},
 		{"kind_config fails the kind's validation", with("id = \"b\"\nkind = \"echo\"", "id = \"b\"\nkind = \"echo\"\nkind_config = { payload_bytes = 0, colour = \"red\" }"),
