@@ -25,10 +25,21 @@ const (
 	// without asking raft, so the host can vote for two candidates in one
 	// term (election_safety).
 	BugVoteTwice = "vote_twice"
+	// BugCorruptEntry writes each put to the disk with its last byte
+	// flipped — a storage layer that writes other bytes than it was
+	// handed — so the host's log differs from the others' at an index
+	// and term they share (log_matching).
+	BugCorruptEntry = "corrupt_entry"
+	// BugAckBeforeFsync sends a follower's acknowledgements before its
+	// write is durable, as a leader may send its appends: a crash in the
+	// fsync loses entries the leader counted as stored, and a member
+	// without a committed entry can win an election
+	// (leader_completeness).
+	BugAckBeforeFsync = "ack_before_fsync"
 )
 
 // Bugs lists every planted bug.
-var Bugs = []string{BugApplyBeforeCommit, BugVoteTwice}
+var Bugs = []string{BugApplyBeforeCommit, BugVoteTwice, BugCorruptEntry, BugAckBeforeFsync}
 
 // The defaults are etcd server's (server/etcdserver/raft.go and
 // embed/config.go, v3.6), not the raft library's zero values: the kind

@@ -42,7 +42,7 @@ func eventPrototypes() []hosts.Event {
 		&proposalEv{req: "a#1", to: "b", key: "k", bytes: 1},
 		&dropped{req: "a#1", reason: "no_leader"},
 		&snapTaken{index: 1, term: 1, compacted: 1},
-		&snapInstalled{index: 1, term: 1, from: "a"},
+		&snapInstalled{index: 1, term: 1, chain: 1, from: "a"},
 		&msgEvent{typ: tSent, peer: "a", message: "MsgApp", sender: "b", id: 1, bytes: 1, term: 1, index: 1, logTerm: 1, commit: 1, entries: 1, reject: true},
 		// A receive with no id writes every member a send does.
 		&msgEvent{typ: tReceived, peer: "a", message: "MsgApp", bytes: 1, term: 1, index: 1, logTerm: 1, commit: 1, entries: 1, reject: true},
@@ -269,16 +269,19 @@ func (e *snapTaken) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// snapInstalled is a leader's snapshot installed in place of the log.
+// snapInstalled is a leader's snapshot installed in place of the log:
+// the log now starts after index, whose chain the snapshot carried.
 type snapInstalled struct {
-	index, term uint64
-	from        string
+	index, term, chain uint64
+	from               string
 }
 
 func (*snapInstalled) Type() string { return tSnapInstalled }
 func (e *snapInstalled) AppendJSON(b []byte) []byte {
 	b = num(head(b, tSnapInstalled), "index", e.index)
 	b = num(b, "term", e.term)
+	b = append(b, `,"chain":`...)
+	b = hex16(b, e.chain)
 	b = str(b, "from", e.from)
 	return append(b, '}')
 }

@@ -21,6 +21,7 @@ import (
 
 	etcd "go.etcd.io/raft/v3"
 	pb "go.etcd.io/raft/v3/raftpb"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/rng"
@@ -43,6 +44,8 @@ var Kind = &hosts.Kind{
 	Describe:     describe,
 	Events:       eventPrototypes(),
 	Summary:      summary,
+	Assertions:   family,
+	Library:      library,
 }
 
 // maxKeptEvents is the most message records a host keeps room for
@@ -481,7 +484,7 @@ func roleName(s etcd.StateType) string {
 func (h *host) drain(now int64) {
 	for h.write == nil && h.node.HasReady() {
 		rd := h.node.Ready()
-		leader := h.role == etcd.StateLeader
+		leader := h.role == etcd.StateLeader || h.cfg.bug == BugAckBeforeFsync
 		if leader {
 			h.sendAll(rd.Messages)
 		}
@@ -517,10 +520,14 @@ func (h *host) persist(rd etcd.Ready) {
 			panic("rafthost: installing a snapshot: " + err.Error())
 		}
 		md := rd.Snapshot.GetMetadata()
-		h.record(&snapInstalled{index: md.GetIndex(), term: md.GetTerm(), from: h.peer(h.lead)})
+		h.record(&snapInstalled{index: md.GetIndex(), term: md.GetTerm(), chain: h.d.chainAt(md.GetIndex()), from: h.peer(h.lead)})
 	}
 	if len(rd.Entries) > 0 {
-		ents, truncated := h.d.append(rd.Entries)
+		ents := rd.Entries
+		if h.cfg.bug == BugCorruptEntry {
+			ents = corrupted(ents)
+		}
+		ents, truncated := h.d.append(ents)
 		if len(ents) > 0 {
 			ev := &logAppend{first: ents[0].GetIndex(), last: ents[len(ents)-1].GetIndex(), truncated: truncated}
 			if !h.replaying {
@@ -545,6 +552,21 @@ func (h *host) persist(rd etcd.Ready) {
 			h.record(&hardState{term: hs.GetTerm(), vote: v, commit: hs.GetCommit()})
 		}
 	}
+}
+
+// corrupted is the corrupt_entry bug: copies of ents, each put's last
+// byte flipped (raft's own entries are left alone).
+func corrupted(ents []*pb.Entry) []*pb.Entry {
+	out := make([]*pb.Entry, len(ents))
+	for i, e := range ents {
+		out[i] = e
+		if d := e.GetData(); e.GetType() == pb.EntryNormal && len(d) > 0 {
+			c := proto.Clone(e).(*pb.Entry)
+			c.Data[len(c.Data)-1] ^= 1
+			out[i] = c
+		}
+	}
+	return out
 }
 
 // applyAll applies entries to the state machine, skipping what it
