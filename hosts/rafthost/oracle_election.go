@@ -13,8 +13,8 @@ import (
 // not a vote: granting several is allowed.
 type electionSafety struct {
 	res     hosts.Result
-	leaders map[uint64]seen          // term → the first member to lead it
-	votes   map[hostTerm]seen        // (member, term) → the first vote it granted
+	leaders map[uint64]seen   // term → the first member to lead it
+	votes   map[hostTerm]seen // (member, term) → the first vote it granted
 }
 
 type hostTerm struct {
