@@ -44,7 +44,12 @@ var Kind = &hosts.Kind{
 	Describe:     describe,
 	Events:       eventPrototypes(),
 	Summary:      summary,
+	Watches:      watches,
+	Series:       series,
+	Explain:      explainer{},
 	Assertions:   family,
+	Marks:        marks,
+	Pane:         pane,
 	Library:      library,
 }
 
