@@ -19,9 +19,6 @@ func FmtTime(ns int64) string { return numfmt.Time(ns) }
 // +63.412 5s (numfmt.Short).
 func fmtShort(ns int64) string { return numfmt.Short(ns) }
 
-// fmtDur writes a duration briefly: 2.1s, 340ms (numfmt.Dur).
-func fmtDur(ns int64) string { return numfmt.Dur(ns) }
-
 // FmtBytes writes a byte count briefly: 812B, 9.8KB (numfmt.Bytes).
 func FmtBytes(n int64) string { return numfmt.Bytes(n) }
 
