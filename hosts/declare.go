@@ -215,6 +215,8 @@ type ViewState struct {
 // pair's timeline and the stepper a matrix of them; a kind without
 // views gets a host list instead.
 type Views struct {
+	// Title names the views for the stepper's matrix ("membership").
+	Title string
 	// Type is the record type that changes a view. Observer, Subject,
 	// State, Version and Reason name its members; Observer "" is the
 	// record's own host.
@@ -273,12 +275,21 @@ type PaneInput struct {
 // PaneLine is one line of a kind's stepper pane.
 type PaneLine struct {
 	Cells []Cell
-	// Find, when set, is a debugger query ("type=state_transition
-	// host=a subject=b to=suspect") for the record that brought what
-	// the line shows: the stepper's `w` on the line searches back for
-	// it. Follow says in a few words what it follows, for the status
-	// line.
-	Find, Follow string
+	// Wrap says the line is never cut: the stepper wraps its text (in
+	// the first cell's tone) to the pane's width less Indent+1 cells,
+	// each piece indented by Indent spaces.
+	Wrap   bool
+	Indent int
+	// JSON, when set instead of Cells, is a JSON object the stepper
+	// lays out as key/value columns (a host's counters).
+	JSON []byte
+	// Member, when set, is the member the line is about: `W` on the line
+	// explains how the host came to hold its view of it (Kind.Explain).
+	// Find is a debugger query ("type=state_transition host=a
+	// subject=b to=suspect incarnation=3") for the record that brought
+	// what the line shows: `w` on the line searches back for it; Follow
+	// says in a few words what that is, for the status line.
+	Member, Find, Follow string
 }
 
 // Cell is a run of text in one tone.

@@ -31,6 +31,8 @@ type edgeFlow struct {
 	lastSendNs   int64 // sent_at of the last send that returned Arrive
 	// lastSerializationEndNs is when the link finishes putting the last
 	// accepted message on the wire; the next message starts no earlier.
+	// With a token bucket (burst_bytes) it is when the bucket is full
+	// again: the wire's end had every message been serialised (occupy).
 	lastSerializationEndNs int64
 
 	effects  []effect   // timed mutations in the order they were applied
@@ -73,6 +75,7 @@ func sanitize(p Policy) Policy {
 	nonNeg(&p.CacheWarmAfterNs)
 	nonNeg(&p.CacheInvalidateAfterIdleNs)
 	nonNeg(&p.SendBufferBytes) // 0: no limit
+	nonNeg(&p.BurstBytes)      // 0: a serialising wire
 	p.JitterStddevNs = min(p.JitterStddevNs, rng.MaxNormalStddev)
 	p.MTUBytes = sanitizeMTU(p.MTUBytes)
 	return p
@@ -229,7 +232,41 @@ func (f *edgeFlow) bufferFull(p *Policy, wireBytes, now int64) bool {
 		return false
 	}
 	queued := queuedBytes(checked.Sub(f.lastSerializationEndNs, now), p.BandwidthBps)
+	// A token bucket's tokens cover burst_bytes of that backlog: those
+	// bytes have left; only the rest waits in the queue.
+	queued = max(checked.Sub(queued, p.BurstBytes), 0)
 	return checked.Add(queued, max(wireBytes, 0)) > p.SendBufferBytes
+}
+
+// occupy puts wireBytes offered at sentAt through the edge's rate limit
+// (docs/network.md step 4) and returns when the message leaves it, its
+// latency still to come. With burst_bytes 0 the edge is a serialising
+// wire: a message starts when the one ahead ends and leaves when its own
+// last byte is on the wire. With burst_bytes B it is a token bucket of
+// depth B filling at the bandwidth, as Linux HTB shapes: a packet leaves
+// as soon as the bucket holds tokens and is then charged its bytes,
+// which may take the bucket below zero. A message is its packets (IP
+// fragments or TCP segments, the last of lastUnitBytes), queued
+// together; it has left when its last packet has. last_serialization_end
+// is kept as the bucket's "full again" instant X: the first packet leaves
+// at L = max(sent_at, X − B/rate), X grows by the message's bytes/rate
+// as the wire's end would, and the last packet leaves at
+// max(L, X_new − (lastUnitBytes + B)/rate), when the packets ahead of it
+// are paid for down to the bucket's depth. A one-packet message on an
+// idle edge leaves at once, whatever its size; an eleven-fragment
+// datagram waits for ten fragments' worth of tokens beyond the bucket.
+// Every message still leaves in the order it was sent.
+func (f *edgeFlow) occupy(p *Policy, wireBytes, lastUnitBytes, sentAt int64) int64 {
+	ser := serializationNs(wireBytes, p.BandwidthBps)
+	if p.BurstBytes <= 0 {
+		end := checked.Add(max(sentAt, f.lastSerializationEndNs), ser)
+		f.lastSerializationEndNs = end
+		return end
+	}
+	first := max(sentAt, checked.Sub(f.lastSerializationEndNs, serializationNs(p.BurstBytes, p.BandwidthBps)))
+	f.lastSerializationEndNs = checked.Add(max(f.lastSerializationEndNs, first), ser)
+	last := checked.Sub(f.lastSerializationEndNs, serializationNs(checked.Add(lastUnitBytes, p.BurstBytes), p.BandwidthBps))
+	return max(first, last)
 }
 
 // reorderUnitNs is one "latency + jitter" unit of reorder delay.

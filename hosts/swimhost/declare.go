@@ -1,8 +1,6 @@
 package swimhost
 
 import (
-	"bytes"
-	"encoding/json"
 	"strconv"
 	"strings"
 
@@ -92,7 +90,8 @@ func seqText(p hosts.Payload) string {
 // member it knows, changed by its state_transition records and read from
 // its snapshot's members.
 var views = &hosts.Views{
-	Type: tTransition, Observer: "observer", Subject: "subject", State: "to", Version: "incarnation", Reason: "reason",
+	Title: "membership",
+	Type:  tTransition, Observer: "observer", Subject: "subject", State: "to", Version: "incarnation", Reason: "reason",
 	VersionShort: "inc",
 	States: []hosts.ViewState{
 		{Name: swim.Alive.String(), Letter: 'A', Tone: hosts.ToneGood},
@@ -107,18 +106,8 @@ var views = &hosts.Views{
 
 // viewsOf reads the members of a swim snapshot (hosts/swim/snapshot.go).
 func viewsOf(snapshot []byte) (string, []hosts.View, bool) {
-	if !bytes.Contains(snapshot, []byte(`"members"`)) {
-		return "", nil, false
-	}
-	var s struct {
-		Self    string `json:"self"`
-		Members []struct {
-			ID          string `json:"id"`
-			State       string `json:"state"`
-			Incarnation uint64 `json:"incarnation"`
-		} `json:"members"`
-	}
-	if json.Unmarshal(snapshot, &s) != nil || s.Self == "" || s.Members == nil {
+	s, ok := readSnap(snapshot)
+	if !ok {
 		return "", nil, false
 	}
 	out := make([]hosts.View, len(s.Members))

@@ -43,6 +43,7 @@ var Kind = &hosts.Kind{
 	Assertions:   swimcheck.Family,
 	Marks:        marks,
 	Views:        views,
+	Pane:         pane,
 }
 
 func events() []hosts.Event {
