@@ -39,6 +39,9 @@ func LibraryNames() []string {
 func LoadLibrary(name string, reg *hosts.Registry) (*Property, error) {
 	name = strings.TrimSuffix(name, ".toml")
 	data, err := Library.ReadFile(path.Join("library", name+".toml"))
+	if err != nil {
+		data, err = kindProperty(name, reg) // a kind's own (hosts.Kind.Library)
+	}
 	if err != nil || strings.Contains(name, "/") {
 		return nil, scenarios.Errors{{File: name, Msg: "no embedded property of that name (embedded: " +
 			strings.Join(LibraryNames(), ", ") + ")"}}
@@ -46,6 +49,19 @@ func LoadLibrary(name string, reg *hosts.Registry) (*Property, error) {
 	return Parse(name+".toml", data, reg, func(ref string) (*scenarios.Scenario, error) {
 		return scenarios.LoadLibrary(ref, reg)
 	})
+}
+
+// kindProperty reads properties/<name>.toml from the library of a
+// registered kind.
+func kindProperty(name string, reg *hosts.Registry) ([]byte, error) {
+	for _, k := range reg.Kinds() {
+		if k.Library != nil {
+			if data, err := fs.ReadFile(k.Library, path.Join("properties", name+".toml")); err == nil {
+				return data, nil
+			}
+		}
+	}
+	return nil, fs.ErrNotExist
 }
 
 // Load parses the property file at file. Its base is a scenario file

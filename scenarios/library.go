@@ -40,9 +40,33 @@ func LoadLibrary(name string, reg *hosts.Registry) (*Scenario, error) {
 	file := libraryFile(name)
 	data, err := Library.ReadFile(file)
 	if err != nil {
+		if lib := kindLibrary(file, reg); lib != nil {
+			read := func(p string) ([]byte, error) { return fs.ReadFile(lib, p) }
+			if data, err := read(file); err == nil {
+				return Parse(file, data, reg, read)
+			}
+		}
 		return nil, Errors{{File: file, Msg: "no embedded scenario of that name"}}
 	}
 	return Parse(file, data, reg, Library.ReadFile)
+}
+
+// kindLibrary is the library of the registered kind that holds file
+// (hosts.Kind.Library: "raft/leader_isolation.toml"), nil when none
+// does. A kind's scenarios join the core's under their own names.
+func kindLibrary(file string, reg *hosts.Registry) fs.FS {
+	if reg == nil {
+		return nil
+	}
+	for _, k := range reg.Kinds() {
+		if k.Library == nil {
+			continue
+		}
+		if _, err := fs.Stat(k.Library, file); err == nil {
+			return k.Library
+		}
+	}
+	return nil
 }
 
 func libraryFile(name string) string {

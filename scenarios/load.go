@@ -45,7 +45,7 @@ func Resolve(arg string, reg *hosts.Registry) (*Scenario, error) {
 		}
 		return Load(filepath.Join(arg, bundleScenario), reg)
 	}
-	if inLibrary(arg) {
+	if inLibrary(arg) || kindLibrary(libraryFile(arg), reg) != nil {
 		return LoadLibrary(arg, reg)
 	}
 	return nil, Errors{{File: arg, Msg: "no such file, and no embedded scenario of that name (embedded: " +
