@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"github.com/detsim/detsim/hosts/rafthost"
 	"github.com/detsim/detsim/hosts/swimcheck"
 	"math"
 	"slices"
@@ -29,6 +30,13 @@ func everyKind() []AssertionParams {
 		ToolResultMatched{Peer: "a"},
 		OutputBounded{Peer: "a", MaxBytes: 13},
 		RetryBudget{Peer: "a", MaxAttempts: 14},
+		rafthost.ElectionSafety{},
+		rafthost.LogMatching{},
+		rafthost.LeaderCompleteness{},
+		rafthost.StateMachineSafety{},
+		rafthost.ProposalCommitsWithin{AfterNs: 15, WithinNs: 16},
+		rafthost.NoLeaderChange{WindowStartNs: 1, WindowEndNs: 2},
+		rafthost.NoRaftPanic{},
 	}
 }
 
