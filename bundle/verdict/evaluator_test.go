@@ -13,6 +13,7 @@ import (
 	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/hosts/rafthost"
 	"github.com/detsim/detsim/hosts/swimcheck"
 	"github.com/detsim/detsim/scenarios"
 )
@@ -40,6 +41,13 @@ func TestNew_AcceptsEveryCatalogKind(t *testing.T) {
 		scenarios.ToolResultMatched{Peer: "a"},
 		scenarios.OutputBounded{Peer: "a", MaxBytes: 13},
 		scenarios.RetryBudget{Peer: "a", MaxAttempts: 14},
+		rafthost.ElectionSafety{},
+		rafthost.LogMatching{},
+		rafthost.LeaderCompleteness{},
+		rafthost.StateMachineSafety{},
+		rafthost.ProposalCommitsWithin{AfterNs: sec, WithinNs: sec},
+		rafthost.NoLeaderChange{WindowStartNs: 0, WindowEndNs: sec},
+		rafthost.NoRaftPanic{},
 	}
 	var judged, catalog []string
 	for _, p := range vals {
