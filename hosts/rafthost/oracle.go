@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/internal/jsonscan"
 )
 
 // The raft kind's assertions (docs/raft.md, "Assertions"): Raft's safety
@@ -120,6 +121,10 @@ type rec struct {
 	host string
 	typ  string
 	p    hosts.Payload
+	// A log_append as appended read it.
+	app     appended
+	appErr  error
+	appRead bool
 }
 
 func (r *rec) cite() hosts.Cite { return hosts.Cite{Line: r.line, TimeNs: r.at} }
@@ -163,29 +168,74 @@ type appended struct {
 	Chains      []uint64
 }
 
+// appended reads a log_append once for every oracle that reads it (two
+// do, and its entries are most of what the judge reads).
 func (r *rec) appended() (appended, error) {
-	var raw struct {
-		First  uint64   `json:"first"`
-		Last   uint64   `json:"last"`
-		Terms  []uint64 `json:"terms"`
-		Chains []string `json:"chains"`
+	if !r.appRead {
+		r.app, r.appErr = readAppended(r.p)
+		r.appRead = true
 	}
-	if err := json.Unmarshal(r.p, &raw); err != nil {
-		return appended{}, fmt.Errorf("log_append: %v", err)
-	}
-	n := raw.Last - raw.First + 1
-	if raw.Last < raw.First || uint64(len(raw.Terms)) != n || uint64(len(raw.Chains)) != n {
-		return appended{}, fmt.Errorf("log_append: [%d, %d] with %d terms and %d chains", raw.First, raw.Last, len(raw.Terms), len(raw.Chains))
-	}
-	a := appended{First: raw.First, Last: raw.Last, Terms: raw.Terms, Chains: make([]uint64, n)}
-	for i, s := range raw.Chains {
-		c, err := strconv.ParseUint(s, 16, 64)
-		if err != nil || len(s) != 16 {
-			return appended{}, fmt.Errorf("log_append: chain %q is not 16 hex digits", s)
+	return r.app, r.appErr
+}
+
+func readAppended(p hosts.Payload) (appended, error) {
+	a, ok := scanAppended(p)
+	if !ok {
+		// Not as the hosts write it (another producer's spacing or
+		// member order): the slow, general reader.
+		var raw struct {
+			First  uint64   `json:"first"`
+			Last   uint64   `json:"last"`
+			Terms  []uint64 `json:"terms"`
+			Chains []string `json:"chains"`
 		}
-		a.Chains[i] = c
+		if err := json.Unmarshal(p, &raw); err != nil {
+			return appended{}, fmt.Errorf("log_append: %v", err)
+		}
+		a = appended{First: raw.First, Last: raw.Last, Terms: raw.Terms, Chains: make([]uint64, len(raw.Chains))}
+		for i, s := range raw.Chains {
+			c, err := strconv.ParseUint(s, 16, 64)
+			if err != nil || len(s) != 16 {
+				return appended{}, fmt.Errorf("log_append: chain %q is not 16 hex digits", s)
+			}
+			a.Chains[i] = c
+		}
+	}
+	n := a.Last - a.First + 1
+	if a.Last < a.First || uint64(len(a.Terms)) != n || uint64(len(a.Chains)) != n {
+		return appended{}, fmt.Errorf("log_append: [%d, %d] with %d terms and %d chains", a.First, a.Last, len(a.Terms), len(a.Chains))
 	}
 	return a, nil
+}
+
+// scanAppended reads a log_append in one pass without allocating more
+// than its two slices; false for anything it does not recognise,
+// which readAppended then reads the general way.
+func scanAppended(p []byte) (appended, bool) {
+	var a appended
+	o := jsonscan.NewObject(p, 0)
+	for o.Next() {
+		switch string(o.Key()) {
+		case "first":
+			a.First, _ = o.Uint()
+		case "last":
+			a.Last, _ = o.Uint()
+		case "terms":
+			o.Uints(func(t uint64) { a.Terms = append(a.Terms, t) })
+		case "chains":
+			o.Texts(func(s []byte, null bool) {
+				c, err := strconv.ParseUint(string(s), 16, 64)
+				if err != nil || len(s) != 16 || null {
+					o.Fail()
+				}
+				a.Chains = append(a.Chains, c)
+			})
+		default:
+			o.Skip()
+		}
+	}
+	_, ok := o.End()
+	return a, ok
 }
 
 // judge hands each unresolved oracle the records it reads.

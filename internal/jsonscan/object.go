@@ -192,6 +192,47 @@ func (o *Object) Texts(add func(s []byte, null bool)) (null bool) {
 	}
 }
 
+// Uints reads an array of non-negative integers, calling add with each
+// in order, or a null array.
+func (o *Object) Uints(add func(v uint64)) (null bool) {
+	if o.state != open {
+		return false
+	}
+	b := o.b
+	if next, ok := Match(b, o.i, "null"); ok {
+		o.i = next
+		return true
+	}
+	if o.i >= len(b) || b[o.i] != '[' {
+		o.state = bad
+		return false
+	}
+	i := o.i + 1
+	if i < len(b) && b[i] == ']' {
+		o.i = i + 1
+		return false
+	}
+	for {
+		v, next, ok := Uint(b, i)
+		if !ok {
+			o.state = bad
+			return false
+		}
+		add(v)
+		i = next
+		switch {
+		case i < len(b) && b[i] == ',':
+			i++
+		case i < len(b) && b[i] == ']':
+			o.i = i + 1
+			return false
+		default:
+			o.state = bad
+			return false
+		}
+	}
+}
+
 // Skip passes over any valid value.
 func (o *Object) Skip() {
 	if o.state != open {
