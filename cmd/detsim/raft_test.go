@@ -20,25 +20,7 @@ func TestRaft_ByNameAndBadConfig(t *testing.T) {
 	if r := runIn("sweep", "raft_partitions", "--seeds", "1", "--corpus", ""); r.code != 0 {
 		t.Errorf("sweep raft_partitions: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	bad := filepath.Join(dir, "bad.toml")
-	src := `name = "bad"
-duration_ns = 1_000_000_000
-[default_tick]
-period_ns = 100_000_000
-[default_link]
-bandwidth_bps = 1_000_000
-[[peers]]
-id = "n1"
-kind = "raft"
-kind_config = { election_ticks = 1, heartbeat_ticks = 1, max_inflight = 4 }
-[[peers]]
-id = "n2"
-kind = "raft"
-kind_config = { proposals = [{ at_ns = 0, key = "k", value = "v", to = "n7" }] }
-`
-	if err := os.WriteFile(bad, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	bad := filepath.Join("..", "..", "hosts", "rafthost", "testdata", "bad_config.toml")
 	out := filepath.Join(dir, "out")
 	r := runIn("--batch", bad, "--out", out)
 	if r.code != exitUsage {

@@ -67,22 +67,7 @@ func TestValidate_DefaultsAreEtcdServers(t *testing.T) {
 // kind_config's problems as input errors naming the peer and the field
 // (the CLI's exit 2), every one of them, not a panic later in the run.
 func TestLoad_BadRaftConfigIsAnInputError(t *testing.T) {
-	src := `name = "bad"
-duration_ns = 1_000_000_000
-[default_tick]
-period_ns = 100_000_000
-[default_link]
-bandwidth_bps = 1_000_000
-[[peers]]
-id = "n1"
-kind = "raft"
-kind_config = { election_ticks = 1, heartbeat_ticks = 1, max_inflight = 4 }
-[[peers]]
-id = "n2"
-kind = "raft"
-kind_config = { proposals = [{ at_ns = 0, key = "k", value = "v", to = "n7" }] }
-`
-	_, err := scenarios.Parse("bad.toml", []byte(src), hosts.NewRegistry(Kind), nil)
+	_, err := scenarios.Load("testdata/bad_config.toml", hosts.NewRegistry(Kind))
 	if err == nil {
 		t.Fatal("loaded")
 	}

@@ -121,10 +121,32 @@ type rec struct {
 	host string
 	typ  string
 	p    hosts.Payload
-	// A log_append as appended read it.
+	// A log_append as appended read it; an apply as entry read it.
 	app     appended
 	appErr  error
 	appRead bool
+	ent     entryAt
+	entErr  error
+	entRead bool
+}
+
+// entryAt is what an apply record says of its entry.
+type entryAt struct{ index, term, chain uint64 }
+
+// entry reads an apply's index, term and chain, once for the three
+// oracles that read applies.
+func (r *rec) entry() (entryAt, error) {
+	if !r.entRead {
+		r.entRead = true
+		if r.ent.index, r.entErr = r.num("index"); r.entErr != nil {
+			return r.ent, r.entErr
+		}
+		if r.ent.term, r.entErr = r.num("term"); r.entErr != nil {
+			return r.ent, r.entErr
+		}
+		r.ent.chain, r.entErr = r.chain("chain")
+	}
+	return r.ent, r.entErr
 }
 
 func (r *rec) cite() hosts.Cite { return hosts.Cite{Line: r.line, TimeNs: r.at} }

@@ -86,19 +86,11 @@ func (o *leaderCompleteness) log(host string) *memberLog {
 func (o *leaderCompleteness) observe(r *rec) error {
 	switch r.typ {
 	case tApply:
-		index, err := r.num("index")
-		if err != nil || index <= o.topIdx {
+		e, err := r.entry()
+		if err != nil || e.index <= o.topIdx {
 			return err
 		}
-		term, err := r.num("term")
-		if err != nil {
-			return err
-		}
-		chain, err := r.chain("chain")
-		if err != nil {
-			return err
-		}
-		o.topIdx, o.top = index, appliedAt{term, chain, r.host, r.cite()}
+		o.topIdx, o.top = e.index, appliedAt{e.term, e.chain, r.host, r.cite()}
 	case tLogAppend:
 		a, err := r.appended()
 		if err != nil {

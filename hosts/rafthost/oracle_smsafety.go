@@ -29,26 +29,18 @@ func newStateMachineSafety() *stateMachineSafety {
 func (o *stateMachineSafety) reads(typ string) bool { return typ == tApply }
 
 func (o *stateMachineSafety) observe(r *rec) error {
-	index, err := r.num("index")
+	e, err := r.entry()
 	if err != nil {
 		return err
 	}
-	term, err := r.num("term")
-	if err != nil {
-		return err
-	}
-	chain, err := r.chain("chain")
-	if err != nil {
-		return err
-	}
-	first, ok := o.applied[index]
+	first, ok := o.applied[e.index]
 	if !ok {
-		o.applied[index] = appliedAt{term, chain, r.host, r.cite()}
+		o.applied[e.index] = appliedAt{e.term, e.chain, r.host, r.cite()}
 		return nil
 	}
-	if first.chain != chain {
+	if first.chain != e.chain {
 		o.res.Resolve(hosts.Fail, fmt.Sprintf("%s applied the entry of term %d at index %d, %s that of term %d (%s)",
-			first.host, first.term, index, r.host, term, differ(first.term, term)), first.cite, r.cite())
+			first.host, first.term, e.index, r.host, e.term, differ(first.term, e.term)), first.cite, r.cite())
 	}
 	return nil
 }

@@ -15,6 +15,7 @@
 package rafthost
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -255,7 +256,7 @@ func (h *host) start(now int64, resumed bool) {
 	clear(h.snapTo)
 	h.timerAt = -1
 	h.campaign = h.cfg.campaignAt >= now
-	h.nextProp, _ = slices.BinarySearchFunc(h.cfg.proposals, now, func(p proposal, t int64) int { return cmpInt(p.at, t) })
+	h.nextProp, _ = slices.BinarySearchFunc(h.cfg.proposals, now, func(p proposal, t int64) int { return cmp.Compare(p.at, t) })
 	h.loadSeq = h.cfg.load.firstAt(now)
 	h.node = nil
 	h.newNode()
@@ -263,16 +264,6 @@ func (h *host) start(now int64, resumed bool) {
 	h.role, h.lead, h.term = st.RaftState, st.Lead, st.GetTerm()
 	h.hard = hardState{term: st.GetTerm(), vote: h.peer(st.GetVote()), commit: st.GetCommit()}
 	h.startNote = &nodeStart{disk: cause, term: st.GetTerm(), vote: h.peer(st.GetVote()), commit: st.GetCommit(), applied: h.d.applied, last: h.d.last()}
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // newNode builds the RawNode over the disk, with etcd's configuration.

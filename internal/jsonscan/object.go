@@ -149,52 +149,34 @@ func (o *Object) Bool() (v, null bool) {
 // Texts reads an array whose elements are strings that decode to their
 // own bytes or null, calling add with each in order, or a null array.
 func (o *Object) Texts(add func(s []byte, null bool)) (null bool) {
-	if o.state != open {
-		return false
-	}
-	b := o.b
-	if next, ok := Match(b, o.i, "null"); ok {
-		o.i = next
-		return true
-	}
-	if o.i >= len(b) || b[o.i] != '[' {
-		o.state = bad
-		return false
-	}
-	i := o.i + 1
-	if i < len(b) && b[i] == ']' {
-		o.i = i + 1
-		return false
-	}
-	for {
+	return o.array(func(b []byte, i int) (int, bool) {
 		if next, ok := Match(b, i, "null"); ok {
 			add(nil, true)
-			i = next
-		} else {
-			s, next, ok := String(b, i)
-			if !ok {
-				o.state = bad
-				return false
-			}
+			return next, true
+		}
+		s, next, ok := String(b, i)
+		if ok {
 			add(s, false)
-			i = next
 		}
-		switch {
-		case i < len(b) && b[i] == ',':
-			i++
-		case i < len(b) && b[i] == ']':
-			o.i = i + 1
-			return false
-		default:
-			o.state = bad
-			return false
-		}
-	}
+		return next, ok
+	})
 }
 
 // Uints reads an array of non-negative integers, calling add with each
 // in order, or a null array.
 func (o *Object) Uints(add func(v uint64)) (null bool) {
+	return o.array(func(b []byte, i int) (int, bool) {
+		v, next, ok := Uint(b, i)
+		if ok {
+			add(v)
+		}
+		return next, ok
+	})
+}
+
+// array reads an array, or null, with elem reading each element at b[i]
+// and returning the index past it.
+func (o *Object) array(elem func(b []byte, i int) (next int, ok bool)) (null bool) {
 	if o.state != open {
 		return false
 	}
@@ -213,12 +195,11 @@ func (o *Object) Uints(add func(v uint64)) (null bool) {
 		return false
 	}
 	for {
-		v, next, ok := Uint(b, i)
+		next, ok := elem(b, i)
 		if !ok {
 			o.state = bad
 			return false
 		}
-		add(v)
 		i = next
 		switch {
 		case i < len(b) && b[i] == ',':
