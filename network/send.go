@@ -25,29 +25,17 @@ import "github.com/detsim/detsim/internal/checked"
 // extra. The extra delay is drawn whether or not the reorder fires, so a
 // policy edit never shifts the draws of later sends on the same edge.
 func (n *Network) Send(from, to int, byteLen int64, sentAt int64) (Outcome, []Note) {
-	n.sendNotes = n.sendNotes[:0]
-	n.observe(sentAt)
-
-	e := n.edge(from, to)
+	e := n.begin(from, to, sentAt)
 	if e == nil { // step 1
 		return Outcome{Reason: NoRoute}, n.sendNotes
 	}
-	p := &n.policies[e.policy]
-	f := n.use(e) // a refused send makes a flow but draws nothing
-	f.prune(sentAt)
-	if f.idledOut(p, sentAt) { // the idle rule runs before every other step
-		n.cool(f)
-		n.sendNotes = append(n.sendNotes, cacheNote(e, f, IdledOut))
-	}
+	p, f := n.open(e, sentAt) // the idle rule runs before every other step
 	if p.MTUBytes > 0 && byteLen > MaxDatagramBytes { // step 1b: EMSGSIZE
 		return Outcome{Reason: TooLarge}, n.sendNotes
 	}
-	if f.partitioned { // step 2
-		return Outcome{Reason: Partitioned}, n.sendNotes
-	}
 	wire, k := datagramWire(byteLen, p.MTUBytes)
-	if f.bufferFull(p, wire, sentAt) { // step 2b (DESIGN §8): the socket refuses it
-		return Outcome{Reason: BufferFull}, n.sendNotes
+	if r := f.refuses(p, wire, sentAt); r != 0 { // step 2, 2b (DESIGN §8)
+		return Outcome{Reason: r}, n.sendNotes
 	}
 
 	n.draws(e, f)
@@ -70,47 +58,17 @@ func (n *Network) Send(from, to int, byteLen int64, sentAt int64) (Outcome, []No
 
 	// Step 4: the link's rate, its headers included (a serialising wire,
 	// or a token bucket with burst_bytes); latency, jitter and reorder
-	// delay happen after and never hold it.
+	// delay happen after and never hold it. Steps 5–6: latency + jitter.
 	left := f.occupy(p, wire, lastFragmentWire(wire, k, p.MTUBytes), sentAt)
+	arrival := checked.Add(left, f.propagationNs(p, jitter, sentAt))
 
-	// Steps 5–6: negative jitter is clamped so nothing arrives before it
-	// has left; a spike scales the clamped latency+jitter.
-	propagation := max(checked.Add(p.LatencyNs, jitter), 0)
-	if spike, ok := f.active(LatencySpike, sentAt); ok {
-		propagation = checked.MulDiv(propagation, spike.value, 100)
-	}
-	arrival := checked.Add(left, propagation)
-
-	if relay, ok := f.active(RelayBuffer, sentAt); ok { // step 7
-		arrival = max(arrival, checked.Add(sentAt, relay.value))
-	}
-
-	dialed := f.state == Cold // step 8
-	if dialed {
-		arrival = checked.Add(arrival, p.ColdDialPenaltyNs)
-		f.state, f.warmingSince = Warming, sentAt
-		n.notCold++
-		n.sendNotes = append(n.sendNotes,
-			Note{From: int(e.from), To: int(e.to), Kind: NoteDialStart},
-			cacheNote(e, f, Dialed))
-	}
-
+	var extra int64
 	if reorders { // step 9: one to two latency+jitter units of extra delay
 		unit := p.reorderUnitNs()
-		extra := checked.Add(unit, int64(below(extraDraw, uint64(unit)+1)))
-		arrival = checked.Add(arrival, extra)
+		extra = checked.Add(unit, int64(below(extraDraw, uint64(unit)+1)))
 	}
-
-	f.lastSendNs = sentAt // step 10
-	if f.state == Warming && checked.Sub(sentAt, f.warmingSince) >= p.CacheWarmAfterNs {
-		f.state = Warm
-		n.sendNotes = append(n.sendNotes, cacheNote(e, f, Warmed))
-	}
-
-	id := n.nextID // step 11
-	n.nextID++
-	f.inFlight = append(f.inFlight, delivery{id: id, at: arrival, dialed: dialed})
-	return Outcome{Arrived: true, At: arrival, ID: id, Dialed: dialed}, n.sendNotes
+	out := n.arrive(e, f, p, arrival, extra, sentAt) // before reading the notes it appends to
+	return out, n.sendNotes
 }
 
 // SendReliable answers a send query on a reliable stream (TCP) instead
@@ -137,10 +95,7 @@ func (n *Network) Send(from, to int, byteLen int64, sentAt int64) (Outcome, []No
 // Draws: refused sends draw nothing; an arriving one draws exactly one
 // value, the jitter, from the edge's substream.
 func (n *Network) SendReliable(from, to int, byteLen int64, sentAt int64, handshake bool) (Outcome, []Note) {
-	n.sendNotes = n.sendNotes[:0]
-	n.observe(sentAt)
-
-	e := n.edge(from, to)
+	e := n.begin(from, to, sentAt)
 	if e == nil {
 		return Outcome{Reason: NoRoute}, n.sendNotes
 	}
@@ -151,6 +106,39 @@ func (n *Network) SendReliable(from, to int, byteLen int64, sentAt int64, handsh
 		}
 		e = n.existing(from, to) // making a mesh's back edge may have moved e
 	}
+	p, f := n.open(e, sentAt)
+	wire := streamWire(byteLen, p.MTUBytes)
+	if r := f.refuses(p, wire, sentAt); r != 0 {
+		return Outcome{Reason: r}, n.sendNotes
+	}
+
+	n.draws(e, f)
+	jitter := f.stream.Normal(p.JitterStddevNs)
+
+	left := f.occupy(p, wire, lastSegmentWire(wire, p.MTUBytes), sentAt)
+	arrival := checked.Add(left, f.propagationNs(p, jitter, sentAt))
+	if handshake {
+		arrival = checked.Add(arrival, checked.Add(n.legNs(e, f, sentAt), n.legNs(back, n.flowOf(back), sentAt)))
+	}
+	out := n.arrive(e, f, p, arrival, 0, sentAt)
+	return out, n.sendNotes
+}
+
+// The steps Send and SendReliable share, in the order both take them
+// (docs/network.md numbers them).
+
+// begin starts a send query at sentAt: the notes buffer emptied, the
+// clock observed, the edge from→to looked up (nil: NoRoute).
+func (n *Network) begin(from, to int, sentAt int64) *edgeState {
+	n.sendNotes = n.sendNotes[:0]
+	n.observe(sentAt)
+	return n.edge(from, to)
+}
+
+// open takes e's flow at sentAt (a refused send makes one but draws
+// nothing) and applies the idle rule, which runs before every other
+// step.
+func (n *Network) open(e *edgeState, sentAt int64) (*Policy, *edgeFlow) {
 	p := &n.policies[e.policy]
 	f := n.use(e)
 	f.prune(sentAt)
@@ -158,28 +146,36 @@ func (n *Network) SendReliable(from, to int, byteLen int64, sentAt int64, handsh
 		n.cool(f)
 		n.sendNotes = append(n.sendNotes, cacheNote(e, f, IdledOut))
 	}
-	if f.partitioned {
-		return Outcome{Reason: Partitioned}, n.sendNotes
+	return p, f
+}
+
+// refuses is why f refuses wire bytes at sentAt before anything is
+// drawn (step 2: a partition; 2b: the socket's send buffer is full), 0
+// when it takes them.
+func (f *edgeFlow) refuses(p *Policy, wire, sentAt int64) DropReason {
+	switch {
+	case f.partitioned:
+		return Partitioned
+	case f.bufferFull(p, wire, sentAt):
+		return BufferFull
 	}
-	wire := streamWire(byteLen, p.MTUBytes)
-	if f.bufferFull(p, wire, sentAt) {
-		return Outcome{Reason: BufferFull}, n.sendNotes
-	}
+	return 0
+}
 
-	n.draws(e, f)
-	jitter := f.stream.Normal(p.JitterStddevNs)
-
-	left := f.occupy(p, wire, lastSegmentWire(wire, p.MTUBytes), sentAt)
-
+// propagationNs is steps 5–6: latency plus jitter, negative jitter
+// clamped so nothing arrives before it has left, scaled by a spike.
+func (f *edgeFlow) propagationNs(p *Policy, jitter, sentAt int64) int64 {
 	propagation := max(checked.Add(p.LatencyNs, jitter), 0)
 	if spike, ok := f.active(LatencySpike, sentAt); ok {
 		propagation = checked.MulDiv(propagation, spike.value, 100)
 	}
-	arrival := checked.Add(left, propagation)
-	if handshake {
-		arrival = checked.Add(arrival, checked.Add(n.legNs(e, f, sentAt), n.legNs(back, n.flowOf(back), sentAt)))
-	}
+	return propagation
+}
 
+// arrive ends an arriving send due at arrival: the relay floor (step
+// 7), the cold dial (8), extra delay (9: Send's reorder), the cache
+// (10) and the delivery's id (11).
+func (n *Network) arrive(e *edgeState, f *edgeFlow, p *Policy, arrival, extra, sentAt int64) Outcome {
 	if relay, ok := f.active(RelayBuffer, sentAt); ok {
 		arrival = max(arrival, checked.Add(sentAt, relay.value))
 	}
@@ -193,6 +189,7 @@ func (n *Network) SendReliable(from, to int, byteLen int64, sentAt int64, handsh
 			Note{From: int(e.from), To: int(e.to), Kind: NoteDialStart},
 			cacheNote(e, f, Dialed))
 	}
+	arrival = checked.Add(arrival, extra)
 
 	f.lastSendNs = sentAt
 	if f.state == Warming && checked.Sub(sentAt, f.warmingSince) >= p.CacheWarmAfterNs {
@@ -203,7 +200,7 @@ func (n *Network) SendReliable(from, to int, byteLen int64, sentAt int64, handsh
 	id := n.nextID
 	n.nextID++
 	f.inFlight = append(f.inFlight, delivery{id: id, at: arrival, dialed: dialed})
-	return Outcome{Arrived: true, At: arrival, ID: id, Dialed: dialed}, n.sendNotes
+	return Outcome{Arrived: true, At: arrival, ID: id, Dialed: dialed}
 }
 
 // legNs is one handshake leg on e (whose flow, possibly nil, is f) at t:
