@@ -29,7 +29,8 @@ func (n *Network) Send(from, to int, byteLen int64, sentAt int64) (Outcome, []No
 	if e == nil { // step 1
 		return Outcome{Reason: NoRoute}, n.sendNotes
 	}
-	p, f := n.open(e, sentAt) // the idle rule runs before every other step
+	// The idle rule runs before every other step.
+	p, f := n.open(e, sentAt)
 	if p.MTUBytes > 0 && byteLen > MaxDatagramBytes { // step 1b: EMSGSIZE
 		return Outcome{Reason: TooLarge}, n.sendNotes
 	}
