@@ -46,8 +46,8 @@ type judge struct {
 	// by lists, per fact (bit of want), the checkers that were
 	// unresolved and wanted it when want was computed: a record visits
 	// only those, not every checker.
-	by [nWants][]checker
-	texts    jsonscan.Strings
+	by    [nWants][]checker
+	texts jsonscan.Strings
 }
 
 func newJudge(params []hosts.AssertionParams) hosts.Judge {
