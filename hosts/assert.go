@@ -124,6 +124,9 @@ type EventRec struct {
 	// been checked (ReadUnchecked). The judge must not keep it.
 	Event     []byte
 	Unchecked bool
+	// Read is what the judge's Reads said of the record when it was
+	// handed over, so Observe need not ask again.
+	Read Read
 }
 
 // ParamType is the shape of one assertion parameter, and so the Go type

@@ -168,7 +168,7 @@ func (e *Evaluator) observe(line int, rec bundle.EventRecord) error {
 
 // hand gives a judge the record, its payload only if it reads it.
 func (e *Evaluator) hand(j hosts.Judge, read hosts.Read, line int, rec *bundle.EventRecord) error {
-	e.rec = hosts.EventRec{Line: line, TimeNs: rec.VirtualTimeNs, HostID: rec.HostID, KindTag: rec.KindTag, Type: rec.Type, Unchecked: rec.Unchecked}
+	e.rec = hosts.EventRec{Line: line, TimeNs: rec.VirtualTimeNs, HostID: rec.HostID, KindTag: rec.KindTag, Type: rec.Type, Unchecked: rec.Unchecked, Read: read}
 	if read != hosts.ReadEnvelope {
 		e.rec.Event = rec.Event
 	}

@@ -15,6 +15,8 @@ const (
 	wantMessages                   // message_sent
 	wantBumps                      // self_incarnation_bump
 	wantMutations                  // mutation
+
+	nWants = iota // how many facts there are
 )
 
 // checker is one assertion being evaluated. The judge calls the on*

@@ -8,6 +8,7 @@ package swimcheck
 import (
 	"fmt"
 	"iter"
+	"math/bits"
 	"slices"
 
 	"github.com/detsim/detsim/hosts"
@@ -42,7 +43,11 @@ type judge struct {
 	world    world
 	want     want // what the unresolved checkers need
 	resolved bool // a checker resolved since want was computed
-	texts    jsonscan.Strings
+	// by lists, per fact (bit of want), the checkers that were
+	// unresolved and wanted it when want was computed: a record visits
+	// only those, not every checker.
+	by    [nWants][]checker
+	texts jsonscan.Strings
 }
 
 func newJudge(params []hosts.AssertionParams) hosts.Judge {
@@ -91,9 +96,18 @@ func (j *judge) bind() {
 // refresh recomputes what the unresolved checkers want.
 func (j *judge) refresh() {
 	j.want, j.resolved = 0, false
+	for b := range j.by {
+		j.by[b] = j.by[b][:0]
+	}
 	for _, c := range j.checkers {
 		if !c.result().Resolved {
-			j.want |= c.wants()
+			w := c.wants()
+			j.want |= w
+			for b := range j.by {
+				if w&(1<<b) != 0 {
+					j.by[b] = append(j.by[b], c)
+				}
+			}
 		}
 	}
 }
@@ -151,7 +165,7 @@ func (j *judge) Observe(rec *hosts.EventRec) error {
 }
 
 func (j *judge) observe(rec *hosts.EventRec) error {
-	read := j.Reads(rec.KindTag, rec.Type)
+	read := rec.Read
 	if read == hosts.ReadSkip {
 		return nil
 	}
@@ -276,12 +290,12 @@ func (j *judge) viewChanged(c viewChange) {
 	}
 }
 
-// wanting yields the unresolved checkers that want w, in declaration
-// order.
+// wanting yields the unresolved checkers that want w (one fact), in
+// declaration order.
 func (j *judge) wanting(w want) iter.Seq[checker] {
 	return func(yield func(checker) bool) {
-		for _, c := range j.checkers {
-			if c.wants()&w == 0 || c.result().Resolved {
+		for _, c := range j.by[bits.TrailingZeros8(uint8(w))] {
+			if c.result().Resolved { // by this record, before refresh
 				continue
 			}
 			ok := yield(c)
@@ -293,13 +307,18 @@ func (j *judge) wanting(w want) iter.Seq[checker] {
 	}
 }
 
+// Hold runs before most records (whenever time moves): what the
+// checkers want is recomputed only when one resolved.
 func (j *judge) Hold(from, to int64) {
 	for _, c := range j.checkers {
-		if !c.result().Resolved {
+		if r := c.result(); !r.Resolved {
 			c.hold(&j.world, from, to)
+			j.resolved = j.resolved || r.Resolved
 		}
 	}
-	j.refresh()
+	if j.resolved {
+		j.refresh()
+	}
 }
 
 func (j *judge) Finish(endNs int64) {

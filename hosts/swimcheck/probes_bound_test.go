@@ -24,6 +24,7 @@ func (f *feed) add(t testing.TB, at int64, host, event string) {
 	var typ struct{ Type string }
 	fmt.Sscanf(event, `{"type":%q`, &typ.Type)
 	rec := hosts.EventRec{Line: f.line, TimeNs: at, HostID: host, KindTag: Tag, Type: typ.Type, Event: []byte(event)}
+	rec.Read = f.j.Reads(rec.KindTag, rec.Type) // as the evaluator hands it
 	if err := f.j.Observe(&rec); err != nil {
 		t.Fatalf("line %d %s: %v", f.line, event, err)
 	}

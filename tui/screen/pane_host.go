@@ -145,15 +145,14 @@ func (p hostPane) lines(c *drawCtx, r *HostRow) []hostLine {
 				out = append(out, plainLines(kvLines(c, kvs, nil, p.w))...)
 			}
 		case l.Wrap && len(l.Cells) > 0:
-			st := c.st.toneStyle(l.Cells[0].Tone)
 			for _, w := range wrapText(l.Cells[0].Text, p.w-l.Indent-1, strings.Repeat(" ", l.Indent)) {
-				at.text = st.Render(w)
+				at.text = c.st.paint(l.Cells[0].Tone, w)
 				out = append(out, at)
 			}
 		default:
 			var b strings.Builder
 			for _, cl := range l.Cells {
-				b.WriteString(c.st.toneStyle(cl.Tone).Render(cl.Text))
+				b.WriteString(c.st.paint(cl.Tone, cl.Text))
 			}
 			at.text = b.String()
 			out = append(out, at)
