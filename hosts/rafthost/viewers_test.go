@@ -2,15 +2,18 @@ package rafthost_test
 
 import (
 	"bytes"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/detsim/detsim/batch"
 	"github.com/detsim/detsim/causal"
 	"github.com/detsim/detsim/debugger"
 	"github.com/detsim/detsim/engine"
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/rafthost"
 	"github.com/detsim/detsim/internal/golden"
+	"github.com/detsim/detsim/render"
 )
 
 // chainText is a chain as `detsim why` lists it, one link a line.
@@ -202,6 +205,31 @@ func TestPane_LeaderAndFollower(t *testing.T) {
 	for _, b := range []string{"", "{", `{"id":3}`, `{"id":"n1","log_tail":7}`, `null`} {
 		if l := rafthost.Kind.Pane(hosts.PaneInput{Snapshot: []byte(b)}); l != nil {
 			t.Errorf("pane of %q: %v", b, l)
+		}
+	}
+}
+
+// TestPage_DrawsRaftByItsDeclarations: the page of a raft bundle labels
+// each host's lane by the kind's marks (elections, leaders) and charts
+// its declared series; nothing in render names the raft kind.
+func TestPage_DrawsRaftByItsDeclarations(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "b")
+	if _, err := batch.Run(loadLibrary(t, "raft/follower_rejoin_no_prevote"), registry(), batch.Config{Out: dir, Version: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	var page bytes.Buffer
+	if _, err := render.Write(&page, dir, render.Options{Kinds: registry()}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"lead n1 t1",    // every member learns the first leader
+		"candidate t2",  // n5, cut off, campaigns (no PreVote)
+		"lead n3 t10",   // the cluster's new leader after n5 deposed n1
+		"applied index", // a declared series
+		"campaigns",     // another
+	} {
+		if !strings.Contains(page.String(), want) {
+			t.Errorf("the page does not say %q", want)
 		}
 	}
 }
