@@ -20,11 +20,25 @@ const (
 	BugNoOutputCap          = "no_output_cap"          // output_bounded: tool output enters the next request uncapped
 	BugRetryAfterContent    = "retry_after_content"    // retry_budget: retries a call that already delivered content
 	BugIgnoreRetryAfter     = "ignore_retry_after"     // retry_budget: retries before retry-after elapses
+	// Bugs that lie: the agent's own records stay consistent, only the
+	// facts (what the provider received and sent, what the tools did,
+	// the engine's Cancel) show them (docs/assertions.md, "Claims
+	// against facts").
+	BugUnrecordedRetry  = "unrecorded_retry"   // effect_outcome_once: retries are sent with no started record and no outcome
+	BugCancelUntold     = "cancel_untold"      // no_commit_after_settle: a Cancel settles running tools as cancelled without telling them
+	BugTimeoutUntold    = "timeout_untold"     // no_commit_after_settle: a tool timeout is recorded without telling the tool
+	BugIgnoreCancel     = "ignore_cancel"      // cancel_settles_within: a Cancel is ignored, not even recorded
+	BugMisreportOutput  = "misreport_output"   // output_bounded: tool output enters the request uncapped; the record says capped
+	BugNoResponseCap    = "no_response_cap"    // response_bounded: no limit on a response's size
+	BugSkipBadEvents    = "skip_bad_events"    // no_torn_success: an event with malformed SSE or JSON is skipped, the rest accepted
+	BugLenientToolInput = "lenient_tool_input" // no_torn_success: tool input that does not parse (duplicated or reordered fragments) is accepted
 )
 
 // Bugs lists every planted bug.
 var Bugs = []string{BugAckBeforeWrite, BugAcceptTruncated, BugDropTimeoutOutcome, BugSlowCancel,
-	BugDropCancelledResults, BugNoOutputCap, BugRetryAfterContent, BugIgnoreRetryAfter}
+	BugDropCancelledResults, BugNoOutputCap, BugRetryAfterContent, BugIgnoreRetryAfter,
+	BugUnrecordedRetry, BugCancelUntold, BugTimeoutUntold, BugIgnoreCancel, BugMisreportOutput,
+	BugNoResponseCap, BugSkipBadEvents, BugLenientToolInput}
 
 const maxTime = int64(1) << 62
 
