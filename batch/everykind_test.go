@@ -47,6 +47,7 @@ func TestEveryKind_FailsOnARealSWIMRun(t *testing.T) { // and the agent oracles 
 		{"agent_no_response_cap.toml", "oracle", "response_bounded"},
 		{"agent_skip_bad_events.toml", "oracle", "no_torn_success"},
 		{"agent_lenient_tool_input.toml", "oracle", "no_torn_success"},
+		{"agent_repeat_turn_end.toml", "oracle", "turn_outcome_once"},
 	}
 	covered := map[string]bool{}
 	for _, c := range cases {

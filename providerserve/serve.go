@@ -122,10 +122,10 @@ func Serve(ctx context.Context, ln net.Listener, script provider.Script, opts Op
 	}
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-	lim := &limitListener{Listener: ln, slots: make(chan struct{}, opts.MaxConns), closed: make(chan struct{})}
-	act := &activity{since: time.Now()}
+	lim := NewLimitListener(ln, opts.MaxConns)
+	act := NewActivity()
 	srv := &http.Server{
-		Handler:           act.wrap(NewHandler(script, opts)),
+		Handler:           act.Wrap(NewHandler(script, opts)),
 		MaxHeaderBytes:    MaxHeaderBytes,
 		ReadHeaderTimeout: readHeaderTimeout,
 		// A kept-alive connection holds one of the MaxConns slots: close
@@ -150,7 +150,7 @@ func Serve(ctx context.Context, ln net.Listener, script provider.Script, opts Op
 			case <-done:
 				return
 			case <-idle:
-				if act.idleFor() >= opts.IdleStop {
+				if act.IdleFor() >= opts.IdleStop {
 					if opts.Logf != nil {
 						opts.Logf("provider-serve: no request for %v: stopping", opts.IdleStop)
 					}
@@ -167,8 +167,13 @@ func Serve(ctx context.Context, ln net.Listener, script provider.Script, opts Op
 	return err
 }
 
-// limitListener admits at most cap(slots) connections at once; the ones
-// over the limit wait in the kernel's backlog, not in memory here.
+// NewLimitListener admits at most n connections of ln at once; the ones
+// over the limit wait in the kernel's backlog, not in memory here. The
+// HTTP edge (package edge) caps its connections with it too.
+func NewLimitListener(ln net.Listener, n int) net.Listener {
+	return &limitListener{Listener: ln, slots: make(chan struct{}, n), closed: make(chan struct{})}
+}
+
 type limitListener struct {
 	net.Listener
 	slots  chan struct{}
@@ -207,15 +212,19 @@ func (c *limitConn) Close() error {
 	return err
 }
 
-// activity tracks requests in flight and when the last one ended, for
-// the idle stop.
-type activity struct {
+// Activity tracks requests in flight and when the last one ended, for
+// the idle stop (here and in package edge).
+type Activity struct {
 	mu       sync.Mutex
 	inFlight int
 	since    time.Time // when inFlight last became 0
 }
 
-func (a *activity) wrap(h http.Handler) http.Handler {
+// NewActivity starts idle now.
+func NewActivity() *Activity { return &Activity{since: time.Now()} }
+
+// Wrap counts h's requests in flight.
+func (a *Activity) Wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a.mu.Lock()
 		a.inFlight++
@@ -231,8 +240,8 @@ func (a *activity) wrap(h http.Handler) http.Handler {
 	})
 }
 
-// idleFor is how long no request has been in flight (0 while one is).
-func (a *activity) idleFor() time.Duration {
+// IdleFor is how long no request has been in flight (0 while one is).
+func (a *Activity) IdleFor() time.Duration {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.inFlight > 0 {
@@ -318,9 +327,17 @@ func (h *handler) logf(format string, args ...any) {
 // deadline is lifted once the body is read, so a long streamed response
 // is not cut.
 func (h *handler) bodyReader(w http.ResponseWriter, r *http.Request) io.Reader {
+	return BodyReader(w, r, h.opts.MaxRequestBytes, h.opts.BodyIdle, h.opts.BodyRead)
+}
+
+// BodyReader reads r's body up to max bytes (more is an
+// *http.MaxBytesError), each read under a deadline: idle from now, never
+// past read from the first (os.ErrDeadlineExceeded). The deadline is
+// lifted once the body is read, so a long streamed response is not cut.
+func BodyReader(w http.ResponseWriter, r *http.Request, max int64, idle, read time.Duration) io.Reader {
 	rc := http.NewResponseController(w)
-	end := time.Now().Add(h.opts.BodyRead)
-	return &deadlineReader{r: http.MaxBytesReader(w, r.Body, h.opts.MaxRequestBytes), idle: h.opts.BodyIdle, end: end, set: rc.SetReadDeadline}
+	end := time.Now().Add(read)
+	return &deadlineReader{r: http.MaxBytesReader(w, r.Body, max), idle: idle, end: end, set: rc.SetReadDeadline}
 }
 
 type deadlineReader struct {

@@ -146,6 +146,15 @@ type ResponseBounded struct {
 // the agent recorded that run as ended otherwise than ok.
 type NoCommitAfterSettle struct{ Peer string }
 
+// TurnOutcomeOnce is turn_outcome_once { peer }: every turn the agent
+// made a request for (as a provider that reads the conversation records
+// it: the HTTP edge) ends in exactly one turn_end.
+type TurnOutcomeOnce struct{ Peer string }
+
+func (p *TurnOutcomeOnce) bind() []slot { return []slot{peerP("peer", &p.Peer)} }
+func (TurnOutcomeOnce) Kind() string    { return "turn_outcome_once" }
+func (p TurnOutcomeOnce) slots() []slot { return p.bind() }
+
 func (p *ResponseBounded) bind() []slot {
 	return []slot{peerP("peer", &p.Peer), countP("max_bytes", &p.MaxBytes)}
 }
@@ -358,6 +367,7 @@ var kindDefs = []kindDef{
 	def[RetryBudget](noPair, noPair),
 	def[ResponseBounded](noPair, noPair),
 	def[NoCommitAfterSettle](noPair, noPair),
+	def[TurnOutcomeOnce](noPair, noPair),
 }
 
 func lookupDef(kind string) (kindDef, bool) {

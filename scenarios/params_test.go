@@ -30,6 +30,7 @@ func everyKind() []AssertionParams {
 		RetryBudget{Peer: "a", MaxAttempts: 14},
 		ResponseBounded{Peer: "a", MaxBytes: 15},
 		NoCommitAfterSettle{Peer: "a"},
+		TurnOutcomeOnce{Peer: "a"},
 	}
 }
 

@@ -97,7 +97,7 @@ func agentRecord(typ string) bool {
 	switch typ {
 	case "effect_started", "effect_outcome", "cancel_requested", "cancel_settled", "response_end", "tool_state",
 		"store_ack", "store_recovered", "tool_use", "tool_result", "tool_result_included", "request_received",
-		"tool_result_received", "response_aborted", "response_hang", "episode_end":
+		"tool_result_received", "response_aborted", "response_hang", "episode_end", "turn_end":
 		return true
 	}
 	return false

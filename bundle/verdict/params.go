@@ -34,6 +34,8 @@ func constructor(p scenarios.AssertionParams) func(*world) checker {
 		return func(w *world) checker { return newOracle(p) }
 	case scenarios.ResponseBounded:
 		return func(*world) checker { return newResponseBounded(p) }
+	case scenarios.TurnOutcomeOnce:
+		return func(*world) checker { return newTurnOutcomeOnce(p) }
 	case scenarios.NoCommitAfterSettle:
 		return func(*world) checker { return newNoCommitAfterSettle(p) }
 	case scenarios.EventRate:

@@ -62,6 +62,7 @@ var commands = []command{
 	{"schemadiff", cmdSchemadiff},
 	{"render", cmdRender},
 	{"provider-serve", cmdProviderServe},
+	{"edge", cmdEdge},
 }
 
 func lookupCommand(name string) (command, bool) {
@@ -122,6 +123,7 @@ const usage = `usage:
   detsim schemadiff A B                            compare two bundles' event schemas
   detsim render BUNDLE [-o FILE.html]              draw a bundle as one self-contained web page
   detsim provider-serve SCRIPT [--addr A]          serve a provider script over real HTTP/SSE on loopback
+  detsim edge PROPERTY --seed N | SCENARIO         test your own agent: the seeded faults over HTTP, the oracles on what it reports
   detsim sweep PROPERTY --seeds N [--shard i/n] [--json] [...]
                                                    run a property over seeds; pin failing ones
   detsim shrink SCENARIO [--assert NAME] [--out FILE]

@@ -596,6 +596,9 @@ func (h *host) endTurn(outcome string, now int64) {
 		return
 	}
 	h.ev("turn_end", llmwire.I("turn", h.turn+1), llmwire.S("outcome", outcome), llmwire.I("attempts", h.attempts))
+	if h.cfg.bug == BugRepeatTurnEnd {
+		h.ev("turn_end", llmwire.I("turn", h.turn+1), llmwire.S("outcome", outcome), llmwire.I("attempts", h.attempts))
+	}
 	h.turn++
 	h.startTurn(now)
 }

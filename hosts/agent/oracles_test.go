@@ -150,6 +150,11 @@ var plantedCases = []struct {
 		script: "[[script]]\ntool_calls = [{ id = \"toolu_1\", name = \"bash\", args = [\"{\\\"cmd\\\":\", \" \\\"ls\\\"}\"] }]\nfault = { kind = \"reorder_fragments\", fragment = 0 }\n[[script]]\ntext = [\"ok\"]\n",
 	},
 	{
+		oracle: `kind = "turn_outcome_once"` + "\npeer = \"agent\"",
+		bug:    "repeat_turn_end",
+		script: "[[script]]\ntext = [\"ok\"]\n",
+	},
+	{
 		oracle: `kind = "retry_budget"` + "\npeer = \"agent\"\nmax_attempts = 3",
 		bug:    "ignore_retry_after",
 		script: "[[script]]\nfault = { kind = \"rate_limit\", retry_after_ns = 10_000_000_000 }\n[[script]]\ntext = [\"ok\"]\n",

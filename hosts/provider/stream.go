@@ -32,6 +32,10 @@ type Response struct {
 	// BodyBytes is the body's length: every piece's bytes, the status
 	// line and headers not included.
 	BodyBytes int64
+	// Cut: a one-piece body (not a stream) that ends short of what the
+	// headers promise, the connection closed after it (a truncated
+	// non-streaming response).
+	Cut bool
 }
 
 // Header is one response header.
