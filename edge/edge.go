@@ -109,6 +109,7 @@ type Edge struct {
 	sessions map[string]*session
 	ended    []Episode
 	open     int // sessions not ended
+	done     int // sessions ended
 	stop     context.CancelFunc
 }
 
@@ -249,7 +250,9 @@ func (e *Edge) Serve(ctx context.Context, ln net.Listener) ([]Episode, error) {
 	if idle == 0 {
 		idle = DefaultIdleStop
 	}
+	stopped := make(chan struct{})
 	go func() {
+		defer close(stopped)
 		var tick <-chan time.Time
 		if idle > 0 { // negative: only ctx or Sessions stop it
 			t := time.NewTicker(min(idle/4, time.Second))
@@ -259,7 +262,13 @@ func (e *Edge) Serve(ctx context.Context, ln net.Listener) ([]Episode, error) {
 		for {
 			select {
 			case <-ctx.Done():
-				srv.Close()
+				// Handlers see ctx end (a hang, a held control poll) and
+				// return; answers being written are let finish.
+				sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+				if srv.Shutdown(sctx) != nil {
+					srv.Close()
+				}
+				cancel()
 				return
 			case <-tick:
 				if act.IdleFor() >= idle {
@@ -271,8 +280,11 @@ func (e *Edge) Serve(ctx context.Context, ln net.Listener) ([]Episode, error) {
 	}()
 	err := srv.Serve(providerserve.NewLimitListener(ln, e.opts.MaxConns))
 	if ctx.Err() == nil || !errors.Is(err, http.ErrServerClosed) {
+		stop()
+		<-stopped
 		return nil, err
 	}
+	<-stopped // Shutdown returned: its handlers have
 	// Every handler has returned: nothing else writes to a session now.
 	e.mu.Lock()
 	var open []*session
@@ -289,23 +301,26 @@ func (e *Edge) Serve(ctx context.Context, ln net.Listener) ([]Episode, error) {
 	return slices.Clone(e.ended), nil
 }
 
-// episodeEnded files an ended episode and stops the edge once Sessions
-// of them have ended.
+// episodeEnded files an ended episode; a session's last one (end, or
+// the edge stopping) closes the session.
 func (e *Edge) episodeEnded(ep Episode, sessionDone bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.ended = append(e.ended, ep)
 	if sessionDone {
 		e.open--
+		e.done++
 		delete(e.sessions, ep.Session)
 	}
-	done := 0
-	for _, x := range e.ended {
-		if x.Bundle != "" {
-			done++
-		}
-	}
-	if e.opts.Sessions > 0 && done >= e.opts.Sessions && e.open == 0 && e.stop != nil {
+}
+
+// stopIfDone stops the edge once Sessions sessions have ended and none
+// is open. The /end handler calls it after it has answered, so the
+// agent that ended the last session gets its verdicts.
+func (e *Edge) stopIfDone() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.opts.Sessions > 0 && e.done >= e.opts.Sessions && e.open == 0 && e.stop != nil {
 		e.stop()
 	}
 }

@@ -71,6 +71,10 @@ func (e *Edge) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	case rest == "/end" && r.Method == http.MethodPost:
 		s.reportEnd(r)
 		writeEpisode(w, s.end("agent_ended"), nil)
+		if fl, ok := w.(http.Flusher); ok {
+			fl.Flush()
+		}
+		e.stopIfDone()
 	default:
 		s.refuse(r.Method+" "+path, "no such endpoint")
 		jsonError(w, http.StatusNotFound, "not_found_error", "no endpoint "+r.Method+" "+rest+" (docs/agents.md, \"Testing your own agent\")")
@@ -284,8 +288,10 @@ func (s *session) model(w http.ResponseWriter, r *http.Request, openAI bool) {
 	for _, tr := range results {
 		s.record(e.providerID, "provider", llmwire.Ev("tool_result_received", llmwire.S("call", call), llmwire.S("id", tr.ID), llmwire.I("bytes", tr.Bytes)))
 	}
-	s.served[call] = served{turn: turn}
+	done := make(chan struct{})
+	s.served[call] = served{turn: turn, done: done}
 	s.mu.Unlock()
+	defer close(done)
 	e.logf("edge: %s %s turn %d → entry %d status %d fault %q", s.id, call, turn, entry, resp.Status, fault)
 	frames, sent, finished := s.write(w, r, &resp, !openAI && f.Stream)
 	s.mu.Lock()

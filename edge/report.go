@@ -101,14 +101,24 @@ func (s *session) report(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	e := s.e
+	call := strings.TrimPrefix(strings.TrimPrefix(rep.MessageID, "msg_"), "chatcmpl-")
+	s.mu.Lock()
+	sv, servedCall := s.served[call]
+	s.mu.Unlock()
+	if servedCall {
+		// The fact first: an agent may report before the handler that
+		// served it has recorded the response's end.
+		select {
+		case <-sv.done:
+		case <-time.After(5 * time.Second):
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	refuse := func(status int, reason string) {
 		s.record("", "edge", llmwire.Ev("refused", llmwire.S("what", "report of turn "+strconv.FormatInt(rep.Turn, 10)), llmwire.S("reason", reason)))
 		jsonError(w, status, "invalid_request_error", reason)
 	}
-	call := strings.TrimPrefix(strings.TrimPrefix(rep.MessageID, "msg_"), "chatcmpl-")
-	_, servedCall := s.served[call]
 	switch {
 	case s.ended:
 		refuse(http.StatusConflict, "the episode has ended")

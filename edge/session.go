@@ -50,6 +50,7 @@ type session struct {
 // served is one model call the edge answered.
 type served struct {
 	turn int64
+	done chan struct{} // closed once its response's end is recorded
 }
 
 type controlEvent struct {
