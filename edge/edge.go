@@ -105,6 +105,10 @@ type Edge struct {
 	control    []network.Mutation       // Cancel, PeerKill, PeerResurrect of the agent, by time
 	judged     []scenarios.Assertion
 
+	// pieceLate, when set (benchmarks), gets how long after its
+	// scheduled instant each streamed piece was written and flushed.
+	pieceLate func(time.Duration)
+
 	mu       sync.Mutex
 	sessions map[string]*session
 	ended    []Episode

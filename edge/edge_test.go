@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"io"
 	"net/http"
 	"os"
@@ -23,6 +24,7 @@ import (
 	"github.com/detsim/detsim/bundle/verdict"
 	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/internal/realtime"
+	"github.com/detsim/detsim/property"
 	"github.com/detsim/detsim/providerserve"
 	"github.com/detsim/detsim/scenarios"
 )
@@ -111,6 +113,12 @@ type running struct {
 
 func start(t testing.TB, sc *scenarios.Scenario, opts Options) *running {
 	t.Helper()
+	return startWith(t, sc, opts, nil)
+}
+
+// startWith is start with a hook on the edge before it serves.
+func startWith(t testing.TB, sc *scenarios.Scenario, opts Options, hook func(*Edge)) *running {
+	t.Helper()
 	if opts.TimeScale == 0 {
 		opts.TimeScale = 0.001
 	}
@@ -119,6 +127,9 @@ func start(t testing.TB, sc *scenarios.Scenario, opts Options) *running {
 	e, err := New(sc, opts)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if hook != nil {
+		hook(e)
 	}
 	ln, err := providerserve.Listen("127.0.0.1:0")
 	if err != nil {
@@ -410,5 +421,75 @@ func TestEdge_BadInput(t *testing.T) {
 	var v []map[string]any
 	if b, _ := os.ReadFile(filepath.Join(eps[0].Bundle, "verdicts.json")); json.Unmarshal(b, &v) != nil || len(v) != 7 {
 		t.Errorf("verdicts.json: %s", b)
+	}
+}
+
+// TestEdge_CancelAtTheScenarioInstant: the scenario's Cancel fires at
+// its instant, scaled, whether or not the agent listens: the control
+// endpoint tells it, and the edge records it as the engine's mutation.
+// An agent that reports its turn cancelled passes cancel_settles_within;
+// one that never does fails it.
+func TestEdge_CancelAtTheScenarioInstant(t *testing.T) {
+	sc := scenario(t, "[[script]]\n"+clean+"[[script]]\n"+clean, "", "[[mutations]]\nat_ns = 1_000_000_000\nkind = \"Cancel\"\npeer = \"agent\"\n")
+	var e *Edge
+	r := startWith(t, sc, Options{TimeScale: 0.01}, func(x *Edge) { e = x })
+	for _, id := range []string{"settles", "ignores"} {
+		base := r.session(t, id)
+		post(t, base+"/v1/messages", `{"messages":[{"role":"user","content":"hi"}]}`)
+		resp, err := http.Get(base + "/control?wait=30")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ctl struct {
+			Events []controlEvent `json:"events"`
+		}
+		json.NewDecoder(resp.Body).Decode(&ctl)
+		resp.Body.Close()
+		if len(ctl.Events) != 1 || ctl.Events[0].Action != "cancel" || ctl.Events[0].AtNs < 1_000_000_000 {
+			t.Fatalf("%s: control %+v", id, ctl)
+		}
+		if id == "settles" {
+			post(t, base+"/report", `{"turn":1,"outcome":"cancelled"}`)
+		}
+	}
+	// The ignored cancellation's bound, 2 s × 0.01 after it, must pass
+	// before the episode ends for it to fail rather than be undecided.
+	realtime.WaitFor(t, "the ignored cancellation's bound to pass", 10*time.Second, func() bool {
+		e.mu.Lock()
+		s := e.sessions["ignores"]
+		e.mu.Unlock()
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.now() > 3_100_000_000
+	})
+	for _, ep := range r.stop() {
+		v := verdictsOf(t, ep)["cancel_settles"]
+		want := map[string]verdict.Outcome{"settles": verdict.Pass, "ignores": verdict.Fail}[ep.Session]
+		if v.Outcome != want {
+			t.Errorf("%s: cancel_settles %s (%s), want %s", ep.Session, v.Outcome, v.Reason, want)
+		}
+	}
+}
+
+// TestEdge_PropertySeedIsTheSweepsScenario: detsim edge PROPERTY --seed
+// N serves the scenario the sweep runs as seed N, the same fault draws.
+func TestEdge_PropertySeedIsTheSweepsScenario(t *testing.T) {
+	reg := builtin.Registry()
+	fs := flag.NewFlagSet("edge", flag.ContinueOnError)
+	fs.Uint64("seed", 0, "")
+	got, _, err := resolve("agent_faults", 38, fs, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := property.LoadLibrary("agent_faults", reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := p.Scenario(38, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.TOML(), want.TOML()) {
+		t.Fatal("the edge's scenario for agent_faults seed 38 is not the sweep's")
 	}
 }

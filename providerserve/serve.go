@@ -35,6 +35,7 @@ package providerserve
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -408,7 +409,14 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mu.Lock()
 	h.calls++
 	call := "http" + strconv.FormatInt(h.calls, 10)
-	resp, entry := h.sc.Respond(h.used, step, call)
+	// A request without "stream": true gets one JSON message, as the API
+	// answers it (before, it got an SSE body an SDK took for a message
+	// with no content and no error).
+	var req struct {
+		Stream bool `json:"stream"`
+	}
+	_ = json.Unmarshal(body, &req)
+	resp, entry := h.sc.RespondAs(h.used, step, call, provider.Format{Stream: req.Stream})
 	h.mu.Unlock()
 	fault := "script_exhausted"
 	if entry >= 0 {
@@ -454,6 +462,9 @@ func (h *handler) write(w http.ResponseWriter, r *http.Request, resp *provider.R
 		if _, err := w.Write(p.Data); err != nil {
 			return
 		}
+		if i == 0 && resp.Status == http.StatusOK && bytes.HasPrefix(p.Data, []byte("event: message_start")) {
+			w.Write(ping) // the keep-alive the API sends after message_start
+		}
 		if fl != nil {
 			fl.Flush()
 		}
@@ -462,6 +473,8 @@ func (h *handler) write(w http.ResponseWriter, r *http.Request, resp *provider.R
 		<-ctx.Done()
 	}
 }
+
+var ping = []byte("event: ping\ndata: {\"type\": \"ping\"}\n\n")
 
 // sleep waits d scaled, or until ctx ends (false).
 func (h *handler) sleep(ctx context.Context, ns int64) bool {
