@@ -141,36 +141,15 @@ func (s *Script) openAIError(r Response) Response {
 // for one Anthropic event, nil when there is none.
 func (s *Script) openAIChunk(ev []byte, id string, tools map[int64]int) []byte {
 	name, data, ok := sseEvent(ev)
-	var d struct {
-		Type         string `json:"type"`
-		Index        int64  `json:"index"`
-		ContentBlock *struct {
-			Type string `json:"type"`
-			ID   string `json:"id"`
-			Name string `json:"name"`
-		} `json:"content_block"`
-		Delta *struct {
-			Type        string  `json:"type"`
-			Text        *string `json:"text"`
-			PartialJSON *string `json:"partial_json"`
-			StopReason  string  `json:"stop_reason"`
-		} `json:"delta"`
-		Usage *struct {
-			OutputTokens int64 `json:"output_tokens"`
-		} `json:"usage"`
-		Error *struct {
-			Type    string `json:"type"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}
+	var d eventData
 	if !ok || json.Unmarshal(data, &d) != nil {
 		// Malformed in the Anthropic stream: malformed here too, the
 		// same way (a data line without its colon, or JSON cut short).
 		chunk := s.chunk(id, []byte(`{"content":"`+string(bytes.Repeat([]byte("?"), 8))+`"}`), "")
 		if !ok {
-			return malformedSSE(sseData(chunk))
+			return append(append([]byte("data"), chunk...), "\n\n"...) // no colon: a field named "data{…"
 		}
-		return malformedJSON(sseData(chunk))
+		return sseData(chunk[:len(chunk)/2])
 	}
 	switch name {
 	case "message_start":
@@ -277,15 +256,8 @@ func carriedOpenAI(pieces []Piece) (c llmwire.Content, whole bool) {
 			Error   json.RawMessage `json:"error"`
 			Choices []struct {
 				Delta struct {
-					Content   *string `json:"content"`
-					ToolCalls []struct {
-						Index    int64  `json:"index"`
-						ID       string `json:"id"`
-						Function struct {
-							Name      string `json:"name"`
-							Arguments string `json:"arguments"`
-						} `json:"function"`
-					} `json:"tool_calls"`
+					Content   *string    `json:"content"`
+					ToolCalls []toolCall `json:"tool_calls"`
 				} `json:"delta"`
 			} `json:"choices"`
 		}
@@ -401,14 +373,8 @@ func carriedJSON(body []byte, openAI bool) (llmwire.Content, bool) {
 		var m struct {
 			Choices []struct {
 				Message struct {
-					Content   string `json:"content"`
-					ToolCalls []struct {
-						ID       string `json:"id"`
-						Function struct {
-							Name      string `json:"name"`
-							Arguments string `json:"arguments"`
-						} `json:"function"`
-					} `json:"tool_calls"`
+					Content   string     `json:"content"`
+					ToolCalls []toolCall `json:"tool_calls"`
 				} `json:"message"`
 			} `json:"choices"`
 		}
