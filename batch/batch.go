@@ -33,6 +33,11 @@ type Config struct {
 	// manifest's "truncated"). Zero means the default cap; a negative
 	// value means no cap.
 	MaxRecords, MaxBytes int64
+	// Tap, when set, sees every record as it is written: its line in
+	// events.ndjson, the step that emitted it, its virtual time and the
+	// line itself (valid only during the call). --batch --watch reads
+	// the run through it.
+	Tap func(line, step, at int64, b []byte)
 }
 
 // The default caps on one run's output. A 1000-peer SWIM mesh writes
@@ -125,7 +130,13 @@ func Run(sc *scenarios.Scenario, reg *hosts.Registry, cfg Config) (*Result, erro
 		mon = Monitor(ev)
 	}
 	maxRecords, maxBytes := caps(cfg.MaxRecords, DefaultMaxRecords), caps(cfg.MaxBytes, DefaultMaxBytes)
-	e, err := engine.New(sc, reg, engine.Options{Writer: w, Monitor: mon, MaxRecords: maxRecords, MaxBytes: maxBytes})
+	opts := engine.Options{Writer: w, Monitor: mon, MaxRecords: maxRecords, MaxBytes: maxBytes}
+	var e *engine.Engine
+	if cfg.Tap != nil {
+		// e is set before the first step, the only time the tap runs.
+		opts.Tap = func(line, at int64, b []byte) { cfg.Tap(line, e.Index(), at, b) }
+	}
+	e, err = engine.New(sc, reg, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -144,6 +144,11 @@ type TestbedEdge struct {
 	// RateBitsPerSecond is the HTB class rate of the edge (bits/s, as tc
 	// takes it), 0 when the edge is not shaped.
 	RateBitsPerSecond int64 `json:"rate_bits_per_second"`
+	// BurstBytes is the HTB class's burst (and cburst): the token
+	// bucket's depth, the scenario's burst_bytes. Absent in bundles
+	// recorded before the field, whose classes had one packet (the veth
+	// MTU + 64 = 1 564 bytes).
+	BurstBytes int64 `json:"burst_bytes,omitempty"`
 	// QueueBytes is the byte limit of the edge's queue behind HTB.
 	QueueBytes int64 `json:"queue_bytes"`
 	// MTUBytes is the route MTU the sender fragments at.

@@ -78,7 +78,7 @@ func (b Breakpoint) Equal(o Breakpoint) bool {
 const maxSpecLen = 256
 
 // BreakSyntax is the one-line summary of breakpoint specs.
-const BreakSyntax = "fail, fail=NAME, verdict, host=H, time=T, step=N, or record conditions ANDed: type=T host=H field=V time=T step=N"
+const BreakSyntax = "fail, fail=NAME, verdict, host=H, time=T, step=N, or record conditions ANDed: type=T host=H field=V time=T step=N (also != < <= > >=: bytes>1400)"
 
 // ParseBreakpoint reads a breakpoint spec:
 //
@@ -86,10 +86,12 @@ const BreakSyntax = "fail, fail=NAME, verdict, host=H, time=T, step=N, or record
 //   - "verdict": any assertion resolved;
 //   - "host=H": a step for peer H; "time=12.5s" (or 12500000000, bare =
 //     ns): the first step at virtual time ≥ T; "step=N": step index N;
-//   - anything else: space-separated key=value conditions that one record
-//     must meet together (BreakRecord, see ParseQuery): "type=T",
-//     "type=state_transition subject=orch to=suspect", "host=H type=T".
-//     In such a list time=T and step=N are lower bounds.
+//   - anything else: space-separated conditions that one record must
+//     meet together (BreakRecord, see ParseQuery): "type=T",
+//     "type=state_transition subject=orch to=suspect", "host=H type=T",
+//     "type=message_sent bytes>1400" (= != < <= > >=; numbers as the
+//     stepper prints them, "bytes>1 400", too). In such a list time=T
+//     and step=N are lower bounds.
 //
 // Names are checked against a run only by Schema.Check.
 func ParseBreakpoint(spec string) (Breakpoint, error) {
@@ -105,43 +107,27 @@ func ParseBreakpoint(spec string) (Breakpoint, error) {
 	case "":
 		return Breakpoint{}, fmt.Errorf("breakpoint: empty; want %s", BreakSyntax)
 	}
-	fields := strings.Fields(spec)
-	if len(fields) == 1 {
-		key, val, ok := strings.Cut(spec, "=")
-		if !ok {
-			return Breakpoint{}, fmt.Errorf("breakpoint %q: want %s", spec, BreakSyntax)
-		}
-		switch key {
-		case "fail":
-			if !validName(val) {
-				return Breakpoint{}, fmt.Errorf("breakpoint %q: an assertion name is 1-64 of [A-Za-z0-9_-]", spec)
-			}
-			return Breakpoint{Kind: BreakFail, Arg: val}, nil
-		case "host":
-			if !validName(val) {
-				return Breakpoint{}, fmt.Errorf("breakpoint %q: host must be 1-64 of [A-Za-z0-9_-]", spec)
-			}
-			return Breakpoint{Kind: BreakHost, Arg: val}, nil
-		case "time":
-			ns, err := ParseTime(val, "ns")
-			if err != nil {
-				return Breakpoint{}, fmt.Errorf("breakpoint %q: %w", spec, err)
-			}
-			return Breakpoint{Kind: BreakTime, N: ns}, nil
-		case "step":
-			n, err := parseCount(val)
-			if err != nil {
-				return Breakpoint{}, fmt.Errorf("breakpoint %q: step must be a non-negative integer", spec)
-			}
-			return Breakpoint{Kind: BreakStep, N: n}, nil
-		}
-	}
 	q, err := ParseQuery(spec)
 	if err != nil {
 		return Breakpoint{}, fmt.Errorf("breakpoint %q: %w", spec, err)
 	}
 	if q.Sub != "" {
 		return Breakpoint{}, fmt.Errorf("breakpoint %q: %q is not key=value; want %s", spec, q.Sub, BreakSyntax)
+	}
+	if len(q.Conds) == 1 && q.Conds[0].Op == OpEq {
+		switch c := q.Conds[0]; c.Key {
+		case "fail":
+			if !validName(c.Val) {
+				return Breakpoint{}, fmt.Errorf("breakpoint %q: an assertion name is 1-64 of [A-Za-z0-9_-]", spec)
+			}
+			return Breakpoint{Kind: BreakFail, Arg: c.Val}, nil
+		case "host":
+			return Breakpoint{Kind: BreakHost, Arg: c.Val}, nil
+		case "time":
+			return Breakpoint{Kind: BreakTime, N: c.N}, nil
+		case "step":
+			return Breakpoint{Kind: BreakStep, N: c.N}, nil
+		}
 	}
 	for _, c := range q.Conds {
 		if c.Key == "fail" || c.Key == "verdict" {

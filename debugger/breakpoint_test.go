@@ -18,7 +18,10 @@ func TestParseBreakpoint(t *testing.T) {
 		{"host=orch type=message_sent time=2s step=1_000", Breakpoint{Kind: BreakRecord, Query: Query{Conds: []Cond{{Key: "host", Val: "orch"}, {Key: "type", Val: "message_sent"}, {Key: "time", N: 2_000_000_000}, {Key: "step", N: 1000}}}}, ""},
 		{"fail=orch_no_flap", Breakpoint{Kind: BreakFail, Arg: "orch_no_flap"}, ""},
 		{"verdict", Breakpoint{Kind: BreakVerdict}, ""},
-		{"step=18 211", Breakpoint{}, "not key=value"},
+		{"step=18 211", Breakpoint{Kind: BreakStep, N: 18211}, ""}, // as the header prints it
+		{"type=message_sent bytes>1 400", Breakpoint{Kind: BreakRecord, Query: Query{Conds: []Cond{{Key: "type", Val: "message_sent"}, {Key: "bytes", Val: "1400", Op: OpGt}}}}, ""},
+		{"step>=5", Breakpoint{Kind: BreakRecord, Query: Query{Conds: []Cond{{Key: "step", N: 5, Op: OpGe}}}}, ""},
+		{"type=message_sent bytes=>1400", Breakpoint{}, "did you mean >="},
 		{"fail verdict", Breakpoint{}, "not key=value"},
 		{"type=a type=b", Breakpoint{}, "given twice"},
 		{"fail=x type=a", Breakpoint{}, "stands alone"},
@@ -72,6 +75,8 @@ func TestBreakpoint_StringRoundTrips(t *testing.T) {
 		{Kind: BreakFail}, {Kind: BreakFail, Arg: "a"}, {Kind: BreakVerdict}, {Kind: BreakRecord, Query: Query{Conds: []Cond{{Key: "type", Val: "message_sent"}, {Key: "peer", Val: "x"}}}}, {Kind: BreakHost, Arg: "sgp"},
 		{Kind: BreakTime, N: 63_412_518_204}, {Kind: BreakTime, N: 5_000_000_000}, {Kind: BreakTime, N: 1},
 		{Kind: BreakStep, N: 1_000_000},
+		{Kind: BreakRecord, Query: Query{Conds: []Cond{{Key: "type", Val: "message_sent"}, {Key: "bytes", Val: "1400", Op: OpGt}, {Key: "peer", Val: "sgp", Op: OpNe}}}},
+		{Kind: BreakRecord, Query: Query{Conds: []Cond{{Key: "time", N: 5_000_000_000, Op: OpLt}, {Key: "step", N: 9, Op: OpLe}}}},
 	} {
 		got, err := ParseBreakpoint(b.String())
 		if err != nil || !got.Equal(b) {
@@ -81,7 +86,7 @@ func TestBreakpoint_StringRoundTrips(t *testing.T) {
 }
 
 func FuzzParseBreakpoint(f *testing.F) {
-	for _, s := range []string{"fail", "type=x", "host=a", "time=12.5s", "time=1", "step=9", "time=.000000001s", "time=99999999999.9s"} {
+	for _, s := range []string{"fail", "type=x", "host=a", "time=12.5s", "time=1", "step=9", "time=.000000001s", "time=99999999999.9s", "bytes>1 430", "a!=b c<=-2.5", "time>=63.412 518 204s"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, spec string) {

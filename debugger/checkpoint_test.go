@@ -62,7 +62,7 @@ func TestCheckpointEstimate_MatchesTheHeap(t *testing.T) {
 // back still works (from the seed); Reseed keeps the budget.
 func TestSession_NoCheckpointMemKeepsNone(t *testing.T) {
 	s := newSession(t, echoParity(t))
-	s.SetCheckpointMem(0)
+	s.SetCheckpointBudget(0)
 	hit := s.Continue([]Breakpoint{{Kind: BreakStep, N: 5000}})
 	if hit.Step != 5000 || s.Timeline().Checkpoints() != 0 {
 		t.Fatalf("hit %+v, %d checkpoints", hit, s.Timeline().Checkpoints())

@@ -157,9 +157,15 @@ func TestSchema_CoversEveryRecordAndTheDocs(t *testing.T) {
 			if !ok {
 				t.Fatalf("%s line %d: type %q not in the schema %v", name, i+1, typ, schema.Types())
 			}
-			for _, f := range memberNames(bundle.LinePayload(l)) {
+			for _, m := range members(bundle.LinePayload(l)) {
+				f := m.name
 				if f != "type" && !slices.Contains(fields, f) {
 					t.Fatalf("%s line %d: %s member %q not in the schema %v", name, i+1, typ, f, fields)
+				}
+				// An ordering is refused on a member the schema does not
+				// call a number: the records must agree with it.
+				if f != "type" && m.number != schema.Numeric(typ, f) {
+					t.Fatalf("%s line %d: %s member %q is a number: %v, the schema says %v", name, i+1, typ, f, m.number, schema.Numeric(typ, f))
 				}
 			}
 		}

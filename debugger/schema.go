@@ -11,6 +11,7 @@ import (
 	"github.com/detsim/detsim/engine"
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/internal/natsort"
+	"github.com/detsim/detsim/internal/suggest"
 	"github.com/detsim/detsim/scenarios"
 )
 
@@ -20,11 +21,14 @@ import (
 // (hosts.Kind.Events) and the engine's (engine.EventPrototypes): the one
 // place they are named, so a check here cannot drift from the records.
 type Schema struct {
-	fields     map[string][]string // event type → its members after "type"
-	types      []string            // sorted
-	allFields  []string            // every member of every type, sorted
-	hosts      []string            // natural order
-	assertions []string            // declaration order
+	fields     map[string][]string      // event type → its members after "type"
+	numeric    map[string]bool          // "type.field" → the member is a number in the prototype
+	types      []string                 // sorted
+	allFields  []string                 // every member of every type, sorted
+	hosts      []string                 // natural order
+	assertions []string                 // declaration order
+	kinds      map[string]string        // host → its kind's tag
+	watches    map[string][]hosts.Watch // host → the values its kind declares watchable
 }
 
 // envelopeKeys are the condition keys every record has.
@@ -33,24 +37,31 @@ var envelopeKeys = []string{"type", "host", "time", "step"}
 // NewSchema builds the schema of sc's run: the engine's records and those
 // of every host kind sc declares.
 func NewSchema(sc *scenarios.Scenario, reg *hosts.Registry) *Schema {
-	s := &Schema{fields: map[string][]string{}}
+	s := &Schema{fields: map[string][]string{}, numeric: map[string]bool{}, kinds: map[string]string{}, watches: map[string][]hosts.Watch{}}
 	protos := engine.EventPrototypes()
 	seen := map[string]bool{}
 	for _, p := range sc.Peers {
 		s.hosts = append(s.hosts, p.ID)
-		if seen[p.Kind] {
+		s.kinds[p.ID] = p.Kind
+		k, ok := reg.Lookup(p.Kind)
+		if ok {
+			s.watches[p.ID] = k.Watches
+		}
+		if seen[p.Kind] || !ok {
 			continue
 		}
 		seen[p.Kind] = true
-		if k, ok := reg.Lookup(p.Kind); ok {
-			protos = append(protos, k.Events...)
-		}
+		protos = append(protos, k.Events...)
 	}
 	s.hosts = natsort.Sorted(s.hosts)
 	all := map[string]bool{}
 	for _, p := range protos {
 		t := p.Type()
-		for _, f := range memberNames(p.AppendJSON(nil)) {
+		for _, m := range members(p.AppendJSON(nil)) {
+			f := m.name
+			if m.number {
+				s.numeric[t+"."+f] = true
+			}
 			if f == "type" || slices.Contains(s.fields[t], f) {
 				continue
 			}
@@ -69,24 +80,36 @@ func NewSchema(sc *scenarios.Scenario, reg *hosts.Registry) *Schema {
 	return s
 }
 
-// memberNames lists an object's top-level member names in order.
-func memberNames(b []byte) []string {
+// memberInfo is one top-level member of a prototype: its name, and
+// whether its value is a number (what an ordering compares).
+type memberInfo struct {
+	name   string
+	number bool
+}
+
+// members lists an object's top-level members in order.
+func members(b []byte) []memberInfo {
 	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil
 	}
-	var out []string
+	var out []memberInfo
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
 			return out
 		}
 		k, _ := t.(string)
-		out = append(out, k)
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
 			return out
 		}
+		c := byte(0)
+		if len(v) > 0 {
+			c = v[0]
+		}
+		out = append(out, memberInfo{name: k, number: c == '-' || c >= '0' && c <= '9'})
 	}
 	return out
 }
@@ -110,11 +133,11 @@ func (s *Schema) Check(b Breakpoint) error {
 	switch b.Kind {
 	case BreakFail:
 		if b.Arg != "" && !slices.Contains(s.assertions, b.Arg) {
-			return fmt.Errorf("breakpoint %s: no assertion %q (assertions: %s)", b, b.Arg, list(s.assertions))
+			return fmt.Errorf("breakpoint %s: no assertion %q%s (assertions: %s)", b, b.Arg, didYouMean(b.Arg, s.assertions), list(s.assertions))
 		}
 	case BreakHost:
 		if !slices.Contains(s.hosts, b.Arg) {
-			return fmt.Errorf("breakpoint %s: no host %q (hosts: %s)", b, b.Arg, list(s.hosts))
+			return fmt.Errorf("breakpoint %s: no host %q%s (hosts: %s)", b, b.Arg, didYouMean(b.Arg, s.hosts), list(s.hosts))
 		}
 	case BreakRecord:
 		if err := s.CheckQuery(b.Query); err != nil {
@@ -125,20 +148,24 @@ func (s *Schema) Check(b Breakpoint) error {
 }
 
 // CheckQuery rejects conditions on a type, host or field the run does not
-// have. A field must belong to the type named (or, with no type named, to
-// some type).
+// have, naming the valid ones and the nearest ("did you mean"). A field
+// must belong to the type named (or, with no type named, to some type),
+// and an ordering (< <= > >=) must compare a number: a member the
+// prototypes write as a number, or time and step.
 func (s *Schema) CheckQuery(q Query) error {
 	typ := ""
 	for _, c := range q.Conds {
 		switch c.Key {
 		case "type":
 			if _, ok := s.fields[c.Val]; !ok {
-				return fmt.Errorf("no event type %q (types: %s)", c.Val, list(s.types))
+				return fmt.Errorf("no event type %q%s (types: %s)", c.Val, didYouMean(c.Val, s.types), list(s.types))
 			}
-			typ = c.Val
+			if c.Op == OpEq {
+				typ = c.Val
+			}
 		case "host":
 			if c.Val != "-" && !slices.Contains(s.hosts, c.Val) {
-				return fmt.Errorf("no host %q (hosts: %s)", c.Val, list(s.hosts))
+				return fmt.Errorf("no host %q%s (hosts: %s)", c.Val, didYouMean(c.Val, s.hosts), list(s.hosts))
 			}
 		}
 	}
@@ -146,17 +173,51 @@ func (s *Schema) CheckQuery(q Query) error {
 		if slices.Contains(envelopeKeys, c.Key) {
 			continue
 		}
+		if c.Op.ordered() && s.numericSomewhere(c.Key) {
+			if _, ok := number(c.Val); !ok {
+				return fmt.Errorf("%s: %s compares numbers, and %q is not one", c, c.Op, c.Val)
+			}
+		}
 		if typ != "" {
 			if !slices.Contains(s.fields[typ], c.Key) {
-				return fmt.Errorf("%s has no field %q (fields of %s: %s)", typ, c.Key, typ, list(append(slices.Clone(envelopeKeys), s.fields[typ]...)))
+				return fmt.Errorf("%s has no field %q%s (fields of %s: %s)", typ, c.Key, didYouMean(c.Key, s.fields[typ]), typ, list(append(slices.Clone(envelopeKeys), s.fields[typ]...)))
+			}
+			if c.Op.ordered() && !s.numeric[typ+"."+c.Key] {
+				return fmt.Errorf("%s: %s of %s is not a number; %s compares numbers (use = or !=)", c, c.Key, typ, c.Op)
 			}
 			continue
 		}
 		if !slices.Contains(s.allFields, c.Key) {
-			return fmt.Errorf("no event has a field %q (fields: %s)", c.Key, list(append(slices.Clone(envelopeKeys), s.allFields...)))
+			return fmt.Errorf("no event has a field %q%s (fields: %s)", c.Key, didYouMean(c.Key, s.allFields), list(append(slices.Clone(envelopeKeys), s.allFields...)))
+		}
+		if c.Op.ordered() && !s.numericSomewhere(c.Key) {
+			return fmt.Errorf("%s: %s is not a number in any event; %s compares numbers (use = or !=)", c, c.Key, c.Op)
 		}
 	}
 	return nil
+}
+
+// numericSomewhere reports whether some event type writes field as a
+// number.
+func (s *Schema) numericSomewhere(field string) bool {
+	for _, t := range s.types {
+		if s.numeric[t+"."+field] {
+			return true
+		}
+	}
+	return false
+}
+
+// Numeric reports whether field of event type t is a number.
+func (s *Schema) Numeric(t, field string) bool { return s.numeric[t+"."+field] }
+
+// didYouMean is ": did you mean "x"?" for the name nearest to what was
+// typed, or "".
+func didYouMean(typed string, names []string) string {
+	if n := suggest.Near(typed, names); n != "" {
+		return fmt.Sprintf(": did you mean %q?", n)
+	}
+	return ""
 }
 
 // list joins names for an error message, eliding a long tail.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/detsim/detsim/bundle/verdict"
 	"github.com/detsim/detsim/bundle/verdict/monitor"
+	"github.com/detsim/detsim/causal"
 	"github.com/detsim/detsim/engine"
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/scenarios"
@@ -23,11 +24,17 @@ type Session struct {
 	tl      *engine.Timeline
 	ring    *lineRing
 	peerIdx map[string]int
-	cpMem   int64 // the checkpoint budget in bytes (SetCheckpointMem)
+	cpMem   int64 // the checkpoint budget in bytes (SetCheckpointBudget)
 
 	// armed lists the record conditions (record breakpoints, a search)
 	// the tap checks while a checked run is in progress.
 	armed []armedQuery
+
+	// why holds the records the kinds' explainers read, fed by the tap
+	// as the run goes, so a causal chain is computed without re-running
+	// (nil when no kind of the run declares an explainer).
+	why  *causal.Index
+	exps []causal.Explainer
 }
 
 // NewSession builds a session at step 0 of sc, with the seed overridden
@@ -42,8 +49,16 @@ func NewSession(sc *scenarios.Scenario, reg *hosts.Registry, seed *uint64) (*Ses
 		sc = &c
 	}
 	s := &Session{sc: sc, reg: reg, ring: newLineRing(RecordCache), peerIdx: map[string]int{}, cpMem: engine.DefaultCheckpointBudget}
+	seen := map[string]bool{}
 	for i := range sc.Peers {
 		s.peerIdx[sc.Peers[i].ID] = i
+		if k, ok := reg.Lookup(sc.Peers[i].Kind); ok && k.Explain != nil && !seen[k.Tag] {
+			seen[k.Tag] = true
+			s.exps = append(s.exps, k.Explain)
+		}
+	}
+	if len(s.exps) > 0 {
+		s.why = causal.NewIndex(0, causal.Keeps(s.exps)...)
 	}
 	first := true
 	fresh := func() (*engine.Engine, error) {
@@ -82,16 +97,16 @@ func (s *Session) Reseed(seed uint64) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	ns.SetCheckpointMem(s.cpMem)
+	ns.SetCheckpointBudget(s.cpMem)
 	return ns, nil
 }
 
-// SetCheckpointMem sets how many bytes the timeline's checkpoints may
+// SetCheckpointBudget sets how many bytes the timeline's checkpoints may
 // hold together (engine.DefaultCheckpointBudget unless set; 0: none, so
 // every move back re-executes from the seed). A headless run to one
 // breakpoint never goes back far and sets 0: it then costs no more
 // memory than a batch run.
-func (s *Session) SetCheckpointMem(bytes int64) {
+func (s *Session) SetCheckpointBudget(bytes int64) {
 	s.cpMem = max(bytes, 0)
 	s.tl.SetBudget(s.cpMem)
 }
@@ -124,6 +139,33 @@ func (s *Session) Failed() bool {
 	return ok
 }
 
+// Why explains the record on line: the causal chain back to its origin
+// (hosts.Kind.Explain), from the records the session has run so far. It
+// does not move the session. An error says what a chain can start from
+// when the record is not one.
+func (s *Session) Why(line int64) (causal.Chain, error) {
+	if s.why == nil {
+		return causal.Chain{}, errors.New("no host kind of this run explains its state")
+	}
+	var add func(*causal.Index)
+	if r, ok := s.Record(line); ok {
+		add = func(one *causal.Index) { one.Add(r.Line, r.Step, r.At, r.Bytes) }
+	}
+	return causal.Why(s.why, s.exps, line, add)
+}
+
+// WhyTarget finds the record Why would explain for "why does host hold
+// subject so at time at": the latest transition of host about subject at
+// or before at, among the records run so far; 0 when there is none.
+func (s *Session) WhyTarget(host, subject string, at int64) int64 {
+	for _, x := range s.exps {
+		if r, ok := x.Target(s.why, host, subject, at); ok {
+			return r.Line()
+		}
+	}
+	return 0
+}
+
 // checkpointEvery picks the timeline's least checkpoint spacing in steps.
 // A step back re-executes on average half an interval, and a checkpoint
 // copies every host, so its cost grows with the number of hosts faster
@@ -141,6 +183,9 @@ func checkpointEvery(hosts int) int64 {
 func (s *Session) tap(e *engine.Engine, line, at int64, b []byte) {
 	step := e.Index()
 	s.ring.put(line, step, at, b)
+	if s.why != nil {
+		s.why.Add(line, step, at, b)
+	}
 	for i := range s.armed {
 		a := &s.armed[i]
 		if line <= a.lo || a.hi > 0 && line >= a.hi || !a.q.Match(b, step, at) {

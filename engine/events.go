@@ -17,6 +17,15 @@ const engineTag = "engine"
 // EngineTag is the kind_tag of the records the engine synthesises.
 const EngineTag = engineTag
 
+// Series is what the page charts of the engine's own records, for every
+// kind: the drops on each directed link.
+func Series() []hosts.Series {
+	return []hosts.Series{{
+		ID: "engine_drops", Title: "drops", Types: []string{"drop_on_send", "drop_on_delivery"}, Host: "from", Peer: "to", Agg: hosts.AggCount,
+		Doc: "messages dropped on each directed link (on send: lost, partitioned, over the buffer or too large; in flight or at arrival: cut)",
+	}}
+}
+
 // EventPrototypes returns one value of every record the engine
 // synthesises, one per shape (a mutation per kind), every member set.
 // Viewers derive the engine's event types and fields from their JSON

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/detsim/detsim/causal"
 	"github.com/detsim/detsim/rng"
 )
 
@@ -74,6 +75,13 @@ type Kind struct {
 	// call, retries, store length). It returns "" for bytes it cannot
 	// read, and never panics.
 	Summary func(snapshot []byte) string
+	// Watches lists the values of a host's state a viewer may watch for
+	// changes (hosts/declare.go); Series the numbers of its records the
+	// page charts over time. Explain, when set, explains how a host came
+	// to hold what it holds: the causal chain of a state transition.
+	Watches []Watch
+	Series  []Series
+	Explain causal.Explainer
 }
 
 // FaultCatalog is a kind's fault catalog for seeded fault schedules. A

@@ -31,6 +31,8 @@ type edgeFlow struct {
 	lastSendNs   int64 // sent_at of the last send that returned Arrive
 	// lastSerializationEndNs is when the link finishes putting the last
 	// accepted message on the wire; the next message starts no earlier.
+	// With a token bucket (burst_bytes) it is when the bucket is full
+	// again: the wire's end had every message been serialised (occupy).
 	lastSerializationEndNs int64
 
 	effects  []effect   // timed mutations in the order they were applied
@@ -73,6 +75,7 @@ func sanitize(p Policy) Policy {
 	nonNeg(&p.CacheWarmAfterNs)
 	nonNeg(&p.CacheInvalidateAfterIdleNs)
 	nonNeg(&p.SendBufferBytes) // 0: no limit
+	nonNeg(&p.BurstBytes)      // 0: a serialising wire
 	p.JitterStddevNs = min(p.JitterStddevNs, rng.MaxNormalStddev)
 	p.MTUBytes = sanitizeMTU(p.MTUBytes)
 	return p
@@ -229,7 +232,34 @@ func (f *edgeFlow) bufferFull(p *Policy, wireBytes, now int64) bool {
 		return false
 	}
 	queued := queuedBytes(checked.Sub(f.lastSerializationEndNs, now), p.BandwidthBps)
+	// A token bucket's tokens cover burst_bytes of that backlog: those
+	// bytes have left; only the rest waits in the queue.
+	queued = max(checked.Sub(queued, p.BurstBytes), 0)
 	return checked.Add(queued, max(wireBytes, 0)) > p.SendBufferBytes
+}
+
+// occupy puts wireBytes offered at sentAt through the edge's rate limit
+// (docs/network.md step 4) and returns when the message leaves it, its
+// latency still to come. With burst_bytes 0 the edge is a serialising
+// wire: a message starts when the one ahead ends and leaves when its own
+// last byte is on the wire. With burst_bytes B it is a token bucket of
+// depth B filling at the bandwidth, as Linux HTB shapes: a message leaves
+// as soon as the bucket holds tokens (at once on an idle edge, whatever
+// its size) and is then charged its bytes, which may take the bucket
+// below zero. last_serialization_end is kept as the bucket's "full again"
+// instant X, so the message leaves at max(sent_at, X − B/rate) and X
+// grows by its bytes/rate as the wire's end would. Every message still
+// leaves in the order it was sent.
+func (f *edgeFlow) occupy(p *Policy, wireBytes, sentAt int64) int64 {
+	ser := serializationNs(wireBytes, p.BandwidthBps)
+	if p.BurstBytes <= 0 {
+		end := checked.Add(max(sentAt, f.lastSerializationEndNs), ser)
+		f.lastSerializationEndNs = end
+		return end
+	}
+	left := max(sentAt, checked.Sub(f.lastSerializationEndNs, serializationNs(p.BurstBytes, p.BandwidthBps)))
+	f.lastSerializationEndNs = checked.Add(max(f.lastSerializationEndNs, left), ser)
+	return left
 }
 
 // reorderUnitNs is one "latency + jitter" unit of reorder delay.

@@ -68,20 +68,18 @@ func (n *Network) Send(from, to int, byteLen int64, sentAt int64) (Outcome, []No
 		s.Skip()
 	}
 
-	// Step 4: the link serialises one message at a time, its headers
-	// included; latency, jitter and reorder delay happen after the wire
-	// and never hold it.
-	serStart := max(sentAt, f.lastSerializationEndNs)
-	serEnd := checked.Add(serStart, serializationNs(wire, p.BandwidthBps))
-	f.lastSerializationEndNs = serEnd
+	// Step 4: the link's rate, its headers included (a serialising wire,
+	// or a token bucket with burst_bytes); latency, jitter and reorder
+	// delay happen after and never hold it.
+	left := f.occupy(p, wire, sentAt)
 
 	// Steps 5–6: negative jitter is clamped so nothing arrives before it
-	// has left the wire; a spike scales the clamped latency+jitter.
+	// has left; a spike scales the clamped latency+jitter.
 	propagation := max(checked.Add(p.LatencyNs, jitter), 0)
 	if spike, ok := f.active(LatencySpike, sentAt); ok {
 		propagation = checked.MulDiv(propagation, spike.value, 100)
 	}
-	arrival := checked.Add(serEnd, propagation)
+	arrival := checked.Add(left, propagation)
 
 	if relay, ok := f.active(RelayBuffer, sentAt); ok { // step 7
 		arrival = max(arrival, checked.Add(sentAt, relay.value))
@@ -171,15 +169,13 @@ func (n *Network) SendReliable(from, to int, byteLen int64, sentAt int64, handsh
 	n.draws(e, f)
 	jitter := f.stream.Normal(p.JitterStddevNs)
 
-	serStart := max(sentAt, f.lastSerializationEndNs)
-	serEnd := checked.Add(serStart, serializationNs(wire, p.BandwidthBps))
-	f.lastSerializationEndNs = serEnd
+	left := f.occupy(p, wire, sentAt)
 
 	propagation := max(checked.Add(p.LatencyNs, jitter), 0)
 	if spike, ok := f.active(LatencySpike, sentAt); ok {
 		propagation = checked.MulDiv(propagation, spike.value, 100)
 	}
-	arrival := checked.Add(serEnd, propagation)
+	arrival := checked.Add(left, propagation)
 	if handshake {
 		arrival = checked.Add(arrival, checked.Add(n.legNs(e, f, sentAt), n.legNs(back, n.flowOf(back), sentAt)))
 	}

@@ -31,6 +31,12 @@ type Policy struct {
 	// 1500 by default and accepts 0 or 576 to 65 535; the network clamps
 	// any other positive value into that range.
 	MTUBytes int64 `toml:"mtu_bytes"`
+	// BurstBytes makes the edge's bandwidth a token bucket of this depth
+	// (docs/network.md step 4), as Linux HTB and a cloud VM's rate limit
+	// shape: a message that finds tokens leaves at once, and the bucket
+	// refills at BandwidthBps. 0, the default, is a serialising wire:
+	// every message occupies the edge for its size / bandwidth.
+	BurstBytes int64 `toml:"burst_bytes"`
 }
 
 // Edge names one directed edge by peer id.

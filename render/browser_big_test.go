@@ -64,4 +64,18 @@ func TestBrowser_BigBundle(t *testing.T) {
 			os.WriteFile(p, shot, 0o666)
 		}
 	}
+	// The charts: a thousand hosts are drawn as the few largest and an
+	// "all" line, every point a record; a screenshot of each type.
+	eval[any](t, ctx, "window.detsim.view(0, 1e15), 0")
+	cs := pageCharts(t, ctx)
+	for _, id := range []string{"swim_bytes", "swim_updates", "swim_link_bytes"} {
+		c := cs[id]
+		if c.Points == 0 || c.Keys > chartKeys || !c.All {
+			t.Errorf("chart %s: %+v, want at most %d lines and an all line", id, c, chartKeys)
+		}
+	}
+	t.Logf("charts: %v", cs)
+	for id := range cs {
+		chartShot(t, ctx, id, "big_"+id)
+	}
 }

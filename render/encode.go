@@ -57,6 +57,9 @@ func (e *enc) comma(i int) {
 }
 func (e *enc) field(k string, n int64) { e.key(k); e.int(n); e.b = append(e.b, ',') }
 
+// strField is field for a string member.
+func (e *enc) strField(k, v string) { e.key(k); e.str(v); e.b = append(e.b, ',') }
+
 // ints writes n values of f as an array; delta writes each minus the one before.
 func (e *enc) ints(k string, n int, delta bool, f func(i int) int64) {
 	e.key(k)
@@ -137,21 +140,11 @@ func data(w io.Writer, p *pagePlan, runs []*run, opts Options) error {
 func (r *run) encode(e *enc, lane map[int32]int32) {
 	L := func(h int32) int64 { return int64(lane[h]) }
 	e.raw("{")
-	e.key("name")
-	e.str(r.name)
-	e.raw(",")
-	e.key("dir")
-	e.str(r.dir)
-	e.raw(",")
-	e.key("digest")
-	e.str(r.manifest.Digest)
-	e.raw(",")
-	e.key("truncated")
-	e.str(r.manifest.Truncated)
-	e.raw(",")
-	e.key("seed")
-	e.str(strconv.FormatUint(r.manifest.Seed, 10))
-	e.raw(",")
+	e.strField("name", r.name)
+	e.strField("dir", r.dir)
+	e.strField("digest", r.manifest.Digest)
+	e.strField("truncated", r.manifest.Truncated)
+	e.strField("seed", strconv.FormatUint(r.manifest.Seed, 10))
 	e.field("duration_ns", r.manifest.DurationNs)
 	e.field("records", r.records)
 	e.field("from", r.from)
@@ -306,6 +299,8 @@ func (r *run) encode(e *enc, lane map[int32]int32) {
 		e.raw("]]")
 	}
 	e.raw("],")
+
+	r.charts.encode(e, L)
 
 	e.key("rec")
 	e.raw("{")

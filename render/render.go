@@ -25,6 +25,8 @@ import (
 	"time"
 
 	"github.com/detsim/detsim/bundle"
+	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/hosts/builtin"
 )
 
 // Options says what part of a bundle to draw and what to mark on it.
@@ -43,6 +45,19 @@ type Options struct {
 	MarkStep int64
 	// Title replaces the page title (default: the scenario name and seed).
 	Title string
+	// Kinds are the host kinds whose declared series the page charts
+	// (hosts.Kind.Series); nil is every kind detsim ships.
+	Kinds *hosts.Registry
+	// NoCharts leaves the charts out (a smaller page; and what their
+	// cost is measured against).
+	NoCharts bool
+}
+
+func (o Options) kinds() *hosts.Registry {
+	if o.Kinds == nil {
+		return builtin.Registry()
+	}
+	return o.Kinds
 }
 
 // Stats says what one Write read and wrote.

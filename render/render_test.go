@@ -3,11 +3,13 @@ package render
 import (
 	"bytes"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/internal/fstree"
 )
 
@@ -216,6 +218,47 @@ func TestWrite_WindowKeepsWhatIsInside(t *testing.T) {
 	}
 }
 
+// The records the page says lie outside a window are exactly those of
+// events.ndjson whose time is before or after it, for any window (issue
+// 22: messages outside were counted twice, 8 579 of a run's 8 331).
+func TestWindow_OutsideCountIsARecordCount(t *testing.T) {
+	for _, name := range []string{"reproduction/gossip_flap", "reference/echo_parity"} {
+		dir := libraryBundle(t, name)
+		var times []int64
+		if err := bundle.ReadEvents(dir, func(_ int, rec bundle.EventRecord) error {
+			times = append(times, rec.VirtualTimeNs)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		end := times[len(times)-1]
+		rnd := rand.New(rand.NewPCG(22, uint64(len(times))))
+		windows := [][2]int64{{0, 0}, {0, end}, {end / 2, end / 2}, {85e9, 100e9}}
+		for range 12 {
+			a, b := rnd.Int64N(end+1), rnd.Int64N(end+1)
+			windows = append(windows, [2]int64{min(a, b), max(a, b)})
+		}
+		for _, w := range windows {
+			r, err := load(dir, Options{FromNs: w[0], ToNs: w[1]})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := int64(0)
+			for _, at := range times {
+				if at < r.from || at > r.to {
+					want++
+				}
+			}
+			if r.outside != want {
+				t.Errorf("%s window [%d, %d]: %d records outside, events.ndjson has %d", name, r.from, r.to, r.outside, want)
+			}
+			if r.outside > r.records {
+				t.Errorf("%s window [%d, %d]: %d of %d records outside", name, r.from, r.to, r.outside, r.records)
+			}
+		}
+	}
+}
+
 // A compare page's lanes are the union of both runs' hosts, so run B's
 // lanes start after run A's: every lane a run sends on has its density,
 // also where the lane number passes that run's own host count.
@@ -249,5 +292,66 @@ func TestCompare_DensityOnEveryLaneOfBothRuns(t *testing.T) {
 				t.Errorf("run %d sends on lane %d, which has no density (lanes with density: %v)", i, l, has)
 			}
 		}
+	}
+}
+
+// Charts come from the kinds' declared series: an agent run charts its
+// calls' latency, retries and bytes, a provider its requests, and a swim
+// run none of theirs (issue 22: "agent and provider hosts get theirs").
+func TestCharts_FromTheKindsDeclarations(t *testing.T) {
+	for _, c := range []struct {
+		scenario string
+		want     []string
+		not      []string
+	}{
+		{"agent/rate_limit", []string{"agent_latency", "agent_retries", "agent_request_bytes", "provider_request_bytes"}, []string{"swim_bytes"}},
+		{"reproduction/gossip_flap", []string{"swim_bytes", "swim_updates", "swim_suspicions", "swim_refutations", "swim_incarnation", "swim_link_bytes", "swim_queue"}, []string{"agent_latency"}},
+	} {
+		r, err := load(libraryBundle(t, c.scenario), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]*chart{}
+		for _, ch := range r.charts.list {
+			if len(ch.keys) > 0 {
+				got[ch.d.ID] = ch
+			}
+		}
+		for _, id := range c.want {
+			ch := got[id]
+			if ch == nil {
+				t.Errorf("%s: no %s chart", c.scenario, id)
+				continue
+			}
+			points := 0
+			for _, k := range ch.keys {
+				for b := range chartBuckets {
+					if ch.agg[k].cnt[b] > 0 {
+						points++
+					}
+				}
+			}
+			if points == 0 {
+				t.Errorf("%s: chart %s has keys but no points", c.scenario, id)
+			}
+		}
+		for _, id := range c.not {
+			if got[id] != nil {
+				t.Errorf("%s: charts %s, another kind's series", c.scenario, id)
+			}
+		}
+	}
+}
+
+// A snapshot series reads its dotted path from the snapshot's text.
+func TestSnapshotNumber(t *testing.T) {
+	snap := []byte(`{"id":"a","members":[{"id":"b","depth":99}],"broadcast_queue":{"depth":41,"bytes":9812},"x":{"depth":-1}}`)
+	for p, want := range map[string]int64{"broadcast_queue.depth": 41, "broadcast_queue.bytes": 9812, "x.depth": -1} {
+		if v, ok := snapshotNumber(snap, p); !ok || v != want {
+			t.Errorf("%s: %d %v, want %d", p, v, ok, want)
+		}
+	}
+	if _, ok := snapshotNumber(snap, "broadcast_queue.oversized"); ok {
+		t.Errorf("an absent member read as a number")
 	}
 }

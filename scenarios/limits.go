@@ -73,6 +73,9 @@ const (
 	// far above any real socket's): it is what keeps the backlog, and
 	// every arrival time, below 2^60 ns.
 	MaxSendBufferBytes = 1 << 30
+	// MaxBurstBytes bounds burst_bytes as the send buffer is bounded: a
+	// bucket deeper than any socket buffer shapes nothing.
+	MaxBurstBytes = 1 << 30
 	// MaxScenarioNameBytes bounds the scenario's name, which names the
 	// bundle directory bundles/<name>-<seed> (at most 64+1+19 bytes, well
 	// under any filesystem's 255) and shrink's <name>-shrunk.toml.

@@ -19,8 +19,9 @@ type linkEntry struct {
 
 // links resolves the link graph (DESIGN §4): no [[links]] key at all is a
 // full mesh of [default_link]; otherwise only the declared directed edges
-// exist, "*" expanding to every peer (self-edges skipped), and later
-// entries override earlier ones field by field on top of [default_link].
+// exist, "*" expanding to every peer and "eu-*" to every peer whose id
+// starts with "eu-" (self-edges skipped), and later entries override
+// earlier ones field by field on top of [default_link].
 func (c *checker) links(top fields) {
 	n := len(c.ids)
 	if !top.has("links") {
@@ -58,6 +59,10 @@ func (c *checker) links(top fields) {
 	endpoints := func(e string) []int {
 		if e == "*" {
 			return all
+		}
+		if prefix, ok := strings.CutSuffix(e, "*"); ok {
+			lo, hi := c.prefixRange(prefix)
+			return all[lo:hi]
 		}
 		return []int{index[e]}
 	}
@@ -100,7 +105,7 @@ func (c *checker) linkEntry(f fields) (linkEntry, bool) {
 	le := linkEntry{set: make([]int64, len(PolicyFields)), has: make([]bool, len(PolicyFields))}
 	le.from, _ = c.endpoint(f, "from")
 	le.to, _ = c.endpoint(f, "to")
-	if le.from != "" && le.from == le.to && le.from != "*" {
+	if le.from != "" && le.from == le.to && !strings.HasSuffix(le.from, "*") {
 		f.add("to", "a self-edge (%s → %s) is not allowed", le.from, le.to)
 	}
 	for j, pf := range PolicyFields {
@@ -111,9 +116,25 @@ func (c *checker) linkEntry(f fields) (linkEntry, bool) {
 	return le, len(*c.r.errs) == before
 }
 
-// endpoint reads a link's from or to: "*" or a declared peer id.
+// endpoint reads a link's from or to: "*", a declared peer id, or a
+// prefix followed by "*" ("eu-*": every peer whose id starts with "eu-"),
+// which must name at least one peer.
 func (c *checker) endpoint(f fields, key string) (string, bool) {
-	if s, ok := f.tbl[key].(string); ok && s == "*" {
+	s, ok := f.tbl[key].(string)
+	if ok && s == "*" {
+		return s, true
+	}
+	if prefix, glob := strings.CutSuffix(s, "*"); ok && glob {
+		if strings.Contains(prefix, "*") {
+			f.add(key, "%q: a pattern is a prefix followed by one \"*\"", s)
+			return "", false
+		}
+		if lo, hi := c.prefixRange(prefix); lo == hi {
+			if c.peersRead {
+				f.add(key, "%q names no peer: no declared id starts with %q", s, prefix)
+			}
+			return "", false
+		}
 		return s, true
 	}
 	return c.peerRef(f, key)
@@ -123,7 +144,22 @@ func (c *checker) endpointCount(e string) int {
 	if e == "*" {
 		return len(c.ids)
 	}
+	if prefix, ok := strings.CutSuffix(e, "*"); ok {
+		lo, hi := c.prefixRange(prefix)
+		return hi - lo
+	}
 	return 1
+}
+
+// prefixRange is the ids (sorted) that start with prefix, as the index
+// range [lo, hi): sorted strings sharing a prefix are contiguous.
+func (c *checker) prefixRange(prefix string) (lo, hi int) {
+	lo, _ = slices.BinarySearch(c.ids, prefix)
+	hi = lo
+	for hi < len(c.ids) && strings.HasPrefix(c.ids[hi], prefix) {
+		hi++
+	}
+	return lo, hi
 }
 
 func (c *checker) setLinks(links []network.Link, complete bool) {

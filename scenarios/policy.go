@@ -13,7 +13,8 @@ type PolicyField struct {
 	Lo, Hi int64
 	Field  func(*network.Policy) *int64
 	// ZeroOff says 0 is accepted too, below Lo, and switches the
-	// feature off (mtu_bytes = 0: no fragmentation).
+	// feature off (mtu_bytes = 0: no fragmentation; burst_bytes = 0: a
+	// serialising wire, no token bucket).
 	ZeroOff bool
 }
 
@@ -44,6 +45,7 @@ var PolicyFields = []PolicyField{
 	{"cache_invalidate_after_idle_ns", 0, MaxTimeNs, func(p *network.Policy) *int64 { return &p.CacheInvalidateAfterIdleNs }, false},
 	{"send_buffer_bytes", MinSendBufferBytes, MaxSendBufferBytes, func(p *network.Policy) *int64 { return &p.SendBufferBytes }, false},
 	{"mtu_bytes", MinMTUBytes, MaxMTUBytes, func(p *network.Policy) *int64 { return &p.MTUBytes }, true},
+	{"burst_bytes", 1, MaxBurstBytes, func(p *network.Policy) *int64 { return &p.BurstBytes }, true},
 }
 
 func policyKeys() []string {

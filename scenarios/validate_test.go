@@ -158,7 +158,7 @@ func TestParse_RejectsInvalid_8_2(t *testing.T) {
 		{"link zero bandwidth and unit mistake", valid + "[[links]]\nfrom = \"a\"\nto = \"b\"\nbandwidth_bps = 0\njitter_ms = 3\n",
 			[]string{
 				"t.toml: links[0].bandwidth_bps: must be greater than 0, got 0",
-				"t.toml: links[0].jitter_ms: unknown key; times are integer nanoseconds and their keys end in _ns (allowed here: from, to, latency_ns, jitter_stddev_ns, loss_prob_ppm, reorder_prob_ppm, bandwidth_bps, cold_dial_penalty_ns, cache_warm_after_ns, cache_invalidate_after_idle_ns, send_buffer_bytes, mtu_bytes)",
+				"t.toml: links[0].jitter_ms: unknown key; times are integer nanoseconds and their keys end in _ns (allowed here: from, to, latency_ns, jitter_stddev_ns, loss_prob_ppm, reorder_prob_ppm, bandwidth_bps, cold_dial_penalty_ns, cache_warm_after_ns, cache_invalidate_after_idle_ns, send_buffer_bytes, mtu_bytes, burst_bytes)",
 			}},
 		{"links not an array of tables", with("seed = 1", "seed = 1\nlinks = 3"),
 			[]string{"t.toml: links: must be an array of tables ([[links]]), got integer 3"}},

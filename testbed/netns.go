@@ -144,11 +144,10 @@ func (n *Net) shaping() []string {
 			continue
 		}
 		class := fmt.Sprintf("1:%x", k+1)
-		// burst and cburst of one largest packet: the class never sends
-		// faster than its rate for longer than one packet takes.
-		burst := n.plan.VethMTU + 64
+		// burst and cburst are the scenario's burst_bytes: the depth of
+		// the token bucket the model shapes the edge with (step 4).
 		lines = append(lines,
-			fmt.Sprintf("class add dev %s parent 1: classid %s htb rate %dbit ceil %dbit burst %d cburst %d quantum %d", tunName, class, e.RateBytes*8, e.RateBytes*8, burst, burst, max(1514, burst)),
+			fmt.Sprintf("class add dev %s parent 1: classid %s htb rate %dbit ceil %dbit burst %d cburst %d quantum %d", tunName, class, e.RateBytes*8, e.RateBytes*8, e.BurstBytes, e.BurstBytes, max(1514, n.plan.VethMTU+64)),
 			fmt.Sprintf("qdisc add dev %s parent %s handle %x: bfifo limit %d", tunName, class, k+2, e.QueueBytes),
 			fmt.Sprintf("filter add dev %s parent 1: protocol ip prio 1 u32 match ip src %s/32 match ip dst %s/32 flowid %s", tunName, tbnet.PeerAddr(e.From), tbnet.PeerAddr(e.To), class))
 	}

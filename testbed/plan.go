@@ -48,6 +48,7 @@ type Edge struct {
 	JitterStddevNs int64
 	LossPPM        int64
 	RateBytes      int64 // bytes/s; 0: not shaped
+	BurstBytes     int64 // the HTB class's burst and cburst when shaped
 	QueueBytes     int64
 	MTUBytes       int64
 }
@@ -176,6 +177,10 @@ func realise(pol network.Policy, field string, refuse func(field, format string,
 		no("bandwidth_bps", "%d: below %d bytes/s (1 kbit/s), the least the testbed shapes with HTB", pol.BandwidthBps, MinRateBytes)
 	default:
 		e.RateBytes = pol.BandwidthBps
+		e.BurstBytes = pol.BurstBytes
+		if pol.BurstBytes == 0 {
+			no("burst_bytes", "0 asks for a serialising wire, which HTB, a token bucket, cannot be; give the bucket's depth (mtu_bytes + 64 = 1564 is one packet, docs/testbed.md), and the model shapes the same way")
+		}
 	}
 	if e.QueueBytes == 0 || e.QueueBytes > MaxQueueBytes {
 		no("send_buffer_bytes", "%d: the queue behind HTB holds 1 to %d bytes", e.QueueBytes, MaxQueueBytes)
@@ -194,7 +199,7 @@ func (p *Plan) Realised() []bundle.TestbedEdge {
 		out[i] = bundle.TestbedEdge{
 			From: p.IDs[e.From], To: p.IDs[e.To],
 			LatencyNs: e.LatencyNs, JitterStddevNs: e.JitterStddevNs, LossPPM: e.LossPPM,
-			RateBitsPerSecond: e.RateBytes * 8, QueueBytes: e.QueueBytes, MTUBytes: e.MTUBytes,
+			RateBitsPerSecond: e.RateBytes * 8, BurstBytes: e.BurstBytes, QueueBytes: e.QueueBytes, MTUBytes: e.MTUBytes,
 		}
 	}
 	return out

@@ -35,6 +35,7 @@ period_ns = 100_000_000
 [default_link]
 latency_ns = 10_000_000
 bandwidth_bps = 100_000
+burst_bytes = 1564
 [[peers]]
 id = "a"
 kind = "swim"
@@ -55,6 +56,7 @@ func TestNewPlan_RefusesWhatItCannotRealise(t *testing.T) {
 		{"cold dial", "[[links]]\nfrom = \"a\"\nto = \"b\"\ncold_dial_penalty_ns = 5\n[[links]]\nfrom = \"b\"\nto = \"a\"\n", ImplSwimd, "links[a→b].cold_dial_penalty_ns"},
 		{"reorder", "[[links]]\nfrom = \"a\"\nto = \"b\"\nreorder_prob_ppm = 5\n", ImplSwimd, "links[a→b].reorder_prob_ppm"},
 		{"slow rate", "[[links]]\nfrom = \"a\"\nto = \"b\"\nbandwidth_bps = 100\n", ImplSwimd, "links[a→b].bandwidth_bps: 100: below 125"},
+		{"serialising wire", "[[links]]\nfrom = \"a\"\nto = \"b\"\nburst_bytes = 0\n", ImplSwimd, "links[a→b].burst_bytes: 0 asks for a serialising wire"},
 		{"long latency", "[[links]]\nfrom = \"a\"\nto = \"b\"\nlatency_ns = 11_000_000_000\n", ImplSwimd, "links[a→b].latency_ns"},
 		{"resurrect with state", "[[mutations]]\nat_ns = 1\nkind = \"PeerKill\"\npeer = \"a\"\n[[mutations]]\nat_ns = 2\nkind = \"PeerResurrect\"\npeer = \"a\"\npreserve_state = true\n", ImplSwimd, "mutations[1] (PeerResurrect at 2 ns).preserve_state"},
 		{"recv cost", "[[peers]]\nid = \"c\"\nkind = \"swim\"\ninitial_state = \"member\"\nrecv_cost_ns = 5\n", ImplSwimd, "peers[c].recv_cost_ns"},
@@ -95,7 +97,7 @@ func TestNewPlan_RealisesTheLinks(t *testing.T) {
 		t.Fatalf("edges %+v", p.Edges)
 	}
 	ab, ba := p.Edges[0], p.Edges[1]
-	if ab.LossPPM != 20_000 || ab.JitterStddevNs != 3 || ab.RateBytes != 100_000 || ab.MTUBytes != 1500 || ab.QueueBytes != 4<<20 {
+	if ab.LossPPM != 20_000 || ab.JitterStddevNs != 3 || ab.RateBytes != 100_000 || ab.BurstBytes != 1564 || ab.MTUBytes != 1500 || ab.QueueBytes != 4<<20 {
 		t.Errorf("a→b realised as %+v", ab)
 	}
 	if ba.RateBytes != 0 {
@@ -105,7 +107,7 @@ func TestNewPlan_RealisesTheLinks(t *testing.T) {
 		t.Errorf("veth MTU %d", p.VethMTU)
 	}
 	got := p.Realised()
-	if got[0].RateBitsPerSecond != 800_000 || got[0].From != "a" || got[1].To != "a" {
+	if got[0].RateBitsPerSecond != 800_000 || got[0].BurstBytes != 1564 || got[0].From != "a" || got[1].To != "a" {
 		t.Errorf("realised %+v", got)
 	}
 }

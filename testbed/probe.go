@@ -500,10 +500,8 @@ type Derived struct {
 	// LatencyNs is the mean one-way delay of small datagrams. Nothing is
 	// taken off for serialisation: HTB is a token bucket, which lets a
 	// packet that finds tokens through at once, and the probe's small
-	// datagrams (sent at under half the rate) always do. The model
-	// charges every message bytes/bandwidth before its latency, so fed
-	// this latency it overstates a small message's delay by that much
-	// (docs/testbed.md, "What the testbed cannot do here").
+	// datagrams (sent at under half the rate) always do; so does the
+	// model's bucket, which the configuration's burst_bytes asks for.
 	LatencyNs int64
 	// JitterStddevNs is the delays' sample standard deviation.
 	JitterStddevNs int64

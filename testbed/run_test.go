@@ -222,6 +222,7 @@ period_ns = 100_000_000
 latency_ns = 20_000_000
 loss_prob_ppm = 100_000
 bandwidth_bps = 200_000
+burst_bytes = 1564
 [[peers]]
 id = "a"
 kind = "swim"

@@ -38,6 +38,13 @@ var swimStates = []struct {
 	{"swim_verdicts", []string{"c", "v", "j"}, [][2]int{{120, 40}, {40, 10}}},
 	{"swim_search", []string{"g", "text:2000", "enter", "/", "text:type=state_transition to=suspect", "enter", "o"}, [][2]int{{120, 40}, {40, 10}}},
 	{"swim_filter", []string{"g", "text:3000", "enter", "F", "text:host=orch type=message_sent", "enter"}, [][2]int{{120, 40}}},
+	// Issue 22: the key help scrolls at any size; W explains a
+	// suspicion back to its origin; = watches a value and } goes to its
+	// next change.
+	{"swim_help", []string{"?"}, [][2]int{{80, 24}, {200, 60}}},
+	{"swim_help_end", []string{"?", "pgdown", "pgdown", "pgdown", "pgdown"}, [][2]int{{80, 24}}},
+	{"swim_chain", []string{"/", "text:type=state_transition subject=orch to=suspect reason=gossip", "enter", "W"}, [][2]int{{120, 40}, {80, 24}}},
+	{"swim_watch", []string{"=", "text:host=fra member=orch field=state", "enter", "}"}, [][2]int{{120, 40}}},
 }
 
 // TestGoldenScreensSwim pins SWIM screens (the real kind, not the fake).

@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/detsim/detsim/causal"
 	"github.com/detsim/detsim/debugger"
 	"github.com/detsim/detsim/engine"
 	"github.com/detsim/detsim/tui/screen"
@@ -30,15 +31,17 @@ const (
 	jobGotoRecord                // to the step that emitted record target
 	jobToRecord                  // to the step of cached record target (enter on the log)
 	jobSearch                    // to the next / previous record meeting query
+	jobChain                     // the causal chain of a record (W): reads the session, moves nothing
+	jobWatch                     // to the next / previous change of a watched value
 )
 
 // long reports whether the job runs in chunks (and esc stops it).
 func (k jobKind) long() bool {
-	return k == jobContinue || k == jobReverse || k == jobGotoStep || k == jobGotoTime || k == jobGotoRecord || k == jobSearch
+	return k == jobContinue || k == jobReverse || k == jobGotoStep || k == jobGotoTime || k == jobGotoRecord || k == jobSearch || k == jobWatch
 }
 
 func (k jobKind) verb() string {
-	return [...]string{"stepping", "stepping back", "redrawing", "continuing", "reverse-continuing", "going to step", "going to time", "re-executing", "going to record", "going to the record's step", "searching"}[k]
+	return [...]string{"stepping", "stepping back", "redrawing", "continuing", "reverse-continuing", "going to step", "going to time", "re-executing", "going to record", "going to the record's step", "searching", "explaining", "following the watch"}[k]
 }
 
 // job is one request and, for long ones, how far it got.
@@ -54,6 +57,12 @@ type job struct {
 	forward bool
 	search  debugger.SearchState
 	follow  string // search: what it follows (a message id, an accusation), for the status
+
+	subject string // chain: with follow (the host), the member whose view to explain
+	at      int64  // chain: at this virtual time
+
+	watch      debugger.Watch // watch: the value followed
+	watchState debugger.WatchState
 
 	// Set by begin when the first chunk starts.
 	started    time.Time
@@ -78,6 +87,7 @@ type jobMsg struct {
 	status string
 	hit    *debugger.Breakpoint // the breakpoint it stopped at, if any
 	cursor int64                // put the log cursor on this record (0: leave it)
+	chain  *causal.Chain        // a chain to show (W)
 	err    error
 }
 
@@ -127,6 +137,10 @@ func execute(s *debugger.Session, j *job) (msg jobMsg) {
 		return toRecordJob(s, j)
 	case jobSearch:
 		return searchJob(s, j, pause)
+	case jobChain:
+		return chainJob(s, j)
+	case jobWatch:
+		return watchJob(s, j, pause)
 	}
 	return jobMsg{sess: s, err: fmt.Errorf("unknown job %d", j.kind)}
 }

@@ -5,6 +5,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/detsim/detsim/causal"
 	"github.com/detsim/detsim/debugger"
 	"github.com/detsim/detsim/engine"
 	"github.com/detsim/detsim/hosts"
@@ -26,9 +27,12 @@ type Options struct {
 	// PictureDir is where the picture key writes <name>-<seed>/ and
 	// <name>-<seed>.html; "" is bundles/.
 	PictureDir string
-	// CheckpointMem, when set, is the byte budget of the session's
+	// CheckpointBudget, when set, is the byte budget of the session's
 	// checkpoints (default engine.DefaultCheckpointBudget; 0: none).
-	CheckpointMem *int64
+	CheckpointBudget *int64
+	// Watch, when set, is the value } and { follow (checked against the
+	// scenario with debugger.Schema.CheckWatch).
+	Watch *debugger.Watch
 }
 
 // Model is the stepper as a bubbletea model. Update never runs the
@@ -47,7 +51,8 @@ type Model struct {
 	interrupt bool
 	refresh   bool // the view needs a frame the current one cannot give
 
-	overlay screen.Overlay
+	overlay    screen.Overlay
+	helpScroll int // how far the key help is scrolled
 
 	bps    []debugger.Breakpoint
 	bpSel  int
@@ -59,6 +64,10 @@ type Model struct {
 	vSel   int             // the selected verdict in the verdicts list
 	search *debugger.Query // the last search, for ] and [
 	filter *debugger.Query // the log shows only records meeting it
+	watch  *debugger.Watch // the watched value, for } and {
+
+	chain    *causal.Chain // the chain W explained, shown in OverlayChain
+	chainSel int
 
 	status  string
 	isError bool
@@ -92,8 +101,8 @@ func NewModel(sc *scenarios.Scenario, reg *hosts.Registry, opts Options) (Model,
 			return Model{}, err
 		}
 	}
-	if opts.CheckpointMem != nil {
-		s.SetCheckpointMem(*opts.CheckpointMem)
+	if opts.CheckpointBudget != nil {
+		s.SetCheckpointBudget(*opts.CheckpointBudget)
 	}
 	w, h := opts.Width, opts.Height
 	if w <= 0 || h <= 0 {
@@ -109,6 +118,7 @@ func NewModel(sc *scenarios.Scenario, reg *hosts.Registry, opts Options) (Model,
 		bps:  withDefaultBreakpoints(opts.Breakpoints),
 		seed: s.Scenario().Seed, name: s.Scenario().Name,
 		scen: s.Scenario(), reg: reg, version: opts.Version, pictureRoot: opts.PictureDir,
+		watch: opts.Watch,
 	}
 	m.status = "at step 0 — n steps, c continues to the next breakpoint, ? for help"
 	return m, nil
@@ -169,6 +179,9 @@ func (m Model) applyJob(msg jobMsg) (tea.Model, tea.Cmd) {
 	}
 	if msg.cursor > 0 && m.frame() != nil {
 		m.scr.PutCursor(msg.cursor)
+	}
+	if msg.chain != nil {
+		m.chain, m.chainSel, m.overlay = msg.chain, 0, screen.OverlayChain
 	}
 	if msg.fr != nil && msg.next == nil {
 		if note := checkpointNote(msg.fr.Checkpoints()); note != "" {
@@ -290,14 +303,13 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	}
 	switch m.overlay {
 	case screen.OverlayHelp:
-		if matches(k, km.Help, km.Interrupt, km.Quit) {
-			m.overlay = screen.OverlayNone
-		}
-		return m, nil
+		return m.helpKey(k)
 	case screen.OverlayBreakpoints:
 		return m.breakpointsKey(k)
 	case screen.OverlayVerdicts:
 		return m.verdictsKey(k)
+	case screen.OverlayChain:
+		return m.chainKey(k)
 	}
 	if t := k.Text; len(t) == 1 && t[0] >= '0' && t[0] <= '9' && (t[0] != '0' || m.count > 0) {
 		if m.count < 1_000_000 {
@@ -321,7 +333,7 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case matches(k, km.Help):
-		m.overlay = screen.OverlayHelp
+		m.overlay, m.helpScroll = screen.OverlayHelp, 0
 		return m, nil
 	case matches(k, km.Breakpoints):
 		m.overlay = screen.OverlayBreakpoints
@@ -393,6 +405,21 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m.followMessage()
 	case matches(k, km.Why):
 		return m.why()
+	case matches(k, km.Chain):
+		return m.explain()
+	case matches(k, km.Watch):
+		v := ""
+		if m.watch != nil {
+			v = m.watch.String()
+		}
+		m.prompt = newPrompt(promptWatch, "watch (host=H member=M field=F; empty clears): ", v)
+		return m, nil
+	case matches(k, km.NextChange), matches(k, km.PrevChange):
+		if m.watch == nil {
+			m.setError("no watch yet: = watches a value (host=H member=M field=F)")
+			return m, nil
+		}
+		return m.startWatch(matches(k, km.NextChange))
 	case matches(k, km.Picture):
 		return m.picture()
 	}
@@ -508,5 +535,5 @@ func checkpointNote(u engine.CheckpointUse) string {
 		return ""
 	}
 	return "checkpoints off: one takes " + screen.FmtBytes(u.Refused) + ", more than the " + screen.FmtBytes(u.Budget) +
-		" budget (--checkpoint-mem); going back re-executes from the seed"
+		" budget (--checkpoint-budget); going back re-executes from the seed"
 }

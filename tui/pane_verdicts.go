@@ -37,7 +37,7 @@ func (m Model) verdictsKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.overlay = screen.OverlayNone
 		return m.start(&job{kind: jobGotoRecord, target: line}, "going to the evidence, record "+screen.FmtInt(line)+"…")
 	case matches(k, km.Help):
-		m.overlay = screen.OverlayHelp
+		m.overlay, m.helpScroll = screen.OverlayHelp, 0
 	}
 	return m, nil
 }

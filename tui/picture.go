@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/detsim/detsim/batch"
+	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/internal/outfile"
 	"github.com/detsim/detsim/render"
@@ -35,12 +36,8 @@ type pictureMsg struct {
 
 // picturePaths are bundles/<name>-<seed> and the page beside it.
 func picturePaths(root string, sc *scenarios.Scenario) (dir, page string, err error) {
-	base := fmt.Sprintf("%s-%d", sc.Name, sc.Seed)
-	if base != filepath.Base(base) || base[0] == '.' || filepath.Clean(base) != base {
-		return "", "", fmt.Errorf("scenario name %q cannot name a bundle directory", sc.Name)
-	}
-	dir = filepath.Join(root, base)
-	return dir, dir + ".html", nil
+	dir, err = bundle.DefaultDir(root, sc.Name, sc.Seed)
+	return dir, dir + ".html", err
 }
 
 // picture starts writing the picture of the current run at the current
@@ -92,6 +89,11 @@ func picture(sc *scenarios.Scenario, reg *hosts.Registry, version, dir, page str
 	}
 	if err := outfile.Check(page, force); err != nil {
 		return refusal(page, err)
+	}
+	// A bundle of another scenario with this name and seed (a shrunk
+	// one keeps its original's name) is not this key's to replace.
+	if err := bundle.CheckDefaultDir(dir, sc.Path, fmt.Sprintf("%x", sc.SourceSHA256)); err != nil {
+		return fmt.Errorf("not written: %v (move it away and press the key again)", err)
 	}
 	// batch.Run replaces dir only if it is a detsim bundle.
 	if _, err := batch.Run(sc, reg, batch.Config{Out: dir, Version: version}); err != nil {

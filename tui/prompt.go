@@ -20,6 +20,7 @@ const (
 	promptBreakpoint
 	promptSearch
 	promptFilter
+	promptWatch
 )
 
 // prompt is a one-line editor in the status line. It is deliberately
@@ -134,6 +135,22 @@ func (m Model) submit(p prompt) (tea.Model, tea.Cmd) {
 		m.filter = &q
 		m.status, m.isError = "the log shows only "+q.String()+" (F, then empty, clears)", false
 		return m, nil
+	case promptWatch:
+		if v == "" {
+			m.watch = nil
+			m.status, m.isError = "watch cleared", false
+			return m, nil
+		}
+		w, err := debugger.ParseWatch(v)
+		if err == nil {
+			err = m.schema.CheckWatch(&w)
+		}
+		if err != nil {
+			m.setError(err.Error())
+			return m, nil
+		}
+		m.watch = &w
+		return m.startWatch(true)
 	case promptBreakpoint:
 		b, err := debugger.ParseBreakpoint(v)
 		if err == nil && m.schema != nil {

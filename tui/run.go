@@ -37,8 +37,8 @@ func Run(sc *scenarios.Scenario, reg *hosts.Registry, opts Options) error {
 		return err
 	}
 	budget := int64(engine.DefaultCheckpointBudget)
-	if opts.CheckpointMem != nil {
-		budget = *opts.CheckpointMem
+	if opts.CheckpointBudget != nil {
+		budget = *opts.CheckpointBudget
 	}
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(memoryLimit(budget)))
 	_, err = tea.NewProgram(m).Run()

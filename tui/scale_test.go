@@ -75,7 +75,7 @@ func repeat(k string, n int) []string {
 // without, going back still works, and the status line says why.
 func TestCheckpointBudget_TooSmallIsSaidAndStillSteps(t *testing.T) {
 	mem := int64(1024)
-	m, err := NewModel(mesh12(t), testRegistry(), Options{Width: 160, Height: 48, CheckpointMem: &mem})
+	m, err := NewModel(mesh12(t), testRegistry(), Options{Width: 160, Height: 48, CheckpointBudget: &mem})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestCheckpointBudget_TooSmallIsSaidAndStillSteps(t *testing.T) {
 	if got := panes(m); got != want {
 		t.Fatalf("after p, n without checkpoints the screen differs:\n%s\n---\n%s", got, want)
 	}
-	if !strings.Contains(m.status, "checkpoints off") || !strings.Contains(m.status, "--checkpoint-mem") {
+	if !strings.Contains(m.status, "checkpoints off") || !strings.Contains(m.status, "--checkpoint-budget") {
 		t.Fatalf("status %q does not say checkpoints are off", m.status)
 	}
 	if u := m.sess.Timeline().CheckpointUse(); u.Count != 0 || u.Refused <= mem {

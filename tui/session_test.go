@@ -46,7 +46,7 @@ func TestRenderText_PlainAndWithinWidth(t *testing.T) {
 	}
 	s.Continue([]debugger.Breakpoint{{Kind: debugger.BreakTime, N: 6_000_000_000}})
 	for _, w := range []int{80, 160, 30} {
-		out, err := screen.RenderText(s, w, 48)
+		out, err := screen.RenderText(s, w, 48, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,7 +77,7 @@ func TestRenderText_AtAStep(t *testing.T) {
 	e := s.Timeline().Engine()
 	r, _ := s.Record(e.Records())
 	last := append([]byte(nil), r.Bytes...)
-	out, err := screen.RenderText(s, 120, 48)
+	out, err := screen.RenderText(s, 120, 48, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,11 @@ func (m Model) View() tea.View {
 // touches the session.
 func (m Model) render() string {
 	st := screen.Status{Name: m.name, Seed: m.seed, Breakpoints: m.bps, BPSel: m.bpSel, Hit: m.hit,
-		Line: m.status, IsError: m.isError, Overlay: m.overlay, VSel: m.vSel, Filter: m.filter}
+		Line: m.status, IsError: m.isError, Overlay: m.overlay, HelpScroll: m.helpScroll, VSel: m.vSel, Filter: m.filter,
+		Chain: m.chain, ChainSel: m.chainSel}
+	if m.watch != nil {
+		st.Watch = m.watch.String()
+	}
 	if m.job != nil && m.job.kind.long() {
 		st.Running = m.job.kind.verb()
 	}

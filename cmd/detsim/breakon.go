@@ -25,7 +25,7 @@ func runToBreak(sc *scenarios.Scenario, reg *hosts.Registry, bps []debugger.Brea
 		fmt.Fprintf(stderr, "detsim: %v\n", err)
 		return exitUsage
 	}
-	sess.SetCheckpointMem(0) // one move forward needs none: cost what --batch costs
+	sess.SetCheckpointBudget(0) // one move forward needs none: cost what --batch costs
 	hit := sess.Continue(bps)
 	where := "the run ended"
 	if hit.Breakpoint != nil {
@@ -37,7 +37,7 @@ func runToBreak(sc *scenarios.Scenario, reg *hosts.Registry, bps []debugger.Brea
 	}
 	fmt.Fprintf(stdout, "stopped   %s at step %d, t=%s\n", where, hit.Step, fmtNs(hit.At))
 	fmt.Fprintf(stdout, "breaks    %s\n", strings.Join(set, ", "))
-	text, err := screen.RenderText(sess, width, 48, bps...)
+	text, err := screen.RenderText(sess, width, 48, hit.Breakpoint, bps...)
 	if err != nil {
 		fmt.Fprintf(stderr, "detsim: %v\n", err)
 		return exitInternal

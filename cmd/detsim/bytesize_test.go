@@ -27,9 +27,18 @@ func TestByteSize_UnitsAndErrors(t *testing.T) {
 	}
 }
 
-func TestCheckpointMem_BadValueIsAUsageError(t *testing.T) {
-	r := runIn("--checkpoint-mem", "lots", "reference/echo_parity")
-	if r.code != exitUsage || !strings.Contains(r.stderr, "checkpoint-mem") {
+func TestCheckpointBudget_BadValueIsAUsageError(t *testing.T) {
+	r := runIn("--checkpoint-budget", "lots", "reference/echo_parity")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "checkpoint-budget") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// --checkpoint-mem read as a memory limit and was not one (issue 22): it
+// is refused, naming the new flag and what it bounds.
+func TestCheckpointMem_RenamedSaysSo(t *testing.T) {
+	r := runIn("--checkpoint-mem", "384MiB", "reference/echo_parity")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "renamed --checkpoint-budget") || !strings.Contains(r.stderr, "not the memory the process uses") {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
 }

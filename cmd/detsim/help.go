@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/detsim/detsim/internal/suggest"
 )
 
 // subcommandNames are the names "did you mean" suggests among: every
@@ -39,7 +41,7 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 	case "run", "batch", "--batch":
 		return cmdRun([]string{"-h"}, stdout, stderr)
 	}
-	if s := closest(args[0], subcommandNames(), 2); s != "" {
+	if s := suggest.Closest(args[0], subcommandNames(), 2); s != "" {
 		return usageErrIn(stderr, "help", "no command %q: did you mean \"detsim help %s\"?", args[0], s)
 	}
 	return usageErrIn(stderr, "help", "no command %q (commands: %s)", args[0], strings.Join(subcommandNames(), ", "))
@@ -48,9 +50,8 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 const helpUsage = `usage: detsim help [COMMAND]
 
 Prints the usage and flags of COMMAND (verify, list, sweep, shrink,
-check, live, calibrate, schemadiff, render, provider-serve, edge), or
-with no
-COMMAND the overview and the flags of a run.
+check, live, calibrate, schemadiff, render, why, provider-serve, edge),
+or with no COMMAND the overview and the flags of a run.
 detsim -h and detsim COMMAND -h print the same.
 `
 
@@ -68,6 +69,7 @@ var usages = map[string]string{
 	"calibrate":  calibrateUsage,
 	"schemadiff": schemadiffUsage,
 	"render":     renderUsage,
+	"why":        whyUsage,
 }
 
 // flagErr handles an error from parsing fs: -h, -help or --help prints
@@ -136,45 +138,4 @@ func printFlags(w io.Writer, title string, fs *flag.FlagSet) {
 		}
 		fmt.Fprintf(w, "  %-*s  %s\n", width, r.left, r.right)
 	}
-}
-
-// closest returns the candidate nearest to s within maxDist edits (see
-// editDistance), the first of equals; "" if none is that near.
-func closest(s string, candidates []string, maxDist int) string {
-	best, bestDist := "", maxDist+1
-	for _, c := range candidates {
-		if d := editDistance(s, c); d < bestDist {
-			best, bestDist = c, d
-		}
-	}
-	return best
-}
-
-// editDistance is the optimal-string-alignment distance between a and b:
-// the fewest single-byte insertions, deletions, substitutions and swaps
-// of two neighbours that turn a into b ("swep" → "sweep" is 1, "sewep"
-// → "sweep" is 1).
-func editDistance(a, b string) int {
-	// d[i][j] is the distance between a[:i] and b[:j].
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
 }

@@ -165,25 +165,6 @@ func TestSuggestCommand(t *testing.T) {
 	}
 }
 
-func TestEditDistance(t *testing.T) {
-	for _, c := range []struct {
-		a, b string
-		d    int
-	}{
-		{"", "", 0}, {"", "abc", 3}, {"abc", "", 3}, {"sweep", "sweep", 0},
-		{"swep", "sweep", 1}, {"sewep", "sweep", 1}, {"sweeep", "sweep", 1},
-		{"shrnk", "shrink", 1}, {"chekc", "check", 1}, {"ls", "list", 2},
-		{"kitten", "sitting", 3}, {"ca", "abc", 3},
-	} {
-		if got := editDistance(c.a, c.b); got != c.d {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", c.a, c.b, got, c.d)
-		}
-		if got := editDistance(c.b, c.a); got != c.d {
-			t.Errorf("editDistance(%q, %q) = %d, want %d (symmetric)", c.b, c.a, got, c.d)
-		}
-	}
-}
-
 // TestList_ShowsExpectationAndDescription: one line per embedded
 // scenario, in aligned columns: name, # expect:, first line of prose.
 func TestList_ShowsExpectationAndDescription(t *testing.T) {

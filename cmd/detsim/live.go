@@ -75,6 +75,9 @@ func cmdLive(args []string, stdout, stderr io.Writer) int {
 			return usageErrIn(stderr, "live", "--out is empty; name a directory, or leave --out out")
 		}
 		dir, err := defaultBundlePath(sc)
+		if err == nil {
+			err = checkDefaultOut(dir+"-live", sc)
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "detsim: %v\n", err)
 			return exitUsage

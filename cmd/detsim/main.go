@@ -10,6 +10,7 @@
 //	detsim check [DIR]                               run the library against each file's expectation
 //	detsim list                                      list the embedded scenarios
 //	detsim help [COMMAND]                            usage and flags (also detsim [COMMAND] -h)
+//	detsim --version                                 the simulator version bundles record
 //
 // SCENARIO is a file path, else the name of an embedded scenario
 // (reproduction/gossip_flap). Exit codes: 0 nothing failed (Inconclusive
@@ -61,6 +62,7 @@ var commands = []command{
 	{"calibrate", cmdCalibrate},
 	{"schemadiff", cmdSchemadiff},
 	{"render", cmdRender},
+	{"why", cmdWhy},
 	{"provider-serve", cmdProviderServe},
 	{"edge", cmdEdge},
 }
@@ -100,6 +102,8 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 			return cmdHelp(args[1:], stdout, stderr)
 		case "-h", "--help", "-help":
 			return cmdHelp(nil, stdout, stderr)
+		case "--version", "-version", "version":
+			return cmdVersion(args[1:], stdout, stderr)
 		}
 		if c, ok := lookupCommand(args[0]); ok {
 			return c.run(args[1:], stdout, stderr)
@@ -117,11 +121,15 @@ const usage = `usage:
   detsim --batch --break-on SPEC [--until T] SCENARIO
                                                    run headless to a breakpoint and print the panes;
                                                    SPEC: fail | type=T | host=H | time=12.5s | step=N
+                                                   | type=T field>N … (= != < <= > >=)
+  detsim --batch --watch 'host=H member=M field=F' SCENARIO
+                                                   run headless and print every change of that value
   detsim verify BUNDLE                             recheck every hash in a bundle
   detsim live SCENARIO [--procs] [--out DIR]       run the peers as real SWIM nodes on 127.0.0.1
   detsim calibrate SCENARIO PROD_BUNDLE [--seeds K] compare the sim's metrics with a production bundle
   detsim schemadiff A B                            compare two bundles' event schemas
   detsim render BUNDLE [-o FILE.html]              draw a bundle as one self-contained web page
+  detsim why BUNDLE --host H --subject S --at T    the causal chain of H's view of S at T, back to its origin
   detsim provider-serve SCRIPT [--addr A]          serve a provider script over real HTTP/SSE on loopback
   detsim edge PROPERTY --seed N | SCENARIO         test your own agent: the seeded faults over HTTP, the oracles on what it reports
   detsim sweep PROPERTY --seeds N [--shard i/n] [--json] [...]
@@ -131,6 +139,7 @@ const usage = `usage:
   detsim check [DIR]                               run every library scenario against its # expect:
   detsim list                                      the embedded scenarios, their expectations
   detsim help [COMMAND]                            this, or COMMAND's usage and flags (detsim COMMAND -h)
+  detsim --version                                 the version bundles record, the Go version and platform
 
 SCENARIO is a file path, else an embedded scenario name (see detsim list).
 Exit codes: 0 nothing failed, 1 an assertion failed (or verify found a

@@ -13,12 +13,14 @@ import (
 	"github.com/detsim/detsim/render"
 )
 
-const renderUsage = `usage: detsim render BUNDLE [-o FILE.html] [--from T] [--to T] [--force]
+const renderUsage = `usage: detsim render BUNDLE [-o FILE.html] [--from T] [--to T] [--force] [--no-charts]
        detsim render --compare A B [-o FILE.html]
 
 Writes one self-contained HTML page of a bundle (docs/render.md): a
 space-time diagram of every host's messages, drops, timers and
-mutations, each observer's view of each subject over time, and the
+mutations, charts of what the host kinds declare (message sizes,
+updates, suspicions, link bytes per second, drops, call latencies) on
+the same time axis, each observer's view of each subject over time, and the
 verdicts linked to their evidence. Opens from disk in any current
 browser; nothing is fetched. --compare lays two runs on one time axis.
 The page goes to FILE (default BUNDLE.html beside the bundle), which is
@@ -33,6 +35,7 @@ func cmdRender(args []string, stdout, stderr io.Writer) int {
 	to := fs.String("to", "", "draw up to this virtual time")
 	compare := fs.Bool("compare", false, "draw the two bundles A B on one time axis")
 	force := fs.Bool("force", false, "replace an existing file at -o")
+	noCharts := fs.Bool("no-charts", false, "leave out the charts of the kinds' series (a smaller page)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return flagErr(fs, err, stdout, stderr)
@@ -44,7 +47,7 @@ func cmdRender(args []string, stdout, stderr io.Writer) int {
 	if len(pos) != want {
 		return usageErrIn(stderr, "render", "needs %d bundle(s), got %d", want, len(pos))
 	}
-	var opts render.Options
+	opts := render.Options{NoCharts: *noCharts}
 	for _, t := range []struct {
 		flag, val string
 		dst       *int64

@@ -7,13 +7,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/detsim/detsim/batch"
+	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/debugger"
 	"github.com/detsim/detsim/engine"
 	"github.com/detsim/detsim/hosts"
@@ -36,6 +36,7 @@ type runFlags struct {
 	batch      *bool
 	seed, out  *string
 	breakOn    multiFlag
+	watch      multiFlag
 	until      *string
 	width      *int
 	maxRecords *int64
@@ -50,12 +51,18 @@ func newRunFlags() *runFlags {
 	f.seed = fs.String("seed", "", "override the scenario's seed")
 	f.out = fs.String("out", "", "bundle directory (default bundles/<name>-<seed>)")
 	fs.Var(&f.breakOn, "break-on", "stop at fail|fail=NAME|verdict|host=H|time=T|step=N or record conditions ('type=T field=V …'): with --batch, print the panes there; in the stepper, armed for c (repeatable)")
+	fs.Var(&f.watch, "watch", "follow a value, 'host=H member=M field=F' (fra's view of orch: host=fra member=orch field=state): with --batch, print every change with its step and record; in the stepper, } and { go to its next and previous change (repeatable with --batch)")
 	f.until = fs.String("until", "", "with --batch: stop at this virtual time (12.5s) or step (step=N) and print the panes")
 	f.width = fs.Int("width", 160, "with --break-on/--until: width of the printed panes")
 	f.maxRecords = fs.Int64("max-records", batch.DefaultMaxRecords, "with --batch: stop the run, its bundle marked truncated, once it has written this many records (0: no cap)")
 	f.maxBytes = fs.Int64("max-bytes", batch.DefaultMaxBytes, "with --batch: stop the run, its bundle marked truncated, once its records take this many bytes (0: no cap)")
 	f.cpMem = engine.DefaultCheckpointBudget
-	fs.Var(&f.cpMem, "checkpoint-mem", "the stepper's checkpoint budget in `bytes`, or with a unit (512MiB, 1GiB, 800MB); 0 keeps none (every step back re-executes from the seed)")
+	fs.Var(&f.cpMem, "checkpoint-budget", "the bytes the stepper's checkpoints may hold together, or with a unit (512MiB, 1GiB, 800MB); 0 keeps none (every step back re-executes from the seed). It bounds the checkpoints, not the process: the run itself and its garbage come on top (docs/tui.md, \"Checkpoints\")")
+	fs.Func("checkpoint-mem", "renamed --checkpoint-budget", func(string) error {
+		// The old name read as a memory limit, which it never was (issue
+		// 22: the 1000-peer session peaked at 1.15 GB with 384MiB).
+		return errors.New("renamed --checkpoint-budget: it bounds the checkpoints the stepper keeps, not the memory the process uses (docs/tui.md, \"Checkpoints\")")
+	})
 	return f
 }
 
@@ -87,6 +94,20 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if code != exitOK {
 		return code
 	}
+	var watches []debugger.Watch
+	for _, spec := range f.watch {
+		w, err := debugger.ParseWatch(spec)
+		if err != nil {
+			return usageErr(stderr, "--watch: %v", err)
+		}
+		watches = append(watches, w)
+	}
+	switch {
+	case len(watches) > 0 && stopping:
+		return usageErr(stderr, "--watch goes with --batch (the whole run) or the stepper, not --break-on or --until")
+	case len(watches) > 1 && !*f.batch:
+		return usageErr(stderr, "the stepper follows one --watch at a time")
+	}
 	reg := builtin.Registry()
 	sc, code := f.scenario(arg, reg, stderr)
 	if code != exitOK {
@@ -104,10 +125,19 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 			return usageErr(stderr, "%s: %v", flag, err)
 		}
 	}
+	for i := range watches {
+		if err := schema.CheckWatch(&watches[i]); err != nil {
+			return usageErr(stderr, "--watch: %v", err)
+		}
+	}
 	switch {
 	case !*f.batch:
 		mem := int64(f.cpMem)
-		if err := tui.Run(sc, reg, tui.Options{Breakpoints: bps, Version: version(), CheckpointMem: &mem}); err != nil {
+		opts := tui.Options{Breakpoints: bps, Version: version(), CheckpointBudget: &mem}
+		if len(watches) == 1 {
+			opts.Watch = &watches[0]
+		}
+		if err := tui.Run(sc, reg, opts); err != nil {
 			fmt.Fprintf(stderr, "detsim: %v\n", err)
 			return exitInternal
 		}
@@ -115,7 +145,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	case stopping:
 		return runToBreak(sc, reg, bps, *f.width, arg, stdout, stderr)
 	}
-	return f.runBatch(sc, reg, arg, stdout, stderr)
+	return f.runBatch(sc, reg, arg, watches, stdout, stderr)
 }
 
 // breakpoints parses --break-on and --until.
@@ -156,14 +186,17 @@ func (f *runFlags) scenario(arg string, reg *hosts.Registry, stderr io.Writer) (
 }
 
 // runBatch is `detsim --batch SCENARIO`: one run written as a bundle.
-func (f *runFlags) runBatch(sc *scenarios.Scenario, reg *hosts.Registry, arg string, stdout, stderr io.Writer) int {
+func (f *runFlags) runBatch(sc *scenarios.Scenario, reg *hosts.Registry, arg string, watches []debugger.Watch, stdout, stderr io.Writer) int {
 	dir := *f.out
 	switch {
 	case flagSet(f.fs, "out") && dir == "":
 		return usageErr(stderr, "--out is empty; name a directory, or leave --out out for bundles/<name>-<seed>")
 	case dir == "":
 		var err error
-		if dir, err = defaultBundlePath(sc); err != nil {
+		if dir, err = defaultBundlePath(sc); err == nil {
+			err = checkDefaultOut(dir, sc)
+		}
+		if err != nil {
 			fmt.Fprintf(stderr, "detsim: %v\n", err)
 			return exitUsage
 		}
@@ -173,8 +206,12 @@ func (f *runFlags) runBatch(sc *scenarios.Scenario, reg *hosts.Registry, arg str
 	}
 	defer removeScratchOnSignal(stderr)()
 	start := time.Now()
-	res, err := batch.Run(sc, reg, batch.Config{Out: dir, Version: version(),
-		MaxRecords: noCapIsNegative(*f.maxRecords), MaxBytes: noCapIsNegative(*f.maxBytes)})
+	cfg := batch.Config{Out: dir, Version: version(),
+		MaxRecords: noCapIsNegative(*f.maxRecords), MaxBytes: noCapIsNegative(*f.maxBytes)}
+	if len(watches) > 0 {
+		cfg.Tap = watchTap(watches, stdout)
+	}
+	res, err := batch.Run(sc, reg, cfg)
 	wall := time.Since(start)
 	if err != nil {
 		var oe *batch.OutError
@@ -195,6 +232,30 @@ func (f *runFlags) runBatch(sc *scenarios.Scenario, reg *hosts.Registry, arg str
 	return exitOK
 }
 
+// watchTap prints every change of each watched value as the run makes
+// it: the value before and after, the step, the time and the record, one
+// line each, grep-able.
+func watchTap(watches []debugger.Watch, w io.Writer) func(line, step, at int64, b []byte) {
+	ts := make([]*debugger.Watcher, len(watches))
+	for i, wa := range watches {
+		ts[i] = debugger.NewWatcher(wa)
+		fmt.Fprintf(w, "watch     %s: %s\n", wa, wa.Doc())
+	}
+	return func(line, step, at int64, b []byte) {
+		for i, t := range ts {
+			c, ok := t.Feed(line, step, at, b)
+			if !ok {
+				continue
+			}
+			old := c.Old
+			if old == "" {
+				old = "(unset)"
+			}
+			fmt.Fprintf(w, "change    %s: %s → %s  step %d  t=%s  events.ndjson#L%d  %s", watches[i], old, c.New, c.Step, fmtNs(c.At), c.Line, b)
+		}
+	}
+}
+
 // noCapIsNegative maps the flags' "0: no cap" to batch.Config's.
 func noCapIsNegative(v int64) int64 {
 	if v == 0 {
@@ -203,15 +264,24 @@ func noCapIsNegative(v int64) int64 {
 	return v
 }
 
-// defaultBundlePath is bundles/<name>-<seed>. The loader validates names
-// so this is always one new path element under bundles/; the check here
-// is the last line of defence, since the path is about to be written.
+// defaultBundlePath is bundles/<name>-<seed>, where a run given no --out
+// writes (live and testbed add a suffix).
 func defaultBundlePath(sc *scenarios.Scenario) (string, error) {
-	base := fmt.Sprintf("%s-%d", sc.Name, sc.Seed)
-	if base != filepath.Base(base) || strings.HasPrefix(base, ".") || filepath.Clean(base) != base {
-		return "", fmt.Errorf("%s: name %q cannot name a bundle directory; use letters, digits, '_', '-' and '.', or pass --out", sc.Path, sc.Name)
+	dir, err := bundle.DefaultDir("bundles", sc.Name, sc.Seed)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", sc.Path, err)
 	}
-	return filepath.Join("bundles", base), nil
+	return dir, nil
+}
+
+// checkDefaultOut refuses a default output directory that holds a bundle
+// of another scenario: the name and seed do not say whose bundle stands
+// there, and a shrunk scenario keeps its original's name (issue 22).
+func checkDefaultOut(dir string, sc *scenarios.Scenario) error {
+	if err := bundle.CheckDefaultDir(dir, sc.Path, fmt.Sprintf("%x", sc.SourceSHA256)); err != nil {
+		return fmt.Errorf("%w; pass --out %s to replace it, or --out another directory", err, dir)
+	}
+	return nil
 }
 
 // removeScratchOnSignal makes a SIGINT or SIGTERM during a batch run

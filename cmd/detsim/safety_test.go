@@ -11,9 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/internal/fstree"
 	"github.com/detsim/detsim/internal/realtime"
 	"github.com/detsim/detsim/internal/scratch"
+	"github.com/detsim/detsim/scenarios"
 )
 
 // slowScenario writes an echo scenario that runs for seconds: long
@@ -341,5 +343,44 @@ func TestProviderServe_HelpAndLoopbackOnly(t *testing.T) {
 	}
 	if r := detsim(t, "provider-serve", "nope/nothing"); r.code != 2 {
 		t.Errorf("unknown script: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// A run given no --out writes bundles/<name>-<seed>; a shrunk scenario
+// keeps its original's name, and replaced the original's bundle (issue
+// 22). Now a default --out holding a bundle of another scenario file is
+// refused, exit 2, the bundle untouched; the same scenario replaces its
+// own, and --out naming the directory replaces it on purpose.
+func TestBatch_DefaultOutNeverReplacesAnotherScenariosBundle(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if r := runIn("--batch", "reference/echo_parity"); r.code != 0 {
+		t.Fatalf("first run: exit %d\n%s", r.code, r.stderr)
+	}
+	out := filepath.Join("bundles", "echo_parity-7")
+	again := runIn("--batch", "reference/echo_parity")
+	if again.code != 0 {
+		t.Fatalf("the same scenario again: exit %d\n%s", again.code, again.stderr)
+	}
+	// The "shrunk" scenario: the same name and seed, another file.
+	sc, err := scenarios.LoadLibrary("reference/echo_parity", builtin.Registry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := sc.TOML()
+	other := filepath.Join(dir, "shrunk.toml")
+	if err := os.WriteFile(other, append([]byte("# shrunk\n"), text...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := fstree.Of(t, dir)
+	r := runIn("--batch", other)
+	if r.code != exitUsage || !strings.Contains(r.stderr, out+" holds a run of another scenario") || !strings.Contains(r.stderr, "--out "+out) {
+		t.Fatalf("shrunk scenario, default --out: exit %d, want 2 refusing %s\n%s", r.code, out, r.stderr)
+	}
+	if after := fstree.Of(t, dir); !maps.Equal(before, after) {
+		t.Errorf("the refused run changed the tree")
+	}
+	if r := runIn("--batch", "--out", out, other); r.code != 0 {
+		t.Errorf("--out %s given: exit %d\n%s", out, r.code, r.stderr)
 	}
 }

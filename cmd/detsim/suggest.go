@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/internal/suggest"
 	"github.com/detsim/detsim/property"
 	"github.com/detsim/detsim/scenarios"
 )
@@ -18,7 +19,7 @@ func suggestCommand(arg string) string {
 	if strings.HasPrefix(arg, "-") || exists(arg) || isLibraryScenario(arg) {
 		return ""
 	}
-	return closest(arg, subcommandNames(), 2)
+	return suggest.Closest(arg, subcommandNames(), 2)
 }
 
 // resolveScenario is scenarios.Resolve, and for a name that is neither a
@@ -57,9 +58,9 @@ func closestName(arg string, names []string) string {
 	arg = strings.TrimSuffix(arg, ".toml")
 	best, bestDist := "", 3
 	for _, n := range names {
-		d := editDistance(arg, n)
+		d := suggest.Distance(arg, n)
 		if _, base, ok := strings.Cut(n, "/"); ok && !strings.Contains(arg, "/") {
-			d = min(d, editDistance(arg, base))
+			d = min(d, suggest.Distance(arg, base))
 		}
 		if d < bestDist {
 			best, bestDist = n, d

@@ -137,6 +137,9 @@ func cmdTestbed(args []string, stdout, stderr io.Writer) int {
 			return usageErrIn(stderr, "testbed", "--out is empty; name a directory, or leave --out out")
 		}
 		dir, err := defaultBundlePath(sc)
+		if err == nil {
+			err = checkDefaultOut(dir+"-testbed-"+*impl, sc)
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "detsim: %v\n", err)
 			return exitUsage

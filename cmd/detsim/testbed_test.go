@@ -19,7 +19,7 @@ import (
 func testbedScenario(t *testing.T, seconds int, extra string) string {
 	t.Helper()
 	text := "name = \"tb\"\nseed = 1\nduration_ns = " + strconv.Itoa(seconds) + "_000_000_000\n" +
-		"[default_tick]\nperiod_ns = 100_000_000\n[default_link]\nlatency_ns = 5_000_000\nbandwidth_bps = 1_000_000\n" +
+		"[default_tick]\nperiod_ns = 100_000_000\n[default_link]\nlatency_ns = 5_000_000\nbandwidth_bps = 1_000_000\nburst_bytes = 1564\n" +
 		"[[peers]]\nid = \"a\"\nkind = \"swim\"\ninitial_state = \"member\"\n" +
 		"[[peers]]\nid = \"b\"\nkind = \"swim\"\ninitial_state = \"member\"\n" + extra
 	path := filepath.Join(t.TempDir(), "tb.toml")

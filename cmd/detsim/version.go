@@ -1,6 +1,22 @@
 package main
 
-import "runtime/debug"
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"runtime/debug"
+)
+
+// cmdVersion is `detsim --version`: the simulator_version every bundle
+// this binary writes records (docs/bundle.md), then the Go toolchain and
+// the platform, the facts a bug report needs.
+func cmdVersion(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		return usageErr(stderr, "--version takes no arguments, got %q", args[0])
+	}
+	fmt.Fprintf(stdout, "detsim %s (%s, %s/%s)\n", version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return exitOK
+}
 
 // simulatorVersion, when set at link time, is the version every manifest
 // records, ahead of anything the build info says:

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"testing"
 )
 
@@ -34,6 +35,20 @@ func TestVersionFrom_FallbackOrder(t *testing.T) {
 		if got := versionFrom(c.ldflags, c.info, c.ok); got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
+	}
+}
+
+// detsim --version prints what bundles record (issue 22: there was no
+// way to ask), on stdout, exit 0; with an argument it is a usage error.
+func TestVersionFlag(t *testing.T) {
+	for _, arg := range []string{"--version", "-version", "version"} {
+		r := runIn(arg)
+		if r.code != exitOK || !strings.HasPrefix(r.stdout, "detsim "+version()+" (go") || r.stderr != "" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q", arg, r.code, r.stdout, r.stderr)
+		}
+	}
+	if r := runIn("--version", "x"); r.code != exitUsage {
+		t.Errorf("--version x: exit %d, want %d", r.code, exitUsage)
 	}
 }
 

@@ -62,6 +62,20 @@ var Kind = &hosts.Kind{
 	Cancellable: true,
 	Faults:      Catalog,
 	Summary:     Summary,
+	Series:      series,
+}
+
+// series are what the page charts of an agent run: how long its calls
+// take, how often it retries, and what it sends and gets back.
+var series = []hosts.Series{
+	{ID: "agent_latency", Title: "call latency", Unit: "ns", Types: []string{"effect_outcome"}, Span: &hosts.Span{Start: "effect_started", Key: "id"}, Agg: hosts.AggMaxMedian,
+		Doc: "longest and median time from a model or tool call's start to its outcome"},
+	{ID: "agent_retries", Title: "retries", Types: []string{"retry_scheduled"}, Agg: hosts.AggCount,
+		Doc: "retries the agent scheduled after a failed call"},
+	{ID: "agent_request_bytes", Title: "request size", Unit: "B", Types: []string{"request_sent"}, Field: "bytes", Agg: hosts.AggMaxMedian,
+		Doc: "largest and median model request the agent sent"},
+	{ID: "agent_outcome_bytes", Title: "response bytes", Unit: "B", Types: []string{"effect_outcome"}, Field: "bytes", Agg: hosts.AggMaxMedian,
+		Doc: "largest and median response a call delivered"},
 }
 
 type phase uint8

@@ -41,6 +41,8 @@ var Kind = &hosts.Kind{
 	Codec:   llmwire.Codec{},
 	Faults:  Catalog,
 	Summary: Summary,
+	Series: []hosts.Series{{ID: "provider_request_bytes", Title: "requests received", Unit: "B", Types: []string{"request_received"}, Field: "bytes", Agg: hosts.AggMaxMedian,
+		Doc: "largest and median request the provider received"}},
 }
 
 type host struct {

@@ -35,6 +35,9 @@ var Kind = &hosts.Kind{
 	Codec:        codec{},
 	Describe:     swim.DescribeWire,
 	Events:       events(),
+	Watches:      watches,
+	Series:       series,
+	Explain:      explainer{},
 }
 
 func events() []hosts.Event {

@@ -62,6 +62,8 @@ var Kind = &hosts.Kind{
 	Cancellable: true,
 	Faults:      Catalog,
 	Summary:     Summary,
+	Series: []hosts.Series{{ID: "tool_bytes", Title: "tool output", Unit: "B", Types: []string{"tool_state"}, Field: "bytes", Agg: hosts.AggMaxMedian,
+		Doc: "largest and median output a tool call produced"}},
 }
 
 // Effect is one scripted tool run of kind_config.effects. The HTTP edge

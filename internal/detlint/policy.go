@@ -28,6 +28,9 @@ var DeterministicPackages = []string{
 	"github.com/detsim/detsim/internal/vtime",
 	"github.com/detsim/detsim/internal/natsort",
 	"github.com/detsim/detsim/internal/checked",
+	"github.com/detsim/detsim/internal/suggest",
+	"github.com/detsim/detsim/internal/jsonmember",
+	"github.com/detsim/detsim/causal",
 }
 
 // OutsideFence is every package of this module that a deterministic

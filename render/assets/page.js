@@ -14,6 +14,8 @@
   };
   const PALETTE = ["#bcbd22", "#7f7f7f", "#d62728", "#aec7e8", "#98df8a", "#c5b0d5"];
   const RUN_COLOURS = ["#1f6feb", "#e8590c"];
+  const KEY_COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2"];
+  const CHART_ALL = "#9aa0a6", CHART_LIMIT = "#cf222e", CHART_H = 110;
   const STATE_COLOURS = { alive: "#4caf50", suspect: "#f0a000", dead: "#d32f2f", left: "#888" };
   const MARK_COLOURS = {
     probe_timed_out: "#d32f2f", self_incarnation_bump: "#6f42c1", drop_on_send: "#b00020",
@@ -47,6 +49,7 @@
     }
     R.delivered = 0;
     for (let i = 0; i < m.n; i++) if (m.x[i] === 0) R.delivered++;
+    for (const C of R.charts || []) { for (const ln of C.lines) ln.b = undelta(ln.b); if (C.all) C.all.b = undelta(C.all.b); }
   }
   const T0 = Math.min(...RUNS.map(r => r.from)), T1 = Math.max(...RUNS.map(r => r.to), T0 + 1);
 
@@ -83,7 +86,8 @@
   const recTabs = el("div", { id: "rectabs" });
   const records = el("div", { id: "records" });
   const viewNote = el("div", { id: "viewnote" });
-  plots.append(cv, viewNote, el("h2", { textContent: "Membership: each observer's view of each subject" }), mcv);
+  const chartsBox = el("div", { id: "charts" });
+  plots.append(cv, viewNote, chartsBox, el("h2", { textContent: "Membership: each observer's view of each subject" }), mcv);
   body.append(info, notices, toolbar, legend, el("div", { id: "wrap" }, lanesBox, plots), el("h2", { textContent: "Verdicts" }), verdictsBox,
     el("h2", { textContent: "Records (events.ndjson)" }), recTabs, records, tip);
 
@@ -129,9 +133,20 @@
   const viewLabel = el("span", { id: "viewlabel" });
   toolbar.append(viewLabel);
 
-  if (NR > 1) RUNS.forEach((R, i) => legend.append(el("span", {}, el("i", { style: "background:" + RUN_COLOURS[i] }), "run " + "AB"[i] + ": " + R.name + " (" + R.dir + ")")));
-  else for (const k of Object.keys(kindColour).sort()) legend.append(el("span", {}, el("i", { style: "background:" + kindColour[k] }), k));
-  legend.append(el("span", {}, "✕ drop   ▲ probe timeout   ◆ incarnation bump   | view change   shaded: mutation"));
+  // The legend: every colour and shape the page draws, in words.
+  const swatch = (col, label, style) => el("span", {}, el("i", { style: "background:" + col + (style || "") }), label);
+  const legendRow = (title, ...items) => { const d = el("div", { className: "legrow" }, el("b", { textContent: title + ": " })); for (const it of items) d.append(it); legend.append(d); };
+  if (NR > 1) legendRow("runs (arrows and chart lines)", ...RUNS.map((R, i) => swatch(RUN_COLOURS[i], "run " + "AB"[i] + ": " + R.name + " (" + R.dir + ")")));
+  else legendRow("arrows, by message kind", ...Object.keys(kindColour).sort().map(k => swatch(kindColour[k], k)));
+  legendRow("arrow ends", el("span", { textContent: "▸ delivered · ✕ (red) dropped, on send at the sender, in flight or at arrival on the receiver · dashed to the right edge: no receive by the end" }));
+  legendRow("marks on a lane", swatch(MARK_COLOURS.probe_timed_out, "▲ probe timeout"), swatch(MARK_COLOURS.self_incarnation_bump, "◆ incarnation bump"), swatch(MARK_COLOURS.drop_on_send, "✕ drop"),
+    swatch(MARK_COLOURS.view_suspect, "| view turned suspect"), swatch(MARK_COLOURS.view_dead, "| dead"), swatch(MARK_COLOURS.view_alive, "| refuted (alive)"),
+    swatch(MARK_COLOURS.probe_sent, "probe sent"), swatch(MARK_COLOURS.probe_acked, "probe acked"), swatch(MARK_COLOURS.cache_state_change, "dial / cache change"), swatch(MARK_COLOURS.decode_error, "decode error"), swatch("#444", "other record"));
+  legendRow("bands", swatch("rgba(130,80,223,0.35)", "mutation in force (labelled with its kind)"), swatch("#0969da", "the stepper's step"), swatch("#b08800", "the selected record"), swatch("rgb(35,35,255)", "density: darker = more messages per pixel (zoomed out)"));
+  legendRow("membership", ...Object.keys(STATE_COLOURS).map(k => swatch(STATE_COLOURS[k], k)), el("span", { textContent: "(i<n>: the incarnation)" }));
+  legendRow("charts", el("span", { textContent: "one colour per host or link (named over each chart) · solid: the interval's largest value · dashed: its median · " }),
+    swatch(CHART_ALL, "all hosts or links (when only the largest are drawn)"), swatch(CHART_LIMIT, "threshold: the assertion's limit, or the link's bandwidth (dashed in the link's colour)", ";height:2px"),
+    el("span", { textContent: " · a dot is a record: hover for its values, click to select it" }));
 
   const laneBoxes = [];
   H.forEach((h, i) => {
@@ -203,7 +218,14 @@
     });
     // arrows, or density when too many are in view
     let inView = 0;
-    const ranges = RUNS.map(R => { const m = R.msg; const a = lowerBound(m.st, m.n, S.v0 - m.maxDt), b = lowerBound(m.st, m.n, S.v1 + 1); inView += b - a; return [a, b]; });
+    // In view: sent before the view's end and received (or still in
+    // flight) after its start. One very late message must not make every
+    // send of the span before it count (a thin link's queue is seconds).
+    const ranges = RUNS.map(R => {
+      const m = R.msg; const a = lowerBound(m.st, m.n, S.v0 - m.maxDt), b = lowerBound(m.st, m.n, S.v1 + 1);
+      for (let i = a; i < b; i++) if (m.rt[i] >= S.v0 || m.x[i] === 3) inView++;
+      return [a, b];
+    });
     S.drawnArrows = 0; S.drawnDelivered = 0; S.drawnArrowsPerRun = RUNS.map(() => 0);
     if (inView > ARROW_LIMIT) {
       S.mode = "density";
@@ -226,6 +248,7 @@
     if (S.hl) vline(g, S.hl.t, "#b08800", "L" + S.hl.line, Hc);
     viewNote.textContent = S.notices.join(" ");
     viewLabel.textContent = "view " + fmtT(S.v0) + " – " + fmtT(S.v1) + " · " + vis.length + "/" + NL + " lanes · " + S.mode;
+    drawCharts();
     drawMembership();
   }
   function vline(g, t, col, label, Hc) {
@@ -323,6 +346,145 @@
       }
     });
     if (skipped) S.notices.push(fmtN(skipped) + " marks in view not drawn (over " + fmtN(MARK_LIMIT) + " per frame): zoom in.");
+  }
+
+
+  // ---- charts: what the kinds declare chartable, on the diagram's time axis ----
+  // One entry per declared series with data, in the order of the first
+  // run that has it; each holds its runs' lines.
+  const CHARTS = [];
+  RUNS.forEach((R, r) => {
+    for (const C of R.charts || []) {
+      if (!C.keysTotal) continue;
+      let e = CHARTS.find(x => x.id === C.id);
+      if (!e) { e = { id: C.id, title: C.title, unit: C.unit, doc: C.doc, agg: C.agg, perLink: C.perLink, runs: [] }; CHARTS.push(e); }
+      e.runs.push({ r: r, C: C });
+    }
+  });
+  const keyLabel = (C, j) => C.perLink ? H[C.h[j]] + "→" + H[C.p[j]] : H[C.h[j]];
+  const fmtV = (v, unit) => (Math.abs(v) >= 1000 ? fmtN(Math.round(v)) : String(Math.round(v * 100) / 100)) + (unit ? " " + unit : "");
+  for (const ch of CHARTS) {
+    const head = el("div", { className: "charthead" }, el("b", { textContent: ch.title }), " — " + ch.doc);
+    const keys = el("div", { className: "chartkeys" });
+    for (const { r, C } of ch.runs) {
+      const pre = NR > 1 ? "run " + "AB"[r] + ": " : "";
+      C.h.forEach((_, j) => keys.append(swatch(KEY_COLOURS[j % KEY_COLOURS.length], pre + keyLabel(C, j), NR > 1 && r ? ";opacity:0.6" : "")));
+      if (C.all) keys.append(swatch(CHART_ALL, pre + "all " + fmtN(C.keysTotal) + (C.perLink ? " links" : " hosts") + (ch.agg === "count" || ch.agg === "rate" ? ", summed, on the right-hand scale" : "") + " (only the " + C.h.length + " largest drawn one by one)"));
+      if (C.limit >= 0) keys.append(swatch(CHART_LIMIT, "limit " + fmtV(C.limit, ch.unit), ";height:2px"));
+    }
+    ch.canvas = el("canvas", { className: "chart" });
+    ch.canvas.dataset.chart = ch.id;
+    chartsBox.append(el("div", { className: "chartbox" }, head, keys, ch.canvas));
+    ch.canvas.addEventListener("mousemove", ev => chartHover(ev, ch));
+    ch.canvas.addEventListener("mouseleave", () => { tip.style.display = "none"; });
+    ch.canvas.addEventListener("click", ev => { const h = chartHit(ev, ch); if (h) api.gotoLine(h.line, h.run, true); });
+  }
+  // bucket geometry of run R's chart C: its start time and width.
+  const bucketT = (R, C, b) => R.from + b * (R.to - R.from + 1) / C.buckets;
+  function chartValue(R, C, ln, i) { return C.agg === "rate" ? ln.v[i] / ((R.to - R.from + 1) / C.buckets / 1e9) : ln.v[i]; }
+  function drawCharts() {
+    for (const ch of CHARTS) {
+      const g = sizeCanvas(ch.canvas, W, CHART_H);
+      g.fillStyle = "#fff"; g.fillRect(0, 0, W, CHART_H);
+      ch.hits = [];
+      const top = 12, bot = CHART_H - 14, yr = bot - top;
+      // A count or a rate summed over every host or link dwarfs any one
+      // of them: its "all" line gets a scale of its own (right axis).
+      const ownAll = ch.agg === "count" || ch.agg === "rate";
+      let ymax = 0, amax = 0;
+      for (const { r, C } of ch.runs) {
+        const R = RUNS[r];
+        for (const ln of C.lines.concat(C.all ? [C.all] : [])) for (let i = 0; i < ln.b.length; i++) {
+          const t = bucketT(R, C, ln.b[i]); if (t > S.v1 || bucketT(R, C, ln.b[i] + 1) < S.v0) continue;
+          if (ownAll && ln === C.all) amax = Math.max(amax, chartValue(R, C, ln, i));
+          else ymax = Math.max(ymax, chartValue(R, C, ln, i));
+        }
+        if (C.limit >= 0) ymax = Math.max(ymax, C.limit);
+        for (const bw of C.bw) if (bw > 0 && bw < ymax * 20) ymax = Math.max(ymax, bw);
+      }
+      if (ymax <= 0) ymax = 1;
+      if (amax <= 0) amax = 1;
+      const yOf = v => bot - v / ymax * yr, yAll = v => bot - v / amax * yr;
+      g.font = "10px system-ui, sans-serif"; g.fillStyle = "#57606a";
+      g.fillText(fmtV(ymax, ch.unit), 2, top - 2); g.fillText("0", 2, bot);
+      if (ownAll && ch.runs.some(x => x.C.all)) { g.fillStyle = CHART_ALL; const lab = "all: " + fmtV(amax, ch.unit); g.fillText(lab, W - RM - g.measureText(lab).width - 2, top - 2); }
+      g.strokeStyle = "#d0d7de"; g.beginPath(); g.moveTo(LM, bot + 0.5); g.lineTo(W - RM, bot + 0.5); g.stroke();
+      g.save(); g.beginPath(); g.rect(LM, 0, W - LM - RM, CHART_H); g.clip();
+      for (const { r, C } of ch.runs) {
+        const R = RUNS[r], bw = (R.to - R.from + 1) / C.buckets;
+        const lines = C.lines.map((ln, j) => [ln, KEY_COLOURS[j % KEY_COLOURS.length], j]);
+        if (C.all) lines.unshift([C.all, CHART_ALL, -1]);
+        for (const [ln, col, j] of lines) {
+          g.strokeStyle = col; g.fillStyle = col; g.lineWidth = j < 0 ? 1 : 1.5; g.globalAlpha = NR > 1 && r ? 0.6 : 1;
+          const yv = j < 0 && ownAll ? yAll : yOf;
+          const pts = [];
+          for (let i = 0; i < ln.b.length; i++) {
+            const t0 = bucketT(R, C, ln.b[i]);
+            if (t0 > S.v1 || t0 + bw < S.v0) continue;
+            pts.push([i, xOf(t0 + bw / 2), yv(chartValue(R, C, ln, i)), t0]);
+          }
+          if (C.agg === "count" || C.agg === "rate") {
+            const pw = Math.max(1, xOf(S.v0 + bw) - xOf(S.v0) - 1);
+            if (j < 0) { g.beginPath(); pts.forEach(([, x, y], q) => { if (q) g.lineTo(x, y); else g.moveTo(x, y); }); g.stroke(); }
+            else for (const [, x, y] of pts) g.fillRect(x - pw / 2, y, pw, bot - y);
+          } else {
+            g.beginPath();
+            pts.forEach(([, x, y], q) => {
+              if (C.agg === "last" && q > 0) g.lineTo(x, pts[q - 1][2]);
+              if (q) g.lineTo(x, y); else g.moveTo(x, y);
+            });
+            if (C.agg === "last" && pts.length) g.lineTo(W - RM, pts[pts.length - 1][2]);
+            g.stroke();
+            if (C.agg === "maxmed") {
+              g.setLineDash([3, 3]); g.beginPath();
+              let q = 0;
+              for (let i = 0; i < ln.b.length; i++) {
+                const t0 = bucketT(R, C, ln.b[i]); if (t0 > S.v1 || t0 + bw < S.v0) continue;
+                const x = xOf(t0 + bw / 2), y = yOf(ln.m[i]); if (q++) g.lineTo(x, y); else g.moveTo(x, y);
+              }
+              g.stroke(); g.setLineDash([]);
+            }
+          }
+          if (pts.length <= 600) for (const [, x, y] of pts) { g.beginPath(); g.arc(x, y, 2, 0, 7); g.fill(); }
+          for (const [i, x, y, t0] of pts) ch.hits.push({ x: x, y: y, run: r, C: C, ln: ln, i: i, j: j, t0: t0, t1: t0 + bw, line: ln.l[i] });
+          if (j >= 0 && C.bw[j] > 0) { g.setLineDash([6, 3]); g.beginPath(); g.moveTo(LM, yOf(C.bw[j])); g.lineTo(W - RM, yOf(C.bw[j])); g.stroke(); g.setLineDash([]); }
+        }
+        g.globalAlpha = 1;
+        if (C.limit >= 0) {
+          g.strokeStyle = CHART_LIMIT; g.setLineDash([6, 3]); g.beginPath(); g.moveTo(LM, yOf(C.limit)); g.lineTo(W - RM, yOf(C.limit)); g.stroke(); g.setLineDash([]);
+          g.fillStyle = CHART_LIMIT; g.fillText("limit " + fmtV(C.limit, ch.unit), LM + 4, yOf(C.limit) - 2);
+        }
+      }
+      g.restore();
+      if (D.mark && D.mark.ns >= S.v0 && D.mark.ns <= S.v1) { g.fillStyle = "#0969da"; g.fillRect(xOf(D.mark.ns), 0, 1.5, CHART_H); }
+      if (S.hl && S.hl.t >= S.v0 && S.hl.t <= S.v1) { g.fillStyle = "#b08800"; g.fillRect(xOf(S.hl.t), 0, 1.5, CHART_H); }
+    }
+  }
+  function chartHit(ev, ch) {
+    const rc = ch.canvas.getBoundingClientRect(), x = ev.clientX - rc.left, y = ev.clientY - rc.top;
+    let best = null, bd = 8;
+    for (const h of ch.hits) { const d = Math.hypot(h.x - x, h.y - y); if (d < bd) { bd = d; best = h; } }
+    return best;
+  }
+  function chartText(ch, h) {
+    const R = RUNS[h.run], C = h.C, p = NR > 1 ? "run " + "AB"[h.run] + " " : "";
+    const who = h.j < 0 ? "all " + fmtN(C.keysTotal) + (C.perLink ? " links" : " hosts") : keyLabel(C, h.j);
+    let s = p + ch.title + " — " + who + ", " + fmtT(h.t0) + "–" + fmtT(h.t1) + "\n";
+    const v = chartValue(R, C, h.ln, h.i);
+    if (C.agg === "maxmed") s += "largest " + fmtV(v, ch.unit) + ", median " + fmtV(h.ln.m[h.i], ch.unit);
+    else if (C.agg === "count") s += fmtN(v) + " records";
+    else if (C.agg === "rate") s += fmtV(v, ch.unit) + (h.j >= 0 && C.bw[h.j] > 0 ? " of " + fmtV(C.bw[h.j], ch.unit) + " bandwidth (" + Math.round(100 * v / C.bw[h.j]) + "%)" : "");
+    else s += fmtV(v, ch.unit);
+    if (C.limit >= 0) s += " (limit " + fmtV(C.limit, ch.unit) + ")";
+    if (h.line > 0) s += "\nL" + h.line + ": " + (recText(h.run, h.line) || "(record text not inlined)") + "\nclick: select this record";
+    else s += "\n(from a snapshot file: no record)";
+    return s;
+  }
+  function chartHover(ev, ch) {
+    const h = chartHit(ev, ch);
+    if (!h) { tip.style.display = "none"; return; }
+    tip.textContent = chartText(ch, h); tip.style.display = "block";
+    tip.style.left = Math.min(ev.clientX + 14, window.innerWidth - 740) + "px"; tip.style.top = (ev.clientY + 14) + "px";
   }
 
   // ---- membership timeline ------------------------------------------------------
@@ -460,6 +622,7 @@
       if (drag.moved) { const dt = dx / (W - LM - RM) * (drag.v1 - drag.v0); S.v0 = drag.v0 - dt; S.v1 = drag.v1 - dt; setView(S.v0, S.v1); }
       return;
     }
+    if (ev.target && ev.target.classList && ev.target.classList.contains("chart")) return; // the chart's own hover
     hover(ev);
   });
   cv.addEventListener("dblclick", () => setView(T0, T1));
@@ -556,7 +719,19 @@
         view: [S.v0, S.v1], range: [T0, T1], hidden: Array.from(S.hidden).map(l => H[l]).sort(), focus: S.focus >= 0 ? H[S.focus] : null,
         verdicts: document.querySelectorAll("#verdicts .verdict").length, highlighted: S.hl ? { run: S.hl.run, line: S.hl.line, t: S.hl.t } : null,
         membershipRows: mrows.length, notices: STATIC_NOTICES.concat(S.notices), mark: D.mark,
+        charts: CHARTS.map(ch => ({ id: ch.id, title: ch.title, keys: ch.runs.reduce((n, x) => n + x.C.h.length, 0), all: ch.runs.some(x => !!x.C.all), points: (ch.hits || []).length, limit: ch.runs.map(x => x.C.limit), linked: (ch.hits || []).filter(h => h.line > 0).length })),
+        legend: legend.textContent,
       };
+    },
+    // chartPoint(id) is where, in client coordinates, the largest point
+    // drawn on chart id lies, its record line and run, and the tooltip
+    // text hovering it shows: a test moves the mouse there.
+    chartPoint(id) {
+      const ch = CHARTS.find(c => c.id === id); if (!ch || !ch.hits || !ch.hits.length) return null;
+      let best = ch.hits[0];
+      for (const h of ch.hits) if (h.y < best.y) best = h;
+      const rc = ch.canvas.getBoundingClientRect();
+      return { x: rc.left + best.x, y: rc.top + best.y, line: best.line, run: best.run, text: chartText(ch, best) };
     },
     hideLane(id, hide) { const l = H.indexOf(id); if (l < 0) return false; if (hide === false) S.hidden.delete(l); else S.hidden.add(l); syncLaneBoxes(); draw(); return true; },
     focus(id) { S.focus = id == null ? -1 : H.indexOf(id); focusSel.value = String(S.focus); draw(); return S.focus >= 0 || id == null; },

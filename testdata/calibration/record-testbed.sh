@@ -23,7 +23,7 @@ out=${1:?usage: record-testbed.sh OUTDIR [probe|record|all] [NAME...]}
 stage=${2:-all}
 shift $(( $# >= 2 ? 2 : 1 ))
 names=("$@")
-[ ${#names[@]} -gt 0 ] || names=(n3_default n3_legacy n3_lossy n3_memberlist n5_kill gossip_flap)
+[ ${#names[@]} -gt 0 ] || names=(n3_default n3_legacy n3_lossy n3_memberlist n5_kill gossip_flap n3_thin)
 mkdir -p "$out"
 bin=$(mktemp -d)
 go build -o "$bin/detsim" ./cmd/detsim

@@ -20,6 +20,7 @@ type Frame struct {
 	duration   int64
 
 	index, now, records int64
+	stepFrom            int64 // the first record of the current step (records+1: none)
 	done, early         bool
 	last                engine.StepInfo
 	queueLen            int
@@ -28,7 +29,6 @@ type Frame struct {
 	verdicts         []verdict.Partial
 	pass, fail, open int
 	inconclusive     int
-	firstFail        string // the first assertion to fail, "" if none yet
 
 	peers []string      // in display (natural) order: indices below are positions in it
 	order *displayOrder // display position ↔ engine index
@@ -185,6 +185,16 @@ func build(s *debugger.Session, vp ViewParams, before *capture) *Frame {
 		queueLen: e.QueueLen(), digest: e.Digest(), order: naturalOrder(e.Peers()),
 	}
 	f.peers = f.order.ids
+	// The current step's records: the last ones the cache holds with its
+	// step number (LastStep does not keep a count).
+	f.stepFrom = f.records + 1
+	for n := f.records; n >= 1; n-- {
+		r, ok := s.Record(n)
+		if !ok || r.Step != f.index {
+			break
+		}
+		f.stepFrom = n
+	}
 	f.addVerdicts(s.Evaluator())
 	if before != nil && before.index != f.index-1 {
 		before = nil
@@ -204,6 +214,19 @@ func build(s *debugger.Session, vp ViewParams, before *capture) *Frame {
 // as changed (a long job's progress: the step before was not captured).
 func Build(s *debugger.Session, vp ViewParams) *Frame { return build(s, vp, nil) }
 
+// failedHere names the assertions whose Fail a record of the current
+// step decided, in declaration order: what a "fail" breakpoint stopped
+// for, which need not be the run's first failure.
+func (f *Frame) failedHere() []string {
+	var out []string
+	for _, p := range f.verdicts {
+		if p.Resolved && p.Outcome == verdict.Fail && int64(p.Line) >= f.stepFrom && int64(p.Line) <= f.records {
+			out = append(out, p.Name)
+		}
+	}
+	return out
+}
+
 // addVerdicts counts the verdicts so far (while the run goes on, from the
 // streaming evaluator; once it has ended, the ones batch would write).
 func (f *Frame) addVerdicts(ev *verdict.Evaluator) {
@@ -211,7 +234,6 @@ func (f *Frame) addVerdicts(ev *verdict.Evaluator) {
 		return
 	}
 	f.verdicts = ev.Status()
-	f.firstFail, _, _ = ev.FirstFailure()
 	if f.done {
 		// The run is over: show the verdicts batch would write.
 		for i, v := range ev.Finish(f.now) {

@@ -15,28 +15,50 @@ import (
 const helpEllipsis = "…"
 
 // shortHelp is one line of keys and their terse descriptions, sep between
-// them, cut with an ellipsis so it fits width cells (0: no limit). As in
-// bubbles, a key that does not fit is still written when the ellipsis
-// would not fit either: fit cuts the line to the screen then.
-func (st *styles) shortHelp(keys []Key, sep string, width int) string {
+// them, cut with an ellipsis so it fits width cells (0: no limit). The
+// last keep keys are always written, after the ellipsis when the others
+// are cut, so a narrow footer still says how to get help and quit
+// (issue 22: at 80 columns it was cut before "? help"). As in bubbles, a
+// key that does not fit is still written when the ellipsis would not fit
+// either: fit cuts the line to the screen then.
+func (st *styles) shortHelp(keys []Key, sep string, width, keep int) string {
+	keep = min(keep, len(keys))
+	sep = st.helpSep.Inline(true).Render(sep)
+	item := func(k Key) string {
+		return st.helpKey.Inline(true).Render(k.Help) + " " + st.helpDesc.Inline(true).Render(k.Desc)
+	}
+	tail := ""
+	for _, k := range keys[len(keys)-keep:] {
+		tail += sep + item(k)
+	}
 	var b strings.Builder
 	total := 0
-	sep = st.helpSep.Inline(true).Render(sep)
-	for _, k := range keys {
-		item := st.helpKey.Inline(true).Render(k.Help) + " " + st.helpDesc.Inline(true).Render(k.Desc)
+	for i, k := range keys[:len(keys)-keep] {
+		it := item(k)
 		if total > 0 {
-			item = sep + item
+			it = sep + it
 		}
-		w := lipgloss.Width(item)
-		if width > 0 && total+w > width {
-			if tail := " " + st.helpSep.Inline(true).Render(helpEllipsis); total+lipgloss.Width(tail) < width {
-				b.WriteString(tail)
-				break
+		w := lipgloss.Width(it)
+		// Room for the rest: the kept keys, and the ellipsis when this
+		// key is not the last of the others.
+		rest := lipgloss.Width(tail)
+		if i < len(keys)-keep-1 {
+			rest += lipgloss.Width(" " + helpEllipsis)
+		}
+		if width > 0 && total+w+rest > width {
+			if ell := " " + st.helpSep.Inline(true).Render(helpEllipsis); total+lipgloss.Width(ell)+lipgloss.Width(tail) < width || total > 0 {
+				b.WriteString(ell)
+				total += lipgloss.Width(ell)
 			}
+			break
 		}
 		total += w
-		b.WriteString(item)
+		b.WriteString(it)
 	}
+	if total == 0 {
+		tail = strings.TrimPrefix(tail, sep)
+	}
+	b.WriteString(tail)
 	return b.String()
 }
 

@@ -18,7 +18,8 @@ type KeyMap struct {
 	Breakpoints, Seed, Help, Quit            Key
 	Verdicts, Search, NextMatch, PrevMatch   Key
 	Filter, Follow, Record                   Key
-	Message, Why, Picture                    Key
+	Message, Why, Chain, Picture             Key
+	Watch, NextChange, PrevChange            Key
 	// Inside the breakpoints list.
 	BPAdd, BPToggle, BPDelete Key
 }
@@ -50,7 +51,11 @@ func NewKeyMap() KeyMap {
 		Filter:      b("F", "filter the log (host=H type=T subject=S …)", "F"),
 		Follow:      b("G/end", "log: follow the current step again", "G", "end"),
 		Message:     b("m", "message: from its send to its delivery, drop or cut, and back", "m"),
-		Why:         b("w", "why: the accusation of the member under the host cursor", "w"),
+		Why:         b("w", "why: the record where the host cursor's accused member became so", "w"),
+		Chain:       b("W", "why, whole chain: the transition under the log cursor (or the host cursor's accusation) back to its origin, across hosts", "W", "shift+w"),
+		Watch:       b("=", "watch a value: host=H member=M field=F (empty clears)", "="),
+		NextChange:  b("}", "next change of the watched value", "}"),
+		PrevChange:  b("{", "previous change of the watched value", "{"),
 		Picture:     b("P", "picture: write this run as a web page, this step marked", "P"),
 		Breakpoints: b("b", "breakpoints", "b"),
 		Seed:        b("s", "re-seed and re-execute", "s"),
@@ -82,7 +87,8 @@ func (k KeyMap) FullHelp() [][]Key {
 	return [][]Key{
 		{k.Step, k.Back, k.Continue, k.Reverse, k.Interrupt},
 		{k.Goto, k.Focus, k.FocusBack, k.Up, k.Down, k.PageUp, k.PageDown, k.Open, k.Record},
-		{k.Verdicts, k.Search, k.NextMatch, k.PrevMatch, k.Filter, k.Follow, k.Message, k.Why, k.Picture},
+		{k.Verdicts, k.Search, k.NextMatch, k.PrevMatch, k.Filter, k.Follow, k.Message, k.Why, k.Chain},
+		{k.Watch, k.NextChange, k.PrevChange, k.Picture},
 		{k.Breakpoints, k.BPAdd, k.BPToggle, k.BPDelete, k.Seed, k.Help, k.Quit},
 	}
 }

@@ -19,6 +19,7 @@ const (
 	OverlayHelp
 	OverlayBreakpoints
 	OverlayVerdicts
+	OverlayChain
 )
 
 // widest returns the widest line of a block.
@@ -59,16 +60,56 @@ func (scr *Screen) breakpointsView(bps []debugger.Breakpoint, sel, w, h int) []s
 	return padLines(out, w, h)
 }
 
-// helpView draws the full key help in w×h.
-func (scr *Screen) helpView(w, h int) []string {
+// helpView draws the full key help in w×h, scrolled down by scroll
+// lines (clamped): the title says which lines are shown when they do not
+// all fit, and j/k, pgup/pgdn scroll, so every key is reachable on any
+// screen (issue 22: at 80×24 the list stopped after "/ search").
+func (scr *Screen) helpView(w, h, scroll int) []string {
 	c := &drawCtx{f: scr.fr, st: scr.st, focused: true}
-	out := []string{titleLine(c, "keys (? or esc closes)", w), ""}
-	// As many key groups side by side as fit, the rest below.
+	body := scr.helpBody(w)
+	avail := h - 1
+	if avail <= 0 {
+		return padLines([]string{titleLine(c, "keys", w)}, w, h)
+	}
+	title := "keys (? or esc closes)"
+	off := 0
+	if len(body) > avail {
+		off = Clamp(scroll, 0, len(body)-avail)
+		title = "keys " + itoa(off+1) + "-" + itoa(min(off+avail, len(body))) + " of " + itoa(len(body)) + " lines (j/k pgup/pgdn scroll; ? or esc closes)"
+	}
+	out := append([]string{titleLine(c, title, w)}, body[off:min(off+avail, len(body))]...)
+	return padLines(out, w, h)
+}
+
+// HelpMaxScroll is how far the key help scrolls on this screen: its
+// lines less those the overlay shows (0 when they all fit).
+func (scr *Screen) HelpMaxScroll() int {
+	return max(len(scr.helpBody(scr.width))-(scr.height-scr.header-scr.footer-1), 0)
+}
+
+// helpBody is every line of the key help at width w: as many key groups
+// side by side as fit, the rest below; when even one group is wider than
+// the screen, one key a line with its description wrapped under it.
+func (scr *Screen) helpBody(w int) []string {
+	out := []string{""}
 	groups := scr.keys.FullHelp()
 	for len(groups) > 0 {
 		n := len(groups)
 		for n > 1 && ansi.StringWidth(widest(scr.st.fullHelp(groups[:n]))) > w-1 {
 			n--
+		}
+		if ansi.StringWidth(widest(scr.st.fullHelp(groups[:1]))) > w-1 {
+			for _, k := range groups[0] {
+				key := " " + scr.st.helpKey.Render(k.Help)
+				desc := wrapText(k.Desc, w-4, "   ")
+				out = append(out, key)
+				for _, d := range desc {
+					out = append(out, scr.st.helpDesc.Render(d))
+				}
+			}
+			out = append(out, "")
+			groups = groups[1:]
+			continue
 		}
 		for _, l := range strings.Split(scr.st.fullHelp(groups[:n]), "\n") {
 			out = append(out, " "+l)
@@ -76,12 +117,13 @@ func (scr *Screen) helpView(w, h int) []string {
 		out = append(out, "")
 		groups = groups[n:]
 	}
-	out = append(out,
-		" The matrix shows each observer's view of each subject: A alive, S suspect,",
-		" D dead, then the incarnation. * marks what the last step changed (in the",
-		" matrix, host, queue, links and log); ▶ is the selection or the log cursor.",
-	)
-	return padLines(out, w, h)
+	for _, para := range []string{
+		"A count typed first repeats n p c C: 10n, 3c.",
+		"The matrix shows each observer's view of each subject: A alive, S suspect, D dead, then the incarnation. * marks what the last step changed (in the matrix, host, queue, links and log); ▶ is the selection or the log cursor.",
+	} {
+		out = append(out, wrapText(para, w-2, " ")...)
+	}
+	return out
 }
 
 // The verdicts list (v): every assertion with its outcome as the
@@ -147,6 +189,13 @@ func (scr *Screen) verdictsView(sel, w, h int) []string {
 	if len(f.verdicts) == 0 {
 		body = append(body, " the scenario declares no assertions")
 	}
+	return scr.listView(c, title, body, selTop, selBot, " j/k select · enter go to its evidence · v or esc close", w, h)
+}
+
+// listView lays out an overlay list in w×h: its title, the body scrolled
+// so the selected entry (body lines selTop to selBot) is in view, and a
+// footer of keys.
+func (scr *Screen) listView(c *drawCtx, title string, body []string, selTop, selBot int, keys string, w, h int) []string {
 	avail := max(h-2, 1)
 	off := 0
 	if selBot > avail {
@@ -155,7 +204,7 @@ func (scr *Screen) verdictsView(sel, w, h int) []string {
 	out := []string{titleLine(c, title, w)}
 	out = append(out, body[min(off, len(body)):]...)
 	out = padLines(out, w, h-1)
-	return append(out, scr.st.dim.Render(fit(" j/k select · enter go to its evidence · v or esc close", w)))
+	return append(out, scr.st.dim.Render(fit(keys, w)))
 }
 
 // wrapText breaks s into lines of at most w cells after indent.

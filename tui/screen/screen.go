@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/detsim/detsim/causal"
 	"github.com/detsim/detsim/debugger"
 	"github.com/detsim/detsim/engine"
 	"github.com/detsim/detsim/hosts"
@@ -62,9 +63,13 @@ type Status struct {
 	// line; "" when none.
 	Prompt string
 
-	Overlay Overlay
-	VSel    int             // the selected verdict in the verdicts list
-	Filter  *debugger.Query // the log shows only records meeting it
+	Overlay    Overlay
+	HelpScroll int             // lines the key help is scrolled down by
+	VSel       int             // the selected verdict in the verdicts list
+	Filter     *debugger.Query // the log shows only records meeting it
+	Chain      *causal.Chain   // the chain W explains (OverlayChain)
+	ChainSel   int             // its selected link
+	Watch      string          // the watch } and { follow, "" none
 }
 
 // Open lays out a screen of width×height cells for the run s holds and
@@ -317,11 +322,13 @@ func (scr *Screen) Render(st Status) string {
 	switch {
 	case main <= 0:
 	case st.Overlay == OverlayHelp:
-		lines = append(lines, scr.helpView(W, main)...)
+		lines = append(lines, scr.helpView(W, main, st.HelpScroll)...)
 	case st.Overlay == OverlayBreakpoints:
 		lines = append(lines, scr.breakpointsView(st.Breakpoints, st.BPSel, W, main)...)
 	case st.Overlay == OverlayVerdicts:
 		lines = append(lines, scr.verdictsView(st.VSel, W, main)...)
+	case st.Overlay == OverlayChain:
+		lines = append(lines, scr.chainView(st.Chain, st.ChainSel, W, main)...)
 	default:
 		for _, b := range scr.bands {
 			lines = append(lines, scr.bandView(b, st.Filter)...)
@@ -397,8 +404,17 @@ func (scr *Screen) runState(st Status) string {
 		return scr.st.running.Render("▶ " + st.Running + "…")
 	case st.Hit != nil:
 		s := "paused at breakpoint " + st.Hit.String()
-		if st.Hit.Kind == debugger.BreakFail && f.firstFail != "" {
-			s += ": " + f.firstFail + " Fail"
+		if st.Hit.Kind == debugger.BreakFail {
+			// The assertion the breakpoint stopped for: the one it names,
+			// or those this step failed; never the run's first failure,
+			// which may be long past.
+			names := f.failedHere()
+			if st.Hit.Arg != "" {
+				names = []string{st.Hit.Arg}
+			}
+			if len(names) > 0 {
+				s += ": " + strings.Join(names, ", ") + " Fail"
+			}
 		}
 		return scr.st.failed.Render("▌" + s)
 	case f.done && f.early:
@@ -430,6 +446,9 @@ func (scr *Screen) headerView(st Status) []string {
 	if len(on) == 0 {
 		bps = "no breakpoints"
 	}
+	if st.Watch != "" {
+		bps += " · watch " + st.Watch
+	}
 	l2 := " " + scr.runState(st) + "   " + verdicts + "   " + scr.st.dim.Render(bps)
 	if scr.header < 2 {
 		return []string{l1 + "  " + scr.runState(st)}[:scr.header]
@@ -450,7 +469,7 @@ func (scr *Screen) footerView(W int, st Status) []string {
 	if W < 100 {
 		sep = "  "
 	}
-	keys := " " + scr.st.shortHelp(scr.keys.ShortHelp(), sep, W-1)
+	keys := " " + scr.st.shortHelp(scr.keys.ShortHelp(), sep, W-1, 2)
 	switch scr.footer {
 	case 0:
 		return nil
