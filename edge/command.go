@@ -13,6 +13,7 @@ import (
 
 	"github.com/detsim/detsim/bundle/verdict"
 	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/internal/flagargs"
 	"github.com/detsim/detsim/property"
 	"github.com/detsim/detsim/providerserve"
 	"github.com/detsim/detsim/scenarios"
@@ -50,7 +51,6 @@ flags:
 // Command is `detsim edge` for the CLI to wire.
 func Command(ctx context.Context, args []string, stdout, stderr io.Writer, reg *hosts.Registry, version string) int {
 	fs := flag.NewFlagSet("edge", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	seed := fs.Uint64("seed", 0, "the property's seed whose fault schedule to serve")
 	addr := fs.String("addr", "127.0.0.1:8788", "loopback address to listen on (127.0.0.1:PORT, [::1]:PORT; :0 picks a free port)")
 	scale := fs.Float64("time-scale", 1, "multiply every scripted delay, tool duration and control instant by this")
@@ -62,19 +62,10 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer, reg *
 	maxConns := fs.Int("max-conns", providerserve.DefaultMaxConns, "connections served at once")
 	maxSessions := fs.Int("max-sessions", DefaultMaxSessions, "sessions open at once")
 	quiet := fs.Bool("q", false, "no line per request")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, Usage)
-		fs.PrintDefaults()
-	}
-	var pos []string
-	for len(args) > 0 {
-		if err := fs.Parse(args); err != nil {
-			return 2
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos, args = append(pos, fs.Arg(0)), fs.Args()[1:]
+	pos, err := flagargs.Interspersed(fs, args)
+	if err != nil {
+		fmt.Fprintf(stderr, "detsim: edge: %v\nrun 'detsim help edge' for usage\n", err)
+		return 2
 	}
 	if len(pos) != 1 {
 		fmt.Fprintln(stderr, "detsim edge: want one PROPERTY (with --seed) or SCENARIO; see detsim help edge")

@@ -50,6 +50,7 @@ import (
 
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/provider"
+	"github.com/detsim/detsim/internal/flagargs"
 	"github.com/detsim/detsim/internal/safefile"
 	"github.com/detsim/detsim/scenarios"
 )
@@ -563,26 +564,15 @@ func readFile(path string) ([]byte, error) {
 // listener failure.
 func Command(ctx context.Context, args []string, stderr io.Writer, reg *hosts.Registry) int {
 	fs := flag.NewFlagSet("provider-serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	addr := fs.String("addr", DefaultAddr, "loopback address to listen on (127.0.0.1:PORT, [::1]:PORT, localhost:PORT)")
 	scale := fs.Float64("time-scale", 1, "multiply every scripted delay by this (0.01: a hundred times faster)")
 	quiet := fs.Bool("q", false, "no line per request")
 	maxConns := fs.Int("max-conns", DefaultMaxConns, "connections served at once; more wait until one closes")
 	idle := fs.Duration("idle-stop", DefaultIdleStop, "stop by itself once no request has been in flight this long (0: only on SIGINT/SIGTERM)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: detsim provider-serve SCRIPT [--addr 127.0.0.1:PORT] [--time-scale F] [--max-conns N] [--idle-stop D] [-q]")
-		fs.PrintDefaults()
-	}
-	// SCRIPT may come before or after the flags.
-	var pos []string
-	for len(args) > 0 {
-		if err := fs.Parse(args); err != nil {
-			return 2
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos, args = append(pos, fs.Arg(0)), fs.Args()[1:]
+	pos, err := flagargs.Interspersed(fs, args)
+	if err != nil {
+		fmt.Fprintf(stderr, "detsim: provider-serve: %v\nrun 'detsim help provider-serve' for usage\n", err)
+		return 2
 	}
 	if len(pos) != 1 {
 		fmt.Fprintln(stderr, "detsim provider-serve: want one SCRIPT (a provider script file or a scenario); see detsim help provider-serve")
