@@ -179,25 +179,6 @@ func (a *attempt) eof(acceptTruncated bool) verdict {
 	return failed("truncated", true)
 }
 
-type sseData struct {
-	Type         string `json:"type"`
-	Index        int64  `json:"index"`
-	ContentBlock *struct {
-		Type string `json:"type"`
-		ID   string `json:"id"`
-		Name string `json:"name"`
-	} `json:"content_block"`
-	Delta *struct {
-		Type        string  `json:"type"`
-		Text        *string `json:"text"`
-		PartialJSON *string `json:"partial_json"`
-		StopReason  string  `json:"stop_reason"`
-	} `json:"delta"`
-	Error *struct {
-		Type string `json:"type"`
-	} `json:"error"`
-}
-
 // event handles one SSE event (its bytes before the blank line).
 func (a *attempt) event(ev []byte, o parseOpts) verdict {
 	v := a.parseEvent(ev, o)
@@ -229,7 +210,7 @@ func (a *attempt) parseEvent(ev []byte, o parseOpts) verdict {
 	if name == "" || !hasData {
 		return failed("malformed_sse", false)
 	}
-	var d sseData
+	var d llmwire.StreamEvent
 	if err := json.Unmarshal(data, &d); err != nil {
 		return failed("malformed_json", false)
 	}

@@ -38,6 +38,30 @@ func (c *Content) Whole() bool {
 	return true
 }
 
+// StreamEvent is the JSON of a Messages API stream event (the data line
+// of an SSE event), as much of it as the agent's parser and the
+// provider's own readers look at. The shape is the wire's; each reader
+// keeps its own rules about which sequences of events it accepts.
+type StreamEvent struct {
+	Type         string `json:"type"`
+	Index        int64  `json:"index"`
+	ContentBlock *struct {
+		Type string `json:"type"`
+		ID   string `json:"id"`
+		Name string `json:"name"`
+	} `json:"content_block"`
+	Delta *struct {
+		Type        string  `json:"type"`
+		Text        *string `json:"text"`
+		PartialJSON *string `json:"partial_json"`
+		StopReason  string  `json:"stop_reason"`
+	} `json:"delta"`
+	Error *struct {
+		Type    string `json:"type"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
 func jsonObject(b []byte) bool {
 	b = bytes.TrimLeft(b, " \t\r\n")
 	return len(b) > 0 && b[0] == '{' && json.Valid(b)

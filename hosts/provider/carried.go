@@ -32,7 +32,7 @@ func carried(events [][]byte) (c llmwire.Content, whole bool) {
 		if !ok || stopped {
 			return c, false
 		}
-		var d eventData
+		var d llmwire.StreamEvent
 		if json.Unmarshal(data, &d) != nil || d.Type != name {
 			return c, false
 		}
@@ -91,28 +91,6 @@ func carried(events [][]byte) (c llmwire.Content, whole bool) {
 		}
 	}
 	return c, stopped && c.Whole()
-}
-
-// eventData is the JSON of a Messages API stream event, as much of it
-// as the provider's readers look at (carried, openAIChunk).
-type eventData struct {
-	Type         string `json:"type"`
-	Index        int64  `json:"index"`
-	ContentBlock *struct {
-		Type string `json:"type"`
-		ID   string `json:"id"`
-		Name string `json:"name"`
-	} `json:"content_block"`
-	Delta *struct {
-		Type        string  `json:"type"`
-		Text        *string `json:"text"`
-		PartialJSON *string `json:"partial_json"`
-		StopReason  string  `json:"stop_reason"`
-	} `json:"delta"`
-	Error *struct {
-		Type    string `json:"type"`
-		Message string `json:"message"`
-	} `json:"error"`
 }
 
 // toolCall is a Chat Completions tool call, in a message or a chunk's

@@ -141,7 +141,7 @@ func (s *Script) openAIError(r Response) Response {
 // for one Anthropic event, nil when there is none.
 func (s *Script) openAIChunk(ev []byte, id string, tools map[int64]int) []byte {
 	name, data, ok := sseEvent(ev)
-	var d eventData
+	var d llmwire.StreamEvent
 	if !ok || json.Unmarshal(data, &d) != nil {
 		// Malformed in the Anthropic stream: malformed here too, the
 		// same way (a data line without its colon, or JSON cut short).
