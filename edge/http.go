@@ -309,9 +309,6 @@ func (s *session) model(w http.ResponseWriter, r *http.Request, openAI bool) {
 	}
 }
 
-// ping is the keep-alive event the Messages API sends in its streams.
-var ping = []byte("event: ping\ndata: {\"type\": \"ping\"}\n\n")
-
 // write sends resp, each piece at its scheduled instant (its delay
 // added to the one before, scaled, counted from the request's arrival so
 // lateness does not add up), a ping after message_start when withPing.
@@ -356,8 +353,8 @@ func (s *session) write(w http.ResponseWriter, r *http.Request, resp *provider.R
 		}
 		frames++
 		if i == 0 && withPing && resp.Status == http.StatusOK && bytes.HasPrefix(p.Data, []byte("event: message_start")) {
-			w.Write(ping)
-			sent += int64(len(ping))
+			w.Write(providerserve.Ping)
+			sent += int64(len(providerserve.Ping))
 			frames++
 		}
 		if fl != nil {

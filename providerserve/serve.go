@@ -464,7 +464,7 @@ func (h *handler) write(w http.ResponseWriter, r *http.Request, resp *provider.R
 			return
 		}
 		if i == 0 && resp.Status == http.StatusOK && bytes.HasPrefix(p.Data, []byte("event: message_start")) {
-			w.Write(ping) // the keep-alive the API sends after message_start
+			w.Write(Ping) // the keep-alive the API sends after message_start
 		}
 		if fl != nil {
 			fl.Flush()
@@ -475,7 +475,9 @@ func (h *handler) write(w http.ResponseWriter, r *http.Request, resp *provider.R
 	}
 }
 
-var ping = []byte("event: ping\ndata: {\"type\": \"ping\"}\n\n")
+// Ping is the keep-alive event the Messages API sends in its streams,
+// after message_start (the edge sends it too).
+var Ping = []byte("event: ping\ndata: {\"type\": \"ping\"}\n\n")
 
 // sleep waits d scaled, or until ctx ends (false).
 func (h *handler) sleep(ctx context.Context, ns int64) bool {
