@@ -48,11 +48,16 @@ import (
 // Limits and defaults.
 const (
 	DefaultMaxSessions   = 64
+	DefaultMaxEpisodes   = 10_000
 	DefaultIdleStop      = 60 * time.Second
 	DefaultMaxToolOutput = 4 << 20
 	DefaultToolTimeout   = 5 * time.Minute
 	maxRequestsPerEp     = 10_000 // per episode: the maps a session keeps are bounded by it
 	maxReportBytes       = 1 << 20
+	// maxRefusals bounds the refused records an episode's bundle keeps,
+	// and the lines of Out/refused.ndjson: a client repeating a bad
+	// request fills neither without end.
+	maxRefusals = 1_000
 )
 
 // Judged lists the oracle kinds the edge judges an outside agent by:
@@ -80,6 +85,10 @@ type Options struct {
 	// sessions; MaxRequestBytes a request body.
 	MaxConns, MaxSessions int
 	MaxRequestBytes       int64
+	// MaxEpisodes bounds the episodes (bundles) the edge begins in all,
+	// over every session and reset, so its memory and its output stay
+	// bounded however long it runs (0: DefaultMaxEpisodes).
+	MaxEpisodes int
 	// BodyIdle and BodyRead bound the reading of a request body.
 	BodyIdle, BodyRead time.Duration
 	// IdleStop stops the edge once no request has been in flight for
@@ -112,6 +121,8 @@ type Edge struct {
 	mu       sync.Mutex
 	sessions map[string]*session
 	ended    []Episode
+	begun    int // episodes begun, bounded by MaxEpisodes
+	refused  int // lines written to Out/refused.ndjson
 	open     int // sessions not ended
 	done     int // sessions ended
 	stop     context.CancelFunc
@@ -133,6 +144,9 @@ func New(sc *scenarios.Scenario, opts Options) (*Edge, error) {
 	}
 	if opts.MaxSessions <= 0 {
 		opts.MaxSessions = DefaultMaxSessions
+	}
+	if opts.MaxEpisodes <= 0 {
+		opts.MaxEpisodes = DefaultMaxEpisodes
 	}
 	if opts.MaxToolOutput <= 0 {
 		opts.MaxToolOutput = DefaultMaxToolOutput
@@ -303,6 +317,18 @@ func (e *Edge) Serve(ctx context.Context, ln net.Listener) ([]Episode, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return slices.Clone(e.ended), nil
+}
+
+// takeEpisode counts one more episode begun, false when the edge has
+// begun MaxEpisodes already.
+func (e *Edge) takeEpisode() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.begun >= e.opts.MaxEpisodes {
+		return false
+	}
+	e.begun++
+	return true
 }
 
 // episodeEnded files an ended episode; a session's last one (end, or

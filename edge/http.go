@@ -67,6 +67,11 @@ func (e *Edge) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	case rest == "/report":
 		s.report(w, r)
 	case rest == "/reset" && r.Method == http.MethodPost:
+		if !e.takeEpisode() {
+			s.refuse("POST "+path, "the edge has begun its "+strconv.Itoa(e.opts.MaxEpisodes)+" episodes")
+			jsonError(w, http.StatusTooManyRequests, "rate_limit_error", fmt.Sprintf("the edge has begun its %d episodes; end this session and start another edge", e.opts.MaxEpisodes))
+			return
+		}
 		ep, err := s.reset()
 		writeEpisode(w, ep, err)
 	case rest == "/end" && r.Method == http.MethodPost:
@@ -84,10 +89,15 @@ func (e *Edge) serveHTTP(w http.ResponseWriter, r *http.Request) {
 
 // refuseEdge answers a request no session can record and logs it in
 // Out/refused.ndjson, the edge's own record of what it refused.
-func (e *Edge) refuseEdge(w http.ResponseWriter, status int, typ, msg, path string) {
-	e.logf("edge: refused %s: %s", path, msg)
+func (e *Edge) refuseEdge(w http.ResponseWriter, status int, typ, reason, path string) {
+	e.logf("edge: refused %s: %s", path, reason)
+	msg := reason
 	e.mu.Lock()
-	if err := os.MkdirAll(e.opts.Out, 0o777); err == nil {
+	if e.refused < maxRefusals && os.MkdirAll(e.opts.Out, 0o777) == nil {
+		e.refused++
+		if e.refused == maxRefusals {
+			msg += " (" + strconv.Itoa(maxRefusals) + " refusals recorded: later ones are not)"
+		}
 		if f, err := os.OpenFile(e.opts.Out+"/refused.ndjson", os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o666); err == nil {
 			line, _ := json.Marshal(map[string]any{"time": time.Now().UTC().Format(time.RFC3339Nano), "path": path, "status": status, "reason": msg})
 			f.Write(append(line, '\n'))
@@ -95,7 +105,7 @@ func (e *Edge) refuseEdge(w http.ResponseWriter, status int, typ, msg, path stri
 		}
 	}
 	e.mu.Unlock()
-	jsonError(w, status, typ, msg)
+	jsonError(w, status, typ, reason)
 }
 
 // jsonError answers with the Anthropic API's error shape (the edge's own
@@ -175,6 +185,13 @@ func (e *Edge) createSession(w http.ResponseWriter, r *http.Request) {
 	}
 	e.open++
 	e.mu.Unlock()
+	if !e.takeEpisode() {
+		e.mu.Lock()
+		e.open--
+		e.mu.Unlock()
+		e.refuseEdge(w, http.StatusTooManyRequests, "rate_limit_error", fmt.Sprintf("the edge has begun its %d episodes; start another edge", e.opts.MaxEpisodes), r.URL.Path)
+		return
+	}
 	s, err := e.newSession(req.ID)
 	e.mu.Lock()
 	if err != nil {

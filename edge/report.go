@@ -116,7 +116,7 @@ func (s *session) report(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	refuse := func(status int, reason string) {
-		s.record("", "edge", llmwire.Ev("refused", llmwire.S("what", "report of turn "+strconv.FormatInt(rep.Turn, 10)), llmwire.S("reason", reason)))
+		s.refuseLocked("report of turn "+strconv.FormatInt(rep.Turn, 10), reason)
 		jsonError(w, status, "invalid_request_error", reason)
 	}
 	switch {

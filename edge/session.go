@@ -7,6 +7,7 @@ import (
 	"hash"
 	"runtime"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -44,6 +45,7 @@ type session struct {
 	timers   []*time.Timer
 	killed   bool
 	ended    bool
+	refusals int   // refused records in this episode, up to maxRefusals
 	err      error // a bundle write failed: reported at the end
 }
 
@@ -88,7 +90,7 @@ func (s *session) begin(n int) error {
 	s.turns, s.reported = map[int64]int64{}, map[int64]bool{}
 	s.served, s.uses, s.runs = map[string]served{}, map[string]int64{}, map[string]*run{}
 	s.fired, s.notify = nil, make(chan struct{})
-	s.killed, s.ended = false, false
+	s.killed, s.ended, s.refusals = false, false, 0
 	for i, m := range e.control {
 		s.timers = append(s.timers, time.AfterFunc(e.scaled(m.At), func() { s.fire(i, m) }))
 	}
@@ -122,6 +124,18 @@ func (s *session) record(host, tag string, ev *llmwire.Event) int64 {
 func (s *session) refuse(what, reason string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.refuseLocked(what, reason)
+}
+
+// refuseLocked is refuse with s.mu held.
+func (s *session) refuseLocked(what, reason string) {
+	if s.refusals >= maxRefusals {
+		return
+	}
+	s.refusals++
+	if s.refusals == maxRefusals {
+		reason += " (" + strconv.Itoa(maxRefusals) + " refusals recorded in this episode: later ones are not)"
+	}
 	s.record("", "edge", llmwire.Ev("refused", llmwire.S("what", what), llmwire.S("reason", reason)))
 }
 
