@@ -243,23 +243,30 @@ func (f *edgeFlow) bufferFull(p *Policy, wireBytes, now int64) bool {
 // latency still to come. With burst_bytes 0 the edge is a serialising
 // wire: a message starts when the one ahead ends and leaves when its own
 // last byte is on the wire. With burst_bytes B it is a token bucket of
-// depth B filling at the bandwidth, as Linux HTB shapes: a message leaves
-// as soon as the bucket holds tokens (at once on an idle edge, whatever
-// its size) and is then charged its bytes, which may take the bucket
-// below zero. last_serialization_end is kept as the bucket's "full again"
-// instant X, so the message leaves at max(sent_at, X − B/rate) and X
-// grows by its bytes/rate as the wire's end would. Every message still
-// leaves in the order it was sent.
-func (f *edgeFlow) occupy(p *Policy, wireBytes, sentAt int64) int64 {
+// depth B filling at the bandwidth, as Linux HTB shapes: a packet leaves
+// as soon as the bucket holds tokens and is then charged its bytes,
+// which may take the bucket below zero. A message is its packets (IP
+// fragments or TCP segments, the last of lastUnitBytes), queued
+// together; it has left when its last packet has. last_serialization_end
+// is kept as the bucket's "full again" instant X: the first packet leaves
+// at L = max(sent_at, X − B/rate), X grows by the message's bytes/rate
+// as the wire's end would, and the last packet leaves at
+// max(L, X_new − (lastUnitBytes + B)/rate), when the packets ahead of it
+// are paid for down to the bucket's depth. A one-packet message on an
+// idle edge leaves at once, whatever its size; an eleven-fragment
+// datagram waits for ten fragments' worth of tokens beyond the bucket.
+// Every message still leaves in the order it was sent.
+func (f *edgeFlow) occupy(p *Policy, wireBytes, lastUnitBytes, sentAt int64) int64 {
 	ser := serializationNs(wireBytes, p.BandwidthBps)
 	if p.BurstBytes <= 0 {
 		end := checked.Add(max(sentAt, f.lastSerializationEndNs), ser)
 		f.lastSerializationEndNs = end
 		return end
 	}
-	left := max(sentAt, checked.Sub(f.lastSerializationEndNs, serializationNs(p.BurstBytes, p.BandwidthBps)))
-	f.lastSerializationEndNs = checked.Add(max(f.lastSerializationEndNs, left), ser)
-	return left
+	first := max(sentAt, checked.Sub(f.lastSerializationEndNs, serializationNs(p.BurstBytes, p.BandwidthBps)))
+	f.lastSerializationEndNs = checked.Add(max(f.lastSerializationEndNs, first), ser)
+	last := checked.Sub(f.lastSerializationEndNs, serializationNs(checked.Add(lastUnitBytes, p.BurstBytes), p.BandwidthBps))
+	return max(first, last)
 }
 
 // reorderUnitNs is one "latency + jitter" unit of reorder delay.

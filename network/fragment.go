@@ -73,6 +73,29 @@ func datagramWire(byteLen, mtu int64) (wire, k int64) {
 	return max(byteLen, 0) + udpHeaderBytes + ipv4HeaderBytes*k, k
 }
 
+// lastFragmentWire is the wire size of the last of the k fragments a
+// datagram of wire bytes takes at sanitised MTU mtu: every fragment
+// before it carries (mtu − 20) rounded down to 8 bytes of IP payload and
+// its own IPv4 header. A token bucket lets a datagram through when its
+// last fragment finds tokens (edgeFlow.occupy); with one fragment, or the
+// IP model off, it is the whole datagram.
+func lastFragmentWire(wire, k, mtu int64) int64 {
+	if k <= 1 || mtu == 0 {
+		return wire
+	}
+	return wire - (k-1)*(ipv4HeaderBytes+(mtu-ipv4HeaderBytes)/8*8)
+}
+
+// lastSegmentWire is the wire size of the last TCP segment of a stream
+// write of wire bytes (streamWire) at sanitised MTU mtu: every segment
+// before it is a full MSS and its 40 header bytes, mtu in all.
+func lastSegmentWire(wire, mtu int64) int64 {
+	if mtu == 0 || wire <= mtu {
+		return wire
+	}
+	return wire - (wire-1)/mtu*mtu
+}
+
 // streamWire is what byteLen bytes written to a TCP stream put on a link
 // of sanitised MTU mtu: the bytes and a 40-byte IPv4 + TCP header on each
 // of the ceil(byteLen / MSS) segments, MSS = mtu − 40. With the IP model

@@ -71,7 +71,7 @@ func (n *Network) Send(from, to int, byteLen int64, sentAt int64) (Outcome, []No
 	// Step 4: the link's rate, its headers included (a serialising wire,
 	// or a token bucket with burst_bytes); latency, jitter and reorder
 	// delay happen after and never hold it.
-	left := f.occupy(p, wire, sentAt)
+	left := f.occupy(p, wire, lastFragmentWire(wire, k, p.MTUBytes), sentAt)
 
 	// Steps 5–6: negative jitter is clamped so nothing arrives before it
 	// has left; a spike scales the clamped latency+jitter.
@@ -169,7 +169,7 @@ func (n *Network) SendReliable(from, to int, byteLen int64, sentAt int64, handsh
 	n.draws(e, f)
 	jitter := f.stream.Normal(p.JitterStddevNs)
 
-	left := f.occupy(p, wire, sentAt)
+	left := f.occupy(p, wire, lastSegmentWire(wire, p.MTUBytes), sentAt)
 
 	propagation := max(checked.Add(p.LatencyNs, jitter), 0)
 	if spike, ok := f.active(LatencySpike, sentAt); ok {
