@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/detsim/detsim/hosts/builtin"
-	"github.com/detsim/detsim/internal/realtime"
 )
 
 // TestEdge_BoundsWhatBadInputLeaves: a client that repeats a bad request
@@ -119,15 +118,7 @@ func TestEdge_LoopbackOnlyAndSlowBodies(t *testing.T) {
 	}
 	reply := make(chan string, 1)
 	go func() { b, _ := io.ReadAll(slow); reply <- string(b) }()
-	var got string
-	realtime.WaitFor(t, "the slow body's answer", 30*time.Second, func() bool {
-		select {
-		case got = <-reply:
-			return true
-		default:
-			return false
-		}
-	})
+	got := receive(t, "the slow body's answer", reply)
 	if !strings.Contains(got, " 408 ") || !strings.Contains(got, `"request_timeout"`) {
 		t.Errorf("the slow body's answer: %q, want 408 in the API's error shape", got)
 	}

@@ -2,6 +2,7 @@ package edge
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -33,7 +34,8 @@ your own agent"):
   POST /s/NAME/v1/messages                    Anthropic Messages API (stream or not)
   POST /s/NAME/v1/chat/completions            OpenAI Chat Completions API (stream or not)
   POST /s/NAME/tools/TOOL {"id","argv"}       run a tool use (argv[0] on --allow)
-  POST /s/NAME/tools/TOOL/ID/cancel           cancel it
+  POST /s/NAME/tools/TOOL/ID/cancel           cancel it (detsim tool-run -- CMD does both for
+                                              an agent that spawns its tools)
   GET  /s/NAME/control?after=K&wait=S         cancel / kill / restart, at the scenario's instants
   POST /s/NAME/report {turn, outcome, ...}    a turn's conclusion: what the agent accepted and kept
   POST /s/NAME/reset                          judge the episode and start it over
@@ -47,6 +49,20 @@ internal error.
 
 flags:
 `
+
+// flagError answers a command line fs could not parse: -h prints usage
+// and the flags to stdout (exit 0), anything else is one line and where
+// to look (exit 2), as every detsim command does.
+func flagError(fs *flag.FlagSet, err error, usage string, stdout, stderr io.Writer) int {
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, usage)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		return 0
+	}
+	fmt.Fprintf(stderr, "detsim: %s: %v\nrun 'detsim help %s' for usage\n", fs.Name(), err, fs.Name())
+	return 2
+}
 
 // Command is `detsim edge` for the CLI to wire.
 func Command(ctx context.Context, args []string, stdout, stderr io.Writer, reg *hosts.Registry, version string) int {
@@ -64,8 +80,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer, reg *
 	quiet := fs.Bool("q", false, "no line per request")
 	pos, err := flagargs.Interspersed(fs, args)
 	if err != nil {
-		fmt.Fprintf(stderr, "detsim: edge: %v\nrun 'detsim help edge' for usage\n", err)
-		return 2
+		return flagError(fs, err, Usage, stdout, stderr)
 	}
 	if len(pos) != 1 {
 		fmt.Fprintln(stderr, "detsim edge: want one PROPERTY (with --seed) or SCENARIO; see detsim help edge")

@@ -454,14 +454,7 @@ func TestEdge_CancelAtTheScenarioInstant(t *testing.T) {
 	}
 	// The ignored cancellation's bound, 2 s × 0.01 after it, must pass
 	// before the episode ends for it to fail rather than be undecided.
-	realtime.WaitFor(t, "the ignored cancellation's bound to pass", 10*time.Second, func() bool {
-		e.mu.Lock()
-		s := e.sessions["ignores"]
-		e.mu.Unlock()
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		return s.now() > 3_100_000_000
-	})
+	waitSession(t, e, "ignores", "the ignored cancellation's bound to pass", func(s *session) bool { return s.now() > 3_100_000_000 })
 	for _, ep := range r.stop() {
 		v := verdictsOf(t, ep)["cancel_settles"]
 		want := map[string]verdict.Outcome{"settles": verdict.Pass, "ignores": verdict.Fail}[ep.Session]
@@ -492,4 +485,33 @@ func TestEdge_PropertySeedIsTheSweepsScenario(t *testing.T) {
 	if !bytes.Equal(got.TOML(), want.TOML()) {
 		t.Fatal("the edge's scenario for agent_faults seed 38 is not the sweep's")
 	}
+}
+
+// waitSession waits, as realtime.WaitFor does, until cond holds of
+// session id, called with the session's lock held.
+func waitSession(t testing.TB, e *Edge, id, what string, cond func(*session) bool) {
+	t.Helper()
+	realtime.WaitFor(t, what, 10*time.Second, func() bool {
+		e.mu.Lock()
+		s := e.sessions[id]
+		e.mu.Unlock()
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return cond(s)
+	})
+}
+
+// receive waits, as realtime.WaitFor does, for a value on ch.
+func receive[T any](t testing.TB, what string, ch <-chan T) T {
+	t.Helper()
+	var v T
+	realtime.WaitFor(t, what, 30*time.Second, func() bool {
+		select {
+		case v = <-ch:
+			return true
+		default:
+			return false
+		}
+	})
+	return v
 }

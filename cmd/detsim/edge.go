@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -13,13 +12,15 @@ import (
 )
 
 func cmdEdge(args []string, stdout, stderr io.Writer) int {
-	for _, a := range args {
-		if a == "-h" || a == "-help" || a == "--help" {
-			fmt.Fprint(stdout, edge.Usage)
-			return exitOK
-		}
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return edge.Command(ctx, args, stdout, stderr, builtin.Registry(), version())
+}
+
+// cmdToolRun is `detsim tool-run`: SIGINT and SIGTERM, the agent
+// cancelling its child, cancel the run at the edge.
+func cmdToolRun(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return edge.ToolRun(ctx, args, stdout, stderr)
 }

@@ -65,6 +65,7 @@ var commands = []command{
 	{"why", cmdWhy},
 	{"provider-serve", cmdProviderServe},
 	{"edge", cmdEdge},
+	{"tool-run", cmdToolRun},
 }
 
 func lookupCommand(name string) (command, bool) {
