@@ -133,6 +133,7 @@ func (s *session) tool(w http.ResponseWriter, r *http.Request, rest string) {
 	s.runs[id] = rn
 	s.record(peer, "tool", toolState(id, "started", eff.Effect, 0, ""))
 	s.mu.Unlock()
+	e.logf("edge: %s %s tool %s effect %s", s.id, id, name, eff.Effect)
 	defer close(rn.done)
 
 	res := s.execute(ctx, rn, req.Argv, eff)
