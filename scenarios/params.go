@@ -133,6 +133,37 @@ type RetryBudget struct {
 	MaxAttempts int64
 }
 
+// ResponseBounded is response_bounded { peer, max_bytes }: no model
+// response the agent accepts (outcome ok) is larger than max_bytes, as
+// the provider measured what it sent.
+type ResponseBounded struct {
+	Peer     string
+	MaxBytes int64
+}
+
+// NoCommitAfterSettle is no_commit_after_settle { peer }: no tool goes
+// on with a run (a partial write, a commit, a failure of its own) after
+// the agent recorded that run as ended otherwise than ok.
+type NoCommitAfterSettle struct{ Peer string }
+
+// TurnOutcomeOnce is turn_outcome_once { peer }: every turn the agent
+// made a request for (as a provider that reads the conversation records
+// it: the HTTP edge) ends in exactly one turn_end.
+type TurnOutcomeOnce struct{ Peer string }
+
+func (p *TurnOutcomeOnce) bind() []slot { return []slot{peerP("peer", &p.Peer)} }
+func (TurnOutcomeOnce) Kind() string    { return "turn_outcome_once" }
+func (p TurnOutcomeOnce) slots() []slot { return p.bind() }
+
+func (p *ResponseBounded) bind() []slot {
+	return []slot{peerP("peer", &p.Peer), countP("max_bytes", &p.MaxBytes)}
+}
+func (p *NoCommitAfterSettle) bind() []slot { return []slot{peerP("peer", &p.Peer)} }
+func (ResponseBounded) Kind() string        { return "response_bounded" }
+func (NoCommitAfterSettle) Kind() string    { return "no_commit_after_settle" }
+func (p ResponseBounded) slots() []slot     { return p.bind() }
+func (p NoCommitAfterSettle) slots() []slot { return p.bind() }
+
 func (p *EffectOutcomeOnce) bind() []slot { return []slot{peerP("peer", &p.Peer)} }
 func (p *CancelSettlesWithin) bind() []slot {
 	return []slot{peerP("peer", &p.Peer), timeP("within_ns", Required, &p.WithinNs)}
@@ -334,6 +365,9 @@ var kindDefs = []kindDef{
 	def[ToolResultMatched](noPair, noPair),
 	def[OutputBounded](noPair, noPair),
 	def[RetryBudget](noPair, noPair),
+	def[ResponseBounded](noPair, noPair),
+	def[NoCommitAfterSettle](noPair, noPair),
+	def[TurnOutcomeOnce](noPair, noPair),
 }
 
 func lookupDef(kind string) (kindDef, bool) {

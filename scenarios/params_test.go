@@ -28,6 +28,9 @@ func everyKind() []AssertionParams {
 		ToolResultMatched{Peer: "a"},
 		OutputBounded{Peer: "a", MaxBytes: 13},
 		RetryBudget{Peer: "a", MaxAttempts: 14},
+		ResponseBounded{Peer: "a", MaxBytes: 15},
+		NoCommitAfterSettle{Peer: "a"},
+		TurnOutcomeOnce{Peer: "a"},
 	}
 }
 

@@ -36,6 +36,9 @@ func TestNew_AcceptsEveryCatalogKind(t *testing.T) {
 		scenarios.ToolResultMatched{Peer: "a"},
 		scenarios.OutputBounded{Peer: "a", MaxBytes: 13},
 		scenarios.RetryBudget{Peer: "a", MaxAttempts: 14},
+		scenarios.ResponseBounded{Peer: "a", MaxBytes: 15},
+		scenarios.NoCommitAfterSettle{Peer: "a"},
+		scenarios.TurnOutcomeOnce{Peer: "a"},
 	}
 	var judged, catalog []string
 	for _, p := range vals {
