@@ -68,6 +68,44 @@ type RetryBudget struct {
 	MaxAttempts int64
 }
 
+// ResponseBounded is response_bounded { peer, max_bytes }: no model
+// response the agent accepts (outcome ok) is larger than max_bytes, as
+// the provider measured what it sent.
+type ResponseBounded struct {
+	Peer     string
+	MaxBytes int64
+}
+
+// NoCommitAfterSettle is no_commit_after_settle { peer }: no tool goes
+// on with a run (a partial write, a commit, a failure of its own) after
+// the agent recorded that run as ended otherwise than ok.
+type NoCommitAfterSettle struct{ Peer string }
+
+// TurnOutcomeOnce is turn_outcome_once { peer }: every turn the agent
+// made a request for (as a provider that reads the conversation records
+// it: the HTTP edge) ends in exactly one turn_end.
+type TurnOutcomeOnce struct{ Peer string }
+
+func (p *ResponseBounded) Bind() []hosts.Slot {
+	return []hosts.Slot{hosts.PeerParam("peer", &p.Peer), hosts.CountParam("max_bytes", &p.MaxBytes)}
+}
+func (p *NoCommitAfterSettle) Bind() []hosts.Slot {
+	return []hosts.Slot{hosts.PeerParam("peer", &p.Peer)}
+}
+func (p *TurnOutcomeOnce) Bind() []hosts.Slot { return []hosts.Slot{hosts.PeerParam("peer", &p.Peer)} }
+
+func (ResponseBounded) Kind() string     { return "response_bounded" }
+func (NoCommitAfterSettle) Kind() string { return "no_commit_after_settle" }
+func (TurnOutcomeOnce) Kind() string     { return "turn_outcome_once" }
+
+func (p ResponseBounded) Slots() []hosts.Slot     { return p.Bind() }
+func (p NoCommitAfterSettle) Slots() []hosts.Slot { return p.Bind() }
+func (p TurnOutcomeOnce) Slots() []hosts.Slot     { return p.Bind() }
+
+func (ResponseBounded) Family() *hosts.Assertions     { return nil }
+func (NoCommitAfterSettle) Family() *hosts.Assertions { return nil }
+func (TurnOutcomeOnce) Family() *hosts.Assertions     { return nil }
+
 func (p *EffectOutcomeOnce) Bind() []hosts.Slot {
 	return []hosts.Slot{hosts.PeerParam("peer", &p.Peer)}
 }
@@ -144,6 +182,9 @@ var coreKinds = []hosts.AssertionKind{
 	hosts.Def[ToolResultMatched](noPair, noPair),
 	hosts.Def[OutputBounded](noPair, noPair),
 	hosts.Def[RetryBudget](noPair, noPair),
+	hosts.Def[ResponseBounded](noPair, noPair),
+	hosts.Def[NoCommitAfterSettle](noPair, noPair),
+	hosts.Def[TurnOutcomeOnce](noPair, noPair),
 }
 
 // ParamMap returns the assertion's parameters as verdicts.json's

@@ -9,9 +9,25 @@ import (
 type want uint8
 
 const (
-	wantRecords want = 1 << iota // every record, undecoded
-	wantAgent                    // the agent family's records, payloads decoded (oracles.go)
+	wantRecords   want = 1 << iota // every record, undecoded
+	wantAgent                      // the agent family's records, payloads decoded (oracles.go)
+	wantMutations                  // the engine's mutation records, as facts (onMutation)
 )
+
+// mutationFact is an engine mutation record as the agent oracles read
+// it: a Cancel or a kill of the peer they judge is a fact they check the
+// agent's own records against.
+type mutationFact struct {
+	line   int
+	timeNs int64
+	kind   string
+	peer   string // PeerKill, PeerResurrect, Cancel; "" otherwise
+}
+
+// mutationReader is a checker that wants mutations.
+type mutationReader interface {
+	onMutation(w *world, f mutationFact)
+}
 
 // world is the state the core's assertions share: the logs of the
 // records event_rate assertions count, one per type. The kinds' judges

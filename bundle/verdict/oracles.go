@@ -12,8 +12,10 @@ import (
 
 // oracle is every agent-family assertion (docs/assertions.md, "Agent
 // oracles"): one checker over the records of the agent peer it names
-// (kind_tag agent), the provider's response_end and the tools'
-// tool_state records, whichever its kind reads.
+// (kind_tag agent) — its claims — and the facts its kind checks them
+// against: what the provider received and sent (request_received,
+// tool_result_received, response_end), what the tools did (tool_state)
+// and the engine's mutations (a Cancel, a kill).
 type oracle struct {
 	base
 	kind     string
@@ -26,8 +28,11 @@ type oracle struct {
 	outcomes map[string]int
 
 	cancelAt   *mark
-	complete   map[string]int64 // provider call → frames of its complete stream
-	committed  map[string]bool  // tool call ids a tool committed
+	killed     bool              // the peer is killed: a Cancel cannot reach it
+	complete   map[string]int64  // provider call → frames of its complete stream
+	carried    map[string]string // provider call → digest of the whole content it carried ("" torn)
+	fromPeer   map[string]bool   // provider calls the peer sent
+	committed  map[string]bool   // tool call ids a tool committed
 	acked      []int64
 	ackMarks   map[int64]mark
 	attempts   map[int64]int64
@@ -57,10 +62,13 @@ type agentPayload struct {
 	ContentDelivered bool     `json:"content_delivered"`
 	Complete         bool     `json:"complete"`
 	Seqs             []string `json:"seqs"`
+	From             string   `json:"from"`
+	Content          string   `json:"content"`
 }
 
 func newOracle(p scenarios.AssertionParams) checker {
 	o := &oracle{kind: p.Kind(), started: map[string]mark{}, outcomes: map[string]int{}, complete: map[string]int64{},
+		carried: map[string]string{}, fromPeer: map[string]bool{},
 		committed: map[string]bool{}, ackMarks: map[int64]mark{}, attempts: map[int64]int64{},
 		lastByTurn: map[int64]lastOutcome{}, lastCall: map[string]int64{}}
 	switch p := p.(type) {
@@ -82,26 +90,33 @@ func newOracle(p scenarios.AssertionParams) checker {
 	return o
 }
 
-func (o *oracle) wants() want { return wantRecords | wantAgent }
+func (o *oracle) wants() want { return wantRecords | wantAgent | wantMutations }
 
 // agentRecord reports whether an oracle may read a record of type typ.
 func agentRecord(typ string) bool {
 	switch typ {
 	case "effect_started", "effect_outcome", "cancel_requested", "cancel_settled", "response_end", "tool_state",
-		"store_ack", "store_recovered", "tool_use", "tool_result", "tool_result_included":
+		"store_ack", "store_recovered", "tool_use", "tool_result", "tool_result_included", "request_received",
+		"tool_result_received", "response_aborted", "response_hang", "episode_end", "turn_end":
 		return true
 	}
 	return false
 }
 
-// reads lists the record types each kind decodes.
+// reads lists the record types each kind decodes: the agent's claims
+// (kind_tag agent, the peer named) and the facts from the provider and
+// the tools.
 func (o *oracle) reads(rec *bundle.EventRecord) bool {
 	if rec.KindTag != "agent" || rec.HostID != o.peer {
 		switch {
-		case o.kind == "no_torn_success" && rec.KindTag == "provider" && rec.Type == "response_end":
-			return true
-		case o.kind == "no_torn_success" && rec.KindTag == "tool" && rec.Type == "tool_state":
-			return true
+		case rec.KindTag == "provider" && rec.Type == "response_end":
+			return o.kind == "no_torn_success"
+		case rec.KindTag == "provider" && rec.Type == "request_received":
+			return o.kind == "effect_outcome_once" || o.kind == "output_bounded"
+		case rec.KindTag == "provider" && rec.Type == "tool_result_received":
+			return o.kind == "output_bounded"
+		case rec.KindTag == "tool" && rec.Type == "tool_state":
+			return o.kind == "no_torn_success"
 		}
 		return false
 	}
@@ -109,7 +124,7 @@ func (o *oracle) reads(rec *bundle.EventRecord) bool {
 	case "effect_outcome_once":
 		return rec.Type == "effect_started" || rec.Type == "effect_outcome"
 	case "cancel_settles_within":
-		return rec.Type == "cancel_requested" || rec.Type == "cancel_settled"
+		return rec.Type == "cancel_settled" || rec.Type == "episode_end"
 	case "no_torn_success":
 		return rec.Type == "effect_outcome"
 	case "no_lost_ack":
@@ -122,6 +137,27 @@ func (o *oracle) reads(rec *bundle.EventRecord) bool {
 		return rec.Type == "effect_started" || rec.Type == "effect_outcome"
 	}
 	return false
+}
+
+// onMutation reads the engine's Cancel and kill records: the facts
+// cancel_settles_within judges the agent's settling by, whether or not
+// the agent recorded that it was asked.
+func (o *oracle) onMutation(_ *world, f mutationFact) {
+	if o.kind != "cancel_settles_within" || f.peer != o.peer {
+		return
+	}
+	m := mark{f.line, f.timeNs}
+	switch f.kind {
+	case "PeerKill":
+		// A killed agent cannot settle; the kill ends what it was doing.
+		o.killed, o.cancelAt = true, nil
+	case "PeerResurrect":
+		o.killed = false
+	case "Cancel":
+		if !o.killed && o.cancelAt == nil {
+			o.cancelAt = &m
+		}
+	}
 }
 
 func (o *oracle) onRecord(_ *world, line int, rec bundle.EventRecord) {
@@ -161,15 +197,19 @@ func (o *oracle) onRecord(_ *world, line int, rec bundle.EventRecord) {
 		if !slices.Contains([]string{"ok", "failed", "timed_out", "cancelled"}, p.Outcome) {
 			fail("%q ended in %q, not an explicit outcome", p.ID, p.Outcome)
 		}
-	case "cancel_settles_within/cancel_requested":
-		if o.cancelAt == nil {
-			o.cancelAt = &m
+	case "effect_outcome_once/request_received":
+		if p.From != o.peer {
+			return
 		}
-	case "cancel_settles_within/cancel_settled":
+		if _, ok := o.started[p.Call]; !ok {
+			fail("the provider received request %q from %s, which the agent never recorded as started", p.Call, o.peer)
+		}
+	case "cancel_settles_within/cancel_settled", "cancel_settles_within/episode_end":
 		o.cancelAt = nil
 	case "no_torn_success/response_end":
 		if p.Complete {
 			o.complete[p.Call] = p.Frames
+			o.carried[p.Call] = p.Content
 		}
 	case "no_torn_success/tool_state":
 		if p.State == "committed" {
@@ -181,8 +221,14 @@ func (o *oracle) onRecord(_ *world, line int, rec bundle.EventRecord) {
 		}
 		switch p.Effect {
 		case "model_call":
-			if n, ok := o.complete[p.ID]; !ok || n != p.Frames {
+			n, ok := o.complete[p.ID]
+			switch {
+			case !ok || p.Frames > 0 && n != p.Frames:
 				fail("model call %q recorded ok, but its stream was not delivered whole (%d frames received; the provider completed it: %v)", p.ID, p.Frames, ok)
+			case o.carried[p.ID] == "":
+				fail("model call %q recorded ok, but the stream the provider sent carried no whole response (a malformed event, or tool input that does not parse)", p.ID)
+			case p.Content != o.carried[p.ID]:
+				fail("model call %q recorded ok with content %.12s…, but the stream carried %.12s…: a piece skipped, merged or reordered", p.ID, p.Content, o.carried[p.ID])
 			}
 		case "tool_call":
 			if !o.committed[p.ID] {
@@ -209,6 +255,14 @@ func (o *oracle) onRecord(_ *world, line int, rec bundle.EventRecord) {
 	case "output_bounded/tool_result_included":
 		if p.Bytes > o.maxN {
 			fail("tool result %q entered request %q with %d bytes, more than max_bytes %d", p.ID, p.Call, p.Bytes, o.maxN)
+		}
+	case "output_bounded/request_received":
+		if p.From == o.peer {
+			o.fromPeer[p.Call] = true
+		}
+	case "output_bounded/tool_result_received":
+		if o.fromPeer[p.Call] && p.Bytes > o.maxN {
+			fail("request %q carried tool result %q of %d bytes to the provider, more than max_bytes %d", p.Call, p.ID, p.Bytes, o.maxN)
 		}
 	case "retry_budget/effect_started":
 		if p.Effect != "model_call" {
@@ -287,6 +341,8 @@ func (o *oracle) clone() checker {
 		d.cancelAt = &c
 	}
 	d.complete = maps.Clone(o.complete)
+	d.carried = maps.Clone(o.carried)
+	d.fromPeer = maps.Clone(o.fromPeer)
 	d.committed = maps.Clone(o.committed)
 	d.acked = slices.Clone(o.acked)
 	d.ackMarks = maps.Clone(o.ackMarks)

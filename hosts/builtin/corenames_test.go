@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -42,7 +43,7 @@ func TestCoreNamesNoKind(t *testing.T) {
 	}
 	for _, dir := range corePackages {
 		for _, f := range coreNames(t, filepath.Join("..", "..", dir), names) {
-			if strings.HasPrefix(f, pendingIssue23) {
+			if slices.ContainsFunc(pendingIssue23, func(p string) bool { return strings.HasPrefix(f, p) }) {
 				continue
 			}
 			t.Error(f)
@@ -50,10 +51,17 @@ func TestCoreNamesNoKind(t *testing.T) {
 	}
 }
 
-// pendingIssue23 is the one file allowed to name kinds for now: the
-// agent oracles' switch, which issue 23 is rewriting on another branch;
-// it moves into the agent kind when that lands (docs/decisions.md).
-const pendingIssue23 = "../../bundle/verdict/oracles.go:"
+// pendingIssue23 are the files allowed to name kinds for now: the agent
+// oracles, the switch issue 23 rewrote and the three oracles it added
+// (response_bounded, no_commit_after_settle, turn_outcome_once), merged
+// from main after that landed; they move into the agent kind together
+// (docs/decisions.md).
+var pendingIssue23 = []string{
+	"../../bundle/verdict/oracles.go:",
+	"../../bundle/verdict/no_commit_after_settle.go:",
+	"../../bundle/verdict/response_bounded.go:",
+	"../../bundle/verdict/turn_outcome_once.go:",
+}
 
 // TestCoreNames_FindsAPlantedName: the scan is real: a "swim" planted in
 // a core package's source is found, and the same word in a comment or a

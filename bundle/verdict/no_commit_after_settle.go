@@ -1,0 +1,71 @@
+package verdict
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+
+	"github.com/detsim/detsim/bundle"
+	"github.com/detsim/detsim/scenarios"
+)
+
+// noCommitAfterSettle is no_commit_after_settle { peer }: once the agent
+// records a tool call as ended otherwise than ok (cancelled, timed_out,
+// failed), the tool running it must not go on with it — no partial
+// write, no commit, no failure of its own later in the stream. An agent
+// that settles a tool without telling it (a Cancel or a deadline it
+// keeps to itself) claims an effect stopped that then happens.
+type noCommitAfterSettle struct {
+	base
+	peer    string
+	settled map[string]settledTool
+}
+
+type settledTool struct {
+	m       mark
+	outcome string
+}
+
+func newNoCommitAfterSettle(p scenarios.NoCommitAfterSettle) checker {
+	return &noCommitAfterSettle{peer: p.Peer, settled: map[string]settledTool{}}
+}
+
+func (c *noCommitAfterSettle) wants() want { return wantRecords | wantAgent }
+
+func (c *noCommitAfterSettle) onRecord(_ *world, line int, rec bundle.EventRecord) {
+	fact := rec.KindTag == "tool" && rec.Type == "tool_state"
+	claim := rec.KindTag == "agent" && rec.HostID == c.peer && rec.Type == "effect_outcome"
+	if !fact && !claim {
+		return
+	}
+	var p agentPayload
+	if json.Unmarshal(rec.Event, &p) != nil {
+		return // the evaluator reports malformed records itself
+	}
+	m := mark{line, rec.VirtualTimeNs}
+	if claim {
+		if p.Effect == "tool_call" && p.Outcome != "ok" {
+			if _, seen := c.settled[p.ID]; !seen {
+				c.settled[p.ID] = settledTool{m, p.Outcome}
+			}
+		}
+		return
+	}
+	s, ok := c.settled[p.Call]
+	if !ok || p.State == "cancelled" || p.State == "started" {
+		return
+	}
+	c.res.resolve(Fail, fmt.Sprintf("tool call %q: the agent recorded it %s at %s, and the tool went on: %s at %s (it was never told to stop)",
+		p.Call, s.outcome, fmtNs(s.m.timeNs), p.State, fmtNs(rec.VirtualTimeNs)), s.m, m)
+}
+
+func (c *noCommitAfterSettle) finish(*world, int64) {
+	c.res.resolve(Pass, fmt.Sprintf("no tool went on with a run the agent had settled (%d settled otherwise than ok)", len(c.settled)))
+}
+
+func (c *noCommitAfterSettle) clone() checker {
+	d := *c
+	d.res = c.res.clone()
+	d.settled = maps.Clone(c.settled)
+	return &d
+}
