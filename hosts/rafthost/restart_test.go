@@ -3,6 +3,8 @@ package rafthost_test
 import (
 	"strings"
 	"testing"
+
+	"github.com/detsim/detsim/bundle/verdict"
 )
 
 // In five.toml n3 (the leader) crashes at 12 s and restarts at 13 s with
@@ -73,4 +75,30 @@ func TestRestart_WithoutPreserveStateLosesTheDisk(t *testing.T) {
 	if last := rs.all[len(rs.all)-1]; last.At < 19_000_000_000 {
 		t.Errorf("the run stopped at %d after the panic", last.At)
 	}
+}
+
+// TestPanic_IsAFailVerdictNamingTheTextAndTheRecord: etcd raft's panic
+// in raft/disk_loss is a Fail of no_raft_panic — never a crashed run —
+// whose reason carries the panic's text, the member, the time and the
+// input it was handling, and whose evidence is the raft_panic record
+// (the stepper's g L<line> stands on its step).
+func TestPanic_IsAFailVerdictNamingTheTextAndTheRecord(t *testing.T) {
+	for _, v := range verdicts(t, loadLibrary(t, "raft/disk_loss")) {
+		if v.Kind != "no_raft_panic" {
+			continue
+		}
+		if v.Outcome != verdict.Fail {
+			t.Fatalf("%s: %s: %s", v.Name, v.Outcome, v.Reason)
+		}
+		for _, want := range []string{"n5 panicked at ", " during MsgHeartbeat from n1: ", "Was the raft log corrupted, truncated, or lost?"} {
+			if !strings.Contains(v.Reason, want) {
+				t.Errorf("reason %q does not say %q", v.Reason, want)
+			}
+		}
+		if len(v.Evidence) != 1 || !strings.HasPrefix(v.Evidence[0].Ref, "events.ndjson#L") {
+			t.Errorf("evidence %+v, want the raft_panic record", v.Evidence)
+		}
+		return
+	}
+	t.Fatal("raft/disk_loss declares no no_raft_panic")
 }
