@@ -16,6 +16,7 @@ require (
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/dchest/siphash v1.2.3
+	github.com/openai/openai-go v1.12.0
 	golang.org/x/sys v0.49.0
 	golang.org/x/tools v0.52.0
 )

@@ -38,6 +38,17 @@ func TestEveryKind_FailsOnARealSWIMRun(t *testing.T) { // and the agent oracles 
 		{"agent_no_output_cap.toml", "oracle", "output_bounded"},
 		{"agent_retry_after_content.toml", "oracle", "retry_budget"},
 		{"agent_ignore_retry_after.toml", "oracle", "retry_budget"},
+		// The bugs that lie: caught by a claim checked against a fact
+		// (docs/assertions.md, "Claims against facts").
+		{"agent_unrecorded_retry.toml", "oracle", "effect_outcome_once"},
+		{"agent_cancel_untold.toml", "oracle", "no_commit_after_settle"},
+		{"agent_timeout_untold.toml", "oracle", "no_commit_after_settle"},
+		{"agent_ignore_cancel.toml", "oracle", "cancel_settles_within"},
+		{"agent_misreport_output.toml", "oracle", "output_bounded"},
+		{"agent_no_response_cap.toml", "oracle", "response_bounded"},
+		{"agent_skip_bad_events.toml", "oracle", "no_torn_success"},
+		{"agent_lenient_tool_input.toml", "oracle", "no_torn_success"},
+		{"agent_repeat_turn_end.toml", "oracle", "turn_outcome_once"},
 	}
 	covered := map[string]bool{}
 	for _, c := range cases {

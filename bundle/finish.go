@@ -57,6 +57,8 @@ func (w *Writer) Finish(m Manifest, scenarioTOML []byte, verdictsJSON []byte) er
 		m.Clock, first = "wall", LiveClockSubstitution
 	case ModeTestbed:
 		m.Clock, first = "wall", TestbedClockSubstitution
+	case ModeEdge:
+		m.Clock, first = "wall", EdgeClockSubstitution
 	}
 	m.Records = w.records
 	m.EventsSHA256 = w.files[EventsFile]

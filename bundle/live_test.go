@@ -75,7 +75,7 @@ func TestVerify_LiveFieldsChecked(t *testing.T) {
 		edit func(m *Manifest)
 		want string
 	}{
-		"interrupted sim": {func(m *Manifest) { m.Interrupted = "x" }, "only a live or testbed run"},
+		"interrupted sim": {func(m *Manifest) { m.Interrupted = "x" }, "only a live, testbed or edge run"},
 		"testbed without its record": {func(m *Manifest) {
 			m.Mode, m.Clock = ModeTestbed, "wall"
 		}, "testbed is set if and only if"},

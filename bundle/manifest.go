@@ -165,6 +165,14 @@ const ModeLive = "live"
 // simulated bundle; the comparison tools read it as production.
 const ModeWitness = "witness"
 
+// ModeEdge is Manifest.Mode of an episode recorded by `detsim edge`
+// (package edge): an outside agent served over HTTP on real time. Its
+// clock is "wall", scaled: EdgeClockSubstitution.
+const ModeEdge = "edge"
+
+// EdgeClockSubstitution is an edge bundle's first substitution.
+const EdgeClockSubstitution = "virtual_time_ns is wall-clock time divided by the edge's time scale: nanoseconds of the edge's monotonic clock since the episode began, read when the edge served, was told or did each thing; the provider, tool and mutation records are what the edge served and did, the agent's records are what the outside agent reported"
+
 // Machine describes the machine a live run ran on.
 type Machine struct {
 	GOOS      string `json:"goos"`

@@ -255,17 +255,17 @@ func (v *verifier) manifestFields() {
 	clock := "virtual"
 	switch v.m.Mode {
 	case "":
-	case ModeLive, ModeTestbed:
+	case ModeLive, ModeTestbed, ModeEdge:
 		clock = "wall"
 	case ModeWitness:
 	default:
-		v.add(ManifestFile, "mode %q, want %q, %q, %q or none", v.m.Mode, ModeLive, ModeTestbed, ModeWitness)
+		v.add(ManifestFile, "mode %q, want %q, %q, %q, %q or none", v.m.Mode, ModeLive, ModeTestbed, ModeEdge, ModeWitness)
 	}
 	if v.m.TimeUnit != "ns" || v.m.Clock != clock {
 		v.add(ManifestFile, "time_unit %q and clock %q, want \"ns\" and %q", v.m.TimeUnit, v.m.Clock, clock)
 	}
-	if v.m.Interrupted != "" && v.m.Mode != ModeLive && v.m.Mode != ModeTestbed {
-		v.add(ManifestFile, "interrupted is set, but only a live or testbed run can be interrupted")
+	if v.m.Interrupted != "" && v.m.Mode != ModeLive && v.m.Mode != ModeTestbed && v.m.Mode != ModeEdge {
+		v.add(ManifestFile, "interrupted is set, but only a live, testbed or edge run can be interrupted")
 	}
 	if (v.m.Testbed != nil) != (v.m.Mode == ModeTestbed) {
 		v.add(ManifestFile, "testbed is set if and only if mode is %q", ModeTestbed)

@@ -43,7 +43,7 @@ func TestAgentFaults_SwarmSchedules(t *testing.T) {
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
-		if len(sc.Peers) != 4 || len(sc.Assertions) != 7 || sc.Name != fmt.Sprintf("agent_faults-%d", seed) || sc.Seed != seed {
+		if len(sc.Peers) != 4 || len(sc.Assertions) != 10 || sc.Name != fmt.Sprintf("agent_faults-%d", seed) || sc.Seed != seed {
 			t.Fatalf("seed %d: %d peers, %d assertions, %q seed %d", seed, len(sc.Peers), len(sc.Assertions), sc.Name, sc.Seed)
 		}
 	}

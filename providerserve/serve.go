@@ -35,6 +35,7 @@ package providerserve
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -49,6 +50,7 @@ import (
 
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/provider"
+	"github.com/detsim/detsim/internal/flagargs"
 	"github.com/detsim/detsim/internal/safefile"
 	"github.com/detsim/detsim/scenarios"
 )
@@ -122,10 +124,10 @@ func Serve(ctx context.Context, ln net.Listener, script provider.Script, opts Op
 	}
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-	lim := &limitListener{Listener: ln, slots: make(chan struct{}, opts.MaxConns), closed: make(chan struct{})}
-	act := &activity{since: time.Now()}
+	lim := NewLimitListener(ln, opts.MaxConns)
+	act := NewActivity()
 	srv := &http.Server{
-		Handler:           act.wrap(NewHandler(script, opts)),
+		Handler:           act.Wrap(NewHandler(script, opts)),
 		MaxHeaderBytes:    MaxHeaderBytes,
 		ReadHeaderTimeout: readHeaderTimeout,
 		// A kept-alive connection holds one of the MaxConns slots: close
@@ -150,7 +152,7 @@ func Serve(ctx context.Context, ln net.Listener, script provider.Script, opts Op
 			case <-done:
 				return
 			case <-idle:
-				if act.idleFor() >= opts.IdleStop {
+				if act.IdleFor() >= opts.IdleStop {
 					if opts.Logf != nil {
 						opts.Logf("provider-serve: no request for %v: stopping", opts.IdleStop)
 					}
@@ -167,8 +169,13 @@ func Serve(ctx context.Context, ln net.Listener, script provider.Script, opts Op
 	return err
 }
 
-// limitListener admits at most cap(slots) connections at once; the ones
-// over the limit wait in the kernel's backlog, not in memory here.
+// NewLimitListener admits at most n connections of ln at once; the ones
+// over the limit wait in the kernel's backlog, not in memory here. The
+// HTTP edge (package edge) caps its connections with it too.
+func NewLimitListener(ln net.Listener, n int) net.Listener {
+	return &limitListener{Listener: ln, slots: make(chan struct{}, n), closed: make(chan struct{})}
+}
+
 type limitListener struct {
 	net.Listener
 	slots  chan struct{}
@@ -207,15 +214,19 @@ func (c *limitConn) Close() error {
 	return err
 }
 
-// activity tracks requests in flight and when the last one ended, for
-// the idle stop.
-type activity struct {
+// Activity tracks requests in flight and when the last one ended, for
+// the idle stop (here and in package edge).
+type Activity struct {
 	mu       sync.Mutex
 	inFlight int
 	since    time.Time // when inFlight last became 0
 }
 
-func (a *activity) wrap(h http.Handler) http.Handler {
+// NewActivity starts idle now.
+func NewActivity() *Activity { return &Activity{since: time.Now()} }
+
+// Wrap counts h's requests in flight.
+func (a *Activity) Wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a.mu.Lock()
 		a.inFlight++
@@ -231,8 +242,8 @@ func (a *activity) wrap(h http.Handler) http.Handler {
 	})
 }
 
-// idleFor is how long no request has been in flight (0 while one is).
-func (a *activity) idleFor() time.Duration {
+// IdleFor is how long no request has been in flight (0 while one is).
+func (a *Activity) IdleFor() time.Duration {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.inFlight > 0 {
@@ -318,9 +329,17 @@ func (h *handler) logf(format string, args ...any) {
 // deadline is lifted once the body is read, so a long streamed response
 // is not cut.
 func (h *handler) bodyReader(w http.ResponseWriter, r *http.Request) io.Reader {
+	return BodyReader(w, r, h.opts.MaxRequestBytes, h.opts.BodyIdle, h.opts.BodyRead)
+}
+
+// BodyReader reads r's body up to max bytes (more is an
+// *http.MaxBytesError), each read under a deadline: idle from now, never
+// past read from the first (os.ErrDeadlineExceeded). The deadline is
+// lifted once the body is read, so a long streamed response is not cut.
+func BodyReader(w http.ResponseWriter, r *http.Request, max int64, idle, read time.Duration) io.Reader {
 	rc := http.NewResponseController(w)
-	end := time.Now().Add(h.opts.BodyRead)
-	return &deadlineReader{r: http.MaxBytesReader(w, r.Body, h.opts.MaxRequestBytes), idle: h.opts.BodyIdle, end: end, set: rc.SetReadDeadline}
+	end := time.Now().Add(read)
+	return &deadlineReader{r: http.MaxBytesReader(w, r.Body, max), idle: idle, end: end, set: rc.SetReadDeadline}
 }
 
 type deadlineReader struct {
@@ -391,7 +410,14 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mu.Lock()
 	h.calls++
 	call := "http" + strconv.FormatInt(h.calls, 10)
-	resp, entry := h.sc.Respond(h.used, step, call)
+	// A request without "stream": true gets one JSON message, as the API
+	// answers it (before, it got an SSE body an SDK took for a message
+	// with no content and no error).
+	var req struct {
+		Stream bool `json:"stream"`
+	}
+	_ = json.Unmarshal(body, &req)
+	resp, entry := h.sc.RespondAs(h.used, step, call, provider.Format{Stream: req.Stream})
 	h.mu.Unlock()
 	fault := "script_exhausted"
 	if entry >= 0 {
@@ -437,6 +463,9 @@ func (h *handler) write(w http.ResponseWriter, r *http.Request, resp *provider.R
 		if _, err := w.Write(p.Data); err != nil {
 			return
 		}
+		if i == 0 && resp.Status == http.StatusOK && bytes.HasPrefix(p.Data, []byte("event: message_start")) {
+			w.Write(Ping) // the keep-alive the API sends after message_start
+		}
 		if fl != nil {
 			fl.Flush()
 		}
@@ -445,6 +474,10 @@ func (h *handler) write(w http.ResponseWriter, r *http.Request, resp *provider.R
 		<-ctx.Done()
 	}
 }
+
+// Ping is the keep-alive event the Messages API sends in its streams,
+// after message_start (the edge sends it too).
+var Ping = []byte("event: ping\ndata: {\"type\": \"ping\"}\n\n")
 
 // sleep waits d scaled, or until ctx ends (false).
 func (h *handler) sleep(ctx context.Context, ns int64) bool {
@@ -533,26 +566,15 @@ func readFile(path string) ([]byte, error) {
 // listener failure.
 func Command(ctx context.Context, args []string, stderr io.Writer, reg *hosts.Registry) int {
 	fs := flag.NewFlagSet("provider-serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	addr := fs.String("addr", DefaultAddr, "loopback address to listen on (127.0.0.1:PORT, [::1]:PORT, localhost:PORT)")
 	scale := fs.Float64("time-scale", 1, "multiply every scripted delay by this (0.01: a hundred times faster)")
 	quiet := fs.Bool("q", false, "no line per request")
 	maxConns := fs.Int("max-conns", DefaultMaxConns, "connections served at once; more wait until one closes")
 	idle := fs.Duration("idle-stop", DefaultIdleStop, "stop by itself once no request has been in flight this long (0: only on SIGINT/SIGTERM)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: detsim provider-serve SCRIPT [--addr 127.0.0.1:PORT] [--time-scale F] [--max-conns N] [--idle-stop D] [-q]")
-		fs.PrintDefaults()
-	}
-	// SCRIPT may come before or after the flags.
-	var pos []string
-	for len(args) > 0 {
-		if err := fs.Parse(args); err != nil {
-			return 2
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos, args = append(pos, fs.Arg(0)), fs.Args()[1:]
+	pos, err := flagargs.Interspersed(fs, args)
+	if err != nil {
+		fmt.Fprintf(stderr, "detsim: provider-serve: %v\nrun 'detsim help provider-serve' for usage\n", err)
+		return 2
 	}
 	if len(pos) != 1 {
 		fmt.Fprintln(stderr, "detsim provider-serve: want one SCRIPT (a provider script file or a scenario); see detsim help provider-serve")

@@ -405,3 +405,25 @@ func awaitIdleStop(t *testing.T, served <-chan error) {
 		t.Fatal("the server did not stop by itself after being idle")
 	}
 }
+
+// TestSDK_NonStreamingGetsAMessage: a request without "stream": true
+// gets the entry as one JSON message, which the SDK reads whole; before,
+// it got the SSE body and the SDK returned a message with no content and
+// no error. A streamed one has the API's ping after message_start.
+func TestSDK_NonStreamingGetsAMessage(t *testing.T) {
+	url := start(t, script(t, "[[script]]\n"+clean+"[[script]]\n"+clean))
+	c := client(url, 0)
+	msg, err := c.Messages.New(context.Background(), params)
+	if err != nil || len(msg.Content) != 2 || msg.Content[0].Text != "Let me look." || msg.StopReason != "tool_use" {
+		t.Fatalf("non-streaming: %v %+v", err, msg)
+	}
+	resp, err := http.Post(url+"/v1/messages", "application/json", strings.NewReader(`{"stream":true,"messages":[]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if evs := strings.Split(string(b), "\n\n"); len(evs) < 2 || !strings.HasPrefix(evs[1], "event: ping") {
+		t.Fatalf("no ping after message_start: %.200s", b)
+	}
+}

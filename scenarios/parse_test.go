@@ -264,7 +264,7 @@ func TestAssertionKinds_AreTheTenOf_10_1(t *testing.T) {
 		"dead_peer_resurrects_within", "event_count", "event_rate",
 		// The agent family's oracles: an amendment (docs/assertions.md).
 		"effect_outcome_once", "cancel_settles_within", "no_torn_success", "no_lost_ack",
-		"tool_result_matched", "output_bounded", "retry_budget"}
+		"tool_result_matched", "output_bounded", "retry_budget", "response_bounded", "no_commit_after_settle", "turn_outcome_once"}
 	slices.Sort(names)
 	slices.Sort(want)
 	if !slices.Equal(names, want) {

@@ -32,24 +32,35 @@ import (
 //     packets entering while it lasts; a RelayBuffer holds them at least
 //     its floor since entering;
 //   - at most MaxHeldBytes wait at once; a packet beyond it is dropped
-//     and counted, as a router with a full buffer drops.
+//     and counted, as a router with a full buffer drops;
+//   - an edge whose burst_bytes is 0 (a serialising wire, which HTB, a
+//     token bucket, cannot be) is serialised here instead: each packet
+//     waits for the one ahead of it on the edge's wire, then holds the
+//     wire for its bytes / rate, and only then starts its delay, as a
+//     slow access line clocks a packet out before it travels. A packet
+//     that would find more than the edge's queue bytes waiting is
+//     dropped and counted, as the FIFO behind HTB drops. The rule is
+//     the line's, per packet (so a datagram is on time when its last
+//     fragment is), written apart from the model's step 4.
 //
 // Every packet is logged: when it entered, its edge, its size, the
-// standard-normal draw, the delay asked for, and when it was written
-// back (testbed/delays.tsv in the bundle).
+// standard-normal draw, the hold asked for (its delay, plus on a
+// serialised edge its wait for and time on the wire), and when it was
+// written back (testbed/delays.tsv in the bundle).
 type delayLine struct {
 	tun   *os.File
 	clock func() int64
 	plan  *Plan
 
-	mu      sync.Mutex
-	edges   []lineEdge // by plan edge index
-	held    packetHeap
-	bytes   int64
-	wake    chan struct{}
-	dropped int64 // packets refused for MaxHeldBytes
-	foreign int64 // packets not between two peers, passed at once
-	closed  bool
+	mu       sync.Mutex
+	edges    []lineEdge // by plan edge index
+	held     packetHeap
+	bytes    int64
+	wake     chan struct{}
+	dropped  int64 // packets refused for MaxHeldBytes
+	wireFull int64 // packets refused for a serialised edge's full queue
+	foreign  int64 // packets not between two peers, passed at once
+	closed   bool
 
 	log     *bufio.Writer
 	logFile *os.File
@@ -70,6 +81,10 @@ type lineEdge struct {
 	spikeUntil          int64
 	floorNs             int64
 	floorUntil          int64
+	// A serialised edge (burst_bytes 0): its rate in bytes/s (0: HTB
+	// shapes it, or nothing does), its queue's bytes, and when its wire
+	// is free again.
+	wireRate, wireQueue, wireFreeNs int64
 }
 
 // packet is one held packet.
@@ -115,7 +130,11 @@ func startDelayLine(tun *os.File, p *Plan, clock func() int64, logPath string) (
 	d := &delayLine{tun: tun, clock: clock, plan: p, wake: make(chan struct{}, 1), logFile: f, log: bufio.NewWriterSize(f, 64<<10)}
 	d.log.WriteString(delayLogHeader)
 	for _, e := range p.Edges {
-		d.edges = append(d.edges, lineEdge{latencyNs: e.LatencyNs, jitterNs: e.JitterStddevNs, spikeX100: 100})
+		le := lineEdge{latencyNs: e.LatencyNs, jitterNs: e.JitterStddevNs, spikeX100: 100}
+		if e.Serialised() {
+			le.wireRate, le.wireQueue = e.RateBytes, e.QueueBytes
+		}
+		d.edges = append(d.edges, le)
 	}
 	d.done.Add(2)
 	go d.reader()
@@ -180,6 +199,13 @@ func (d *delayLine) reader() {
 		if now < e.spikeUntil {
 			delay = delay * e.spikeX100 / 100
 		}
+		onWire, ok := e.serialise(now, int64(n))
+		if !ok {
+			d.wireFull++
+			d.mu.Unlock()
+			continue
+		}
+		delay += onWire
 		if now < e.floorUntil {
 			delay = max(delay, e.floorNs)
 		}
@@ -193,6 +219,22 @@ func (d *delayLine) reader() {
 		default:
 		}
 	}
+}
+
+// serialise puts a packet of n bytes entering at now on a serialised
+// edge's wire and returns how long it waits for and holds the wire (0 on
+// an edge that is not serialised), or false when more than the edge's
+// queue bytes would be waiting with it, and it is dropped.
+func (e *lineEdge) serialise(now, n int64) (int64, bool) {
+	if e.wireRate <= 0 {
+		return 0, true
+	}
+	start := max(now, e.wireFreeNs)
+	if waiting := (start - now) * e.wireRate / 1_000_000_000; waiting+n > e.wireQueue {
+		return 0, false
+	}
+	e.wireFreeNs = start + n*1_000_000_000/e.wireRate
+	return e.wireFreeNs - now, true
 }
 
 func (d *delayLine) writer() {
@@ -269,8 +311,10 @@ func (d *delayLine) floor(k int, floorNs, untilNs int64) {
 
 // stop ends the delay line: the TUN device closes (what it held is
 // lost, as the run is over) and the log is flushed. It returns the
-// first error the line met and its counts.
-func (d *delayLine) stop() (dropped, foreign int64, err error) {
+// first error the line met and its counts: packets dropped for
+// MaxHeldBytes, for a serialised edge's full queue, and passed as not
+// between two peers.
+func (d *delayLine) stop() (dropped, wireFull, foreign int64, err error) {
 	d.mu.Lock()
 	d.closed = true
 	d.mu.Unlock()
@@ -289,5 +333,5 @@ func (d *delayLine) stop() (dropped, foreign int64, err error) {
 	if d.err == nil && werr != nil {
 		d.err = fmt.Errorf("delay line: writing its log: %w", werr)
 	}
-	return d.dropped, d.foreign, d.err
+	return d.dropped, d.wireFull, d.foreign, d.err
 }

@@ -133,14 +133,15 @@ func (n *Net) build() error {
 
 // shaping is the router's tc batch: HTB on the way into the delay line,
 // one class per shaped edge at its rate, whose leaf is a FIFO of the
-// edge's queue bytes; a packet of no shaped edge passes unshaped.
+// edge's queue bytes; a packet of no shaped edge passes unshaped, and a
+// serialising wire (burst_bytes 0) is the delay line's to pace.
 // Shaping before the delay puts serialisation before latency, as the
 // network model does, and a full queue drops the packet (as a
 // bottleneck router does) rather than blocking the sender's socket.
 func (n *Net) shaping() []string {
 	lines := []string{"qdisc add dev " + tunName + " root handle 1: htb default 0"}
 	for k, e := range n.plan.Edges {
-		if e.RateBytes == 0 {
+		if e.RateBytes == 0 || e.Serialised() {
 			continue
 		}
 		class := fmt.Sprintf("1:%x", k+1)

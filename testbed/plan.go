@@ -48,10 +48,15 @@ type Edge struct {
 	JitterStddevNs int64
 	LossPPM        int64
 	RateBytes      int64 // bytes/s; 0: not shaped
-	BurstBytes     int64 // the HTB class's burst and cburst when shaped
+	BurstBytes     int64 // the HTB class's burst and cburst; 0: a serialising wire
 	QueueBytes     int64
 	MTUBytes       int64
 }
+
+// Serialised reports whether the edge is a serialising wire (a rate and
+// burst_bytes 0), which the delay line realises, not HTB: HTB is a token
+// bucket and passes a packet that finds tokens at once.
+func (e Edge) Serialised() bool { return e.RateBytes > 0 && e.BurstBytes == 0 }
 
 // Plan is a scenario checked for what the testbed can realise, with its
 // edges in the kernel's terms.
@@ -177,10 +182,7 @@ func realise(pol network.Policy, field string, refuse func(field, format string,
 		no("bandwidth_bps", "%d: below %d bytes/s (1 kbit/s), the least the testbed shapes with HTB", pol.BandwidthBps, MinRateBytes)
 	default:
 		e.RateBytes = pol.BandwidthBps
-		e.BurstBytes = pol.BurstBytes
-		if pol.BurstBytes == 0 {
-			no("burst_bytes", "0 asks for a serialising wire, which HTB, a token bucket, cannot be; give the bucket's depth (mtu_bytes + 64 = 1564 is one packet, docs/testbed.md), and the model shapes the same way")
-		}
+		e.BurstBytes = pol.BurstBytes // 0: the delay line serialises the edge
 	}
 	if e.QueueBytes == 0 || e.QueueBytes > MaxQueueBytes {
 		no("send_buffer_bytes", "%d: the queue behind HTB holds 1 to %d bytes", e.QueueBytes, MaxQueueBytes)

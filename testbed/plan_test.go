@@ -56,7 +56,6 @@ func TestNewPlan_RefusesWhatItCannotRealise(t *testing.T) {
 		{"cold dial", "[[links]]\nfrom = \"a\"\nto = \"b\"\ncold_dial_penalty_ns = 5\n[[links]]\nfrom = \"b\"\nto = \"a\"\n", ImplSwimd, "links[a→b].cold_dial_penalty_ns"},
 		{"reorder", "[[links]]\nfrom = \"a\"\nto = \"b\"\nreorder_prob_ppm = 5\n", ImplSwimd, "links[a→b].reorder_prob_ppm"},
 		{"slow rate", "[[links]]\nfrom = \"a\"\nto = \"b\"\nbandwidth_bps = 100\n", ImplSwimd, "links[a→b].bandwidth_bps: 100: below 125"},
-		{"serialising wire", "[[links]]\nfrom = \"a\"\nto = \"b\"\nburst_bytes = 0\n", ImplSwimd, "links[a→b].burst_bytes: 0 asks for a serialising wire"},
 		{"long latency", "[[links]]\nfrom = \"a\"\nto = \"b\"\nlatency_ns = 11_000_000_000\n", ImplSwimd, "links[a→b].latency_ns"},
 		{"resurrect with state", "[[mutations]]\nat_ns = 1\nkind = \"PeerKill\"\npeer = \"a\"\n[[mutations]]\nat_ns = 2\nkind = \"PeerResurrect\"\npeer = \"a\"\npreserve_state = true\n", ImplSwimd, "mutations[1] (PeerResurrect at 2 ns).preserve_state"},
 		{"recv cost", "[[peers]]\nid = \"c\"\nkind = \"swim\"\ninitial_state = \"member\"\nrecv_cost_ns = 5\n", ImplSwimd, "peers[c].recv_cost_ns"},
@@ -109,6 +108,27 @@ func TestNewPlan_RealisesTheLinks(t *testing.T) {
 	got := p.Realised()
 	if got[0].RateBitsPerSecond != 800_000 || got[0].BurstBytes != 1564 || got[0].From != "a" || got[1].To != "a" {
 		t.Errorf("realised %+v", got)
+	}
+}
+
+// A link with burst_bytes 0 asks for a serialising wire: HTB cannot be
+// one (it passes a packet that finds tokens at once), so the plan gives
+// the edge no HTB class and the delay line paces it (docs/testbed.md).
+func TestNewPlan_SerialisingWireIsTheDelayLines(t *testing.T) {
+	sc := loadText(t, base+"[[links]]\nfrom = \"a\"\nto = \"b\"\nburst_bytes = 0\n[[links]]\nfrom = \"b\"\nto = \"a\"\n")
+	p, err := NewPlan(sc, ImplSwimd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ab, ba := p.Edges[p.EdgeOf(0, 1)], p.Edges[p.EdgeOf(1, 0)]
+	if !ab.Serialised() || ab.RateBytes != 100_000 || ba.Serialised() {
+		t.Fatalf("a→b %+v (serialised %v), b→a %+v (serialised %v)", ab, ab.Serialised(), ba, ba.Serialised())
+	}
+	n := &Net{plan: p}
+	for _, line := range n.shaping() {
+		if strings.Contains(line, "classid 1:1 ") {
+			t.Errorf("the serialised edge a→b got an HTB class: %s", line)
+		}
 	}
 }
 

@@ -144,7 +144,7 @@ func Probe(ctx context.Context, sc *scenarios.Scenario, cfg ProbeConfig) (*Probe
 		pr.run(ctx, phase, cfg.Duration)
 	}
 	pr.close()
-	if _, _, err := line.stop(); err != nil {
+	if _, _, _, err := line.stop(); err != nil {
 		return nil, err
 	}
 	teardown := time.Now()

@@ -72,9 +72,10 @@ type Result struct {
 	Verdicts    []verdict.Verdict
 	Manifest    bundle.Manifest
 	// HeldDropped is how many packets the delay line dropped because it
-	// held MaxHeldBytes; Foreign how many it passed that were not
-	// between two peers.
-	HeldDropped, Foreign int64
+	// held MaxHeldBytes; WireFull how many it dropped because a
+	// serialised edge's queue was full (the FIFO behind a wire); Foreign
+	// how many it passed that were not between two peers.
+	HeldDropped, WireFull, Foreign int64
 	// Swept names the namespaces of dead runs removed before this one.
 	Swept []string
 	// SetupNs and TeardownNs are how long building and removing the
@@ -188,7 +189,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, cfg Config) (*Result, erro
 	end, interrupted, runErr := r.execute(ctx, capped, maxDur)
 	r.stopTimers()
 	r.peers.close()
-	dropped, foreign, lineErr := r.line.stop()
+	dropped, wireFull, foreign, lineErr := r.line.stop()
 	r.events.Close()
 	teardown := time.Now()
 	netErr := r.net.Close()
@@ -202,7 +203,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, cfg Config) (*Result, erro
 	case netErr != nil:
 		return nil, netErr
 	}
-	res.HeldDropped, res.Foreign = dropped, foreign
+	res.HeldDropped, res.WireFull, res.Foreign = dropped, wireFull, foreign
 	return r.finish(res, end, interrupted)
 }
 

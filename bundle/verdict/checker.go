@@ -10,7 +10,6 @@ type want uint8
 
 const (
 	wantRecords want = 1 << iota // every record, undecoded
-	wantAgent                    // the agent family's records, payloads decoded (oracles.go)
 )
 
 // world is the state the core's assertions share: the logs of the
@@ -22,12 +21,11 @@ type world struct {
 
 func (w *world) clone() world { return world{rates: w.rates.clone()} }
 
-// checker is one of the core's own assertions (event_count, event_rate,
-// and for now the agent oracles) being evaluated. The evaluator hands it
-// every record in stream order; hold(from, to) says the state after
-// every record so far holds at every instant of [from, to]; finish
-// closes the run. Once its result is resolved, a checker is never called
-// again.
+// checker is one of the core's own assertions (event_count, event_rate)
+// being evaluated. The evaluator hands it every record in stream order;
+// hold(from, to) says the state after every record so far holds at
+// every instant of [from, to]; finish closes the run. Once its result is
+// resolved, a checker is never called again.
 type checker interface {
 	wants() want
 	onRecord(w *world, line int, rec bundle.EventRecord)

@@ -184,9 +184,6 @@ func (e *Evaluator) Reads(kindTag, typ string) bundle.Read {
 		return bundle.Skip
 	}
 	read := bundle.Skip
-	if e.want&wantAgent != 0 && agentRecord(typ) {
-		read = bundle.Whole
-	}
 	for _, f := range e.judges {
 		switch f.judge.Reads(kindTag, typ) {
 		case hosts.ReadWhole:

@@ -2,28 +2,13 @@ package main
 
 import (
 	"flag"
-	"io"
+
+	"github.com/detsim/detsim/internal/flagargs"
 )
 
 // parseInterspersed parses flags wherever they appear among the
-// positional arguments (`detsim x.toml --seed 3` as well as
-// `detsim --seed 3 x.toml`), which the flag package alone does not.
-// "--" ends flag parsing.
+// positional arguments; "--" ends flag parsing (internal/flagargs, which
+// the commands living outside this package share).
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	fs.SetOutput(io.Discard)
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		if len(args) > 0 && len(rest) < len(args) && args[len(args)-len(rest)-1] == "--" {
-			return append(pos, rest...), nil
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
+	return flagargs.Interspersed(fs, args)
 }

@@ -64,6 +64,8 @@ var commands = []command{
 	{"render", cmdRender},
 	{"why", cmdWhy},
 	{"provider-serve", cmdProviderServe},
+	{"edge", cmdEdge},
+	{"tool-run", cmdToolRun},
 }
 
 func lookupCommand(name string) (command, bool) {
@@ -130,6 +132,8 @@ const usage = `usage:
   detsim render BUNDLE [-o FILE.html]              draw a bundle as one self-contained web page
   detsim why BUNDLE --host H --subject S --at T    the causal chain of H's view of S at T, back to its origin
   detsim provider-serve SCRIPT [--addr A]          serve a provider script over real HTTP/SSE on loopback
+  detsim edge PROPERTY --seed N | SCENARIO         test your own agent: the seeded faults over HTTP, the oracles on what it reports
+  detsim tool-run [flags] -- CMD [ARGS]            run an agent's tool command through the edge's tool faults
   detsim sweep PROPERTY --seeds N [--shard i/n] [--json] [...]
                                                    run a property over seeds; pin failing ones
   detsim shrink SCENARIO [--assert NAME] [--out FILE]

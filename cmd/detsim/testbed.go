@@ -170,8 +170,8 @@ func cmdTestbed(args []string, stdout, stderr io.Writer) int {
 	for _, ns := range res.Swept {
 		fmt.Fprintf(stdout, "swept     %s (a killed run's)\n", ns)
 	}
-	fmt.Fprintf(stdout, "network   built in %s, removed in %s; the delay line dropped %d packets for its buffer\n",
-		time.Duration(res.SetupNs).Round(time.Millisecond), time.Duration(res.TeardownNs).Round(time.Millisecond), res.HeldDropped)
+	fmt.Fprintf(stdout, "network   built in %s, removed in %s; the delay line dropped %d packets for its buffer and %d for a serialised edge's full queue\n",
+		time.Duration(res.SetupNs).Round(time.Millisecond), time.Duration(res.TeardownNs).Round(time.Millisecond), res.HeldDropped, res.WireFull)
 	printRunSummary(stdout, runSummary{res.EndNs, res.Interrupted, res.Records, res.Late, res.Digest, res.Out, res.Verdicts}, time.Since(start))
 	switch {
 	case res.Interrupted != "" && ctx.Err() != nil:

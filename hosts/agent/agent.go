@@ -14,10 +14,20 @@
 // model-call attempt, a tool call) ends in exactly one explicit outcome:
 // ok, failed, timed_out or cancelled.
 //
+// A tool is never settled behind its back: whatever stops waiting for
+// it — its deadline, a Cancel, a restart that finds it open, the store
+// failing — tells it (ToolCancel) and takes its answer within
+// cancel_grace_ns as the outcome, so the agent never records a tool as
+// cancelled or timed out that goes on to commit (no_commit_after_settle).
+//
 // The session store (store.go) is append-only and durable across lives
 // (hosts.Durable): after PeerKill then PeerResurrect with preserve_state
 // = false the fresh life recovers from it, settles the effects its
-// previous life left open, and resumes at the first uncommitted turn.
+// previous life left open, and resumes at the first uncommitted turn. A
+// record the store refuses through every retry stops the workflow: the
+// agent still settles and reports every effect (the outcome it could
+// not write included), tells its tools, and ends the episode failed
+// (store_unavailable), writing what it still can.
 //
 // Events: docs/agents.md. Planted bugs for the oracles' tests: config.go.
 package agent
@@ -29,6 +39,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/hosts/agentcheck"
 	"github.com/detsim/detsim/hosts/llmwire"
 	"github.com/detsim/detsim/internal/jsonw"
 	"github.com/detsim/detsim/rng"
@@ -53,6 +64,7 @@ var Kind = &hosts.Kind{
 	Faults:      Catalog,
 	Summary:     Summary,
 	Series:      series,
+	Assertions:  agentcheck.Family,
 }
 
 // series are what the page charts of an agent run: how long its calls
@@ -80,6 +92,15 @@ const (
 
 var phaseNames = [...]string{"idle", "calling", "backoff", "tools", "done"}
 
+// Why the agent stops (host.stopping) and why it stops waiting for a
+// tool (pending.stop).
+const (
+	stopCancel  = "cancel"            // a Cancel mutation
+	stopStore   = "store_unavailable" // a record refused through every retry
+	stopTimeout = "timeout"           // the tool's own deadline
+	stopRestart = "restart"           // a fresh life found the run open
+)
+
 type host struct {
 	id  string
 	cfg *config
@@ -94,8 +115,12 @@ type host struct {
 	feed     []fed
 	outcome  string // the episode's outcome once done
 
-	cancelling bool
-	cancelTok  uint64
+	// stopping is why the episode is being wound down ("" while it
+	// runs): stopCancel or stopStore. Once set, a failed write no longer
+	// stops anything: what is settled is reported whether or not the
+	// store takes it.
+	stopping string
+	resuming bool // a fresh life waits for its previous life's tools before it resumes
 
 	st        store
 	recovered bool // Recover loaded a previous life's store
@@ -109,13 +134,14 @@ type host struct {
 // pending is a tool use of the current turn awaiting its result.
 type pending struct {
 	id, useID, name, peer string
-	tok                   uint64
+	tok                   uint64 // its deadline, or once told to stop, the end of its grace
+	stop                  string // "" while it runs; else why it was told to cancel
 }
 
 // fed is a tool result to include in the next request.
 type fed struct {
 	id    string
-	bytes int64
+	bytes int64 // what the agent says it included
 	body  []byte
 }
 
@@ -202,6 +228,14 @@ func (h *host) commit(rec record) bool {
 	return false
 }
 
+// refused commits rec and reports whether its refusal must stop the
+// workflow: the store refused it through every retry and nothing is
+// stopping yet. While the agent winds down, a refused write is only
+// what it is: the settled effect is reported all the same.
+func (h *host) refused(rec record) bool {
+	return !h.commit(rec) && h.stopping == ""
+}
+
 // write is one write attempt: the store's fault schedule decides it.
 func (h *host) write(rec record) bool {
 	h.writes++
@@ -225,23 +259,15 @@ func containsSorted(xs []int64, x int64) bool {
 	return false
 }
 
-// storeDown ends the episode: the store refused a write through every
-// retry, and nothing more may be acknowledged.
-func (h *host) storeDown() {
-	h.phase = phaseDone
-	h.outcome = "failed"
-	h.ev("episode_end", llmwire.S("outcome", "failed"), llmwire.S("reason", "store_unavailable"), llmwire.I("turns_done", h.turn))
-}
-
 func (h *host) startTurn(now int64) {
 	if h.turn >= h.cfg.turns {
+		if h.refused(record{kind: "end", id: "-", turn: h.turn, value: "ok"}) {
+			h.stop(stopStore, now)
+			return
+		}
 		h.phase = phaseDone
 		h.outcome = "ok"
-		if h.commit(record{kind: "end", id: "-", turn: h.turn, value: "ok"}) {
-			h.ev("episode_end", llmwire.S("outcome", "ok"), llmwire.S("reason", "workflow_done"), llmwire.I("turns_done", h.turn))
-		} else {
-			h.storeDown()
-		}
+		h.ev("episode_end", llmwire.S("outcome", "ok"), llmwire.S("reason", "workflow_done"), llmwire.I("turns_done", h.turn))
 		return
 	}
 	h.attempts = 0
@@ -258,12 +284,15 @@ func (h *host) step() string {
 func (h *host) startAttempt(now int64) {
 	h.attempts++
 	id := "t" + strconv.FormatInt(h.turn+1, 10) + ".a" + strconv.FormatInt(h.attempts, 10)
-	if !h.commit(record{kind: "started", turn: h.turn, id: id, value: "model_call"}) {
-		h.storeDown()
-		return
+	a := &attempt{id: id, silent: h.cfg.bug == BugUnrecordedRetry && h.attempts > 1}
+	if !a.silent {
+		if h.refused(record{kind: "started", turn: h.turn, id: id, value: "model_call"}) {
+			h.stop(stopStore, now)
+			return
+		}
+		h.ev("effect_started", llmwire.S("effect", "model_call"), llmwire.S("id", id), llmwire.I("turn", h.turn+1),
+			llmwire.I("attempt", h.attempts), llmwire.S("peer", h.cfg.provider))
 	}
-	h.ev("effect_started", llmwire.S("effect", "model_call"), llmwire.S("id", id), llmwire.I("turn", h.turn+1),
-		llmwire.I("attempt", h.attempts), llmwire.S("peer", h.cfg.provider))
 	body := h.body()
 	for _, f := range h.feed {
 		h.ev("tool_result_included", llmwire.S("id", f.id), llmwire.I("bytes", f.bytes), llmwire.S("call", id))
@@ -271,7 +300,6 @@ func (h *host) startAttempt(now int64) {
 	h.feed = h.feed[:0]
 	h.ev("request_sent", llmwire.S("id", id), llmwire.S("step", h.step()), llmwire.I("bytes", int64(len(body))))
 	h.acts = append(h.acts, hosts.Send(h.cfg.provider, &llmwire.Request{Call: id, Step: h.step(), Body: body}))
-	a := &attempt{id: id}
 	a.firstTok = h.timerAt(now + h.cfg.firstByteTimeout)
 	a.callTok = h.timerAt(now + h.cfg.callTimeout)
 	h.call = a
@@ -346,15 +374,25 @@ func (h *host) frame(f *llmwire.Frame, now int64) {
 // maxOutOfOrder bounds the frames held waiting for an earlier one.
 const maxOutOfOrder = 4096
 
+func (h *host) parseOpts() parseOpts {
+	o := parseOpts{limit: h.cfg.maxResponseBytes, skipBadEvents: h.cfg.bug == BugSkipBadEvents,
+		lenientToolIn: h.cfg.bug == BugLenientToolInput, acceptTruncate: h.cfg.bug == BugAcceptTruncated}
+	if h.cfg.bug == BugNoResponseCap {
+		o.limit = 0
+	}
+	return o
+}
+
 // segment parses the in-order frame f; true if it ended the call.
 func (h *host) segment(f *llmwire.Frame, now int64) bool {
 	a := h.call
 	a.seq++
 	a.frames++
 	a.gotFirst = true
-	v := a.feed(f.Data, h.cfg.maxResponseBytes)
+	o := h.parseOpts()
+	v := a.feed(f.Data, o)
 	if !v.done && f.EOF {
-		v = a.eof(h.cfg.bug == BugAcceptTruncated)
+		v = a.eof(o.acceptTruncate)
 		if !v.done {
 			v = failed("truncated", true)
 		}
@@ -378,21 +416,26 @@ func (h *host) endCall(v verdict, now int64, abort bool) {
 	if abort {
 		h.acts = append(h.acts, hosts.Send(h.cfg.provider, &llmwire.Abort{Call: a.id}))
 	}
-	silent := h.cfg.bug == BugDropTimeoutOutcome && v.outcome == "timed_out"
+	silent := a.silent || h.cfg.bug == BugDropTimeoutOutcome && v.outcome == "timed_out"
 	if !silent {
+		content := ""
+		if v.outcome == "ok" {
+			c := a.accepted()
+			content = c.Digest()
+		}
 		h.ev("effect_outcome", llmwire.S("effect", "model_call"), llmwire.S("id", a.id), llmwire.S("outcome", v.outcome),
 			llmwire.S("reason", v.reason), llmwire.B("content_delivered", a.content), llmwire.I("frames", a.frames),
-			llmwire.I("bytes", a.bytes), llmwire.I("retry_after_ns", a.retryAfter))
-		if !h.commit(record{kind: "outcome", turn: h.turn, id: a.id, value: v.outcome}) {
-			h.storeDown()
+			llmwire.I("bytes", a.bytes), llmwire.I("retry_after_ns", a.retryAfter), llmwire.S("content", content))
+		if h.refused(record{kind: "outcome", turn: h.turn, id: a.id, value: v.outcome}) {
+			h.stop(stopStore, now)
 			return
 		}
 	}
 	switch {
+	case h.stopping != "":
+		h.settle(now)
 	case v.outcome == "ok":
 		h.startTools(a, now)
-	case v.outcome == "cancelled":
-		// cancel() settles.
 	case v.retryable && (!a.content || h.cfg.bug == BugRetryAfterContent) && h.attempts < h.cfg.maxAttempts:
 		h.backoff(a, now)
 	default:
@@ -421,6 +464,7 @@ func (h *host) backoff(a *attempt, now int64) {
 
 func (h *host) startTools(a *attempt, now int64) {
 	h.tools = h.tools[:0]
+	h.phase = phaseTools
 	for _, b := range a.blocks {
 		if b.typ != "tool_use" {
 			continue
@@ -432,9 +476,11 @@ func (h *host) startTools(a *attempt, now int64) {
 			h.toolDone(id, "failed", "unknown_tool", false, []byte("unknown tool "+b.name))
 			continue
 		}
-		if !h.commit(record{kind: "started", turn: h.turn, id: id, value: "tool_call"}) {
-			h.ev("tool_result", llmwire.S("id", id), llmwire.S("outcome", "failed"), llmwire.B("synthesised", true))
-			h.storeDown()
+		if h.refused(record{kind: "started", turn: h.turn, id: id, value: "tool_call"}) {
+			// Never started: its result says so, and the tools already
+			// running are told to stop.
+			h.toolDone(id, "failed", stopStore, true, nil)
+			h.stop(stopStore, now)
 			return
 		}
 		h.ev("effect_started", llmwire.S("effect", "tool_call"), llmwire.S("id", id), llmwire.I("turn", h.turn+1),
@@ -442,14 +488,13 @@ func (h *host) startTools(a *attempt, now int64) {
 		h.acts = append(h.acts, hosts.Send(peer, &llmwire.ToolCall{Call: id, Name: b.name, Args: b.args}))
 		h.tools = append(h.tools, pending{id: id, useID: b.id, name: b.name, peer: peer, tok: h.timerAt(now + h.cfg.toolTimeout)})
 	}
-	h.phase = phaseTools
 	h.maybeEndTools(now)
 }
 
 func (h *host) toolResult(r *llmwire.ToolResult, now int64) {
 	i := h.pendingIndex(r.Call)
 	if i < 0 {
-		return // late: already timed out, cancelled or from an earlier life
+		return // late: already settled, or from an earlier life's run no longer pending
 	}
 	p := h.tools[i]
 	h.tools = append(h.tools[:i], h.tools[i+1:]...)
@@ -458,12 +503,39 @@ func (h *host) toolResult(r *llmwire.ToolResult, now int64) {
 	case llmwire.ToolFailed:
 		outcome, reason = "failed", "exit_"+strconv.FormatUint(r.Exit, 10)
 	case llmwire.ToolCancelled:
-		outcome, reason = "cancelled", "tool_cancelled"
+		// The tool confirms it stopped: the outcome is why it was told.
+		outcome, reason = stopOutcome(p.stop)
+		if p.stop == "" {
+			outcome, reason = "cancelled", "tool_cancelled"
+		}
 	}
-	if h.toolEffectOutcome(p.id, outcome, reason, int64(len(r.Output))) {
-		h.toolDone(p.id, outcome, reason, false, r.Output)
-		h.maybeEndTools(now)
+	h.settleTool(p.id, outcome, reason, false, r.Output, now)
+}
+
+// stopOutcome is the outcome of a tool told to stop for why, whether it
+// confirmed it stopped or its grace ran out without an answer.
+func stopOutcome(why string) (outcome, reason string) {
+	switch why {
+	case stopTimeout:
+		return "timed_out", "tool_timeout"
+	case stopRestart:
+		return "failed", "interrupted_by_restart"
+	case stopStore:
+		return "failed", stopStore
 	}
+	return "cancelled", "tool_cancelled"
+}
+
+// settleTool records a tool effect's outcome and its result, then ends
+// the tools phase if it was the last one awaited.
+func (h *host) settleTool(id, outcome, reason string, synthesised bool, out []byte, now int64) {
+	stop := h.toolEffectOutcome(id, outcome, reason, int64(len(out)))
+	h.toolDone(id, outcome, reason, synthesised, out)
+	if stop {
+		h.stop(stopStore, now)
+		return
+	}
+	h.maybeEndTools(now)
 }
 
 func (h *host) pendingIndex(id string) int {
@@ -475,16 +547,13 @@ func (h *host) pendingIndex(id string) int {
 	return -1
 }
 
-// toolEffectOutcome records and commits a tool effect's outcome.
+// toolEffectOutcome records and commits a tool effect's outcome; true if
+// the store refused it and the workflow must stop.
 func (h *host) toolEffectOutcome(id, outcome, reason string, bytes int64) bool {
 	h.ev("effect_outcome", llmwire.S("effect", "tool_call"), llmwire.S("id", id), llmwire.S("outcome", outcome),
 		llmwire.S("reason", reason), llmwire.B("content_delivered", false), llmwire.I("frames", 0),
-		llmwire.I("bytes", bytes), llmwire.I("retry_after_ns", 0))
-	if !h.commit(record{kind: "outcome", turn: h.turn, id: id, value: outcome}) {
-		h.storeDown()
-		return false
-	}
-	return true
+		llmwire.I("bytes", bytes), llmwire.I("retry_after_ns", 0), llmwire.S("content", ""))
+	return h.refused(record{kind: "outcome", turn: h.turn, id: id, value: outcome})
 }
 
 // toolDone records the tool use's result and queues it, sanitised and
@@ -501,34 +570,51 @@ func (h *host) toolDone(id, outcome, reason string, synthesised bool, out []byte
 	if binary {
 		body = []byte("[binary output: " + strconv.Itoa(len(out)) + " bytes omitted]")
 	}
-	if int64(len(body)) > h.cfg.maxToolOutput && h.cfg.bug != BugNoOutputCap {
-		body = append(body[:h.cfg.maxToolOutput:h.cfg.maxToolOutput], "\n[output truncated]"...)
+	told := int64(len(body)) // what the agent says it includes
+	if int64(len(body)) > h.cfg.maxToolOutput {
+		capped := append(body[:h.cfg.maxToolOutput:h.cfg.maxToolOutput], "\n[output truncated]"...)
+		told = int64(len(capped))
+		if h.cfg.bug != BugNoOutputCap && h.cfg.bug != BugMisreportOutput {
+			body = capped
+		}
+		if h.cfg.bug == BugNoOutputCap {
+			told = int64(len(body))
+		}
 	}
 	if outcome != "ok" {
-		body = append([]byte("[tool "+outcome+": "+reason+"] "), body...)
+		prefix := "[tool " + outcome + ": " + reason + "] "
+		body = append([]byte(prefix), body...)
+		told += int64(len(prefix))
 	}
 	h.ev("tool_result", llmwire.S("id", id), llmwire.S("outcome", outcome), llmwire.B("synthesised", synthesised),
 		llmwire.I("raw_bytes", int64(len(out))), llmwire.B("binary", binary))
-	h.feed = append(h.feed, fed{id: id, bytes: int64(len(body)), body: body})
+	h.feed = append(h.feed, fed{id: id, bytes: told, body: body})
 }
 
 func (h *host) maybeEndTools(now int64) {
 	if h.phase != phaseTools || len(h.tools) > 0 {
 		return
 	}
-	if h.cancelling {
+	switch {
+	case h.stopping != "":
 		h.settle(now)
-		return
+	case h.resuming:
+		h.resuming = false
+		h.resume(now)
+	default:
+		h.endTurn("ok", now)
 	}
-	h.endTurn("ok", now)
 }
 
 func (h *host) endTurn(outcome string, now int64) {
-	if !h.commit(record{kind: "turn", turn: h.turn, id: "-", value: outcome}) {
-		h.storeDown()
+	if h.refused(record{kind: "turn", turn: h.turn, id: "-", value: outcome}) {
+		h.stop(stopStore, now)
 		return
 	}
 	h.ev("turn_end", llmwire.I("turn", h.turn+1), llmwire.S("outcome", outcome), llmwire.I("attempts", h.attempts))
+	if h.cfg.bug == BugRepeatTurnEnd {
+		h.ev("turn_end", llmwire.I("turn", h.turn+1), llmwire.S("outcome", outcome), llmwire.I("attempts", h.attempts))
+	}
 	h.turn++
 	h.startTurn(now)
 }
@@ -543,120 +629,156 @@ func (h *host) timer(tok uint64, now int64) {
 		h.endCall(verdict{done: true, outcome: "timed_out", reason: "call", retryable: true}, now, true)
 	case h.phase == phaseBackoff && tok == h.backTok:
 		h.startAttempt(now)
-	case h.phase == phaseTools && h.cancelling && tok == h.cancelTok:
-		for len(h.tools) > 0 {
-			p := h.tools[0]
-			h.tools = h.tools[1:]
-			if !h.toolEffectOutcome(p.id, "cancelled", "cancel_grace_elapsed", 0) {
-				return
-			}
-			h.toolDone(p.id, "cancelled", "cancel_grace_elapsed", true, nil)
-		}
-		h.maybeEndTools(now)
 	case h.phase == phaseTools:
-		i := -1
-		for j, p := range h.tools {
-			if p.tok == tok {
-				i = j
-			}
-		}
+		i := slices.IndexFunc(h.tools, func(p pending) bool { return p.tok == tok })
 		if i < 0 {
 			return
 		}
-		p := h.tools[i]
-		h.tools = append(h.tools[:i], h.tools[i+1:]...)
-		h.acts = append(h.acts, hosts.Send(p.peer, &llmwire.ToolCancel{Call: p.id}))
-		if h.toolEffectOutcome(p.id, "timed_out", "tool_timeout", 0) {
-			h.toolDone(p.id, "timed_out", "tool_timeout", false, nil)
-			h.maybeEndTools(now)
+		p := &h.tools[i]
+		if p.stop != "" {
+			// Told to stop and silent through its grace: settled without
+			// its answer.
+			id, why := p.id, p.stop
+			h.tools = slices.Delete(h.tools, i, i+1)
+			outcome, reason := stopOutcome(why)
+			if why == stopCancel {
+				reason = "cancel_grace_elapsed"
+			}
+			h.settleTool(id, outcome, reason, true, nil, now)
+			return
 		}
+		if h.cfg.bug == BugTimeoutUntold {
+			id := p.id
+			h.tools = slices.Delete(h.tools, i, i+1)
+			h.settleTool(id, "timed_out", "tool_timeout", false, nil, now)
+			return
+		}
+		h.tell(i, stopTimeout, now)
 	}
+}
+
+// tell asks pending tool i to cancel for why and gives it cancel_grace_ns
+// to answer: its answer is the outcome, not what the agent assumes.
+func (h *host) tell(i int, why string, now int64) {
+	p := &h.tools[i]
+	p.stop = why
+	h.acts = append(h.acts, hosts.Send(p.peer, &llmwire.ToolCancel{Call: p.id}))
+	p.tok = h.timerAt(now + h.cfg.cancelGrace)
 }
 
 // cancel handles a Cancel mutation at whatever boundary it falls on.
 func (h *host) cancel(now int64) {
+	if h.cfg.bug == BugIgnoreCancel {
+		return
+	}
 	h.ev("cancel_requested", llmwire.S("phase", phaseNames[h.phase]), llmwire.I("turn", h.turn+1))
-	switch h.phase {
-	case phaseDone:
+	switch {
+	case h.phase == phaseDone:
 		h.ev("cancel_settled", llmwire.I("turn", h.turn+1), llmwire.S("episode", h.outcome))
 		return
-	case phaseIdle:
+	case h.stopping != "":
+		return // already winding down
+	case h.phase == phaseIdle && h.recovered:
 		// A fresh life cancelled before its first tick settles what its
 		// last life left open first: every effect still ends in one
 		// outcome.
-		h.cancelling = true
-		if h.recovered {
-			ended, ok := h.settleOpen()
-			if !ok {
-				return
-			}
-			if ended != "" {
-				h.phase, h.outcome = phaseDone, ended
-				h.ev("cancel_settled", llmwire.I("turn", h.turn+1), llmwire.S("episode", ended))
-				return
-			}
+		h.stopping = stopCancel
+		if ended := h.recoverStore(now); ended != "" {
+			h.phase, h.outcome = phaseDone, ended
+			h.ev("cancel_settled", llmwire.I("turn", h.turn+1), llmwire.S("episode", ended))
+			return
 		}
-		h.settle(now)
+		if h.phase != phaseTools {
+			h.settle(now)
+		}
 		return
 	}
-	if h.cancelling {
-		return // already settling
-	}
-	h.cancelling = true
-	switch h.phase {
-	case phaseCalling:
-		h.endCall(verdict{done: true, outcome: "cancelled", reason: "cancel"}, now, true)
-		if h.phase == phaseCalling { // endCall did not end the episode
-			h.settle(now)
-		}
-	case phaseBackoff:
-		h.settle(now)
-	case phaseTools:
-		switch h.cfg.bug {
-		case BugDropCancelledResults:
-			h.tools = h.tools[:0]
-			h.settle(now)
-		case BugSlowCancel:
-			// Waits for each tool to end or time out on its own.
-		default:
-			for _, p := range h.tools {
-				h.acts = append(h.acts, hosts.Send(p.peer, &llmwire.ToolCancel{Call: p.id}))
-			}
-			h.cancelTok = h.timerAt(now + h.cfg.cancelGrace)
-		}
-	}
+	h.stop(stopCancel, now)
 }
 
-// settle ends a cancelled episode once nothing is pending.
-func (h *host) settle(now int64) {
-	h.ev("cancel_settled", llmwire.I("turn", h.turn+1), llmwire.S("episode", "cancelled"))
-	h.phase = phaseDone
-	h.outcome = "cancelled"
-	if h.commit(record{kind: "end", id: "-", turn: h.turn, value: "cancelled"}) {
-		h.ev("episode_end", llmwire.S("outcome", "cancelled"), llmwire.S("reason", "cancel"), llmwire.I("turns_done", h.turn))
-	} else {
-		h.storeDown()
+// stop winds the episode down for why (stopCancel, stopStore): the call
+// in flight is aborted, the tools running are told to cancel, and once
+// every one has answered or its grace ran out the episode ends.
+func (h *host) stop(why string, now int64) {
+	if h.stopping != "" {
+		return
 	}
+	h.stopping = why
+	switch h.phase {
+	case phaseCalling:
+		if h.call != nil {
+			outcome, reason := "cancelled", "cancel"
+			if why == stopStore {
+				outcome, reason = "failed", stopStore
+			}
+			h.endCall(verdict{done: true, outcome: outcome, reason: reason}, now, true)
+			return // endCall settles
+		}
+	case phaseTools:
+		switch {
+		case why == stopCancel && h.cfg.bug == BugDropCancelledResults:
+			h.tools = h.tools[:0]
+		case why == stopCancel && h.cfg.bug == BugSlowCancel:
+			// Waits for each tool to end or time out on its own.
+		case why == stopCancel && h.cfg.bug == BugCancelUntold:
+			for len(h.tools) > 0 {
+				id := h.tools[0].id
+				h.tools = h.tools[1:]
+				h.toolEffectOutcome(id, "cancelled", "cancel", 0)
+				h.toolDone(id, "cancelled", "cancel", true, nil)
+			}
+		default:
+			for i := range h.tools {
+				if h.tools[i].stop == "" {
+					h.tell(i, why, now)
+				}
+			}
+		}
+		h.maybeEndTools(now)
+		return
+	}
+	h.settle(now)
+}
+
+// settle ends a stopped episode once nothing is pending.
+func (h *host) settle(now int64) {
+	h.phase = phaseDone
+	outcome, reason := "cancelled", "cancel"
+	if h.stopping == stopStore {
+		outcome, reason = "failed", stopStore
+	} else {
+		h.ev("cancel_settled", llmwire.I("turn", h.turn+1), llmwire.S("episode", "cancelled"))
+	}
+	h.outcome = outcome
+	h.commit(record{kind: "end", id: "-", turn: h.turn, value: outcome}) // as far as the store takes it
+	h.ev("episode_end", llmwire.S("outcome", outcome), llmwire.S("reason", reason), llmwire.I("turns_done", h.turn))
 }
 
 // recover resumes from the store a previous life left: it settles the
-// effects that life left open, then resumes the first turn with no
-// committed turn record. A turn whose model call already ended ok is
-// past its call: its tools are what was left (now settled), so it ends
-// without calling the model again — another call would retry an attempt
-// that delivered content, and repeat its tool use ids.
+// effects that life left open (telling its tools first), then resumes
+// the first turn with no committed turn record.
 func (h *host) recover(now int64) {
-	ended, ok := h.settleOpen()
-	if !ok {
-		return
-	}
-	if ended != "" {
+	if ended := h.recoverStore(now); ended != "" {
 		h.phase, h.outcome = phaseDone, ended
 		return
 	}
-	// Attempts already made for the resumed turn count against its budget.
+	if h.phase == phaseTools {
+		h.resuming = true // resume once the interrupted tools answered
+		return
+	}
+	if h.stopping == "" {
+		h.resume(now)
+	}
+}
+
+// resume continues the workflow a previous life left at h.turn. A turn
+// whose model call already ended ok is past its call: its tools are what
+// was left (now settled), so it ends without calling the model again —
+// another call would retry an attempt that delivered content, and repeat
+// its tool use ids.
+func (h *host) resume(now int64) {
 	answered := false
-	calls := map[string]bool{}
+	var calls []string
 	for _, r := range h.st.recs {
 		if r.turn != h.turn {
 			continue
@@ -664,8 +786,8 @@ func (h *host) recover(now int64) {
 		switch {
 		case r.kind == "started" && r.value == "model_call":
 			h.attempts++
-			calls[r.id] = true
-		case r.kind == "outcome" && r.value == "ok" && calls[r.id]:
+			calls = append(calls, r.id)
+		case r.kind == "outcome" && r.value == "ok" && slices.Contains(calls, r.id):
 			answered = true
 		}
 	}
@@ -674,8 +796,7 @@ func (h *host) recover(now int64) {
 	case h.turn >= h.cfg.turns:
 		h.startTurn(now)
 	case answered:
-		h.phase = phaseTools
-		h.maybeEndTools(now)
+		h.endTurn("ok", now)
 	case h.attempts >= h.cfg.maxAttempts:
 		h.endTurn("failed", now)
 	default:
@@ -683,13 +804,15 @@ func (h *host) recover(now int64) {
 	}
 }
 
-// settleOpen reads the store a previous life left: it sets the turn to
-// the first with no committed turn record and settles as failed
-// (interrupted_by_restart) every effect that life started and never
-// ended, a tool use's synthesised result queued for the next request.
-// It returns the episode's recorded end ("" if none), and false if the
-// store went down meanwhile.
-func (h *host) settleOpen() (string, bool) {
+// recoverStore reads the store a previous life left: it sets the turn to
+// the first with no committed turn record and settles every effect that
+// life started and never ended: a model call as failed
+// (interrupted_by_restart), a tool call by telling every tool peer to
+// cancel it and taking the answer (phase tools until they answered). It
+// returns the episode's recorded end ("" if none): a life that wrote
+// the end had settled and reported everything, so nothing is settled
+// again then, even an outcome the store refused.
+func (h *host) recoverStore(now int64) string {
 	h.recovered = false
 	seqs := make([]string, len(h.st.recs))
 	for i, r := range h.st.recs {
@@ -704,11 +827,8 @@ func (h *host) settleOpen() (string, bool) {
 		case "started":
 			open = append(open, r)
 		case "outcome":
-			for i, o := range open {
-				if o.id == r.id {
-					open = append(open[:i], open[i+1:]...)
-					break
-				}
+			if i := slices.IndexFunc(open, func(o record) bool { return o.id == r.id }); i >= 0 {
+				open = slices.Delete(open, i, i+1)
 			}
 		case "turn":
 			next = max(next, r.turn+1)
@@ -717,17 +837,28 @@ func (h *host) settleOpen() (string, bool) {
 		}
 	}
 	h.turn = next
+	if ended != "" {
+		return ended
+	}
+	stop := false
 	for _, o := range open {
+		if o.value == "tool_call" {
+			// The run may still be going: tell every tool (only the one
+			// running it answers) and take its answer.
+			for _, p := range h.cfg.tools {
+				h.acts = append(h.acts, hosts.Send(p.Value, &llmwire.ToolCancel{Call: o.id}))
+			}
+			h.tools = append(h.tools, pending{id: o.id, stop: stopRestart, tok: h.timerAt(now + h.cfg.cancelGrace)})
+			h.phase = phaseTools
+			continue
+		}
 		h.ev("effect_outcome", llmwire.S("effect", o.value), llmwire.S("id", o.id), llmwire.S("outcome", "failed"),
 			llmwire.S("reason", "interrupted_by_restart"), llmwire.B("content_delivered", false), llmwire.I("frames", 0),
-			llmwire.I("bytes", 0), llmwire.I("retry_after_ns", 0))
-		if o.value == "tool_call" {
-			h.toolDone(o.id, "failed", "interrupted_by_restart", true, nil)
-		}
-		if !h.commit(record{kind: "outcome", turn: o.turn, id: o.id, value: "failed"}) {
-			h.storeDown()
-			return "", false
-		}
+			llmwire.I("bytes", 0), llmwire.I("retry_after_ns", 0), llmwire.S("content", ""))
+		stop = h.refused(record{kind: "outcome", turn: o.turn, id: o.id, value: "failed"}) || stop
 	}
-	return ended, true
+	if stop {
+		h.stop(stopStore, now)
+	}
+	return ""
 }

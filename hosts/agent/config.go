@@ -20,11 +20,26 @@ const (
 	BugNoOutputCap          = "no_output_cap"          // output_bounded: tool output enters the next request uncapped
 	BugRetryAfterContent    = "retry_after_content"    // retry_budget: retries a call that already delivered content
 	BugIgnoreRetryAfter     = "ignore_retry_after"     // retry_budget: retries before retry-after elapses
+	// Bugs that lie: the agent's own records stay consistent, only the
+	// facts (what the provider received and sent, what the tools did,
+	// the engine's Cancel) show them (docs/assertions.md, "Claims
+	// against facts").
+	BugUnrecordedRetry  = "unrecorded_retry"   // effect_outcome_once: retries are sent with no started record and no outcome
+	BugCancelUntold     = "cancel_untold"      // no_commit_after_settle: a Cancel settles running tools as cancelled without telling them
+	BugTimeoutUntold    = "timeout_untold"     // no_commit_after_settle: a tool timeout is recorded without telling the tool
+	BugIgnoreCancel     = "ignore_cancel"      // cancel_settles_within: a Cancel is ignored, not even recorded
+	BugMisreportOutput  = "misreport_output"   // output_bounded: tool output enters the request uncapped; the record says capped
+	BugNoResponseCap    = "no_response_cap"    // response_bounded: no limit on a response's size
+	BugSkipBadEvents    = "skip_bad_events"    // no_torn_success: an event with malformed SSE or JSON is skipped, the rest accepted
+	BugLenientToolInput = "lenient_tool_input" // no_torn_success: tool input that does not parse (duplicated or reordered fragments) is accepted
+	BugRepeatTurnEnd    = "repeat_turn_end"    // turn_outcome_once: a turn's end is reported twice
 )
 
 // Bugs lists every planted bug.
 var Bugs = []string{BugAckBeforeWrite, BugAcceptTruncated, BugDropTimeoutOutcome, BugSlowCancel,
-	BugDropCancelledResults, BugNoOutputCap, BugRetryAfterContent, BugIgnoreRetryAfter}
+	BugDropCancelledResults, BugNoOutputCap, BugRetryAfterContent, BugIgnoreRetryAfter,
+	BugUnrecordedRetry, BugCancelUntold, BugTimeoutUntold, BugIgnoreCancel, BugMisreportOutput,
+	BugNoResponseCap, BugSkipBadEvents, BugLenientToolInput, BugRepeatTurnEnd}
 
 const maxTime = int64(1) << 62
 
@@ -103,4 +118,21 @@ func (c *config) toolPeer(name string) (string, bool) {
 		return "", false
 	}
 	return c.tools[i].Value, true
+}
+
+// Plan is what an agent's kind_config says of its workflow, for the HTTP
+// edge (package edge), which plays the provider and tools around an
+// outside agent: the provider peer, the tools by name and the step of
+// each turn.
+type Plan struct {
+	Provider string
+	Tools    []kindcfg.Pair // tool name → tool peer, sorted by name
+	Steps    []string
+	Turns    int64
+}
+
+// ReadPlan reads the plan of a validated agent kind_config.
+func ReadPlan(config map[string]any, peers []string) Plan {
+	c, _ := parse(config, peers)
+	return Plan{Provider: c.provider, Tools: c.tools, Steps: c.steps, Turns: c.turns}
 }

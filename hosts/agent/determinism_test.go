@@ -14,8 +14,8 @@ const episodeFile = "testdata/episode.toml"
 
 // TestEpisode_ByteIdenticalInProcess is seed 001's steps 1-2: the same
 // script run twice in one process gives byte-identical episodes (every
-// event and the serialised session store), equal to the committed
-// expected serialisation.
+// event, every message on the wire in full, and the serialised session
+// store), equal to the committed expected serialisation.
 func TestEpisode_ByteIdenticalInProcess(t *testing.T) {
 	a := run(t, load(t, episodeFile)).bytes()
 	b := run(t, load(t, episodeFile)).bytes()
@@ -26,13 +26,35 @@ func TestEpisode_ByteIdenticalInProcess(t *testing.T) {
 }
 
 // TestEpisode_ByteIdenticalInFreshProcess is seed 001's step 3: a
-// separate detsim process (built here, run with --batch) writes the same
-// bytes, so nothing is seeded from process state.
+// separate process writes the same bytes, so nothing is seeded from
+// process state. Two processes: this test binary run afresh
+// (TestEpisode_FreshProcessHelper) writes the whole episode, wire
+// included, which must equal the golden byte for byte; and a freshly
+// built detsim --batch writes the events and the agent's snapshot, which
+// must equal those parts of it.
 func TestEpisode_ByteIdenticalInFreshProcess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the detsim binary")
 	}
+	want, err := os.ReadFile("testdata/episode.golden")
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
+	full := filepath.Join(dir, "episode")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestEpisode_FreshProcessHelper$")
+	cmd.Env = append(os.Environ(), helperEnv+"="+full)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("fresh test process: %v\n%s", err, out)
+	}
+	got, err := os.ReadFile(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatal("the fresh process's episode (wire included) differs from testdata/episode.golden")
+	}
+
 	bin := filepath.Join(dir, "detsim")
 	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/detsim").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
@@ -49,13 +71,26 @@ func TestEpisode_ByteIdenticalInFreshProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := append(append(events, snap...), '\n')
-	want, err := os.ReadFile("testdata/episode.golden")
-	if err != nil {
-		t.Fatal(err)
+	wire := bytes.Index(want, []byte("-- wire:"))
+	snapAt := bytes.Index(want, []byte("-- snapshot of agent --\n"))
+	if !bytes.Equal(events, want[:wire]) || !bytes.Equal(append(snap, '\n'), want[snapAt+len("-- snapshot of agent --\n"):]) {
+		t.Fatal("detsim --batch's events.ndjson or agent snapshot differs from testdata/episode.golden")
 	}
-	if !bytes.Equal(got, want) {
-		t.Fatal("the fresh process's episode differs from testdata/episode.golden")
+}
+
+// helperEnv names the file TestEpisode_FreshProcessHelper writes to.
+const helperEnv = "DETSIM_EPISODE_HELPER_OUT"
+
+// TestEpisode_FreshProcessHelper is not a test: run as a separate
+// process by TestEpisode_ByteIdenticalInFreshProcess, it writes the
+// episode's full bytes to the file named by helperEnv.
+func TestEpisode_FreshProcessHelper(t *testing.T) {
+	path := os.Getenv(helperEnv)
+	if path == "" {
+		t.Skip("run by TestEpisode_ByteIdenticalInFreshProcess in a fresh process")
+	}
+	if err := os.WriteFile(path, run(t, load(t, episodeFile)).bytes(), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

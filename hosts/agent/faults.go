@@ -14,10 +14,13 @@ const FaultStoreWrite = "store_write_fail"
 
 // Catalog is the agent's fault catalog for seeded fault schedules
 // (docs/sweeps.md, [space.faults]): one place, the session store, unless
-// the config already schedules store failures. store_write_fail makes 1
-// to 3 distinct write attempts among the first 24 fail; with
-// store_write_retries (default 3) most are retried through, and a run of
-// consecutive failures ends the episode failed (store_unavailable).
+// the config already schedules store failures. store_write_fail draws
+// one of four shapes, evenly: 1, 2 or 3 distinct write attempts among
+// the first 24 fail (store_write_retries, default 3, retries most of them
+// through), or the store is exhausted: store_write_retries + 1
+// consecutive attempts from one among the first 24 fail, so one record
+// is refused through every retry and the episode stops
+// (store_unavailable) with every effect still settled and reported.
 var Catalog = &hosts.FaultCatalog{
 	Kinds:  []string{FaultStoreWrite},
 	Places: func(map[string]any) int { return 1 },
@@ -27,11 +30,18 @@ var Catalog = &hosts.FaultCatalog{
 	},
 	Apply: func(config map[string]any, _ int, _ string, r *rng.Stream) map[string]any {
 		out := kindcfg.Clone(config)
-		n := 1 + int(r.Below(3))
 		var ws []int64
-		for len(ws) < n {
-			w := 1 + int64(r.Below(24))
-			if !slices.Contains(ws, w) {
+		if n := int(r.Below(4)); n < 3 {
+			for len(ws) < n+1 {
+				w := 1 + int64(r.Below(24))
+				if !slices.Contains(ws, w) {
+					ws = append(ws, w)
+				}
+			}
+		} else {
+			cfg, _ := parse(config, nil)
+			first := 1 + int64(r.Below(24))
+			for w := first; w <= first+cfg.storeWriteRetries; w++ {
 				ws = append(ws, w)
 			}
 		}

@@ -3,18 +3,25 @@ package agent_test
 import (
 	"bytes"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/detsim/detsim/engine"
+	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/scenarios"
 )
 
-// episode is one run's serialised episode: every event line, then the
-// agent's final snapshot (its session store included).
+// episode is one run's serialised episode: every event line, every
+// message the hosts put on the wire in full (the requests' bodies, the
+// response streams with their ids and headers, the tool calls and
+// results), then the agent's final snapshot (its session store
+// included). Seed 001 step 2: compare the full bytes, never lengths —
+// a random id anywhere in a response changes these bytes.
 type episode struct {
 	events []string
+	wire   []string // each message's encoded bytes, quoted
 	snap   []byte
 	end    int64 // virtual time of the last record
 }
@@ -24,9 +31,43 @@ func (e episode) bytes() []byte {
 	for _, l := range e.events {
 		b.WriteString(l) // the Tap's line ends in its newline
 	}
+	b.WriteString("-- wire: every message sent, in send order --\n")
+	for _, w := range e.wire {
+		b.WriteString(w)
+		b.WriteByte('\n')
+	}
+	b.WriteString("-- snapshot of agent --\n")
 	b.Write(e.snap)
 	b.WriteByte('\n')
 	return b.Bytes()
+}
+
+// wireCodec is a kind's codec that also logs every message it encodes:
+// the engine encodes each Send with the sender's codec, once, in order.
+type wireCodec struct {
+	hosts.Codec
+	log *[]string
+}
+
+func (c wireCodec) Append(dst []byte, m any) ([]byte, error) {
+	out, err := c.Codec.Append(dst, m)
+	if err == nil {
+		*c.log = append(*c.log, strconv.Quote(string(out[len(dst):])))
+	}
+	return out, err
+}
+
+// wireRegistry is builtin.Registry with every kind's codec logging to log.
+func wireRegistry(log *[]string) *hosts.Registry {
+	reg := builtin.Registry()
+	var kinds []*hosts.Kind
+	for _, tag := range reg.Tags() {
+		k, _ := reg.Lookup(tag)
+		c := *k
+		c.Codec = wireCodec{Codec: k.Codec, log: log}
+		kinds = append(kinds, &c)
+	}
+	return hosts.NewRegistry(kinds...)
 }
 
 // agentEvents are the agent's records of type typ, as lines.
@@ -61,7 +102,7 @@ func parse(t testing.TB, text string) *scenarios.Scenario {
 func run(t testing.TB, sc *scenarios.Scenario) episode {
 	t.Helper()
 	var ep episode
-	e, err := engine.New(sc, builtin.Registry(), engine.Options{Tap: func(_ int64, at int64, b []byte) {
+	e, err := engine.New(sc, wireRegistry(&ep.wire), engine.Options{Tap: func(_ int64, at int64, b []byte) {
 		ep.events = append(ep.events, string(b))
 		ep.end = at
 	}})

@@ -8,13 +8,26 @@ import (
 	"github.com/detsim/detsim/bundle/verdict"
 	"github.com/detsim/detsim/engine"
 	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/scenarios"
 )
 
 // judge runs the scenario with its assertions streamed and returns the
 // verdict of the assertion named "oracle".
 func judge(t *testing.T, text string) verdict.Verdict {
 	t.Helper()
-	sc := parse(t, text)
+	for _, v := range verdicts(t, parse(t, text)) {
+		if v.Name == "oracle" {
+			return v
+		}
+	}
+	t.Fatal("no verdict named oracle")
+	return verdict.Verdict{}
+}
+
+// verdicts runs sc with its assertions streamed and returns every
+// verdict, in declaration order.
+func verdicts(t testing.TB, sc *scenarios.Scenario) []verdict.Verdict {
+	t.Helper()
 	ev, err := verdict.New(sc.Assertions)
 	if err != nil {
 		t.Fatal(err)
@@ -26,13 +39,7 @@ func judge(t *testing.T, text string) verdict.Verdict {
 	if err := e.Run(); err != nil {
 		t.Fatal(err)
 	}
-	for _, v := range ev.Finish(sc.DurationNs) {
-		if v.Name == "oracle" {
-			return v
-		}
-	}
-	t.Fatal("no verdict named oracle")
-	return verdict.Verdict{}
+	return ev.Finish(sc.DurationNs)
 }
 
 // plantedCases: each oracle, a scenario that exercises it, and the
@@ -84,6 +91,69 @@ var plantedCases = []struct {
 		bug:    "retry_after_content",
 		script: "[[script]]\ntext = [\"a\", \"b\"]\nfault = { kind = \"overloaded\", after_chunks = 3 }\n[[script]]\ntext = [\"ok\"]\n",
 	},
+	// The bugs that lie (docs/assertions.md, "Claims against facts"):
+	// each keeps the agent's own records consistent, and only a fact
+	// from the provider, a tool or the engine shows it.
+	{
+		oracle: `kind = "effect_outcome_once"` + "\npeer = \"agent\"",
+		bug:    "unrecorded_retry", // the provider sees t1.a2; the agent's records have no such effect
+		script: "[[script]]\nfault = { kind = \"server_error\", status = 503 }\n[[script]]\ntext = [\"ok\"]\n",
+	},
+	{
+		oracle: `kind = "no_commit_after_settle"` + "\npeer = \"agent\"",
+		bug:    "cancel_untold", // recorded cancelled at 4.0 s; the tool commits at 11.2 s
+		script: "[[script]]\ntool_calls = [{ id = \"toolu_1\", name = \"bash\", args = [\"{}\"] }]\n",
+		tools:  `effects = [{ effect = "success", duration_ns = 10_000_000_000 }]`,
+		extra:  "[[mutations]]\nat_ns = 4_000_000_000\nkind = \"Cancel\"\npeer = \"agent\"\n",
+	},
+	{
+		oracle: `kind = "no_commit_after_settle"` + "\npeer = \"agent\"",
+		bug:    "timeout_untold", // recorded timed_out at 21.2 s; the tool commits at 31.2 s
+		agent:  "turns = 2\ntool_timeout_ns = 20_000_000_000",
+		script: "[[script]]\ntool_calls = [{ id = \"toolu_1\", name = \"bash\", args = [\"{}\"] }]\n[[script]]\ntext = [\"ok\"]\n",
+		tools:  `effects = [{ effect = "success", duration_ns = 30_000_000_000 }]`,
+	},
+	{
+		oracle: `kind = "cancel_settles_within"` + "\npeer = \"agent\"\nwithin_ns = 2_000_000_000",
+		bug:    "ignore_cancel", // the engine delivers the Cancel; the agent records nothing
+		script: "[[script]]\ntool_calls = [{ id = \"toolu_1\", name = \"bash\", args = [\"{}\"] }]\n",
+		tools:  `effects = [{ effect = "hang" }]`,
+		extra:  "[[mutations]]\nat_ns = 5_000_000_000\nkind = \"Cancel\"\npeer = \"agent\"\n",
+	},
+	{
+		oracle: `kind = "output_bounded"` + "\npeer = \"agent\"\nmax_bytes = 17_000",
+		bug:    "misreport_output", // says 16 403 bytes entered the request; 2 080 709 went on the wire
+		agent:  "turns = 2",
+		script: "[[script]]\ntool_calls = [{ id = \"toolu_1\", name = \"bash\", args = [\"{}\"] }]\n[[script]]\ntext = [\"ok\"]\n",
+		tools:  `effects = [{ effect = "huge_output", output_bytes = 2_080_700 }]`,
+	},
+	{
+		oracle: `kind = "response_bounded"` + "\npeer = \"agent\"\nmax_bytes = 262_144",
+		bug:    "no_response_cap", // takes a 300 KB response whole
+		script: "[[script]]\ntext = [\"a\", \"b\"]\nfault = { kind = \"oversized\", after_chunks = 3, bytes = 300_000 }\n[[script]]\ntext = [\"ok\"]\n",
+	},
+	{
+		oracle: `kind = "no_torn_success"` + "\npeer = \"agent\"",
+		bug:    "skip_bad_events", // an event whose JSON is cut in half is skipped, the rest taken as whole
+		script: "[[script]]\ntext = [\"a\", \"b\", \"c\"]\nfault = { kind = \"malformed_json\", after_chunks = 3 }\n[[script]]\ntext = [\"ok\"]\n",
+	},
+	{
+		oracle: `kind = "no_torn_success"` + "\npeer = \"agent\"",
+		bug:    "lenient_tool_input", // a duplicated fragment: {"cmd":{"cmd": "ls"} taken as the input
+		agent:  "turns = 2",
+		script: "[[script]]\ntool_calls = [{ id = \"toolu_1\", name = \"bash\", args = [\"{\\\"cmd\\\":\", \" \\\"ls\\\"}\"] }]\nfault = { kind = \"duplicate_fragment\", fragment = 0 }\n[[script]]\ntext = [\"ok\"]\n",
+	},
+	{
+		oracle: `kind = "no_torn_success"` + "\npeer = \"agent\"",
+		bug:    "lenient_tool_input", // reordered fragments taken as whole
+		agent:  "turns = 2",
+		script: "[[script]]\ntool_calls = [{ id = \"toolu_1\", name = \"bash\", args = [\"{\\\"cmd\\\":\", \" \\\"ls\\\"}\"] }]\nfault = { kind = \"reorder_fragments\", fragment = 0 }\n[[script]]\ntext = [\"ok\"]\n",
+	},
+	{
+		oracle: `kind = "turn_outcome_once"` + "\npeer = \"agent\"",
+		bug:    "repeat_turn_end",
+		script: "[[script]]\ntext = [\"ok\"]\n",
+	},
 	{
 		oracle: `kind = "retry_budget"` + "\npeer = \"agent\"\nmax_attempts = 3",
 		bug:    "ignore_retry_after",
@@ -98,6 +168,9 @@ var plantedCases = []struct {
 func TestOracles_CatchPlantedFaults(t *testing.T) {
 	for _, c := range plantedCases {
 		name := strings.Fields(c.oracle)[2] + "/" + c.bug
+		if strings.Contains(c.script, "reorder") {
+			name += "/reordered"
+		}
 		t.Run(name, func(t *testing.T) {
 			text := func(bug string) string {
 				agent := c.agent

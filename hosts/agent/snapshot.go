@@ -44,7 +44,7 @@ func (h *host) Snapshot() []byte {
 	b = append(b, `],"retries":`...)
 	b = strconv.AppendInt(b, h.retries, 10)
 	b = append(b, `,"cancelling":`...)
-	b = strconv.AppendBool(b, h.cancelling)
+	b = strconv.AppendBool(b, h.stopping != "")
 	b = append(b, `,"outcome":`...)
 	b = jsonw.AppendString(b, h.outcome)
 	b = append(b, `,"store_len":`...)

@@ -22,6 +22,7 @@ type attempt struct {
 	status     int
 	retryAfter int64 // ns, from a retry-after header
 	content    bool  // a content delta has been delivered
+	text       []byte
 	blocks     []block
 	stop       bool // message_stop seen
 	firstTok   uint64
@@ -29,6 +30,7 @@ type attempt struct {
 	callTok    uint64
 	gotFirst   bool
 	ooo        []llmwire.Frame // frames that arrived ahead of seq
+	silent     bool            // the planted unrecorded_retry: no started record, no outcome
 }
 
 type block struct {
@@ -36,6 +38,7 @@ type block struct {
 	typ      string
 	id, name string
 	args     []byte
+	stopped  bool // content_block_stop seen: no delta may follow
 }
 
 func (a *attempt) clone() *attempt {
@@ -44,6 +47,7 @@ func (a *attempt) clone() *attempt {
 	}
 	c := *a
 	c.buf = bytes.Clone(a.buf)
+	c.text = bytes.Clone(a.text)
 	c.ooo = slices.Clone(a.ooo) // their Data is never written after the copy
 	c.blocks = make([]block, len(a.blocks))
 	for i, b := range a.blocks {
@@ -65,8 +69,33 @@ func failed(reason string, retryable bool) verdict {
 	return verdict{done: true, outcome: "failed", reason: reason, retryable: retryable}
 }
 
+// accepted is the content the attempt assembled, as the agent takes it
+// on an ok outcome: the text and each tool use's input (a tool use with
+// no fragments has the empty object).
+func (a *attempt) accepted() llmwire.Content {
+	c := llmwire.Content{Text: string(a.text)}
+	for _, b := range a.blocks {
+		if b.typ == "tool_use" {
+			in := b.args
+			if len(in) == 0 {
+				in = []byte("{}")
+			}
+			c.Tools = append(c.Tools, llmwire.ToolUse{ID: b.id, Name: b.name, Input: in})
+		}
+	}
+	return c
+}
+
+// parseOpts are the planted bugs the parser has (config.go).
+type parseOpts struct {
+	limit          int64 // max_response_bytes; 0: none (no_response_cap)
+	skipBadEvents  bool
+	lenientToolIn  bool
+	acceptTruncate bool
+}
+
 // feed appends data and parses what is complete.
-func (a *attempt) feed(data []byte, limit int64) verdict {
+func (a *attempt) feed(data []byte, o parseOpts) verdict {
 	a.buf = append(a.buf, data...)
 	if !a.headDone {
 		i := bytes.Index(a.buf, []byte("\r\n\r\n"))
@@ -82,7 +111,7 @@ func (a *attempt) feed(data []byte, limit int64) verdict {
 		a.buf = a.buf[i+4:]
 	}
 	a.bytes += int64(len(data))
-	if a.bytes > limit {
+	if o.limit > 0 && a.bytes > o.limit {
 		return failed("oversized", false)
 	}
 	if a.status != 200 {
@@ -95,7 +124,7 @@ func (a *attempt) feed(data []byte, limit int64) verdict {
 		}
 		ev := a.buf[:i]
 		a.buf = a.buf[i+2:]
-		if v := a.event(ev); v.done {
+		if v := a.event(ev, o); v.done {
 			return v
 		}
 	}
@@ -150,27 +179,16 @@ func (a *attempt) eof(acceptTruncated bool) verdict {
 	return failed("truncated", true)
 }
 
-type sseData struct {
-	Type         string `json:"type"`
-	Index        int64  `json:"index"`
-	ContentBlock *struct {
-		Type string `json:"type"`
-		ID   string `json:"id"`
-		Name string `json:"name"`
-	} `json:"content_block"`
-	Delta *struct {
-		Type        string  `json:"type"`
-		Text        *string `json:"text"`
-		PartialJSON *string `json:"partial_json"`
-		StopReason  string  `json:"stop_reason"`
-	} `json:"delta"`
-	Error *struct {
-		Type string `json:"type"`
-	} `json:"error"`
+// event handles one SSE event (its bytes before the blank line).
+func (a *attempt) event(ev []byte, o parseOpts) verdict {
+	v := a.parseEvent(ev, o)
+	if o.skipBadEvents && v.done && (v.reason == "malformed_sse" || v.reason == "malformed_json") {
+		return verdict{} // the planted bug: as some SDKs do, skip the event and read on
+	}
+	return v
 }
 
-// event handles one SSE event (its bytes before the blank line).
-func (a *attempt) event(ev []byte) verdict {
+func (a *attempt) parseEvent(ev []byte, o parseOpts) verdict {
 	var name string
 	var data []byte
 	hasData := false
@@ -192,7 +210,7 @@ func (a *attempt) event(ev []byte) verdict {
 	if name == "" || !hasData {
 		return failed("malformed_sse", false)
 	}
-	var d sseData
+	var d llmwire.StreamEvent
 	if err := json.Unmarshal(data, &d); err != nil {
 		return failed("malformed_json", false)
 	}
@@ -200,7 +218,13 @@ func (a *attempt) event(ev []byte) verdict {
 		return failed("malformed_sse", false)
 	}
 	switch name {
-	case "message_start", "ping", "content_block_stop", "message_delta":
+	case "message_start", "ping", "message_delta":
+	case "content_block_stop":
+		b := a.block(d.Index)
+		if b == nil || b.stopped {
+			return failed("malformed_sse", false)
+		}
+		b.stopped = true
 	case "content_block_start":
 		if d.ContentBlock == nil {
 			return failed("malformed_json", false)
@@ -211,11 +235,14 @@ func (a *attempt) event(ev []byte) verdict {
 			return failed("malformed_json", false)
 		}
 		b := a.block(d.Index)
-		if b == nil {
+		if b == nil || b.stopped {
+			// A delta to a block never started, or already stopped: the
+			// API sends neither, and text appended there is not content.
 			return failed("malformed_sse", false)
 		}
 		switch {
 		case d.Delta.Type == "text_delta" && d.Delta.Text != nil:
+			a.text = append(a.text, *d.Delta.Text...)
 		case d.Delta.Type == "input_json_delta" && d.Delta.PartialJSON != nil:
 			b.args = append(b.args, *d.Delta.PartialJSON...)
 		default:
@@ -228,7 +255,7 @@ func (a *attempt) event(ev []byte) verdict {
 			if b.typ == "tool_use" && (len(b.args) == 0 || !json.Valid(b.args)) {
 				// Duplicated or reordered fragments assemble into
 				// arguments that do not parse: a torn result.
-				if len(b.args) != 0 {
+				if len(b.args) != 0 && !o.lenientToolIn {
 					return failed("invalid_tool_args", false)
 				}
 			}

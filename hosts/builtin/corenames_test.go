@@ -42,18 +42,10 @@ func TestCoreNamesNoKind(t *testing.T) {
 	}
 	for _, dir := range corePackages {
 		for _, f := range coreNames(t, filepath.Join("..", "..", dir), names) {
-			if strings.HasPrefix(f, pendingIssue23) {
-				continue
-			}
 			t.Error(f)
 		}
 	}
 }
-
-// pendingIssue23 is the one file allowed to name kinds for now: the
-// agent oracles' switch, which issue 23 is rewriting on another branch;
-// it moves into the agent kind when that lands (docs/decisions.md).
-const pendingIssue23 = "../../bundle/verdict/oracles.go:"
 
 // TestCoreNames_FindsAPlantedName: the scan is real: a "swim" planted in
 // a core package's source is found, and the same word in a comment or a

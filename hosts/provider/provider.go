@@ -61,6 +61,7 @@ type stream struct {
 	entry    int
 	resp     *Response // immutable once rendered: shared by clones
 	next     int       // the next piece to send
+	sent     int64     // body bytes sent so far
 	tok      uint64
 }
 
@@ -87,7 +88,7 @@ func (h *host) Recv(m hosts.Message, now int64) []hosts.Action {
 		case *llmwire.Abort:
 			if i := h.find(x.Call); i >= 0 {
 				s := h.streams[i]
-				h.record(llmwire.Ev("response_aborted", llmwire.S("call", s.call), llmwire.I("frames", int64(s.next))))
+				h.record(llmwire.Ev("response_aborted", llmwire.S("call", s.call), llmwire.I("frames", int64(s.next)), llmwire.I("bytes", s.sent)))
 				h.streams = slices.Delete(h.streams, i, i+1)
 			}
 		}
@@ -137,9 +138,15 @@ func (h *host) request(from string, req *llmwire.Request, now int64) {
 	if i >= 0 {
 		fault = h.sc.Entries[i].Fault.Kind
 	}
-	h.record(llmwire.Ev("request_received", llmwire.S("call", req.Call), llmwire.S("step", req.Step),
+	h.record(llmwire.Ev("request_received", llmwire.S("call", req.Call), llmwire.S("from", from), llmwire.S("step", req.Step),
 		llmwire.I("entry", int64(i)), llmwire.I("bytes", int64(len(req.Body))), llmwire.I("status", int64(resp.Status)),
 		llmwire.S("fault", fault)))
+	// What the request carries back of tool runs, measured here: the
+	// fact output_bounded checks an agent's own account against.
+	results, _ := llmwire.ToolResults(req.Body)
+	for _, r := range results {
+		h.record(llmwire.Ev("tool_result_received", llmwire.S("call", req.Call), llmwire.S("id", r.ID), llmwire.I("bytes", r.Bytes)))
+	}
 	if resp.Never {
 		return // timeout before the first byte: nothing is ever sent
 	}
@@ -168,6 +175,7 @@ func (h *host) fire(tok uint64, now int64) {
 		}
 		last := s.next == len(r.Pieces)-1
 		h.acts = append(h.acts, hosts.Send(s.to, &llmwire.Frame{Call: s.call, Seq: uint64(s.next), EOF: last && !r.Hang, Data: data}))
+		s.sent += int64(len(p.Data))
 		s.next++
 		if last {
 			typ := "response_end"
@@ -175,7 +183,8 @@ func (h *host) fire(tok uint64, now int64) {
 				typ = "response_hang"
 			}
 			h.record(llmwire.Ev(typ, llmwire.S("call", s.call), llmwire.I("frames", int64(s.next)),
-				llmwire.I("status", int64(r.Status)), llmwire.B("complete", r.Complete)))
+				llmwire.I("status", int64(r.Status)), llmwire.B("complete", r.Complete), llmwire.I("bytes", s.sent),
+				llmwire.S("content", r.Carried)))
 			h.streams = slices.Delete(h.streams, i, i+1)
 			return
 		}

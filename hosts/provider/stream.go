@@ -25,6 +25,17 @@ type Response struct {
 	Hang bool
 	// Complete: the body ends with message_stop (a whole 200 stream).
 	Complete bool
+	// Carried is the digest (llmwire.Content.Digest) of the content the
+	// stream carries when a strict client can read it as one whole
+	// response, "" when it cannot (a torn, malformed or error response).
+	Carried string
+	// BodyBytes is the body's length: every piece's bytes, the status
+	// line and headers not included.
+	BodyBytes int64
+	// Cut: a one-piece body (not a stream) that ends short of what the
+	// headers promise, the connection closed after it (a truncated
+	// non-streaming response).
+	Cut bool
 }
 
 // Header is one response header.
@@ -144,6 +155,9 @@ func (s *Script) Render(e *Entry, call string) Response {
 		}
 	}
 	r.Complete = !r.Hang && len(evs) > 0 && string(lastEventName(evs[len(evs)-1])) == "message_stop"
+	if c, whole := carried(evs); r.Complete && whole {
+		r.Carried = c.Digest()
+	}
 	for i, ev := range evs {
 		d := e.ChunkNs
 		if i == 0 {
@@ -153,6 +167,7 @@ func (s *Script) Render(e *Entry, call string) Response {
 			d += f.StallNs
 		}
 		r.Pieces = append(r.Pieces, Piece{DelayNs: d, Data: ev})
+		r.BodyBytes += int64(len(ev))
 	}
 	switch {
 	case f.Kind == FaultTruncated:
@@ -282,7 +297,8 @@ func errorResponse(status int, reqID, typ, msg string, delay int64, extra ...Hea
 	if status == 429 || status >= 500 {
 		h = append(h, Header{"x-should-retry", "true"})
 	}
-	return Response{Status: status, Headers: h, Pieces: []Piece{{DelayNs: delay, Data: errorJSON(typ, msg)}}}
+	body := errorJSON(typ, msg)
+	return Response{Status: status, Headers: h, Pieces: []Piece{{DelayNs: delay, Data: body}}, BodyBytes: int64(len(body))}
 }
 
 // malformedSSE drops the colon after "data" on the event's data line, so

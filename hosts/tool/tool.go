@@ -66,6 +66,14 @@ var Kind = &hosts.Kind{
 		Doc: "largest and median output a tool call produced"}},
 }
 
+// Effect is one scripted tool run of kind_config.effects. The HTTP edge
+// (package edge) applies the same effects to the real commands an
+// outside agent runs (ParseEffects, Pick).
+type Effect = effect
+
+// ParseEffects reads a tool's kind_config.effects, returning every problem.
+func ParseEffects(config map[string]any) ([]Effect, []hosts.FieldError) { return parse(config) }
+
 // effect is one scripted tool run.
 type effect struct {
 	Call, Name  string
@@ -153,14 +161,20 @@ func (h *host) Recv(m hosts.Message, now int64) []hosts.Action {
 	return h.acts
 }
 
-func (h *host) pick(call, name string) int {
+func (h *host) pick(call, name string) int { return Pick(h.effects, h.used, call, name) }
+
+// Pick is the effect a run of tool use call named name takes: the first
+// unused one keyed by call, else by name, else the first unused unkeyed
+// one; -1 when none is left (the run then succeeds at once with a small
+// output). used marks the effects taken (len(used) == len(effects)).
+func Pick(effects []Effect, used []bool, call, name string) int {
 	for _, want := range []func(e effect) bool{
 		func(e effect) bool { return e.Call != "" && e.Call == call },
 		func(e effect) bool { return e.Call == "" && e.Name != "" && e.Name == name },
 		func(e effect) bool { return e.Call == "" && e.Name == "" },
 	} {
-		for i, e := range h.effects {
-			if !h.used[i] && want(e) {
+		for i, e := range effects {
+			if !used[i] && want(e) {
 				return i
 			}
 		}
@@ -209,19 +223,19 @@ func (h *host) step(i int, now int64) {
 	res := &llmwire.ToolResult{Call: r.call}
 	switch e.Effect {
 	case Success, HugeOutput:
-		res.Status, res.Output = llmwire.ToolOK, text(r.call, e.OutputBytes)
+		res.Status, res.Output = llmwire.ToolOK, Text(r.call, e.OutputBytes)
 		h.state(r.call, "committed", e.Effect, e.OutputBytes)
 	case BinaryOutput:
-		res.Status, res.Output = llmwire.ToolOK, binary(e.OutputBytes)
+		res.Status, res.Output = llmwire.ToolOK, Binary(e.OutputBytes)
 		h.state(r.call, "committed", e.Effect, e.OutputBytes)
 	case ExitNonzero:
-		res.Status, res.Exit, res.Output = llmwire.ToolFailed, uint64(e.ExitCode), text(r.call, e.OutputBytes)
+		res.Status, res.Exit, res.Output = llmwire.ToolFailed, uint64(e.ExitCode), Text(r.call, e.OutputBytes)
 		h.state(r.call, "failed", e.Effect, e.OutputBytes)
 	case PartialFail:
-		res.Status, res.Exit, res.Output = llmwire.ToolFailed, uint64(e.ExitCode), text(r.call, e.OutputBytes/2)
+		res.Status, res.Exit, res.Output = llmwire.ToolFailed, uint64(e.ExitCode), Text(r.call, e.OutputBytes/2)
 		h.state(r.call, "failed", e.Effect, e.OutputBytes/2)
 	case CancelledMid:
-		res.Status, res.Exit, res.Output = llmwire.ToolCancelled, 130, text(r.call, e.OutputBytes/2)
+		res.Status, res.Exit, res.Output = llmwire.ToolCancelled, 130, Text(r.call, e.OutputBytes/2)
 		h.state(r.call, "cancelled", e.Effect, e.OutputBytes/2)
 	}
 	h.acts = append(h.acts, hosts.Send(r.from, res))
@@ -238,7 +252,7 @@ func (h *host) cancel(i int, by string) {
 	}
 	h.acts = append(h.acts, hosts.Record(llmwire.Ev("tool_state", llmwire.S("call", r.call), llmwire.S("state", "cancelled"),
 		llmwire.S("effect", e.Effect), llmwire.I("bytes", n), llmwire.S("by", by))))
-	h.acts = append(h.acts, hosts.Send(r.from, &llmwire.ToolResult{Call: r.call, Status: llmwire.ToolCancelled, Exit: 130, Output: text(r.call, n)}))
+	h.acts = append(h.acts, hosts.Send(r.from, &llmwire.ToolResult{Call: r.call, Status: llmwire.ToolCancelled, Exit: 130, Output: Text(r.call, n)}))
 	h.runs = slices.Delete(h.runs, i, i+1)
 }
 
@@ -248,7 +262,7 @@ func (h *host) state(call, state, eff string, bytes int64) {
 }
 
 // text is n bytes of deterministic printable output.
-func text(call string, n int64) []byte {
+func Text(call string, n int64) []byte {
 	line := fmt.Sprintf("output of %s: ok\n", call)
 	out := make([]byte, n)
 	for i := range out {
@@ -257,9 +271,9 @@ func text(call string, n int64) []byte {
 	return out
 }
 
-// binary is n bytes cycling through every byte value, NUL and invalid
+// Binary is n bytes cycling through every byte value, NUL and invalid
 // UTF-8 included.
-func binary(n int64) []byte {
+func Binary(n int64) []byte {
 	out := make([]byte, n)
 	for i := range out {
 		out[i] = byte(i * 7)

@@ -1,0 +1,26 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/detsim/detsim/edge"
+	"github.com/detsim/detsim/hosts/builtin"
+)
+
+func cmdEdge(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return edge.Command(ctx, args, stdout, stderr, builtin.Registry(), version())
+}
+
+// cmdToolRun is `detsim tool-run`: SIGINT and SIGTERM, the agent
+// cancelling its child, cancel the run at the edge.
+func cmdToolRun(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return edge.ToolRun(ctx, args, stdout, stderr)
+}

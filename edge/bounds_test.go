@@ -1,0 +1,136 @@
+package edge
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/detsim/detsim/hosts/builtin"
+)
+
+// TestEdge_BoundsWhatBadInputLeaves: a client that repeats a bad request
+// or starts episode after episode fills neither the disk nor the edge's
+// memory without end. A session's episode keeps maxRefusals refused
+// records, Out/refused.ndjson as many lines, and the edge begins at most
+// MaxEpisodes episodes over every session and reset; each request past a
+// bound is still answered and refused.
+func TestEdge_BoundsWhatBadInputLeaves(t *testing.T) {
+	r := start(t, scenario(t, "[[script]]\n"+clean, "", ""), Options{MaxEpisodes: 2})
+	base := r.session(t, "a")
+	if code, b := post(t, base+"/reset", ""); code != http.StatusOK {
+		t.Fatalf("the first reset (episode 2 of 2): %d %s", code, b)
+	}
+	for _, u := range []string{base + "/reset", r.url + "/sessions"} {
+		if code, b := post(t, u, ""); code != http.StatusTooManyRequests || !strings.Contains(string(b), "2 episodes") {
+			t.Errorf("POST %s past MaxEpisodes: %d %s, want 429", u, code, b)
+		}
+	}
+	for i := 0; i < maxRefusals+10; i++ {
+		if code, _ := post(t, base+"/report", `{"turn":9,"outcome":"ok"}`); code != http.StatusConflict {
+			t.Fatalf("report %d of a turn that never happened: %d, want 409", i, code)
+		}
+		if code, _ := post(t, r.url+"/s/nobody/report", `{}`); code != http.StatusNotFound {
+			t.Fatalf("request %d for an unknown session: %d, want 404", i, code)
+		}
+	}
+	eps := r.stop()
+	if len(eps) != 2 {
+		t.Fatalf("%d episodes, want 2", len(eps))
+	}
+	events, err := os.ReadFile(filepath.Join(eps[1].Bundle, "events.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(events, []byte(`"type":"refused"`)); n != maxRefusals {
+		t.Errorf("%d refused records in episode 2, want %d", n, maxRefusals)
+	}
+	if !bytes.Contains(events, []byte("later ones are not")) {
+		t.Error("the last refused record does not say later ones go unrecorded")
+	}
+	b, err := os.ReadFile(filepath.Join(r.out, "refused.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(b, []byte("\n")); n != maxRefusals {
+		t.Errorf("refused.ndjson has %d lines, want %d", n, maxRefusals)
+	}
+}
+
+// fakeListener is a loopback listener claiming an address's address that no test binds.
+type fakeListener struct{ net.Listener }
+
+func (fakeListener) Addr() net.Addr { return &net.TCPAddr{IP: net.IPv4(192, 0, 2, 1), Port: 8788} }
+
+// TestEdge_LoopbackOnlyAndSlowBodies: the edge serves on loopback alone
+// (Serve refuses any other listener, the command any other address,
+// before binding), and a client that stops sending its body is answered
+// 408 within the idle bound, recorded, and loses its connection slot to
+// the next client.
+func TestEdge_LoopbackOnlyAndSlowBodies(t *testing.T) {
+	sc := scenario(t, "[[script]]\n"+clean+"[[script]]\n"+clean, "", "")
+	e, err := New(sc, Options{Out: filepath.Join(t.TempDir(), "out")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Serve(context.Background(), fakeListener{ln}); err == nil || !strings.Contains(err.Error(), "loopback") {
+		t.Errorf("Serve on 192.0.2.1: %v, want a refusal", err)
+	}
+	var stderr bytes.Buffer
+	out := filepath.Join(t.TempDir(), "cli")
+	if code := Command(context.Background(), []string{"agent/faults_base", "--addr", "0.0.0.0:0", "--out", out}, io.Discard, &stderr, builtin.Registry(), "t"); code != 2 || !strings.Contains(stderr.String(), "loopback") {
+		t.Errorf("detsim edge --addr 0.0.0.0:0: exit %d, %s", code, stderr.String())
+	}
+
+	// One connection slot, so the slow client must give its up for the
+	// next to be served; the test's own requests keep none alive.
+	r := start(t, sc, Options{MaxConns: 1, BodyIdle: 200 * time.Millisecond, BodyRead: time.Second})
+	once := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	postOnce := func(url, body string) (int, string) {
+		resp, err := once.Post(url, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, b := postOnce(r.url+"/sessions", `{"id":"s"}`); code != http.StatusCreated {
+		t.Fatalf("POST /sessions: %d %s", code, b)
+	}
+	slow, err := net.Dial("tcp", strings.TrimPrefix(r.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	if _, err := io.WriteString(slow, "POST /s/s/v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"); err != nil {
+		t.Fatal(err)
+	}
+	reply := make(chan string, 1)
+	go func() { b, _ := io.ReadAll(slow); reply <- string(b) }()
+	got := receive(t, "the slow body's answer", reply)
+	if !strings.Contains(got, " 408 ") || !strings.Contains(got, `"request_timeout"`) {
+		t.Errorf("the slow body's answer: %q, want 408 in the API's error shape", got)
+	}
+	if code, b := postOnce(r.url+"/s/s/v1/messages", `{"messages":[{"role":"user","content":"hi"}]}`); code != http.StatusOK {
+		t.Errorf("the next client, after the slow one lost its slot: %d %s", code, b)
+	}
+	eps := r.stop()
+	events, err := os.ReadFile(filepath.Join(eps[0].Bundle, "events.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(events, []byte(`"reason":"body too slow"`)) {
+		t.Errorf("the slow body is not recorded as refused:\n%s", events)
+	}
+}

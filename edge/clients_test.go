@@ -1,0 +1,141 @@
+package edge
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/detsim/detsim/bundle/verdict"
+	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/internal/realtime"
+	"github.com/detsim/detsim/scenarios"
+)
+
+// docClient is the code block after the marker <!-- name --> in
+// docs/agents.md: the clients the page shows are the ones tested.
+func docClient(t *testing.T, name string) string {
+	t.Helper()
+	doc, err := os.ReadFile("../docs/agents.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(doc), "<!-- "+name+" -->")
+	if !ok {
+		t.Fatalf("docs/agents.md has no <!-- %s --> block", name)
+	}
+	_, rest, _ = strings.Cut(rest, "```")
+	_, rest, _ = strings.Cut(rest, "\n")
+	code, _, ok := strings.Cut(rest, "```")
+	if !ok {
+		t.Fatalf("the %s block is not closed", name)
+	}
+	if n := strings.Count(code, "\n"); n > 22 {
+		t.Errorf("the %s client is %d lines: the page promises about twenty", name, n)
+	}
+	return code
+}
+
+// clientRun serves the library scenario, runs the client command as a
+// session, and returns the episode once the client ended it.
+func clientRun(t *testing.T, scenario string, cmd func(ctx context.Context, url string) *exec.Cmd) Episode {
+	t.Helper()
+	sc, err := scenarios.LoadLibrary(scenario, builtin.Registry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := start(t, sc, Options{TimeScale: 0.01, Allow: []string{"echo"}})
+	ctx, cancel := context.WithTimeout(context.Background(), realtime.Scaled(60*time.Second))
+	defer cancel()
+	if out, err := cmd(ctx, r.url).CombinedOutput(); err != nil {
+		t.Fatalf("client: %v\n%s", err, out)
+	}
+	eps := r.stop()
+	if len(eps) != 1 {
+		t.Fatalf("%d episodes, want the client's one", len(eps))
+	}
+	return eps[0]
+}
+
+func failing(ep Episode) []string {
+	var out []string
+	for _, v := range ep.Verdicts {
+		if v.Outcome == verdict.Fail {
+			out = append(out, v.Name+": "+v.Reason)
+		}
+	}
+	return out
+}
+
+// TestClients_Python runs the standard-library Python client of
+// docs/agents.md against the edge: an honest agent passes every judged
+// oracle.
+func TestClients_Python(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3")
+	}
+	file := filepath.Join(t.TempDir(), "client.py")
+	if err := os.WriteFile(file, []byte(docClient(t, "client.py")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ep := clientRun(t, "agent/faults_base", func(ctx context.Context, url string) *exec.Cmd {
+		return exec.CommandContext(ctx, py, file, url, "p1")
+	})
+	if f := failing(ep); len(f) > 0 || ep.Err != nil {
+		t.Errorf("the Python client on agent/faults_base: %v %v", ep.Err, f)
+	}
+}
+
+// TestClients_TypeScript runs the TypeScript client of docs/agents.md on
+// the official SDKs (@anthropic-ai/sdk, openai, run by tsx, installed in
+// $DETSIM_EDGE_NODE_MODULES/node_modules by .ci/run): it passes on
+// agent/faults_base with either SDK, and on agent/duplicate_fragment the
+// edge fails it, because the Anthropic SDK returns the torn stream as a
+// whole message and the client reports it so.
+func TestClients_TypeScript(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("no node")
+	}
+	dir := os.Getenv("DETSIM_EDGE_NODE_MODULES")
+	if dir == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("CI without DETSIM_EDGE_NODE_MODULES: .ci/run installs the SDKs and names their directory")
+		}
+		t.Skip("DETSIM_EDGE_NODE_MODULES is not set (a directory with @anthropic-ai/sdk, openai and tsx in node_modules)")
+	}
+	file := filepath.Join(dir, "detsim-edge-client.mts")
+	if err := os.WriteFile(file, []byte(docClient(t, "client.mts")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(file) })
+	tsx := filepath.Join(dir, "node_modules", "tsx", "dist", "cli.mjs")
+	for _, c := range []struct {
+		scenario, api, fails string
+	}{
+		{"agent/faults_base", "anthropic", ""},
+		{"agent/faults_base", "openai", ""},
+		{"agent/duplicate_fragment", "anthropic", "no_torn_success"},
+	} {
+		t.Run(c.scenario+"/"+c.api, func(t *testing.T) {
+			ep := clientRun(t, c.scenario, func(ctx context.Context, url string) *exec.Cmd {
+				cmd := exec.CommandContext(ctx, node, tsx, file, url, "c1", c.api)
+				cmd.Dir = dir
+				return cmd
+			})
+			f := failing(ep)
+			switch {
+			case ep.Err != nil:
+				t.Fatal(ep.Err)
+			case c.fails == "" && len(f) > 0:
+				t.Errorf("failed: %v", f)
+			case c.fails != "" && (len(f) != 1 || !strings.HasPrefix(f[0], c.fails+":")):
+				t.Errorf("failed %v, want %s alone", f, c.fails)
+			}
+		})
+	}
+}

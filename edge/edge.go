@@ -1,0 +1,361 @@
+// Package edge is `detsim edge`: the seeded fault schedule of a scenario
+// (or of one seed of a property such as agent_faults) served to an
+// outside agent over real HTTP on loopback, and the agent judged by the
+// same oracles as the simulated one (docs/agents.md, "Testing your own
+// agent").
+//
+// The edge plays everything around the agent: the provider — the
+// Anthropic Messages API and the OpenAI Chat Completions API, streaming
+// or not, each reply and fault taken from the scenario's provider script
+// in the order of the session's requests (hosts/provider renders them:
+// the simulator's own bytes) —, the tools — the agent's real commands,
+// allow-listed, run with the scenario's tool effects applied (nonzero
+// exit, hang, huge, binary or partial output, cancellation mid-effect),
+// output bounded and every state recorded —, and the harness: the
+// scenario's Cancel and kill of the agent at their instants, on a control
+// endpoint. Every delay is the scenario's, multiplied by a time scale.
+//
+// A session is one agent's episode, named in the URL (/s/NAME/...), so
+// parallel agents and an SDK's retries are told apart; each session
+// writes a bundle of what the edge served and what the agent reported,
+// with virtual_time_ns the real time since the session began divided by
+// the time scale, and the oracles judge it. It is outside the
+// determinism fence: it runs on real time, and binds to loopback only.
+package edge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/detsim/detsim/bundle/verdict"
+	"github.com/detsim/detsim/hosts/agent"
+	"github.com/detsim/detsim/hosts/provider"
+	"github.com/detsim/detsim/hosts/tool"
+	"github.com/detsim/detsim/network"
+	"github.com/detsim/detsim/providerserve"
+	"github.com/detsim/detsim/scenarios"
+)
+
+// Limits and defaults.
+const (
+	DefaultMaxSessions   = 64
+	DefaultMaxEpisodes   = 10_000
+	DefaultIdleStop      = 60 * time.Second
+	DefaultMaxToolOutput = 4 << 20
+	DefaultToolTimeout   = 5 * time.Minute
+	maxRequestsPerEp     = 10_000 // per episode: the maps a session keeps are bounded by it
+	maxReportBytes       = 1 << 20
+	// maxRefusals bounds the refused records an episode's bundle keeps,
+	// and the lines of Out/refused.ndjson: a client repeating a bad
+	// request fills neither without end.
+	maxRefusals = 1_000
+)
+
+// Judged lists the oracle kinds the edge judges an outside agent by:
+// those whose claims an agent's reports make (docs/agents.md). The
+// others read per-attempt records only the built-in agent writes; their
+// verdicts are Inconclusive in an edge bundle.
+var Judged = []string{"no_torn_success", "response_bounded", "output_bounded", "cancel_settles_within",
+	"no_commit_after_settle", "turn_outcome_once"}
+
+// Options tune an edge.
+type Options struct {
+	// TimeScale multiplies every scripted delay, tool duration and
+	// control instant (0.01: a hundred times faster); 0 is 1.
+	TimeScale float64
+	// Out is the directory every session's bundles are written under
+	// (Out/SESSION/EPISODE); it must not exist, or be empty.
+	Out string
+	// Allow lists the tool commands (argv[0], exactly) an agent may run.
+	Allow []string
+	// ToolDir is where tool commands run ("" the current directory).
+	ToolDir string
+	// MaxToolOutput bounds the output a tool run captures and returns.
+	MaxToolOutput int64
+	// MaxConns bounds the connections open at once; MaxSessions the
+	// sessions; MaxRequestBytes a request body.
+	MaxConns, MaxSessions int
+	MaxRequestBytes       int64
+	// MaxEpisodes bounds the episodes (bundles) the edge begins in all,
+	// over every session and reset, so its memory and its output stay
+	// bounded however long it runs (0: DefaultMaxEpisodes).
+	MaxEpisodes int
+	// BodyIdle and BodyRead bound the reading of a request body.
+	BodyIdle, BodyRead time.Duration
+	// IdleStop stops the edge once no request has been in flight for
+	// that long (0: DefaultIdleStop; negative: never); Sessions, when
+	// positive, stops it once that many sessions have ended.
+	IdleStop time.Duration
+	Sessions int
+	// Version is the simulator version bundles record.
+	Version string
+	// Logf, when set, gets one line per request and per refusal.
+	Logf func(format string, args ...any)
+}
+
+// Edge serves one scenario to outside agents.
+type Edge struct {
+	sc         *scenarios.Scenario
+	opts       Options
+	script     provider.Script
+	providerID string
+	agentID    string
+	plan       agent.Plan
+	effects    map[string][]tool.Effect // tool peer → its effects
+	control    []network.Mutation       // Cancel, PeerKill, PeerResurrect of the agent, by time
+	judged     []scenarios.Assertion
+
+	// pieceLate, when set (benchmarks), gets how long after its
+	// scheduled instant each streamed piece was written and flushed.
+	pieceLate func(time.Duration)
+
+	mu       sync.Mutex
+	sessions map[string]*session
+	ended    []Episode
+	begun    int // episodes begun, bounded by MaxEpisodes
+	refused  int // lines written to Out/refused.ndjson
+	open     int // sessions not ended
+	done     int // sessions ended
+	stop     context.CancelFunc
+}
+
+// Episode is one ended episode: where its bundle is and how it was judged.
+type Episode struct {
+	Session  string
+	Bundle   string
+	Verdicts []verdict.Verdict
+	Err      error
+}
+
+// New prepares an edge for sc, which must have exactly one agent peer
+// and the provider it names; its tool peers serve the agent's tools.
+func New(sc *scenarios.Scenario, opts Options) (*Edge, error) {
+	if opts.TimeScale <= 0 {
+		opts.TimeScale = 1
+	}
+	if opts.MaxSessions <= 0 {
+		opts.MaxSessions = DefaultMaxSessions
+	}
+	if opts.MaxEpisodes <= 0 {
+		opts.MaxEpisodes = DefaultMaxEpisodes
+	}
+	if opts.MaxToolOutput <= 0 {
+		opts.MaxToolOutput = DefaultMaxToolOutput
+	}
+	if opts.MaxRequestBytes <= 0 {
+		opts.MaxRequestBytes = providerserve.DefaultMaxRequestBytes
+	}
+	if opts.BodyIdle <= 0 {
+		opts.BodyIdle = providerserve.DefaultBodyIdle
+	}
+	if opts.BodyRead <= 0 {
+		opts.BodyRead = providerserve.DefaultBodyRead
+	}
+	if opts.MaxConns <= 0 {
+		opts.MaxConns = providerserve.DefaultMaxConns
+	}
+	e := &Edge{sc: sc, opts: opts, effects: map[string][]tool.Effect{}, sessions: map[string]*session{}}
+	ids := make([]string, len(sc.Peers))
+	for i, p := range sc.Peers {
+		ids[i] = p.ID
+	}
+	for _, p := range sc.Peers {
+		if p.Kind == agent.Tag {
+			if e.agentID != "" {
+				return nil, fmt.Errorf("edge: %s has two agent peers (%s, %s); the edge stands in for one", sc.Path, e.agentID, p.ID)
+			}
+			e.agentID, e.plan = p.ID, agent.ReadPlan(p.KindConfig, ids)
+		}
+	}
+	if e.agentID == "" {
+		return nil, fmt.Errorf("edge: %s has no agent peer: the edge needs the workflow an agent of the scenario runs", sc.Path)
+	}
+	e.providerID = e.plan.Provider
+	for _, p := range sc.Peers {
+		switch {
+		case p.ID == e.providerID:
+			s, errs := provider.ParseScript(p.KindConfig)
+			if len(errs) > 0 {
+				return nil, fmt.Errorf("edge: peers[%s]: %v", p.ID, errs[0])
+			}
+			e.script = s
+		case p.Kind == tool.Tag:
+			effs, errs := tool.ParseEffects(p.KindConfig)
+			if len(errs) > 0 {
+				return nil, fmt.Errorf("edge: peers[%s]: %v", p.ID, errs[0])
+			}
+			e.effects[p.ID] = effs
+		}
+	}
+	for _, m := range sc.Mutations {
+		if m.Peer == e.agentID && (m.Kind == network.Cancel || m.Kind == network.PeerKill || m.Kind == network.PeerResurrect) {
+			e.control = append(e.control, m)
+		}
+	}
+	slices.SortStableFunc(e.control, func(a, b network.Mutation) int { return int(a.At - b.At) })
+	for _, a := range sc.Assertions {
+		if slices.Contains(Judged, a.Kind) {
+			e.judged = append(e.judged, a)
+		}
+	}
+	if err := checkOut(opts.Out); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// checkOut refuses an output directory that exists with anything in it:
+// the edge never writes over what it did not make.
+func checkOut(out string) error {
+	if out == "" {
+		return errors.New("edge: no output directory (--out)")
+	}
+	ents, err := os.ReadDir(out)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("edge: --out %s: %v", out, err)
+	case len(ents) > 0:
+		return fmt.Errorf("edge: --out %s exists and is not empty; the edge writes only into a new or empty directory", out)
+	}
+	return nil
+}
+
+func (e *Edge) logf(format string, args ...any) {
+	if e.opts.Logf != nil {
+		e.opts.Logf(format, args...)
+	}
+}
+
+// scaled turns a scenario duration into real time.
+func (e *Edge) scaled(ns int64) time.Duration {
+	return time.Duration(float64(ns) * e.opts.TimeScale)
+}
+
+// Serve serves on ln until ctx is done, the edge is idle for IdleStop,
+// or Sessions sessions have ended; then it ends every open session,
+// writes and judges its bundle, and returns every episode. It refuses a
+// listener that is not loopback TCP.
+func (e *Edge) Serve(ctx context.Context, ln net.Listener) ([]Episode, error) {
+	if err := providerserve.CheckLoopback(ln.Addr()); err != nil {
+		ln.Close()
+		return nil, err
+	}
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	e.mu.Lock()
+	e.stop = stop
+	e.mu.Unlock()
+	act := providerserve.NewActivity()
+	srv := &http.Server{
+		Handler:           act.Wrap(http.HandlerFunc(e.serveHTTP)),
+		MaxHeaderBytes:    providerserve.MaxHeaderBytes,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       30 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
+	idle := e.opts.IdleStop
+	if idle == 0 {
+		idle = DefaultIdleStop
+	}
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		var tick <-chan time.Time
+		if idle > 0 { // negative: only ctx or Sessions stop it
+			t := time.NewTicker(min(idle/4, time.Second))
+			defer t.Stop()
+			tick = t.C
+		}
+		for {
+			select {
+			case <-ctx.Done():
+				// Handlers see ctx end (a hang, a held control poll) and
+				// return; answers being written are let finish.
+				sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+				if srv.Shutdown(sctx) != nil {
+					srv.Close()
+				}
+				cancel()
+				return
+			case <-tick:
+				if act.IdleFor() >= idle {
+					e.logf("edge: no request for %v: stopping", idle)
+					stop()
+				}
+			}
+		}
+	}()
+	err := srv.Serve(providerserve.NewLimitListener(ln, e.opts.MaxConns))
+	if ctx.Err() == nil || !errors.Is(err, http.ErrServerClosed) {
+		stop()
+		<-stopped
+		return nil, err
+	}
+	<-stopped // Shutdown returned: its handlers have
+	// Every handler has returned: nothing else writes to a session now.
+	e.mu.Lock()
+	var open []*session
+	for _, s := range e.sessions {
+		open = append(open, s)
+	}
+	e.mu.Unlock()
+	slices.SortFunc(open, func(a, b *session) int { return strings.Compare(a.id, b.id) })
+	for _, s := range open {
+		s.end("edge_stopped")
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.ended), nil
+}
+
+// takeEpisode counts one more episode begun, false when the edge has
+// begun MaxEpisodes already.
+func (e *Edge) takeEpisode() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.begun >= e.opts.MaxEpisodes {
+		return false
+	}
+	e.begun++
+	return true
+}
+
+// episodeEnded files an ended episode; a session's last one (end, or
+// the edge stopping) closes the session.
+func (e *Edge) episodeEnded(ep Episode, sessionDone bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.ended = append(e.ended, ep)
+	if sessionDone {
+		e.open--
+		e.done++
+		delete(e.sessions, ep.Session)
+	}
+}
+
+// stopIfDone stops the edge once Sessions sessions have ended and none
+// is open. The /end handler calls it after it has answered, so the
+// agent that ended the last session gets its verdicts.
+func (e *Edge) stopIfDone() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.opts.Sessions > 0 && e.done >= e.opts.Sessions && e.open == 0 && e.stop != nil {
+		e.stop()
+	}
+}
+
+// bundlePath is where episode n of session id is written.
+func (e *Edge) bundlePath(id string, n int) string {
+	return filepath.Join(e.opts.Out, id, fmt.Sprintf("e%d", n))
+}

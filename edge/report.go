@@ -1,0 +1,210 @@
+package edge
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/detsim/detsim/hosts/llmwire"
+	"github.com/detsim/detsim/hosts/provider"
+)
+
+// control is GET /s/SESSION/control[?after=K][&wait=SECONDS]: the
+// control events fired so far from the K-th on (cancel, kill, restart,
+// each with the schedule time it fired at), waiting up to wait seconds
+// (at most 60) for one when there is none yet. A harness polls it (or
+// holds it open) and tells its agent, as it would a user's Ctrl-C: the
+// Cancel is recorded when it fires, whether or not anyone listens.
+func (s *session) control(w http.ResponseWriter, r *http.Request) {
+	after, _ := strconv.Atoi(r.URL.Query().Get("after"))
+	wait, _ := strconv.ParseFloat(r.URL.Query().Get("wait"), 64)
+	wait = min(max(wait, 0), 60)
+	deadline := time.Now().Add(time.Duration(wait * float64(time.Second)))
+	for {
+		s.mu.Lock()
+		evs := []controlEvent{}
+		if after >= 0 && after < len(s.fired) {
+			evs = slices.Clone(s.fired[after:])
+		}
+		n, notify, ended := len(s.fired), s.notify, s.ended
+		s.mu.Unlock()
+		if len(evs) > 0 || ended || !time.Now().Before(deadline) {
+			writeJSON(w, http.StatusOK, map[string]any{"events": evs, "next": n})
+			return
+		}
+		t := time.NewTimer(time.Until(deadline))
+		select {
+		case <-notify:
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+			return
+		}
+		t.Stop()
+	}
+}
+
+// Report is what an agent (or its harness) posts to /s/SESSION/report
+// when a turn concludes: the agent's claims, which the oracles check
+// against what the edge served (docs/agents.md).
+type Report struct {
+	Turn    int64  `json:"turn"`    // 1-based
+	Outcome string `json:"outcome"` // ok, failed, timed_out, cancelled
+	Reason  string `json:"reason"`
+	// MessageID is the id of the response it accepted (Anthropic msg_…,
+	// OpenAI chatcmpl-…), when the outcome is ok.
+	MessageID string `json:"message_id"`
+	// Text and ToolUses are the content it accepted from that response.
+	Text     string `json:"text"`
+	ToolUses []struct {
+		ID    string          `json:"id"`
+		Name  string          `json:"name"`
+		Input json.RawMessage `json:"input"`
+	} `json:"tool_uses"`
+	// ToolResults are how the turn's tool runs ended as the agent
+	// recorded them, and the bytes of output it kept (stored, and sent
+	// back to the model).
+	ToolResults []struct {
+		ID      string `json:"id"`
+		Outcome string `json:"outcome"`
+		Bytes   int64  `json:"bytes"`
+	} `json:"tool_results"`
+	Attempts int64 `json:"attempts"`
+}
+
+var outcomes = []string{"ok", "failed", "timed_out", "cancelled"}
+
+// report records a turn's conclusion as the agent's claims: the turn's
+// end, the accepted response's content (a digest of it), each tool's
+// outcome and the output kept, and a settled cancellation. A report for
+// a turn the agent never made a request for, a second report for a
+// turn, or one naming a response the edge never served is refused and
+// recorded.
+func (s *session) report(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		s.refuse(r.Method+" "+r.URL.Path, "method not allowed")
+		jsonError(w, http.StatusMethodNotAllowed, "invalid_request_error", "POST only")
+		return
+	}
+	body, ok := s.readBody(w, r, provider.Format{}, maxReportBytes)
+	if !ok {
+		return
+	}
+	var rep Report
+	if err := json.Unmarshal(body, &rep); err != nil {
+		s.refuse("report", "not a report: "+err.Error())
+		jsonError(w, http.StatusBadRequest, "invalid_request_error", "not a report (docs/agents.md): "+err.Error())
+		return
+	}
+	e := s.e
+	call := strings.TrimPrefix(strings.TrimPrefix(rep.MessageID, "msg_"), "chatcmpl-")
+	s.mu.Lock()
+	sv, servedCall := s.served[call]
+	s.mu.Unlock()
+	if servedCall {
+		// The fact first: an agent may report before the handler that
+		// served it has recorded the response's end.
+		select {
+		case <-sv.done:
+		case <-time.After(5 * time.Second):
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	refuse := func(status int, reason string) {
+		s.refuseLocked("report of turn "+strconv.FormatInt(rep.Turn, 10), reason)
+		jsonError(w, status, "invalid_request_error", reason)
+	}
+	switch {
+	case s.ended:
+		refuse(http.StatusConflict, "the episode has ended")
+		return
+	case !slices.Contains(outcomes, rep.Outcome):
+		refuse(http.StatusBadRequest, fmt.Sprintf("outcome %q: want one of %v", rep.Outcome, outcomes))
+		return
+	case s.turns[rep.Turn] == 0:
+		refuse(http.StatusConflict, fmt.Sprintf("turn %d never happened: no request of this episode was for it", rep.Turn))
+		return
+	case s.reported[rep.Turn]:
+		refuse(http.StatusConflict, fmt.Sprintf("turn %d was reported already", rep.Turn))
+		return
+	case rep.MessageID != "" && !servedCall:
+		refuse(http.StatusConflict, fmt.Sprintf("message %q was never served in this episode", rep.MessageID))
+		return
+	case rep.Outcome == "ok" && rep.MessageID == "":
+		refuse(http.StatusBadRequest, "an ok turn names the message it accepted (message_id)")
+		return
+	}
+	s.reported[rep.Turn] = true
+	agent := e.agentID
+	if rep.MessageID != "" {
+		c := llmwire.Content{Text: rep.Text}
+		for _, u := range rep.ToolUses {
+			in := []byte(u.Input)
+			if len(in) == 0 {
+				in = []byte("{}")
+			}
+			c.Tools = append(c.Tools, llmwire.ToolUse{ID: u.ID, Name: u.Name, Input: in})
+		}
+		content := ""
+		if rep.Outcome == "ok" {
+			content = c.Digest()
+		}
+		s.record(agent, "agent", outcomeEvent("model_call", call, rep.Outcome, reasonOr(rep.Reason), content, 0))
+	}
+	for _, tr := range rep.ToolResults {
+		id := "t" + strconv.FormatInt(s.useTurn(tr.ID, rep.Turn), 10) + "." + tr.ID
+		s.record(agent, "agent", outcomeEvent("tool_call", id, tr.Outcome, "reported", "", tr.Bytes))
+		s.record(agent, "agent", llmwire.Ev("tool_result_included", llmwire.S("id", id), llmwire.I("bytes", tr.Bytes), llmwire.S("call", "")))
+	}
+	s.record(agent, "agent", llmwire.Ev("turn_end", llmwire.I("turn", rep.Turn), llmwire.S("outcome", rep.Outcome), llmwire.I("attempts", rep.Attempts)))
+	if rep.Outcome == "cancelled" {
+		s.record(agent, "agent", llmwire.Ev("cancel_settled", llmwire.I("turn", rep.Turn), llmwire.S("episode", "cancelled")))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"recorded": true, "turn": rep.Turn})
+}
+
+// useTurn is the turn whose response asked for tool use id, else turn.
+// Called with s.mu held.
+func (s *session) useTurn(id string, turn int64) int64 {
+	if t, ok := s.uses[id]; ok {
+		return t
+	}
+	return turn
+}
+
+func reasonOr(r string) string {
+	if r == "" {
+		return "reported"
+	}
+	return r
+}
+
+func outcomeEvent(effect, id, outcome, reason, content string, n int64) *llmwire.Event {
+	return llmwire.Ev("effect_outcome", llmwire.S("effect", effect), llmwire.S("id", id), llmwire.S("outcome", outcome),
+		llmwire.S("reason", reason), llmwire.B("content_delivered", content != ""), llmwire.I("frames", 0),
+		llmwire.I("bytes", n), llmwire.I("retry_after_ns", 0), llmwire.S("content", content))
+}
+
+// reportEnd records the episode's end as the agent posts it to
+// /s/SESSION/end ({"outcome": ...}, optional).
+func (s *session) reportEnd(r *http.Request) {
+	var end struct {
+		Outcome string `json:"outcome"`
+	}
+	_ = json.NewDecoder(http.MaxBytesReader(nil, r.Body, 4<<10)).Decode(&end)
+	if !slices.Contains(outcomes, end.Outcome) {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	done := int64(0)
+	for t := range s.reported {
+		done = max(done, t)
+	}
+	s.record(s.e.agentID, "agent", llmwire.Ev("episode_end", llmwire.S("outcome", end.Outcome), llmwire.S("reason", "reported"), llmwire.I("turns_done", done)))
+}
