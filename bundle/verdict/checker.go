@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"github.com/detsim/detsim/bundle"
+	"github.com/detsim/detsim/hosts"
 )
 
 // want is the set of records a core assertion needs; the evaluator reads
@@ -31,12 +32,12 @@ type checker interface {
 	onRecord(w *world, line int, rec bundle.EventRecord)
 	hold(w *world, from, to int64)
 	finish(w *world, endNs int64)
-	result() *result
+	result() *hosts.Result
 	clone() checker
 }
 
 // base gives checkers a no-op hold and their result.
-type base struct{ res result }
+type base struct{ res hosts.Result }
 
 func (*base) hold(*world, int64, int64) {}
-func (b *base) result() *result         { return &b.res }
+func (b *base) result() *hosts.Result   { return &b.res }

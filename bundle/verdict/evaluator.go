@@ -76,7 +76,7 @@ func (e *Evaluator) bind() {
 	core := 0
 	for i := range e.assertions {
 		if e.assertions[i].Params.Family() == nil {
-			e.results[i] = &e.checkers[core].result().Result
+			e.results[i] = e.checkers[core].result()
 			core++
 		}
 	}
