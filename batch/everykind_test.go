@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/scenarios"
 )
 
@@ -71,7 +72,7 @@ func TestEveryKind_FailsOnARealSWIMRun(t *testing.T) { // and the agent oracles 
 		})
 		covered[c.kind] = true
 	}
-	for _, k := range scenarios.AssertionKinds() {
+	for _, k := range scenarios.AssertionKinds(builtin.Registry()) {
 		if !covered[k.Kind] {
 			t.Errorf("no real SWIM scenario fails %s", k.Kind)
 		}

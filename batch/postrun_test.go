@@ -32,7 +32,7 @@ func runPostRun(t *testing.T, sc *scenarios.Scenario) []verdict.Verdict {
 // and every fail fixture both ways.
 func TestRun_PostRunAgreesWithStreaming_Library(t *testing.T) {
 	reg := builtin.Registry()
-	for _, name := range scenarios.LibraryNames() {
+	for _, name := range scenarios.LibraryNames(reg) {
 		t.Run(name, func(t *testing.T) {
 			sc, err := scenarios.LoadLibrary(name, reg)
 			if err != nil {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/internal/safefile"
 )
 
@@ -81,17 +82,18 @@ const (
 	Unchecked
 )
 
-// ErrRecheck is what a ScanEvents fn returns for an Unchecked payload it
+// ErrRecheck (hosts.ErrRecheck, what a kind's judge returns) is what a
+// ScanEvents fn returns for an Unchecked payload it
 // cannot read, to have the line checked whole and be called again.
-var ErrRecheck = errors.New("bundle: check the line whole")
+var ErrRecheck = hosts.ErrRecheck
 
 // ScanEvents is ReadEvents for a reader that looks only at some event
 // types and keeps no payload, as the verdict evaluator does. Before each
-// line it asks reads what it wants of that line's type (see Read). Event,
+// line it asks reads what it wants of that line's kind_tag and type (see Read). Event,
 // when present, aliases the read buffer: it is valid only until fn
 // returns. It saves a reader of a few types nearly all of the parsing and
 // copying.
-func ScanEvents(dir string, reads func(typ string) Read, fn func(line int, rec EventRecord) error) error {
+func ScanEvents(dir string, reads func(kindTag, typ string) Read, fn func(line int, rec EventRecord) error) error {
 	var lines lineReader
 	return eachLine(dir, func(line int, b []byte) error {
 		rec, read, err := lines.scan(b, reads)

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"math"
 
-	"github.com/detsim/detsim/bundle/internal/jsonscan"
+	"github.com/detsim/detsim/internal/jsonscan"
 )
 
 // The fast path reads the one line shape AppendEventLine writes, members
@@ -173,13 +173,13 @@ func (r *lineReader) parse(b []byte) (EventRecord, error) {
 
 // scan is parse for ScanEvents: it reads as much of b as reads asks
 // for its type, and says what that was. A payload it returns aliases b.
-func (r *lineReader) scan(b []byte, reads func(typ string) Read) (EventRecord, Read, error) {
+func (r *lineReader) scan(b []byte, reads func(kindTag, typ string) Read) (EventRecord, Read, error) {
 	head, evStart, ok := parseHead(b, &r.strs)
 	if !ok {
 		rec, err := r.checked(b)
 		return rec, Whole, err
 	}
-	switch reads(head.Type) {
+	switch reads(head.KindTag, head.Type) {
 	case Skip:
 		return head, Skip, nil
 	case Unchecked:

@@ -71,7 +71,7 @@ func checkFastVsSlow(t *testing.T, line []byte) (fast bool) {
 	}
 	var r lineReader
 	scanAll := func(b []byte) (EventRecord, error) {
-		rec, _, err := r.scan(b, func(string) Read { return Whole })
+		rec, _, err := r.scan(b, func(_, _ string) Read { return Whole })
 		return rec, err
 	}
 	for _, parse := range []func([]byte) (EventRecord, error){ParseEventLine, r.parse, r.parse, scanAll} {
@@ -93,7 +93,7 @@ func checkFastVsSlow(t *testing.T, line []byte) (fast bool) {
 	}
 	// An Unchecked payload that is one valid JSON value (what a validating
 	// reader accepts) is the payload the slow path reads.
-	if rec, read, _ := r.scan(line, func(string) Read { return Unchecked }); read == Unchecked && wantErr == nil && json.Valid(rec.Event) {
+	if rec, read, _ := r.scan(line, func(_, _ string) Read { return Unchecked }); read == Unchecked && wantErr == nil && json.Valid(rec.Event) {
 		if !bytes.Equal(rec.Event, want.Event) {
 			t.Fatalf("line %q: unchecked payload %s, slow path %s", line, rec.Event, want.Event)
 		}
@@ -237,7 +237,7 @@ func TestScanEvents_ReadsWantedPayloadsAndSkipsTheRest(t *testing.T) {
 	}); err == nil {
 		t.Fatal("ReadEvents accepted a malformed payload")
 	}
-	reads := func(typ string) Read {
+	reads := func(_, typ string) Read {
 		switch typ {
 		case "kept":
 			return Whole

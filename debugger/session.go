@@ -118,6 +118,10 @@ func (s *Session) Timeline() *engine.Timeline { return s.tl }
 // Scenario returns the scenario the session runs (with the seed in use).
 func (s *Session) Scenario() *scenarios.Scenario { return s.sc }
 
+// Kinds is the registry the session's hosts were built from: their
+// declarations are how viewers draw them.
+func (s *Session) Kinds() *hosts.Registry { return s.reg }
+
 // PeerIndex returns the index of peer id in the scenario's peer list.
 func (s *Session) PeerIndex(id string) (int, bool) {
 	i, ok := s.peerIdx[id]

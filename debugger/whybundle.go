@@ -55,7 +55,7 @@ func WhyInBundle(dir string, reg *hosts.Registry, q WhyQuery) (causal.Chain, int
 	var hostList []string
 	stop := errors.New("past the time asked")
 	limit := q.At + whyMargin
-	err := bundle.ScanEvents(dir, func(typ string) bundle.Read {
+	err := bundle.ScanEvents(dir, func(_, typ string) bundle.Read {
 		if ix.Wants(typ) {
 			return bundle.Unchecked
 		}

@@ -322,7 +322,19 @@ func TestUnknownAction_Panics_3_2(t *testing.T) {
 	e.actions(0, []hostsAction{{}}, true) // the zero Action: no variant
 }
 
-func TestTimeline_ReverseContinueFindsPreviousHit(t *testing.T) {
+// reverseContinue is the debugger's reverse-continue over a bare
+// timeline: ReverseSearch from the step before the current one, then a
+// move to the hit (or step 0).
+func reverseContinue(tl *Timeline, stop StopFunc) (bool, error) {
+	found, _, err := tl.ReverseSearch(tl.Engine().Index()-1, stop, nil)
+	if err != nil {
+		return false, err
+	}
+	_, err = tl.Goto(max(found, 0))
+	return found >= 0, err
+}
+
+func TestTimeline_ReverseSearchFindsPreviousHit(t *testing.T) {
 	sc := meshScenario("echo", 4, lossyPolicy, 2_000_000_000)
 	tl, _ := NewTimeline(func() (*Engine, error) { return New(sc, registry(), Options{}) }, 50)
 	// Reference: every step at which a p02 tick was dispatched.
@@ -336,12 +348,12 @@ func TestTimeline_ReverseContinueFindsPreviousHit(t *testing.T) {
 	isHit := func(_ int64, info StepInfo) bool { return info.Kind == "Tick" && info.Host == "p02" }
 	tl.Goto(ref.Index())
 	for k := len(hits) - 1; k >= 0; k-- {
-		found, err := tl.ReverseContinue(isHit)
+		found, err := reverseContinue(tl, isHit)
 		if err != nil || !found || tl.Engine().Index() != hits[k] {
 			t.Fatalf("reverse-continue #%d: found=%v at %d, want %d", len(hits)-k, found, tl.Engine().Index(), hits[k])
 		}
 	}
-	if found, _ := tl.ReverseContinue(isHit); found || tl.Engine().Index() != 0 {
+	if found, _ := reverseContinue(tl, isHit); found || tl.Engine().Index() != 0 {
 		t.Fatalf("past the first hit: found=%v index %d, want not found at 0", found, tl.Engine().Index())
 	}
 	// And forward again with Continue, in small budgets.
@@ -380,7 +392,7 @@ func TestTimeline_ReverseSearchResumes(t *testing.T) {
 			u = next
 			continue
 		}
-		want, _ := ref.ReverseContinue(isHit)
+		want, _ := reverseContinue(ref, isHit)
 		if (found >= 0) != want || found >= 0 && found != ref.Engine().Index() {
 			t.Fatalf("resumed search found %d, one run found %v at %d", found, want, ref.Engine().Index())
 		}

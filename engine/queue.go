@@ -117,8 +117,6 @@ func (q *queue) pop() entry {
 	return top
 }
 
-func (q *queue) peek() *entry { return &q.items[0] }
-
 func (q *queue) clone() queue {
 	return queue{items: append(make([]entry, 0, cap(q.items)), q.items...)}
 }

@@ -349,20 +349,6 @@ func (t *Timeline) Continue(stop StopFunc, budget int) (StepInfo, bool) {
 	return info, false
 }
 
-// ReverseContinue moves back to the latest step before the current one
-// for which stop reports true (evaluated, as Continue does, right after
-// that step is dispatched) and reports whether there was one; with none,
-// it stops at step 0. It is ReverseSearch from the step before the
-// current one, run to the end, then a move to the hit.
-func (t *Timeline) ReverseContinue(stop StopFunc) (bool, error) {
-	found, _, err := t.ReverseSearch(t.e.Index()-1, stop, nil)
-	if err != nil {
-		return false, err
-	}
-	_, err = t.Goto(max(found, 0))
-	return found >= 0, err
-}
-
 // ReverseSearch looks for the latest step at or before u (the latest step
 // that may hit) for which stop reports true, the way rr reverse-continues:
 // it restores the nearest checkpoint before u and re-executes up to u with

@@ -1,5 +1,12 @@
 package hosts
 
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/detsim/detsim/internal/jsonmember"
+)
+
 // What a kind declares about its records for viewers: which values of a
 // host's state can be watched, and which numbers chart over time. The
 // debugger, the stepper and the page read these instead of naming a
@@ -98,3 +105,201 @@ type Limit struct {
 type Span struct {
 	Start, Key string
 }
+
+// Payload is one record's event object as a kind's declarations read
+// it: members found by name in the compact JSON detsim writes, without
+// decoding the object (internal/jsonmember). A member absent or of
+// another type reads as zero.
+type Payload []byte
+
+// Str is a string member's contents ("" when absent or not a string;
+// a number or literal as written).
+func (p Payload) Str(name string) string {
+	raw, ok := jsonmember.Find(p, name)
+	if !ok {
+		return ""
+	}
+	if len(raw) >= 2 && raw[0] == '"' {
+		if bytes.IndexByte(raw, '\\') < 0 {
+			return string(raw[1 : len(raw)-1])
+		}
+		return p.decoded(name)
+	}
+	if raw[0] == '[' || raw[0] == '{' || string(raw) == "null" {
+		return ""
+	}
+	return string(raw)
+}
+
+// Num is an integer member (0 when absent or not an integer).
+func (p Payload) Num(name string) int64 {
+	raw, _ := jsonmember.Find(p, name)
+	n, _ := jsonmember.Int(raw)
+	return n
+}
+
+// Has says the member is present and not null.
+func (p Payload) Has(name string) bool {
+	raw, ok := jsonmember.Find(p, name)
+	return ok && string(raw) != "null"
+}
+
+// Strs is an array-of-strings member (nil when absent or not one).
+func (p Payload) Strs(name string) []string {
+	raw, ok := jsonmember.Find(p, name)
+	if !ok || raw[0] != '[' {
+		return nil
+	}
+	var out []string
+	if json.Unmarshal(raw, &out) != nil {
+		return nil
+	}
+	return out
+}
+
+// decoded is a string member with escapes, read the slow way (another
+// producer's record: detsim writes none).
+func (p Payload) decoded(name string) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(p, &m) != nil {
+		return ""
+	}
+	var s string
+	_ = json.Unmarshal(m[name], &s)
+	return s
+}
+
+// Mark says how viewers draw a record of one of the kind's types: a tick
+// on the recording host's lane of the page's space-time diagram, and
+// the record's gist in the stepper's event log. A type without a Mark is
+// drawn as its type name (page) and its members as k=v (stepper).
+type Mark struct {
+	Type string
+	// Label is the tick's text on the page ("probe b #12 direct").
+	Label func(p Payload) string
+	// High says the tick is drawn at every level of detail, as a fault
+	// or a change is; false drawn only where there is room, as routine
+	// traffic is. nil is always high.
+	High func(p Payload) bool
+	// Gist, when set, is the record's one line in the stepper's event
+	// log after its type; host is the record's host_id.
+	Gist func(host string, p Payload) string
+}
+
+// Tone is how a viewer colours a piece of text a kind hands it; each
+// viewer maps tones to its own styles.
+type Tone uint8
+
+// The tones.
+const (
+	TonePlain   Tone = iota
+	ToneDim          // secondary: accusers, headings
+	ToneChanged      // changed by the last step
+	ToneGood         // a healthy state (SWIM's alive)
+	ToneWarn         // a doubtful one (suspect)
+	ToneBad          // a failed one (dead)
+)
+
+// ViewState is one state a view can be in.
+type ViewState struct {
+	// Name is the state as records and snapshots write it ("alive").
+	Name string
+	// Letter is its one-letter form in the stepper's matrix ('A').
+	Letter byte
+	Tone   Tone
+}
+
+// Views says the kind's hosts each hold a view of other hosts that
+// records change (SWIM's membership: every observer's state and
+// incarnation of every member). The page draws each observer × subject
+// pair's timeline and the stepper a matrix of them; a kind without
+// views gets a host list instead.
+type Views struct {
+	// Title names the views for the stepper's matrix ("membership").
+	Title string
+	// Type is the record type that changes a view. Observer, Subject,
+	// State, Version and Reason name its members; Observer "" is the
+	// record's own host.
+	Type, Observer, Subject, State, Version, Reason string
+	// VersionShort names the version in a short label ("inc").
+	VersionShort string
+	// States lists the states, the healthy one first.
+	States []ViewState
+	// Initial is the Reason of a host's first view of a member: not a
+	// change worth a mark on the page.
+	Initial string
+	// Noted, when set, says a view change after the initial one is
+	// marked on the observer's lane although it is healthy (SWIM: a
+	// refutation); a change to an unhealthy state always is.
+	Noted func(reason string) bool
+	// Of reads a host's views from its snapshot, for the matrix: the id
+	// the host holds as its own and its view of each member it knows;
+	// ok false for a snapshot it cannot read (not started, another
+	// shape).
+	Of func(snapshot []byte) (self string, views []View, ok bool)
+}
+
+// View is one host's view of one member.
+type View struct {
+	Member  string
+	State   string
+	Version uint64
+}
+
+// StateNamed returns the declared state named name.
+func (v *Views) StateNamed(name string) (ViewState, bool) {
+	for _, s := range v.States {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return ViewState{}, false
+}
+
+// PaneInput is what a kind's stepper pane draws from.
+type PaneInput struct {
+	// Snapshot is the selected host's snapshot; Before the same host's
+	// before the last step (nil when unknown or unchanged).
+	Snapshot, Before []byte
+	// Inspect is the host's hosts.Inspector output (nil when the host
+	// does not implement it).
+	Inspect []byte
+	// NowNs is the virtual time the stepper stands at.
+	NowNs int64
+	// Peers are the declared ids, in the order the stepper lists them.
+	Peers []string
+	// Width is the pane's width in cells; a line longer is clipped.
+	Width int
+}
+
+// PaneLine is one line of a kind's stepper pane.
+type PaneLine struct {
+	Cells []Cell
+	// Wrap says the line is never cut: the stepper wraps its text (in
+	// the first cell's tone) to the pane's width less Indent+1 cells,
+	// each piece indented by Indent spaces.
+	Wrap   bool
+	Indent int
+	// JSON, when set instead of Cells, is a JSON object the stepper
+	// lays out as key/value columns (a host's counters).
+	JSON []byte
+	// Member, when set, is the member the line is about: `W` on the line
+	// explains how the host came to hold its view of it (Kind.Explain).
+	// Find is a debugger query ("type=state_transition host=a
+	// subject=b to=suspect incarnation=3") for the record that brought
+	// what the line shows: `w` on the line searches back for it; Follow
+	// says in a few words what that is, for the status line.
+	Member, Find, Follow string
+}
+
+// Cell is a run of text in one tone.
+type Cell struct {
+	Text string
+	Tone Tone
+}
+
+// Line is a PaneLine of cells.
+func Line(cells ...Cell) PaneLine { return PaneLine{Cells: cells} }
+
+// Text is a plain cell.
+func Text(s string) Cell { return Cell{Text: s} }

@@ -2,6 +2,7 @@ package hosts
 
 import (
 	"fmt"
+	"io/fs"
 	"maps"
 	"slices"
 
@@ -82,6 +83,46 @@ type Kind struct {
 	Watches []Watch
 	Series  []Series
 	Explain causal.Explainer
+	// Assertions, when set, are the assertion kinds the kind's records
+	// are judged by, and their judge (hosts/assert.go). The loader
+	// accepts them in [[assertions]]; the evaluator hands the judge the
+	// records it reads, routed by kind_tag.
+	Assertions *Assertions
+	// Marks say how viewers draw the kind's records (the page's ticks,
+	// the stepper's event log), one per type that wants more than its
+	// name; Views, when set, that its hosts hold views of one another
+	// (the page's membership timeline, the stepper's matrix).
+	Marks []Mark
+	Views *Views
+	// Pane, when set, draws the selected host for the stepper's host
+	// pane from its snapshot; without one the stepper shows Summary and
+	// the snapshot as a tree. It must not panic on bytes it cannot read
+	// (it returns what it can, or nil).
+	Pane func(in PaneInput) []PaneLine
+	// Library, when set, holds the kind's library: scenarios as
+	// <dir>/<name>.toml (named "<dir>/<name>", as the embedded library
+	// names them: `detsim <dir>/<name>`, `detsim list`, `detsim check`)
+	// and properties as properties/<name>.toml (`detsim sweep <name>`).
+	// Names must not clash with the core's library or another kind's.
+	Library fs.FS
+}
+
+// Assertion returns the assertion kind named name that k declares.
+func (k *Kind) Assertion(name string) (AssertionKind, bool) {
+	if k.Assertions == nil {
+		return AssertionKind{}, false
+	}
+	return k.Assertions.Lookup(name)
+}
+
+// Mark returns k's Mark for record type typ.
+func (k *Kind) Mark(typ string) (*Mark, bool) {
+	for i := range k.Marks {
+		if k.Marks[i].Type == typ {
+			return &k.Marks[i], true
+		}
+	}
+	return nil, false
 }
 
 // FaultCatalog is a kind's fault catalog for seeded fault schedules. A
@@ -114,11 +155,18 @@ func NewRegistry(kinds ...*Kind) *Registry {
 	return r
 }
 
-// Register adds k. It panics on a duplicate tag: two kinds with one tag is
-// a build mistake, not an input error.
+// Register adds k. It panics on a duplicate tag or assertion kind name:
+// two kinds with one name is a build mistake, not an input error.
 func (r *Registry) Register(k *Kind) {
 	if _, dup := r.kinds[k.Tag]; dup {
 		panic(fmt.Sprintf("hosts: kind %q registered twice", k.Tag))
+	}
+	if k.Assertions != nil {
+		for _, a := range k.Assertions.Kinds {
+			if _, other, dup := r.Assertion(a.Name); dup {
+				panic(fmt.Sprintf("hosts: assertion kind %q declared by kinds %q and %q", a.Name, other.Tag, k.Tag))
+			}
+		}
 	}
 	r.kinds[k.Tag] = k
 }
@@ -132,4 +180,24 @@ func (r *Registry) Lookup(tag string) (*Kind, bool) {
 // Tags returns every registered tag, sorted.
 func (r *Registry) Tags() []string {
 	return slices.Sorted(maps.Keys(r.kinds))
+}
+
+// Kinds returns every registered kind, in tag order.
+func (r *Registry) Kinds() []*Kind {
+	out := make([]*Kind, 0, len(r.kinds))
+	for _, t := range r.Tags() {
+		out = append(out, r.kinds[t])
+	}
+	return out
+}
+
+// Assertion returns the assertion kind named name and the host kind
+// declaring it, whichever registered kind does.
+func (r *Registry) Assertion(name string) (AssertionKind, *Kind, bool) {
+	for _, k := range r.Kinds() {
+		if a, ok := k.Assertion(name); ok {
+			return a, k, true
+		}
+	}
+	return AssertionKind{}, nil, false
 }

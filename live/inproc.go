@@ -38,7 +38,7 @@ func newInProcess(r *run) (*inProcess, error) {
 			p.close()
 			return nil, fmt.Errorf("live: peer %s: %w", id, err)
 		}
-		s := &slot{addr: node.AddrOf(conn), ticks: r.root.Host(id, "tick")}
+		s := &slot{addr: node.AddrOf(conn), ticks: r.root.Tick(id)}
 		conn.Close()
 		if s.out, err = spool.NewSink(r.spoolPath("peer-"+id), &r.records); err != nil {
 			p.close()

@@ -480,9 +480,5 @@ func (r *run) executorSubstitution() string {
 func (r *run) newSwim(i int, state string, lives int) (swim.Config, swim.Start, swim.Rand) {
 	p := &r.sc.Peers[i]
 	cfg, _ := swimcfg.Parse(p.KindConfig, r.ids) // checked in check
-	label := "kind"
-	if lives > 0 {
-		label = fmt.Sprintf("kind/life=%d", lives)
-	}
-	return cfg, swimcfg.Start(state), r.root.Host(p.ID, label)
+	return cfg, swimcfg.Start(state), r.root.Life(p.ID, lives)
 }

@@ -56,7 +56,7 @@ func newProcs(r *run) (peerSet, error) {
 		}
 		p.ports = append(p.ports, node.AddrOf(conn))
 		conn.Close()
-		p.ticks = append(p.ticks, r.root.Host(id, "tick"))
+		p.ticks = append(p.ticks, r.root.Tick(id))
 	}
 	spare, err := node.ListenLoopback("127.0.0.1:0")
 	if err != nil {

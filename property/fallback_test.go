@@ -15,7 +15,7 @@ import (
 // compares the fallback alone.
 func TestFallbackVariants_DifferOnlyInTheFallback(t *testing.T) {
 	reg := builtin.Registry()
-	for _, name := range LibraryNames() {
+	for _, name := range LibraryNames(reg) {
 		if !strings.HasPrefix(name, "gossip_flap") {
 			continue // the fallback probe is SWIM's; the agent properties have none
 		}

@@ -215,7 +215,7 @@ func (p *Property) FaultsOn(seed uint64) []string {
 	root := rng.New(seed)
 	for _, kf := range fs.Kinds {
 		for _, f := range kf.Faults {
-			if int64(root.Host("property", "faults/on/"+kf.Tag+"/"+f).Below(million)) < fs.EnablePPM {
+			if int64(root.Property("faults/on/"+kf.Tag+"/"+f).Below(million)) < fs.EnablePPM {
 				out = append(out, kf.Tag+"/"+f)
 			}
 		}
@@ -246,7 +246,7 @@ func (p *Property) placeFaults(seed uint64, on []string, peer, kind string, kc m
 	var placed []PlacedFault
 	for place := range kf.Catalog.Places(orig) {
 		label := "faults/" + peer + "/" + strconv.Itoa(place)
-		s := root.Host("property", label)
+		s := root.Property(label)
 		if int64(s.Below(million)) >= fs.PlacePPM {
 			continue
 		}
@@ -260,7 +260,7 @@ func (p *Property) placeFaults(seed uint64, on []string, peer, kind string, kc m
 			continue
 		}
 		f := fits[s.Below(uint64(len(fits)))]
-		kc = kf.Catalog.Apply(kc, place, f, root.Host("property", label+"/params"))
+		kc = kf.Catalog.Apply(kc, place, f, root.Property(label+"/params"))
 		placed = append(placed, PlacedFault{Peer: peer, Place: place, Fault: kind + "/" + f})
 	}
 	return kc, placed
@@ -290,7 +290,7 @@ func (p *Property) mutations(seed uint64, pick func(Range) int64) []map[string]a
 		if pick != nil {
 			at = pick(g.AtNs)
 		} else {
-			s := root.Host("property", "mutations/"+g.Name)
+			s := root.Property("mutations/" + g.Name)
 			if int64(s.Below(million)) >= g.PPM {
 				continue
 			}

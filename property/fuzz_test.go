@@ -11,7 +11,7 @@ import (
 // or hang, and a property it accepts must expand every seed it is asked
 // for into a valid scenario or a clear error.
 func FuzzParseProperty(f *testing.F) {
-	for _, name := range LibraryNames() {
+	for _, name := range LibraryNames(nil) {
 		data, err := Library.ReadFile("library/" + name + ".toml")
 		if err != nil {
 			f.Fatal(err)

@@ -52,7 +52,7 @@ type Pair struct {
 // scenarios.
 func (p *Property) Point(seed uint64) Point {
 	root := rng.New(seed)
-	draw := func(label string, r Range) int64 { return r.draw(root.Host("property", label)) }
+	draw := func(label string, r Range) int64 { return r.draw(root.Property(label)) }
 	pt := Point{Seed: seed, DurationNs: p.Base.DurationNs}
 	if p.KeepBase {
 		pt.Peers = p.baseIDs()

@@ -20,28 +20,62 @@ import (
 //go:embed library/*.toml
 var Library embed.FS
 
-// LibraryNames returns the names of the embedded properties, sorted
-// ("agent_faults", "gossip_flap", "gossip_flap_wan", …).
-func LibraryNames() []string {
-	entries, _ := fs.ReadDir(Library, "library") // embedded: cannot fail
+// libraries are where properties are named from: the core's library/
+// directory, then each of reg's kinds' properties/ (hosts.Kind.Library),
+// as scenarios.Libraries orders them.
+func libraries(reg *hosts.Registry) []fs.FS {
+	libs := scenarios.Libraries(reg)
+	out := make([]fs.FS, 0, len(libs))
+	out = append(out, Library)
+	for _, lib := range libs[1:] {
+		if sub, err := fs.Sub(lib, "properties"); err == nil {
+			out = append(out, sub)
+		}
+	}
+	return out
+}
+
+// LibraryNames returns the names of the properties of the core's library
+// and of reg's kinds, sorted ("agent_faults", "gossip_flap", …).
+func LibraryNames(reg *hosts.Registry) []string {
 	var names []string
-	for _, e := range entries {
-		if name, ok := strings.CutSuffix(e.Name(), ".toml"); ok && !e.IsDir() {
-			names = append(names, name)
+	for i, lib := range libraries(reg) {
+		dir := "."
+		if i == 0 {
+			dir = "library"
+		}
+		entries, _ := fs.ReadDir(lib, dir) // a kind without properties has none
+		for _, e := range entries {
+			if name, ok := strings.CutSuffix(e.Name(), ".toml"); ok && !e.IsDir() {
+				names = append(names, name)
+			}
 		}
 	}
 	slices.Sort(names)
-	return names
+	return slices.Compact(names)
 }
 
-// LoadLibrary parses the embedded property name ("gossip_flap", with or
-// without ".toml"). Its base is an embedded scenario.
+// LoadLibrary parses the library property name ("gossip_flap", with or
+// without ".toml"), the core's or one of reg's kinds'. Its base is a
+// library scenario.
 func LoadLibrary(name string, reg *hosts.Registry) (*Property, error) {
 	name = strings.TrimSuffix(name, ".toml")
-	data, err := Library.ReadFile(path.Join("library", name+".toml"))
-	if err != nil || strings.Contains(name, "/") {
+	var data []byte
+	err := fs.ErrNotExist
+	if !strings.Contains(name, "/") {
+		for i, lib := range libraries(reg) {
+			file := name + ".toml"
+			if i == 0 {
+				file = path.Join("library", file)
+			}
+			if data, err = fs.ReadFile(lib, file); err == nil {
+				break
+			}
+		}
+	}
+	if err != nil {
 		return nil, scenarios.Errors{{File: name, Msg: "no embedded property of that name (embedded: " +
-			strings.Join(LibraryNames(), ", ") + ")"}}
+			strings.Join(LibraryNames(reg), ", ") + ")"}}
 	}
 	return Parse(name+".toml", data, reg, func(ref string) (*scenarios.Scenario, error) {
 		return scenarios.LoadLibrary(ref, reg)

@@ -3,6 +3,7 @@ package property
 import (
 	"bytes"
 	"fmt"
+	"github.com/detsim/detsim/hosts/swimcheck"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -19,8 +20,8 @@ import (
 // must not drift towards a result.
 func TestLibrary_GossipFlapSpaceIsTheIssuesSpace_10_3(t *testing.T) {
 	reg := builtin.Registry()
-	if got := LibraryNames(); !slices.Equal(got, []string{"agent_faults", "agent_faults_bug", "gossip_flap", "gossip_flap_legacy", "gossip_flap_wan", "gossip_flap_wan_legacy"}) {
-		t.Fatalf("LibraryNames() = %v", got)
+	if got := LibraryNames(reg); !slices.Equal(got, []string{"agent_faults", "agent_faults_bug", "gossip_flap", "gossip_flap_legacy", "gossip_flap_wan", "gossip_flap_wan_legacy"}) {
+		t.Fatalf("LibraryNames = %v", got)
 	}
 	want := Space{
 		Peers:      Between(3, 5),
@@ -255,7 +256,7 @@ func TestScenario_PeersWildcardAndDrawnKindConfig(t *testing.T) {
 			t.Fatal(err)
 		}
 		last := sc.Assertions[len(sc.Assertions)-1]
-		if got := last.Params.(scenarios.AllAliveThroughout).Peers; len(got) != len(sc.Peers) {
+		if got := last.Params.(swimcheck.AllAliveThroughout).Peers; len(got) != len(sc.Peers) {
 			t.Errorf("peers = %v for %d peers", got, len(sc.Peers))
 		}
 		pb := sc.Peers[0].KindConfig["payload_bytes"]

@@ -13,6 +13,7 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/bundle/verdict"
+	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/internal/safefile"
 )
 
@@ -103,6 +104,13 @@ type run struct {
 	// The charts of the kinds' declared series (charts.go).
 	charts *charts
 
+	// reg is where records' kinds are looked up, by kind_tag: their
+	// marks and views (hosts.Kind.Marks, .Views) are how they are drawn.
+	reg      *hosts.Registry
+	lastTag  string
+	lastKind *hosts.Kind
+	healthy  string // the healthy view state of the kind whose view changes last
+
 	// The record texts the page inlines, by line (plan.go).
 	want        []int // lines whose text the page inlines, sorted
 	textsElided int64
@@ -110,6 +118,25 @@ type run struct {
 }
 
 func (r *run) str(s string) int32 { return r.strs.intern(s) }
+
+// kindOf is the registered kind of a record's kind_tag (nil for the
+// engine's records and an unknown tag).
+func (r *run) kindOf(tag string) *hosts.Kind {
+	if tag != r.lastTag {
+		r.lastTag = tag
+		r.lastKind, _ = r.reg.Lookup(tag)
+	}
+	return r.lastKind
+}
+
+// viewType is the record type that changes a view of kind k, "" for a
+// kind without views.
+func viewType(k *hosts.Kind) string {
+	if k == nil || k.Views == nil {
+		return ""
+	}
+	return k.Views.Type
+}
 
 func (r *run) host(id string) int32 {
 	if i, ok := r.hostIdx[id]; ok {
@@ -121,39 +148,30 @@ func (r *run) host(id string) int32 {
 	return i
 }
 
-// payload is every member render reads of any event type. Members that
-// mean different things in different types (from/to: hosts in a drop,
-// states in a state_transition) are read per type.
+// payload is every member render reads of the engine's records and of
+// message sends and receives. A kind's own records are read through its
+// declarations (hosts.Payload).
 type payload struct {
-	Type        string          `json:"type"`
-	Peer        string          `json:"peer"`
-	Message     string          `json:"message"`
-	Bytes       int64           `json:"bytes"`
-	Updates     int64           `json:"updates"`
-	Seq         *int64          `json:"seq"`
-	ID          json.RawMessage `json:"id"`
-	MsgID       json.RawMessage `json:"msg_id"`
-	MessageID   json.RawMessage `json:"message_id"`
-	From        string          `json:"from"`
-	To          string          `json:"to"`
-	Reason      string          `json:"reason"`
-	Observer    string          `json:"observer"`
-	Subject     string          `json:"subject"`
-	Incarnation int64           `json:"incarnation"`
-	Target      string          `json:"target"`
-	Mode        string          `json:"mode"`
-	Via         []string        `json:"via"`
-	Old         int64           `json:"old"`
-	New         int64           `json:"new"`
-	Cause       string          `json:"cause"`
-	Transition  string          `json:"transition"`
-	State       string          `json:"state"`
-	Outcome     string          `json:"outcome"`
-	Error       string          `json:"error"`
-	Kind        string          `json:"kind"`
-	PeersA      []string        `json:"peers_a"`
-	PeersB      []string        `json:"peers_b"`
-	Links       []struct {
+	Type       string          `json:"type"`
+	Peer       string          `json:"peer"`
+	Message    string          `json:"message"`
+	Bytes      int64           `json:"bytes"`
+	Updates    int64           `json:"updates"`
+	Seq        *int64          `json:"seq"`
+	ID         json.RawMessage `json:"id"`
+	MsgID      json.RawMessage `json:"msg_id"`
+	MessageID  json.RawMessage `json:"message_id"`
+	From       string          `json:"from"`
+	To         string          `json:"to"`
+	Reason     string          `json:"reason"`
+	Transition string          `json:"transition"`
+	State      string          `json:"state"`
+	Outcome    string          `json:"outcome"`
+	Error      string          `json:"error"`
+	Kind       string          `json:"kind"`
+	PeersA     []string        `json:"peers_a"`
+	PeersB     []string        `json:"peers_b"`
+	Links      []struct {
 		From string `json:"from"`
 		To   string `json:"to"`
 	} `json:"links"`
@@ -236,7 +254,7 @@ func load(dir string, opts Options) (*run, error) {
 	if err != nil {
 		return nil, &BundleError{Path: filepath.Join(dir, bundle.ManifestFile), Err: err}
 	}
-	r := &run{dir: dir, manifest: m, hostIdx: map[string]int32{}, strs: newStrTab(), otherRecs: map[string]int{}, markOutByType: map[int32]int64{}}
+	r := &run{dir: dir, manifest: m, hostIdx: map[string]int32{}, strs: newStrTab(), otherRecs: map[string]int{}, markOutByType: map[int32]int64{}, reg: opts.kinds()}
 	r.from, r.to = opts.FromNs, opts.ToNs
 	if r.to == 0 || r.to > m.DurationNs {
 		r.to = m.DurationNs
@@ -389,16 +407,18 @@ func (rd *reader) record(line int, rec bundle.EventRecord) error {
 	}
 	t := rec.VirtualTimeNs
 	r.charts.feed(rd, line, &rec)
+	kind := r.kindOf(rec.KindTag)
+	views := viewType(kind) == rec.Type && viewType(kind) != ""
 	if rd.keep {
 		// The second pass does not decode again what it would only skip
 		// or count (the first decoded every record and reported any it
 		// could not): records after the window, records before it that
-		// are not messages, and state transitions when the first pass
-		// found none to draw.
+		// are not messages, and view changes when the first pass found
+		// none to draw.
 		switch {
 		case t > r.to, t < r.from && !maybeMessage(rec.Type):
 			return nil
-		case rd.c.countTransitions && rec.Type == "state_transition":
+		case rd.c.countTransitions && views:
 			if t >= r.from {
 				r.transElided++
 			}
@@ -406,12 +426,17 @@ func (rd *reader) record(line int, rec bundle.EventRecord) error {
 		}
 	}
 	*p = payload{}
-	// A member of an unexpected type (another producer's "bytes":
-	// "21") is left zero and the rest decoded: the record still draws.
-	if err := json.Unmarshal(rec.Event, p); err != nil {
-		var te *json.UnmarshalTypeError
-		if !errors.As(err, &te) {
-			return &bundle.LineError{Line: line, Err: fmt.Errorf("event: %w", err)}
+	// A kind's own records other than messages are read through its
+	// declarations (hosts.Payload), so only checked here: decoding them
+	// into payload too read every probe and view change twice.
+	if kind == nil || maybeMessage(rec.Type) || !json.Valid(rec.Event) {
+		// A member of an unexpected type (another producer's "bytes":
+		// "21") is left zero and the rest decoded: the record still draws.
+		if err := json.Unmarshal(rec.Event, p); err != nil {
+			var te *json.UnmarshalTypeError
+			if !errors.As(err, &te) {
+				return &bundle.LineError{Line: line, Err: fmt.Errorf("event: %w", err)}
+			}
 		}
 	}
 	// A message's receive may fall inside the window when its send
@@ -448,6 +473,10 @@ func (rd *reader) record(line int, rec bundle.EventRecord) error {
 		rd.outside()
 		return nil
 	}
+	if kind != nil {
+		rd.kindRecord(kind, views, t, h, line, &rec)
+		return nil
+	}
 	switch rec.Type {
 	case "drop_on_send", "drop_on_delivery":
 		from, to := r.host(p.From), r.host(p.To)
@@ -464,30 +493,11 @@ func (rd *reader) record(line int, rec bundle.EventRecord) error {
 			host = from
 		}
 		rd.mark(t, host, rec.Type, rec.Type+" "+p.From+"→"+p.To+": "+p.Reason, line, true)
-	case "state_transition":
-		o, s := r.host(p.Observer), r.host(p.Subject)
-		rd.transition(transition{t: t, o: o, s: s, state: r.str(p.To), inc: p.Incarnation, reason: r.str(p.Reason), line: line})
-		if p.Reason != "initial" && (p.To != "alive" || p.Reason == "refuted") {
-			rd.c.viewMarks++
-			rd.mark(t, o, "view_"+p.To, p.Observer+" sees "+p.Subject+" "+p.To+" (inc "+strconv.FormatInt(p.Incarnation, 10)+", "+p.Reason+")", line, true)
-		}
 	case "mutation":
 		if !rd.keep {
 			r.addMutation(t, p, line, rd.open)
 		}
 		rd.hi = true
-	case "probe_sent":
-		l := "probe " + p.Target + " #" + seqText(p.Seq) + " " + p.Mode
-		if len(p.Via) > 0 {
-			l += " via " + strings.Join(p.Via, ",")
-		}
-		rd.mark(t, h, rec.Type, l, line, p.Mode != "direct")
-	case "probe_acked":
-		rd.mark(t, h, rec.Type, "ack from "+p.Target+" #"+seqText(p.Seq)+" "+p.Mode, line, false)
-	case "probe_timed_out":
-		rd.mark(t, h, rec.Type, "probe timeout "+p.Target+" #"+seqText(p.Seq)+" "+p.Mode, line, true)
-	case "self_incarnation_bump":
-		rd.mark(t, h, rec.Type, "incarnation "+strconv.FormatInt(p.Old, 10)+"→"+strconv.FormatInt(p.New, 10)+" ("+p.Cause+")", line, true)
 	case "cache_state_change":
 		rd.mark(t, h, rec.Type, "cache "+p.From+"→"+p.To+" "+p.Transition+" ("+p.State+")", line, p.Transition == "invalidated")
 	case "dial_start":
@@ -502,17 +512,41 @@ func (rd *reader) record(line int, rec bundle.EventRecord) error {
 	return nil
 }
 
+// kindRecord draws a record of a registered kind as the kind declares:
+// a view change on the membership timeline (and, when it is news, a mark
+// on the observer's lane), else a mark labelled by the kind's Mark for
+// its type, or by the type alone.
+func (rd *reader) kindRecord(k *hosts.Kind, views bool, t int64, h int32, line int, rec *bundle.EventRecord) {
+	r, ev := rd.r, hosts.Payload(rec.Event)
+	if views {
+		v := k.Views
+		obs := rec.HostID
+		if v.Observer != "" {
+			obs = ev.Str(v.Observer)
+		}
+		subj, state, reason, ver := ev.Str(v.Subject), ev.Str(v.State), ev.Str(v.Reason), ev.Num(v.Version)
+		o, s := r.host(obs), r.host(subj)
+		r.healthy = v.States[0].Name
+		rd.transition(transition{t: t, o: o, s: s, state: r.str(state), inc: ver, reason: r.str(reason), line: line})
+		if reason != v.Initial && (state != v.States[0].Name || v.Noted != nil && v.Noted(reason)) {
+			rd.c.viewMarks++
+			rd.mark(t, o, "view_"+state, obs+" sees "+subj+" "+state+" ("+v.VersionShort+" "+strconv.FormatInt(ver, 10)+", "+reason+")", line, true)
+		}
+		return
+	}
+	m, ok := k.Mark(rec.Type)
+	if !ok {
+		rd.mark(t, h, rec.Type, rec.Type, line, true)
+		return
+	}
+	high := m.High == nil || m.High(ev)
+	rd.markFunc(t, h, rec.Type, func() string { return m.Label(ev) }, line, high)
+}
+
 func (rd *reader) outside() {
 	if !rd.keep {
 		rd.r.outside++
 	}
-}
-
-func seqText(s *int64) string {
-	if s == nil {
-		return "?"
-	}
-	return strconv.FormatInt(*s, 10)
 }
 
 // sent puts a send in flight; the second pass keeps it if plan.go says so.
@@ -610,6 +644,11 @@ func (rd *reader) keepMsg(m msg) int {
 
 // mark is a record drawn as a tick on lane h (counted, if h is no lane).
 func (rd *reader) mark(t int64, h int32, typ, label string, line int, high bool) {
+	rd.markFunc(t, h, typ, func() string { return label }, line, high)
+}
+
+// markFunc is mark with the label made only if the mark is kept.
+func (rd *reader) markFunc(t int64, h int32, typ string, label func() string, line int, high bool) {
 	r := rd.r
 	if h < 0 {
 		if !rd.keep {
@@ -636,7 +675,7 @@ func (rd *reader) mark(t int64, h int32, typ, label string, line int, high bool)
 		r.markOutByType[y]++
 		return
 	}
-	r.marks = append(r.marks, mark{t: t, host: h, typ: y, label: r.str(label), line: line})
+	r.marks = append(r.marks, mark{t: t, host: h, typ: y, label: r.str(label()), line: line})
 	if high {
 		rd.hi = true
 	} else {
@@ -656,7 +695,7 @@ func (rd *reader) transition(tr transition) {
 	if !rd.keep {
 		v := view{tr.inc, tr.state}
 		if i, seen := c.pairs[k]; !seen {
-			if !r.strs.equal(tr.state, "alive") {
+			if !r.strs.equal(tr.state, r.healthy) {
 				c.pairs[k] = pairBusy
 			} else {
 				c.pairs[k] = c.viewIdx(v)

@@ -11,6 +11,7 @@ package rng
 
 import (
 	"encoding/binary"
+	"strconv"
 
 	"github.com/dchest/siphash"
 )
@@ -34,10 +35,31 @@ func (r Root) Seed() uint64 { return r.seed }
 // Link is the per-edge substream ("link", from, to) the network draws from.
 func (r Root) Link(from, to string) *Stream { return r.derive("link", from, to) }
 
-// Host is the per-host substream ("host", id, label). The engine uses label
-// "tick" for first-tick offsets and gives each host life its own label for
-// the host kind's draws.
+// Host is the per-host substream ("host", id, label). Callers name it
+// through Tick, Life or Property, never by spelling a label: the engine,
+// live runs and swimd must draw the same values for the same peer, and
+// one spelling is what keeps them from drifting apart.
 func (r Root) Host(id, label string) *Stream { return r.derive("host", id, label) }
+
+// Tick is the substream of host id's first-tick offsets,
+// ("host", id, "tick").
+func (r Root) Tick(id string) *Stream { return r.Host(id, "tick") }
+
+// Life is the substream of the host kind's draws in host id's life-th
+// fresh life (0 the first): ("host", id, "kind"), then
+// ("host", id, "kind/life=N"), so a restarted host never replays its
+// previous life's draws (DESIGN §4).
+func (r Root) Life(id string, life int) *Stream {
+	if life == 0 {
+		return r.Host(id, "kind")
+	}
+	return r.Host(id, "kind/life="+strconv.Itoa(life))
+}
+
+// Property is the substream a property draws its scenario's value
+// labelled label from, ("host", "property", label): scenario i of a
+// property is a function of the seed alone.
+func (r Root) Property(label string) *Stream { return r.Host("property", label) }
 
 // Mutation is the per-mutation substream ("mutation", i).
 func (r Root) Mutation(i int) *Stream {
@@ -120,6 +142,19 @@ func (s *Stream) Skip() { s.n++ }
 // Position is how many draws the stream has made; with the key it is the
 // stream's whole state.
 func (s *Stream) Position() uint64 { return s.n }
+
+// Fork returns the child substream of s named label: its key is
+// siphash-128 of the length-prefixed label under s's key, so it does not
+// depend on how many draws s has made and draws nothing from s. A host
+// kind that needs a stream of its own beside its life's (etcd raft's
+// election timeouts) forks it from the stream New was given, and so
+// inherits its per-life separation.
+func (s *Stream) Fork(label string) *Stream {
+	buf := binary.LittleEndian.AppendUint32(make([]byte, 0, 4+len(label)), uint32(len(label)))
+	buf = append(buf, label...)
+	k0, k1 := siphash.Hash128(s.k0, s.k1, buf)
+	return &Stream{k0: k0, k1: k1}
+}
 
 // Clone returns an independent copy at the same position.
 func (s *Stream) Clone() *Stream { c := *s; return &c }

@@ -111,3 +111,53 @@ func TestNormal_SymmetricTableAndScale(t *testing.T) {
 		t.Fatal("zero stddev gave a nonzero sample")
 	}
 }
+
+// TestNamedSubstreams_AreTheDocumentedTuples pins what the helpers name:
+// every bundle ever recorded drew from these tuples, so a helper that
+// spelled a label differently would silently change every run.
+func TestNamedSubstreams_AreTheDocumentedTuples(t *testing.T) {
+	r := New(42)
+	for _, c := range []struct {
+		name      string
+		got, want *Stream
+	}{
+		{"tick", r.Tick("a"), r.Host("a", "tick")},
+		{"first life", r.Life("a", 0), r.Host("a", "kind")},
+		{"third life", r.Life("a", 2), r.Host("a", "kind/life=2")},
+		{"property", r.Property("peers"), r.Host("property", "peers")},
+	} {
+		if g, w := c.got.Uint64(), c.want.Uint64(); g != w {
+			t.Errorf("%s: first draw %d, want %d", c.name, g, w)
+		}
+	}
+	if r.Tick("a").Uint64() != pinned["host a tick"][0] {
+		t.Errorf("Tick(a) no longer draws the pinned tick offset")
+	}
+}
+
+// TestFork_IndependentOfPositionAndLabel: a fork does not depend on how
+// far its parent has drawn, draws nothing from it, and two labels (or
+// two lives' parents) give different streams.
+func TestFork_IndependentOfPositionAndLabel(t *testing.T) {
+	r := New(7)
+	a := r.Life("h", 0)
+	before := a.Fork("election").Uint64()
+	a.Uint64()
+	a.Uint64()
+	pos := a.Position()
+	if got := a.Fork("election").Uint64(); got != before {
+		t.Errorf("fork after two draws gives %d, before %d", got, before)
+	}
+	if a.Position() != pos {
+		t.Errorf("Fork drew from its parent")
+	}
+	if a.Fork("other").Uint64() == before {
+		t.Errorf("two labels fork the same stream")
+	}
+	if r.Life("h", 1).Fork("election").Uint64() == before {
+		t.Errorf("two lives fork the same stream")
+	}
+	if a.Fork("election").Uint64() == a.Uint64() {
+		t.Errorf("a fork draws its parent's values")
+	}
+}

@@ -5,60 +5,36 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/detsim/detsim/hosts"
 )
 
-// ParamType is the shape of one assertion parameter, and so the Go type
-// of its field in the kind's AssertionParams struct.
-type ParamType uint8
+// The parameter vocabulary is hosts' (hosts/assert.go): a kind declares
+// its assertions' parameters with it, and the loader decodes by it.
+type (
+	ParamType    = hosts.ParamType
+	ParamDefault = hosts.ParamDefault
+	Param        = hosts.Param
+)
 
+// The parameter shapes and defaults (hosts.ParamType, hosts.ParamDefault).
 const (
-	// ParamTime is an instant or a duration in virtual ns, an int64 in
-	// [0, duration_ns].
-	ParamTime ParamType = iota + 1
-	// ParamSpan is a window length in virtual ns, an int64 in
-	// [1, duration_ns].
-	ParamSpan
-	// ParamCount is a bound on a count, a size or an incarnation, an
-	// int64 ≥ 0.
-	ParamCount
-	// ParamPeer is one declared peer id, a string.
-	ParamPeer
-	// ParamPeers is a non-empty []string of distinct declared peer ids.
-	ParamPeers
-	// ParamString is a non-empty string (an event type, a message kind).
-	ParamString
+	ParamTime   = hosts.ParamTime
+	ParamSpan   = hosts.ParamSpan
+	ParamCount  = hosts.ParamCount
+	ParamPeer   = hosts.ParamPeer
+	ParamPeers  = hosts.ParamPeers
+	ParamString = hosts.ParamString
+
+	Required        = hosts.Required
+	DefaultRunStart = hosts.DefaultRunStart
+	DefaultRunEnd   = hosts.DefaultRunEnd
+	DefaultAllPeers = hosts.DefaultAllPeers
+	DefaultOff      = hosts.DefaultOff
 )
 
-// ParamDefault says what the loader writes into the parameter's field
-// when an optional parameter is omitted, so the evaluator always finds
-// every parameter.
-type ParamDefault uint8
-
-const (
-	// Required parameters have no default: omitting one is an error.
-	Required ParamDefault = iota
-	// DefaultRunStart is int64(0).
-	DefaultRunStart
-	// DefaultRunEnd is the scenario's duration_ns.
-	DefaultRunEnd
-	// DefaultAllPeers is every declared peer id, sorted.
-	DefaultAllPeers
-	// DefaultOff is int64(0), which the kind reads as "no such bound"
-	// (a ParamSpan that, when given, is at least 1). Omitted, it is left
-	// out of verdicts.json's parameters, so adding one to a kind changes
-	// no existing verdict file.
-	DefaultOff
-)
-
-// Param is one parameter of an assertion kind.
-type Param struct {
-	Key     string
-	Type    ParamType
-	Default ParamDefault
-}
-
-// AssertionKind is one §10.1 assertion kind and its parameter shape, as
-// its AssertionParams struct defines it (the loader decodes by the same
+// AssertionKind is one assertion kind and its parameter shape, as its
+// parameter struct defines it (the loader decodes by the same
 // definition, so the two cannot differ).
 type AssertionKind struct {
 	Kind   string
@@ -66,39 +42,58 @@ type AssertionKind struct {
 	// Window names a pair of ParamTime keys that must satisfy
 	// start ≤ end, or is empty.
 	Window [2]string
+	// Host is the tag of the host kind declaring it; "" for the core's.
+	Host string
 }
 
-func (d kindDef) describe() AssertionKind {
-	ss, _ := d.fresh()
-	k := AssertionKind{Kind: d.kind, Window: d.window, Params: make([]Param, len(ss))}
-	for i, s := range ss {
-		k.Params[i] = s.Param
+func describeKind(k hosts.AssertionKind, host string) AssertionKind {
+	return AssertionKind{Kind: k.Name, Params: k.Params(), Window: k.Window, Host: host}
+}
+
+// AssertionKinds returns the catalog: each registered host kind's
+// assertion kinds, in tag order, then the core's.
+func AssertionKinds(reg *hosts.Registry) []AssertionKind {
+	var out []AssertionKind
+	for _, hk := range reg.Kinds() {
+		if hk.Assertions != nil {
+			for _, k := range hk.Assertions.Kinds {
+				out = append(out, describeKind(k, hk.Tag))
+			}
+		}
 	}
-	return k
-}
-
-// AssertionKinds returns the §10.1 catalog in spec order.
-func AssertionKinds() []AssertionKind {
-	out := make([]AssertionKind, len(kindDefs))
-	for i, d := range kindDefs {
-		out[i] = d.describe()
+	for _, k := range coreKinds {
+		out = append(out, describeKind(k, ""))
 	}
 	return out
 }
 
 // LookupAssertionKind returns the catalog entry for kind.
-func LookupAssertionKind(kind string) (AssertionKind, bool) {
-	d, ok := lookupDef(kind)
+func LookupAssertionKind(reg *hosts.Registry, kind string) (AssertionKind, bool) {
+	k, host, ok := lookupDef(reg, kind)
 	if !ok {
 		return AssertionKind{}, false
 	}
-	return d.describe(), true
+	return describeKind(k, host), true
 }
 
-func assertionKindNames() string {
-	names := make([]string, len(kindDefs))
-	for i, d := range kindDefs {
-		names[i] = d.kind
+// lookupDef finds the declaration of the assertion kind named kind and
+// the tag of the host kind declaring it ("" for the core's).
+func lookupDef(reg *hosts.Registry, kind string) (hosts.AssertionKind, string, bool) {
+	for _, k := range coreKinds {
+		if k.Name == kind {
+			return k, "", true
+		}
+	}
+	if k, hk, ok := reg.Assertion(kind); ok {
+		return k, hk.Tag, true
+	}
+	return hosts.AssertionKind{}, "", false
+}
+
+func assertionKindNames(reg *hosts.Registry) string {
+	var names []string
+	for _, k := range AssertionKinds(reg) {
+		names = append(names, k.Kind)
 	}
 	return strings.Join(names, ", ")
 }
@@ -143,12 +138,12 @@ func (c *checker) assertion(f fields) Assertion {
 		return a
 	}
 	a.Kind = tag
-	d, known := lookupDef(tag)
+	d, _, known := lookupDef(c.reg, tag)
 	if !known {
-		f.add("kind", "unknown assertion kind %q (one of: %s)", tag, assertionKindNames())
+		f.add("kind", "unknown assertion kind %q (one of: %s)", tag, assertionKindNames(c.reg))
 		return a
 	}
-	slots, value := d.fresh()
+	slots, value := d.Fresh()
 	allowed := []string{"kind", "name"}
 	for _, s := range slots {
 		allowed = append(allowed, s.Key)
@@ -159,7 +154,7 @@ func (c *checker) assertion(f fields) Assertion {
 	for i, s := range slots {
 		read[i] = c.param(f, s)
 	}
-	if w := d.window; w[0] != "" {
+	if w := d.Window; w[0] != "" {
 		start, okS := numSlot(slots, read, w[0])
 		end, okE := numSlot(slots, read, w[1])
 		if okS && okE && end < start {
@@ -171,10 +166,10 @@ func (c *checker) assertion(f fields) Assertion {
 }
 
 // numSlot returns the integer parameter key if it was read.
-func numSlot(slots []slot, read []bool, key string) (int64, bool) {
+func numSlot(slots []hosts.Slot, read []bool, key string) (int64, bool) {
 	for i, s := range slots {
 		if s.Key == key {
-			return *s.num, read[i]
+			return s.Num(), read[i]
 		}
 	}
 	return 0, false
@@ -182,42 +177,53 @@ func numSlot(slots []slot, read []bool, key string) (int64, bool) {
 
 // param reads one parameter into its slot, or its default when omitted,
 // and says whether it did (an error was reported otherwise).
-func (c *checker) param(f fields, s slot) bool {
+func (c *checker) param(f fields, s hosts.Slot) bool {
 	if !f.has(s.Key) {
 		switch s.Default {
 		case DefaultRunStart, DefaultOff:
-			*s.num = 0
+			s.SetNum(0)
 			return true
 		case DefaultRunEnd:
-			*s.num = c.duration
+			s.SetNum(c.duration)
 			return c.duration > 0
 		case DefaultAllPeers:
-			*s.ids = slices.Clone(c.ids)
+			s.SetIDs(slices.Clone(c.ids))
 			return true
 		}
 		f.add(s.Key, "missing (required by %s)", f.tbl["kind"])
 		return false
 	}
 	var ok bool
+	var num int64
+	var text string
+	var ids []string
 	switch s.Type {
 	case ParamTime:
-		*s.num, ok = c.atTime(f, s.Key, true)
+		num, ok = c.atTime(f, s.Key, true)
 	case ParamSpan:
-		*s.num, ok = f.integer(s.Key, 1, MaxTimeNs, true)
-		if ok && c.duration > 0 && *s.num > c.duration {
-			f.add(s.Key, "%d is longer than the run (duration_ns = %d)", *s.num, c.duration)
+		num, ok = f.integer(s.Key, 1, MaxTimeNs, true)
+		if ok && c.duration > 0 && num > c.duration {
+			f.add(s.Key, "%d is longer than the run (duration_ns = %d)", num, c.duration)
 			ok = false
 		}
 	case ParamCount:
-		*s.num, ok = f.integer(s.Key, 0, math.MaxInt64, true)
+		num, ok = f.integer(s.Key, 0, math.MaxInt64, true)
 	case ParamPeer:
-		*s.text, ok = c.peerRef(f, s.Key)
+		text, ok = c.peerRef(f, s.Key)
 	case ParamPeers:
-		*s.ids, ok = c.peerList(f, s.Key, true)
+		ids, ok = c.peerList(f, s.Key, true)
 	case ParamString:
-		*s.text, ok = f.str(s.Key, true)
+		text, ok = f.str(s.Key, true)
 	default:
 		panic(fmt.Sprintf("scenarios: assertion parameter %q has no type", s.Key))
+	}
+	switch s.Type {
+	case ParamTime, ParamSpan, ParamCount:
+		s.SetNum(num)
+	case ParamPeer, ParamString:
+		s.SetText(text)
+	default:
+		s.SetIDs(ids)
 	}
 	return ok
 }

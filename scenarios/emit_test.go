@@ -47,7 +47,7 @@ func TestTOML_RoundTrip(t *testing.T) {
 		}
 		roundTrip(t, s, testRegistry())
 	})
-	for _, name := range LibraryNames() {
+	for _, name := range LibraryNames(testRegistry()) {
 		t.Run(name, func(t *testing.T) {
 			s, err := LoadLibrary(name, libraryRegistry())
 			if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/hosts/swimcheck"
 )
 
 // echoKind stands in for hosts/echo: the loader only needs its tag, its
@@ -31,7 +32,11 @@ var echoKind = &hosts.Kind{
 	},
 }
 
-func testRegistry() *hosts.Registry { return hosts.NewRegistry(echoKind) }
+// checksKind declares the swim kind's assertions and nothing else: the
+// loader finds a kind's assertion kinds through the registry.
+var checksKind = &hosts.Kind{Tag: "checks", States: []string{"up"}, Assertions: swimcheck.Family}
+
+func testRegistry() *hosts.Registry { return hosts.NewRegistry(echoKind, checksKind) }
 
 // libraryRegistry is the registry the CLI uses: library files are checked
 // against the real kinds, kind_config included.

@@ -11,7 +11,7 @@ import (
 // Any extends resolves to a fixed valid parent, or to the input itself
 // (a cycle).
 func FuzzParse(f *testing.F) {
-	for _, name := range LibraryNames() {
+	for _, name := range LibraryNames(testRegistry()) {
 		data, err := Library.ReadFile(name + ".toml")
 		if err != nil {
 			f.Fatal(err)

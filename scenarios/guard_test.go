@@ -22,9 +22,9 @@ func TestParse_PathologicalInputsFailFast(t *testing.T) {
 		{"nested inline tables", "x = 1\na = " + strings.Repeat("{b=", 10_000) + "1" + strings.Repeat("}", 10_000),
 			"t.toml: line 2: arrays and tables nest more than 32 levels deep"},
 		{"dotted key", "a" + strings.Repeat(".a", 100_000) + " = 1\n",
-			"t.toml: line 1: more than 32 dots outside strings (a dotted key may have at most 32 parts)"},
+			"t.toml: line 1: more than 32 dots outside strings (a dotted key may have at most 33 parts)"},
 		{"dotted table header", "[a" + strings.Repeat(".a", 100_000) + "]\n",
-			"t.toml: line 1: more than 32 dots outside strings (a dotted key may have at most 32 parts)"},
+			"t.toml: line 1: more than 32 dots outside strings (a dotted key may have at most 33 parts)"},
 		{"a million peers", million,
 			fmt.Sprintf("t.toml: file is %d bytes; a scenario may be at most 4194304", len(million))},
 	}

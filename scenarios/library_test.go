@@ -12,12 +12,12 @@ import (
 )
 
 func TestLibrary_EveryEmbeddedScenarioParses_8_3(t *testing.T) {
-	names := LibraryNames()
+	names := LibraryNames(testRegistry())
 	if !slices.Contains(names, "reference/echo_parity") {
-		t.Fatalf("LibraryNames() = %v, want reference/echo_parity among them", names)
+		t.Fatalf("LibraryNames = %v, want reference/echo_parity among them", names)
 	}
 	if !slices.IsSorted(names) {
-		t.Errorf("LibraryNames() not sorted: %v", names)
+		t.Errorf("LibraryNames not sorted: %v", names)
 	}
 	for _, name := range names {
 		s, err := LoadLibrary(name, libraryRegistry())
@@ -150,7 +150,7 @@ func TestLibrary_EmbedsEveryTOMLOnDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	slices.Sort(onDisk)
-	if names := LibraryNames(); !slices.Equal(onDisk, names) {
+	if names := LibraryNames(testRegistry()); !slices.Equal(onDisk, names) {
 		t.Errorf("on disk %v, embedded %v", onDisk, names)
 	}
 }

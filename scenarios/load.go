@@ -45,11 +45,11 @@ func Resolve(arg string, reg *hosts.Registry) (*Scenario, error) {
 		}
 		return Load(filepath.Join(arg, bundleScenario), reg)
 	}
-	if inLibrary(arg) {
+	if inLibrary(arg, reg) {
 		return LoadLibrary(arg, reg)
 	}
 	return nil, Errors{{File: arg, Msg: "no such file, and no embedded scenario of that name (embedded: " +
-		strings.Join(LibraryNames(), ", ") + ")"}}
+		strings.Join(LibraryNames(reg), ", ") + ")"}}
 }
 
 // readOSFile reads a slash-separated path from the host filesystem. A

@@ -5,32 +5,35 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/detsim/detsim/hosts/agentcheck"
+	"github.com/detsim/detsim/hosts/swimcheck"
 )
 
 // everyKind is one valid value of each kind, in catalog order.
 func everyKind() []AssertionParams {
 	ab := []string{"a", "b"}
 	return []AssertionParams{
-		AllAliveAt{AtNs: 5, Peers: ab},
-		AllAliveThroughout{WindowStartNs: 1, WindowEndNs: 2, Peers: ab},
-		ConvergenceAfter{AfterNs: 3, WithinNs: 4, Peers: ab},
-		NoFlapWhileProbesOK{Peer: "a", WindowStartNs: 1, WindowEndNs: 2, MaxCycleNs: 12},
-		NoDeadWhenProbesOK{Peer: "a", WindowStartNs: 1, WindowEndNs: 2},
-		SelfIncarnationBounded{Peer: "a", MaxValue: 7},
-		MessageSizeBounded{MessageKind: "ping", MaxBytes: 8},
-		DeadPeerResurrectsWithin{Peer: "a", AfterNs: 3, WithinNs: 4},
+		swimcheck.AllAliveAt{AtNs: 5, Peers: ab},
+		swimcheck.AllAliveThroughout{WindowStartNs: 1, WindowEndNs: 2, Peers: ab},
+		swimcheck.ConvergenceAfter{AfterNs: 3, WithinNs: 4, Peers: ab},
+		swimcheck.NoFlapWhileProbesOK{Peer: "a", WindowStartNs: 1, WindowEndNs: 2, MaxCycleNs: 12},
+		swimcheck.NoDeadWhenProbesOK{Peer: "a", WindowStartNs: 1, WindowEndNs: 2},
+		swimcheck.SelfIncarnationBounded{Peer: "a", MaxValue: 7},
+		swimcheck.MessageSizeBounded{MessageKind: "ping", MaxBytes: 8},
+		swimcheck.DeadPeerResurrectsWithin{Peer: "a", AfterNs: 3, WithinNs: 4},
 		EventCount{EventType: "x", Max: 9},
 		EventRate{EventType: "x", WindowNs: 10, MaxPerWindow: 11},
-		EffectOutcomeOnce{Peer: "a"},
-		CancelSettlesWithin{Peer: "a", WithinNs: 12},
-		NoTornSuccess{Peer: "a"},
-		NoLostAck{Peer: "a"},
-		ToolResultMatched{Peer: "a"},
-		OutputBounded{Peer: "a", MaxBytes: 13},
-		RetryBudget{Peer: "a", MaxAttempts: 14},
-		ResponseBounded{Peer: "a", MaxBytes: 15},
-		NoCommitAfterSettle{Peer: "a"},
-		TurnOutcomeOnce{Peer: "a"},
+		agentcheck.EffectOutcomeOnce{Peer: "a"},
+		agentcheck.CancelSettlesWithin{Peer: "a", WithinNs: 12},
+		agentcheck.NoTornSuccess{Peer: "a"},
+		agentcheck.NoLostAck{Peer: "a"},
+		agentcheck.ToolResultMatched{Peer: "a"},
+		agentcheck.OutputBounded{Peer: "a", MaxBytes: 13},
+		agentcheck.RetryBudget{Peer: "a", MaxAttempts: 14},
+		agentcheck.ResponseBounded{Peer: "a", MaxBytes: 15},
+		agentcheck.NoCommitAfterSettle{Peer: "a"},
+		agentcheck.TurnOutcomeOnce{Peer: "a"},
 	}
 }
 
@@ -38,15 +41,20 @@ func everyKind() []AssertionParams {
 // ParamMap together: each kind's struct is the catalog entry of that
 // name, and ParamMap writes exactly the catalog's keys.
 func TestParams_OneDefinitionPerKind(t *testing.T) {
-	kinds := AssertionKinds()
+	kinds := AssertionKinds(libraryRegistry())
 	vals := everyKind()
 	if len(kinds) != len(vals) {
 		t.Fatalf("%d catalog kinds, %d typed values", len(kinds), len(vals))
 	}
-	for i, k := range kinds {
-		p := vals[i]
-		if p.Kind() != k.Kind {
-			t.Errorf("catalog[%d] is %s, struct %T says %s", i, k.Kind, p, p.Kind())
+	byKind := map[string]AssertionParams{}
+	for _, p := range vals {
+		byKind[p.Kind()] = p
+	}
+	for _, k := range kinds {
+		p, ok := byKind[k.Kind]
+		if !ok {
+			t.Errorf("catalog kind %s has no typed value here", k.Kind)
+			continue
 		}
 		a := NewAssertion("n", p)
 		if a.Kind != k.Kind {
@@ -77,7 +85,7 @@ func TestParams_OneDefinitionPerKind(t *testing.T) {
 }
 
 func TestParamMap_CopiesPeers(t *testing.T) {
-	p := AllAliveAt{AtNs: 1, Peers: []string{"a"}}
+	p := swimcheck.AllAliveAt{AtNs: 1, Peers: []string{"a"}}
 	m := NewAssertion("n", p).ParamMap()
 	m["peers"].([]string)[0] = "z"
 	if p.Peers[0] != "a" {
@@ -100,16 +108,16 @@ func TestCheck_RejectsWhatNoScenarioHolds(t *testing.T) {
 		{"kind mismatch", Assertion{Name: "x", Kind: "event_rate", Params: EventCount{EventType: "x"}}, "parameters are event_count's"},
 		{"a pointer", Assertion{Name: "x", Kind: "event_count", Params: &EventCount{EventType: "x"}}, "parameters of type *scenarios.EventCount"},
 		{"a nil pointer", Assertion{Name: "x", Kind: "event_count", Params: (*EventCount)(nil)}, "parameters of type *scenarios.EventCount"},
-		{"negative time", NewAssertion("x", AllAliveAt{AtNs: -1, Peers: []string{"a"}}), `parameter "at_ns": must not be negative, got -1`},
+		{"negative time", NewAssertion("x", swimcheck.AllAliveAt{AtNs: -1, Peers: []string{"a"}}), `parameter "at_ns": must not be negative, got -1`},
 		{"negative count", NewAssertion("x", EventCount{EventType: "x", Max: -1}), `parameter "max": must not be negative`},
-		{"empty peers", NewAssertion("x", AllAliveAt{AtNs: 1}), `parameter "peers": must name at least one peer`},
-		{"empty peer id", NewAssertion("x", ConvergenceAfter{Peers: []string{"a", ""}}), `parameter "peers": element 1 is not a peer id`},
-		{"empty peer", NewAssertion("x", SelfIncarnationBounded{MaxValue: 1}), `parameter "peer": must not be empty`},
-		{"empty message kind", NewAssertion("x", MessageSizeBounded{}), `parameter "message_kind": must not be empty`},
-		{"inverted window", NewAssertion("x", NoDeadWhenProbesOK{Peer: "a", WindowStartNs: 2, WindowEndNs: 1}), `parameter "window_end_ns": 1 is before window_start_ns 2`},
+		{"empty peers", NewAssertion("x", swimcheck.AllAliveAt{AtNs: 1}), `parameter "peers": must name at least one peer`},
+		{"empty peer id", NewAssertion("x", swimcheck.ConvergenceAfter{Peers: []string{"a", ""}}), `parameter "peers": element 1 is not a peer id`},
+		{"empty peer", NewAssertion("x", swimcheck.SelfIncarnationBounded{MaxValue: 1}), `parameter "peer": must not be empty`},
+		{"empty message kind", NewAssertion("x", swimcheck.MessageSizeBounded{}), `parameter "message_kind": must not be empty`},
+		{"inverted window", NewAssertion("x", swimcheck.NoDeadWhenProbesOK{Peer: "a", WindowStartNs: 2, WindowEndNs: 1}), `parameter "window_end_ns": 1 is before window_start_ns 2`},
 		{"zero rate window", NewAssertion("x", EventRate{EventType: "x"}), `parameter "window_ns": must be at least 1`},
 		{"negative rate window", NewAssertion("x", EventRate{EventType: "x", WindowNs: -1}), `parameter "window_ns": must not be negative, got -1`},
-		{"overflowing deadline", NewAssertion("x", DeadPeerResurrectsWithin{Peer: "a", AfterNs: 1, WithinNs: math.MaxInt64}), `parameter "within_ns": after_ns + within_ns overflows int64`},
+		{"overflowing deadline", NewAssertion("x", swimcheck.DeadPeerResurrectsWithin{Peer: "a", AfterNs: 1, WithinNs: math.MaxInt64}), `parameter "within_ns": after_ns + within_ns overflows int64`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -120,7 +128,7 @@ func TestCheck_RejectsWhatNoScenarioHolds(t *testing.T) {
 		})
 	}
 	// Repeated peers are not an error: the evaluator reads peers as a set.
-	if err := NewAssertion("x", AllAliveAt{Peers: []string{"a", "a"}}).Check(); err != nil {
+	if err := NewAssertion("x", swimcheck.AllAliveAt{Peers: []string{"a", "a"}}).Check(); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -129,7 +137,7 @@ func TestCheck_RejectsWhatNoScenarioHolds(t *testing.T) {
 // included, is an assertion Check accepts, so verdict.New rejects nothing
 // that came from a scenario.
 func TestLoader_AssertionsPassCheck(t *testing.T) {
-	for _, name := range LibraryNames() {
+	for _, name := range LibraryNames(testRegistry()) {
 		s, err := LoadLibrary(name, libraryRegistry())
 		if err != nil {
 			t.Fatal(err)
@@ -157,7 +165,7 @@ func TestParse_MaxCycleNs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := s.Assertions[0].Params.(NoFlapWhileProbesOK).MaxCycleNs; got != want {
+		if got := s.Assertions[0].Params.(swimcheck.NoFlapWhileProbesOK).MaxCycleNs; got != want {
 			t.Errorf("%q: max_cycle_ns %d, want %d", extra, got, want)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"github.com/detsim/detsim/hosts/swimcheck"
 	"reflect"
 	"slices"
 	"testing"
@@ -218,11 +219,11 @@ max_per_window = 0
 	}
 	all := []string{"a", "b", "c"}
 	want := []Assertion{
-		{Name: "all_alive_throughout#0", Kind: "all_alive_throughout", Params: AllAliveThroughout{Peers: []string{"b", "a"}, WindowStartNs: 0, WindowEndNs: 10_000}},
-		{Name: "conv", Kind: "convergence_after", Params: ConvergenceAfter{AfterNs: 100, WithinNs: 9_900, Peers: all}},
-		{Name: "no_dead_when_probes_ok#2", Kind: "no_dead_when_probes_ok", Params: NoDeadWhenProbesOK{Peer: "c", WindowStartNs: 10, WindowEndNs: 10_000}},
-		{Name: "message_size_bounded#3", Kind: "message_size_bounded", Params: MessageSizeBounded{MessageKind: "ping", MaxBytes: 1400}},
-		{Name: "dead_peer_resurrects_within#4", Kind: "dead_peer_resurrects_within", Params: DeadPeerResurrectsWithin{Peer: "a", AfterNs: 0, WithinNs: 0}},
+		{Name: "all_alive_throughout#0", Kind: "all_alive_throughout", Params: swimcheck.AllAliveThroughout{Peers: []string{"b", "a"}, WindowStartNs: 0, WindowEndNs: 10_000}},
+		{Name: "conv", Kind: "convergence_after", Params: swimcheck.ConvergenceAfter{AfterNs: 100, WithinNs: 9_900, Peers: all}},
+		{Name: "no_dead_when_probes_ok#2", Kind: "no_dead_when_probes_ok", Params: swimcheck.NoDeadWhenProbesOK{Peer: "c", WindowStartNs: 10, WindowEndNs: 10_000}},
+		{Name: "message_size_bounded#3", Kind: "message_size_bounded", Params: swimcheck.MessageSizeBounded{MessageKind: "ping", MaxBytes: 1400}},
+		{Name: "dead_peer_resurrects_within#4", Kind: "dead_peer_resurrects_within", Params: swimcheck.DeadPeerResurrectsWithin{Peer: "a", AfterNs: 0, WithinNs: 0}},
 		{Name: "event_rate#5", Kind: "event_rate", Params: EventRate{EventType: "ping_sent", WindowNs: 10_000, MaxPerWindow: 0}},
 	}
 	if !reflect.DeepEqual(s.Assertions, want) {
@@ -250,7 +251,7 @@ max_per_window = 0
 
 func TestAssertionKinds_AreTheTenOf_10_1(t *testing.T) {
 	var names []string
-	for _, k := range AssertionKinds() {
+	for _, k := range AssertionKinds(libraryRegistry()) {
 		names = append(names, k.Kind)
 		for _, p := range k.Params {
 			if p.Key == "kind" || p.Key == "name" {
@@ -264,10 +265,12 @@ func TestAssertionKinds_AreTheTenOf_10_1(t *testing.T) {
 		// The agent family's oracles: an amendment (docs/assertions.md).
 		"effect_outcome_once", "cancel_settles_within", "no_torn_success", "no_lost_ack",
 		"tool_result_matched", "output_bounded", "retry_budget", "response_bounded", "no_commit_after_settle", "turn_outcome_once"}
+	slices.Sort(names)
+	slices.Sort(want)
 	if !slices.Equal(names, want) {
 		t.Errorf("kinds %v, want %v", names, want)
 	}
-	if _, ok := LookupAssertionKind("event_count"); !ok {
+	if _, ok := LookupAssertionKind(libraryRegistry(), "event_count"); !ok {
 		t.Errorf("LookupAssertionKind(event_count) not found")
 	}
 }

@@ -77,8 +77,6 @@ type walker struct {
 	err            error
 }
 
-var errSyntax = errors.New("not valid JSON")
-
 func (w *walker) fail(format string, args ...any) {
 	if w.err == nil {
 		w.err = fmt.Errorf(format, args...)

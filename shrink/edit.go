@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/internal/vtime"
 	"github.com/detsim/detsim/scenarios"
 )
@@ -144,7 +145,7 @@ func removeAt(t tree, key string, lo, hi int, target string) (tree, bool) {
 // setDuration sets duration_ns to d and pulls everything timed into the
 // shorter run: later mutations and snapshots go, assertion times and
 // windows are clamped to d.
-func setDuration(t tree, d int64) tree {
+func setDuration(t tree, d int64, reg *hosts.Registry) tree {
 	c := clone(t).(tree)
 	c["duration_ns"] = d
 	for _, key := range []string{"mutations", "snapshots"} {
@@ -156,7 +157,7 @@ func setDuration(t tree, d int64) tree {
 	}
 	for _, a := range list(c, "assertions") {
 		am := a.(map[string]any)
-		kind, ok := scenarios.LookupAssertionKind(str(am["kind"]))
+		kind, ok := scenarios.LookupAssertionKind(reg, str(am["kind"]))
 		if !ok {
 			continue
 		}

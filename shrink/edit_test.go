@@ -2,6 +2,7 @@ package shrink
 
 import (
 	"fmt"
+	"github.com/detsim/detsim/hosts/builtin"
 	"testing"
 )
 
@@ -99,7 +100,7 @@ func TestRemovePeers_KeepsReferentialIntegrity(t *testing.T) {
 
 func TestSetDuration_ClampsEverythingTimed(t *testing.T) {
 	tr, _ := decode([]byte(refs + "[[snapshots]]\nat_ns = 5\n[[snapshots]]\nat_ns = 1\n[[assertions]]\nname = \"w\"\nkind = \"no_flap_while_probes_ok\"\npeer = \"a\"\nwindow_start_ns = 0\nwindow_end_ns = 10_000_000_000\n"))
-	got := setDuration(tr, 3)
+	got := setDuration(tr, 3, builtin.Registry())
 	if fmt.Sprint(got["duration_ns"]) != "3" || len(list(got, "mutations")) != 3 || len(list(got, "snapshots")) != 1 {
 		t.Errorf("duration %v, %d mutations, %d snapshots", got["duration_ns"], len(list(got, "mutations")), len(list(got, "snapshots")))
 	}

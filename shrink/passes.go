@@ -170,7 +170,7 @@ func (s *shrinker) duration() bool {
 	}
 	roundUp := func(x int64) int64 { return (x + unit - 1) / unit * unit }
 	try := func(to int64) bool {
-		return s.try("duration", fmt.Sprintf("%s → %s", vtime.Compact(d), vtime.Compact(to)), setDuration(s.tree, to))
+		return s.try("duration", fmt.Sprintf("%s → %s", vtime.Compact(d), vtime.Compact(to)), setDuration(s.tree, to, s.reg))
 	}
 	lo, hi := int64(0), d
 	if g := roundUp(s.failAt + 1); g < d {

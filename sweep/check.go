@@ -28,14 +28,14 @@ type Item struct {
 func LibraryItems(reg *hosts.Registry) ([]Item, error) {
 	var items []Item
 	var errs []error
-	for _, name := range scenarios.LibraryNames() {
+	for _, name := range scenarios.LibraryNames(reg) {
 		sc, err := scenarios.LoadLibrary(name, reg)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		it := Item{Name: name, Scenario: sc}
-		if data, err := scenarios.Library.ReadFile(name + ".toml"); err == nil {
+		if data, err := scenarios.ReadLibrary(reg, name+".toml"); err == nil {
 			if h, ok := ReadPinHeader(data); ok {
 				it.Pin = &h
 			}

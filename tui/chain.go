@@ -17,9 +17,9 @@ func (m Model) explain() (tea.Model, tea.Cmd) {
 	j := &job{kind: jobChain}
 	if m.scr.Focus() == screen.PaneHost {
 		host, ok := m.scr.SelectedHost()
-		a, ok2 := m.scr.Accusation()
+		a, ok2 := m.scr.Target()
 		if !ok || !ok2 {
-			m.setError("W explains a transition: put the log cursor on a state_transition, or the host cursor on a suspect or dead member")
+			m.setError("W explains a transition: put the log cursor on one, or the host cursor on a line about a member (in SWIM's pane: a suspect or dead one)")
 			return m, nil
 		}
 		j.follow, j.subject, j.at = host, a.Member, m.frame().Now()

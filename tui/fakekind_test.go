@@ -4,8 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
+	"testing"
 
 	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/hosts/swimhost"
 	"github.com/detsim/detsim/network"
 	"github.com/detsim/detsim/rng"
 	"github.com/detsim/detsim/scenarios"
@@ -28,6 +32,12 @@ var fakeKind = &hosts.Kind{
 		return h
 	},
 	Codec: fakeCodec{},
+	// Its snapshots and records have SWIM's shape, and it says so: the
+	// stepper draws a kind as the kind declares (issue 24), never by
+	// guessing from a snapshot's shape.
+	Views: swimhost.Kind.Views,
+	Marks: swimhost.Kind.Marks,
+	Pane:  swimhost.Kind.Pane,
 }
 
 type fakeView struct {
@@ -153,4 +163,39 @@ func meshScenario(n int, dur int64) *scenarios.Scenario {
 		}
 	}
 	return sc
+}
+
+// TestKind_DrawnAsItDeclaresNotBySnapshotShape (issue 24): a kind whose
+// snapshots happen to have SWIM's members and self, but which declares
+// no views or pane, is drawn as its snapshot, never as a membership
+// matrix; before, the stepper guessed SWIM from the snapshot's shape.
+func TestKind_DrawnAsItDeclaresNotBySnapshotShape(t *testing.T) {
+	plain := *fakeKind
+	plain.Tag, plain.Views, plain.Marks, plain.Pane = "lookalike", nil, nil, nil
+	plain.New = func(id string, c map[string]any, s string, peers []string, r *rng.Stream) hosts.Host {
+		return &lookalike{fakeKind.New(id, c, s, peers, r).(*fakeHost)}
+	}
+	reg := builtin.Registry()
+	reg.Register(&plain)
+	sc := meshScenario(4, 2_000_000_000)
+	for i := range sc.Peers {
+		sc.Peers[i].Kind = plain.Tag
+	}
+	m, err := NewModel(sc, reg, Options{Width: 160, Height: 48})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = drive(t, m, keys("g", "text:1s", "enter")...)
+	s := screenText(m)
+	if m.frame().Views() != "" || strings.Contains(s, "membership") || !strings.Contains(s, "─ hosts") {
+		t.Fatalf("a kind without views drawn as a matrix:\n%s", s)
+	}
+}
+
+// lookalike is a fakeHost under another tag.
+type lookalike struct{ *fakeHost }
+
+func (h *lookalike) Kind() string { return "lookalike" }
+func (h *lookalike) Clone() hosts.Host {
+	return &lookalike{h.fakeHost.Clone().(*fakeHost)}
 }

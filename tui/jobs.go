@@ -57,6 +57,7 @@ type job struct {
 	forward bool
 	search  debugger.SearchState
 	follow  string // search: what it follows (a message id, an accusation), for the status
+	brought bool   // search: for the record that brought a pane line (w)
 
 	subject string // chain: with follow (the host), the member whose view to explain
 	at      int64  // chain: at this virtual time
@@ -377,7 +378,7 @@ func searchJob(s *debugger.Session, j *job, pause debugger.Pause) jobMsg {
 func followStatus(j *job, f debugger.Found) string {
 	at := "record " + screen.FmtInt(f.Line) + " (events.ndjson#L" + strconv.FormatInt(f.Line, 10) + ") at step " + screen.FmtInt(f.Step)
 	switch {
-	case j.query.Conds[0].Key == "type" && j.query.Conds[0].Val == "state_transition":
+	case j.brought:
 		return j.follow + " at " + at + "; the record above it in that step is what brought it (m follows a message to its send)"
 	case j.forward:
 		return j.follow + " ended at " + at + " (m goes back to its send)"

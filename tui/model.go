@@ -1,7 +1,10 @@
 package tui
 
 import (
+	"bytes"
+	"slices"
 	"strconv"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -446,13 +449,14 @@ func (m Model) followMessage() (tea.Model, tea.Cmd) {
 	}
 	id := ev.Field("id")
 	if id == "" {
-		m.setError("record " + screen.FmtInt(n) + " (" + ev.Type + ") names no message: m follows message_sent, message_received, drop_on_send, drop_on_delivery, decode_error")
+		m.setError("record " + screen.FmtInt(n) + " (" + ev.Type + ") names no message: m follows a record with an id (a send, its receive, drop_on_send, drop_on_delivery, decode_error)")
 		return m, nil
 	}
-	forward := ev.Type == "message_sent"
+	send := sendType(m.reg, ev)
+	forward := ev.Type == send
 	text := "id=" + id
-	if !forward {
-		text = "type=message_sent " + text
+	if !forward && send != "" {
+		text = "type=" + send + " " + text
 	}
 	q, err := debugger.ParseQuery(text)
 	if err != nil {
@@ -467,31 +471,56 @@ func (m Model) followMessage() (tea.Model, tea.Cmd) {
 	return m.start(j, "following "+id+" back to its send…")
 }
 
-// why goes to the record where the accusation the host cursor is on (or
-// the first the host holds) arrived: the latest state_transition by which
-// the selected host came to hold that member in that state at that
-// incarnation. A gossiped accusation's message_received is just above it
-// in the same step (m follows that message to its send).
+// sendType is the record type that sends a message with an id, as the
+// kinds declare their events (hosts.Kind.Events): a "<kind>_sent"
+// prototype carrying an id (SWIM's message_sent). It is looked up in the
+// record's own kind, else (the engine's drops of a message) in the one
+// kind that has such a type; "" when none does.
+func sendType(reg *hosts.Registry, ev screen.Event) string {
+	var found []string
+	for _, k := range reg.Kinds() {
+		for _, e := range k.Events {
+			t := e.Type()
+			if !strings.HasSuffix(t, "_sent") || !bytes.Contains(e.AppendJSON(nil), []byte(`"id":`)) || slices.Contains(found, t) {
+				continue
+			}
+			if k.Tag == ev.Tag {
+				return t
+			}
+			found = append(found, t)
+		}
+	}
+	if len(found) == 1 {
+		return found[0]
+	}
+	return ""
+}
+
+// why goes to the record that brought what the host pane's line under
+// the cursor shows (or the first line about a member): SWIM's pane names
+// the latest state_transition by which the selected host came to hold
+// an accused member in that state at that incarnation. A gossiped
+// accusation's message_received is just above it in the same step (m
+// follows that message to its send).
 func (m Model) why() (tea.Model, tea.Cmd) {
 	host, ok := m.scr.SelectedHost()
 	if !ok {
 		m.setError("no host selected")
 		return m, nil
 	}
-	a, ok := m.scr.Accusation()
-	if !ok {
-		m.setError(host + " holds no member suspect or dead: nothing to explain")
+	a, ok := m.scr.Target()
+	if !ok || a.Find == "" {
+		m.setError("no line of " + host + "'s pane names a record to go back to (in SWIM's: a suspect or dead member)")
 		return m, nil
 	}
-	q, err := debugger.ParseQuery("type=state_transition host=" + host + " subject=" + a.Member + " to=" + a.State + " incarnation=" + strconv.FormatUint(a.Inc, 10))
+	q, err := debugger.ParseQuery(a.Find)
 	if err != nil {
 		m.setError(err.Error())
 		return m, nil
 	}
 	m.search = &q
-	j := &job{kind: jobSearch, query: q, forward: false, target: m.frame().Records() + 1,
-		follow: host + "'s view of " + a.Member + " became " + a.State + " (inc " + screen.FmtUint(a.Inc) + ")"}
-	return m.start(j, "looking for where "+host+" learned "+a.Member+" "+a.State+"…")
+	j := &job{kind: jobSearch, query: q, forward: false, target: m.frame().Records() + 1, follow: a.Follow, brought: true}
+	return m.start(j, "looking for where "+a.Follow+"…")
 }
 
 // openStep goes to the step that emitted the record under the cursor,

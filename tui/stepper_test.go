@@ -147,10 +147,10 @@ func TestBreakpointKinds_StopWhereTheySay(t *testing.T) {
 			}
 		}},
 		{"type=drop_on_delivery", func(t *testing.T, m Model) {
-			l := m.frame().LogAt(m.frame().Records())
 			found := false
 			for n := m.frame().Records(); n >= m.frame().LogFrom(); n-- {
-				if l = m.frame().LogAt(n); l.Step != m.frame().Index() {
+				l := m.frame().LogAt(n)
+				if l.Step != m.frame().Index() {
 					break
 				}
 				found = found || string(bundle.LineType(l.Bytes)) == "drop_on_delivery"

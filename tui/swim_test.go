@@ -13,7 +13,7 @@ func TestSwim_MatrixAndHostView(t *testing.T) {
 		m = drive(t, m, keys("g", "text:60s", "enter")...)
 		s := screenText(m)
 		checkScreenShape(t, s, sz[0], sz[1])
-		if !m.frame().Swim() {
+		if m.frame().Views() == "" {
 			t.Fatalf("%dx%d: SWIM snapshots not recognised", sz[0], sz[1])
 		}
 		for _, want := range []string{"membership", "health ", "bq ", "orch", "A "} {

@@ -3,7 +3,7 @@ package verdict
 import (
 	"testing"
 
-	"github.com/detsim/detsim/scenarios"
+	"github.com/detsim/detsim/hosts/swimcheck"
 )
 
 // initial(0, "a", "b", "c") writes these lines.
@@ -20,7 +20,7 @@ const (
 )
 
 func TestAllAliveAt_10_1(t *testing.T) {
-	at5 := scenarios.AllAliveAt{AtNs: 5 * sec, Peers: peers("a", "b", "c")}
+	at5 := swimcheck.AllAliveAt{AtNs: 5 * sec, Peers: peers("a", "b", "c")}
 	runKindCases(t, "all_alive_at", []kindCase{
 		{name: "every view alive passes once time passes at_ns", params: at5, endNs: 20 * sec, want: Pass,
 			build: func(s *stream) ([]int, int) {
@@ -41,7 +41,7 @@ func TestAllAliveAt_10_1(t *testing.T) {
 				s.view(0, "b", "c", "alive", 0)
 				return nil, 0
 			}},
-		{name: "before the first record nobody has a view", params: scenarios.AllAliveAt{AtNs: int64(0), Peers: peers("a", "b")}, endNs: 20 * sec, want: Fail,
+		{name: "before the first record nobody has a view", params: swimcheck.AllAliveAt{AtNs: int64(0), Peers: peers("a", "b")}, endNs: 20 * sec, want: Fail,
 			build: func(s *stream) ([]int, int) {
 				s.initial(sec, "a", "b")
 				return nil, 1
@@ -52,7 +52,7 @@ func TestAllAliveAt_10_1(t *testing.T) {
 				s.view(5*sec, "b", "c", "suspect", 0)
 				return []int{s.view(5*sec, "b", "c", "alive", 1)}, 0
 			}},
-		{name: "an unnamed peer's view does not matter", params: scenarios.AllAliveAt{AtNs: 5 * sec, Peers: peers("a", "b")}, endNs: 5 * sec, want: Pass,
+		{name: "an unnamed peer's view does not matter", params: swimcheck.AllAliveAt{AtNs: 5 * sec, Peers: peers("a", "b")}, endNs: 5 * sec, want: Pass,
 			build: func(s *stream) ([]int, int) {
 				s.initial(0, "a", "b", "c")
 				s.view(sec, "c", "a", "dead", 0)
@@ -67,7 +67,7 @@ func TestAllAliveAt_10_1(t *testing.T) {
 				s.view(3*sec, "c", "c", "alive", 0)
 				return nil, 0
 			}},
-		{name: "at_ns after the run is inconclusive", params: scenarios.AllAliveAt{AtNs: 30 * sec, Peers: peers("a", "b", "c")}, endNs: 20 * sec, want: Inconclusive,
+		{name: "at_ns after the run is inconclusive", params: swimcheck.AllAliveAt{AtNs: 30 * sec, Peers: peers("a", "b", "c")}, endNs: 20 * sec, want: Inconclusive,
 			build: func(s *stream) ([]int, int) {
 				s.initial(0, "a", "b", "c")
 				return nil, 0
@@ -76,7 +76,7 @@ func TestAllAliveAt_10_1(t *testing.T) {
 }
 
 func TestAllAliveThroughout_10_1(t *testing.T) {
-	win := scenarios.AllAliveThroughout{WindowStartNs: 2 * sec, WindowEndNs: 8 * sec, Peers: peers("a", "b", "c")}
+	win := swimcheck.AllAliveThroughout{WindowStartNs: 2 * sec, WindowEndNs: 8 * sec, Peers: peers("a", "b", "c")}
 	runKindCases(t, "all_alive_throughout", []kindCase{
 		{name: "alive at every instant passes once the window is over", params: win, endNs: 20 * sec, want: Pass,
 			build: func(s *stream) ([]int, int) {
@@ -117,7 +117,7 @@ func TestAllAliveThroughout_10_1(t *testing.T) {
 }
 
 func TestConvergenceAfter_10_1(t *testing.T) {
-	conv := scenarios.ConvergenceAfter{AfterNs: 5 * sec, WithinNs: 5 * sec, Peers: peers("a", "b", "c")}
+	conv := swimcheck.ConvergenceAfter{AfterNs: 5 * sec, WithinNs: 5 * sec, Peers: peers("a", "b", "c")}
 	// disputed has b suspect c at 4s; c refutes with incarnation 1 at 6s.
 	disputed := func(s *stream) {
 		s.initial(0, "a", "b", "c")
@@ -149,7 +149,7 @@ func TestConvergenceAfter_10_1(t *testing.T) {
 				s.view(11*sec, "b", "c", "alive", 1)
 				return []int{10, 11, 12}, 13
 			}},
-		{name: "incarnations beyond float precision are told apart", params: scenarios.ConvergenceAfter{AfterNs: int64(0), WithinNs: sec, Peers: peers("a", "b")},
+		{name: "incarnations beyond float precision are told apart", params: swimcheck.ConvergenceAfter{AfterNs: int64(0), WithinNs: sec, Peers: peers("a", "b")},
 			endNs: 20 * sec, want: Fail, inReason: "a alive/18446744073709551615, b alive/18446744073709551614",
 			build: func(s *stream) ([]int, int) {
 				l1 := s.add(0, "a", "swim", `{"type":"state_transition","observer":"a","subject":"a","from":"none","to":"alive","incarnation":18446744073709551615,"reason":"initial"}`)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/detsim/detsim/bundle"
+	"github.com/detsim/detsim/hosts/swimcheck"
 	"github.com/detsim/detsim/scenarios"
 )
 
@@ -52,14 +53,14 @@ func benchAssertions() []scenarios.Assertion {
 	never := int64(math.MaxInt64 / 2)
 	all := peers("p0", "p1", "p2", "p3")
 	return []scenarios.Assertion{
-		{Name: "1", Kind: "all_alive_at", Params: scenarios.AllAliveAt{AtNs: never, Peers: all}},
-		{Name: "2", Kind: "all_alive_throughout", Params: scenarios.AllAliveThroughout{WindowStartNs: int64(0), WindowEndNs: never, Peers: all}},
-		{Name: "3", Kind: "convergence_after", Params: scenarios.ConvergenceAfter{AfterNs: never, WithinNs: sec, Peers: all}},
-		{Name: "4", Kind: "no_flap_while_probes_ok", Params: scenarios.NoFlapWhileProbesOK{Peer: "p5", WindowStartNs: int64(0), WindowEndNs: never}},
-		{Name: "5", Kind: "no_dead_when_probes_ok", Params: scenarios.NoDeadWhenProbesOK{Peer: "p5", WindowStartNs: int64(0), WindowEndNs: never}},
-		{Name: "6", Kind: "self_incarnation_bounded", Params: scenarios.SelfIncarnationBounded{Peer: "p5", MaxValue: never}},
-		{Name: "7", Kind: "message_size_bounded", Params: scenarios.MessageSizeBounded{MessageKind: "ping", MaxBytes: never}},
-		{Name: "8", Kind: "dead_peer_resurrects_within", Params: scenarios.DeadPeerResurrectsWithin{Peer: "p5", AfterNs: int64(0), WithinNs: sec}},
+		{Name: "1", Kind: "all_alive_at", Params: swimcheck.AllAliveAt{AtNs: never, Peers: all}},
+		{Name: "2", Kind: "all_alive_throughout", Params: swimcheck.AllAliveThroughout{WindowStartNs: int64(0), WindowEndNs: never, Peers: all}},
+		{Name: "3", Kind: "convergence_after", Params: swimcheck.ConvergenceAfter{AfterNs: never, WithinNs: sec, Peers: all}},
+		{Name: "4", Kind: "no_flap_while_probes_ok", Params: swimcheck.NoFlapWhileProbesOK{Peer: "p5", WindowStartNs: int64(0), WindowEndNs: never}},
+		{Name: "5", Kind: "no_dead_when_probes_ok", Params: swimcheck.NoDeadWhenProbesOK{Peer: "p5", WindowStartNs: int64(0), WindowEndNs: never}},
+		{Name: "6", Kind: "self_incarnation_bounded", Params: swimcheck.SelfIncarnationBounded{Peer: "p5", MaxValue: never}},
+		{Name: "7", Kind: "message_size_bounded", Params: swimcheck.MessageSizeBounded{MessageKind: "ping", MaxBytes: never}},
+		{Name: "8", Kind: "dead_peer_resurrects_within", Params: swimcheck.DeadPeerResurrectsWithin{Peer: "p5", AfterNs: int64(0), WithinNs: sec}},
 		{Name: "9", Kind: "event_count", Params: scenarios.EventCount{EventType: "cache_state_change", Max: never}},
 		{Name: "10", Kind: "event_rate", Params: scenarios.EventRate{EventType: "probe_sent", WindowNs: sec, MaxPerWindow: never}},
 	}

@@ -4,11 +4,12 @@ import (
 	"math"
 	"testing"
 
+	"github.com/detsim/detsim/hosts/swimcheck"
 	"github.com/detsim/detsim/scenarios"
 )
 
 func TestSelfIncarnationBounded_10_1(t *testing.T) {
-	bound := scenarios.SelfIncarnationBounded{Peer: "a", MaxValue: int64(3)}
+	bound := swimcheck.SelfIncarnationBounded{Peer: "a", MaxValue: int64(3)}
 	runKindCases(t, "self_incarnation_bounded", []kindCase{
 		{name: "a bump above the bound fails at that bump", params: bound, endNs: 100 * sec, want: Fail, inReason: "to 4",
 			build: func(s *stream) ([]int, int) {
@@ -32,7 +33,7 @@ func TestSelfIncarnationBounded_10_1(t *testing.T) {
 				s.initial(0, "a", "b")
 				return nil, 0
 			}},
-		{name: "an incarnation beyond int64 is compared exactly", params: scenarios.SelfIncarnationBounded{Peer: "a", MaxValue: int64(math.MaxInt64)},
+		{name: "an incarnation beyond int64 is compared exactly", params: swimcheck.SelfIncarnationBounded{Peer: "a", MaxValue: int64(math.MaxInt64)},
 			endNs: 100 * sec, want: Fail, inReason: "to 18446744073709551615",
 			build: func(s *stream) ([]int, int) {
 				l := s.add(sec, "a", "swim", `{"type":"self_incarnation_bump","old":9223372036854775807,"new":18446744073709551615,"cause":"refute_suspect"}`)
@@ -47,7 +48,7 @@ func TestSelfIncarnationBounded_10_1(t *testing.T) {
 }
 
 func TestMessageSizeBounded_10_1(t *testing.T) {
-	bound := scenarios.MessageSizeBounded{MessageKind: "ping", MaxBytes: int64(100)}
+	bound := swimcheck.MessageSizeBounded{MessageKind: "ping", MaxBytes: int64(100)}
 	runKindCases(t, "message_size_bounded", []kindCase{
 		{name: "a ping over the bound fails at that send", params: bound, endNs: 100 * sec, want: Fail, inReason: "101 bytes",
 			build: func(s *stream) ([]int, int) {
@@ -126,7 +127,7 @@ func TestEventRate_10_1(t *testing.T) {
 }
 
 func TestDeadPeerResurrectsWithin_10_1(t *testing.T) {
-	within := scenarios.DeadPeerResurrectsWithin{Peer: "c", AfterNs: 10 * sec, WithinNs: 5 * sec}
+	within := swimcheck.DeadPeerResurrectsWithin{Peer: "c", AfterNs: 10 * sec, WithinNs: 5 * sec}
 	// killed has c killed at 5s and marked dead by a and b.
 	killed := func(s *stream) (deadA, deadB int) {
 		s.initial(0, "a", "b", "c")

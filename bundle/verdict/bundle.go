@@ -7,20 +7,6 @@ import (
 	"github.com/detsim/detsim/scenarios"
 )
 
-// scanRead is what post-run evaluation wants of a line of type typ:
-// nothing of a type no unresolved assertion decodes, and a
-// state_transition payload unchecked, since reading it checks it; those
-// are most of a big run's lines (one per member per node at start).
-func (e *Evaluator) scanRead(typ string) bundle.Read {
-	switch {
-	case !e.Reads(typ):
-		return bundle.Skip
-	case typ == "state_transition":
-		return bundle.Unchecked
-	}
-	return bundle.Whole
-}
-
 // errAllResolved stops reading events.ndjson once nothing is left to decide.
 var errAllResolved = errors.New("all assertions resolved")
 
@@ -48,20 +34,14 @@ func evaluateBundle(dir string, assertions []scenarios.Assertion, endNs int64, c
 	if err != nil {
 		return nil, err
 	}
-	err = bundle.ScanEvents(dir, e.scanRead, func(line int, rec bundle.EventRecord) error {
-		if rec.Unchecked {
-			// The fast reader accepts only a payload that is one whole,
-			// valid object of the simulator's own shape: reading it is
-			// checking it, and saves checking it twice.
-			p, ok := fastTransition(rec.Event, &e.texts)
-			if !ok {
-				return bundle.ErrRecheck
+	err = bundle.ScanEvents(dir, e.Reads, func(line int, rec bundle.EventRecord) error {
+		// A judge reading an unchecked payload checks it as it reads
+		// it, or asks for the line again, checked (bundle.ErrRecheck).
+		if err := e.observe(line, rec); err != nil {
+			if errors.Is(err, bundle.ErrRecheck) {
+				return err
 			}
-			e.read, e.hasRead = p, true
-		}
-		e.Observe(line, rec)
-		e.hasRead = false
-		if e.err != nil {
+			e.malformed(line, err)
 			return e.err
 		}
 		if e.Resolved() {

@@ -2,49 +2,42 @@ package verdict
 
 import (
 	"github.com/detsim/detsim/bundle"
+	"github.com/detsim/detsim/hosts"
 )
 
-// want is the set of facts an assertion needs; the evaluator decodes an
-// event type only while some unresolved assertion wants it.
+// want is the set of records a core assertion needs; the evaluator reads
+// a payload only while some unresolved one wants it.
 type want uint8
 
 const (
-	wantRecords   want = 1 << iota // every record, undecoded
-	wantViews                      // state_transition, and view resets by PeerResurrect
-	wantProbes                     // direct probe_sent / probe_acked / probe_timed_out
-	wantMessages                   // message_sent
-	wantBumps                      // self_incarnation_bump
-	wantMutations                  // mutation
-	wantAgent                      // the agent family's records, payloads decoded (oracles.go)
+	wantRecords want = 1 << iota // every record, undecoded
 )
 
-// checker is one assertion being evaluated. The evaluator calls the on*
-// methods for the facts the checker wants, in stream order; hold(from,
-// to) says the state after every record so far holds at every instant
-// of [from, to] (no record falls inside); finish closes the run. Once its
-// result is resolved, a checker is never called again.
+// world is the state the core's assertions share: the logs of the
+// records event_rate assertions count, one per type. The kinds' judges
+// keep their own.
+type world struct {
+	rates rateLogs
+}
+
+func (w *world) clone() world { return world{rates: w.rates.clone()} }
+
+// checker is one of the core's own assertions (event_count, event_rate)
+// being evaluated. The evaluator hands it every record in stream order;
+// hold(from, to) says the state after every record so far holds at
+// every instant of [from, to]; finish closes the run. Once its result is
+// resolved, a checker is never called again.
 type checker interface {
 	wants() want
 	onRecord(w *world, line int, rec bundle.EventRecord)
-	onView(w *world, c viewChange)
-	onProbe(w *world, p probeFact)
-	onMessage(m messageFact)
-	onBump(b bumpFact)
-	onMutation(w *world, m mutationFact)
 	hold(w *world, from, to int64)
 	finish(w *world, endNs int64)
-	result() *result
+	result() *hosts.Result
 	clone() checker
 }
 
-// base gives checkers no-op handlers and their result.
-type base struct{ res result }
+// base gives checkers a no-op hold and their result.
+type base struct{ res hosts.Result }
 
-func (*base) onRecord(*world, int, bundle.EventRecord) {}
-func (*base) onView(*world, viewChange)                {}
-func (*base) onProbe(*world, probeFact)                {}
-func (*base) onMessage(messageFact)                    {}
-func (*base) onBump(bumpFact)                          {}
-func (*base) onMutation(*world, mutationFact)          {}
-func (*base) hold(*world, int64, int64)                {}
-func (b *base) result() *result                        { return &b.res }
+func (*base) hold(*world, int64, int64) {}
+func (b *base) result() *hosts.Result   { return &b.res }

@@ -1,11 +1,12 @@
 package verdict
 
 import (
+	"errors"
 	"fmt"
-	"iter"
+	"slices"
 
 	"github.com/detsim/detsim/bundle"
-	"github.com/detsim/detsim/bundle/internal/jsonscan"
+	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/scenarios"
 )
 
@@ -13,49 +14,84 @@ import (
 // order. It is not safe for concurrent use; Clone it for a checkpoint.
 type Evaluator struct {
 	assertions []scenarios.Assertion
-	checkers   []checker
+	results    []*hosts.Result // one per assertion, in declaration order
+	checkers   []checker       // the core's own assertions
+	judges     []family        // one per kind family the scenario uses
 	world      world
-	want       want  // what the unresolved checkers need
+	want       want  // what the unresolved core checkers need
 	now        int64 // the time of the last record read
 	unresolved int
 	firstFail  int // index of the first assertion to fail while streaming; -1 if none
 	err        error
-	texts      jsonscan.Strings // the strings payloads name, made once each
-	// read is a state_transition payload EvaluateBundle has already read
-	// (and so validated) for the record it is about to observe; dispatch
-	// uses it instead of reading the payload again.
-	read    transitionPayload
-	hasRead bool
+	rec        hosts.EventRec // the record handed to the judges, reused
+}
+
+// family is one kind's judge and which assertions it judges.
+type family struct {
+	decl  *hosts.Assertions
+	judge hosts.Judge
+	of    []int // assertion indices, in declaration order
 }
 
 // New prepares an evaluator for assertions, in declaration order. It
-// fails only on an assertion it cannot interpret (an unknown kind, or one
-// scenarios.Assertion.Check rejects), which no loaded scenario holds: the
-// scenario loader's checks are stricter.
+// fails only on an assertion it cannot interpret (no parameters, or
+// ones scenarios.Assertion.Check rejects), which no loaded scenario
+// holds: the scenario loader's checks are stricter.
 func New(assertions []scenarios.Assertion) (*Evaluator, error) {
-	e := &Evaluator{assertions: assertions, world: newWorld(), firstFail: -1}
-	for _, a := range assertions {
-		if _, ok := scenarios.LookupAssertionKind(a.Kind); !ok {
-			return nil, fmt.Errorf("verdict: assertion %q: unknown kind %q", a.Name, a.Kind)
-		}
-		mk := constructor(a.Params)
-		if mk == nil && a.Params != nil {
-			return nil, fmt.Errorf("verdict: assertion %q (%s): parameters of type %T, want a value of one of the ten scenarios structs", a.Name, a.Kind, a.Params)
-		}
+	e := &Evaluator{assertions: assertions, firstFail: -1}
+	var params [][]hosts.AssertionParams
+	kinds := make([]int, len(assertions)) // family index, or -1 for the core's
+	for i, a := range assertions {
 		if err := a.Check(); err != nil {
 			return nil, fmt.Errorf("verdict: assertion %q (%s): %w", a.Name, a.Kind, err)
 		}
-		e.checkers = append(e.checkers, mk(&e.world))
+		fam := a.Params.Family()
+		if fam == nil {
+			kinds[i] = -1
+			e.checkers = append(e.checkers, constructor(a.Params)(&e.world))
+			continue
+		}
+		j := slices.IndexFunc(e.judges, func(f family) bool { return f.decl == fam })
+		if j < 0 {
+			j = len(e.judges)
+			e.judges = append(e.judges, family{decl: fam})
+			params = append(params, nil)
+		}
+		kinds[i] = j
+		e.judges[j].of = append(e.judges[j].of, i)
+		params[j] = append(params[j], a.Params)
 	}
-	e.unresolved = len(e.checkers)
+	for j := range e.judges {
+		e.judges[j].judge = e.judges[j].decl.Judge(params[j])
+	}
+	e.bind()
+	e.unresolved = len(assertions)
 	e.refreshWants()
 	return e, nil
+}
+
+// bind points results at the checkers' and the judges' own.
+func (e *Evaluator) bind() {
+	e.results = make([]*hosts.Result, len(e.assertions))
+	core := 0
+	for i := range e.assertions {
+		if e.assertions[i].Params.Family() == nil {
+			e.results[i] = e.checkers[core].result()
+			core++
+		}
+	}
+	for _, f := range e.judges {
+		rs := f.judge.Results()
+		for k, i := range f.of {
+			e.results[i] = rs[k]
+		}
+	}
 }
 
 func (e *Evaluator) refreshWants() {
 	e.want = 0
 	for _, c := range e.checkers {
-		if !c.result().resolved {
+		if !c.result().Resolved {
 			e.want |= c.wants()
 		}
 	}
@@ -66,178 +102,111 @@ func (e *Evaluator) refreshWants() {
 // Err. Observe keeps nothing of rec.Event once it returns, so the caller
 // may reuse the payload buffer.
 func (e *Evaluator) Observe(line int, rec bundle.EventRecord) {
+	if err := e.observe(line, rec); err != nil && !errors.Is(err, hosts.ErrRecheck) {
+		e.malformed(line, err)
+	}
+}
+
+// observe is Observe, returning hosts.ErrRecheck, having changed nothing
+// but the time, for an unchecked payload a judge could not read on its
+// fast path (EvaluateBundle hands the same line again, checked).
+func (e *Evaluator) observe(line int, rec bundle.EventRecord) error {
 	t := rec.VirtualTimeNs
 	if t < e.now {
-		e.malformed(line, fmt.Errorf("virtual_time_ns %d is before the previous record's %d", t, e.now))
-		return
+		return fmt.Errorf("virtual_time_ns %d is before the previous record's %d", t, e.now)
 	}
 	if e.unresolved == 0 {
 		e.now = t
-		return
+		return nil
 	}
 	if t > e.now {
 		e.hold(e.now, t-1)
 		e.now = t
 	}
+	var first error
+	if len(e.judges) > 0 {
+		// Those reading the payload unchecked go first: one that cannot
+		// read it asks for the line again before anything has seen it.
+		var reads [8]hosts.Read
+		later := false
+		for i, f := range e.judges {
+			read := f.judge.Reads(rec.KindTag, rec.Type)
+			if i < len(reads) {
+				reads[i] = read
+			}
+			switch {
+			case read == hosts.ReadUnchecked || i >= len(reads) && read != hosts.ReadSkip:
+				if err := e.hand(f.judge, read, line, &rec); errors.Is(err, hosts.ErrRecheck) {
+					return err
+				} else if err != nil && first == nil {
+					first = err
+				}
+			case read != hosts.ReadSkip:
+				later = true
+			}
+		}
+		for i, f := range e.judges {
+			if !later || i >= len(reads) || reads[i] == hosts.ReadSkip || reads[i] == hosts.ReadUnchecked {
+				continue
+			}
+			if err := e.hand(f.judge, reads[i], line, &rec); err != nil && first == nil {
+				first = err
+			}
+		}
+	}
 	if e.want&wantRecords != 0 {
 		e.world.rates.observe(line, rec.Type, t)
-		for c := range e.wanting(wantRecords) {
-			c.onRecord(&e.world, line, rec)
+		for _, c := range e.checkers {
+			if c.wants()&wantRecords != 0 && !c.result().Resolved {
+				c.onRecord(&e.world, line, rec)
+			}
 		}
-	}
-	if err := e.dispatch(line, &rec); err != nil {
-		e.malformed(line, err)
 	}
 	e.settle(line)
+	return first
 }
 
-// Reads reports whether Observe would look at the payload of a record of
-// type typ now: whether an unresolved checker needs that type decoded.
-// A reader may hand Observe any other record without its Event
+// hand gives a judge the record, its payload only if it reads it.
+func (e *Evaluator) hand(j hosts.Judge, read hosts.Read, line int, rec *bundle.EventRecord) error {
+	e.rec = hosts.EventRec{Line: line, TimeNs: rec.VirtualTimeNs, HostID: rec.HostID, KindTag: rec.KindTag, Type: rec.Type, Unchecked: rec.Unchecked, Read: read}
+	if read != hosts.ReadEnvelope {
+		e.rec.Event = rec.Event
+	}
+	return j.Observe(&e.rec)
+}
+
+// Reads says what Observe would look at of a record with this kind_tag
+// and type now: what an unresolved core assertion or a judge needs. A
+// reader may hand Observe any record Reads skips without its Event
 // (bundle.ScanEvents), since only its envelope and type are used.
-func (e *Evaluator) Reads(typ string) bool {
+func (e *Evaluator) Reads(kindTag, typ string) bundle.Read {
 	if e.unresolved == 0 {
-		return false
+		return bundle.Skip
 	}
-	switch typ {
-	case "state_transition":
-		return e.want&wantViews != 0
-	case "probe_sent", "probe_acked", "probe_timed_out":
-		return e.want&wantProbes != 0
-	case "message_sent":
-		return e.want&wantMessages != 0
-	case "self_incarnation_bump":
-		return e.want&wantBumps != 0
-	case "mutation":
-		return e.want&(wantMutations|wantViews) != 0
-	}
-	return e.want&wantAgent != 0 && agentRecord(typ)
-}
-
-// dispatch decodes the record if Reads says a checker needs its type and
-// hands the fact to those that want it.
-func (e *Evaluator) dispatch(line int, rec *bundle.EventRecord) error {
-	if !e.Reads(rec.Type) {
-		return nil
-	}
-	t := rec.VirtualTimeNs
-	switch rec.Type {
-	case "state_transition":
-		var p transitionPayload
-		var to state
-		var err error
-		if e.hasRead {
-			p, to, err = checkTransition(e.read, rec.HostID)
-		} else {
-			p, to, err = decodeTransition(rec.Event, rec.HostID, &e.texts)
-		}
-		if err != nil {
-			return err
-		}
-		o, s := e.world.intern(p.Observer), e.world.intern(p.Subject)
-		cur := view{state: to, incarnation: p.Incarnation, line: line, timeNs: t}
-		e.viewChanged(viewChange{line: line, timeNs: t, observer: o, subject: s, old: e.world.setView(o, s, cur), cur: cur})
-	case "probe_sent", "probe_acked", "probe_timed_out":
-		p, err := decodeProbe(rec.Event, rec.Type, rec.HostID, &e.texts)
-		if err != nil || p.Mode != "direct" {
-			return err
-		}
-		f := probeFact{line: line, timeNs: t, step: probeSteps[rec.Type], prober: e.world.intern(rec.HostID), target: e.world.intern(p.Target), seq: p.Seq}
-		for c := range e.wanting(wantProbes) {
-			c.onProbe(&e.world, f)
-		}
-	case "message_sent":
-		p, err := decodeMessage(rec.Event, &e.texts)
-		if err != nil {
-			return err
-		}
-		for c := range e.wanting(wantMessages) {
-			c.onMessage(messageFact{line: line, timeNs: t, message: p.Message, bytes: p.Bytes})
-		}
-	case "self_incarnation_bump":
-		p, err := decodeBump(rec.Event)
-		if err != nil {
-			return err
-		}
-		for c := range e.wanting(wantBumps) {
-			c.onBump(bumpFact{line: line, timeNs: t, host: rec.HostID, newInc: p.New})
-		}
-	case "mutation":
-		p, err := decodeMutation(rec.Event, &e.texts)
-		if err != nil {
-			return err
-		}
-		e.mutation(line, t, p)
-	}
-	return nil
-}
-
-var probeSteps = map[string]probeStep{"probe_sent": probeSent, "probe_acked": probeAcked, "probe_timed_out": probeTimedOut}
-
-// mutation applies a mutation's effect on liveness and views, then tells
-// the checkers. A fresh life (PeerResurrect without preserve_state)
-// forgets every view the peer held. A PeerKill of a peer already killed
-// and a PeerResurrect of a running peer are no-ops, whatever wrote the
-// bundle: the scenario loader rejects both, but the evaluator judges
-// what the records say and must not erase views a running peer holds.
-func (e *Evaluator) mutation(line int, t int64, p mutationPayload) {
-	w := &e.world
-	f := mutationFact{line: line, timeNs: t, kind: p.Kind, peer: -1, preserveState: p.PreserveState}
-	if p.Peer != "" {
-		f.peer = w.intern(p.Peer)
-	}
-	for _, id := range p.PeersA {
-		f.peersA = append(f.peersA, w.intern(id))
-	}
-	for _, id := range p.PeersB {
-		f.peersB = append(f.peersB, w.intern(id))
-	}
-	switch p.Kind {
-	case "PeerKill":
-		f.noop = w.killed[f.peer]
-		w.killed[f.peer] = true
-	case "PeerResurrect":
-		f.noop = !w.dead(f.peer)
-		w.killed[f.peer] = false
-	}
-	for c := range e.wanting(wantMutations) {
-		c.onMutation(w, f)
-	}
-	if p.Kind == "PeerResurrect" && !p.PreserveState && !f.noop && int(f.peer) < len(w.views) {
-		for s := range int32(len(w.views[f.peer])) {
-			if old := w.view(f.peer, s); old.state != noView {
-				w.setView(f.peer, s, view{})
-				e.viewChanged(viewChange{line: line, timeNs: t, observer: f.peer, subject: s, old: old})
+	read := bundle.Skip
+	for _, f := range e.judges {
+		switch f.judge.Reads(kindTag, typ) {
+		case hosts.ReadWhole:
+			read = bundle.Whole
+		case hosts.ReadUnchecked:
+			if read == bundle.Skip {
+				read = bundle.Unchecked
 			}
 		}
 	}
+	return read
 }
 
-func (e *Evaluator) viewChanged(c viewChange) {
-	for k := range e.wanting(wantViews) {
-		k.onView(&e.world, c)
-	}
-}
-
-// wanting yields the unresolved checkers that want w, in declaration
-// order.
-func (e *Evaluator) wanting(w want) iter.Seq[checker] {
-	return func(yield func(checker) bool) {
-		for _, c := range e.checkers {
-			if c.wants()&w != 0 && !c.result().resolved && !yield(c) {
-				return
-			}
-		}
-	}
-}
-
-// hold tells every unresolved checker that the current state held over
-// [from, to].
+// hold tells every unresolved assertion that the current state held
+// over [from, to].
 func (e *Evaluator) hold(from, to int64) {
 	for _, c := range e.checkers {
-		if !c.result().resolved {
+		if !c.result().Resolved {
 			c.hold(&e.world, from, to)
 		}
+	}
+	for _, f := range e.judges {
+		f.judge.Hold(from, to)
 	}
 }
 
@@ -245,15 +214,14 @@ func (e *Evaluator) hold(from, to int64) {
 // line and notes the first failure.
 func (e *Evaluator) settle(line int) {
 	changed := false
-	for i, c := range e.checkers {
-		r := c.result()
-		if !r.resolved || r.line != 0 {
+	for i, r := range e.results {
+		if !r.Resolved || r.Line != 0 {
 			continue
 		}
-		r.line = line
+		r.Line = line
 		e.unresolved--
 		changed = true
-		if r.outcome == Fail && e.firstFail < 0 {
+		if r.Outcome == Fail && e.firstFail < 0 {
 			e.firstFail = i
 		}
 	}
@@ -277,13 +245,12 @@ func (e *Evaluator) Resolved() bool { return e.unresolved == 0 }
 
 // Status reports each assertion's standing, in declaration order.
 func (e *Evaluator) Status() []Partial {
-	out := make([]Partial, len(e.checkers))
-	for i, c := range e.checkers {
-		r := c.result()
-		out[i] = Partial{Name: e.assertions[i].Name, Kind: e.assertions[i].Kind, Resolved: r.resolved}
-		if r.resolved {
-			out[i].Outcome, out[i].Reason, out[i].Line = r.outcome, r.reason, r.line
-			out[i].Evidence = append([]Evidence(nil), r.evidence...)
+	out := make([]Partial, len(e.results))
+	for i, r := range e.results {
+		out[i] = Partial{Name: e.assertions[i].Name, Kind: e.assertions[i].Kind, Resolved: r.Resolved}
+		if r.Resolved {
+			out[i].Outcome, out[i].Reason, out[i].Line = r.Outcome, r.Reason, r.Line
+			out[i].Evidence = append([]Evidence(nil), r.Evidence...)
 		}
 	}
 	return out
@@ -294,13 +261,12 @@ func (e *Evaluator) Status() []Partial {
 // name when name is not "". The debugger's "verdict", "fail" and
 // "fail=NAME" breakpoints ask it after every step; it allocates nothing.
 func (e *Evaluator) DecidedAfter(line int, name string) (decided, failed bool) {
-	for i, c := range e.checkers {
-		r := c.result()
-		if !r.resolved || r.line <= line {
+	for i, r := range e.results {
+		if !r.Resolved || r.Line <= line {
 			continue
 		}
 		decided = true
-		if r.outcome == Fail && (name == "" || e.assertions[i].Name == name) {
+		if r.Outcome == Fail && (name == "" || e.assertions[i].Name == name) {
 			failed = true
 		}
 	}
@@ -314,7 +280,7 @@ func (e *Evaluator) FirstFailure() (name string, line int, ok bool) {
 	if e.firstFail < 0 {
 		return "", 0, false
 	}
-	return e.assertions[e.firstFail].Name, e.checkers[e.firstFail].result().line, true
+	return e.assertions[e.firstFail].Name, e.results[e.firstFail].Line, true
 }
 
 // Finish returns the verdicts of a run that ended at endNs (the scenario
@@ -332,24 +298,36 @@ func (e *Evaluator) Finish(endNs int64) []Verdict {
 // is then Inconclusive (EvaluateCutBundle).
 func (e *Evaluator) finish(endNs int64, cut bool) []Verdict {
 	if e.unresolved > 0 {
-		e.hold(e.now, max(endNs, e.now))
-		for _, c := range e.checkers {
-			if c.result().resolved {
-				continue
+		end := max(endNs, e.now)
+		e.hold(e.now, end)
+		var open []bool
+		if cut {
+			open = make([]bool, len(e.results))
+			for i, r := range e.results {
+				open[i] = !r.Resolved
 			}
-			c.finish(&e.world, max(endNs, e.now))
-			if r := c.result(); cut && r.outcome == Pass {
-				r.outcome = Inconclusive
-				r.reason = fmt.Sprintf("the run stopped at %s, before its end (truncated or interrupted), so the rest of it is unjudged; up to there: %s", fmtNs(max(endNs, e.now)), r.reason)
+		}
+		for _, c := range e.checkers {
+			if !c.result().Resolved {
+				c.finish(&e.world, end)
+			}
+		}
+		for _, f := range e.judges {
+			f.judge.Finish(end)
+		}
+		for i, r := range e.results {
+			if cut && open[i] && r.Outcome == Pass {
+				r.Outcome = Inconclusive
+				r.Reason = fmt.Sprintf("the run stopped at %s, before its end (truncated or interrupted), so the rest of it is unjudged; up to there: %s", fmtNs(end), r.Reason)
 			}
 		}
 	}
-	out := make([]Verdict, len(e.checkers))
-	for i, c := range e.checkers {
-		a, r := e.assertions[i], c.result()
+	out := make([]Verdict, len(e.results))
+	for i, r := range e.results {
+		a := e.assertions[i]
 		out[i] = Verdict{
 			Name: a.Name, Kind: a.Kind, Parameters: a.ParamMap(),
-			Outcome: r.outcome, Evidence: r.evidence, Reason: r.reason,
+			Outcome: r.Outcome, Evidence: r.Evidence, Reason: r.Reason,
 		}
 	}
 	return out
@@ -359,11 +337,15 @@ func (e *Evaluator) finish(endNs int64, cut bool) []Verdict {
 // never changes the other.
 func (e *Evaluator) Clone() *Evaluator {
 	c := *e
-	c.texts = jsonscan.Strings{} // a cache: each copy fills its own
 	c.world = e.world.clone()
 	c.checkers = make([]checker, len(e.checkers))
 	for i, k := range e.checkers {
 		c.checkers[i] = k.clone()
 	}
+	c.judges = slices.Clone(e.judges)
+	for i := range c.judges {
+		c.judges[i].judge = e.judges[i].judge.Clone()
+	}
+	c.bind()
 	return &c
 }

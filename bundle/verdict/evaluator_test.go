@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,6 +11,10 @@ import (
 	"testing"
 
 	"github.com/detsim/detsim/bundle"
+	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/hosts/agentcheck"
+	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/hosts/swimcheck"
 	"github.com/detsim/detsim/scenarios"
 )
 
@@ -19,26 +24,26 @@ import (
 func TestNew_AcceptsEveryCatalogKind(t *testing.T) {
 	ab := peers("a", "b")
 	vals := []scenarios.AssertionParams{
-		scenarios.AllAliveAt{AtNs: sec, Peers: ab},
-		scenarios.AllAliveThroughout{WindowStartNs: 0, WindowEndNs: sec, Peers: ab},
-		scenarios.ConvergenceAfter{AfterNs: sec, WithinNs: sec, Peers: ab},
-		scenarios.NoFlapWhileProbesOK{Peer: "a", WindowStartNs: 0, WindowEndNs: sec},
-		scenarios.NoDeadWhenProbesOK{Peer: "a", WindowStartNs: 0, WindowEndNs: sec},
-		scenarios.SelfIncarnationBounded{Peer: "a", MaxValue: 3},
-		scenarios.MessageSizeBounded{MessageKind: "ping", MaxBytes: 3},
-		scenarios.DeadPeerResurrectsWithin{Peer: "a", AfterNs: sec, WithinNs: sec},
+		swimcheck.AllAliveAt{AtNs: sec, Peers: ab},
+		swimcheck.AllAliveThroughout{WindowStartNs: 0, WindowEndNs: sec, Peers: ab},
+		swimcheck.ConvergenceAfter{AfterNs: sec, WithinNs: sec, Peers: ab},
+		swimcheck.NoFlapWhileProbesOK{Peer: "a", WindowStartNs: 0, WindowEndNs: sec},
+		swimcheck.NoDeadWhenProbesOK{Peer: "a", WindowStartNs: 0, WindowEndNs: sec},
+		swimcheck.SelfIncarnationBounded{Peer: "a", MaxValue: 3},
+		swimcheck.MessageSizeBounded{MessageKind: "ping", MaxBytes: 3},
+		swimcheck.DeadPeerResurrectsWithin{Peer: "a", AfterNs: sec, WithinNs: sec},
 		scenarios.EventCount{EventType: "ping", Max: 3},
 		scenarios.EventRate{EventType: "ping", WindowNs: sec, MaxPerWindow: 3},
-		scenarios.EffectOutcomeOnce{Peer: "a"},
-		scenarios.CancelSettlesWithin{Peer: "a", WithinNs: sec},
-		scenarios.NoTornSuccess{Peer: "a"},
-		scenarios.NoLostAck{Peer: "a"},
-		scenarios.ToolResultMatched{Peer: "a"},
-		scenarios.OutputBounded{Peer: "a", MaxBytes: 13},
-		scenarios.RetryBudget{Peer: "a", MaxAttempts: 14},
-		scenarios.ResponseBounded{Peer: "a", MaxBytes: 15},
-		scenarios.NoCommitAfterSettle{Peer: "a"},
-		scenarios.TurnOutcomeOnce{Peer: "a"},
+		agentcheck.EffectOutcomeOnce{Peer: "a"},
+		agentcheck.CancelSettlesWithin{Peer: "a", WithinNs: sec},
+		agentcheck.NoTornSuccess{Peer: "a"},
+		agentcheck.NoLostAck{Peer: "a"},
+		agentcheck.ToolResultMatched{Peer: "a"},
+		agentcheck.OutputBounded{Peer: "a", MaxBytes: 13},
+		agentcheck.RetryBudget{Peer: "a", MaxAttempts: 14},
+		agentcheck.ResponseBounded{Peer: "a", MaxBytes: 15},
+		agentcheck.NoCommitAfterSettle{Peer: "a"},
+		agentcheck.TurnOutcomeOnce{Peer: "a"},
 	}
 	var judged, catalog []string
 	for _, p := range vals {
@@ -47,9 +52,11 @@ func TestNew_AcceptsEveryCatalogKind(t *testing.T) {
 			t.Errorf("%s: %v", p.Kind(), err)
 		}
 	}
-	for _, k := range scenarios.AssertionKinds() {
+	for _, k := range scenarios.AssertionKinds(builtin.Registry()) {
 		catalog = append(catalog, k.Kind)
 	}
+	slices.Sort(judged)
+	slices.Sort(catalog)
 	if !slices.Equal(judged, catalog) {
 		t.Errorf("evaluator judges %v, catalog kinds %v", judged, catalog)
 	}
@@ -64,18 +71,19 @@ func TestNew_RejectsParametersItCannotInterpret(t *testing.T) {
 		a       scenarios.Assertion
 		wantErr string
 	}{
-		{"unknown kind", scenarios.Assertion{Name: "x", Kind: "all_dead"}, `verdict: assertion "x": unknown kind "all_dead"`},
+		{"unknown kind", scenarios.Assertion{Name: "x", Kind: "all_dead"}, `verdict: assertion "x" (all_dead): no parameters`},
+		{"unknown kind with parameters", scenarios.Assertion{Name: "x", Kind: "all_dead", Params: scenarios.EventCount{EventType: "x"}}, "parameters are event_count's"},
 		{"no parameters", scenarios.Assertion{Name: "x", Kind: "all_alive_at"}, `verdict: assertion "x" (all_alive_at): no parameters`},
 		{"parameters of another kind", scenarios.Assertion{Name: "x", Kind: "all_alive_at", Params: scenarios.EventCount{EventType: "x"}}, "parameters are event_count's"},
 		{"a pointer", scenarios.Assertion{Name: "x", Kind: "event_count", Params: &scenarios.EventCount{EventType: "x"}}, "parameters of type *scenarios.EventCount"},
 		{"a nil pointer", scenarios.Assertion{Name: "x", Kind: "event_count", Params: (*scenarios.EventCount)(nil)}, "parameters of type *scenarios.EventCount"},
-		{"negative time", assertion(scenarios.AllAliveAt{AtNs: -1, Peers: peers("a")}), `verdict: assertion "all_alive_at#0" (all_alive_at): parameter "at_ns": must not be negative, got -1`},
-		{"empty peers", assertion(scenarios.AllAliveAt{AtNs: sec, Peers: peers()}), "at least one peer"},
-		{"empty peer id", assertion(scenarios.AllAliveAt{AtNs: sec, Peers: peers("")}), "element 0"},
-		{"inverted window", assertion(scenarios.AllAliveThroughout{WindowStartNs: 2 * sec, WindowEndNs: sec, Peers: peers("a")}), "before window_start_ns"},
+		{"negative time", assertion(swimcheck.AllAliveAt{AtNs: -1, Peers: peers("a")}), `verdict: assertion "all_alive_at#0" (all_alive_at): parameter "at_ns": must not be negative, got -1`},
+		{"empty peers", assertion(swimcheck.AllAliveAt{AtNs: sec, Peers: peers()}), "at least one peer"},
+		{"empty peer id", assertion(swimcheck.AllAliveAt{AtNs: sec, Peers: peers("")}), "element 0"},
+		{"inverted window", assertion(swimcheck.AllAliveThroughout{WindowStartNs: 2 * sec, WindowEndNs: sec, Peers: peers("a")}), "before window_start_ns"},
 		{"zero rate window", assertion(scenarios.EventRate{EventType: "x", WindowNs: 0, MaxPerWindow: 1}), "at least 1"},
-		{"overflowing deadline", assertion(scenarios.ConvergenceAfter{AfterNs: 1 << 62, WithinNs: 1 << 62, Peers: peers("a")}), "overflows"},
-		{"empty peer", assertion(scenarios.SelfIncarnationBounded{Peer: "", MaxValue: 1}), "must not be empty"},
+		{"overflowing deadline", assertion(swimcheck.ConvergenceAfter{AfterNs: 1 << 62, WithinNs: 1 << 62, Peers: peers("a")}), "overflows"},
+		{"empty peer", assertion(swimcheck.SelfIncarnationBounded{Peer: "", MaxValue: 1}), "must not be empty"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -92,8 +100,8 @@ func TestNew_RejectsParametersItCannotInterpret(t *testing.T) {
 func TestNew_RepeatedPeersCountOnce(t *testing.T) {
 	s := &stream{}
 	s.initial(0, "a", "b")
-	_, once := judge(t, s, 10*sec, assertion(scenarios.AllAliveAt{AtNs: sec, Peers: peers("a", "b")}))
-	_, twice := judge(t, s, 10*sec, assertion(scenarios.AllAliveAt{AtNs: sec, Peers: peers("a", "b", "a")}))
+	_, once := judge(t, s, 10*sec, assertion(swimcheck.AllAliveAt{AtNs: sec, Peers: peers("a", "b")}))
+	_, twice := judge(t, s, 10*sec, assertion(swimcheck.AllAliveAt{AtNs: sec, Peers: peers("a", "b", "a")}))
 	if once[0].Outcome != Pass || twice[0].Outcome != once[0].Outcome || twice[0].Reason != once[0].Reason {
 		t.Fatalf("once: %s %q; twice: %s %q", once[0].Outcome, once[0].Reason, twice[0].Outcome, twice[0].Reason)
 	}
@@ -109,7 +117,7 @@ func twoKinds() (*stream, []scenarios.Assertion) {
 	s.other(7*sec, "drop_on_send") // 12: second drop
 	s.other(8*sec, "drop_on_send") // 13
 	return s, []scenarios.Assertion{
-		{Name: "alive", Kind: "all_alive_at", Params: scenarios.AllAliveAt{AtNs: 5 * sec, Peers: peers("a", "b", "c")}},
+		{Name: "alive", Kind: "all_alive_at", Params: swimcheck.AllAliveAt{AtNs: 5 * sec, Peers: peers("a", "b", "c")}},
 		{Name: "drops", Kind: "event_count", Params: scenarios.EventCount{EventType: "drop_on_send", Max: int64(1)}},
 	}
 }
@@ -200,9 +208,9 @@ func TestClone_IsIndependent(t *testing.T) {
 	s.view(4*sec, "b", "c", "suspect", 0) // 10
 	recs := s.records(t)
 	as := []scenarios.Assertion{
-		assertion(scenarios.AllAliveAt{AtNs: 5 * sec, Peers: peers("a", "b", "c")}),
+		assertion(swimcheck.AllAliveAt{AtNs: 5 * sec, Peers: peers("a", "b", "c")}),
 		{Name: "rate", Kind: "event_rate", Params: scenarios.EventRate{EventType: "drop_on_send", WindowNs: sec, MaxPerWindow: int64(1)}},
-		{Name: "flap", Kind: "no_flap_while_probes_ok", Params: scenarios.NoFlapWhileProbesOK{Peer: "c", WindowStartNs: int64(0), WindowEndNs: 10 * sec}},
+		{Name: "flap", Kind: "no_flap_while_probes_ok", Params: swimcheck.NoFlapWhileProbesOK{Peer: "c", WindowStartNs: int64(0), WindowEndNs: 10 * sec}},
 	}
 	e, _ := New(as)
 	for i, rec := range recs {
@@ -249,7 +257,7 @@ func TestClone_ProbeSpansAreIndependent(t *testing.T) {
 	timedOut := &stream{lines: slices.Clone(s.lines)}
 	timedOut.probe(15*sec, "a", "probe_timed_out", "c", 2)
 
-	as := []scenarios.Assertion{assertion(scenarios.NoFlapWhileProbesOK{Peer: "c", WindowStartNs: int64(0), WindowEndNs: 100 * sec})}
+	as := []scenarios.Assertion{assertion(swimcheck.NoFlapWhileProbesOK{Peer: "c", WindowStartNs: int64(0), WindowEndNs: 100 * sec})}
 	e, _ := New(as)
 	for i, rec := range s.records(t) {
 		e.Observe(i+1, rec)
@@ -305,7 +313,7 @@ func TestVerdicts_KeepDeclarationOrderAndParameters(t *testing.T) {
 
 func TestObserve_MalformedRecordsAreReported(t *testing.T) {
 	as := []scenarios.Assertion{
-		assertion(scenarios.AllAliveAt{AtNs: 5 * sec, Peers: peers("a")}),
+		assertion(swimcheck.AllAliveAt{AtNs: 5 * sec, Peers: peers("a")}),
 	}
 	cases := []struct {
 		name, line, wantErr string
@@ -363,8 +371,103 @@ func TestEvaluateBundle_UncheckedTransitionsInOddShapes(t *testing.T) {
 		`{"virtual_time_ns":2000,"host_id":"b","kind_tag":"swim","event":{"type":"state_transition","observer":"b","subject":"a","from":"alive","to":"alive","incarnation":1,"reason":"x"},"extra":1}`,
 		`{"virtual_time_ns":3000,"host_id":"b","kind_tag":"swim","event": {"type":"state_transition","observer":"b","subject":"a","from":"alive","to":"alive","incarnation":2,"reason":"x"}}`,
 	)
-	_, vs := judge(t, &s, 10*sec, assertion(scenarios.AllAliveThroughout{WindowStartNs: int64(0), WindowEndNs: 10 * sec, Peers: peers("a", "b")}))
+	_, vs := judge(t, &s, 10*sec, assertion(swimcheck.AllAliveThroughout{WindowStartNs: int64(0), WindowEndNs: 10 * sec, Peers: peers("a", "b")}))
 	if vs[0].Outcome != Pass {
 		t.Fatalf("%s: %s", vs[0].Outcome, vs[0].Reason)
+	}
+}
+
+// TestObserve_RoutesByKindTag (issue 24): a record of another kind that
+// happens to use a swim event type name is not read as SWIM's. Before
+// routing by kind_tag, the "dead" view below failed all_alive_at, and a
+// malformed payload of another kind was an error in this run's bundle.
+func TestObserve_RoutesByKindTag(t *testing.T) {
+	s := &stream{}
+	s.initial(0, "a", "b")
+	s.add(sec, "a", "raftlike", `{"type":"state_transition","observer":"a","subject":"b","from":"alive","to":"dead","incarnation":0,"reason":"x"}`)
+	s.add(2*sec, "a", "raftlike", `{"type":"state_transition","term":3}`)
+	_, vs := judge(t, s, 10*sec, assertion(swimcheck.AllAliveAt{AtNs: 5 * sec, Peers: peers("a", "b")}))
+	if vs[0].Outcome != Pass {
+		t.Fatalf("%s: %s", vs[0].Outcome, vs[0].Reason)
+	}
+	// The same record tagged swim is SWIM's.
+	s.lines[len(s.lines)-2] = strings.Replace(s.lines[len(s.lines)-2], `"raftlike"`, `"swim"`, 1)
+	s.lines = s.lines[:len(s.lines)-1]
+	if _, vs := judge(t, s, 10*sec, assertion(swimcheck.AllAliveAt{AtNs: 5 * sec, Peers: peers("a", "b")})); vs[0].Outcome != Fail {
+		t.Fatalf("tagged swim: %s: %s", vs[0].Outcome, vs[0].Reason)
+	}
+}
+
+// fakeFamily is a kind's assertions as a new kind declares them: its
+// judge counts the records of its own tag it is handed.
+var fakeFamily = &hosts.Assertions{Judge: func(ps []hosts.AssertionParams) hosts.Judge { return &fakeJudge{res: make([]hosts.Result, len(ps))} }}
+
+type fakeParams struct{ Max int64 }
+
+func (p *fakeParams) Bind() []hosts.Slot     { return []hosts.Slot{hosts.CountParam("max", &p.Max)} }
+func (p fakeParams) Slots() []hosts.Slot     { return p.Bind() }
+func (fakeParams) Kind() string              { return "fake_count" }
+func (fakeParams) Family() *hosts.Assertions { return fakeFamily }
+func init() {
+	fakeFamily.Kinds = []hosts.AssertionKind{hosts.Def[fakeParams]([2]string{}, [2]string{})}
+}
+func (j *fakeJudge) Reads(tag, typ string) hosts.Read {
+	if tag == "fake" {
+		return hosts.ReadWhole
+	}
+	return hosts.ReadSkip
+}
+
+type fakeJudge struct {
+	n    int64
+	tags []string
+	res  []hosts.Result
+}
+
+func (j *fakeJudge) Observe(rec *hosts.EventRec) error {
+	j.n++
+	j.tags = append(j.tags, rec.KindTag+"/"+rec.Type+"/"+string(rec.Event))
+	return nil
+}
+func (j *fakeJudge) Hold(int64, int64) {}
+func (j *fakeJudge) Finish(int64) {
+	for i := range j.res {
+		j.res[i].Resolve(Pass, fmt.Sprintf("%d records", j.n))
+	}
+}
+func (j *fakeJudge) Results() []*hosts.Result {
+	out := make([]*hosts.Result, len(j.res))
+	for i := range j.res {
+		out[i] = &j.res[i]
+	}
+	return out
+}
+func (j *fakeJudge) Clone() hosts.Judge {
+	c := *j
+	c.res = slices.Clone(j.res)
+	c.tags = slices.Clone(j.tags)
+	return &c
+}
+
+// TestNew_AJudgeSeesOnlyWhatItReads: a kind's judge is handed the
+// records its Reads accepts, payload included, and nothing else; its
+// assertions sit among the core's in declaration order.
+func TestNew_AJudgeSeesOnlyWhatItReads(t *testing.T) {
+	s := &stream{}
+	s.add(sec, "a", "fake", `{"type":"state_transition","x":1}`)
+	s.initial(sec, "a")
+	s.add(2*sec, "a", "fake", `{"type":"tick"}`)
+	s.other(3*sec, "drop_on_send")
+	as := []scenarios.Assertion{
+		{Name: "drops", Kind: "event_count", Params: scenarios.EventCount{EventType: "drop_on_send", Max: 5}},
+		{Name: "fake", Kind: "fake_count", Params: fakeParams{Max: 1}},
+	}
+	e, vs := judge(t, s, 10*sec, as...)
+	if vs[0].Name != "drops" || vs[1].Name != "fake" || vs[1].Reason != "2 records" {
+		t.Fatalf("verdicts %+v", vs)
+	}
+	want := []string{`fake/state_transition/{"type":"state_transition","x":1}`, `fake/tick/{"type":"tick"}`}
+	if got := e.judges[0].judge.(*fakeJudge).tags; !slices.Equal(got, want) {
+		t.Fatalf("judge saw %q, want %q", got, want)
 	}
 }

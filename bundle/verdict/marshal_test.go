@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/detsim/detsim/hosts/swimcheck"
 	"github.com/detsim/detsim/internal/golden"
 	"github.com/detsim/detsim/scenarios"
 )
@@ -20,14 +21,14 @@ func goldenRun() (*stream, []scenarios.Assertion) {
 	s.other(16*sec, "drop_on_send")
 	abc := peers("a", "b", "c")
 	return s, []scenarios.Assertion{
-		{Name: "alive at 5s", Kind: "all_alive_at", Params: scenarios.AllAliveAt{AtNs: 5 * sec, Peers: abc}},
-		{Name: "alive throughout", Kind: "all_alive_throughout", Params: scenarios.AllAliveThroughout{WindowStartNs: int64(0), WindowEndNs: 20 * sec, Peers: abc}},
-		{Name: "converges", Kind: "convergence_after", Params: scenarios.ConvergenceAfter{AfterNs: 15 * sec, WithinNs: 2 * sec, Peers: abc}},
-		{Name: "no flap <c>", Kind: "no_flap_while_probes_ok", Params: scenarios.NoFlapWhileProbesOK{Peer: "c", WindowStartNs: int64(0), WindowEndNs: 20 * sec}},
-		{Name: "no dead c", Kind: "no_dead_when_probes_ok", Params: scenarios.NoDeadWhenProbesOK{Peer: "c", WindowStartNs: int64(0), WindowEndNs: 20 * sec}},
-		{Name: "c incarnation", Kind: "self_incarnation_bounded", Params: scenarios.SelfIncarnationBounded{Peer: "c", MaxValue: int64(5)}},
-		{Name: "ping size", Kind: "message_size_bounded", Params: scenarios.MessageSizeBounded{MessageKind: "ping", MaxBytes: int64(100)}},
-		{Name: "c comes back", Kind: "dead_peer_resurrects_within", Params: scenarios.DeadPeerResurrectsWithin{Peer: "c", AfterNs: int64(0), WithinNs: sec}},
+		{Name: "alive at 5s", Kind: "all_alive_at", Params: swimcheck.AllAliveAt{AtNs: 5 * sec, Peers: abc}},
+		{Name: "alive throughout", Kind: "all_alive_throughout", Params: swimcheck.AllAliveThroughout{WindowStartNs: int64(0), WindowEndNs: 20 * sec, Peers: abc}},
+		{Name: "converges", Kind: "convergence_after", Params: swimcheck.ConvergenceAfter{AfterNs: 15 * sec, WithinNs: 2 * sec, Peers: abc}},
+		{Name: "no flap <c>", Kind: "no_flap_while_probes_ok", Params: swimcheck.NoFlapWhileProbesOK{Peer: "c", WindowStartNs: int64(0), WindowEndNs: 20 * sec}},
+		{Name: "no dead c", Kind: "no_dead_when_probes_ok", Params: swimcheck.NoDeadWhenProbesOK{Peer: "c", WindowStartNs: int64(0), WindowEndNs: 20 * sec}},
+		{Name: "c incarnation", Kind: "self_incarnation_bounded", Params: swimcheck.SelfIncarnationBounded{Peer: "c", MaxValue: int64(5)}},
+		{Name: "ping size", Kind: "message_size_bounded", Params: swimcheck.MessageSizeBounded{MessageKind: "ping", MaxBytes: int64(100)}},
+		{Name: "c comes back", Kind: "dead_peer_resurrects_within", Params: swimcheck.DeadPeerResurrectsWithin{Peer: "c", AfterNs: int64(0), WithinNs: sec}},
 		{Name: "drops", Kind: "event_count", Params: scenarios.EventCount{EventType: "drop_on_send", Max: int64(5)}},
 		{Name: "drop rate", Kind: "event_rate", Params: scenarios.EventRate{EventType: "drop_on_send", WindowNs: sec, MaxPerWindow: int64(1)}},
 	}

@@ -3,6 +3,7 @@ package verdict
 import (
 	"testing"
 
+	"github.com/detsim/detsim/hosts/swimcheck"
 	"github.com/detsim/detsim/scenarios"
 )
 
@@ -24,7 +25,7 @@ func TestNoFlap_MaxCycle(t *testing.T) {
 		return s
 	}
 	run := func(s *stream, maxCycle int64) Outcome {
-		a := assertion(scenarios.NoFlapWhileProbesOK{Peer: "c", WindowStartNs: 0, WindowEndNs: 400 * sec, MaxCycleNs: maxCycle})
+		a := assertion(swimcheck.NoFlapWhileProbesOK{Peer: "c", WindowStartNs: 0, WindowEndNs: 400 * sec, MaxCycleNs: maxCycle})
 		e, err := New([]scenarios.Assertion{a})
 		if err != nil {
 			t.Fatal(err)
@@ -49,10 +50,10 @@ func TestNoFlap_MaxCycle(t *testing.T) {
 		}
 	}
 	// Omitted, it is not in verdicts.json's parameters.
-	if _, ok := scenarios.NewAssertion("n", scenarios.NoFlapWhileProbesOK{Peer: "c", WindowEndNs: 1}).ParamMap()["max_cycle_ns"]; ok {
+	if _, ok := scenarios.NewAssertion("n", swimcheck.NoFlapWhileProbesOK{Peer: "c", WindowEndNs: 1}).ParamMap()["max_cycle_ns"]; ok {
 		t.Error("max_cycle_ns 0 written to the parameters")
 	}
-	if m := scenarios.NewAssertion("n", scenarios.NoFlapWhileProbesOK{Peer: "c", WindowEndNs: 1, MaxCycleNs: 5}).ParamMap(); m["max_cycle_ns"] != int64(5) {
+	if m := scenarios.NewAssertion("n", swimcheck.NoFlapWhileProbesOK{Peer: "c", WindowEndNs: 1, MaxCycleNs: 5}).ParamMap(); m["max_cycle_ns"] != int64(5) {
 		t.Errorf("parameters %v", m)
 	}
 }

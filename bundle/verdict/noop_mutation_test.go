@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/detsim/detsim/hosts/swimcheck"
 	"github.com/detsim/detsim/scenarios"
 )
 
@@ -11,7 +12,7 @@ import (
 // scenario loader rejects it, but a bundle written by anything may hold
 // one, and the verdict must not Pass on it (issue 9 §3).
 func TestDeadPeerResurrectsWithin_PeerThatNeverDiedIsInconclusive(t *testing.T) {
-	within := scenarios.DeadPeerResurrectsWithin{Peer: "c", AfterNs: 10 * sec, WithinNs: 5 * sec}
+	within := swimcheck.DeadPeerResurrectsWithin{Peer: "c", AfterNs: 10 * sec, WithinNs: 5 * sec}
 	runKindCases(t, "dead_peer_resurrects_within", []kindCase{
 		{name: "a fresh-life resurrect of a running peer", params: within, endNs: 100 * sec, want: Inconclusive, inReason: "never died",
 			build: func(s *stream) ([]int, int) {
@@ -58,7 +59,7 @@ func TestPeerResurrect_OfARunningPeerKeepsItsViews(t *testing.T) {
 	s := &stream{}
 	s.initial(0, "a", "b", "c")
 	s.mutation(5*sec, "PeerResurrect", `,"peer":"c","preserve_state":false`)
-	_, vs := judge(t, s, 20*sec, assertion(scenarios.AllAliveAt{AtNs: 10 * sec, Peers: peers("a", "b", "c")}))
+	_, vs := judge(t, s, 20*sec, assertion(swimcheck.AllAliveAt{AtNs: 10 * sec, Peers: peers("a", "b", "c")}))
 	if vs[0].Outcome != Pass {
 		t.Fatalf("all_alive_at after a no-op resurrect: %s (%s); c's views were erased", vs[0].Outcome, vs[0].Reason)
 	}
@@ -69,10 +70,10 @@ func TestPeerResurrect_OfARunningPeerKeepsItsViews(t *testing.T) {
 // assertion reads.
 func TestPeerKill_OfAPeerAlreadyKilledChangesNoVerdict(t *testing.T) {
 	as := []scenarios.Assertion{
-		assertion(scenarios.NoFlapWhileProbesOK{Peer: "y", WindowStartNs: int64(0), WindowEndNs: 30 * sec}),
-		assertion(scenarios.NoDeadWhenProbesOK{Peer: "y", WindowStartNs: int64(0), WindowEndNs: 30 * sec}),
-		assertion(scenarios.DeadPeerResurrectsWithin{Peer: "y", AfterNs: int64(0), WithinNs: 5 * sec}),
-		assertion(scenarios.AllAliveAt{AtNs: 25 * sec, Peers: peers("x", "y", "z")}),
+		assertion(swimcheck.NoFlapWhileProbesOK{Peer: "y", WindowStartNs: int64(0), WindowEndNs: 30 * sec}),
+		assertion(swimcheck.NoDeadWhenProbesOK{Peer: "y", WindowStartNs: int64(0), WindowEndNs: 30 * sec}),
+		assertion(swimcheck.DeadPeerResurrectsWithin{Peer: "y", AfterNs: int64(0), WithinNs: 5 * sec}),
+		assertion(swimcheck.AllAliveAt{AtNs: 25 * sec, Peers: peers("x", "y", "z")}),
 	}
 	build := func(second func(s *stream)) *stream {
 		s := &stream{}

@@ -3,7 +3,7 @@ package verdict
 import (
 	"testing"
 
-	"github.com/detsim/detsim/scenarios"
+	"github.com/detsim/detsim/hosts/swimcheck"
 )
 
 const ms = int64(1_000_000)
@@ -23,7 +23,7 @@ func flapWhileAcked(s *stream) (t1, t2, t3, ackAC, ackCA int) {
 }
 
 func TestNoFlapWhileProbesOK_10_1(t *testing.T) {
-	win := scenarios.NoFlapWhileProbesOK{Peer: "c", WindowStartNs: int64(0), WindowEndNs: 100 * sec}
+	win := swimcheck.NoFlapWhileProbesOK{Peer: "c", WindowStartNs: int64(0), WindowEndNs: 100 * sec}
 	runKindCases(t, "no_flap_while_probes_ok", []kindCase{
 		{name: "a flap while probes are acked both ways fails at its third transition", params: win, endNs: 200 * sec, want: Fail,
 			inReason: "a's view of c went suspect→alive→suspect at 10s, 12s, 14s",
@@ -67,7 +67,7 @@ func TestNoFlapWhileProbesOK_10_1(t *testing.T) {
 				s.probeOK(20*sec, "a", "c", 2) // the precondition fires later in the window
 				return nil, s.other(101*sec, "tick")
 			}},
-		{name: "a pending probe that times out clears the flap", params: scenarios.NoFlapWhileProbesOK{Peer: "c", WindowStartNs: int64(0), WindowEndNs: 14 * sec},
+		{name: "a pending probe that times out clears the flap", params: swimcheck.NoFlapWhileProbesOK{Peer: "c", WindowStartNs: int64(0), WindowEndNs: 14 * sec},
 			endNs: 200 * sec, want: Pass,
 			build: func(s *stream) ([]int, int) {
 				s.initial(0, "a", "b", "c")
@@ -90,7 +90,7 @@ func TestNoFlapWhileProbesOK_10_1(t *testing.T) {
 				s.view(14*sec, "a", "c", "suspect", 1)
 				return nil, s.other(101*sec, "tick")
 			}},
-		{name: "a flap that starts before the window is not judged", params: scenarios.NoFlapWhileProbesOK{Peer: "c", WindowStartNs: 11 * sec, WindowEndNs: 100 * sec},
+		{name: "a flap that starts before the window is not judged", params: swimcheck.NoFlapWhileProbesOK{Peer: "c", WindowStartNs: 11 * sec, WindowEndNs: 100 * sec},
 			endNs: 200 * sec, want: Pass,
 			build: func(s *stream) ([]int, int) {
 				flapWhileAcked(s)
@@ -121,7 +121,7 @@ func TestNoFlapWhileProbesOK_10_1(t *testing.T) {
 }
 
 func TestNoDeadWhenProbesOK_10_1(t *testing.T) {
-	win := scenarios.NoDeadWhenProbesOK{Peer: "c", WindowStartNs: int64(0), WindowEndNs: 100 * sec}
+	win := swimcheck.NoDeadWhenProbesOK{Peer: "c", WindowStartNs: int64(0), WindowEndNs: 100 * sec}
 	runKindCases(t, "no_dead_when_probes_ok", []kindCase{
 		{name: "dead after a suspicion while probes are acked fails", params: win, endNs: 200 * sec, want: Fail,
 			inReason: "a marked c dead at 15s while every direct probe between them since 10s was acked",
@@ -153,7 +153,7 @@ func TestNoDeadWhenProbesOK_10_1(t *testing.T) {
 				s.view(15*sec, "a", "c", "dead", 0)
 				return nil, s.other(101*sec, "tick")
 			}},
-		{name: "a death before the window is not judged", params: scenarios.NoDeadWhenProbesOK{Peer: "c", WindowStartNs: 20 * sec, WindowEndNs: 100 * sec},
+		{name: "a death before the window is not judged", params: swimcheck.NoDeadWhenProbesOK{Peer: "c", WindowStartNs: 20 * sec, WindowEndNs: 100 * sec},
 			endNs: 200 * sec, want: Pass,
 			build: func(s *stream) ([]int, int) {
 				s.initial(0, "a", "b", "c")

@@ -7,27 +7,33 @@
 // the run to produce the authoritative verdicts.json. Both run the same
 // code over the same records, so they cannot disagree.
 //
+// The evaluator names no host kind. It judges the core's kind-agnostic
+// assertions (event_count, event_rate) itself and hands every other
+// assertion to the judge its host kind declares (hosts.Assertions), with
+// the records that judge reads: routed by kind_tag, so one kind's record
+// is never taken for another's of the same type name.
+//
 // Every decision is integer arithmetic on virtual nanoseconds, in record
 // order; no map order, clock or float reaches a verdict. The definitions
 // of each kind are in docs/assertions.md.
 package verdict
 
-// Outcome is a verdict's result.
-type Outcome string
+import "github.com/detsim/detsim/hosts"
+
+// Outcome is a verdict's result (hosts.Outcome: the kinds' judges write
+// the same values).
+type Outcome = hosts.Outcome
 
 // The three outcomes of spec §10.2. Inconclusive is reserved for an
 // assertion whose precondition never fired during the run.
 const (
-	Pass         Outcome = "Pass"
-	Fail         Outcome = "Fail"
-	Inconclusive Outcome = "Inconclusive"
+	Pass         = hosts.Pass
+	Fail         = hosts.Fail
+	Inconclusive = hosts.Inconclusive
 )
 
 // Evidence points at one record (or snapshot) that supports a verdict.
-type Evidence struct {
-	VirtualTimeNs int64  `json:"virtual_time_ns"`
-	Ref           string `json:"event_or_snapshot_ref"` // "events.ndjson#L<line>" or "snapshots/<host>/<seq>.json"
-}
+type Evidence = hosts.Evidence
 
 // Verdict is one assertion's result, as written to verdicts.json.
 type Verdict struct {
@@ -55,6 +61,3 @@ type Partial struct {
 	// Evidence is what the verdict rests on so far (set once resolved).
 	Evidence []Evidence
 }
-
-// maxEvidence bounds a verdict's evidence list; the reason counts the rest.
-const maxEvidence = 16

@@ -31,14 +31,14 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 	type row struct{ name, expect, about string }
 	var rows []row
 	nameW, expectW := 0, 0
-	for _, name := range scenarios.LibraryNames() {
+	for _, name := range scenarios.LibraryNames(reg) {
 		r := row{name: name, expect: "(none)"}
 		if sc, err := scenarios.LoadLibrary(name, reg); err != nil {
 			r.expect = "(does not load)"
 		} else if sc.Expect != "" {
 			r.expect = sc.Expect
 		}
-		data, _ := scenarios.Library.ReadFile(name + ".toml") // listed, so present
+		data, _ := scenarios.ReadLibrary(reg, name+".toml") // listed, so present
 		r.about = firstProseLine(data)
 		rows = append(rows, r)
 		nameW, expectW = max(nameW, len(r.name)), max(expectW, len(r.expect))

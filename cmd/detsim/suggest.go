@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/internal/suggest"
 	"github.com/detsim/detsim/property"
 	"github.com/detsim/detsim/scenarios"
@@ -16,7 +17,7 @@ import (
 // (within two edits: "swep", "chekc"), or "". An argument that names a
 // file or an embedded scenario is a run's SCENARIO, never a typo.
 func suggestCommand(arg string) string {
-	if strings.HasPrefix(arg, "-") || exists(arg) || isLibraryScenario(arg) {
+	if strings.HasPrefix(arg, "-") || exists(arg) || isLibraryScenario(arg, builtin.Registry()) {
 		return ""
 	}
 	return suggest.Closest(arg, subcommandNames(), 2)
@@ -26,10 +27,10 @@ func suggestCommand(arg string) string {
 // file nor an embedded scenario it says which embedded one is nearest.
 func resolveScenario(arg string, reg *hosts.Registry) (*scenarios.Scenario, error) {
 	sc, err := scenarios.Resolve(arg, reg)
-	if err == nil || exists(arg) || isLibraryScenario(arg) {
+	if err == nil || exists(arg) || isLibraryScenario(arg, reg) {
 		return sc, err
 	}
-	if s := closestName(arg, scenarios.LibraryNames()); s != "" {
+	if s := closestName(arg, scenarios.LibraryNames(reg)); s != "" {
 		return nil, scenarios.Errors{{File: arg, Msg: fmt.Sprintf(
 			"no such file, and no embedded scenario of that name: did you mean %q? ('detsim list' shows them all)", s)}}
 	}
@@ -40,12 +41,12 @@ func resolveScenario(arg string, reg *hosts.Registry) (*scenarios.Scenario, erro
 func resolveProperty(arg string, reg *hosts.Registry) (*property.Property, error) {
 	p, err := property.Resolve(arg, reg)
 	name := strings.TrimSuffix(arg, ".toml")
-	if err == nil || exists(arg) || slices.Contains(property.LibraryNames(), name) {
+	if err == nil || exists(arg) || slices.Contains(property.LibraryNames(reg), name) {
 		return p, err
 	}
-	if s := closestName(arg, property.LibraryNames()); s != "" {
+	if s := closestName(arg, property.LibraryNames(reg)); s != "" {
 		return nil, scenarios.Errors{{File: arg, Msg: fmt.Sprintf(
-			"no such file, and no embedded property of that name: did you mean %q? (embedded: %s)", s, strings.Join(property.LibraryNames(), ", "))}}
+			"no such file, and no embedded property of that name: did you mean %q? (embedded: %s)", s, strings.Join(property.LibraryNames(reg), ", "))}}
 	}
 	return nil, err
 }
@@ -74,6 +75,6 @@ func exists(path string) bool {
 	return err == nil
 }
 
-func isLibraryScenario(name string) bool {
-	return slices.Contains(scenarios.LibraryNames(), strings.TrimSuffix(name, ".toml"))
+func isLibraryScenario(name string, reg *hosts.Registry) bool {
+	return slices.Contains(scenarios.LibraryNames(reg), strings.TrimSuffix(name, ".toml"))
 }

@@ -60,7 +60,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) int {
 		return flagErr(fs, err, stdout, stderr)
 	}
 	if len(pos) != 1 {
-		return usageErrIn(stderr, "sweep", "want one PROPERTY (a property file, or one of: %s), got %d", strings.Join(property.LibraryNames(), ", "), len(pos))
+		return usageErrIn(stderr, "sweep", "want one PROPERTY (a property file, or one of: %s), got %d", strings.Join(property.LibraryNames(builtin.Registry()), ", "), len(pos))
 	}
 	count, err := strconv.ParseUint(*seeds, 10, 63)
 	if err != nil || count == 0 {

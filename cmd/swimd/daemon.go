@@ -93,18 +93,14 @@ func run(args []string, stdout, stderr io.Writer, sigs <-chan os.Signal) int {
 	lw := daemoncli.NewLineWriter(out)
 
 	root := rng.New(o.seed)
-	label := "kind"
-	if o.life > 0 {
-		label = fmt.Sprintf("kind/life=%d", o.life)
-	}
 	period := int64(o.tick)
 	first := o.firstTickNs
 	if first < 0 {
-		first = clock() + int64(root.Host(o.ID, "tick").Below(uint64(period)))
+		first = clock() + int64(root.Tick(o.ID).Below(uint64(period)))
 	}
 	n, err := node.New(node.Config{
 		ID: o.ID, Peers: peers, Swim: cfg, Start: swimcfg.Start(o.State),
-		Rand: root.Host(o.ID, label), Conn: conn, Key: o.key, Clock: clock,
+		Rand: root.Life(o.ID, o.life), Conn: conn, Key: o.key, Clock: clock,
 		TickPeriodNs: period, FirstTickNs: first, Out: lw.Write, Book: o.Book,
 	})
 	if err != nil {

@@ -28,6 +28,7 @@ const (
 	tSent       = "message_sent"
 	tReceived   = "message_received"
 	tProbeSent  = "probe_sent"
+	tAcked      = "probe_acked"
 	tTimedOut   = "probe_timed_out"
 	tBump       = "self_incarnation_bump"
 	tDropSend   = "drop_on_send"

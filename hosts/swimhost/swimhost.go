@@ -14,12 +14,14 @@ import (
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/swim"
 	"github.com/detsim/detsim/hosts/swimcfg"
+	"github.com/detsim/detsim/hosts/swimcheck"
 	"github.com/detsim/detsim/internal/jsonw"
 	"github.com/detsim/detsim/rng"
 )
 
-// Tag is the kind tag of SWIM hosts and their events.
-const Tag = "swim"
+// Tag is the kind tag of SWIM hosts and their events (spelled once, in
+// swimcheck, whose judge routes records by it).
+const Tag = swimcheck.Tag
 
 // Kind is the SWIM host kind for the registry. initial_state: "member"
 // (knows every declared peer as alive at incarnation 0), "joining" (knows
@@ -38,6 +40,10 @@ var Kind = &hosts.Kind{
 	Watches:      watches,
 	Series:       series,
 	Explain:      explainer{},
+	Assertions:   swimcheck.Family,
+	Marks:        marks,
+	Views:        views,
+	Pane:         pane,
 }
 
 func events() []hosts.Event {

@@ -30,6 +30,8 @@ var DeterministicPackages = []string{
 	"github.com/detsim/detsim/internal/checked",
 	"github.com/detsim/detsim/internal/suggest",
 	"github.com/detsim/detsim/internal/jsonmember",
+	"github.com/detsim/detsim/internal/jsonscan",
+	"github.com/detsim/detsim/internal/numfmt",
 	"github.com/detsim/detsim/causal",
 }
 

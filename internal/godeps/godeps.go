@@ -7,8 +7,6 @@ package godeps
 
 import (
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -32,11 +30,9 @@ func Packages(t testing.TB, patterns ...string) []string {
 
 func goList(t testing.TB, args ...string) []string {
 	t.Helper()
-	goCmd := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if p, err := exec.LookPath("go"); err == nil {
-		goCmd = p
-	}
-	out, err := exec.Command(goCmd, append([]string{"list", "-f", "{{.ImportPath}}"}, args...)...).CombinedOutput()
+	// The go on PATH is the one running the tests (go test puts its
+	// GOROOT/bin first).
+	out, err := exec.Command("go", append([]string{"list", "-f", "{{.ImportPath}}"}, args...)...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list %s: %v\n%s", strings.Join(args, " "), err, out)
 	}

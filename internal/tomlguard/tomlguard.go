@@ -29,7 +29,7 @@ func Check(data []byte) error {
 		case '.':
 			dots++
 			if dots > MaxNesting {
-				return fmt.Errorf("line %d: more than %d dots outside strings (a dotted key may have at most %d parts)", line, MaxNesting, MaxNesting)
+				return fmt.Errorf("line %d: more than %d dots outside strings (a dotted key may have at most %d parts)", line, MaxNesting, MaxNesting+1)
 			}
 		case '#':
 			for i+1 < len(data) && data[i+1] != '\n' {

@@ -15,7 +15,7 @@ func TestParseEvent_EscapesWhatTheRecordCarries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	shown := ev.Host + " " + ev.Type + " " + ev.summary()
+	shown := ev.Host + " " + ev.Type + " " + ev.summary(nil)
 	for _, raw := range []string{"\x1b", "\x07", "\u202e", "\u009b", "\u2066"} {
 		if strings.Contains(shown, raw) {
 			t.Errorf("shown raw %q: %q", raw, shown)

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/detsim/detsim/bundle"
+	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/internal/jsonw"
 	"github.com/detsim/detsim/internal/term"
 )
 
@@ -73,6 +75,20 @@ func walkEvent(dec *json.Decoder, out *[]kv) error {
 	return err
 }
 
+// shown is the event's members as the stepper shows them (escaped,
+// integers grouped), each a string member of one JSON object: what a
+// kind's Gist reads.
+func (ev *Event) shown() hosts.Payload {
+	b := []byte{'{'}
+	for i, f := range ev.fields {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsonw.AppendString(jsonw.AppendKey(b, f.k), f.v)
+	}
+	return append(b, '}')
+}
+
 // Field is the value of the event's member k, "" when it has none.
 func (ev *Event) Field(k string) string {
 	for _, f := range ev.fields {
@@ -83,17 +99,17 @@ func (ev *Event) Field(k string) string {
 	return ""
 }
 
-// summary is the one-line gist of the event after its type. A state
-// transition reads the way the sketch shows it; every other event lists
-// its members as k=v in record order.
-func (ev *Event) summary() string {
-	if ev.Type == "state_transition" {
-		s := ev.Field("subject") + " " + ev.Field("from") + "→" + ev.Field("to") +
-			" inc " + ev.Field("incarnation") + " (" + ev.Field("reason") + ")"
-		if o := ev.Field("observer"); o != "" && o != ev.Host {
-			s = "by " + o + ": " + s
+// summary is the one-line gist of the event after its type: as its
+// kind's Mark for the type says (hosts.Mark.Gist: SWIM's state transition
+// reads the way the design sketch shows it), else its members as k=v in
+// record order.
+func (ev *Event) summary(kinds *hosts.Registry) string {
+	if kinds != nil {
+		if k, ok := kinds.Lookup(ev.Tag); ok {
+			if m, ok := k.Mark(ev.Type); ok && m.Gist != nil {
+				return m.Gist(ev.Host, ev.shown())
+			}
 		}
-		return s
 	}
 	var b strings.Builder
 	for i, f := range ev.fields {

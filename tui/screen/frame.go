@@ -7,6 +7,7 @@ import (
 	"github.com/detsim/detsim/bundle/verdict"
 	"github.com/detsim/detsim/debugger"
 	"github.com/detsim/detsim/engine"
+	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/network"
 )
 
@@ -32,7 +33,8 @@ type Frame struct {
 
 	peers []string      // in display (natural) order: indices below are positions in it
 	order *displayOrder // display position ↔ engine index
-	swim  bool          // the rows have SWIM's shape: draw the membership matrix
+	kinds *hosts.Registry
+	views string // the rows' kind declares views: the matrix's title ("membership"); "" draws the host list
 	// bandLo is the peer index of rows[0]; rows cover [bandLo, bandLo+len(rows)).
 	bandLo int
 	rows   []*HostRow
@@ -56,11 +58,12 @@ type Frame struct {
 	// diffed says the highlights compare with the step before this one.
 	diffed bool
 
-	// why is the selected host's introspection beyond its snapshot
-	// (accusers, broadcast queue entries), nil when its kind has none.
-	why *whyView
-	sel int                  // the host addWhy asked (ViewParams.Sel)
-	cp  engine.CheckpointUse // the timeline's checkpoint cache
+	// inspect is the selected host's introspection beyond its snapshot
+	// (hosts.Inspector: SWIM's accusers and broadcast queue entries), nil
+	// when its kind has none.
+	inspect []byte
+	sel     int                  // the host addInspect asked (ViewParams.Sel)
+	cp      engine.CheckpointUse // the timeline's checkpoint cache
 }
 
 // LogLine is record N of the run as a frame holds it: the step that
@@ -90,9 +93,10 @@ func (f *Frame) Last() engine.StepInfo { return f.last }
 // of the screen is a position in it.
 func (f *Frame) Peers() []string { return f.peers }
 
-// Swim reports whether the hosts' snapshots have SWIM's shape (the screen
-// draws the membership matrix).
-func (f *Frame) Swim() bool { return f.swim }
+// Views names the views the hosts hold of one another ("membership"),
+// as their kind declares them (hosts.Kind.Views): the screen draws them
+// as a matrix. "" when no host shown has any.
+func (f *Frame) Views() string { return f.views }
 
 // Verdicts are the assertions' verdicts so far (at the end of the run,
 // the ones batch writes).
@@ -137,6 +141,9 @@ type ViewParams struct {
 	LinkLo, LinkHi int   // links [LinkLo, LinkHi) to build views of
 	LogFrom        int64 // first log line wanted; 0 follows the tail
 	Sel            int   // the selected host, whose introspection the frame holds
+	// Kinds are the host kinds whose declarations draw the hosts (views,
+	// panes, record gists); nil draws every host as its snapshot.
+	Kinds *hosts.Registry
 	// Reuse is the frame on screen, if any: a row whose snapshot has not
 	// changed since is taken from it instead of parsed again (a SWIM
 	// host's snapshot lists every member; parsing fifty rows of a
@@ -182,7 +189,7 @@ func build(s *debugger.Session, vp ViewParams, before *capture) *Frame {
 		name: sc.Name, path: sc.Path, seed: sc.Seed, duration: sc.DurationNs,
 		index: e.Index(), now: e.Now(), records: e.Records(),
 		done: e.Done(), early: e.EarlyTerminated(), last: e.LastStep(),
-		queueLen: e.QueueLen(), digest: e.Digest(), order: naturalOrder(e.Peers()),
+		queueLen: e.QueueLen(), digest: e.Digest(), order: naturalOrder(e.Peers()), kinds: vp.Kinds,
 	}
 	f.peers = f.order.ids
 	// The current step's records: the last ones the cache holds with its
@@ -205,7 +212,7 @@ func build(s *debugger.Session, vp ViewParams, before *capture) *Frame {
 	f.addLinks(e, vp, before)
 	f.addLog(s, vp)
 	f.sel = vp.Sel
-	f.addWhy(s, vp.Sel)
+	f.addInspect(s, vp.Sel)
 	f.cp = s.Timeline().CheckpointUse()
 	return f
 }
@@ -260,9 +267,9 @@ func (f *Frame) addRows(s *debugger.Session, vp ViewParams, before *capture) {
 	e := s.Timeline().Engine()
 	f.bandLo = max(0, min(vp.BandLo, len(f.peers)))
 	for i := f.bandLo; i < vp.BandHi && i < len(f.peers); i++ {
-		r := reuseRow(vp.Reuse, i, e.HostAt(f.order.engine(i)), f.order.position, len(f.peers))
-		if r.swim != nil {
-			f.swim = true
+		r := reuseRow(vp.Reuse, i, e.HostAt(f.order.engine(i)), f.order.position, len(f.peers), vp.Kinds)
+		if r.cells != nil && f.views == "" {
+			f.views = r.kind.Views.Title
 		}
 		if before != nil && i-before.lo >= 0 && i-before.lo < len(before.rows) {
 			b := before.rows[i-before.lo]
@@ -270,7 +277,7 @@ func (f *Frame) addRows(s *debugger.Session, vp ViewParams, before *capture) {
 			if slices.Equal(b.Snapshot, r.view.Snapshot) {
 				br = &HostRow{view: b}
 			} else {
-				br = reuseRow(vp.Reuse, i, b, f.order.position, len(f.peers))
+				br = reuseRow(vp.Reuse, i, b, f.order.position, len(f.peers), vp.Kinds)
 			}
 			diffRow(r, br)
 		}
@@ -281,13 +288,13 @@ func (f *Frame) addRows(s *debugger.Session, vp ViewParams, before *capture) {
 // reuseRow is parseRow(i, v, …), taken from prev's row i when that row
 // was parsed from the same snapshot bytes: the parsed parts are shared
 // (read-only), the engine view and the change marks are v's own.
-func reuseRow(prev *Frame, i int, v engine.HostView, peerIdx func(id string) (int, bool), npeers int) *HostRow {
+func reuseRow(prev *Frame, i int, v engine.HostView, peerIdx func(id string) (int, bool), npeers int, kinds *hosts.Registry) *HostRow {
 	if prev != nil && len(prev.peers) == npeers {
 		if p := prev.Row(i); p != nil && p.view.Snapshot != nil && bytes.Equal(p.view.Snapshot, v.Snapshot) {
-			return &HostRow{idx: i, view: v, swim: p.swim, kv: p.kv, cells: p.cells}
+			return &HostRow{idx: i, view: v, kind: p.kind, self: p.self, kv: p.kv, cells: p.cells}
 		}
 	}
-	return parseRow(i, v, peerIdx, npeers)
+	return parseRow(i, v, peerIdx, npeers, kinds)
 }
 
 // addQueue keeps the next queue entries, marking those the last step

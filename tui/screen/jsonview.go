@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/detsim/detsim/internal/numfmt"
 	"github.com/detsim/detsim/internal/term"
 )
 
@@ -129,7 +130,7 @@ func groupInteger(s string) string {
 	if digits == "" || strings.Trim(digits, "0123456789") != "" {
 		return s
 	}
-	return s[:len(s)-len(digits)] + groupDigits(digits)
+	return s[:len(s)-len(digits)] + numfmt.Group(digits)
 }
 
 // prettyJSON indents a record or snapshot for the record pane; bytes that

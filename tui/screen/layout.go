@@ -94,7 +94,7 @@ func (scr *Screen) layout() {
 // queue panes; the host list of other kinds (key/values) takes all it is
 // given.
 func (scr *Screen) matrixWidth(least int) int {
-	if scr.fr == nil || !scr.fr.swim {
+	if scr.fr == nil || scr.fr.views == "" {
 		return 1 << 30
 	}
 	lw := labelWidth(scr.fr.peers)

@@ -185,7 +185,7 @@ func eventLine(c *drawCtx, f *Frame, n int64, isCursor bool, lw int) string {
 	if host == "" {
 		host = "-"
 	}
-	s := marker + fresh + " " + timeCol(f, ev.At) + " " + fit(clip(host, lw), lw) + " " + fit(ev.Type, 18) + " " + ev.summary()
+	s := marker + fresh + " " + timeCol(f, ev.At) + " " + fit(clip(host, lw), lw) + " " + fit(ev.Type, 18) + " " + ev.summary(f.kinds)
 	switch {
 	case isCursor:
 		return c.st.cursor.Render(s)

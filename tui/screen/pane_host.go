@@ -1,35 +1,29 @@
 package screen
 
 import (
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/detsim/detsim/engine"
 	"github.com/detsim/detsim/hosts"
-	"github.com/detsim/detsim/internal/natsort"
 )
 
-// hostPane is the selected host's full view: for SWIM its incarnation,
-// local health, broadcast queue, probe and every member with suspicion
-// deadlines and, for a suspect or dead one, its accuser in full; then
-// the broadcast queue's entries; for any other kind its snapshot as
-// key/values. Focused, j/k move a cursor (▶) over its lines: w on a
-// suspect or dead member goes to the record where the accusation arrived.
+// hostPane is the selected host's full view, as its kind draws it
+// (hosts.Kind.Pane: SWIM's incarnation, health, probe, members and
+// accusers), or its summary and snapshot tree. Focused, j/k move a cursor
+// (▶) over its lines: w on a line about a member goes to the record that
+// brought it, W explains it.
 type hostPane struct {
 	size
 	scroller
-	cur   int             // the line under the cursor
-	kinds *hosts.Registry // for each kind's Summary (pane_kind.go)
+	cur int // the line under the cursor
 }
 
-// hostLine is one line of the host pane; an accused member's lines name
-// it, so the cursor on any of them selects it.
+// hostLine is one line of the host pane; the lines about a member (an
+// accused one, in SWIM's pane) name it, so the cursor on any of them
+// selects it, and the query of the record that brought it (`w`).
 type hostLine struct {
-	text   string
-	member string // a suspect or dead member
-	state  string
-	inc    uint64
+	text                 string
+	member, find, follow string
 }
 
 // move puts the cursor delta lines on among n, scrolling to keep it shown.
@@ -80,8 +74,8 @@ func (p hostPane) View(c *drawCtx, sel int) []string {
 	return padLines(out, p.w, p.h)
 }
 
-// selected is the accused member the cursor is on, or the first accused
-// member when it is on none.
+// selected is the line about a member the cursor is on, or the first
+// such line when it is on none.
 func (p hostPane) selected(body []hostLine) (hostLine, bool) {
 	if p.cur >= 0 && p.cur < len(body) && body[p.cur].member != "" {
 		return body[p.cur], true
@@ -113,7 +107,9 @@ func hostFault(v engine.HostView) string {
 	return out
 }
 
-// lines is the pane's whole body, before scrolling.
+// lines is the pane's whole body, before scrolling: the kind's own pane
+// (hosts.Kind.Pane) when it declares one and can read the snapshot,
+// else its summary and the snapshot as a tree (pane_kind.go).
 func (p hostPane) lines(c *drawCtx, r *HostRow) []hostLine {
 	plainLines := func(ss []string) []hostLine {
 		out := make([]hostLine, len(ss))
@@ -125,132 +121,44 @@ func (p hostPane) lines(c *drawCtx, r *HostRow) []hostLine {
 	if r.view.Snapshot == nil {
 		return plainLines([]string{" not started"})
 	}
-	if r.swim == nil {
-		return plainLines(kindLines(c, p.kinds, r, p.w))
+	if r.kind == nil || r.kind.Pane == nil {
+		return plainLines(kindLines(c, r.kind, r, p.w))
 	}
-	s := r.swim
 	f := c.f
-	var why *whyView
-	if f.why != nil && f.why.idx == r.idx {
-		why = f.why
+	in := hosts.PaneInput{Snapshot: r.view.Snapshot, NowNs: f.now, Peers: f.peers, Width: p.w}
+	if r.changed != nil || r.kvChanged != nil {
+		in.Before = r.before
 	}
-	out := plainLines([]string{
-		" inc " + FmtUint(s.Incarnation) +
-			"  health " + FmtInt(s.Health) + "/" + FmtInt(s.HealthMax) +
-			gossipMode(s.Gossip) + joined(s.Joined),
-		" bq " + FmtInt(s.BroadcastQueue.Depth) + " (" + FmtBytes(s.BroadcastQueue.Bytes) + oversized(s.BroadcastQueue.Oversized) + ")" +
-			"  probe r" + FmtUint(s.Probe.Round) + " " + FmtInt(s.Probe.Position) + "/" + FmtInt(s.Probe.RoundLength) +
-			probeTarget(s) + "  next " + fmtShort(s.Probe.NextProbeNs),
-	})
-	idw := labelWidth(f.peers)
-	for _, m := range naturalMembers(s.Members) {
-		st := stateLetter(m.State)
-		line := " " + fit(clip(m.ID, idw), idw) + " " + c.st.stateStyle(st).Render(fit(m.State, 7)) + " inc " + FmtUint(m.Incarnation)
-		if m.SuspicionDeadlineNs != nil {
-			left := *m.SuspicionDeadlineNs - f.now
-			if left > 0 {
-				line += "  dead in " + fmtDur(left)
-			} else {
-				line += "  deadline passed"
-			}
-			line += "  conf " + FmtInt(m.Confirmations)
-		}
-		if i, ok := f.order.position(m.ID); ok && r.changed != nil && r.changed[i] {
-			line = c.st.changed.Render(line + " *")
-		}
-		hl := hostLine{text: line}
-		if m.State == "suspect" || m.State == "dead" {
-			hl.member, hl.state, hl.inc = m.ID, m.State, m.Incarnation
-		}
-		out = append(out, hl)
-		if hl.member == "" {
-			continue
-		}
-		// The accuser in full, wrapped, never cut: the key fact of a flap.
-		by, ok := why.accuser(m.ID)
-		var why string
+	if f.sel == r.idx {
+		in.Inspect = f.inspect
+	}
+	pl := r.kind.Pane(in)
+	if pl == nil {
+		return plainLines(kindLines(c, r.kind, r, p.w))
+	}
+	var out []hostLine
+	for _, l := range pl {
+		at := hostLine{member: l.Member, find: l.Find, follow: l.Follow}
 		switch {
-		case ok && by != "":
-			why = "accused by " + by
-		case ok:
-			why = "accuser unknown"
-		}
-		var conf []string
-		for _, a := range m.Accusers {
-			if a != by {
-				conf = append(conf, a)
+		case l.JSON != nil:
+			if kvs, err := flattenJSON(l.JSON); err == nil {
+				out = append(out, plainLines(kvLines(c, kvs, nil, p.w))...)
 			}
-		}
-		if len(conf) > 0 {
-			if why != "" {
-				why += "; "
+		case l.Wrap && len(l.Cells) > 0:
+			for _, w := range wrapText(l.Cells[0].Text, p.w-l.Indent-1, strings.Repeat(" ", l.Indent)) {
+				at.text = c.st.paint(l.Cells[0].Tone, w)
+				out = append(out, at)
 			}
-			why += "confirmed by " + strings.Join(conf, ", ")
-		}
-		if why != "" {
-			for _, w := range wrapText(why, p.w-5, "    ") {
-				out = append(out, hostLine{text: c.st.dim.Render(w), member: hl.member, state: hl.state, inc: hl.inc})
+		default:
+			var b strings.Builder
+			for _, cl := range l.Cells {
+				b.WriteString(c.st.paint(cl.Tone, cl.Text))
 			}
-		}
-	}
-	if why != nil {
-		q := &why.Queue
-		out = append(out, hostLine{text: c.st.dim.Render(" broadcast queue (" + FmtInt(int64(q.Total)) + ", " + FmtBytes(s.BroadcastQueue.Bytes) + "), next out first")})
-		for _, e := range q.Entries {
-			line := "  " + fit(clip(e.Member, idw), idw) + " " + c.st.stateStyle(stateLetter(e.State)).Render(fit(e.State, 7)) + " inc " + FmtUint(e.Incarnation)
-			if e.Accuser != "" {
-				line += " by " + e.Accuser
-			}
-			line += "  tx " + FmtInt(int64(e.Transmits)) + "  " + FmtBytes(int64(e.Bytes))
-			out = append(out, hostLine{text: line})
-		}
-		if more := q.Total - len(q.Entries); more > 0 {
-			out = append(out, hostLine{text: "  … " + FmtInt(int64(more)) + " more (the first " + FmtInt(int64(len(q.Entries))) + " listed)"})
-		}
-	}
-	if len(s.Counters) > 0 {
-		if kvs, err := flattenJSON(s.Counters); err == nil {
-			out = append(out, hostLine{text: c.st.dim.Render(" counters")})
-			out = append(out, plainLines(kvLines(c, kvs, nil, p.w))...)
+			at.text = b.String()
+			out = append(out, at)
 		}
 	}
 	return out
-}
-
-// naturalMembers is members in the order the screen lists hosts, the
-// way people count them (node2 before node10, internal/natsort), as the
-// matrix does; the snapshot lists them in byte order. The row's slice is
-// shared between frames, so it is sorted in a copy.
-func naturalMembers(members []swimMember) []swimMember {
-	return slices.SortedStableFunc(slices.Values(members), func(a, b swimMember) int { return natsort.Compare(a.ID, b.ID) })
-}
-
-func oversized(n int64) string {
-	if n == 0 {
-		return ""
-	}
-	return ", " + FmtInt(n) + " oversized"
-}
-
-func gossipMode(g string) string {
-	if g == "" {
-		return ""
-	}
-	return "  " + g
-}
-
-func joined(j bool) string {
-	if j {
-		return "  joined"
-	}
-	return "  joining"
-}
-
-func probeTarget(s *swimSnap) string {
-	if s.Probe.Target == "" {
-		return ""
-	}
-	return " → " + s.Probe.Target + " #" + strconv.FormatUint(s.Probe.Seq, 10)
 }
 
 // kvLines lays key/values out in as many columns as fit w.

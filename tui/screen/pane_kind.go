@@ -9,21 +9,20 @@ import (
 	"github.com/detsim/detsim/hosts"
 )
 
-// The host pane for a kind without a view of its own (every kind but
-// SWIM): the kind's one-line summary (hosts.Kind.Summary), then its
+// The host pane for a kind without a pane of its own (hosts.Kind.Pane):
+// the kind's one-line summary (hosts.Kind.Summary), then its
 // snapshot as a tree — objects indented under their key, arrays of
 // scalars on one line, arrays of objects as numbered children — with
 // the leaves the last step changed marked "*". A flat snapshot (echo)
 // keeps the denser key/value columns.
 
-// kindLines is the pane body of a non-SWIM host.
-func kindLines(c *drawCtx, kinds *hosts.Registry, r *HostRow, w int) []string {
+// kindLines is the pane body of a host whose kind k draws no pane of
+// its own (k nil: an unregistered kind).
+func kindLines(c *drawCtx, k *hosts.Kind, r *HostRow, w int) []string {
 	var out []string
-	if kinds != nil {
-		if k, ok := kinds.Lookup(r.view.Kind); ok && k.Summary != nil {
-			if s := k.Summary(r.view.Snapshot); s != "" {
-				out = append(out, c.st.dim.Render(clip(" "+s, w)))
-			}
+	if k != nil && k.Summary != nil {
+		if s := k.Summary(r.view.Snapshot); s != "" {
+			out = append(out, c.st.dim.Render(clip(" "+s, w)))
 		}
 	}
 	tree, ok := snapshotTree(r.view.Snapshot)

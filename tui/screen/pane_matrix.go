@@ -5,11 +5,12 @@ import (
 	"strings"
 )
 
-// matrixPane is the membership matrix: one row per observer, one column
-// per subject, each cell the observer's view of the subject (A/S/D and
-// the incarnation). With a hundred hosts it draws only the rows and
-// columns that fit around the selected host. For kinds without a
-// membership view it is the host list.
+// matrixPane is the views matrix (SWIM's membership): one row per
+// observer, one column per subject, each cell the observer's view of the
+// subject (its state's letter and version, as the kind declares its
+// views). With a hundred hosts it draws only the rows and columns that
+// fit around the selected host. For kinds without views it is the host
+// list.
 type matrixPane struct {
 	size
 	sel    int // selected host (peer index)
@@ -55,22 +56,22 @@ func labelWidth(peers []string) int {
 func (p matrixPane) View(c *drawCtx) []string {
 	f := c.f
 	n := len(f.peers)
-	title := "membership (observer → subject)"
+	title := f.views + " (observer → subject)"
 	if p.w < 60 {
-		title = "membership"
+		title = f.views
 	}
-	if !f.swim {
+	if f.views == "" {
 		title = "hosts"
 	}
 	lines := []string{}
-	vis := p.visibleRows(f.swim)
-	p.follow(n, f.swim)
+	vis := p.visibleRows(f.views != "")
+	p.follow(n, f.views != "")
 	lo, hi := p.rowOff, min(p.rowOff+vis, n)
 	if n > vis && vis > 0 {
 		title += "  rows " + FmtInt(int64(lo+1)) + "-" + FmtInt(int64(hi)) + "/" + FmtInt(int64(n))
 	}
 	lw := labelWidth(f.peers)
-	if !f.swim {
+	if f.views == "" {
 		lines = append(lines, titleLine(c, title, p.w))
 		for i := lo; i < hi; i++ {
 			lines = append(lines, p.listRow(c, i, lw))
@@ -125,7 +126,7 @@ func matrixCell(c *drawCtx, r *HostRow, i, j, cw int) string {
 	if r == nil {
 		return fit("…", cw)
 	}
-	if r.cells == nil { // never started, or not a SWIM host
+	if r.cells == nil { // never started, or of a kind without views
 		return strings.Repeat(" ", cw)
 	}
 	if i == j {
@@ -141,7 +142,7 @@ func matrixCell(c *drawCtx, r *HostRow, i, j, cw int) string {
 		txt += "*"
 	}
 	txt = clip(txt, cw-1)
-	st := c.st.stateStyle(v.state)
+	st := c.st.toneStyle(v.tone)
 	if changed {
 		st = st.Inherit(c.st.changed)
 	}
@@ -151,7 +152,7 @@ func matrixCell(c *drawCtx, r *HostRow, i, j, cw int) string {
 	return fit(st.Render(txt), cw)
 }
 
-// listRow is one line of the host list for kinds without membership.
+// listRow is one line of the host list for kinds without views.
 func (p matrixPane) listRow(c *drawCtx, i, lw int) string {
 	f := c.f
 	marker := " "

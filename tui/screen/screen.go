@@ -19,8 +19,9 @@ import (
 // with the keys; RenderText keeps one for a single drawing. Render draws
 // it from the frame alone: nothing here touches the session.
 type Screen struct {
-	st   *styles
-	keys KeyMap
+	st    *styles
+	kinds *hosts.Registry // the host kinds whose declarations draw the hosts (ViewParams.Kinds)
+	keys  KeyMap
 
 	width, height int
 	// The run's peers and links, fixed for the run: the layout and the
@@ -79,7 +80,7 @@ type Status struct {
 func Open(s *debugger.Session, kinds *hosts.Registry, width, height int, at int64) (Screen, error) {
 	scr := Screen{st: newStyles(), keys: NewKeyMap(), width: width, height: height, focus: PaneEvents,
 		npeers: len(s.Scenario().Peers), nlinks: s.Timeline().Engine().NumLinks()}
-	scr.host.kinds = kinds
+	scr.kinds = kinds
 	scr.layout()
 	fr, err := Land(s, at, scr.ViewParams())
 	if err != nil {
@@ -114,7 +115,7 @@ const bandHalf = 16
 func (scr *Screen) ViewParams() ViewParams {
 	n := scr.npeers
 	half := max(bandHalf, scr.matrix.visibleRows(true)/2+4)
-	vp := ViewParams{BandLo: max(scr.matrix.sel-half, 0), Sel: scr.matrix.sel}
+	vp := ViewParams{BandLo: max(scr.matrix.sel-half, 0), Sel: scr.matrix.sel, Kinds: scr.kinds}
 	vp.BandHi = min(vp.BandLo+2*half, n)
 	vp.BandLo = max(min(vp.BandLo, vp.BandHi-2*half), 0)
 	if scr.events.cursor > 0 {
@@ -142,8 +143,8 @@ func (scr *Screen) FrameCovers() bool {
 		return false
 	}
 	n := len(f.peers)
-	scr.matrix.follow(n, f.swim)
-	lo, hi := scr.matrix.rowOff, min(scr.matrix.rowOff+scr.matrix.visibleRows(f.swim), n)
+	scr.matrix.follow(n, f.views != "")
+	lo, hi := scr.matrix.rowOff, min(scr.matrix.rowOff+scr.matrix.visibleRows(f.views != ""), n)
 	if scr.matrix.sel < lo {
 		lo = scr.matrix.sel
 	}
@@ -241,7 +242,7 @@ func (scr *Screen) HostCursor() int { return scr.host.cur }
 func (scr *Screen) Page() int {
 	switch scr.focus {
 	case PaneMatrix:
-		return max(scr.matrix.visibleRows(scr.fr.swim), 1)
+		return max(scr.matrix.visibleRows(scr.fr.views != ""), 1)
 	case PaneEvents:
 		return max(scr.events.body(), 1)
 	}
@@ -257,7 +258,7 @@ func (scr *Screen) Scroll(delta int, filter *debugger.Query) (beyond bool) {
 	switch scr.focus {
 	case PaneMatrix:
 		scr.matrix.move(delta, len(f.peers))
-		scr.matrix.follow(len(f.peers), f.swim)
+		scr.matrix.follow(len(f.peers), f.views != "")
 		scr.host.off = 0
 	case PaneHost:
 		scr.host.move(delta, len(scr.hostLines()))
@@ -285,19 +286,19 @@ func (scr *Screen) SelectedHost() (string, bool) {
 	return scr.fr.peers[scr.matrix.sel], true
 }
 
-// Accused is a member the selected host holds suspect or dead, at an
-// incarnation.
-type Accused struct {
-	Member, State string
-	Inc           uint64
+// Target is what a line of the host pane is about (hosts.PaneLine): a
+// member, the query for the record that brought what the line shows,
+// and what that is, in words.
+type Target struct {
+	Member, Find, Follow string
 }
 
-// Accusation is the accused member under the host pane's cursor, or the
-// first one the selected host holds when the cursor is on none; false
-// when it holds none.
-func (scr *Screen) Accusation() (Accused, bool) {
+// Target is what the host pane's line under the cursor is about, or the
+// first line about a member when the cursor is on none; false when no
+// line is (SWIM's pane: the host holds no member suspect or dead).
+func (scr *Screen) Target() (Target, bool) {
 	l, ok := scr.host.selected(scr.hostLines())
-	return Accused{Member: l.member, State: l.state, Inc: l.inc}, ok
+	return Target{Member: l.member, Find: l.find, Follow: l.follow}, ok
 }
 
 // hostLines is the host pane's body for the selected host.

@@ -2,62 +2,17 @@ package screen
 
 import (
 	"bytes"
-	"encoding/json"
 
 	"github.com/detsim/detsim/engine"
+	"github.com/detsim/detsim/hosts"
 )
 
-// swimSnap is the part of a SWIM host's introspection JSON the stepper
-// shows (hosts/swim/snapshot.go writes it; docs/swim.md describes it).
-type swimSnap struct {
-	Self           string       `json:"self"`
-	Incarnation    uint64       `json:"incarnation"`
-	Health         int64        `json:"health"`
-	HealthMax      int64        `json:"health_max"`
-	Gossip         string       `json:"gossip"`
-	Joined         bool         `json:"joined"`
-	Members        []swimMember `json:"members"`
-	BroadcastQueue struct {
-		Depth     int64 `json:"depth"`
-		Bytes     int64 `json:"bytes"`
-		Oversized int64 `json:"oversized"`
-	} `json:"broadcast_queue"`
-	Probe struct {
-		Round       uint64 `json:"round"`
-		Position    int64  `json:"position"`
-		RoundLength int64  `json:"round_length"`
-		NextProbeNs int64  `json:"next_probe_ns"`
-		Target      string `json:"target"`
-		Seq         uint64 `json:"seq"`
-	} `json:"probe"`
-	Counters json.RawMessage `json:"counters"`
-}
-
-type swimMember struct {
-	ID                  string   `json:"id"`
-	State               string   `json:"state"`
-	Incarnation         uint64   `json:"incarnation"`
-	SuspicionDeadlineNs *int64   `json:"suspicion_deadline_ns"`
-	Confirmations       int64    `json:"confirmations"`
-	Accusers            []string `json:"accusers"`
-}
-
-// cell is one observer's view of one subject in the membership matrix.
+// cell is one observer's view of one subject in the matrix, as the
+// kind's Views declare it.
 type cell struct {
-	state byte // 'A', 'S', 'D'; 0 when the observer does not know the subject
+	state byte // the state's letter ('A'); 0 when the observer does not know the subject
+	tone  hosts.Tone
 	inc   uint64
-}
-
-func stateLetter(s string) byte {
-	switch s {
-	case "alive":
-		return 'A'
-	case "suspect":
-		return 'S'
-	case "dead":
-		return 'D'
-	}
-	return 0
 }
 
 // HostRow is one host as a frame holds it: the engine's view of it, its
@@ -65,30 +20,29 @@ func stateLetter(s string) byte {
 type HostRow struct {
 	idx  int // index in the peer list
 	view engine.HostView
-	swim *swimSnap // nil unless the snapshot has SWIM's shape
-	kv   []kv      // any other snapshot, flattened
-	// cells is the SWIM view indexed by peer index (nil for non-SWIM).
+	kind *hosts.Kind // the host's kind; nil when not registered
+	self string      // the id the host's views name as its own; "" when its kind has no views
+	kv   []kv        // a snapshot without views, flattened
+	// cells is the host's views indexed by peer index (nil without).
 	cells []cell
-	// changed marks cells (SWIM) or kv entries (other kinds) that differ
+	// changed marks cells (views) or kv entries (other kinds) that differ
 	// from the state before the last step; nil when nothing is known.
 	changed   []bool
 	kvChanged []bool
+	// before is the host's snapshot before the last step when it
+	// differs (the kind's pane marks what changed), else nil.
+	before []byte
 	// stateChanged: the engine-level state (running/killed/halted) moved.
 	stateChanged bool
 }
 
-// Self is the id the host's SWIM snapshot names as its own, "" when the
-// snapshot does not have SWIM's shape.
-func (r *HostRow) Self() string {
-	if r.swim == nil {
-		return ""
-	}
-	return r.swim.Self
-}
+// Self is the id the host's views name as its own, "" when its kind
+// declares no views (hosts.Kind.Views).
+func (r *HostRow) Self() string { return r.self }
 
-// Cell is the host's view of the subject at display position j: 'A',
-// 'S' or 'D' and the incarnation, state 0 when it does not know it (or
-// its snapshot is not SWIM's).
+// Cell is the host's view of the subject at display position j: the
+// state's letter ('A') and the version, state 0 when it does not know
+// it (or its kind declares no views).
 func (r *HostRow) Cell(j int) (state byte, inc uint64) {
 	if j < 0 || j >= len(r.cells) {
 		return 0, 0
@@ -97,19 +51,24 @@ func (r *HostRow) Cell(j int) (state byte, inc uint64) {
 }
 
 // parseRow builds a row from a host view; peerIdx maps ids to indices.
-func parseRow(idx int, v engine.HostView, peerIdx func(id string) (int, bool), npeers int) *HostRow {
+// A host whose kind declares views has cells; any other, its snapshot
+// flattened.
+func parseRow(idx int, v engine.HostView, peerIdx func(id string) (int, bool), npeers int, kinds *hosts.Registry) *HostRow {
 	r := &HostRow{idx: idx, view: v}
+	if kinds != nil {
+		r.kind, _ = kinds.Lookup(v.Kind)
+	}
 	if len(v.Snapshot) == 0 {
 		return r
 	}
-	if bytes.Contains(v.Snapshot, []byte(`"members"`)) {
-		var s swimSnap
-		if err := json.Unmarshal(v.Snapshot, &s); err == nil && s.Self != "" && s.Members != nil {
-			r.swim = &s
+	if r.kind != nil && r.kind.Views != nil && r.kind.Views.Of != nil {
+		if self, views, ok := r.kind.Views.Of(v.Snapshot); ok {
+			r.self = self
 			r.cells = make([]cell, npeers)
-			for _, m := range s.Members {
-				if i, ok := peerIdx(m.ID); ok {
-					r.cells[i] = cell{state: stateLetter(m.State), inc: m.Incarnation}
+			for _, m := range views {
+				if i, ok := peerIdx(m.Member); ok {
+					st, _ := r.kind.Views.StateNamed(m.State)
+					r.cells[i] = cell{state: st.Letter, tone: st.Tone, inc: m.Version}
 				}
 			}
 			return r
@@ -130,6 +89,7 @@ func diffRow(cur, before *HostRow) {
 	if bytes.Equal(v.Snapshot, b.Snapshot) {
 		return
 	}
+	cur.before = b.Snapshot
 	if cur.cells != nil && before.cells != nil {
 		cur.changed = make([]bool, len(cur.cells))
 		for i := range cur.cells {

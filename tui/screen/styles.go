@@ -1,6 +1,10 @@
 package screen
 
-import "charm.land/lipgloss/v2"
+import (
+	"charm.land/lipgloss/v2"
+
+	"github.com/detsim/detsim/hosts"
+)
 
 // styles are the few looks the panes use. Colour carries meaning only
 // together with a letter or marker, so plain text (RenderText, goldens)
@@ -46,15 +50,29 @@ func newStyles() *styles {
 	}
 }
 
-// stateStyle colours a membership letter.
-func (st *styles) stateStyle(s byte) lipgloss.Style {
-	switch s {
-	case 'A':
+// toneStyle is the style of a tone a kind gives its text (hosts.Tone).
+// paint writes s in tone t. Plain text is written as it is: a pane is
+// mostly plain cells, and rendering each through an empty style made
+// drawing the host pane 2.6 times dearer (BenchmarkReverseStepSwim).
+func (st *styles) paint(t hosts.Tone, s string) string {
+	if t == hosts.TonePlain {
+		return s
+	}
+	return st.toneStyle(t).Render(s)
+}
+
+func (st *styles) toneStyle(t hosts.Tone) lipgloss.Style {
+	switch t {
+	case hosts.ToneDim:
+		return st.dim
+	case hosts.ToneChanged:
+		return st.changed
+	case hosts.ToneGood:
 		return st.alive
-	case 'S':
+	case hosts.ToneWarn:
 		return st.suspect
-	case 'D':
+	case hosts.ToneBad:
 		return st.dead
 	}
-	return st.unknown
+	return lipgloss.NewStyle()
 }

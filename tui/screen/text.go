@@ -15,7 +15,7 @@ import (
 // without the stepper.
 func RenderText(s *debugger.Session, width, height int, hit *debugger.Breakpoint, bps ...debugger.Breakpoint) (string, error) {
 	width, height = max(width, 1), max(height, 1)
-	scr, err := Open(s, nil, width, height, s.Timeline().Engine().Index())
+	scr, err := Open(s, s.Kinds(), width, height, s.Timeline().Engine().Index())
 	if err != nil {
 		return "", err
 	}

@@ -1,11 +1,9 @@
-package verdict
+package swimcheck
 
 import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/detsim/detsim/scenarios"
 )
 
 // convergence is convergence_after { after_ns, within_ns, peers }: some
@@ -19,7 +17,7 @@ type convergence struct {
 	disagreeing     int
 }
 
-func newConvergence(w *world, p scenarios.ConvergenceAfter) checker {
+func newConvergence(w *world, p ConvergenceAfter) checker {
 	c := &convergence{peers: newPeerSet(w, p.Peers)}
 	c.after, c.deadline = p.AfterNs, p.AfterNs+p.WithinNs // overflow rejected by Assertion.Check
 	c.agree = make([]bool, len(c.peers.order))

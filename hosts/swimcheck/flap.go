@@ -1,10 +1,8 @@
-package verdict
+package swimcheck
 
 import (
 	"fmt"
 	"slices"
-
-	"github.com/detsim/detsim/scenarios"
 )
 
 // noFlap is no_flap_while_probes_ok { peer, window_start_ns,
@@ -22,7 +20,7 @@ type noFlap struct {
 	maxCycle int64
 }
 
-func newNoFlap(w *world, p scenarios.NoFlapWhileProbesOK) checker {
+func newNoFlap(w *world, p NoFlapWhileProbesOK) checker {
 	c := &noFlap{probeCheck: newProbeCheck(w, p.Peer, p.WindowStartNs, p.WindowEndNs), maxCycle: p.MaxCycleNs}
 	c.describe = c.describeFlap
 	return c

@@ -1,9 +1,7 @@
-package verdict
+package swimcheck
 
 import (
 	"fmt"
-
-	"github.com/detsim/detsim/scenarios"
 )
 
 // aliveCount tracks how many ordered pairs of distinct named peers do not
@@ -76,7 +74,7 @@ type allAliveAt struct {
 	count aliveCount
 }
 
-func newAllAliveAt(w *world, p scenarios.AllAliveAt) checker {
+func newAllAliveAt(w *world, p AllAliveAt) checker {
 	return &allAliveAt{at: p.AtNs, count: newAliveCount(newPeerSet(w, p.Peers))}
 }
 
@@ -103,7 +101,7 @@ type allAliveThroughout struct {
 	count      aliveCount
 }
 
-func newAllAliveThroughout(w *world, p scenarios.AllAliveThroughout) checker {
+func newAllAliveThroughout(w *world, p AllAliveThroughout) checker {
 	c := &allAliveThroughout{start: p.WindowStartNs, end: p.WindowEndNs}
 	c.count = newAliveCount(newPeerSet(w, p.Peers))
 	return c

@@ -1,11 +1,11 @@
-package verdict
+package swimcheck
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
 
-	"github.com/detsim/detsim/bundle/internal/jsonscan"
+	"github.com/detsim/detsim/internal/jsonscan"
 )
 
 // The facts the evaluator hands to assertions. Each carries the line and

@@ -1,9 +1,7 @@
-package verdict
+package swimcheck
 
 import (
 	"fmt"
-
-	"github.com/detsim/detsim/scenarios"
 )
 
 // noDead is no_dead_when_probes_ok { peer, window_start_ns,
@@ -14,7 +12,7 @@ type noDead struct {
 	probeCheck
 }
 
-func newNoDead(w *world, p scenarios.NoDeadWhenProbesOK) checker {
+func newNoDead(w *world, p NoDeadWhenProbesOK) checker {
 	c := &noDead{probeCheck: newProbeCheck(w, p.Peer, p.WindowStartNs, p.WindowEndNs)}
 	c.describe = c.describeDeath
 	return c

@@ -1,11 +1,10 @@
-package verdict
+package swimcheck
 
 import (
 	"fmt"
 	"slices"
 
 	"github.com/detsim/detsim/internal/checked"
-	"github.com/detsim/detsim/scenarios"
 )
 
 // resurrects is dead_peer_resurrects_within { peer, after_ns, within_ns }:
@@ -25,7 +24,7 @@ type resurrects struct {
 	running mark
 }
 
-func newResurrects(w *world, p scenarios.DeadPeerResurrectsWithin) checker {
+func newResurrects(w *world, p DeadPeerResurrectsWithin) checker {
 	return &resurrects{p: w.intern(p.Peer), after: p.AfterNs, within: p.WithinNs}
 }
 

@@ -1,4 +1,4 @@
-package verdict
+package swimcheck
 
 import (
 	"bytes"
@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/detsim/detsim/bundle/internal/jsonscan"
+	"github.com/detsim/detsim/internal/jsonscan"
 )
 
 // payloadPath is one payload type read both ways.

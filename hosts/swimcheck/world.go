@@ -1,4 +1,4 @@
-package verdict
+package swimcheck
 
 import (
 	"maps"
@@ -58,8 +58,7 @@ type world struct {
 	names  []string
 	views  [][]view // views[observer][subject], rows grown on demand
 	killed []bool
-	ran    []bool   // the peer has held a view: it has been running
-	rates  rateLogs // the records event_rate assertions count, one log per type
+	ran    []bool // the peer has held a view: it has been running
 }
 
 func newWorld() world { return world{ids: map[string]int32{}} }
@@ -124,7 +123,6 @@ func (w *world) clone() world {
 		views:  make([][]view, len(w.views)),
 		killed: slices.Clone(w.killed),
 		ran:    slices.Clone(w.ran),
-		rates:  w.rates.clone(),
 	}
 	for i, row := range w.views {
 		c.views[i] = slices.Clone(row)

@@ -1,9 +1,7 @@
-package verdict
+package swimcheck
 
 import (
 	"fmt"
-
-	"github.com/detsim/detsim/scenarios"
 )
 
 // messageSize is message_size_bounded { message_kind, max_bytes }.
@@ -15,7 +13,7 @@ type messageSize struct {
 	largest  messageFact
 }
 
-func newMessageSize(_ *world, p scenarios.MessageSizeBounded) checker {
+func newMessageSize(_ *world, p MessageSizeBounded) checker {
 	return &messageSize{kind: p.MessageKind, maxBytes: p.MaxBytes}
 }
 

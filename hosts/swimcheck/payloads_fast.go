@@ -1,7 +1,7 @@
-package verdict
+package swimcheck
 
 import (
-	"github.com/detsim/detsim/bundle/internal/jsonscan"
+	"github.com/detsim/detsim/internal/jsonscan"
 )
 
 // The fast path reads payloads as the simulator writes them (jsonw:

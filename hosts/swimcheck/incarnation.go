@@ -1,10 +1,9 @@
-package verdict
+package swimcheck
 
 import (
 	"fmt"
 
-	"github.com/detsim/detsim/bundle"
-	"github.com/detsim/detsim/scenarios"
+	"github.com/detsim/detsim/hosts"
 )
 
 // selfIncarnation is self_incarnation_bounded { peer, max_value }.
@@ -17,13 +16,13 @@ type selfIncarnation struct {
 	highest  uint64
 }
 
-func newSelfIncarnation(_ *world, p scenarios.SelfIncarnationBounded) checker {
+func newSelfIncarnation(_ *world, p SelfIncarnationBounded) checker {
 	return &selfIncarnation{peer: p.Peer, maxValue: p.MaxValue}
 }
 
 func (c *selfIncarnation) wants() want { return wantRecords | wantBumps }
 
-func (c *selfIncarnation) onRecord(_ *world, _ int, rec bundle.EventRecord) {
+func (c *selfIncarnation) onRecord(_ *world, rec *hosts.EventRec) {
 	c.ran = c.ran || rec.HostID == c.peer
 }
 

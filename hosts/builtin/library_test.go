@@ -1,0 +1,87 @@
+package builtin_test
+
+import (
+	"slices"
+	"testing"
+	"testing/fstest"
+
+	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/hosts/echo"
+	"github.com/detsim/detsim/property"
+	"github.com/detsim/detsim/scenarios"
+)
+
+// TestLibrary_BuiltinKindsDoNotClash: no scenario file of one library
+// hides another's (the first would win silently).
+func TestLibrary_BuiltinKindsDoNotClash(t *testing.T) {
+	if c := scenarios.LibraryClashes(builtin.Registry()); len(c) > 0 {
+		t.Fatalf("library files held twice: %v", c)
+	}
+}
+
+// TestLibrary_AKindsLibraryJoinsTheCore: a kind that ships scenarios and
+// properties in Kind.Library adds them to the names the CLI accepts, a
+// scenario of it may extend a core one across the libraries, its
+// property's base is its scenario, and its properties/ are not taken for
+// scenarios. Registering it is the only change (spec §6.3: a strict
+// superset).
+func TestLibrary_AKindsLibraryJoinsTheCore(t *testing.T) {
+	k := *echo.Kind
+	k.Tag = "libkind"
+	k.Library = fstest.MapFS{
+		"libkind/mesh.toml": {Data: []byte("# expect: pass-now\n# A three-mesh of the core library, renamed: extends reaches the core's files.\nname = \"libkind_mesh\"\n\n[base]\nextends = \"../smoke/three_mesh.toml\"\n")},
+		"properties/libkind_mesh.toml": {Data: []byte(`name = "libkind_mesh"
+expect = "pass"
+base = "libkind/mesh"
+
+[space]
+peers = [3, 3]
+duration_ns = 1_000_000_000
+latency_ns = [1_000_000, 2_000_000]
+
+[peer]
+kind = "swim"
+
+[[assertions]]
+name = "no_dead"
+kind = "no_dead_when_probes_ok"
+peer = "*"
+`)},
+	}
+	reg := builtin.Registry()
+	before := scenarios.LibraryNames(reg)
+	reg.Register(&k)
+
+	names := scenarios.LibraryNames(reg)
+	if want := append(slices.Clone(before), "libkind/mesh"); !slices.Equal(names, slices.Sorted(slices.Values(want))) {
+		t.Fatalf("library names with the kind: %v", names)
+	}
+	sc, err := scenarios.Resolve("libkind/mesh", reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Name != "libkind_mesh" || len(sc.Peers) != 3 || sc.Path != "libkind/mesh.toml" {
+		t.Fatalf("loaded %q with %d peers from %s", sc.Name, len(sc.Peers), sc.Path)
+	}
+	if _, err := scenarios.LoadLibrary("properties/libkind_mesh", reg); err == nil {
+		t.Fatal("a kind's property loaded as a scenario")
+	}
+	if !slices.Contains(property.LibraryNames(reg), "libkind_mesh") || slices.Contains(property.LibraryNames(builtin.Registry()), "libkind_mesh") {
+		t.Fatalf("property names: %v", property.LibraryNames(reg))
+	}
+	p, err := property.Resolve("libkind_mesh", reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Name != "libkind_mesh" {
+		t.Fatalf("property %q", p.Name)
+	}
+
+	clash := k
+	clash.Tag = "clash"
+	clash.Library = fstest.MapFS{"smoke/three_mesh.toml": {Data: []byte("name = \"x\"\n")}}
+	reg.Register(&clash)
+	if c := scenarios.LibraryClashes(reg); !slices.Equal(c, []string{"smoke/three_mesh.toml"}) {
+		t.Fatalf("clashes %v, want smoke/three_mesh.toml", c)
+	}
+}
