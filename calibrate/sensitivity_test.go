@@ -16,7 +16,7 @@ func TestParseSensitivity_Shipped(t *testing.T) {
 		names = append(names, p.Name)
 	}
 	for _, want := range []string{"latency x1.2", "jitter x2", "loss x2", "bandwidth x0.5", "probe_interval x1.2",
-		"probe_timeout x0.8", "suspicion_mult x2", "indirect_checks 3 -> 1", "Lifeguard off", "MTU model off"} {
+		"probe_timeout x0.8", "suspicion_mult x2", "indirect_checks 3 -> 1", "Lifeguard off", "MTU model off", "serialising wire (burst_bytes = 0)"} {
 		if !strings.Contains(strings.Join(names, "\n"), want) {
 			t.Errorf("the shipped table lacks %q", want)
 		}

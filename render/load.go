@@ -426,12 +426,17 @@ func (rd *reader) record(line int, rec bundle.EventRecord) error {
 		}
 	}
 	*p = payload{}
-	// A member of an unexpected type (another producer's "bytes":
-	// "21") is left zero and the rest decoded: the record still draws.
-	if err := json.Unmarshal(rec.Event, p); err != nil {
-		var te *json.UnmarshalTypeError
-		if !errors.As(err, &te) {
-			return &bundle.LineError{Line: line, Err: fmt.Errorf("event: %w", err)}
+	// A kind's own records other than messages are read through its
+	// declarations (hosts.Payload), so only checked here: decoding them
+	// into payload too read every probe and view change twice.
+	if kind == nil || maybeMessage(rec.Type) || !json.Valid(rec.Event) {
+		// A member of an unexpected type (another producer's "bytes":
+		// "21") is left zero and the rest decoded: the record still draws.
+		if err := json.Unmarshal(rec.Event, p); err != nil {
+			var te *json.UnmarshalTypeError
+			if !errors.As(err, &te) {
+				return &bundle.LineError{Line: line, Err: fmt.Errorf("event: %w", err)}
+			}
 		}
 	}
 	// A message's receive may fall inside the window when its send

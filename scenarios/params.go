@@ -27,119 +27,6 @@ type EventRate struct {
 	MaxPerWindow int64
 }
 
-// The agent family's oracles (issue 15; an amendment to §10.1 written
-// in docs/assertions.md). Each names the agent peer it judges.
-
-// EffectOutcomeOnce is effect_outcome_once { peer }: every effect the
-// agent starts ends in exactly one outcome of ok, failed, timed_out,
-// cancelled.
-type EffectOutcomeOnce struct{ Peer string }
-
-// CancelSettlesWithin is cancel_settles_within { peer, within_ns }.
-type CancelSettlesWithin struct {
-	Peer     string
-	WithinNs int64
-}
-
-// NoTornSuccess is no_torn_success { peer }: an ok outcome only for a
-// stream the provider completed and a tool run the tool committed.
-type NoTornSuccess struct{ Peer string }
-
-// NoLostAck is no_lost_ack { peer }: every acknowledged store record is
-// in the store every later life recovers.
-type NoLostAck struct{ Peer string }
-
-// ToolResultMatched is tool_result_matched { peer }: every tool use gets
-// exactly one result.
-type ToolResultMatched struct{ Peer string }
-
-// OutputBounded is output_bounded { peer, max_bytes }: no tool result
-// enters a request larger than max_bytes.
-type OutputBounded struct {
-	Peer     string
-	MaxBytes int64
-}
-
-// RetryBudget is retry_budget { peer, max_attempts }: at most
-// max_attempts model calls per turn, no retry after content was
-// delivered, none before retry-after elapsed.
-type RetryBudget struct {
-	Peer        string
-	MaxAttempts int64
-}
-
-// ResponseBounded is response_bounded { peer, max_bytes }: no model
-// response the agent accepts (outcome ok) is larger than max_bytes, as
-// the provider measured what it sent.
-type ResponseBounded struct {
-	Peer     string
-	MaxBytes int64
-}
-
-// NoCommitAfterSettle is no_commit_after_settle { peer }: no tool goes
-// on with a run (a partial write, a commit, a failure of its own) after
-// the agent recorded that run as ended otherwise than ok.
-type NoCommitAfterSettle struct{ Peer string }
-
-// TurnOutcomeOnce is turn_outcome_once { peer }: every turn the agent
-// made a request for (as a provider that reads the conversation records
-// it: the HTTP edge) ends in exactly one turn_end.
-type TurnOutcomeOnce struct{ Peer string }
-
-func (p *ResponseBounded) Bind() []hosts.Slot {
-	return []hosts.Slot{hosts.PeerParam("peer", &p.Peer), hosts.CountParam("max_bytes", &p.MaxBytes)}
-}
-func (p *NoCommitAfterSettle) Bind() []hosts.Slot {
-	return []hosts.Slot{hosts.PeerParam("peer", &p.Peer)}
-}
-func (p *TurnOutcomeOnce) Bind() []hosts.Slot { return []hosts.Slot{hosts.PeerParam("peer", &p.Peer)} }
-
-func (ResponseBounded) Kind() string     { return "response_bounded" }
-func (NoCommitAfterSettle) Kind() string { return "no_commit_after_settle" }
-func (TurnOutcomeOnce) Kind() string     { return "turn_outcome_once" }
-
-func (p ResponseBounded) Slots() []hosts.Slot     { return p.Bind() }
-func (p NoCommitAfterSettle) Slots() []hosts.Slot { return p.Bind() }
-func (p TurnOutcomeOnce) Slots() []hosts.Slot     { return p.Bind() }
-
-func (ResponseBounded) Family() *hosts.Assertions     { return nil }
-func (NoCommitAfterSettle) Family() *hosts.Assertions { return nil }
-func (TurnOutcomeOnce) Family() *hosts.Assertions     { return nil }
-
-func (p *EffectOutcomeOnce) Bind() []hosts.Slot {
-	return []hosts.Slot{hosts.PeerParam("peer", &p.Peer)}
-}
-func (p *CancelSettlesWithin) Bind() []hosts.Slot {
-	return []hosts.Slot{hosts.PeerParam("peer", &p.Peer), hosts.TimeParam("within_ns", hosts.Required, &p.WithinNs)}
-}
-func (p *NoTornSuccess) Bind() []hosts.Slot { return []hosts.Slot{hosts.PeerParam("peer", &p.Peer)} }
-func (p *NoLostAck) Bind() []hosts.Slot     { return []hosts.Slot{hosts.PeerParam("peer", &p.Peer)} }
-func (p *ToolResultMatched) Bind() []hosts.Slot {
-	return []hosts.Slot{hosts.PeerParam("peer", &p.Peer)}
-}
-func (p *OutputBounded) Bind() []hosts.Slot {
-	return []hosts.Slot{hosts.PeerParam("peer", &p.Peer), hosts.CountParam("max_bytes", &p.MaxBytes)}
-}
-func (p *RetryBudget) Bind() []hosts.Slot {
-	return []hosts.Slot{hosts.PeerParam("peer", &p.Peer), hosts.CountParam("max_attempts", &p.MaxAttempts)}
-}
-
-func (EffectOutcomeOnce) Kind() string   { return "effect_outcome_once" }
-func (CancelSettlesWithin) Kind() string { return "cancel_settles_within" }
-func (NoTornSuccess) Kind() string       { return "no_torn_success" }
-func (NoLostAck) Kind() string           { return "no_lost_ack" }
-func (ToolResultMatched) Kind() string   { return "tool_result_matched" }
-func (OutputBounded) Kind() string       { return "output_bounded" }
-func (RetryBudget) Kind() string         { return "retry_budget" }
-
-func (p EffectOutcomeOnce) Slots() []hosts.Slot   { return p.Bind() }
-func (p CancelSettlesWithin) Slots() []hosts.Slot { return p.Bind() }
-func (p NoTornSuccess) Slots() []hosts.Slot       { return p.Bind() }
-func (p NoLostAck) Slots() []hosts.Slot           { return p.Bind() }
-func (p ToolResultMatched) Slots() []hosts.Slot   { return p.Bind() }
-func (p OutputBounded) Slots() []hosts.Slot       { return p.Bind() }
-func (p RetryBudget) Slots() []hosts.Slot         { return p.Bind() }
-
 func (p *EventCount) Bind() []hosts.Slot {
 	return []hosts.Slot{hosts.StringParam("event_type", &p.EventType), hosts.CountParam("max", &p.Max)}
 }
@@ -155,36 +42,19 @@ func (p EventCount) Slots() []hosts.Slot { return p.Bind() }
 func (p EventRate) Slots() []hosts.Slot  { return p.Bind() }
 
 // Family is nil: the core judges its own kinds (bundle/verdict).
-func (EventCount) Family() *hosts.Assertions          { return nil }
-func (EventRate) Family() *hosts.Assertions           { return nil }
-func (EffectOutcomeOnce) Family() *hosts.Assertions   { return nil }
-func (CancelSettlesWithin) Family() *hosts.Assertions { return nil }
-func (NoTornSuccess) Family() *hosts.Assertions       { return nil }
-func (NoLostAck) Family() *hosts.Assertions           { return nil }
-func (ToolResultMatched) Family() *hosts.Assertions   { return nil }
-func (OutputBounded) Family() *hosts.Assertions       { return nil }
-func (RetryBudget) Family() *hosts.Assertions         { return nil }
+func (EventCount) Family() *hosts.Assertions { return nil }
+func (EventRate) Family() *hosts.Assertions  { return nil }
 
 var noPair [2]string
 
-// coreKinds are the assertion kinds the core judges itself, in catalog
-// order: the kind-agnostic ones (§10.1's `kind` parameter of event_count
-// and event_rate is `event_type`: `kind` already names the assertion
-// kind in the [[assertions]] table, DESIGN §4), and the agent family's
-// oracles (docs/assertions.md, amendment), which move to their kind.
+// coreKinds are the assertion kinds the core judges itself, the
+// kind-agnostic ones (§10.1's `kind` parameter of event_count and
+// event_rate is `event_type`: `kind` already names the assertion kind in
+// the [[assertions]] table, DESIGN §4). Every other kind is its host
+// kind's (the agent family's oracles: hosts/agentcheck).
 var coreKinds = []hosts.AssertionKind{
 	hosts.Def[EventCount](noPair, noPair),
 	hosts.Def[EventRate](noPair, noPair),
-	hosts.Def[EffectOutcomeOnce](noPair, noPair),
-	hosts.Def[CancelSettlesWithin](noPair, noPair),
-	hosts.Def[NoTornSuccess](noPair, noPair),
-	hosts.Def[NoLostAck](noPair, noPair),
-	hosts.Def[ToolResultMatched](noPair, noPair),
-	hosts.Def[OutputBounded](noPair, noPair),
-	hosts.Def[RetryBudget](noPair, noPair),
-	hosts.Def[ResponseBounded](noPair, noPair),
-	hosts.Def[NoCommitAfterSettle](noPair, noPair),
-	hosts.Def[TurnOutcomeOnce](noPair, noPair),
 }
 
 // ParamMap returns the assertion's parameters as verdicts.json's

@@ -1,12 +1,14 @@
 package scenarios
 
 import (
-	"github.com/detsim/detsim/hosts/rafthost"
-	"github.com/detsim/detsim/hosts/swimcheck"
 	"math"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/detsim/detsim/hosts/agentcheck"
+	"github.com/detsim/detsim/hosts/rafthost"
+	"github.com/detsim/detsim/hosts/swimcheck"
 )
 
 // everyKind is one valid value of each kind, in catalog order.
@@ -23,16 +25,16 @@ func everyKind() []AssertionParams {
 		swimcheck.DeadPeerResurrectsWithin{Peer: "a", AfterNs: 3, WithinNs: 4},
 		EventCount{EventType: "x", Max: 9},
 		EventRate{EventType: "x", WindowNs: 10, MaxPerWindow: 11},
-		EffectOutcomeOnce{Peer: "a"},
-		CancelSettlesWithin{Peer: "a", WithinNs: 12},
-		NoTornSuccess{Peer: "a"},
-		NoLostAck{Peer: "a"},
-		ToolResultMatched{Peer: "a"},
-		OutputBounded{Peer: "a", MaxBytes: 13},
-		RetryBudget{Peer: "a", MaxAttempts: 14},
-		ResponseBounded{Peer: "a", MaxBytes: 15},
-		NoCommitAfterSettle{Peer: "a"},
-		TurnOutcomeOnce{Peer: "a"},
+		agentcheck.EffectOutcomeOnce{Peer: "a"},
+		agentcheck.CancelSettlesWithin{Peer: "a", WithinNs: 12},
+		agentcheck.NoTornSuccess{Peer: "a"},
+		agentcheck.NoLostAck{Peer: "a"},
+		agentcheck.ToolResultMatched{Peer: "a"},
+		agentcheck.OutputBounded{Peer: "a", MaxBytes: 13},
+		agentcheck.RetryBudget{Peer: "a", MaxAttempts: 14},
+		agentcheck.ResponseBounded{Peer: "a", MaxBytes: 15},
+		agentcheck.NoCommitAfterSettle{Peer: "a"},
+		agentcheck.TurnOutcomeOnce{Peer: "a"},
 		rafthost.ElectionSafety{},
 		rafthost.LogMatching{},
 		rafthost.LeaderCompleteness{},

@@ -208,7 +208,7 @@ func TestParse_RejectsInvalid_8_2(t *testing.T) {
 				"t.toml: snapshots[0].at_ns: 20000 is after the end of the run (duration_ns = 10000)",
 			}},
 		{"unknown assertion kind", valid + "[[assertions]]\nkind = \"all_alive\"\n",
-			[]string{`t.toml: assertions[all_alive#0].kind: unknown assertion kind "all_alive" (one of: all_alive_at, all_alive_throughout, convergence_after, no_flap_while_probes_ok, no_dead_when_probes_ok, self_incarnation_bounded, message_size_bounded, dead_peer_resurrects_within, event_count, event_rate, effect_outcome_once, cancel_settles_within, no_torn_success, no_lost_ack, tool_result_matched, output_bounded, retry_budget, response_bounded, no_commit_after_settle, turn_outcome_once)`}},
+			[]string{`t.toml: assertions[all_alive#0].kind: unknown assertion kind "all_alive" (one of: all_alive_at, all_alive_throughout, convergence_after, no_flap_while_probes_ok, no_dead_when_probes_ok, self_incarnation_bounded, message_size_bounded, dead_peer_resurrects_within, event_count, event_rate)`}},
 		{"assertion without kind", valid + "[[assertions]]\nmax = 3\n",
 			[]string{"t.toml: assertions[#0].kind: missing (required)"}},
 		{"assertion missing a required parameter", valid + "[[assertions]]\nkind = \"event_count\"\nmax = 3\n",

@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"github.com/detsim/detsim/bundle"
+	"github.com/detsim/detsim/hosts"
 )
 
 // want is the set of records a core assertion needs; the evaluator reads
@@ -9,25 +10,8 @@ import (
 type want uint8
 
 const (
-	wantRecords   want = 1 << iota // every record, undecoded
-	wantAgent                      // the agent family's records, payloads decoded (oracles.go)
-	wantMutations                  // the engine's mutation records, as facts (onMutation)
+	wantRecords want = 1 << iota // every record, undecoded
 )
-
-// mutationFact is an engine mutation record as the agent oracles read
-// it: a Cancel or a kill of the peer they judge is a fact they check the
-// agent's own records against.
-type mutationFact struct {
-	line   int
-	timeNs int64
-	kind   string
-	peer   string // PeerKill, PeerResurrect, Cancel; "" otherwise
-}
-
-// mutationReader is a checker that wants mutations.
-type mutationReader interface {
-	onMutation(w *world, f mutationFact)
-}
 
 // world is the state the core's assertions share: the logs of the
 // records event_rate assertions count, one per type. The kinds' judges
@@ -38,23 +22,22 @@ type world struct {
 
 func (w *world) clone() world { return world{rates: w.rates.clone()} }
 
-// checker is one of the core's own assertions (event_count, event_rate,
-// and for now the agent oracles) being evaluated. The evaluator hands it
-// every record in stream order; hold(from, to) says the state after
-// every record so far holds at every instant of [from, to]; finish
-// closes the run. Once its result is resolved, a checker is never called
-// again.
+// checker is one of the core's own assertions (event_count, event_rate)
+// being evaluated. The evaluator hands it every record in stream order;
+// hold(from, to) says the state after every record so far holds at
+// every instant of [from, to]; finish closes the run. Once its result is
+// resolved, a checker is never called again.
 type checker interface {
 	wants() want
 	onRecord(w *world, line int, rec bundle.EventRecord)
 	hold(w *world, from, to int64)
 	finish(w *world, endNs int64)
-	result() *result
+	result() *hosts.Result
 	clone() checker
 }
 
 // base gives checkers a no-op hold and their result.
-type base struct{ res result }
+type base struct{ res hosts.Result }
 
 func (*base) hold(*world, int64, int64) {}
-func (b *base) result() *result         { return &b.res }
+func (b *base) result() *hosts.Result   { return &b.res }

@@ -27,21 +27,21 @@ func (c *eventCount) onRecord(_ *world, line int, rec bundle.EventRecord) {
 		return
 	}
 	c.n++
-	m := mark{line, rec.VirtualTimeNs}
+	m := markAt(line, rec.VirtualTimeNs)
 	if c.n == 1 {
 		c.first = m
 	}
 	if c.n > c.maxCount {
-		c.res.resolve(Fail, fmt.Sprintf("%s occurred %d times by %s, more than max %d",
+		c.res.Resolve(Fail, fmt.Sprintf("%s occurred %d times by %s, more than max %d",
 			c.eventType, c.n, fmtNs(rec.VirtualTimeNs), c.maxCount), c.first, m)
 	}
 }
 
 func (c *eventCount) finish(*world, int64) {
-	c.res.resolve(Pass, fmt.Sprintf("%s occurred %d times, within max %d", c.eventType, c.n, c.maxCount))
+	c.res.Resolve(Pass, fmt.Sprintf("%s occurred %d times, within max %d", c.eventType, c.n, c.maxCount))
 }
 
-func (c *eventCount) clone() checker { d := *c; d.res = c.res.clone(); return &d }
+func (c *eventCount) clone() checker { d := *c; d.res = c.res.Clone(); return &d }
 
 // eventRate is event_rate { event_type, window_ns, max_per_window }: in
 // no half-open window (t - window_ns, t] do more than max_per_window
@@ -75,10 +75,10 @@ func (c *eventRate) onRecord(w *world, line int, rec bundle.EventRecord) {
 	}
 	l := &w.rates[c.log]
 	t := rec.VirtualTimeNs
-	first := mark{line, t} // the oldest record of the window: this one, until the loop finds an older one
+	first := markAt(line, t) // the oldest record of the window: this one, until the loop finds an older one
 	for c.head < l.n {
 		m, size := l.at(c.headOff, c.prev)
-		if m.timeNs > t-c.windowNs {
+		if m.TimeNs > t-c.windowNs {
 			first = m
 			break
 		}
@@ -89,16 +89,16 @@ func (c *eventRate) onRecord(w *world, line int, rec bundle.EventRecord) {
 	c.busiest = max(c.busiest, n)
 	if n > c.maxPer {
 		l.leave(c.slot)
-		c.res.resolve(Fail, fmt.Sprintf("%d %s records within %s ending at %s, more than max_per_window %d",
-			n, c.eventType, fmtNs(c.windowNs), fmtNs(t), c.maxPer), first, mark{line, t})
+		c.res.Resolve(Fail, fmt.Sprintf("%d %s records within %s ending at %s, more than max_per_window %d",
+			n, c.eventType, fmtNs(c.windowNs), fmtNs(t), c.maxPer), first, markAt(line, t))
 	}
 }
 
 func (c *eventRate) finish(*world, int64) {
-	c.res.resolve(Pass, fmt.Sprintf("at most %d %s records fell within any %s, within max_per_window %d",
+	c.res.Resolve(Pass, fmt.Sprintf("at most %d %s records fell within any %s, within max_per_window %d",
 		c.busiest, c.eventType, fmtNs(c.windowNs), c.maxPer))
 }
 
 // clone copies the assertion's place in the log; Evaluator.Clone copies
 // the log itself, once, with the world.
-func (c *eventRate) clone() checker { d := *c; d.res = c.res.clone(); return &d }
+func (c *eventRate) clone() checker { d := *c; d.res = c.res.Clone(); return &d }

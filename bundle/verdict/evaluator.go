@@ -7,7 +7,6 @@ import (
 
 	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/hosts"
-	"github.com/detsim/detsim/internal/jsonmember"
 	"github.com/detsim/detsim/scenarios"
 )
 
@@ -77,7 +76,7 @@ func (e *Evaluator) bind() {
 	core := 0
 	for i := range e.assertions {
 		if e.assertions[i].Params.Family() == nil {
-			e.results[i] = &e.checkers[core].result().Result
+			e.results[i] = e.checkers[core].result()
 			core++
 		}
 	}
@@ -155,14 +154,6 @@ func (e *Evaluator) observe(line int, rec bundle.EventRecord) error {
 			}
 		}
 	}
-	if e.want&wantMutations != 0 && rec.KindTag == engineTag && rec.Type == "mutation" {
-		f := mutationFact{line: line, timeNs: t, kind: jsonmember.String(rec.Event, "kind"), peer: jsonmember.String(rec.Event, "peer")}
-		for _, c := range e.checkers {
-			if m, ok := c.(mutationReader); ok && c.wants()&wantMutations != 0 && !c.result().Resolved {
-				m.onMutation(&e.world, f)
-			}
-		}
-	}
 	if e.want&wantRecords != 0 {
 		e.world.rates.observe(line, rec.Type, t)
 		for _, c := range e.checkers {
@@ -174,9 +165,6 @@ func (e *Evaluator) observe(line int, rec bundle.EventRecord) error {
 	e.settle(line)
 	return first
 }
-
-// engineTag is the kind_tag of the engine's own records.
-const engineTag = "engine"
 
 // hand gives a judge the record, its payload only if it reads it.
 func (e *Evaluator) hand(j hosts.Judge, read hosts.Read, line int, rec *bundle.EventRecord) error {
@@ -196,9 +184,6 @@ func (e *Evaluator) Reads(kindTag, typ string) bundle.Read {
 		return bundle.Skip
 	}
 	read := bundle.Skip
-	if e.want&wantAgent != 0 && agentRecord(typ) || e.want&wantMutations != 0 && kindTag == engineTag && typ == "mutation" {
-		read = bundle.Whole
-	}
 	for _, f := range e.judges {
 		switch f.judge.Reads(kindTag, typ) {
 		case hosts.ReadWhole:

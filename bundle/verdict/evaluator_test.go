@@ -12,6 +12,7 @@ import (
 
 	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/hosts/agentcheck"
 	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/hosts/rafthost"
 	"github.com/detsim/detsim/hosts/swimcheck"
@@ -34,16 +35,16 @@ func TestNew_AcceptsEveryCatalogKind(t *testing.T) {
 		swimcheck.DeadPeerResurrectsWithin{Peer: "a", AfterNs: sec, WithinNs: sec},
 		scenarios.EventCount{EventType: "ping", Max: 3},
 		scenarios.EventRate{EventType: "ping", WindowNs: sec, MaxPerWindow: 3},
-		scenarios.EffectOutcomeOnce{Peer: "a"},
-		scenarios.CancelSettlesWithin{Peer: "a", WithinNs: sec},
-		scenarios.NoTornSuccess{Peer: "a"},
-		scenarios.NoLostAck{Peer: "a"},
-		scenarios.ToolResultMatched{Peer: "a"},
-		scenarios.OutputBounded{Peer: "a", MaxBytes: 13},
-		scenarios.RetryBudget{Peer: "a", MaxAttempts: 14},
-		scenarios.ResponseBounded{Peer: "a", MaxBytes: 15},
-		scenarios.NoCommitAfterSettle{Peer: "a"},
-		scenarios.TurnOutcomeOnce{Peer: "a"},
+		agentcheck.EffectOutcomeOnce{Peer: "a"},
+		agentcheck.CancelSettlesWithin{Peer: "a", WithinNs: sec},
+		agentcheck.NoTornSuccess{Peer: "a"},
+		agentcheck.NoLostAck{Peer: "a"},
+		agentcheck.ToolResultMatched{Peer: "a"},
+		agentcheck.OutputBounded{Peer: "a", MaxBytes: 13},
+		agentcheck.RetryBudget{Peer: "a", MaxAttempts: 14},
+		agentcheck.ResponseBounded{Peer: "a", MaxBytes: 15},
+		agentcheck.NoCommitAfterSettle{Peer: "a"},
+		agentcheck.TurnOutcomeOnce{Peer: "a"},
 		rafthost.ElectionSafety{},
 		rafthost.LogMatching{},
 		rafthost.LeaderCompleteness{},

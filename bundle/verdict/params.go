@@ -13,15 +13,6 @@ func constructor(p scenarios.AssertionParams) func(*world) checker {
 		return func(w *world) checker { return newEventCount(w, p) }
 	case scenarios.EventRate:
 		return func(w *world) checker { return newEventRate(w, p) }
-	case scenarios.EffectOutcomeOnce, scenarios.CancelSettlesWithin, scenarios.NoTornSuccess, scenarios.NoLostAck,
-		scenarios.ToolResultMatched, scenarios.OutputBounded, scenarios.RetryBudget:
-		return func(w *world) checker { return newOracle(p) }
-	case scenarios.ResponseBounded:
-		return func(*world) checker { return newResponseBounded(p) }
-	case scenarios.TurnOutcomeOnce:
-		return func(*world) checker { return newTurnOutcomeOnce(p) }
-	case scenarios.NoCommitAfterSettle:
-		return func(*world) checker { return newNoCommitAfterSettle(p) }
 	}
 	return nil
 }

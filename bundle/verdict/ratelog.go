@@ -45,7 +45,7 @@ func (ls *rateLogs) join(typ string) (log, slot int) {
 func (ls rateLogs) observe(line int, typ string, t int64) {
 	for i := range ls {
 		if l := &ls[i]; l.eventType == typ && l.readers > 0 {
-			l.add(mark{line, t})
+			l.add(markAt(line, t))
 		}
 	}
 }
@@ -54,8 +54,8 @@ func (l *rateLog) add(m mark) {
 	if len(l.buf)+2*binary.MaxVarintLen64 > cap(l.buf) {
 		l.makeRoom()
 	}
-	l.buf = binary.AppendUvarint(l.buf, uint64(m.timeNs-l.last.timeNs)) // times never go back
-	l.buf = binary.AppendVarint(l.buf, int64(m.line-l.last.line))
+	l.buf = binary.AppendUvarint(l.buf, uint64(m.TimeNs-l.last.TimeNs)) // times never go back
+	l.buf = binary.AppendVarint(l.buf, int64(m.Line-l.last.Line))
 	l.last = m
 	l.n++
 }
@@ -104,7 +104,7 @@ func (l *rateLog) at(off int64, prev mark) (mark, int) {
 	b := l.buf[off-l.base:]
 	dt, n1 := binary.Uvarint(b)
 	dl, n2 := binary.Varint(b[n1:])
-	return mark{prev.line + int(dl), prev.timeNs + int64(dt)}, n1 + n2
+	return markAt(prev.Line+int(dl), prev.TimeNs+int64(dt)), n1 + n2
 }
 
 func (l rateLog) clone() rateLog {

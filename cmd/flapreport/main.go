@@ -1,8 +1,10 @@
 // Command flapreport regenerates the table of docs/gossip-flap.md, "The
 // reproduction next to the report": the production report's gossip flap
 // beside detsim's reproduction (the report's links, the MTU model on),
-// detsim on the kernel testbed's measured network, and the testbed's own
-// recordings of real swimd processes on that network — refutations per
+// detsim on the kernel testbed's measured network (shaped as the testbed
+// shapes it, and as a serialising wire), and the testbed's own
+// recordings of real swimd processes on that network, shaped by HTB and
+// as serialising wires paced by the delay line — refutations per
 // peer, the largest ping, the victim, flapping, and a peer declared dead
 // while probes succeed, with seeds and spread.
 //
@@ -28,6 +30,7 @@ import (
 	"github.com/detsim/detsim/batch"
 	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/bundle/verdict"
+	"github.com/detsim/detsim/calibrate"
 	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/scenarios"
 )
@@ -40,6 +43,11 @@ const (
 
 // TestbedRuns are the testbed's recordings of the reproduction.
 var TestbedRuns = []string{"testdata/calibration/gossip_flap", "testdata/calibration/gossip_flap-run2", "testdata/calibration/gossip_flap-run3"}
+
+// TestbedWireRuns are the testbed's recordings of the reproduction with
+// every link a serialising wire, which the delay line paces
+// (scenarios/testbed/gossip_flap_wire.toml).
+var TestbedWireRuns = []string{"testdata/calibration/gossip_flap_wire"}
 
 // Peers are the reproduction's peers, in the table's order.
 var Peers = []string{"orch", "fra", "sgp"}
@@ -255,23 +263,57 @@ func run(w io.Writer, seeds int) error {
 	if err != nil {
 		return err
 	}
-	var tbRuns []Run
-	for _, d := range TestbedRuns {
-		m, err := bundle.ReadManifest(d)
-		if err != nil {
-			return err
-		}
-		r, err := measure(d, repro, m.DurationNs)
-		if err != nil {
-			return fmt.Errorf("%s: %w", d, err)
-		}
-		tbRuns = append(tbRuns, r)
+	// The same links as a serialising wire: the model before burst_bytes,
+	// and what a serialising access line (not a shaper) would do.
+	wire, err := calibrate.Perturbation{Name: "serialising wire", Field: "link.burst_bytes", Set: int64(0)}.Apply(tb, reg)
+	if err != nil {
+		return err
+	}
+	wire.Name += "-wire"
+	wireRuns, err := simulate(wire, repro, seeds, dir)
+	if err != nil {
+		return err
+	}
+	tbRuns, err := recorded(TestbedRuns, repro)
+	if err != nil {
+		return err
+	}
+	tbWireRuns, err := recorded(TestbedWireRuns, repro)
+	if err != nil {
+		return err
 	}
 	fmt.Fprintf(w, "| source | runs | refutations by orch / fra / sgp in 7 min (median [min, max]) | largest ping | the peer refuting most (runs) | runs that flapped | dead while probes succeed | ending with a view dead |\n")
 	fmt.Fprintf(w, "|---|---|---|---|---|---|---|---|\n")
 	fmt.Fprintf(w, "| production report (N3, vast.ai) | 1 deploy | 228 / — / — | multi-kilobyte | orch | yes | yes | yes |\n")
 	row(w, "detsim, `reproduction/gossip_flap` (the report's links with the 250 ms cold dial; MTU model on)", fmt.Sprintf("seeds 1–%d", seeds), simRuns)
-	row(w, "detsim on the testbed's measured network (`scenarios/calibration/gossip_flap.toml`: no cold dial)", fmt.Sprintf("seeds 1–%d", seeds), tbSimRuns)
-	row(w, "kernel testbed: swimd processes, legacy queue, the same network", fmt.Sprintf("%d recordings", len(tbRuns)), tbRuns)
+	row(w, "detsim on the testbed's measured network (`scenarios/calibration/gossip_flap.toml`: no cold dial; shaped as HTB, `burst_bytes = 1564`)", fmt.Sprintf("seeds 1–%d", seeds), tbSimRuns)
+	row(w, "detsim on the same links as a serialising wire (`burst_bytes = 0`, the model before the token bucket)", fmt.Sprintf("seeds 1–%d", seeds), wireRuns)
+	row(w, "kernel testbed: swimd processes, legacy queue, the same network (HTB's one-packet bucket)", recordings(len(tbRuns)), tbRuns)
+	row(w, "kernel testbed, the same network as serialising wires (the delay line paces each edge; `scenarios/testbed/gossip_flap_wire.toml`)", recordings(len(tbWireRuns)), tbWireRuns)
 	return nil
+}
+
+// recordings is the runs column of n recordings.
+func recordings(n int) string {
+	if n == 1 {
+		return "1 recording"
+	}
+	return fmt.Sprintf("%d recordings", n)
+}
+
+// recorded measures the testbed bundles in dirs.
+func recorded(dirs []string, repro *scenarios.Scenario) ([]Run, error) {
+	var runs []Run
+	for _, d := range dirs {
+		m, err := bundle.ReadManifest(d)
+		if err != nil {
+			return nil, err
+		}
+		r, err := measure(d, repro, m.DurationNs)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", d, err)
+		}
+		runs = append(runs, r)
+	}
+	return runs, nil
 }

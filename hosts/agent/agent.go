@@ -39,6 +39,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/hosts/agentcheck"
 	"github.com/detsim/detsim/hosts/llmwire"
 	"github.com/detsim/detsim/internal/jsonw"
 	"github.com/detsim/detsim/rng"
@@ -63,6 +64,7 @@ var Kind = &hosts.Kind{
 	Faults:      Catalog,
 	Summary:     Summary,
 	Series:      series,
+	Assertions:  agentcheck.Family,
 }
 
 // series are what the page charts of an agent run: how long its calls

@@ -6,7 +6,6 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -43,24 +42,9 @@ func TestCoreNamesNoKind(t *testing.T) {
 	}
 	for _, dir := range corePackages {
 		for _, f := range coreNames(t, filepath.Join("..", "..", dir), names) {
-			if slices.ContainsFunc(pendingIssue23, func(p string) bool { return strings.HasPrefix(f, p) }) {
-				continue
-			}
 			t.Error(f)
 		}
 	}
-}
-
-// pendingIssue23 are the files allowed to name kinds for now: the agent
-// oracles, the switch issue 23 rewrote and the three oracles it added
-// (response_bounded, no_commit_after_settle, turn_outcome_once), merged
-// from main after that landed; they move into the agent kind together
-// (docs/decisions.md).
-var pendingIssue23 = []string{
-	"../../bundle/verdict/oracles.go:",
-	"../../bundle/verdict/no_commit_after_settle.go:",
-	"../../bundle/verdict/response_bounded.go:",
-	"../../bundle/verdict/turn_outcome_once.go:",
 }
 
 // TestCoreNames_FindsAPlantedName: the scan is real: a "swim" planted in

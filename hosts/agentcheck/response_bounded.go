@@ -1,12 +1,12 @@
-package verdict
+package agentcheck
 
 import (
 	"encoding/json"
 	"fmt"
 	"maps"
 
-	"github.com/detsim/detsim/bundle"
-	"github.com/detsim/detsim/scenarios"
+	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/hosts/provider"
 )
 
 // responseBounded is response_bounded { peer, max_bytes }: a model
@@ -23,15 +23,15 @@ type responseBounded struct {
 	largest int64
 }
 
-func newResponseBounded(p scenarios.ResponseBounded) checker {
+func newResponseBounded(p ResponseBounded) checker {
 	return &responseBounded{peer: p.Peer, maxN: p.MaxBytes, sent: map[string]int64{}}
 }
 
-func (c *responseBounded) wants() want { return wantRecords | wantAgent }
+func (c *responseBounded) wants() want { return 0 }
 
-func (c *responseBounded) onRecord(_ *world, line int, rec bundle.EventRecord) {
-	fact := rec.KindTag == "provider" && (rec.Type == "response_end" || rec.Type == "response_hang" || rec.Type == "response_aborted")
-	claim := rec.KindTag == "agent" && rec.HostID == c.peer && rec.Type == "effect_outcome"
+func (c *responseBounded) onRecord(rec *hosts.EventRec) {
+	fact := rec.KindTag == provider.Tag && (rec.Type == "response_end" || rec.Type == "response_hang" || rec.Type == "response_aborted")
+	claim := rec.KindTag == agentTag && rec.HostID == c.peer && rec.Type == "effect_outcome"
 	if !fact && !claim {
 		return
 	}
@@ -49,18 +49,18 @@ func (c *responseBounded) onRecord(_ *world, line int, rec bundle.EventRecord) {
 	n := c.sent[p.ID]
 	c.largest = max(c.largest, n)
 	if n > c.maxN {
-		c.res.resolve(Fail, fmt.Sprintf("model call %q was accepted as ok with a response of %d bytes (as the provider sent it), more than max_bytes %d", p.ID, n, c.maxN),
-			mark{line, rec.VirtualTimeNs})
+		c.res.Resolve(hosts.Fail, fmt.Sprintf("model call %q was accepted as ok with a response of %d bytes (as the provider sent it), more than max_bytes %d", p.ID, n, c.maxN),
+			at(rec))
 	}
 }
 
-func (c *responseBounded) finish(*world, int64) {
-	c.res.resolve(Pass, fmt.Sprintf("every response accepted as ok was within %d bytes (largest %d)", c.maxN, c.largest))
+func (c *responseBounded) finish(int64) {
+	c.res.Resolve(hosts.Pass, fmt.Sprintf("every response accepted as ok was within %d bytes (largest %d)", c.maxN, c.largest))
 }
 
 func (c *responseBounded) clone() checker {
 	d := *c
-	d.res = c.res.clone()
+	d.res = c.res.Clone()
 	d.sent = maps.Clone(c.sent)
 	return &d
 }

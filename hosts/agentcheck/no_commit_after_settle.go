@@ -1,12 +1,12 @@
-package verdict
+package agentcheck
 
 import (
 	"encoding/json"
 	"fmt"
 	"maps"
 
-	"github.com/detsim/detsim/bundle"
-	"github.com/detsim/detsim/scenarios"
+	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/hosts/tool"
 )
 
 // noCommitAfterSettle is no_commit_after_settle { peer }: once the agent
@@ -26,15 +26,15 @@ type settledTool struct {
 	outcome string
 }
 
-func newNoCommitAfterSettle(p scenarios.NoCommitAfterSettle) checker {
+func newNoCommitAfterSettle(p NoCommitAfterSettle) checker {
 	return &noCommitAfterSettle{peer: p.Peer, settled: map[string]settledTool{}}
 }
 
-func (c *noCommitAfterSettle) wants() want { return wantRecords | wantAgent }
+func (c *noCommitAfterSettle) wants() want { return 0 }
 
-func (c *noCommitAfterSettle) onRecord(_ *world, line int, rec bundle.EventRecord) {
-	fact := rec.KindTag == "tool" && rec.Type == "tool_state"
-	claim := rec.KindTag == "agent" && rec.HostID == c.peer && rec.Type == "effect_outcome"
+func (c *noCommitAfterSettle) onRecord(rec *hosts.EventRec) {
+	fact := rec.KindTag == tool.Tag && rec.Type == "tool_state"
+	claim := rec.KindTag == agentTag && rec.HostID == c.peer && rec.Type == "effect_outcome"
 	if !fact && !claim {
 		return
 	}
@@ -42,7 +42,7 @@ func (c *noCommitAfterSettle) onRecord(_ *world, line int, rec bundle.EventRecor
 	if json.Unmarshal(rec.Event, &p) != nil {
 		return // the evaluator reports malformed records itself
 	}
-	m := mark{line, rec.VirtualTimeNs}
+	m := at(rec)
 	if claim {
 		if p.Effect == "tool_call" && p.Outcome != "ok" {
 			if _, seen := c.settled[p.ID]; !seen {
@@ -55,17 +55,17 @@ func (c *noCommitAfterSettle) onRecord(_ *world, line int, rec bundle.EventRecor
 	if !ok || p.State == "cancelled" || p.State == "started" {
 		return
 	}
-	c.res.resolve(Fail, fmt.Sprintf("tool call %q: the agent recorded it %s at %s, and the tool went on: %s at %s (it was never told to stop)",
-		p.Call, s.outcome, fmtNs(s.m.timeNs), p.State, fmtNs(rec.VirtualTimeNs)), s.m, m)
+	c.res.Resolve(hosts.Fail, fmt.Sprintf("tool call %q: the agent recorded it %s at %s, and the tool went on: %s at %s (it was never told to stop)",
+		p.Call, s.outcome, hosts.Seconds(s.m.TimeNs), p.State, hosts.Seconds(rec.TimeNs)), s.m, m)
 }
 
-func (c *noCommitAfterSettle) finish(*world, int64) {
-	c.res.resolve(Pass, fmt.Sprintf("no tool went on with a run the agent had settled (%d settled otherwise than ok)", len(c.settled)))
+func (c *noCommitAfterSettle) finish(int64) {
+	c.res.Resolve(hosts.Pass, fmt.Sprintf("no tool went on with a run the agent had settled (%d settled otherwise than ok)", len(c.settled)))
 }
 
 func (c *noCommitAfterSettle) clone() checker {
 	d := *c
-	d.res = c.res.clone()
+	d.res = c.res.Clone()
 	d.settled = maps.Clone(c.settled)
 	return &d
 }

@@ -1,4 +1,4 @@
-package verdict
+package agentcheck
 
 import (
 	"encoding/json"
@@ -6,8 +6,9 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/detsim/detsim/bundle"
-	"github.com/detsim/detsim/scenarios"
+	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/hosts/provider"
+	"github.com/detsim/detsim/hosts/tool"
 )
 
 // oracle is every agent-family assertion (docs/assertions.md, "Agent
@@ -66,56 +67,45 @@ type agentPayload struct {
 	Content          string   `json:"content"`
 }
 
-func newOracle(p scenarios.AssertionParams) checker {
+func newOracle(p hosts.AssertionParams) checker {
 	o := &oracle{kind: p.Kind(), started: map[string]mark{}, outcomes: map[string]int{}, complete: map[string]int64{},
 		carried: map[string]string{}, fromPeer: map[string]bool{},
 		committed: map[string]bool{}, ackMarks: map[int64]mark{}, attempts: map[int64]int64{},
 		lastByTurn: map[int64]lastOutcome{}, lastCall: map[string]int64{}}
 	switch p := p.(type) {
-	case scenarios.EffectOutcomeOnce:
+	case EffectOutcomeOnce:
 		o.peer = p.Peer
-	case scenarios.CancelSettlesWithin:
+	case CancelSettlesWithin:
 		o.peer, o.withinNs = p.Peer, p.WithinNs
-	case scenarios.NoTornSuccess:
+	case NoTornSuccess:
 		o.peer = p.Peer
-	case scenarios.NoLostAck:
+	case NoLostAck:
 		o.peer = p.Peer
-	case scenarios.ToolResultMatched:
+	case ToolResultMatched:
 		o.peer = p.Peer
-	case scenarios.OutputBounded:
+	case OutputBounded:
 		o.peer, o.maxN = p.Peer, p.MaxBytes
-	case scenarios.RetryBudget:
+	case RetryBudget:
 		o.peer, o.maxN = p.Peer, p.MaxAttempts
 	}
 	return o
 }
 
-func (o *oracle) wants() want { return wantRecords | wantAgent | wantMutations }
-
-// agentRecord reports whether an oracle may read a record of type typ.
-func agentRecord(typ string) bool {
-	switch typ {
-	case "effect_started", "effect_outcome", "cancel_requested", "cancel_settled", "response_end", "tool_state",
-		"store_ack", "store_recovered", "tool_use", "tool_result", "tool_result_included", "request_received",
-		"tool_result_received", "response_aborted", "response_hang", "episode_end", "turn_end":
-		return true
-	}
-	return false
-}
+func (o *oracle) wants() want { return wantMutations }
 
 // reads lists the record types each kind decodes: the agent's claims
 // (kind_tag agent, the peer named) and the facts from the provider and
 // the tools.
-func (o *oracle) reads(rec *bundle.EventRecord) bool {
-	if rec.KindTag != "agent" || rec.HostID != o.peer {
+func (o *oracle) reads(rec *hosts.EventRec) bool {
+	if rec.KindTag != agentTag || rec.HostID != o.peer {
 		switch {
-		case rec.KindTag == "provider" && rec.Type == "response_end":
+		case rec.KindTag == provider.Tag && rec.Type == "response_end":
 			return o.kind == "no_torn_success"
-		case rec.KindTag == "provider" && rec.Type == "request_received":
+		case rec.KindTag == provider.Tag && rec.Type == "request_received":
 			return o.kind == "effect_outcome_once" || o.kind == "output_bounded"
-		case rec.KindTag == "provider" && rec.Type == "tool_result_received":
+		case rec.KindTag == provider.Tag && rec.Type == "tool_result_received":
 			return o.kind == "output_bounded"
-		case rec.KindTag == "tool" && rec.Type == "tool_state":
+		case rec.KindTag == tool.Tag && rec.Type == "tool_state":
 			return o.kind == "no_torn_success"
 		}
 		return false
@@ -142,11 +132,11 @@ func (o *oracle) reads(rec *bundle.EventRecord) bool {
 // onMutation reads the engine's Cancel and kill records: the facts
 // cancel_settles_within judges the agent's settling by, whether or not
 // the agent recorded that it was asked.
-func (o *oracle) onMutation(_ *world, f mutationFact) {
+func (o *oracle) onMutation(f mutationFact) {
 	if o.kind != "cancel_settles_within" || f.peer != o.peer {
 		return
 	}
-	m := mark{f.line, f.timeNs}
+	m := f.at
 	switch f.kind {
 	case "PeerKill":
 		// A killed agent cannot settle; the kill ends what it was doing.
@@ -160,13 +150,13 @@ func (o *oracle) onMutation(_ *world, f mutationFact) {
 	}
 }
 
-func (o *oracle) onRecord(_ *world, line int, rec bundle.EventRecord) {
-	m := mark{line, rec.VirtualTimeNs}
-	if o.kind == "cancel_settles_within" && o.cancelAt != nil && rec.VirtualTimeNs-o.cancelAt.timeNs > o.withinNs {
-		o.res.resolve(Fail, fmt.Sprintf("cancellation requested at %s has not settled within %s", fmtNs(o.cancelAt.timeNs), fmtNs(o.withinNs)), *o.cancelAt)
+func (o *oracle) onRecord(rec *hosts.EventRec) {
+	m := at(rec)
+	if o.kind == "cancel_settles_within" && o.cancelAt != nil && rec.TimeNs-o.cancelAt.TimeNs > o.withinNs {
+		o.res.Resolve(hosts.Fail, fmt.Sprintf("cancellation requested at %s has not settled within %s", hosts.Seconds(o.cancelAt.TimeNs), hosts.Seconds(o.withinNs)), *o.cancelAt)
 		return
 	}
-	if !o.reads(&rec) {
+	if !o.reads(rec) {
 		return
 	}
 	var p agentPayload
@@ -174,7 +164,7 @@ func (o *oracle) onRecord(_ *world, line int, rec bundle.EventRecord) {
 		return // the evaluator reports malformed records itself
 	}
 	fail := func(format string, args ...any) {
-		o.res.resolve(Fail, fmt.Sprintf(format, args...), m)
+		o.res.Resolve(hosts.Fail, fmt.Sprintf(format, args...), m)
 	}
 	switch o.kind + "/" + rec.Type {
 	case "effect_outcome_once/effect_started", "tool_result_matched/tool_use":
@@ -191,7 +181,7 @@ func (o *oracle) onRecord(_ *world, line int, rec bundle.EventRecord) {
 		}
 		o.outcomes[p.ID]++
 		if o.outcomes[p.ID] > 1 {
-			o.res.resolve(Fail, fmt.Sprintf("%q has a second %s (%s)", p.ID, rec.Type, p.Outcome), o.started[p.ID], m)
+			o.res.Resolve(hosts.Fail, fmt.Sprintf("%q has a second %s (%s)", p.ID, rec.Type, p.Outcome), o.started[p.ID], m)
 			return
 		}
 		if !slices.Contains([]string{"ok", "failed", "timed_out", "cancelled"}, p.Outcome) {
@@ -248,7 +238,7 @@ func (o *oracle) onRecord(_ *world, line int, rec bundle.EventRecord) {
 		}
 		for _, s := range o.acked {
 			if !have[s] {
-				o.res.resolve(Fail, fmt.Sprintf("store record %d was acknowledged but is not in the store recovered after the restart", s), o.ackMarks[s], m)
+				o.res.Resolve(hosts.Fail, fmt.Sprintf("store record %d was acknowledged but is not in the store recovered after the restart", s), o.ackMarks[s], m)
 				return
 			}
 		}
@@ -277,10 +267,10 @@ func (o *oracle) onRecord(_ *world, line int, rec bundle.EventRecord) {
 		if last, ok := o.lastByTurn[p.Turn]; ok {
 			switch {
 			case last.content:
-				o.res.resolve(Fail, fmt.Sprintf("turn %d retried (%q) after the failed attempt had delivered content", p.Turn, p.ID), last.m, m)
-			case rec.VirtualTimeNs < last.m.timeNs+last.retryAfterNs:
-				o.res.resolve(Fail, fmt.Sprintf("turn %d retried (%q) %s after a retry-after of %s", p.Turn, p.ID,
-					fmtNs(rec.VirtualTimeNs-last.m.timeNs), fmtNs(last.retryAfterNs)), last.m, m)
+				o.res.Resolve(hosts.Fail, fmt.Sprintf("turn %d retried (%q) after the failed attempt had delivered content", p.Turn, p.ID), last.m, m)
+			case rec.TimeNs < last.m.TimeNs+last.retryAfterNs:
+				o.res.Resolve(hosts.Fail, fmt.Sprintf("turn %d retried (%q) %s after a retry-after of %s", p.Turn, p.ID,
+					hosts.Seconds(rec.TimeNs-last.m.TimeNs), hosts.Seconds(last.retryAfterNs)), last.m, m)
 			}
 		}
 	case "retry_budget/effect_outcome":
@@ -290,7 +280,7 @@ func (o *oracle) onRecord(_ *world, line int, rec bundle.EventRecord) {
 	}
 }
 
-func (o *oracle) finish(_ *world, endNs int64) {
+func (o *oracle) finish(endNs int64) {
 	switch o.kind {
 	case "effect_outcome_once", "tool_result_matched":
 		for _, id := range o.order {
@@ -299,40 +289,40 @@ func (o *oracle) finish(_ *world, endNs int64) {
 				if o.kind == "tool_result_matched" {
 					what = "tool use"
 				}
-				o.res.resolve(Fail, fmt.Sprintf("%s %q never ended in an outcome", what, id), o.started[id])
+				o.res.Resolve(hosts.Fail, fmt.Sprintf("%s %q never ended in an outcome", what, id), o.started[id])
 				return
 			}
 		}
-		o.res.resolve(Pass, fmt.Sprintf("all %d each ended in exactly one outcome", len(o.order)))
+		o.res.Resolve(hosts.Pass, fmt.Sprintf("all %d each ended in exactly one outcome", len(o.order)))
 	case "cancel_settles_within":
 		if o.cancelAt != nil {
-			if endNs-o.cancelAt.timeNs > o.withinNs {
-				o.res.resolve(Fail, fmt.Sprintf("cancellation requested at %s never settled", fmtNs(o.cancelAt.timeNs)), *o.cancelAt)
+			if endNs-o.cancelAt.TimeNs > o.withinNs {
+				o.res.Resolve(hosts.Fail, fmt.Sprintf("cancellation requested at %s never settled", hosts.Seconds(o.cancelAt.TimeNs)), *o.cancelAt)
 			} else {
-				o.res.resolve(Inconclusive, fmt.Sprintf("the run ended before the cancellation at %s settled or its bound passed", fmtNs(o.cancelAt.timeNs)), *o.cancelAt)
+				o.res.Resolve(hosts.Inconclusive, fmt.Sprintf("the run ended before the cancellation at %s settled or its bound passed", hosts.Seconds(o.cancelAt.TimeNs)), *o.cancelAt)
 			}
 			return
 		}
-		o.res.resolve(Pass, "every cancellation settled within "+fmtNs(o.withinNs))
+		o.res.Resolve(hosts.Pass, "every cancellation settled within "+hosts.Seconds(o.withinNs))
 	case "no_torn_success":
-		o.res.resolve(Pass, fmt.Sprintf("every ok outcome was a whole stream or a committed tool run (%d streams, %d tool runs completed)",
+		o.res.Resolve(hosts.Pass, fmt.Sprintf("every ok outcome was a whole stream or a committed tool run (%d streams, %d tool runs completed)",
 			len(o.complete), len(o.committed)))
 	case "no_lost_ack":
-		o.res.resolve(Pass, fmt.Sprintf("%d acknowledged records, none lost across a recovery", len(o.acked)))
+		o.res.Resolve(hosts.Pass, fmt.Sprintf("%d acknowledged records, none lost across a recovery", len(o.acked)))
 	case "output_bounded":
-		o.res.resolve(Pass, fmt.Sprintf("every tool result entered its request within %d bytes", o.maxN))
+		o.res.Resolve(hosts.Pass, fmt.Sprintf("every tool result entered its request within %d bytes", o.maxN))
 	case "retry_budget":
 		most := int64(0)
 		for _, n := range slices.Sorted(maps.Values(o.attempts)) {
 			most = max(most, n)
 		}
-		o.res.resolve(Pass, fmt.Sprintf("at most %d model calls per turn, within max_attempts %d; no retry after content or before retry-after", most, o.maxN))
+		o.res.Resolve(hosts.Pass, fmt.Sprintf("at most %d model calls per turn, within max_attempts %d; no retry after content or before retry-after", most, o.maxN))
 	}
 }
 
 func (o *oracle) clone() checker {
 	d := *o
-	d.res = o.res.clone()
+	d.res = o.res.Clone()
 	d.order = slices.Clone(o.order)
 	d.started = maps.Clone(o.started)
 	d.outcomes = maps.Clone(o.outcomes)

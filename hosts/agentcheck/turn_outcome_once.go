@@ -1,4 +1,4 @@
-package verdict
+package agentcheck
 
 import (
 	"encoding/json"
@@ -6,8 +6,8 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/detsim/detsim/bundle"
-	"github.com/detsim/detsim/scenarios"
+	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/hosts/provider"
 )
 
 // turnOutcomeOnce is turn_outcome_once { peer }: every turn the peer
@@ -30,15 +30,15 @@ type turnPayload struct {
 	Turn int64  `json:"turn"`
 }
 
-func newTurnOutcomeOnce(p scenarios.TurnOutcomeOnce) checker {
+func newTurnOutcomeOnce(p TurnOutcomeOnce) checker {
 	return &turnOutcomeOnce{peer: p.Peer, requested: map[int64]mark{}, ended: map[int64]bool{}}
 }
 
-func (c *turnOutcomeOnce) wants() want { return wantRecords | wantAgent | wantMutations }
+func (c *turnOutcomeOnce) wants() want { return wantMutations }
 
-func (c *turnOutcomeOnce) onRecord(_ *world, line int, rec bundle.EventRecord) {
-	fact := rec.KindTag == "provider" && rec.Type == "request_received"
-	claim := rec.KindTag == "agent" && rec.HostID == c.peer && rec.Type == "turn_end"
+func (c *turnOutcomeOnce) onRecord(rec *hosts.EventRec) {
+	fact := rec.KindTag == provider.Tag && rec.Type == "request_received"
+	claim := rec.KindTag == agentTag && rec.HostID == c.peer && rec.Type == "turn_end"
 	if !fact && !claim {
 		return
 	}
@@ -46,7 +46,7 @@ func (c *turnOutcomeOnce) onRecord(_ *world, line int, rec bundle.EventRecord) {
 	if json.Unmarshal(rec.Event, &p) != nil {
 		return // the evaluator reports malformed records itself
 	}
-	m := mark{line, rec.VirtualTimeNs}
+	m := at(rec)
 	if fact {
 		if _, seen := c.requested[p.Turn]; p.From == c.peer && p.Turn > 0 && !seen {
 			c.requested[p.Turn] = m
@@ -54,13 +54,13 @@ func (c *turnOutcomeOnce) onRecord(_ *world, line int, rec bundle.EventRecord) {
 		return
 	}
 	if c.ended[p.Turn] {
-		c.res.resolve(Fail, fmt.Sprintf("turn %d ended twice", p.Turn), m)
+		c.res.Resolve(hosts.Fail, fmt.Sprintf("turn %d ended twice", p.Turn), m)
 		return
 	}
 	c.ended[p.Turn] = true
 }
 
-func (c *turnOutcomeOnce) onMutation(_ *world, f mutationFact) {
+func (c *turnOutcomeOnce) onMutation(f mutationFact) {
 	if f.peer != c.peer {
 		return
 	}
@@ -72,19 +72,19 @@ func (c *turnOutcomeOnce) onMutation(_ *world, f mutationFact) {
 	}
 }
 
-func (c *turnOutcomeOnce) finish(*world, int64) {
+func (c *turnOutcomeOnce) finish(int64) {
 	for _, t := range slices.Sorted(maps.Keys(c.requested)) {
 		if !c.ended[t] && !c.killed {
-			c.res.resolve(Fail, fmt.Sprintf("turn %d had requests but the agent never reported how it ended", t), c.requested[t])
+			c.res.Resolve(hosts.Fail, fmt.Sprintf("turn %d had requests but the agent never reported how it ended", t), c.requested[t])
 			return
 		}
 	}
-	c.res.resolve(Pass, fmt.Sprintf("every turn requested ended once (%d requested, %d ended)", len(c.requested), len(c.ended)))
+	c.res.Resolve(hosts.Pass, fmt.Sprintf("every turn requested ended once (%d requested, %d ended)", len(c.requested), len(c.ended)))
 }
 
 func (c *turnOutcomeOnce) clone() checker {
 	d := *c
-	d.res = c.res.clone()
+	d.res = c.res.Clone()
 	d.requested = maps.Clone(c.requested)
 	d.ended = maps.Clone(c.ended)
 	return &d
