@@ -2,6 +2,7 @@ package batch
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/detsim/detsim/hosts/builtin"
@@ -49,11 +50,29 @@ func TestEveryKind_FailsOnARealSWIMRun(t *testing.T) { // and the agent oracles 
 		{"agent_skip_bad_events.toml", "oracle", "no_torn_success"},
 		{"agent_lenient_tool_input.toml", "oracle", "no_torn_success"},
 		{"agent_repeat_turn_end.toml", "oracle", "turn_outcome_once"},
+		// The raft oracles, each on a raft library scenario: a planted
+		// bug, or a setting etcd turns on turned off (hosts/rafthost
+		// TestLibrary_EachScenarioFailsExactlyWhatItSays has the rest).
+		{"raft/bug_vote_twice", "one_leader_per_term", "election_safety"},
+		{"raft/bug_corrupt_entry", "logs_match", "log_matching"},
+		{"raft/bug_ack_before_fsync", "leaders_complete", "leader_completeness"},
+		{"raft/bug_apply_before_commit", "same_entries_applied", "state_machine_safety"},
+		{"raft/follower_rejoin_no_prevote", "puts_commit", "proposal_commits_within"},
+		{"raft/follower_rejoin_no_prevote", "quiet_after_heal", "no_leader_change"},
+		{"raft/disk_loss", "no_panic", "no_raft_panic"},
 	}
 	covered := map[string]bool{}
 	for _, c := range cases {
 		t.Run(c.kind, func(t *testing.T) {
-			sc := loadFile(t, filepath.Join("testdata", "fail", c.file))
+			var sc *scenarios.Scenario
+			if strings.HasSuffix(c.file, ".toml") {
+				sc = loadFile(t, filepath.Join("testdata", "fail", c.file))
+			} else {
+				var err error
+				if sc, err = scenarios.LoadLibrary(c.file, builtin.Registry()); err != nil {
+					t.Fatal(err)
+				}
+			}
 			// Post-run, as detsim --batch judges it (runPostRun also
 			// checks the streaming side agrees).
 			for _, v := range runPostRun(t, sc) {

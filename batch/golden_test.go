@@ -19,6 +19,11 @@ import (
 var goldenScenarios = []string{
 	"reference/echo_parity",
 	"reproduction/gossip_flap",
+	// etcd's raft, wrapped unchanged: its election draws come through
+	// the crypto/rand hook (hosts/rafthost/entropy.go), restarts keep or
+	// lose the disk, a partition forces an election.
+	"raft/leader_isolation",
+	"raft/rolling_restart",
 }
 
 const goldenFile = "testdata/golden_digests.txt"

@@ -113,9 +113,13 @@ func NewIndex(budget int64, keeps ...Keep) *Index {
 			}
 			ix.byTyp[sp.typ] = sp
 		}
+		// Two kinds' explainers may keep one type (message_received):
+		// a member both keep is held once, as the first asked for it.
 		add := func(names []string, kind uint8) {
 			for _, n := range names {
-				sp.fields = append(sp.fields, field{name: n, kind: kind})
+				if p, _ := sp.pos(n); p < 0 {
+					sp.fields = append(sp.fields, field{name: n, kind: kind})
+				}
 			}
 		}
 		add(k.Str, kStr)

@@ -71,3 +71,22 @@ func itoa(n int64) string {
 	}
 	return string(b)
 }
+
+// TestIndex_TwoKindsKeepOneType: two kinds' explainers keeping one
+// record type (swim's and raft's message_received) share its members:
+// a member both keep is held once, and the records are still held.
+// Before, each kept member was appended again, the type passed the
+// eight members a record can hold, and every such record was dropped.
+func TestIndex_TwoKindsKeepOneType(t *testing.T) {
+	swim := Keep{Type: "message_received", Str: []string{"peer", "message"}, Num: []string{"bytes", "updates", "seq"}, IDs: []string{"id"}}
+	raft := Keep{Type: "message_received", Str: []string{"peer", "message"}, Num: []string{"term"}, IDs: []string{"id"}}
+	ix := NewIndex(0, swim, raft)
+	ix.Add(1, 1, 1, []byte(`{"virtual_time_ns":1,"host_id":"n2","kind_tag":"raft","event":{"type":"message_received","peer":"n1","message":"MsgApp","id":"n1#4","bytes":30}}`))
+	r, ok := ix.At(1)
+	if !ok {
+		t.Fatal("the record is not held")
+	}
+	if r.Str("peer") != "n1" || r.Str("message") != "MsgApp" || r.ID("id") != "n1#4" || r.Num("bytes") != 30 {
+		t.Errorf("peer %q message %q id %q bytes %d", r.Str("peer"), r.Str("message"), r.ID("id"), r.Num("bytes"))
+	}
+}

@@ -254,6 +254,9 @@ func (e *Engine) start(i int32, initial string, now int64) {
 			fresh.Recover(old.Durable())
 		}
 	}
+	if r, ok := s.h.(hosts.Restarter); ok {
+		r.Started(now, false)
+	}
 	e.revive(i, now)
 }
 
@@ -589,6 +592,9 @@ func (e *Engine) dispatchMutation(i int) {
 		hi := int32(e.index[m.Peer])
 		s := &e.st.hosts[hi]
 		if m.PreserveState && s.h != nil {
+			if r, ok := s.h.(hosts.Restarter); ok {
+				r.Started(e.st.now, true) // its process restarted; its disk is what it keeps
+			}
 			e.revive(hi, e.st.now)
 			return
 		}

@@ -457,3 +457,31 @@ func TestTrim_CalledOnceABigBatchIsConsumed(t *testing.T) {
 		t.Fatalf("%d burst records written, want %d", n, big.ticks*trimAfter)
 	}
 }
+
+// TestRestarter_ToldWhenEachLifeBegins: a hosts.Restarter hears of every
+// life's start at its instant, before its first tick — a fresh life after
+// New, a preserve_state resurrection as a resumed restart — so a kind
+// whose disk outlives its process (raft) can tell a crash from a pause.
+func TestRestarter_ToldWhenEachLifeBegins(t *testing.T) {
+	for _, tc := range []struct {
+		preserve bool
+		want     string
+	}{
+		{false, "500000000:false,"},       // a fresh host: told once, at its start
+		{true, "0:false,500000000:true,"}, // the same host: told of its first life, then of the restart
+	} {
+		sc := scriptScenario(map[string]any{}, 1_000_000_000)
+		sc.Mutations = []network.Mutation{
+			{Kind: network.PeerKill, At: 300_000_000, Peer: "p00"},
+			{Kind: network.PeerResurrect, At: 500_000_000, Peer: "p00", PreserveState: tc.preserve},
+		}
+		e := mustEngine(t, sc, Options{})
+		if s := string(e.Hosts()[0].Snapshot); !strings.Contains(s, `"starts":"0:false,"`) {
+			t.Fatalf("before any step the first life is not told it started at 0: %s", s)
+		}
+		e.Run()
+		if s := string(e.Hosts()[0].Snapshot); !strings.Contains(s, `"starts":"`+tc.want+`"`) {
+			t.Errorf("preserve_state=%v: %s, want starts %q", tc.preserve, s, tc.want)
+		}
+	}
+}

@@ -110,8 +110,13 @@ type scriptHost struct {
 	sendBytes                   int64
 	bad                         bool
 	ticks, recvs                int64
-	records                     int64 // extra records per tick
-	trims                       int64 // calls of Trim (hosts.Trimmer)
+	records                     int64  // extra records per tick
+	trims                       int64  // calls of Trim (hosts.Trimmer)
+	starts                      string // calls of Started (hosts.Restarter): "now:resumed,"
+}
+
+func (h *scriptHost) Started(now int64, resumed bool) {
+	h.starts += strconv.FormatInt(now, 10) + ":" + strconv.FormatBool(resumed) + ","
 }
 
 func (h *scriptHost) Trim() { h.trims++ }
@@ -159,7 +164,7 @@ func (h *scriptHost) Recv(m hosts.Message, now int64) []hosts.Action {
 	return acts
 }
 func (h *scriptHost) Snapshot() []byte {
-	return []byte(`{"ticks":` + strconv.FormatInt(h.ticks, 10) + `,"draw":` + strconv.FormatUint(h.draw, 10) + `}`)
+	return []byte(`{"starts":"` + h.starts + `","ticks":` + strconv.FormatInt(h.ticks, 10) + `,"draw":` + strconv.FormatUint(h.draw, 10) + `}`)
 }
 func (h *scriptHost) Clone() hosts.Host { c := *h; return &c }
 

@@ -218,6 +218,20 @@ type Durable interface {
 	Recover(b []byte)
 }
 
+// Restarter is a Host told when each of its lives begins, so a kind
+// whose process and disk are distinct (raft: a crash loses memory, not
+// what was fsynced) can tell a restart from a pause. The engine calls
+// Started before any other call of a life, at the instant it begins:
+// after New (and Recover) for a fresh life, with resumed false; and when
+// a PeerResurrect with preserve_state = true revives the killed host,
+// with resumed true: its process restarted at now, and it keeps what
+// its own disk held and nothing else. A host that is not a Restarter
+// resumes with its memory, as every kind did before (docs/decisions.md,
+// "Restarts a kind can tell apart").
+type Restarter interface {
+	Started(now int64, resumed bool)
+}
+
 func (*Delivery) isMessage()   {}
 func (*Cancel) isMessage()     {}
 func (*TimerFired) isMessage() {}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/detsim/detsim/hosts/agentcheck"
+	"github.com/detsim/detsim/hosts/rafthost"
 	"github.com/detsim/detsim/hosts/swimcheck"
 )
 
@@ -34,6 +35,13 @@ func everyKind() []AssertionParams {
 		agentcheck.ResponseBounded{Peer: "a", MaxBytes: 15},
 		agentcheck.NoCommitAfterSettle{Peer: "a"},
 		agentcheck.TurnOutcomeOnce{Peer: "a"},
+		rafthost.ElectionSafety{},
+		rafthost.LogMatching{},
+		rafthost.LeaderCompleteness{},
+		rafthost.StateMachineSafety{},
+		rafthost.ProposalCommitsWithin{AfterNs: 15, WithinNs: 16},
+		rafthost.NoLeaderChange{WindowStartNs: 1, WindowEndNs: 2},
+		rafthost.NoRaftPanic{},
 	}
 }
 

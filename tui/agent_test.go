@@ -5,21 +5,15 @@ import (
 	"testing"
 )
 
-// agentStates are screens of the agent family (issue 15 item 8): the
-// host pane's kind summary and snapshot tree for the agent mid-call, and
-// for the provider and a tool when selected.
-var agentStates = []struct {
+// kindScreen is a screen of a scenario after keys, pinned at 120×40.
+type kindScreen struct {
 	name, scenario string
 	keys           []string
-}{
-	{"agent_stall_call", "agent/stall", []string{"g", "text:1s", "enter"}},
-	{"agent_stall_provider", "agent/stall", []string{"g", "text:1s", "enter", "tab", "j"}},
-	{"agent_stall_tool", "agent/stall", []string{"g", "text:1s", "enter", "tab", "j", "j"}},
 }
 
-// TestGoldenScreensAgent pins the agent screens at 120×40.
-func TestGoldenScreensAgent(t *testing.T) {
-	for _, st := range agentStates {
+// checkKindScreens pins each screen as <name>_120x40.golden.
+func checkKindScreens(t *testing.T, screens []kindScreen) {
+	for _, st := range screens {
 		name := fmt.Sprintf("%s_120x40.golden", st.name)
 		t.Run(name, func(t *testing.T) {
 			m := newTestModel(t, loadScenario(t, st.scenario), 120, 40)
@@ -30,3 +24,15 @@ func TestGoldenScreensAgent(t *testing.T) {
 		})
 	}
 }
+
+// agentStates are screens of the agent family (issue 15 item 8): the
+// host pane's kind summary and snapshot tree for the agent mid-call, and
+// for the provider and a tool when selected.
+var agentStates = []kindScreen{
+	{"agent_stall_call", "agent/stall", []string{"g", "text:1s", "enter"}},
+	{"agent_stall_provider", "agent/stall", []string{"g", "text:1s", "enter", "tab", "j"}},
+	{"agent_stall_tool", "agent/stall", []string{"g", "text:1s", "enter", "tab", "j", "j"}},
+}
+
+// TestGoldenScreensAgent pins the agent screens at 120×40.
+func TestGoldenScreensAgent(t *testing.T) { checkKindScreens(t, agentStates) }

@@ -14,6 +14,7 @@ import (
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/agentcheck"
 	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/hosts/rafthost"
 	"github.com/detsim/detsim/hosts/swimcheck"
 	"github.com/detsim/detsim/scenarios"
 )
@@ -44,6 +45,13 @@ func TestNew_AcceptsEveryCatalogKind(t *testing.T) {
 		agentcheck.ResponseBounded{Peer: "a", MaxBytes: 15},
 		agentcheck.NoCommitAfterSettle{Peer: "a"},
 		agentcheck.TurnOutcomeOnce{Peer: "a"},
+		rafthost.ElectionSafety{},
+		rafthost.LogMatching{},
+		rafthost.LeaderCompleteness{},
+		rafthost.StateMachineSafety{},
+		rafthost.ProposalCommitsWithin{AfterNs: sec, WithinNs: sec},
+		rafthost.NoLeaderChange{WindowStartNs: 0, WindowEndNs: sec},
+		rafthost.NoRaftPanic{},
 	}
 	var judged, catalog []string
 	for _, p := range vals {

@@ -60,7 +60,7 @@ func TestWhy_ExplainsFromABundle(t *testing.T) {
 		{[]string{"--host", "fr", "--subject", "orch", "--at", at}, `no host "fr" in the bundle: did you mean "fra"?`},
 		{[]string{"--host", "fra", "--subject", "orch", "--at", "0ns"}, "records no transition about orch at or before"},
 		{[]string{"--host", "fra", "--subject", "orch", "--at", "93"}, "a bare number is a step"},
-		{[]string{"--line", strconv.Itoa(sent)}, "why explains a swim state_transition record"},
+		{[]string{"--line", strconv.Itoa(sent)}, "a swim state_transition record: W on one"},
 		{[]string{"--host", "fra"}, "want --host H --subject S --at T"},
 	} {
 		r := runIn(append([]string{"why", out}, c.args...)...)

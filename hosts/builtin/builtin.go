@@ -7,11 +7,12 @@ import (
 	"github.com/detsim/detsim/hosts/agent"
 	"github.com/detsim/detsim/hosts/echo"
 	"github.com/detsim/detsim/hosts/provider"
+	"github.com/detsim/detsim/hosts/rafthost"
 	"github.com/detsim/detsim/hosts/swimhost"
 	"github.com/detsim/detsim/hosts/tool"
 )
 
 // Registry returns a new registry holding every built-in host kind.
 func Registry() *hosts.Registry {
-	return hosts.NewRegistry(echo.Kind, swimhost.Kind, provider.Kind, tool.Kind, agent.Kind)
+	return hosts.NewRegistry(echo.Kind, swimhost.Kind, provider.Kind, tool.Kind, agent.Kind, rafthost.Kind)
 }

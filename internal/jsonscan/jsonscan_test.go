@@ -2,6 +2,7 @@ package jsonscan
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -101,7 +102,7 @@ func TestKeyAndFoldsTo(t *testing.T) {
 }
 
 func TestObject(t *testing.T) {
-	raw := []byte(`{"s":"x","n":null,"u":7,"i":-7,"b":true,"a":["p",null],"z":{"q":[]}}`)
+	raw := []byte(`{"s":"x","n":null,"u":7,"i":-7,"b":true,"a":["p",null],"us":[3,0,12],"z":{"q":[]}}`)
 	o := NewObject(raw, 0)
 	var got []string
 	for o.Next() {
@@ -120,13 +121,24 @@ func TestObject(t *testing.T) {
 			got = append(got, map[bool]string{true: "true"}[v])
 		case "a":
 			o.Texts(func(s []byte, null bool) { got = append(got, string(s)+map[bool]string{true: "null"}[null]) })
+		case "us":
+			o.Uints(func(v uint64) { got = append(got, strconv.FormatUint(v, 10)) })
 		default:
 			o.Skip()
 		}
 	}
 	end, ok := o.End()
-	if !ok || end != len(raw) || strings.Join(got, ",") != "x,,,null,7,7,true,p,null" {
+	if !ok || end != len(raw) || strings.Join(got, ",") != "x,,,null,7,7,true,p,null,3,0,12" {
 		t.Errorf("read %q, end %d ok %v", got, end, ok)
+	}
+	for _, bad := range []string{`{"us":[1,]}`, `{"us":[-1]}`, `{"us":[1.5]}`, `{"us":[1`} {
+		o := NewObject([]byte(bad), 0)
+		for o.Next() {
+			o.Uints(func(uint64) {})
+		}
+		if _, ok := o.End(); ok {
+			t.Errorf("object %q recognised, want not", bad)
+		}
 	}
 	for _, bad := range []string{`{"a":1`, `{"a":1,}`, `{,"a":1}`, `{"a" :1}`, `[]`, `{"a":1}`} {
 		o := NewObject([]byte(bad), 0)

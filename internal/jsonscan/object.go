@@ -149,6 +149,34 @@ func (o *Object) Bool() (v, null bool) {
 // Texts reads an array whose elements are strings that decode to their
 // own bytes or null, calling add with each in order, or a null array.
 func (o *Object) Texts(add func(s []byte, null bool)) (null bool) {
+	return o.array(func(b []byte, i int) (int, bool) {
+		if next, ok := Match(b, i, "null"); ok {
+			add(nil, true)
+			return next, true
+		}
+		s, next, ok := String(b, i)
+		if ok {
+			add(s, false)
+		}
+		return next, ok
+	})
+}
+
+// Uints reads an array of non-negative integers, calling add with each
+// in order, or a null array.
+func (o *Object) Uints(add func(v uint64)) (null bool) {
+	return o.array(func(b []byte, i int) (int, bool) {
+		v, next, ok := Uint(b, i)
+		if ok {
+			add(v)
+		}
+		return next, ok
+	})
+}
+
+// array reads an array, or null, with elem reading each element at b[i]
+// and returning the index past it.
+func (o *Object) array(elem func(b []byte, i int) (next int, ok bool)) (null bool) {
 	if o.state != open {
 		return false
 	}
@@ -167,18 +195,12 @@ func (o *Object) Texts(add func(s []byte, null bool)) (null bool) {
 		return false
 	}
 	for {
-		if next, ok := Match(b, i, "null"); ok {
-			add(nil, true)
-			i = next
-		} else {
-			s, next, ok := String(b, i)
-			if !ok {
-				o.state = bad
-				return false
-			}
-			add(s, false)
-			i = next
+		next, ok := elem(b, i)
+		if !ok {
+			o.state = bad
+			return false
 		}
+		i = next
 		switch {
 		case i < len(b) && b[i] == ',':
 			i++

@@ -1,0 +1,83 @@
+package rafthost
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/scenarios"
+)
+
+var declared = []string{"n1", "n2", "n3"}
+
+// TestValidate_NamesTheField: every problem with a raft kind_config is an
+// error naming its field, which the loader reports as
+// peers[<id>].kind_config.<field> (exit 2).
+func TestValidate_NamesTheField(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		config map[string]any
+		field  string
+		msg    string
+	}{
+		{"an unknown key", map[string]any{"election_tick": int64(10)}, "kind_config.election_tick", "unknown key"},
+		{"election ticks equal to heartbeat ticks", map[string]any{"election_ticks": int64(3), "heartbeat_ticks": int64(3)}, "kind_config.election_ticks", "greater than heartbeat_ticks (3)"},
+		{"election ticks below heartbeat ticks", map[string]any{"heartbeat_ticks": int64(20)}, "kind_config.election_ticks", "greater than heartbeat_ticks (20), got 10"},
+		{"zero heartbeat ticks", map[string]any{"heartbeat_ticks": int64(0)}, "kind_config.heartbeat_ticks", "must be in"},
+		{"pre_vote not a boolean", map[string]any{"pre_vote": "yes"}, "kind_config.pre_vote", "must be a boolean"},
+		{"a proposal to an undeclared peer", map[string]any{"proposals": []any{map[string]any{"at_ns": int64(1), "key": "k", "value": "v"}, map[string]any{"at_ns": int64(2), "key": "k", "value": "v", "to": "n9"}}}, "kind_config.proposals[1].to", `"n9" is not a declared peer`},
+		{"a load to an undeclared peer", map[string]any{"load": map[string]any{"every_ns": int64(1_000_000), "to": "n4"}}, "kind_config.load.to", `"n4" is not a declared peer`},
+		{"a proposal without a time", map[string]any{"proposals": []any{map[string]any{"key": "k"}}}, "kind_config.proposals[0].at_ns", "required"},
+		{"a proposal with an empty key", map[string]any{"proposals": []any{map[string]any{"at_ns": int64(1)}}}, "kind_config.proposals[0].key", "non-empty"},
+		{"a key with a NUL", map[string]any{"proposals": []any{map[string]any{"at_ns": int64(1), "key": "a\x00b"}}}, "kind_config.proposals[0].key", "NUL"},
+		{"proposals out of order", map[string]any{"proposals": []any{map[string]any{"at_ns": int64(5), "key": "k"}, map[string]any{"at_ns": int64(2), "key": "k"}}}, "kind_config.proposals", "at_ns order"},
+		{"a load without a rate", map[string]any{"load": map[string]any{"from_ns": int64(0)}}, "kind_config.load.every_ns", "required"},
+		{"a load faster than a put a microsecond", map[string]any{"load": map[string]any{"every_ns": int64(10)}}, "kind_config.load.every_ns", "must be in"},
+		{"a load that ends before it starts", map[string]any{"load": map[string]any{"every_ns": int64(1_000_000), "from_ns": int64(5), "until_ns": int64(5)}}, "kind_config.load.until_ns", "after from_ns"},
+		{"a slow disk window without a latency", map[string]any{"slow_disk": []any{map[string]any{"from_ns": int64(1), "until_ns": int64(2)}}}, "kind_config.slow_disk[0].fsync_ns", "required"},
+		{"an unknown planted bug", map[string]any{"bug": "lose_votes"}, "kind_config.bug", "unknown value"},
+	} {
+		errs := validate(tc.config, declared)
+		found := false
+		for _, e := range errs {
+			if e.Field == tc.field && strings.Contains(e.Msg, tc.msg) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: errors %v, want %s: …%s…", tc.name, errs, tc.field, tc.msg)
+		}
+	}
+}
+
+// TestValidate_DefaultsAreEtcdServers: an empty kind_config is etcd
+// server's configuration (v3.6): 10 election ticks over 1 heartbeat tick,
+// PreVote and CheckQuorum on, 1 MiB messages, 512 in flight.
+func TestValidate_DefaultsAreEtcdServers(t *testing.T) {
+	c, errs := parse(map[string]any{}, declared)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if c.electionTicks != 10 || c.heartbeatTicks != 1 || !c.preVote || !c.checkQuorum || c.maxSizePerMsg != 1<<20 || c.maxInflightMsgs != 512 {
+		t.Errorf("defaults %+v", *c)
+	}
+}
+
+// TestLoad_BadRaftConfigIsAnInputError: the loader reports a raft
+// kind_config's problems as input errors naming the peer and the field
+// (the CLI's exit 2), every one of them, not a panic later in the run.
+func TestLoad_BadRaftConfigIsAnInputError(t *testing.T) {
+	_, err := scenarios.Load("testdata/bad_config.toml", hosts.NewRegistry(Kind))
+	if err == nil {
+		t.Fatal("loaded")
+	}
+	for _, want := range []string{
+		"peers[n1].kind_config.election_ticks: must be greater than heartbeat_ticks (1), got 1",
+		"peers[n1].kind_config.max_inflight: unknown key",
+		`peers[n2].kind_config.proposals[0].to: "n7" is not a declared peer`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not say %q:\n%v", want, err)
+		}
+	}
+}

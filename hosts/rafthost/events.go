@@ -1,0 +1,367 @@
+package rafthost
+
+import (
+	"strconv"
+
+	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/internal/jsonw"
+)
+
+// The record types a raft host writes (docs/raft.md, "Events"). Each is
+// a struct whose AppendJSON writes its members in a fixed order; Events
+// below holds one prototype of each with every member set.
+const (
+	tNodeStart     = "node_start"
+	tRoleChange    = "role_change"
+	tLeaderChange  = "leader_change"
+	tHardState     = "hard_state"
+	tVote          = "vote"
+	tLogAppend     = "log_append"
+	tApply         = "apply"
+	tProposal      = "proposal"
+	tPropDropped   = "proposal_dropped"
+	tSnapTaken     = "snapshot_taken"
+	tSnapInstalled = "snapshot_installed"
+	tSent          = "message_sent"
+	tReceived      = "message_received"
+	tDiskWrite     = "disk_write"
+	tPanic         = "raft_panic"
+)
+
+// eventPrototypes is hosts.Kind.Events: one of each type, every member
+// set, so the debugger knows every field a breakpoint may name.
+func eventPrototypes() []hosts.Event {
+	return []hosts.Event{
+		&nodeStart{disk: diskRecovered, term: 1, vote: "a", commit: 1, applied: 1, last: 1},
+		&roleChange{term: 1, from: "follower", to: "leader", lead: "a"},
+		&leaderChange{term: 1, lead: "a", prev: "b"},
+		&hardState{term: 1, vote: "a", commit: 1},
+		&vote{term: 1, candidate: "a", pre: true},
+		&logAppend{first: 1, last: 1, truncated: true, terms: []uint64{1}, chains: []uint64{1}},
+		&apply{index: 1, term: 1, chain: 1, op: opPut, req: "a#1", key: "k", value: "v"},
+		&proposalEv{req: "a#1", to: "b", key: "k", bytes: 1},
+		&dropped{req: "a#1", reason: "no_leader"},
+		&snapTaken{index: 1, term: 1, compacted: 1},
+		&snapInstalled{index: 1, term: 1, chain: 1, from: "a"},
+		&msgEvent{typ: tSent, peer: "a", message: "MsgApp", sender: "b", id: 1, bytes: 1, term: 1, index: 1, logTerm: 1, commit: 1, entries: 1, reject: true},
+		// A receive with no id writes every member a send does.
+		&msgEvent{typ: tReceived, peer: "a", message: "MsgApp", bytes: 1, term: 1, index: 1, logTerm: 1, commit: 1, entries: 1, reject: true},
+		&diskWrite{entries: 1, hardState: true, fsyncNs: 1, ticksMissed: 1},
+		&panicked{text: "x", during: "tick"},
+	}
+}
+
+// Disk origins a node_start names.
+const (
+	diskEmpty     = "empty"     // a fresh disk: the first life, or one after preserve_state = false
+	diskRecovered = "recovered" // a restart with preserve_state = true: the log, HardState and state machine survived
+)
+
+// Apply ops.
+const (
+	opPut  = "put"
+	opNoop = "noop" // a new leader's empty entry
+	opConf = "conf"
+)
+
+func head(b []byte, typ string) []byte {
+	b = append(b, `{"type":"`...)
+	b = append(b, typ...)
+	return append(b, '"')
+}
+
+func str(b []byte, key, v string) []byte {
+	b = append(b, ',', '"')
+	b = append(b, key...)
+	b = append(b, '"', ':')
+	return jsonw.AppendString(b, v)
+}
+
+func num(b []byte, key string, v uint64) []byte {
+	b = append(b, ',', '"')
+	b = append(b, key...)
+	b = append(b, '"', ':')
+	return strconv.AppendUint(b, v, 10)
+}
+
+func boolean(b []byte, key string, v bool) []byte {
+	b = append(b, ',', '"')
+	b = append(b, key...)
+	b = append(b, '"', ':')
+	return strconv.AppendBool(b, v)
+}
+
+// hex16 writes a log-prefix chain as the 16 hex digits records carry.
+func hex16(b []byte, v uint64) []byte {
+	const digits = "0123456789abcdef"
+	b = append(b, '"')
+	for s := 60; s >= 0; s -= 4 {
+		b = append(b, digits[(v>>uint(s))&0xf])
+	}
+	return append(b, '"')
+}
+
+// nodeStart is a life's start (or a restart's): what the disk held.
+type nodeStart struct {
+	disk                  string
+	term                  uint64
+	vote                  string
+	commit, applied, last uint64
+}
+
+func (*nodeStart) Type() string { return tNodeStart }
+func (e *nodeStart) AppendJSON(b []byte) []byte {
+	b = str(head(b, tNodeStart), "disk", e.disk)
+	b = num(b, "term", e.term)
+	b = str(b, "vote", e.vote)
+	b = num(b, "commit", e.commit)
+	b = num(b, "applied", e.applied)
+	b = num(b, "last_index", e.last)
+	return append(b, '}')
+}
+
+// roleChange is the node's raft state changing (follower, pre_candidate,
+// candidate, leader), at the call that changed it.
+type roleChange struct {
+	term           uint64
+	from, to, lead string
+}
+
+func (*roleChange) Type() string { return tRoleChange }
+func (e *roleChange) AppendJSON(b []byte) []byte {
+	b = num(head(b, tRoleChange), "term", e.term)
+	b = str(b, "from", e.from)
+	b = str(b, "to", e.to)
+	b = str(b, "lead", e.lead)
+	return append(b, '}')
+}
+
+// leaderChange is the leader the node follows changing ("" for none).
+type leaderChange struct {
+	term       uint64
+	lead, prev string
+}
+
+func (*leaderChange) Type() string { return tLeaderChange }
+func (e *leaderChange) AppendJSON(b []byte) []byte {
+	b = num(head(b, tLeaderChange), "term", e.term)
+	b = str(b, "lead", e.lead)
+	b = str(b, "prev", e.prev)
+	return append(b, '}')
+}
+
+// hardState is a durable write that changed the term or the vote.
+type hardState struct {
+	term   uint64
+	vote   string
+	commit uint64
+}
+
+func (*hardState) Type() string { return tHardState }
+func (e *hardState) AppendJSON(b []byte) []byte {
+	b = num(head(b, tHardState), "term", e.term)
+	b = str(b, "vote", e.vote)
+	b = num(b, "commit", e.commit)
+	return append(b, '}')
+}
+
+// vote is a granted vote (pre true: a pre-vote) the node sends.
+type vote struct {
+	term      uint64
+	candidate string
+	pre       bool
+}
+
+func (*vote) Type() string { return tVote }
+func (e *vote) AppendJSON(b []byte) []byte {
+	b = num(head(b, tVote), "term", e.term)
+	b = str(b, "candidate", e.candidate)
+	b = boolean(b, "pre", e.pre)
+	return append(b, '}')
+}
+
+// logAppend is entries written to the node's log: [first, last], the
+// term and prefix chain of each, and whether they replaced a suffix.
+type logAppend struct {
+	first, last uint64
+	truncated   bool
+	terms       []uint64
+	chains      []uint64
+}
+
+func (*logAppend) Type() string { return tLogAppend }
+func (e *logAppend) AppendJSON(b []byte) []byte {
+	b = num(head(b, tLogAppend), "first", e.first)
+	b = num(b, "last", e.last)
+	b = boolean(b, "truncated", e.truncated)
+	b = append(b, `,"terms":[`...)
+	for i, t := range e.terms {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendUint(b, t, 10)
+	}
+	b = append(b, `],"chains":[`...)
+	for i, c := range e.chains {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = hex16(b, c)
+	}
+	return append(b, "]}"...)
+}
+
+// apply is one committed entry applied to the key-value state machine.
+type apply struct {
+	index, term, chain uint64
+	op, req, key       string
+	value              string
+}
+
+func (*apply) Type() string { return tApply }
+func (e *apply) AppendJSON(b []byte) []byte {
+	b = num(head(b, tApply), "index", e.index)
+	b = num(b, "term", e.term)
+	b = append(b, `,"chain":`...)
+	b = hex16(b, e.chain)
+	b = str(b, "op", e.op)
+	b = str(b, "req", e.req)
+	b = str(b, "key", e.key)
+	b = str(b, "value", e.value)
+	return append(b, '}')
+}
+
+// proposalEv is a client request the peer's client issued: to the peer
+// itself or, over the network, to member to.
+type proposalEv struct {
+	req, to, key string
+	bytes        int
+}
+
+func (*proposalEv) Type() string { return tProposal }
+func (e *proposalEv) AppendJSON(b []byte) []byte {
+	b = str(head(b, tProposal), "req", e.req)
+	b = str(b, "to", e.to)
+	b = str(b, "key", e.key)
+	b = num(b, "bytes", uint64(e.bytes))
+	return append(b, '}')
+}
+
+// dropped is a proposal raft refused at this node (ErrProposalDropped).
+type dropped struct{ req, reason string }
+
+func (*dropped) Type() string { return tPropDropped }
+func (e *dropped) AppendJSON(b []byte) []byte {
+	b = str(head(b, tPropDropped), "req", e.req)
+	b = str(b, "reason", e.reason)
+	return append(b, '}')
+}
+
+// snapTaken is a snapshot of the state machine at index, and the log
+// compacted below compacted.
+type snapTaken struct{ index, term, compacted uint64 }
+
+func (*snapTaken) Type() string { return tSnapTaken }
+func (e *snapTaken) AppendJSON(b []byte) []byte {
+	b = num(head(b, tSnapTaken), "index", e.index)
+	b = num(b, "term", e.term)
+	b = num(b, "compacted", e.compacted)
+	return append(b, '}')
+}
+
+// snapInstalled is a leader's snapshot installed in place of the log:
+// the log now starts after index, whose chain the snapshot carried.
+type snapInstalled struct {
+	index, term, chain uint64
+	from               string
+}
+
+func (*snapInstalled) Type() string { return tSnapInstalled }
+func (e *snapInstalled) AppendJSON(b []byte) []byte {
+	b = num(head(b, tSnapInstalled), "index", e.index)
+	b = num(b, "term", e.term)
+	b = append(b, `,"chain":`...)
+	b = hex16(b, e.chain)
+	b = str(b, "from", e.from)
+	return append(b, '}')
+}
+
+// msgEvent is message_sent or message_received: a raft message and what
+// it carries. A send writes the fields the message has (a heartbeat has
+// no index, only a rejection says reject); a receive names the message
+// (peer, kind, id, bytes), whose send says the rest, except a receive
+// without an id (a transport that did not hand it over), which writes
+// it all. The id is "<sender>#<n>", the sender's n-th message.
+type msgEvent struct {
+	typ, peer, message   string
+	sender               string
+	id                   uint64
+	bytes                int
+	term, index, logTerm uint64
+	commit               uint64
+	entries              int
+	reject               bool
+}
+
+func (e *msgEvent) Type() string { return e.typ }
+func (e *msgEvent) AppendJSON(b []byte) []byte {
+	b = str(head(b, e.typ), "peer", e.peer)
+	b = str(b, "message", e.message)
+	if e.id != 0 {
+		b = append(b, `,"id":"`...)
+		b = append(b, e.sender...) // a peer id: [A-Za-z0-9_-], nothing to escape
+		b = append(b, '#')
+		b = strconv.AppendUint(b, e.id, 10)
+		b = append(b, '"')
+	}
+	b = num(b, "bytes", uint64(e.bytes))
+	if e.typ == tReceived && e.id != 0 {
+		return append(b, '}')
+	}
+	b = num(b, "term", e.term)
+	if e.index != 0 || e.logTerm != 0 {
+		b = num(b, "index", e.index)
+		b = num(b, "log_term", e.logTerm)
+	}
+	if e.commit != 0 {
+		b = num(b, "commit", e.commit)
+	}
+	if e.entries != 0 {
+		b = num(b, "entries", uint64(e.entries))
+	}
+	if e.reject {
+		b = boolean(b, "reject", true)
+	}
+	return append(b, '}')
+}
+
+// diskWrite is a durable write that took time (fsync_ns > 0): its
+// entries, whether it held a HardState, how long it took, and the ticks
+// that fell due while it blocked the node's loop (etcd's raftNode does
+// not tick during a save; one late tick is delivered after it).
+type diskWrite struct {
+	entries     int
+	hardState   bool
+	fsyncNs     int64
+	ticksMissed int
+}
+
+func (*diskWrite) Type() string { return tDiskWrite }
+func (e *diskWrite) AppendJSON(b []byte) []byte {
+	b = num(head(b, tDiskWrite), "entries", uint64(e.entries))
+	b = boolean(b, "hard_state", e.hardState)
+	b = num(b, "fsync_ns", uint64(e.fsyncNs))
+	b = num(b, "ticks_missed", uint64(e.ticksMissed))
+	return append(b, '}')
+}
+
+// panicked is etcd raft (or the adapter) panicking inside a call: the
+// host stops there, and the run goes on without it.
+type panicked struct{ text, during string }
+
+func (*panicked) Type() string { return tPanic }
+func (e *panicked) AppendJSON(b []byte) []byte {
+	b = str(head(b, tPanic), "panic", e.text)
+	b = str(b, "during", e.during)
+	return append(b, '}')
+}

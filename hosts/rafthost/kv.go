@@ -1,0 +1,43 @@
+package rafthost
+
+import (
+	"bytes"
+
+	pb "go.etcd.io/raft/v3/raftpb"
+	"google.golang.org/protobuf/proto"
+)
+
+// A put is written into an entry as req NUL key NUL value: the request's
+// name ("<peer>#<n>"), which the apply records carry so a proposal can
+// be followed to its commit, then the key and the value.
+
+func encodeCommand(req, key, value string) []byte {
+	b := make([]byte, 0, len(req)+len(key)+len(value)+2)
+	b = append(b, req...)
+	b = append(b, 0)
+	b = append(b, key...)
+	b = append(b, 0)
+	return append(b, value...)
+}
+
+func decodeCommand(b []byte) (req, key, value string, ok bool) {
+	i := bytes.IndexByte(b, 0)
+	if i < 0 {
+		return "", "", "", false
+	}
+	j := bytes.IndexByte(b[i+1:], 0)
+	if j < 0 {
+		return "", "", "", false
+	}
+	return string(b[:i]), string(b[i+1 : i+1+j]), string(b[i+2+j:]), true
+}
+
+// confChange reads a configuration-change entry.
+func confChange(e *pb.Entry) (pb.ConfChangeI, error) {
+	if e.GetType() == pb.EntryConfChange {
+		c := new(pb.ConfChange)
+		return c, proto.Unmarshal(e.GetData(), c)
+	}
+	c := new(pb.ConfChangeV2)
+	return c, proto.Unmarshal(e.GetData(), c)
+}

@@ -1,0 +1,22 @@
+package rafthost
+
+import (
+	"embed"
+	"io/fs"
+)
+
+// libraryFiles is the kind's library (hosts.Kind.Library): scenarios as
+// raft/<name>.toml, properties as properties/<name>.toml. Each
+// scenario's first comment block says what it reproduces and what it
+// expects.
+//
+//go:embed library
+var libraryFiles embed.FS
+
+var library = func() fs.FS {
+	sub, err := fs.Sub(libraryFiles, "library")
+	if err != nil {
+		panic(err)
+	}
+	return sub
+}()

@@ -1,0 +1,367 @@
+package rafthost
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/internal/jsonscan"
+)
+
+// The raft kind's assertions (docs/raft.md, "Assertions"): Raft's safety
+// properties (the Raft paper's Figure 3) and the liveness a cluster owes
+// its clients, judged from the records the hosts write. Each oracle has
+// its own file; this one declares their parameters and the judge that
+// hands each oracle the records it reads, routed by kind_tag.
+
+// ElectionSafety is election_safety {}: at most one leader per term, and
+// no member grants its vote to two candidates in one term.
+type ElectionSafety struct{}
+
+// LogMatching is log_matching {}: two logs that hold an entry with the
+// same index and term hold the same entries up to it.
+type LogMatching struct{}
+
+// LeaderCompleteness is leader_completeness {}: a member that becomes
+// leader holds every entry committed before it did.
+type LeaderCompleteness struct{}
+
+// StateMachineSafety is state_machine_safety {}: no two members apply
+// different entries at one index.
+type StateMachineSafety struct{}
+
+// ProposalCommitsWithin is proposal_commits_within { after_ns,
+// within_ns }: every put a client issues at or after after_ns is applied
+// by some member within within_ns of its issue.
+type ProposalCommitsWithin struct{ AfterNs, WithinNs int64 }
+
+// NoLeaderChange is no_leader_change { window_start_ns, window_end_ns }:
+// in the window no election begins (no member becomes a candidate) and
+// no leader steps down.
+type NoLeaderChange struct{ WindowStartNs, WindowEndNs int64 }
+
+// NoRaftPanic is no_raft_panic {}: etcd raft never panics in a member.
+type NoRaftPanic struct{}
+
+func (*ElectionSafety) Bind() []hosts.Slot     { return nil }
+func (*LogMatching) Bind() []hosts.Slot        { return nil }
+func (*LeaderCompleteness) Bind() []hosts.Slot { return nil }
+func (*StateMachineSafety) Bind() []hosts.Slot { return nil }
+func (*NoRaftPanic) Bind() []hosts.Slot        { return nil }
+
+func (p *ProposalCommitsWithin) Bind() []hosts.Slot {
+	return []hosts.Slot{hosts.TimeParam("after_ns", hosts.DefaultRunStart, &p.AfterNs), hosts.SpanParam("within_ns", &p.WithinNs)}
+}
+
+func (p *NoLeaderChange) Bind() []hosts.Slot {
+	return []hosts.Slot{
+		hosts.TimeParam("window_start_ns", hosts.DefaultRunStart, &p.WindowStartNs),
+		hosts.TimeParam("window_end_ns", hosts.DefaultRunEnd, &p.WindowEndNs),
+	}
+}
+
+func (p ElectionSafety) Slots() []hosts.Slot        { return p.Bind() }
+func (p LogMatching) Slots() []hosts.Slot           { return p.Bind() }
+func (p LeaderCompleteness) Slots() []hosts.Slot    { return p.Bind() }
+func (p StateMachineSafety) Slots() []hosts.Slot    { return p.Bind() }
+func (p ProposalCommitsWithin) Slots() []hosts.Slot { return p.Bind() }
+func (p NoLeaderChange) Slots() []hosts.Slot        { return p.Bind() }
+func (p NoRaftPanic) Slots() []hosts.Slot           { return p.Bind() }
+
+func (ElectionSafety) Kind() string        { return "election_safety" }
+func (LogMatching) Kind() string           { return "log_matching" }
+func (LeaderCompleteness) Kind() string    { return "leader_completeness" }
+func (StateMachineSafety) Kind() string    { return "state_machine_safety" }
+func (ProposalCommitsWithin) Kind() string { return "proposal_commits_within" }
+func (NoLeaderChange) Kind() string        { return "no_leader_change" }
+func (NoRaftPanic) Kind() string           { return "no_raft_panic" }
+
+func (ElectionSafety) Family() *hosts.Assertions        { return family }
+func (LogMatching) Family() *hosts.Assertions           { return family }
+func (LeaderCompleteness) Family() *hosts.Assertions    { return family }
+func (StateMachineSafety) Family() *hosts.Assertions    { return family }
+func (ProposalCommitsWithin) Family() *hosts.Assertions { return family }
+func (NoLeaderChange) Family() *hosts.Assertions        { return family }
+func (NoRaftPanic) Family() *hosts.Assertions           { return family }
+
+var noPair [2]string
+
+// family is hosts.Kind.Assertions.
+var family = &hosts.Assertions{
+	Kinds: []hosts.AssertionKind{
+		hosts.Def[ElectionSafety](noPair, noPair),
+		hosts.Def[LogMatching](noPair, noPair),
+		hosts.Def[LeaderCompleteness](noPair, noPair),
+		hosts.Def[StateMachineSafety](noPair, noPair),
+		hosts.Def[ProposalCommitsWithin](noPair, [2]string{"after_ns", "within_ns"}),
+		hosts.Def[NoLeaderChange]([2]string{"window_start_ns", "window_end_ns"}, noPair),
+		hosts.Def[NoRaftPanic](noPair, noPair),
+	},
+	Judge: newJudge,
+}
+
+// oracle is one assertion being judged. observe is handed each record
+// of a type it reads (reads), in stream order, until its result is
+// resolved; hold says nothing happened up to and including to; finish
+// closes the run.
+type oracle interface {
+	reads(typ string) bool
+	observe(r *rec) error
+	hold(to int64)
+	finish(endNs int64)
+	result() *hosts.Result
+	clone() oracle
+}
+
+// rec is one raft record as the oracles read it.
+type rec struct {
+	line int
+	at   int64
+	host string
+	typ  string
+	p    hosts.Payload
+	// A log_append as appended read it; an apply as entry read it.
+	app     appended
+	appErr  error
+	appRead bool
+	ent     entryAt
+	entErr  error
+	entRead bool
+}
+
+// entryAt is what an apply record says of its entry.
+type entryAt struct{ index, term, chain uint64 }
+
+// entry reads an apply's index, term and chain, once for the three
+// oracles that read applies.
+func (r *rec) entry() (entryAt, error) {
+	if !r.entRead {
+		r.entRead = true
+		if r.ent.index, r.entErr = r.num("index"); r.entErr != nil {
+			return r.ent, r.entErr
+		}
+		if r.ent.term, r.entErr = r.num("term"); r.entErr != nil {
+			return r.ent, r.entErr
+		}
+		r.ent.chain, r.entErr = r.chain("chain")
+	}
+	return r.ent, r.entErr
+}
+
+func (r *rec) cite() hosts.Cite { return hosts.Cite{Line: r.line, TimeNs: r.at} }
+
+// str and num read a member the record must have.
+func (r *rec) str(name string) (string, error) {
+	if !r.p.Has(name) {
+		return "", fmt.Errorf("%s: no %q", r.typ, name)
+	}
+	return r.p.Str(name), nil
+}
+
+func (r *rec) num(name string) (uint64, error) {
+	if !r.p.Has(name) {
+		return 0, fmt.Errorf("%s: no %q", r.typ, name)
+	}
+	n := r.p.Num(name)
+	if n < 0 {
+		return 0, fmt.Errorf("%s: %q is negative", r.typ, name)
+	}
+	return uint64(n), nil
+}
+
+// chain reads a log-prefix chain, written as 16 hex digits.
+func (r *rec) chain(name string) (uint64, error) {
+	s, err := r.str(name)
+	if err != nil {
+		return 0, err
+	}
+	c, err := strconv.ParseUint(s, 16, 64)
+	if err != nil || len(s) != 16 {
+		return 0, fmt.Errorf("%s: %q is not 16 hex digits", r.typ, name)
+	}
+	return c, nil
+}
+
+// appended is a log_append record read whole.
+type appended struct {
+	First, Last uint64
+	Terms       []uint64
+	Chains      []uint64
+}
+
+// appended reads a log_append once for every oracle that reads it (two
+// do, and its entries are most of what the judge reads).
+func (r *rec) appended() (appended, error) {
+	if !r.appRead {
+		r.app, r.appErr = readAppended(r.p)
+		r.appRead = true
+	}
+	return r.app, r.appErr
+}
+
+func readAppended(p hosts.Payload) (appended, error) {
+	a, ok := scanAppended(p)
+	if !ok {
+		// Not as the hosts write it (another producer's spacing or
+		// member order): the slow, general reader.
+		var raw struct {
+			First  uint64   `json:"first"`
+			Last   uint64   `json:"last"`
+			Terms  []uint64 `json:"terms"`
+			Chains []string `json:"chains"`
+		}
+		if err := json.Unmarshal(p, &raw); err != nil {
+			return appended{}, fmt.Errorf("log_append: %v", err)
+		}
+		a = appended{First: raw.First, Last: raw.Last, Terms: raw.Terms, Chains: make([]uint64, len(raw.Chains))}
+		for i, s := range raw.Chains {
+			c, err := strconv.ParseUint(s, 16, 64)
+			if err != nil || len(s) != 16 {
+				return appended{}, fmt.Errorf("log_append: chain %q is not 16 hex digits", s)
+			}
+			a.Chains[i] = c
+		}
+	}
+	n := a.Last - a.First + 1
+	if a.Last < a.First || uint64(len(a.Terms)) != n || uint64(len(a.Chains)) != n {
+		return appended{}, fmt.Errorf("log_append: [%d, %d] with %d terms and %d chains", a.First, a.Last, len(a.Terms), len(a.Chains))
+	}
+	return a, nil
+}
+
+// scanAppended reads a log_append in one pass without allocating more
+// than its two slices; false for anything it does not recognise,
+// which readAppended then reads the general way.
+func scanAppended(p []byte) (appended, bool) {
+	var a appended
+	o := jsonscan.NewObject(p, 0)
+	for o.Next() {
+		switch string(o.Key()) {
+		case "first":
+			a.First, _ = o.Uint()
+		case "last":
+			a.Last, _ = o.Uint()
+		case "terms":
+			o.Uints(func(t uint64) { a.Terms = append(a.Terms, t) })
+		case "chains":
+			o.Texts(func(s []byte, null bool) {
+				c, err := strconv.ParseUint(string(s), 16, 64)
+				if err != nil || len(s) != 16 || null {
+					o.Fail()
+				}
+				a.Chains = append(a.Chains, c)
+			})
+		default:
+			o.Skip()
+		}
+	}
+	_, ok := o.End()
+	return a, ok
+}
+
+// judge hands each unresolved oracle the records it reads.
+type judge struct {
+	oracles []oracle
+	results []*hosts.Result
+}
+
+func newJudge(params []hosts.AssertionParams) hosts.Judge {
+	j := &judge{}
+	for _, p := range params {
+		j.oracles = append(j.oracles, construct(p))
+	}
+	j.bind()
+	return j
+}
+
+func construct(p hosts.AssertionParams) oracle {
+	switch p := p.(type) {
+	case ElectionSafety:
+		return newElectionSafety()
+	case LogMatching:
+		return newLogMatching()
+	case LeaderCompleteness:
+		return newLeaderCompleteness()
+	case StateMachineSafety:
+		return newStateMachineSafety()
+	case ProposalCommitsWithin:
+		return newCommitWithin(p)
+	case NoLeaderChange:
+		return newNoLeaderChange(p)
+	case NoRaftPanic:
+		return &noPanic{}
+	}
+	panic(fmt.Sprintf("rafthost: assertion parameters of type %T", p))
+}
+
+func (j *judge) bind() {
+	j.results = make([]*hosts.Result, len(j.oracles))
+	for i, o := range j.oracles {
+		j.results[i] = o.result()
+	}
+}
+
+func (j *judge) Results() []*hosts.Result { return j.results }
+
+// Reads routes by kind_tag: only raft records, whole, of a type some
+// unresolved oracle reads.
+func (j *judge) Reads(tag, typ string) hosts.Read {
+	if tag != Tag {
+		return hosts.ReadSkip
+	}
+	for _, o := range j.oracles {
+		if !o.result().Resolved && o.reads(typ) {
+			return hosts.ReadWhole
+		}
+	}
+	return hosts.ReadSkip
+}
+
+func (j *judge) Observe(e *hosts.EventRec) error {
+	r := &rec{line: e.Line, at: e.TimeNs, host: e.HostID, typ: e.Type, p: hosts.Payload(e.Event)}
+	for _, o := range j.oracles {
+		if !o.result().Resolved && o.reads(r.typ) {
+			if err := o.observe(r); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (j *judge) Hold(_, to int64) {
+	for _, o := range j.oracles {
+		if !o.result().Resolved {
+			o.hold(to)
+		}
+	}
+}
+
+func (j *judge) Finish(endNs int64) {
+	for _, o := range j.oracles {
+		if !o.result().Resolved {
+			o.finish(endNs)
+		}
+	}
+}
+
+func (j *judge) Clone() hosts.Judge {
+	c := &judge{oracles: make([]oracle, len(j.oracles))}
+	for i, o := range j.oracles {
+		c.oracles[i] = o.clone()
+	}
+	c.bind()
+	return c
+}
+
+// count writes n things: "1 term", "3 terms".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// secs writes a virtual time as reasons do.
+func secs(ns int64) string { return hosts.Seconds(ns) }

@@ -1,0 +1,115 @@
+package rafthost
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/internal/vtime"
+)
+
+// pane is hosts.Kind.Pane: the selected raft host as etcd's raft.Status
+// shows it — term, role, leader, commit and applied, on a leader each
+// follower's progress with its inflight appends, and the log's tail. What
+// the last step changed is marked; `w` on a line searches back for the
+// record that brought it.
+func pane(in hosts.PaneInput) []hosts.PaneLine {
+	v, ok := readSnapshot(in.Snapshot)
+	if !ok {
+		return nil
+	}
+	was, hadBefore := readSnapshot(in.Before)
+	changed := func(now, before string) hosts.Tone {
+		if hadBefore && now != before {
+			return hosts.ToneChanged
+		}
+		return hosts.TonePlain
+	}
+	u := func(n uint64) string { return strconv.FormatUint(n, 10) }
+	var out []hosts.PaneLine
+	if v.Dead != "" {
+		l := hosts.Line(hosts.Cell{Text: "panicked: " + v.Dead, Tone: hosts.ToneBad})
+		l.Find, l.Follow = "type="+tPanic+" host="+v.ID, "the panic"
+		return append(out, l)
+	}
+	if v.Role == "down" {
+		return append(out, hosts.Line(hosts.Cell{Text: "down", Tone: hosts.ToneDim}))
+	}
+	roleTone := hosts.TonePlain
+	switch v.Role {
+	case "leader":
+		roleTone = hosts.ToneGood
+	case "candidate", "pre_candidate":
+		roleTone = hosts.ToneWarn
+	}
+	if t := changed(v.Role, was.Role); t == hosts.ToneChanged {
+		roleTone = t
+	}
+	// Short lines, most telling first: the stepper gives a host pane a
+	// third of the screen's width and a dozen lines at 120×40.
+	l := hosts.Line(hosts.Cell{Text: v.Role, Tone: roleTone},
+		hosts.Text("  term "), hosts.Cell{Text: u(v.Term), Tone: changed(u(v.Term), u(was.Term))})
+	l.Find, l.Follow = "type="+tRoleChange+" host="+v.ID, "the role change"
+	out = append(out, l)
+	l = hosts.Line(hosts.Text("lead "), hosts.Cell{Text: orNone(v.Lead), Tone: changed(v.Lead, was.Lead)},
+		hosts.Text("  vote "), hosts.Cell{Text: orNone(v.Vote), Tone: changed(v.Vote, was.Vote)})
+	l.Find, l.Follow = "type="+tLeaderChange+" host="+v.ID, "the leader change"
+	out = append(out, l)
+	l = hosts.Line(hosts.Text("commit "), hosts.Cell{Text: u(v.Commit), Tone: changed(u(v.Commit), u(was.Commit))},
+		hosts.Text("  applied "), hosts.Cell{Text: u(v.Applied), Tone: changed(u(v.Applied), u(was.Applied))})
+	l.Find, l.Follow = "type="+tApply+" host="+v.ID, "the last apply"
+	out = append(out, l)
+	out = append(out, hosts.Line(hosts.Text("log "+u(v.FirstIndex)+"–"),
+		hosts.Cell{Text: u(v.LastIndex), Tone: changed(u(v.LastIndex), u(was.LastIndex))},
+		hosts.Text("  keys "+u(v.Keys))))
+	if w := v.Write; w != nil {
+		out = append(out, hosts.Line(hosts.Cell{
+			Text: "fsync in flight: " + strconv.Itoa(w.Entries) + " entries, " + vtime.Seconds(w.FsyncNs),
+			Tone: hosts.ToneWarn}))
+	}
+	if len(v.Progress) > 0 {
+		out = append(out, hosts.Line(hosts.Cell{Text: "peer match next state inflight", Tone: hosts.ToneDim}))
+	}
+	for _, p := range v.Progress {
+		tone := hosts.TonePlain
+		switch {
+		case !p.Active:
+			tone = hosts.ToneBad
+		case p.Paused || p.State != "StateReplicate":
+			tone = hosts.ToneWarn
+		}
+		text := p.Peer + " " + u(p.Match) + " " + u(p.Next) + " " + strings.ToLower(strings.TrimPrefix(p.State, "State")) + " " + strconv.Itoa(p.Inflight)
+		if p.Paused {
+			text += " paused"
+		}
+		if !p.Active {
+			text += " inactive"
+		}
+		l := hosts.Line(hosts.Cell{Text: text, Tone: tone})
+		l.Find, l.Follow = "type="+tSent+" host="+v.ID+" peer="+p.Peer, "the last message to "+p.Peer
+		out = append(out, l)
+	}
+	if len(v.LogTail) > 0 {
+		out = append(out, hosts.Line(hosts.Cell{Text: "log tail", Tone: hosts.ToneDim}))
+	}
+	// Newest first, so the entries a narrow pane keeps are the latest.
+	for i := len(v.LogTail) - 1; i >= 0; i-- {
+		e := v.LogTail[i]
+		mark := "  "
+		tone := hosts.TonePlain
+		if e.Index <= v.Commit {
+			mark = "✓ "
+		}
+		if hadBefore && e.Index > was.LastIndex {
+			tone = hosts.ToneChanged
+		}
+		text := mark + u(e.Index) + " t" + u(e.Term) + " " + e.Op
+		if e.Key != "" {
+			text += " " + e.Key + " (" + e.Req + ")"
+		}
+		l := hosts.Line(hosts.Cell{Text: text, Tone: tone})
+		l.Find, l.Follow = "type="+tLogAppend+" host="+v.ID, "the append"
+		out = append(out, l)
+	}
+	return out
+}
