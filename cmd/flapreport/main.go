@@ -47,7 +47,7 @@ var TestbedRuns = []string{"testdata/calibration/gossip_flap", "testdata/calibra
 // TestbedWireRuns are the testbed's recordings of the reproduction with
 // every link a serialising wire, which the delay line paces
 // (scenarios/testbed/gossip_flap_wire.toml).
-var TestbedWireRuns = []string{"testdata/calibration/gossip_flap_wire"}
+var TestbedWireRuns = []string{"testdata/calibration/gossip_flap_wire", "testdata/calibration/gossip_flap_wire-run2", "testdata/calibration/gossip_flap_wire-run3"}
 
 // Peers are the reproduction's peers, in the table's order.
 var Peers = []string{"orch", "fra", "sgp"}
