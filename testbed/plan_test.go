@@ -163,3 +163,20 @@ func TestNewPlan_MTU(t *testing.T) {
 		t.Errorf("MTUs %d, %d, veth %d", p.Edges[0].MTUBytes, p.Edges[1].MTUBytes, p.VethMTU)
 	}
 }
+
+// A probe's latency on a serialising wire has each small datagram's own
+// time on the wire in it (the delay line clocked it out before its
+// delay); the derived latency takes it off, since the model's wire
+// charges it again. On a token bucket nothing is taken off.
+func TestDerive_TakesTheWireOffASerialisedEdgesLatency(t *testing.T) {
+	wire := Edge{RateBytes: 1280, MTUBytes: 1500} // 128 bytes: 100 ms
+	bucket := Edge{RateBytes: 1280, BurstBytes: 1564, MTUBytes: 1500}
+	r := ProbeReport{Edges: []EdgeReport{
+		{From: "a", To: "b", Asked: wire, OneWayMean: 150e6},
+		{From: "b", To: "a", Asked: bucket, OneWayMean: 150e6},
+	}}
+	d := r.Derive()
+	if d[0].LatencyNs != 50_000_000 || d[1].LatencyNs != 150_000_000 {
+		t.Errorf("derived latencies %d (wire), %d (bucket); want 50 ms, 150 ms", d[0].LatencyNs, d[1].LatencyNs)
+	}
+}

@@ -501,7 +501,10 @@ type Derived struct {
 	// taken off for serialisation: HTB is a token bucket, which lets a
 	// packet that finds tokens through at once, and the probe's small
 	// datagrams (sent at under half the rate) always do; so does the
-	// model's bucket, which the configuration's burst_bytes asks for.
+	// model's bucket, which the configuration's burst_bytes asks for. On
+	// a serialising wire (burst_bytes 0, paced by the delay line) each
+	// small datagram's bytes / rate is taken off, since the model's wire
+	// charges it again.
 	LatencyNs int64
 	// JitterStddevNs is the delays' sample standard deviation.
 	JitterStddevNs int64
@@ -529,7 +532,13 @@ func (r *ProbeReport) Derive() []Derived {
 		if e.ThroughputBytes > 0 {
 			d.BandwidthBps = int64(math.Round(e.ThroughputBytes / (1 - loss)))
 		}
-		d.LatencyNs = int64(math.Round(e.OneWayMean/1e5)) * 1e5 // 0.1 ms
+		mean := e.OneWayMean
+		if e.Asked.Serialised() {
+			// The delay line's wire held each small datagram its bytes /
+			// rate before its delay, as the model's wire will again.
+			mean -= float64(smallBytes+28*fragments(smallBytes, e.Asked.MTUBytes)) / float64(e.Asked.RateBytes) * 1e9
+		}
+		d.LatencyNs = int64(math.Round(mean/1e5)) * 1e5 // 0.1 ms
 		d.JitterStddevNs = int64(math.Round(e.OneWayStddev/1e5)) * 1e5
 		out = append(out, d)
 	}
