@@ -100,13 +100,11 @@ func (n *Network) send(from, to int, byteLen, sentAt int64, c carriage) (Outcome
 	if f.partitioned { // step 2
 		return Outcome{Reason: Partitioned}, n.sendNotes
 	}
-	var wire, last, k int64 // bytes on the wire; of its last fragment or segment
+	var wire, k int64 // bytes on the wire, and a datagram's fragments
 	if c == datagram {
 		wire, k = datagramWire(byteLen, p.MTUBytes)
-		last = lastFragmentWire(wire, k, p.MTUBytes)
 	} else {
 		wire = streamWire(byteLen, p.MTUBytes)
-		last = lastSegmentWire(wire, p.MTUBytes)
 	}
 	if f.bufferFull(p, wire, sentAt) { // step 2b (DESIGN §8): the socket refuses it
 		return Outcome{Reason: BufferFull}, n.sendNotes
@@ -137,6 +135,14 @@ func (n *Network) send(from, to int, byteLen, sentAt int64, c carriage) (Outcome
 	// Step 4: the link's rate, its headers included (a serialising wire,
 	// or a token bucket with burst_bytes); latency, jitter and reorder
 	// delay happen after and never hold it.
+	var last int64 // the last fragment's or segment's bytes: only a bucket reads it
+	if p.BurstBytes > 0 {
+		if c == datagram {
+			last = lastFragmentWire(wire, k, p.MTUBytes)
+		} else {
+			last = lastSegmentWire(wire, p.MTUBytes)
+		}
+	}
 	left := f.occupy(p, wire, last, sentAt)
 
 	// Steps 5–6: negative jitter is clamped so nothing arrives before it
