@@ -17,6 +17,7 @@ type Evaluator struct {
 	results    []*hosts.Result // one per assertion, in declaration order
 	checkers   []checker       // the core's own assertions
 	judges     []family        // one per kind family the scenario uses
+	reads      []hosts.Read    // what each judge reads of the record at hand, reused
 	world      world
 	want       want  // what the unresolved core checkers need
 	now        int64 // the time of the last record read
@@ -125,31 +126,37 @@ func (e *Evaluator) observe(line int, rec bundle.EventRecord) error {
 	}
 	var first error
 	if len(e.judges) > 0 {
-		// Those reading the payload unchecked go first: one that cannot
-		// read it asks for the line again before anything has seen it.
-		var reads [8]hosts.Read
-		later := false
+		if len(e.reads) != len(e.judges) {
+			e.reads = make([]hosts.Read, len(e.judges))
+		}
+		unchecked := 0
 		for i, f := range e.judges {
-			read := f.judge.Reads(rec.KindTag, rec.Type)
-			if i < len(reads) {
-				reads[i] = read
+			if e.reads[i] = f.judge.Reads(rec.KindTag, rec.Type); e.reads[i] == hosts.ReadUnchecked {
+				unchecked++
 			}
-			switch {
-			case read == hosts.ReadUnchecked || i >= len(reads) && read != hosts.ReadSkip:
-				if err := e.hand(f.judge, read, line, &rec); errors.Is(err, hosts.ErrRecheck) {
-					return err
-				} else if err != nil && first == nil {
-					first = err
-				}
-			case read != hosts.ReadSkip:
-				later = true
+		}
+		// Those reading the payload unchecked go first, so one that
+		// cannot read it asks for the line again before anything has
+		// seen it. Two of them cannot both go first: the line is asked
+		// for checked at once.
+		if rec.Unchecked && unchecked > 1 {
+			return hosts.ErrRecheck
+		}
+		for i, f := range e.judges {
+			if e.reads[i] != hosts.ReadUnchecked {
+				continue
+			}
+			if err := e.hand(f.judge, e.reads[i], line, &rec); errors.Is(err, hosts.ErrRecheck) {
+				return err
+			} else if err != nil && first == nil {
+				first = err
 			}
 		}
 		for i, f := range e.judges {
-			if !later || i >= len(reads) || reads[i] == hosts.ReadSkip || reads[i] == hosts.ReadUnchecked {
+			if e.reads[i] == hosts.ReadSkip || e.reads[i] == hosts.ReadUnchecked {
 				continue
 			}
-			if err := e.hand(f.judge, reads[i], line, &rec); err != nil && first == nil {
+			if err := e.hand(f.judge, e.reads[i], line, &rec); err != nil && first == nil {
 				first = err
 			}
 		}
