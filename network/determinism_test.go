@@ -337,3 +337,45 @@ func TestNewMesh_MemoryFollowsUseNotPeersSquared(t *testing.T) {
 	}
 	runtime.KeepAlive(n)
 }
+
+// A Partition on a mesh makes no edges: at 9 999 peers a 5 000 | 4 999
+// cut crosses fifty million, which it used to make one by one (gigabytes,
+// for edges with nothing in flight). It still cuts what is in flight on
+// the edges in use, an edge made later across it is born partitioned,
+// the links view and counts see every edge it crosses, and Heal ends it.
+func TestNewMesh_PartitionMakesNoEdges(t *testing.T) {
+	peers := make([]string, 9999)
+	for i := range peers {
+		peers[i] = fmt.Sprintf("p%04d", i)
+	}
+	n := NewMesh(peers, Policy{LatencyNs: ms, BandwidthBps: 1e9}, rng.New(1))
+	mustArrive(t, must(n.Send(0, 1, 100, 0)))
+	mustArrive(t, must(n.Send(0, 6000, 100, 0)))
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	inv, _ := n.ApplyMutation(&Mutation{Kind: Partition, PeersA: peers[:5000], PeersB: peers[5000:]}, ms/2)
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<20 {
+		t.Errorf("the cut allocated %d MB", grew>>20)
+	}
+	if len(n.edges) != 2 || len(inv) != 1 || inv[0].To != 6000 {
+		t.Fatalf("%d edges after the cut, invalidated %+v; want 2 edges and 0→6000's delivery", len(n.edges), inv)
+	}
+	if _, mutated := n.LinkCounts(); mutated != 2*5000*4999 {
+		t.Errorf("LinkCounts mutated %d, want %d", mutated, 2*5000*4999)
+	}
+	row := 1*(len(peers)-1) + 7000 - 1 // p0001→p7000 in the links view, not made yet
+	if v := n.LinkRange(row, row+1); len(v) != 1 || v[0].To != "p7000" || fmt.Sprint(v[0].Active) != "[Partitioned]" {
+		t.Errorf("links view of p0001→p7000: %+v", v)
+	}
+	if o, _ := n.Send(1, 7000, 100, ms); o.Reason != Partitioned {
+		t.Errorf("a send across the cut on a new edge: %+v", o)
+	}
+	mustArrive(t, must(n.Send(1, 2, 100, ms)))
+	n.ApplyMutation(&Mutation{Kind: Heal}, 2*ms)
+	mustArrive(t, must(n.Send(1, 7000, 100, 3*ms)))
+	if _, mutated := n.LinkCounts(); mutated != 0 {
+		t.Errorf("after Heal, LinkCounts mutated %d", mutated)
+	}
+}

@@ -37,10 +37,14 @@ func (n *Network) ApplyMutation(m *Mutation, at int64) ([]Invalidated, []Note) {
 	switch m.Kind {
 	case Partition:
 		inA, inB := n.members(m.PeersA), n.members(m.PeersB)
+		if n.mesh {
+			n.cuts = append(n.cuts, meshCut{bitset(inA), bitset(inB)})
+			n.partitioned = n.cutPairs()
+		}
 		n.eachEdgeBetween(func(from, to int) bool { return (inA[from] && inB[to]) || (inB[from] && inA[to]) },
 			func(e *edgeState) {
 				f := n.use(e)
-				if !f.partitioned {
+				if !f.partitioned && !n.mesh {
 					n.partitioned++
 				}
 				f.partitioned = true
@@ -49,6 +53,7 @@ func (n *Network) ApplyMutation(m *Mutation, at int64) ([]Invalidated, []Note) {
 	case Heal:
 		n.flows.each(func(f *edgeFlow) { f.partitioned = false })
 		n.partitioned = 0
+		n.cuts = nil
 	case LatencySpike, LossBurst, RelayBuffer:
 		ef := effect{kind: m.Kind, start: at, until: checked.Add(at, max(m.DurationNs, 0)), value: m.effectValue()}
 		for _, l := range m.Links {
@@ -96,26 +101,6 @@ func (n *Network) cut(e *edgeState, f *edgeFlow, reason DropReason) {
 	f.inFlight = f.inFlight[:0]
 	if n.cool(f) {
 		n.mutNotes = append(n.mutNotes, cacheNote(e, f, CutByMutation))
-	}
-}
-
-// eachEdgeBetween calls fn with every edge whose pair between(from, to)
-// holds, in (From, To) peer-id order, making a mesh's edges as it goes.
-func (n *Network) eachEdgeBetween(between func(from, to int) bool, fn func(e *edgeState)) {
-	if !n.mesh {
-		for i := range n.edges {
-			if e := &n.edges[i]; between(int(e.from), int(e.to)) {
-				fn(e)
-			}
-		}
-		return
-	}
-	for _, from := range n.order {
-		for _, to := range n.order {
-			if from != to && between(int(from), int(to)) {
-				fn(n.edge(int(from), int(to)))
-			}
-		}
 	}
 }
 

@@ -28,10 +28,12 @@ type Network struct {
 	flows    flowStore   // the state of the edges in use
 
 	// What the links view counts without walking a million edges:
-	// flows not Cold, flows partitioned, and every flow that ever had a
-	// timed effect (few: mutations list their links).
+	// flows not Cold, edges partitioned (on a mesh, made or not: from
+	// cuts), and every flow that ever had a timed effect (few: mutations
+	// list their links).
 	notCold, partitioned int
 	effected             []int32
+	cuts                 []meshCut // a mesh's active Partitions (cuts.go)
 
 	root   rng.Root // edges derive their substreams from it on first use
 	nextID uint64   // the next delivery id; ids start at 1
@@ -147,6 +149,9 @@ func (n *Network) edge(from, to int) *edgeState {
 		at = int32(len(n.edges))
 		n.edges = append(n.edges, edgeState{from: int32(from), to: int32(to)})
 		n.lookup.set(from, to, at)
+		if n.crossesCut(from, to) { // counted in partitioned at the cut
+			n.use(&n.edges[at]).partitioned = true
+		}
 	}
 	return &n.edges[at]
 }
@@ -193,6 +198,7 @@ func (n *Network) Clone() *Network {
 		notCold:     n.notCold,
 		partitioned: n.partitioned,
 		effected:    slices.Clone(n.effected),
+		cuts:        slices.Clone(n.cuts), // each cut's bitsets are never written
 	}
 	return c
 }

@@ -14,6 +14,9 @@ func (n *Network) ApproxBytes() int64 {
 		b += n.lookup.approxBytes()
 	}
 	b += int64(len(n.edges)) * int64(unsafe.Sizeof(edgeState{}))
+	for _, c := range n.cuts {
+		b += 8 * int64(len(c.a)+len(c.b))
+	}
 	b += int64(len(n.flows.blocks)) * int64(unsafe.Sizeof([]edgeFlow(nil)))
 	n.flows.each(func(f *edgeFlow) {
 		b += int64(unsafe.Sizeof(*f))

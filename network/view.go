@@ -38,7 +38,11 @@ func (n *Network) LinkRangeAt(lo, hi int, now int64) []LinkView {
 	for i := lo; i < hi; i++ {
 		from, to := n.pairAt(i)
 		v := LinkView{From: n.peers[from], To: n.peers[to], FromIdx: from, ToIdx: to}
-		if f := n.flowOf(n.existing(from, to)); f != nil {
+		f := n.flowOf(n.existing(from, to))
+		if f == nil && n.crossesCut(from, to) { // a mesh edge not made yet
+			v.Active = append(v.Active, "Partitioned")
+		}
+		if f != nil {
 			v.State, v.LastSendNs, v.InFlight = f.state, f.lastSendNs, f.inFlightAt(now)
 			if f.partitioned {
 				v.Active = append(v.Active, "Partitioned")
