@@ -92,6 +92,9 @@ type host struct {
 	startNote *nodeStart // recorded at the life's first call
 	campaign  bool       // campaign_at_ns still to come in this life
 	dead      string     // raft panicked: the text; the host does nothing more
+	// unsaid holds the raft_panic records of panics while a life began:
+	// Started returns nothing, so they and the halt wait for the next call.
+	unsaid []*panicked
 
 	// The durable write in flight on a slow disk, and what its wait
 	// blocked.
@@ -188,6 +191,9 @@ func (h *host) call(in input) []hosts.Action {
 // it found broken, or the adapter's) is recorded and stops the host for
 // good, as a crashed process would stop: the run goes on.
 func (h *host) run(in input) {
+	if in.op != opStart && len(h.unsaid) > 0 {
+		h.sayUnsaid()
+	}
 	if h.dead != "" {
 		return
 	}
@@ -230,8 +236,27 @@ func (h *host) died(in input, r any) {
 	if h.dead == "" {
 		h.dead = "panic"
 	}
-	h.record(&panicked{text: h.dead, during: in.describe(h)})
+	ev := &panicked{text: h.dead, during: in.describe(h)}
+	if in.op == opStart {
+		// Started's actions go nowhere: the record and the halt wait for
+		// the next call (sayUnsaid).
+		h.unsaid = append(h.unsaid, ev)
+		return
+	}
+	h.record(ev)
 	if !h.replaying {
+		h.acts = append(h.acts, hosts.HaltAction())
+	}
+}
+
+// sayUnsaid records the panics of a start, at the first call after it,
+// and halts the host if it is still dead.
+func (h *host) sayUnsaid() {
+	for _, ev := range h.unsaid {
+		h.record(ev)
+	}
+	h.unsaid = nil
+	if h.dead != "" && !h.replaying {
 		h.acts = append(h.acts, hosts.HaltAction())
 	}
 }
