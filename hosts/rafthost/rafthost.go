@@ -91,7 +91,7 @@ type host struct {
 	startedAt int64
 	startNote *nodeStart // recorded at the life's first call
 	campaign  bool       // campaign_at_ns still to come in this life
-	dead      string     // raft panicked: the text; the host does nothing more
+	dead      string     // raft panicked: the text; the host does nothing more until a restart
 	// unsaid holds the raft_panic records of panics while a life began:
 	// Started returns nothing, so they and the halt wait for the next call.
 	unsaid []*panicked
@@ -188,13 +188,14 @@ func (h *host) call(in input) []hosts.Action {
 }
 
 // run handles one input; a panic inside it (etcd raft's, on an invariant
-// it found broken, or the adapter's) is recorded and stops the host for
-// good, as a crashed process would stop: the run goes on.
+// it found broken, or the adapter's) is recorded and stops the host, as
+// a crashed process would stop, until a restart starts it again: the run
+// goes on.
 func (h *host) run(in input) {
 	if in.op != opStart && len(h.unsaid) > 0 {
 		h.sayUnsaid()
 	}
-	if h.dead != "" {
+	if h.dead != "" && in.op != opStart { // a restart starts afresh, and may panic again
 		return
 	}
 	defer func() {
@@ -264,8 +265,9 @@ func (h *host) sayUnsaid() {
 // start begins a life over the host's disk: a fresh one for a new life,
 // the same one after a restart (resumed), when everything the process
 // held in memory is gone: the node's role, its leader, its in-flight
-// write, its client's place.
+// write, its client's place, and a panic that stopped it.
 func (h *host) start(now int64, resumed bool) {
+	h.dead = ""
 	cause := diskEmpty
 	if resumed && h.d != nil {
 		cause = diskRecovered

@@ -194,3 +194,23 @@ func TestPanic_DuringARestartIsRecordedAndHalts(t *testing.T) {
 		}
 	}
 }
+
+// TestPanic_ARestartStartsAfresh: a member that panicked and is
+// restarted on its disk starts a new life — a new RawNode over the same
+// disk — and so panics again, and says so, rather than staying silently
+// dead.
+func TestPanic_ARestartStartsAfresh(t *testing.T) {
+	rs, _ := run(t, restartedAfterApplyingAhead(t, true))
+	panics := rs.of("raft_panic", "n1")
+	if len(panics) != 2 {
+		t.Fatalf("n1 panicked at each of its two restarts; raft_panic records: %v", panics)
+	}
+	for _, p := range panics {
+		if p.Str("during") != "restart" || !strings.Contains(p.Str("panic"), "is out of range") {
+			t.Errorf("not the restart's panic: %s", p.Raw)
+		}
+	}
+	if panics[1].At < 13_000_000_000 {
+		t.Errorf("the second panic is at %d, before the second restart", panics[1].At)
+	}
+}
