@@ -162,7 +162,7 @@ func (h *host) Recv(m hosts.Message, now int64) []hosts.Action {
 		return h.call(input{op: opTimer, now: now, id: m.Token})
 	case *hosts.SendFailed:
 		to, _ := slices.BinarySearch(h.peers, m.To)
-		return h.call(input{op: opFailed, now: now, peer: to, wire: []byte(m.Reason)})
+		return h.call(input{op: opFailed, now: now, peer: to})
 	}
 	panic(fmt.Sprintf("rafthost: %s: unknown message %T", h.id, m))
 }
