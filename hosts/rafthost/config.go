@@ -57,6 +57,14 @@ const (
 	// scenario's interest.
 	defaultMaxUncommitted = 64 << 20
 
+	// maxLogBytes bounds what a member's disk (a MemoryStorage) can hold
+	// between snapshots: snapshot_entries + catch_up_entries entries, each
+	// a put of the largest key and value the config issues and
+	// putOverhead bytes more (its request id, separators, the entry's
+	// own fields).
+	maxLogBytes = 1 << 30
+	putOverhead = 64
+
 	maxTime       = int64(1) << 50
 	maxValueBytes = 1 << 16
 	maxKeys       = 1 << 20
@@ -185,7 +193,25 @@ func parse(m map[string]any, peers []string) (*config, []hosts.FieldError) {
 			r.Add(l.Path("until_ns"), "must be after from_ns (%d), got %d", c.load.from, c.load.until)
 		}
 	}
+	if n, b := c.snapshotEntries+c.catchUpEntries, c.largestPut()+putOverhead; n*b > maxLogBytes {
+		r.Add(t.Path("snapshot_entries"), "with catch_up_entries (%d), %d entries of up to %d bytes (the largest put and %d) can be held between snapshots: %d bytes, over the %d (1 GiB) a member may keep; got %d",
+			c.catchUpEntries, n, b, putOverhead, n*b, maxLogBytes, c.snapshotEntries)
+	}
 	return c, r.Errs
+}
+
+// largestPut is the most bytes of key and value one of the client's
+// puts carries (a load's keys, "k" and at most 7 digits, are within
+// putOverhead).
+func (c *config) largestPut() uint64 {
+	var b uint64
+	for _, p := range c.proposals {
+		b = max(b, uint64(len(p.key)+len(p.value)))
+	}
+	if c.load != nil && c.load.valueBytes > 0 {
+		b = max(b, uint64(c.load.valueBytes))
+	}
+	return b
 }
 
 // member reads the `to` of a proposal or load: a declared peer, "" for

@@ -64,33 +64,6 @@ const (
 	opConf = "conf"
 )
 
-func head(b []byte, typ string) []byte {
-	b = append(b, `{"type":"`...)
-	b = append(b, typ...)
-	return append(b, '"')
-}
-
-func str(b []byte, key, v string) []byte {
-	b = append(b, ',', '"')
-	b = append(b, key...)
-	b = append(b, '"', ':')
-	return jsonw.AppendString(b, v)
-}
-
-func num(b []byte, key string, v uint64) []byte {
-	b = append(b, ',', '"')
-	b = append(b, key...)
-	b = append(b, '"', ':')
-	return strconv.AppendUint(b, v, 10)
-}
-
-func boolean(b []byte, key string, v bool) []byte {
-	b = append(b, ',', '"')
-	b = append(b, key...)
-	b = append(b, '"', ':')
-	return strconv.AppendBool(b, v)
-}
-
 // hex16 writes a log-prefix chain as the 16 hex digits records carry.
 func hex16(b []byte, v uint64) []byte {
 	const digits = "0123456789abcdef"
@@ -111,12 +84,12 @@ type nodeStart struct {
 
 func (*nodeStart) Type() string { return tNodeStart }
 func (e *nodeStart) AppendJSON(b []byte) []byte {
-	b = str(head(b, tNodeStart), "disk", e.disk)
-	b = num(b, "term", e.term)
-	b = str(b, "vote", e.vote)
-	b = num(b, "commit", e.commit)
-	b = num(b, "applied", e.applied)
-	b = num(b, "last_index", e.last)
+	b = jsonw.AppendStringField(jsonw.AppendTypeField(b, tNodeStart), "disk", e.disk)
+	b = jsonw.AppendUintField(b, "term", e.term)
+	b = jsonw.AppendStringField(b, "vote", e.vote)
+	b = jsonw.AppendUintField(b, "commit", e.commit)
+	b = jsonw.AppendUintField(b, "applied", e.applied)
+	b = jsonw.AppendUintField(b, "last_index", e.last)
 	return append(b, '}')
 }
 
@@ -129,10 +102,10 @@ type roleChange struct {
 
 func (*roleChange) Type() string { return tRoleChange }
 func (e *roleChange) AppendJSON(b []byte) []byte {
-	b = num(head(b, tRoleChange), "term", e.term)
-	b = str(b, "from", e.from)
-	b = str(b, "to", e.to)
-	b = str(b, "lead", e.lead)
+	b = jsonw.AppendUintField(jsonw.AppendTypeField(b, tRoleChange), "term", e.term)
+	b = jsonw.AppendStringField(b, "from", e.from)
+	b = jsonw.AppendStringField(b, "to", e.to)
+	b = jsonw.AppendStringField(b, "lead", e.lead)
 	return append(b, '}')
 }
 
@@ -144,9 +117,9 @@ type leaderChange struct {
 
 func (*leaderChange) Type() string { return tLeaderChange }
 func (e *leaderChange) AppendJSON(b []byte) []byte {
-	b = num(head(b, tLeaderChange), "term", e.term)
-	b = str(b, "lead", e.lead)
-	b = str(b, "prev", e.prev)
+	b = jsonw.AppendUintField(jsonw.AppendTypeField(b, tLeaderChange), "term", e.term)
+	b = jsonw.AppendStringField(b, "lead", e.lead)
+	b = jsonw.AppendStringField(b, "prev", e.prev)
 	return append(b, '}')
 }
 
@@ -159,9 +132,9 @@ type hardState struct {
 
 func (*hardState) Type() string { return tHardState }
 func (e *hardState) AppendJSON(b []byte) []byte {
-	b = num(head(b, tHardState), "term", e.term)
-	b = str(b, "vote", e.vote)
-	b = num(b, "commit", e.commit)
+	b = jsonw.AppendUintField(jsonw.AppendTypeField(b, tHardState), "term", e.term)
+	b = jsonw.AppendStringField(b, "vote", e.vote)
+	b = jsonw.AppendUintField(b, "commit", e.commit)
 	return append(b, '}')
 }
 
@@ -174,9 +147,9 @@ type vote struct {
 
 func (*vote) Type() string { return tVote }
 func (e *vote) AppendJSON(b []byte) []byte {
-	b = num(head(b, tVote), "term", e.term)
-	b = str(b, "candidate", e.candidate)
-	b = boolean(b, "pre", e.pre)
+	b = jsonw.AppendUintField(jsonw.AppendTypeField(b, tVote), "term", e.term)
+	b = jsonw.AppendStringField(b, "candidate", e.candidate)
+	b = jsonw.AppendBoolField(b, "pre", e.pre)
 	return append(b, '}')
 }
 
@@ -191,9 +164,9 @@ type logAppend struct {
 
 func (*logAppend) Type() string { return tLogAppend }
 func (e *logAppend) AppendJSON(b []byte) []byte {
-	b = num(head(b, tLogAppend), "first", e.first)
-	b = num(b, "last", e.last)
-	b = boolean(b, "truncated", e.truncated)
+	b = jsonw.AppendUintField(jsonw.AppendTypeField(b, tLogAppend), "first", e.first)
+	b = jsonw.AppendUintField(b, "last", e.last)
+	b = jsonw.AppendBoolField(b, "truncated", e.truncated)
 	b = append(b, `,"terms":[`...)
 	for i, t := range e.terms {
 		if i > 0 {
@@ -220,14 +193,14 @@ type apply struct {
 
 func (*apply) Type() string { return tApply }
 func (e *apply) AppendJSON(b []byte) []byte {
-	b = num(head(b, tApply), "index", e.index)
-	b = num(b, "term", e.term)
+	b = jsonw.AppendUintField(jsonw.AppendTypeField(b, tApply), "index", e.index)
+	b = jsonw.AppendUintField(b, "term", e.term)
 	b = append(b, `,"chain":`...)
 	b = hex16(b, e.chain)
-	b = str(b, "op", e.op)
-	b = str(b, "req", e.req)
-	b = str(b, "key", e.key)
-	b = str(b, "value", e.value)
+	b = jsonw.AppendStringField(b, "op", e.op)
+	b = jsonw.AppendStringField(b, "req", e.req)
+	b = jsonw.AppendStringField(b, "key", e.key)
+	b = jsonw.AppendStringField(b, "value", e.value)
 	return append(b, '}')
 }
 
@@ -240,10 +213,10 @@ type proposalEv struct {
 
 func (*proposalEv) Type() string { return tProposal }
 func (e *proposalEv) AppendJSON(b []byte) []byte {
-	b = str(head(b, tProposal), "req", e.req)
-	b = str(b, "to", e.to)
-	b = str(b, "key", e.key)
-	b = num(b, "bytes", uint64(e.bytes))
+	b = jsonw.AppendStringField(jsonw.AppendTypeField(b, tProposal), "req", e.req)
+	b = jsonw.AppendStringField(b, "to", e.to)
+	b = jsonw.AppendStringField(b, "key", e.key)
+	b = jsonw.AppendUintField(b, "bytes", uint64(e.bytes))
 	return append(b, '}')
 }
 
@@ -252,8 +225,8 @@ type dropped struct{ req, reason string }
 
 func (*dropped) Type() string { return tPropDropped }
 func (e *dropped) AppendJSON(b []byte) []byte {
-	b = str(head(b, tPropDropped), "req", e.req)
-	b = str(b, "reason", e.reason)
+	b = jsonw.AppendStringField(jsonw.AppendTypeField(b, tPropDropped), "req", e.req)
+	b = jsonw.AppendStringField(b, "reason", e.reason)
 	return append(b, '}')
 }
 
@@ -263,9 +236,9 @@ type snapTaken struct{ index, term, compacted uint64 }
 
 func (*snapTaken) Type() string { return tSnapTaken }
 func (e *snapTaken) AppendJSON(b []byte) []byte {
-	b = num(head(b, tSnapTaken), "index", e.index)
-	b = num(b, "term", e.term)
-	b = num(b, "compacted", e.compacted)
+	b = jsonw.AppendUintField(jsonw.AppendTypeField(b, tSnapTaken), "index", e.index)
+	b = jsonw.AppendUintField(b, "term", e.term)
+	b = jsonw.AppendUintField(b, "compacted", e.compacted)
 	return append(b, '}')
 }
 
@@ -278,11 +251,11 @@ type snapInstalled struct {
 
 func (*snapInstalled) Type() string { return tSnapInstalled }
 func (e *snapInstalled) AppendJSON(b []byte) []byte {
-	b = num(head(b, tSnapInstalled), "index", e.index)
-	b = num(b, "term", e.term)
+	b = jsonw.AppendUintField(jsonw.AppendTypeField(b, tSnapInstalled), "index", e.index)
+	b = jsonw.AppendUintField(b, "term", e.term)
 	b = append(b, `,"chain":`...)
 	b = hex16(b, e.chain)
-	b = str(b, "from", e.from)
+	b = jsonw.AppendStringField(b, "from", e.from)
 	return append(b, '}')
 }
 
@@ -305,8 +278,8 @@ type msgEvent struct {
 
 func (e *msgEvent) Type() string { return e.typ }
 func (e *msgEvent) AppendJSON(b []byte) []byte {
-	b = str(head(b, e.typ), "peer", e.peer)
-	b = str(b, "message", e.message)
+	b = jsonw.AppendStringField(jsonw.AppendTypeField(b, e.typ), "peer", e.peer)
+	b = jsonw.AppendStringField(b, "message", e.message)
 	if e.id != 0 {
 		b = append(b, `,"id":"`...)
 		b = append(b, e.sender...) // a peer id: [A-Za-z0-9_-], nothing to escape
@@ -314,23 +287,23 @@ func (e *msgEvent) AppendJSON(b []byte) []byte {
 		b = strconv.AppendUint(b, e.id, 10)
 		b = append(b, '"')
 	}
-	b = num(b, "bytes", uint64(e.bytes))
+	b = jsonw.AppendUintField(b, "bytes", uint64(e.bytes))
 	if e.typ == tReceived && e.id != 0 {
 		return append(b, '}')
 	}
-	b = num(b, "term", e.term)
+	b = jsonw.AppendUintField(b, "term", e.term)
 	if e.index != 0 || e.logTerm != 0 {
-		b = num(b, "index", e.index)
-		b = num(b, "log_term", e.logTerm)
+		b = jsonw.AppendUintField(b, "index", e.index)
+		b = jsonw.AppendUintField(b, "log_term", e.logTerm)
 	}
 	if e.commit != 0 {
-		b = num(b, "commit", e.commit)
+		b = jsonw.AppendUintField(b, "commit", e.commit)
 	}
 	if e.entries != 0 {
-		b = num(b, "entries", uint64(e.entries))
+		b = jsonw.AppendUintField(b, "entries", uint64(e.entries))
 	}
 	if e.reject {
-		b = boolean(b, "reject", true)
+		b = jsonw.AppendBoolField(b, "reject", true)
 	}
 	return append(b, '}')
 }
@@ -348,10 +321,10 @@ type diskWrite struct {
 
 func (*diskWrite) Type() string { return tDiskWrite }
 func (e *diskWrite) AppendJSON(b []byte) []byte {
-	b = num(head(b, tDiskWrite), "entries", uint64(e.entries))
-	b = boolean(b, "hard_state", e.hardState)
-	b = num(b, "fsync_ns", uint64(e.fsyncNs))
-	b = num(b, "ticks_missed", uint64(e.ticksMissed))
+	b = jsonw.AppendUintField(jsonw.AppendTypeField(b, tDiskWrite), "entries", uint64(e.entries))
+	b = jsonw.AppendBoolField(b, "hard_state", e.hardState)
+	b = jsonw.AppendUintField(b, "fsync_ns", uint64(e.fsyncNs))
+	b = jsonw.AppendUintField(b, "ticks_missed", uint64(e.ticksMissed))
 	return append(b, '}')
 }
 
@@ -361,7 +334,7 @@ type panicked struct{ text, during string }
 
 func (*panicked) Type() string { return tPanic }
 func (e *panicked) AppendJSON(b []byte) []byte {
-	b = str(head(b, tPanic), "panic", e.text)
-	b = str(b, "during", e.during)
+	b = jsonw.AppendStringField(jsonw.AppendTypeField(b, tPanic), "panic", e.text)
+	b = jsonw.AppendStringField(b, "during", e.during)
 	return append(b, '}')
 }

@@ -91,7 +91,10 @@ type host struct {
 	startedAt int64
 	startNote *nodeStart // recorded at the life's first call
 	campaign  bool       // campaign_at_ns still to come in this life
-	dead      string     // raft panicked: the text; the host does nothing more
+	dead      string     // raft panicked: the text; the host does nothing more until a restart
+	// unsaid holds the raft_panic records of panics while a life began:
+	// Started returns nothing, so they and the halt wait for the next call.
+	unsaid []*panicked
 
 	// The durable write in flight on a slow disk, and what its wait
 	// blocked.
@@ -159,7 +162,7 @@ func (h *host) Recv(m hosts.Message, now int64) []hosts.Action {
 		return h.call(input{op: opTimer, now: now, id: m.Token})
 	case *hosts.SendFailed:
 		to, _ := slices.BinarySearch(h.peers, m.To)
-		return h.call(input{op: opFailed, now: now, peer: to, wire: []byte(m.Reason)})
+		return h.call(input{op: opFailed, now: now, peer: to})
 	}
 	panic(fmt.Sprintf("rafthost: %s: unknown message %T", h.id, m))
 }
@@ -185,10 +188,14 @@ func (h *host) call(in input) []hosts.Action {
 }
 
 // run handles one input; a panic inside it (etcd raft's, on an invariant
-// it found broken, or the adapter's) is recorded and stops the host for
-// good, as a crashed process would stop: the run goes on.
+// it found broken, or the adapter's) is recorded and stops the host, as
+// a crashed process would stop, until a restart starts it again: the run
+// goes on.
 func (h *host) run(in input) {
-	if h.dead != "" {
+	if in.op != opStart && len(h.unsaid) > 0 {
+		h.sayUnsaid()
+	}
+	if h.dead != "" && in.op != opStart { // a restart starts afresh, and may panic again
 		return
 	}
 	defer func() {
@@ -230,8 +237,27 @@ func (h *host) died(in input, r any) {
 	if h.dead == "" {
 		h.dead = "panic"
 	}
-	h.record(&panicked{text: h.dead, during: in.describe(h)})
+	ev := &panicked{text: h.dead, during: in.describe(h)}
+	if in.op == opStart {
+		// Started's actions go nowhere: the record and the halt wait for
+		// the next call (sayUnsaid).
+		h.unsaid = append(h.unsaid, ev)
+		return
+	}
+	h.record(ev)
 	if !h.replaying {
+		h.acts = append(h.acts, hosts.HaltAction())
+	}
+}
+
+// sayUnsaid records the panics of a start, at the first call after it,
+// and halts the host if it is still dead.
+func (h *host) sayUnsaid() {
+	for _, ev := range h.unsaid {
+		h.record(ev)
+	}
+	h.unsaid = nil
+	if h.dead != "" && !h.replaying {
 		h.acts = append(h.acts, hosts.HaltAction())
 	}
 }
@@ -239,8 +265,9 @@ func (h *host) died(in input, r any) {
 // start begins a life over the host's disk: a fresh one for a new life,
 // the same one after a restart (resumed), when everything the process
 // held in memory is gone: the node's role, its leader, its in-flight
-// write, its client's place.
+// write, its client's place, and a panic that stopped it.
 func (h *host) start(now int64, resumed bool) {
+	h.dead = ""
 	cause := diskEmpty
 	if resumed && h.d != nil {
 		cause = diskRecovered

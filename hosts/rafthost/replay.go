@@ -40,7 +40,7 @@ type input struct {
 	now     int64
 	peer    int
 	id      uint64
-	wire    []byte      // a delivery's bytes; a failed send's reason
+	wire    []byte      // a delivery's bytes
 	msg     *pb.Message // the delivery decoded, for the call itself; never logged
 	n, step int64
 }

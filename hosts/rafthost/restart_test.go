@@ -1,10 +1,14 @@
 package rafthost_test
 
 import (
+	"io/fs"
+	"path"
 	"strings"
 	"testing"
 
 	"github.com/detsim/detsim/bundle/verdict"
+	"github.com/detsim/detsim/hosts/rafthost"
+	"github.com/detsim/detsim/scenarios"
 )
 
 // In five.toml n3 (the leader) crashes at 12 s and restarts at 13 s with
@@ -101,4 +105,112 @@ func TestPanic_IsAFailVerdictNamingTheTextAndTheRecord(t *testing.T) {
 		return
 	}
 	t.Fatal("raft/disk_loss declares no no_raft_panic")
+}
+
+// restartedAfterApplyingAhead is raft/bug_apply_before_commit with n1,
+// which has applied its own uncommitted puts while cut off, crashed at
+// 10.5 s and restarted on its disk at 11 s (and, when twice, crashed at
+// 12 s and restarted at 13 s again). Its disk's applied index is past its
+// HardState's commit, and etcd raft's NewRawNode panics in appliedTo.
+func restartedAfterApplyingAhead(t *testing.T, twice bool) *scenarios.Scenario {
+	t.Helper()
+	src := `
+name = "raft_restart_after_applying_ahead"
+
+[base]
+extends = "bug_apply_before_commit.toml"
+
+# A scenario's mutations replace its base's: the cut, as the base has it.
+[[mutations]]
+at_ns = 10_000_000_000
+kind = "Partition"
+peers_a = ["n1"]
+peers_b = ["n2", "n3", "n4", "n5"]
+
+[[mutations]]
+at_ns = 20_000_000_000
+kind = "Heal"
+
+[[mutations]]
+at_ns = 10_500_000_000
+kind = "PeerKill"
+peer = "n1"
+
+[[mutations]]
+at_ns = 11_000_000_000
+kind = "PeerResurrect"
+peer = "n1"
+preserve_state = true
+`
+	if twice {
+		src += `
+[[mutations]]
+at_ns = 12_000_000_000
+kind = "PeerKill"
+peer = "n1"
+
+[[mutations]]
+at_ns = 13_000_000_000
+kind = "PeerResurrect"
+peer = "n1"
+preserve_state = true
+`
+	}
+	lib := rafthost.Kind.Library
+	sc, err := scenarios.Parse("raft/restart_after_applying_ahead.toml", []byte(src), registry(), func(p string) ([]byte, error) { return fs.ReadFile(lib, path.Clean(p)) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// TestPanic_DuringARestartIsRecordedAndHalts: a panic inside etcd raft
+// while a life begins (hosts.Restarter.Started, which returns nothing)
+// is still a raft_panic record and a halted host, at the host's next
+// call, and so a Fail of no_raft_panic with the panic's text.
+func TestPanic_DuringARestartIsRecordedAndHalts(t *testing.T) {
+	sc := restartedAfterApplyingAhead(t, false)
+	for _, v := range verdicts(t, sc) {
+		if v.Kind != "no_raft_panic" {
+			continue
+		}
+		if v.Outcome != verdict.Fail {
+			t.Fatalf("%s: %s: %s", v.Name, v.Outcome, v.Reason)
+		}
+		for _, want := range []string{"n1 panicked at ", " during restart: ", "is out of range"} {
+			if !strings.Contains(v.Reason, want) {
+				t.Errorf("reason %q does not say %q", v.Reason, want)
+			}
+		}
+	}
+	rs, _ := run(t, restartedAfterApplyingAhead(t, false))
+	panics := rs.of("raft_panic", "n1")
+	if len(panics) != 1 {
+		t.Fatalf("raft_panic records of n1: %v", panics)
+	}
+	for _, r := range rs.all {
+		if r.Host == "n1" && r.Kind == "raft" && r.At > panics[0].At {
+			t.Fatalf("n1 recorded after it panicked: %s", r.Raw)
+		}
+	}
+}
+
+// TestPanic_ARestartStartsAfresh: a member that panicked and is
+// restarted on its disk starts a new life — a new RawNode over the same
+// disk — and so panics again, and says so, rather than staying silently
+// dead.
+func TestPanic_ARestartStartsAfresh(t *testing.T) {
+	rs, _ := run(t, restartedAfterApplyingAhead(t, true))
+	panics := rs.of("raft_panic", "n1")
+	if len(panics) != 2 {
+		t.Fatalf("n1 panicked at each of its two restarts; raft_panic records: %v", panics)
+	}
+	for _, p := range panics {
+		if p.Str("during") != "restart" || !strings.Contains(p.Str("panic"), "is out of range") {
+			t.Errorf("not the restart's panic: %s", p.Raw)
+		}
+	}
+	if panics[1].At < 13_000_000_000 {
+		t.Errorf("the second panic is at %d, before the second restart", panics[1].At)
+	}
 }

@@ -32,19 +32,19 @@ func (h *host) appendSnapshot(b []byte) []byte {
 		return append(b, '}')
 	}
 	st := h.node.BasicStatus()
-	b = str(b, "role", roleName(st.RaftState))
-	b = num(b, "term", st.GetTerm())
-	b = str(b, "vote", h.peer(st.GetVote()))
-	b = str(b, "lead", h.peer(st.Lead))
-	b = num(b, "commit", st.GetCommit())
-	b = num(b, "applied", h.d.applied)
-	b = num(b, "first_index", h.d.base+1)
-	b = num(b, "last_index", h.d.last())
-	b = num(b, "keys", uint64(len(h.d.kv)))
+	b = jsonw.AppendStringField(b, "role", roleName(st.RaftState))
+	b = jsonw.AppendUintField(b, "term", st.GetTerm())
+	b = jsonw.AppendStringField(b, "vote", h.peer(st.GetVote()))
+	b = jsonw.AppendStringField(b, "lead", h.peer(st.Lead))
+	b = jsonw.AppendUintField(b, "commit", st.GetCommit())
+	b = jsonw.AppendUintField(b, "applied", h.d.applied)
+	b = jsonw.AppendUintField(b, "first_index", h.d.base+1)
+	b = jsonw.AppendUintField(b, "last_index", h.d.last())
+	b = jsonw.AppendUintField(b, "keys", uint64(len(h.d.kv)))
 	if w := h.write; w != nil {
 		b = append(b, `,"write":{"entries":`...)
 		b = strconv.AppendInt(b, int64(len(w.rd.Entries)), 10)
-		b = num(b, "fsync_ns", uint64(w.fsyncNs))
+		b = jsonw.AppendUintField(b, "fsync_ns", uint64(w.fsyncNs))
 		b = append(b, '}')
 	} else {
 		b = append(b, `,"write":null`...)
@@ -58,7 +58,7 @@ func (h *host) appendSnapshot(b []byte) []byte {
 			}
 			b = append(b, `{"index":`...)
 			b = strconv.AppendUint(b, e.GetIndex(), 10)
-			b = num(b, "term", e.GetTerm())
+			b = jsonw.AppendUintField(b, "term", e.GetTerm())
 			op, req, key := opNoop, "", ""
 			if len(e.GetData()) > 0 {
 				op = opConf
@@ -66,9 +66,9 @@ func (h *host) appendSnapshot(b []byte) []byte {
 					op, req, key = opPut, r, k
 				}
 			}
-			b = str(b, "op", op)
-			b = str(b, "req", req)
-			b = str(b, "key", key)
+			b = jsonw.AppendStringField(b, "op", op)
+			b = jsonw.AppendStringField(b, "req", req)
+			b = jsonw.AppendStringField(b, "key", key)
 			b = append(b, '}')
 		}
 	}
@@ -88,18 +88,18 @@ func (h *host) appendSnapshot(b []byte) []byte {
 			first = false
 			b = append(b, `{"peer":`...)
 			b = jsonw.AppendString(b, h.peer(id))
-			b = num(b, "match", pr.Match)
-			b = num(b, "next", pr.Next)
-			b = str(b, "state", pr.State.String())
-			b = num(b, "inflight", uint64(pr.Inflights.Count()))
-			b = boolean(b, "paused", pr.MsgAppFlowPaused)
-			b = boolean(b, "active", pr.RecentActive)
+			b = jsonw.AppendUintField(b, "match", pr.Match)
+			b = jsonw.AppendUintField(b, "next", pr.Next)
+			b = jsonw.AppendStringField(b, "state", pr.State.String())
+			b = jsonw.AppendUintField(b, "inflight", uint64(pr.Inflights.Count()))
+			b = jsonw.AppendBoolField(b, "paused", pr.MsgAppFlowPaused)
+			b = jsonw.AppendBoolField(b, "active", pr.RecentActive)
 			b = append(b, '}')
 		}
 	}
 	b = append(b, ']')
 	if h.dead != "" {
-		b = str(b, "dead", h.dead)
+		b = jsonw.AppendStringField(b, "dead", h.dead)
 	}
 	return append(b, '}')
 }

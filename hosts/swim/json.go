@@ -12,6 +12,8 @@ import (
 // AppendString, kept because this package imports nothing of the
 // simulator. Both escape exactly as encoding/json does with HTML escaping
 // off; internal/jsonw's TestAppendString_SameAsSwim fails if they drift.
+// The field writers below are twins of jsonw's Append*Field in the same
+// way (TestFields_SameAsSwim).
 
 const hexDigits = "0123456789abcdef"
 

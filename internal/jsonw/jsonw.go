@@ -98,6 +98,40 @@ func AppendKey(dst []byte, key string) []byte {
 	return append(AppendString(dst, key), ':')
 }
 
+// The field writers below append one member of an event object, the
+// comma before it included, for the kinds that write their records in a
+// fixed member order ({"type":… first). Keys are written as they are:
+// package constants that need no escaping. hosts/swim has twins of them,
+// because it imports nothing of the simulator (TestFields_SameAsSwim).
+
+// AppendTypeField opens an event object with its "type" member.
+func AppendTypeField(dst []byte, typ string) []byte {
+	dst = append(dst, `{"type":`...)
+	return AppendString(dst, typ)
+}
+
+// AppendStringField appends ,"key":"v".
+func AppendStringField(dst []byte, key, v string) []byte {
+	return AppendString(appendFieldKey(dst, key), v)
+}
+
+// AppendUintField appends ,"key":v.
+func AppendUintField(dst []byte, key string, v uint64) []byte {
+	return strconv.AppendUint(appendFieldKey(dst, key), v, 10)
+}
+
+// AppendBoolField appends ,"key":true or ,"key":false.
+func AppendBoolField(dst []byte, key string, v bool) []byte {
+	return strconv.AppendBool(appendFieldKey(dst, key), v)
+}
+
+// appendFieldKey appends ,"key": with key as it is.
+func appendFieldKey(dst []byte, key string) []byte {
+	dst = append(dst, ',', '"')
+	dst = append(dst, key...)
+	return append(dst, '"', ':')
+}
+
 // AppendInt appends v as a JSON number.
 func AppendInt(dst []byte, v int64) []byte {
 	return strconv.AppendInt(dst, v, 10)

@@ -42,3 +42,29 @@ func TestAppendString_SameAsSwim(t *testing.T) {
 		}
 	}
 }
+
+// TestFields_SameAsSwim: the field writers write what hosts/swim's twins
+// write (read through a swim event's AppendJSON), so a kind using them
+// and swim write a record the same way.
+func TestFields_SameAsSwim(t *testing.T) {
+	ev := &swim.StateTransition{Observer: "n1", Subject: "n\"2", From: swim.Alive, To: swim.Suspect, Incarnation: 1<<53 + 1}
+	want := jsonw.AppendTypeField(nil, ev.Type())
+	want = jsonw.AppendStringField(want, "observer", ev.Observer)
+	want = jsonw.AppendStringField(want, "subject", ev.Subject)
+	want = jsonw.AppendStringField(want, "from", ev.From.String())
+	want = jsonw.AppendStringField(want, "to", ev.To.String())
+	want = jsonw.AppendUintField(want, "incarnation", ev.Incarnation)
+	if got := ev.AppendJSON(nil); !bytes.HasPrefix(got, want) {
+		t.Errorf("swim writes %s, jsonw %s", got, want)
+	}
+	for _, v := range []bool{true, false} {
+		got := append(jsonw.AppendBoolField(jsonw.AppendTypeField(nil, "t"), "ok", v), '}')
+		var back struct {
+			Type string `json:"type"`
+			OK   bool   `json:"ok"`
+		}
+		if err := json.Unmarshal(got, &back); err != nil || back.Type != "t" || back.OK != v {
+			t.Errorf("%s: %+v %v", got, back, err)
+		}
+	}
+}
