@@ -83,7 +83,8 @@ var outcomes = []string{"ok", "failed", "timed_out", "cancelled"}
 // outcome and the output kept, and a settled cancellation. A report for
 // a turn the agent never made a request for, a second report for a
 // turn, or one naming a response the edge never served is refused and
-// recorded.
+// recorded; a second report, or an ok one naming a response never
+// served, has its claims recorded too, for the oracles to judge the lie.
 func (s *session) report(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		s.refuse(r.Method+" "+r.URL.Path, "method not allowed")
@@ -100,7 +101,6 @@ func (s *session) report(w http.ResponseWriter, r *http.Request) {
 		jsonError(w, http.StatusBadRequest, "invalid_request_error", "not a report (docs/agents.md): "+err.Error())
 		return
 	}
-	e := s.e
 	call := strings.TrimPrefix(strings.TrimPrefix(rep.MessageID, "msg_"), "chatcmpl-")
 	s.mu.Lock()
 	sv, servedCall := s.served[call]
@@ -130,7 +130,19 @@ func (s *session) report(w http.ResponseWriter, r *http.Request) {
 		refuse(http.StatusConflict, fmt.Sprintf("turn %d never happened: no request of this episode was for it", rep.Turn))
 		return
 	case s.reported[rep.Turn]:
-		refuse(http.StatusConflict, fmt.Sprintf("turn %d was reported already", rep.Turn))
+		// Refused, and the claim recorded all the same: a turn that
+		// ends twice is the agent's lie for turn_outcome_once to judge.
+		s.refuseLocked("report of turn "+strconv.FormatInt(rep.Turn, 10), fmt.Sprintf("turn %d was reported already", rep.Turn))
+		s.claimLocked(call, rep)
+		jsonError(w, http.StatusConflict, "invalid_request_error", fmt.Sprintf("turn %d was reported already", rep.Turn))
+		return
+	case rep.MessageID != "" && !servedCall && rep.Outcome == "ok":
+		// Success on a message never served: refused, and the claim
+		// recorded for no_torn_success to judge.
+		s.refuseLocked("report of turn "+strconv.FormatInt(rep.Turn, 10), fmt.Sprintf("message %q was never served in this episode", rep.MessageID))
+		s.reported[rep.Turn] = true
+		s.claimLocked(call, rep)
+		jsonError(w, http.StatusConflict, "invalid_request_error", fmt.Sprintf("message %q was never served in this episode", rep.MessageID))
 		return
 	case rep.MessageID != "" && !servedCall:
 		refuse(http.StatusConflict, fmt.Sprintf("message %q was never served in this episode", rep.MessageID))
@@ -140,7 +152,15 @@ func (s *session) report(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.reported[rep.Turn] = true
-	agent := e.agentID
+	s.claimLocked(call, rep)
+	writeJSON(w, http.StatusOK, map[string]any{"recorded": true, "turn": rep.Turn})
+}
+
+// claimLocked records what report rep claims: the model call's outcome
+// and content, its tool results and the turn's end. Called with s.mu
+// held.
+func (s *session) claimLocked(call string, rep Report) {
+	agent := s.e.agentID
 	if rep.MessageID != "" {
 		c := llmwire.Content{Text: rep.Text}
 		for _, u := range rep.ToolUses {
@@ -165,7 +185,6 @@ func (s *session) report(w http.ResponseWriter, r *http.Request) {
 	if rep.Outcome == "cancelled" {
 		s.record(agent, "agent", llmwire.Ev("cancel_settled", llmwire.I("turn", rep.Turn), llmwire.S("episode", "cancelled")))
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"recorded": true, "turn": rep.Turn})
 }
 
 // useTurn is the turn whose response asked for tool use id, else turn.
