@@ -564,3 +564,22 @@ func TestEdge_RefusedReportsAreJudged(t *testing.T) {
 		}
 	}
 }
+
+// TestEdge_ToolGrandchildHoldingThePipe: a command that exits leaving a
+// grandchild outside its process group with the output pipe open ends
+// its run when the command ends (give or take toolWaitDelay), not when
+// the grandchild does.
+func TestEdge_ToolGrandchildHoldingThePipe(t *testing.T) {
+	r := start(t, scenario(t, "[[script]]\n"+clean, `effects = [{ effect = "success", duration_ns = 20_000_000 }]`, ""), Options{Allow: []string{"sh"}})
+	base := r.session(t, "s")
+	post(t, base+"/v1/messages", `{"stream":false,"messages":[{"role":"user","content":"hi"}]}`)
+	began := time.Now()
+	code, out := post(t, base+"/tools/bash", `{"id":"toolu_1","argv":["sh","-c","setsid sleep 8 & echo hello"]}`)
+	if took := time.Since(began); took > 5*time.Second {
+		t.Errorf("the run took %v: it waited for the grandchild", took)
+	}
+	if code != 200 || !bytes.Contains(out, []byte(`"output":"hello\n"`)) || !bytes.Contains(out, []byte(`"exit_code":0`)) {
+		t.Errorf("tool: %d %s", code, out)
+	}
+	r.stop()
+}

@@ -258,6 +258,9 @@ func (s *session) command(ctx context.Context, argv []string) ([]byte, int) {
 	buf := &capped{max: int(s.e.opts.MaxToolOutput)}
 	cmd.Stdout, cmd.Stderr = buf, buf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// A grandchild that left the process group may hold the output pipe
+	// open long after the command exited: Wait gives up on it after this.
+	cmd.WaitDelay = toolWaitDelay
 	if err := cmd.Start(); err != nil {
 		return []byte(err.Error()), 127
 	}
@@ -277,11 +280,17 @@ func (s *session) command(ctx context.Context, argv []string) ([]byte, int) {
 	switch {
 	case err == nil:
 		return buf.b, 0
+	case errors.Is(err, exec.ErrWaitDelay):
+		return buf.b, cmd.ProcessState.ExitCode() // exited 0; its pipe held open
 	case errors.As(err, &ee) && ee.ExitCode() >= 0:
 		return buf.b, ee.ExitCode()
 	}
 	return buf.b, 137
 }
+
+// toolWaitDelay is how long a tool command's Wait waits for its output
+// pipe to close after the command exited or was killed.
+const toolWaitDelay = time.Second
 
 // capped keeps the first max bytes written to it.
 type capped struct {
