@@ -134,3 +134,25 @@ func TestEdge_LoopbackOnlyAndSlowBodies(t *testing.T) {
 		t.Errorf("the slow body is not recorded as refused:\n%s", events)
 	}
 }
+
+// TestEdge_SlowEndBody: a client that stops sending the body of its
+// /end is not waited on past the body's idle bound: the episode ends
+// and is answered.
+func TestEdge_SlowEndBody(t *testing.T) {
+	r := start(t, scenario(t, "[[script]]\n"+clean, "", ""), Options{BodyIdle: 200 * time.Millisecond, BodyRead: time.Second})
+	r.session(t, "s")
+	slow, err := net.Dial("tcp", strings.TrimPrefix(r.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	if _, err := io.WriteString(slow, "POST /s/s/end HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"); err != nil {
+		t.Fatal(err)
+	}
+	_ = slow.SetReadDeadline(time.Now().Add(5 * time.Second))
+	got, _ := io.ReadAll(slow)
+	if !strings.Contains(string(got), " 200 ") {
+		t.Errorf("the slow /end's answer within 5s: %q", got)
+	}
+	r.stop()
+}

@@ -75,7 +75,7 @@ func (e *Edge) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		ep, err := s.reset()
 		writeEpisode(w, ep, err)
 	case rest == "/end" && r.Method == http.MethodPost:
-		s.reportEnd(r)
+		s.reportEnd(w, r)
 		writeEpisode(w, s.end("agent_ended"), nil)
 		if fl, ok := w.(http.Flusher); ok {
 			fl.Flush()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/detsim/detsim/hosts/llmwire"
 	"github.com/detsim/detsim/hosts/provider"
+	"github.com/detsim/detsim/providerserve"
 )
 
 // control is GET /s/SESSION/control[?after=K][&wait=SECONDS]: the
@@ -211,11 +212,13 @@ func outcomeEvent(effect, id, outcome, reason, content string, n int64) *llmwire
 
 // reportEnd records the episode's end as the agent posts it to
 // /s/SESSION/end ({"outcome": ...}, optional).
-func (s *session) reportEnd(r *http.Request) {
+// The body is read under the edge's body deadlines, as every other is:
+// one that stops coming ends the episode without an outcome.
+func (s *session) reportEnd(w http.ResponseWriter, r *http.Request) {
 	var end struct {
 		Outcome string `json:"outcome"`
 	}
-	_ = json.NewDecoder(http.MaxBytesReader(nil, r.Body, 4<<10)).Decode(&end)
+	_ = json.NewDecoder(providerserve.BodyReader(w, r, 4<<10, s.e.opts.BodyIdle, s.e.opts.BodyRead)).Decode(&end)
 	if !slices.Contains(outcomes, end.Outcome) {
 		return
 	}
