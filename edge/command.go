@@ -68,7 +68,7 @@ func flagError(fs *flag.FlagSet, err error, usage string, stdout, stderr io.Writ
 func Command(ctx context.Context, args []string, stdout, stderr io.Writer, reg *hosts.Registry, version string) int {
 	fs := flag.NewFlagSet("edge", flag.ContinueOnError)
 	seed := fs.Uint64("seed", 0, "the property's seed whose fault schedule to serve")
-	addr := fs.String("addr", "127.0.0.1:8788", "loopback address to listen on (127.0.0.1:PORT, [::1]:PORT; :0 picks a free port)")
+	addr := fs.String("addr", "127.0.0.1:8788", "loopback address to listen on (127.0.0.1:PORT, [::1]:PORT; 127.0.0.1:0 picks a free port)")
 	scale := fs.Float64("time-scale", 1, "multiply every scripted delay, tool duration and control instant by this")
 	out := fs.String("out", "", "directory for the sessions' bundles (default edge-NAME-SEED; must not exist or be empty)")
 	allow := fs.String("allow", "", "comma-separated tool commands an agent may run (argv[0], exactly)")
