@@ -156,3 +156,28 @@ func TestEdge_SlowEndBody(t *testing.T) {
 	}
 	r.stop()
 }
+
+// TestEdge_TinyIdleStop: an IdleStop under 4ns stops the edge (its
+// ticker no shorter than a millisecond) rather than panicking, and
+// --idle-stop 0 means never, as provider-serve's does.
+func TestEdge_TinyIdleStop(t *testing.T) {
+	e, err := New(scenario(t, "[[script]]\n"+clean, "", ""), Options{Out: filepath.Join(t.TempDir(), "out"), IdleStop: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := e.Serve(context.Background(), ln); done <- err }()
+	if err := receive(t, "the idle stop", done); err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+	if got := idleStop(0); got >= 0 {
+		t.Errorf("--idle-stop 0 is IdleStop %v, want negative (never)", got)
+	}
+	if got := idleStop(time.Minute); got != time.Minute {
+		t.Errorf("--idle-stop 1m is IdleStop %v", got)
+	}
+}

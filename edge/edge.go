@@ -92,7 +92,8 @@ type Options struct {
 	// BodyIdle and BodyRead bound the reading of a request body.
 	BodyIdle, BodyRead time.Duration
 	// IdleStop stops the edge once no request has been in flight for
-	// that long (0: DefaultIdleStop; negative: never); Sessions, when
+	// that long (0: DefaultIdleStop; negative: never; the command's
+	// --idle-stop 0 passes negative); Sessions, when
 	// positive, stops it once that many sessions have ended.
 	IdleStop time.Duration
 	Sessions int
@@ -273,7 +274,7 @@ func (e *Edge) Serve(ctx context.Context, ln net.Listener) ([]Episode, error) {
 		defer close(stopped)
 		var tick <-chan time.Time
 		if idle > 0 { // negative: only ctx or Sessions stop it
-			t := time.NewTicker(min(idle/4, time.Second))
+			t := time.NewTicker(max(min(idle/4, time.Second), time.Millisecond)) // NewTicker panics on 0
 			defer t.Stop()
 			tick = t.C
 		}
