@@ -181,3 +181,23 @@ func TestEdge_TinyIdleStop(t *testing.T) {
 		t.Errorf("--idle-stop 1m is IdleStop %v", got)
 	}
 }
+
+// TestEdge_ToolOutputCapped: a tool effect's output, with or without a
+// command run, is capped at MaxToolOutput as the docs say.
+func TestEdge_ToolOutputCapped(t *testing.T) {
+	for _, c := range []struct{ name, effects, body string }{
+		{"no command", `effects = [{ effect = "success", output_bytes = 5000 }]`, `{"id":"toolu_1"}`},
+		{"binary", `effects = [{ effect = "binary_output", output_bytes = 5000 }]`, `{"id":"toolu_1","argv":["echo","hi"]}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := start(t, scenario(t, "[[script]]\n"+clean, c.effects, ""), Options{Allow: []string{"echo"}, MaxToolOutput: 1000})
+			base := r.session(t, "s")
+			post(t, base+"/v1/messages", `{"stream":false,"messages":[{"role":"user","content":"hi"}]}`)
+			code, out := post(t, base+"/tools/bash", c.body)
+			if code != http.StatusOK || !bytes.Contains(out, []byte(`"bytes":1000}`)) {
+				t.Errorf("tool: %d %.200s, want 1000 bytes", code, out)
+			}
+			r.stop()
+		})
+	}
+}

@@ -185,7 +185,7 @@ func (s *session) execute(ctx context.Context, rn *run, argv []string, eff tool.
 	if len(argv) > 0 {
 		out, exit = s.command(ctx, argv)
 	} else {
-		out = tool.Text(rn.id, eff.OutputBytes)
+		out = tool.Text(rn.id, min(eff.OutputBytes, e.opts.MaxToolOutput))
 	}
 	cancelled := func(n int) runResult {
 		rn.mu.Lock()
@@ -229,7 +229,7 @@ func (s *session) execute(ctx context.Context, rn *run, argv []string, eff tool.
 			res.output = append(out, tool.Text(rn.id, int64(pad))...)
 		}
 	case tool.BinaryOutput:
-		res.output = tool.Binary(eff.OutputBytes)
+		res.output = tool.Binary(min(eff.OutputBytes, e.opts.MaxToolOutput))
 	case tool.PartialFail:
 		res.status, res.exit, res.output = "failed", int(eff.ExitCode), out[:half]
 	case tool.CancelledMid:
