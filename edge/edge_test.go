@@ -583,3 +583,31 @@ func TestEdge_ToolGrandchildHoldingThePipe(t *testing.T) {
 	}
 	r.stop()
 }
+
+// TestEdge_CancelNamesItsTool: a cancel finds its run by the tool use's
+// key and only under the tool that runs it: a cancel naming another
+// tool is refused and the run goes on.
+func TestEdge_CancelNamesItsTool(t *testing.T) {
+	var e *Edge
+	r := startWith(t, scenario(t, "[[script]]\n"+clean, `effects = [{ effect = "hang" }]`, ""), Options{}, func(x *Edge) { e = x })
+	base := r.session(t, "s")
+	post(t, base+"/v1/messages", `{"messages":[{"role":"user","content":"hi"}]}`)
+	done := make(chan []byte, 1)
+	go func() { _, b := post(t, base+"/tools/bash", `{"id":"toolu_1"}`); done <- b }()
+	waitSession(t, e, "s", "the run to start", func(s *session) bool { return len(s.runs) == 1 })
+	if code, b := post(t, base+"/tools/nope/toolu_1/cancel", ""); code != http.StatusNotFound {
+		t.Errorf("cancel under another tool's name: %d %s, want 404", code, b)
+	}
+	select {
+	case b := <-done:
+		t.Fatalf("the run ended on another tool's cancel: %s", b)
+	default:
+	}
+	if code, b := post(t, base+"/tools/bash/toolu_1/cancel", ""); code != http.StatusOK {
+		t.Errorf("cancel: %d %s", code, b)
+	}
+	if b := receive(t, "the cancelled run's answer", done); !bytes.Contains(b, []byte(`"status":"cancelled"`)) {
+		t.Errorf("cancelled run answered %s", b)
+	}
+	r.stop()
+}

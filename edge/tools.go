@@ -310,14 +310,17 @@ func (c *capped) Write(p []byte) (int, error) {
 
 // cancelRun is POST /s/SESSION/tools/NAME/ID/cancel.
 func (s *session) cancelRun(w http.ResponseWriter, name, useID string) {
+	// The run's key, as tool made it; and it must be this tool's run.
+	peer, _, known := s.e.toolPeer(name)
 	s.mu.Lock()
 	var rn *run
-	for _, x := range s.runs {
-		if strings.HasSuffix(x.id, "."+useID) {
-			rn = x
-		}
+	if turn, ok := s.uses[useID]; ok {
+		rn = s.runs["t"+strconv.FormatInt(turn, 10)+"."+useID]
 	}
 	s.mu.Unlock()
+	if rn != nil && (!known || rn.peer != peer) {
+		rn = nil
+	}
 	if rn == nil {
 		s.refuse("tool "+name+" cancel", fmt.Sprintf("no run of tool use %q in progress", useID))
 		jsonError(w, http.StatusNotFound, "not_found_error", fmt.Sprintf("no run of tool use %q in progress", useID))
