@@ -201,3 +201,31 @@ func TestEdge_ToolOutputCapped(t *testing.T) {
 		})
 	}
 }
+
+// TestEdge_ResetThatCannotBegin: a reset whose next episode cannot begin
+// (its bundle directory is taken) closes the session: it is no longer
+// served nor counted open.
+func TestEdge_ResetThatCannotBegin(t *testing.T) {
+	var e *Edge
+	r := startWith(t, scenario(t, "[[script]]\n"+clean, "", ""), Options{}, func(x *Edge) { e = x })
+	base := r.session(t, "s")
+	if err := os.MkdirAll(filepath.Join(r.out, "s", "e2"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(r.out, "s", "e2", "taken"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, b := post(t, base+"/reset", ""); code != http.StatusInternalServerError {
+		t.Fatalf("reset onto a taken bundle: %d %s, want 500", code, b)
+	}
+	e.mu.Lock()
+	open, still := e.open, e.sessions["s"] != nil
+	e.mu.Unlock()
+	if open != 0 || still {
+		t.Errorf("after the failed reset: %d sessions open, session kept %v", open, still)
+	}
+	if code, b := post(t, base+"/v1/messages", `{"messages":[]}`); code != http.StatusNotFound {
+		t.Errorf("the closed session still serves: %d %s", code, b)
+	}
+	r.stop()
+}

@@ -339,10 +339,26 @@ func (e *Edge) episodeEnded(ep Episode, sessionDone bool) {
 	defer e.mu.Unlock()
 	e.ended = append(e.ended, ep)
 	if sessionDone {
-		e.open--
-		e.done++
-		delete(e.sessions, ep.Session)
+		e.closeLocked(ep.Session)
 	}
+}
+
+// sessionClosed closes s, whose next episode could not begin, if it is
+// still open.
+func (e *Edge) sessionClosed(s *session) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.sessions[s.id] == s {
+		e.closeLocked(s.id)
+	}
+}
+
+// closeLocked counts session id ended and forgets it. Called with e.mu
+// held.
+func (e *Edge) closeLocked(id string) {
+	e.open--
+	e.done++
+	delete(e.sessions, id)
 }
 
 // stopIfDone stops the edge once Sessions sessions have ended and none
