@@ -229,3 +229,41 @@ func TestEdge_ResetThatCannotBegin(t *testing.T) {
 	}
 	r.stop()
 }
+
+// TestEdge_ResetThatCannotBeginEndsTheLastSession: with --sessions 1, the
+// session a failed reset closes is the edge's last: the edge stops.
+func TestEdge_ResetThatCannotBeginEndsTheLastSession(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	e, err := New(scenario(t, "[[script]]\n"+clean, "", ""), Options{Out: out, IdleStop: -1, Sessions: 1, TimeScale: 0.001})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { _, err := e.Serve(ctx, ln); done <- err }()
+	url := "http://" + ln.Addr().String()
+	if code, b := post(t, url+"/sessions", `{"id":"s"}`); code != http.StatusCreated {
+		t.Fatalf("POST /sessions: %d %s", code, b)
+	}
+	if err := os.MkdirAll(filepath.Join(out, "s", "e2", "taken"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if code, b := post(t, url+"/s/s/reset", ""); code != http.StatusInternalServerError {
+		t.Fatalf("reset onto a taken bundle: %d %s, want 500", code, b)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		cancel()
+		<-done
+		t.Error("the edge did not stop once its one session closed")
+	}
+}
