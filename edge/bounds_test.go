@@ -134,3 +134,136 @@ func TestEdge_LoopbackOnlyAndSlowBodies(t *testing.T) {
 		t.Errorf("the slow body is not recorded as refused:\n%s", events)
 	}
 }
+
+// TestEdge_SlowEndBody: a client that stops sending the body of its
+// /end is not waited on past the body's idle bound: the episode ends
+// and is answered.
+func TestEdge_SlowEndBody(t *testing.T) {
+	r := start(t, scenario(t, "[[script]]\n"+clean, "", ""), Options{BodyIdle: 200 * time.Millisecond, BodyRead: time.Second})
+	r.session(t, "s")
+	slow, err := net.Dial("tcp", strings.TrimPrefix(r.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	if _, err := io.WriteString(slow, "POST /s/s/end HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"); err != nil {
+		t.Fatal(err)
+	}
+	_ = slow.SetReadDeadline(time.Now().Add(5 * time.Second))
+	got, _ := io.ReadAll(slow)
+	if !strings.Contains(string(got), " 200 ") {
+		t.Errorf("the slow /end's answer within 5s: %q", got)
+	}
+	r.stop()
+}
+
+// TestEdge_TinyIdleStop: an IdleStop under 4ns stops the edge (its
+// ticker no shorter than a millisecond) rather than panicking, and
+// --idle-stop 0 means never, as provider-serve's does.
+func TestEdge_TinyIdleStop(t *testing.T) {
+	e, err := New(scenario(t, "[[script]]\n"+clean, "", ""), Options{Out: filepath.Join(t.TempDir(), "out"), IdleStop: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := e.Serve(context.Background(), ln); done <- err }()
+	if err := receive(t, "the idle stop", done); err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+	if got := idleStop(0); got >= 0 {
+		t.Errorf("--idle-stop 0 is IdleStop %v, want negative (never)", got)
+	}
+	if got := idleStop(time.Minute); got != time.Minute {
+		t.Errorf("--idle-stop 1m is IdleStop %v", got)
+	}
+}
+
+// TestEdge_ToolOutputCapped: a tool effect's output, with or without a
+// command run, is capped at MaxToolOutput as the docs say.
+func TestEdge_ToolOutputCapped(t *testing.T) {
+	for _, c := range []struct{ name, effects, body string }{
+		{"no command", `effects = [{ effect = "success", output_bytes = 5000 }]`, `{"id":"toolu_1"}`},
+		{"binary", `effects = [{ effect = "binary_output", output_bytes = 5000 }]`, `{"id":"toolu_1","argv":["echo","hi"]}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := start(t, scenario(t, "[[script]]\n"+clean, c.effects, ""), Options{Allow: []string{"echo"}, MaxToolOutput: 1000})
+			base := r.session(t, "s")
+			post(t, base+"/v1/messages", `{"stream":false,"messages":[{"role":"user","content":"hi"}]}`)
+			code, out := post(t, base+"/tools/bash", c.body)
+			if code != http.StatusOK || !bytes.Contains(out, []byte(`"bytes":1000}`)) {
+				t.Errorf("tool: %d %.200s, want 1000 bytes", code, out)
+			}
+			r.stop()
+		})
+	}
+}
+
+// TestEdge_ResetThatCannotBegin: a reset whose next episode cannot begin
+// (its bundle directory is taken) closes the session: it is no longer
+// served nor counted open.
+func TestEdge_ResetThatCannotBegin(t *testing.T) {
+	var e *Edge
+	r := startWith(t, scenario(t, "[[script]]\n"+clean, "", ""), Options{}, func(x *Edge) { e = x })
+	base := r.session(t, "s")
+	if err := os.MkdirAll(filepath.Join(r.out, "s", "e2"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(r.out, "s", "e2", "taken"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, b := post(t, base+"/reset", ""); code != http.StatusInternalServerError {
+		t.Fatalf("reset onto a taken bundle: %d %s, want 500", code, b)
+	}
+	e.mu.Lock()
+	open, still := e.open, e.sessions["s"] != nil
+	e.mu.Unlock()
+	if open != 0 || still {
+		t.Errorf("after the failed reset: %d sessions open, session kept %v", open, still)
+	}
+	if code, b := post(t, base+"/v1/messages", `{"messages":[]}`); code != http.StatusNotFound {
+		t.Errorf("the closed session still serves: %d %s", code, b)
+	}
+	r.stop()
+}
+
+// TestEdge_ResetThatCannotBeginEndsTheLastSession: with --sessions 1, the
+// session a failed reset closes is the edge's last: the edge stops.
+func TestEdge_ResetThatCannotBeginEndsTheLastSession(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	e, err := New(scenario(t, "[[script]]\n"+clean, "", ""), Options{Out: out, IdleStop: -1, Sessions: 1, TimeScale: 0.001})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { _, err := e.Serve(ctx, ln); done <- err }()
+	url := "http://" + ln.Addr().String()
+	if code, b := post(t, url+"/sessions", `{"id":"s"}`); code != http.StatusCreated {
+		t.Fatalf("POST /sessions: %d %s", code, b)
+	}
+	if err := os.MkdirAll(filepath.Join(out, "s", "e2", "taken"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if code, b := post(t, url+"/s/s/reset", ""); code != http.StatusInternalServerError {
+		t.Fatalf("reset onto a taken bundle: %d %s, want 500", code, b)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		cancel()
+		<-done
+		t.Error("the edge did not stop once its one session closed")
+	}
+}

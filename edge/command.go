@@ -43,7 +43,7 @@ your own agent"):
 
 Each episode is a bundle under --out/NAME/eK with its verdicts. The edge
 stops once --sessions sessions have ended, after --idle-stop without a
-request, or on Ctrl-C/SIGTERM, judging every open episode. Exit: 0 every
+request (0: never), or on Ctrl-C/SIGTERM, judging every open episode. Exit: 0 every
 verdict passed (or inconclusive), 1 an oracle failed, 2 invalid input, 3
 internal error.
 
@@ -68,13 +68,13 @@ func flagError(fs *flag.FlagSet, err error, usage string, stdout, stderr io.Writ
 func Command(ctx context.Context, args []string, stdout, stderr io.Writer, reg *hosts.Registry, version string) int {
 	fs := flag.NewFlagSet("edge", flag.ContinueOnError)
 	seed := fs.Uint64("seed", 0, "the property's seed whose fault schedule to serve")
-	addr := fs.String("addr", "127.0.0.1:8788", "loopback address to listen on (127.0.0.1:PORT, [::1]:PORT; :0 picks a free port)")
+	addr := fs.String("addr", "127.0.0.1:8788", "loopback address to listen on (127.0.0.1:PORT, [::1]:PORT; 127.0.0.1:0 picks a free port)")
 	scale := fs.Float64("time-scale", 1, "multiply every scripted delay, tool duration and control instant by this")
 	out := fs.String("out", "", "directory for the sessions' bundles (default edge-NAME-SEED; must not exist or be empty)")
 	allow := fs.String("allow", "", "comma-separated tool commands an agent may run (argv[0], exactly)")
 	toolDir := fs.String("tool-dir", "", "directory tool commands run in (default the current one)")
 	sessions := fs.Int("sessions", 0, "stop once this many sessions have ended (0: no such stop)")
-	idle := fs.Duration("idle-stop", DefaultIdleStop, "stop once no request has been in flight this long")
+	idle := fs.Duration("idle-stop", DefaultIdleStop, "stop once no request has been in flight this long (0: never, as provider-serve)")
 	maxConns := fs.Int("max-conns", providerserve.DefaultMaxConns, "connections served at once")
 	maxSessions := fs.Int("max-sessions", DefaultMaxSessions, "sessions open at once")
 	quiet := fs.Bool("q", false, "no line per request")
@@ -98,7 +98,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer, reg *
 	if *out == "" {
 		*out = "edge-" + strings.ReplaceAll(name, "/", "_") + "-" + strconv.FormatUint(sc.Seed, 10)
 	}
-	opts := Options{TimeScale: *scale, Out: *out, ToolDir: *toolDir, Sessions: *sessions, IdleStop: *idle,
+	opts := Options{TimeScale: *scale, Out: *out, ToolDir: *toolDir, Sessions: *sessions, IdleStop: idleStop(*idle),
 		MaxConns: *maxConns, MaxSessions: *maxSessions, Version: version}
 	for _, a := range strings.Split(*allow, ",") {
 		if a = strings.TrimSpace(a); a != "" {
@@ -188,4 +188,13 @@ func summary(w io.Writer, eps []Episode, took time.Duration) int {
 	}
 	fmt.Fprintf(w, "edge: %d episodes in %v\n", len(eps), took.Round(time.Millisecond))
 	return code
+}
+
+// idleStop is Options.IdleStop for --idle-stop d: 0 never stops, as
+// provider-serve's --idle-stop 0 (Options' 0 is DefaultIdleStop).
+func idleStop(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }

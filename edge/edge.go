@@ -92,7 +92,8 @@ type Options struct {
 	// BodyIdle and BodyRead bound the reading of a request body.
 	BodyIdle, BodyRead time.Duration
 	// IdleStop stops the edge once no request has been in flight for
-	// that long (0: DefaultIdleStop; negative: never); Sessions, when
+	// that long (0: DefaultIdleStop; negative: never; the command's
+	// --idle-stop 0 passes negative); Sessions, when
 	// positive, stops it once that many sessions have ended.
 	IdleStop time.Duration
 	Sessions int
@@ -273,7 +274,7 @@ func (e *Edge) Serve(ctx context.Context, ln net.Listener) ([]Episode, error) {
 		defer close(stopped)
 		var tick <-chan time.Time
 		if idle > 0 { // negative: only ctx or Sessions stop it
-			t := time.NewTicker(min(idle/4, time.Second))
+			t := time.NewTicker(max(min(idle/4, time.Second), time.Millisecond)) // NewTicker panics on 0
 			defer t.Stop()
 			tick = t.C
 		}
@@ -338,10 +339,26 @@ func (e *Edge) episodeEnded(ep Episode, sessionDone bool) {
 	defer e.mu.Unlock()
 	e.ended = append(e.ended, ep)
 	if sessionDone {
-		e.open--
-		e.done++
-		delete(e.sessions, ep.Session)
+		e.closeLocked(ep.Session)
 	}
+}
+
+// sessionClosed closes s, whose next episode could not begin, if it is
+// still open.
+func (e *Edge) sessionClosed(s *session) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.sessions[s.id] == s {
+		e.closeLocked(s.id)
+	}
+}
+
+// closeLocked counts session id ended and forgets it. Called with e.mu
+// held.
+func (e *Edge) closeLocked(id string) {
+	e.open--
+	e.done++
+	delete(e.sessions, id)
 }
 
 // stopIfDone stops the edge once Sessions sessions have ended and none

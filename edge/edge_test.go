@@ -515,3 +515,99 @@ func receive[T any](t testing.TB, what string, ch <-chan T) T {
 	})
 	return v
 }
+
+// TestEdge_RefusedReportsAreJudged: a second report for a turn, and an
+// ok report naming a message the edge never served, are refused with a
+// 409 and their claims recorded all the same, so the episode's
+// turn_outcome_once and no_torn_success fail on the lie.
+func TestEdge_RefusedReportsAreJudged(t *testing.T) {
+	r := start(t, scenario(t, "[[script]]\n"+clean, "", ""), Options{})
+	twice := r.session(t, "twice")
+	post(t, twice+"/v1/messages", `{"stream":false,"messages":[{"role":"user","content":"hi"}]}`)
+	rep := `{"turn":1,"outcome":"ok","message_id":"msg_t1.a1","text":"Let me look.","tool_uses":[{"id":"toolu_1","name":"bash","input":{"cmd":"ls"}}]}`
+	if code, out := post(t, twice+"/report", rep); code != 200 {
+		t.Fatalf("report: %d %s", code, out)
+	}
+	if code, out := post(t, twice+"/report", `{"turn":1,"outcome":"failed"}`); code != 409 || !bytes.Contains(out, []byte("reported already")) {
+		t.Fatalf("second report: %d %s", code, out)
+	}
+	unserved := r.session(t, "unserved")
+	post(t, unserved+"/v1/messages", `{"stream":false,"messages":[{"role":"user","content":"hi"}]}`)
+	if code, out := post(t, unserved+"/report", `{"turn":1,"outcome":"ok","message_id":"msg_t1.a7","text":"made up"}`); code != 409 || !bytes.Contains(out, []byte("never served")) {
+		t.Fatalf("unserved report: %d %s", code, out)
+	}
+	eps := r.stop()
+	if len(eps) != 2 {
+		t.Fatalf("%d episodes", len(eps))
+	}
+	for _, ep := range eps {
+		vs := verdictsOf(t, ep)
+		switch ep.Session {
+		case "twice":
+			if v := vs["turns"]; v.Outcome != verdict.Fail {
+				t.Errorf("twice: turn_outcome_once %s: %s", v.Outcome, v.Reason)
+			}
+		case "unserved":
+			if v := vs["no_torn_success"]; v.Outcome != verdict.Fail {
+				t.Errorf("unserved: no_torn_success %s: %s", v.Outcome, v.Reason)
+			}
+		}
+		events, err := os.ReadFile(filepath.Join(ep.Bundle, "events.ndjson"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(events, []byte(`"type":"refused"`)) {
+			t.Errorf("%s: no refusal recorded", ep.Session)
+		}
+		if res, err := bundle.Verify(ep.Bundle); err != nil || len(res) > 0 {
+			t.Errorf("%s does not verify: %v %+v", ep.Bundle, err, res)
+		}
+	}
+}
+
+// TestEdge_ToolGrandchildHoldingThePipe: a command that exits leaving a
+// grandchild outside its process group with the output pipe open ends
+// its run when the command ends (give or take toolWaitDelay), not when
+// the grandchild does.
+func TestEdge_ToolGrandchildHoldingThePipe(t *testing.T) {
+	r := start(t, scenario(t, "[[script]]\n"+clean, `effects = [{ effect = "success", duration_ns = 20_000_000 }]`, ""), Options{Allow: []string{"sh"}})
+	base := r.session(t, "s")
+	post(t, base+"/v1/messages", `{"stream":false,"messages":[{"role":"user","content":"hi"}]}`)
+	began := time.Now()
+	code, out := post(t, base+"/tools/bash", `{"id":"toolu_1","argv":["sh","-c","setsid sleep 8 & echo hello"]}`)
+	if took := time.Since(began); took > 5*time.Second {
+		t.Errorf("the run took %v: it waited for the grandchild", took)
+	}
+	if code != 200 || !bytes.Contains(out, []byte(`"output":"hello\n"`)) || !bytes.Contains(out, []byte(`"exit_code":0`)) {
+		t.Errorf("tool: %d %s", code, out)
+	}
+	r.stop()
+}
+
+// TestEdge_CancelNamesItsTool: a cancel finds its run by the tool use's
+// key and only under the tool that runs it: a cancel naming another
+// tool is refused and the run goes on.
+func TestEdge_CancelNamesItsTool(t *testing.T) {
+	var e *Edge
+	r := startWith(t, scenario(t, "[[script]]\n"+clean, `effects = [{ effect = "hang" }]`, ""), Options{}, func(x *Edge) { e = x })
+	base := r.session(t, "s")
+	post(t, base+"/v1/messages", `{"messages":[{"role":"user","content":"hi"}]}`)
+	done := make(chan []byte, 1)
+	go func() { _, b := post(t, base+"/tools/bash", `{"id":"toolu_1"}`); done <- b }()
+	waitSession(t, e, "s", "the run to start", func(s *session) bool { return len(s.runs) == 1 })
+	if code, b := post(t, base+"/tools/nope/toolu_1/cancel", ""); code != http.StatusNotFound {
+		t.Errorf("cancel under another tool's name: %d %s, want 404", code, b)
+	}
+	select {
+	case b := <-done:
+		t.Fatalf("the run ended on another tool's cancel: %s", b)
+	default:
+	}
+	if code, b := post(t, base+"/tools/bash/toolu_1/cancel", ""); code != http.StatusOK {
+		t.Errorf("cancel: %d %s", code, b)
+	}
+	if b := receive(t, "the cancelled run's answer", done); !bytes.Contains(b, []byte(`"status":"cancelled"`)) {
+		t.Errorf("cancelled run answered %s", b)
+	}
+	r.stop()
+}

@@ -74,8 +74,14 @@ func (e *Edge) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		ep, err := s.reset()
 		writeEpisode(w, ep, err)
+		if err != nil { // the session closed: it may have been the last
+			if fl, ok := w.(http.Flusher); ok {
+				fl.Flush()
+			}
+			e.stopIfDone()
+		}
 	case rest == "/end" && r.Method == http.MethodPost:
-		s.reportEnd(r)
+		s.reportEnd(w, r)
 		writeEpisode(w, s.end("agent_ended"), nil)
 		if fl, ok := w.(http.Flusher); ok {
 			fl.Flush()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/detsim/detsim/hosts/llmwire"
 	"github.com/detsim/detsim/hosts/provider"
+	"github.com/detsim/detsim/providerserve"
 )
 
 // control is GET /s/SESSION/control[?after=K][&wait=SECONDS]: the
@@ -83,7 +84,8 @@ var outcomes = []string{"ok", "failed", "timed_out", "cancelled"}
 // outcome and the output kept, and a settled cancellation. A report for
 // a turn the agent never made a request for, a second report for a
 // turn, or one naming a response the edge never served is refused and
-// recorded.
+// recorded; a second report, or an ok one naming a response never
+// served, has its claims recorded too, for the oracles to judge the lie.
 func (s *session) report(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		s.refuse(r.Method+" "+r.URL.Path, "method not allowed")
@@ -100,7 +102,6 @@ func (s *session) report(w http.ResponseWriter, r *http.Request) {
 		jsonError(w, http.StatusBadRequest, "invalid_request_error", "not a report (docs/agents.md): "+err.Error())
 		return
 	}
-	e := s.e
 	call := strings.TrimPrefix(strings.TrimPrefix(rep.MessageID, "msg_"), "chatcmpl-")
 	s.mu.Lock()
 	sv, servedCall := s.served[call]
@@ -130,7 +131,19 @@ func (s *session) report(w http.ResponseWriter, r *http.Request) {
 		refuse(http.StatusConflict, fmt.Sprintf("turn %d never happened: no request of this episode was for it", rep.Turn))
 		return
 	case s.reported[rep.Turn]:
-		refuse(http.StatusConflict, fmt.Sprintf("turn %d was reported already", rep.Turn))
+		// Refused, and the claim recorded all the same: a turn that
+		// ends twice is the agent's lie for turn_outcome_once to judge.
+		s.refuseLocked("report of turn "+strconv.FormatInt(rep.Turn, 10), fmt.Sprintf("turn %d was reported already", rep.Turn))
+		s.claimLocked(call, rep)
+		jsonError(w, http.StatusConflict, "invalid_request_error", fmt.Sprintf("turn %d was reported already", rep.Turn))
+		return
+	case rep.MessageID != "" && !servedCall && rep.Outcome == "ok":
+		// Success on a message never served: refused, and the claim
+		// recorded for no_torn_success to judge.
+		s.refuseLocked("report of turn "+strconv.FormatInt(rep.Turn, 10), fmt.Sprintf("message %q was never served in this episode", rep.MessageID))
+		s.reported[rep.Turn] = true
+		s.claimLocked(call, rep)
+		jsonError(w, http.StatusConflict, "invalid_request_error", fmt.Sprintf("message %q was never served in this episode", rep.MessageID))
 		return
 	case rep.MessageID != "" && !servedCall:
 		refuse(http.StatusConflict, fmt.Sprintf("message %q was never served in this episode", rep.MessageID))
@@ -140,7 +153,15 @@ func (s *session) report(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.reported[rep.Turn] = true
-	agent := e.agentID
+	s.claimLocked(call, rep)
+	writeJSON(w, http.StatusOK, map[string]any{"recorded": true, "turn": rep.Turn})
+}
+
+// claimLocked records what report rep claims: the model call's outcome
+// and content, its tool results and the turn's end. Called with s.mu
+// held.
+func (s *session) claimLocked(call string, rep Report) {
+	agent := s.e.agentID
 	if rep.MessageID != "" {
 		c := llmwire.Content{Text: rep.Text}
 		for _, u := range rep.ToolUses {
@@ -165,7 +186,6 @@ func (s *session) report(w http.ResponseWriter, r *http.Request) {
 	if rep.Outcome == "cancelled" {
 		s.record(agent, "agent", llmwire.Ev("cancel_settled", llmwire.I("turn", rep.Turn), llmwire.S("episode", "cancelled")))
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"recorded": true, "turn": rep.Turn})
 }
 
 // useTurn is the turn whose response asked for tool use id, else turn.
@@ -192,11 +212,13 @@ func outcomeEvent(effect, id, outcome, reason, content string, n int64) *llmwire
 
 // reportEnd records the episode's end as the agent posts it to
 // /s/SESSION/end ({"outcome": ...}, optional).
-func (s *session) reportEnd(r *http.Request) {
+// The body is read under the edge's body deadlines, as every other is:
+// one that stops coming ends the episode without an outcome.
+func (s *session) reportEnd(w http.ResponseWriter, r *http.Request) {
 	var end struct {
 		Outcome string `json:"outcome"`
 	}
-	_ = json.NewDecoder(http.MaxBytesReader(nil, r.Body, 4<<10)).Decode(&end)
+	_ = json.NewDecoder(providerserve.BodyReader(w, r, 4<<10, s.e.opts.BodyIdle, s.e.opts.BodyRead)).Decode(&end)
 	if !slices.Contains(outcomes, end.Outcome) {
 		return
 	}

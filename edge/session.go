@@ -172,11 +172,17 @@ func (s *session) end(why string) Episode {
 }
 
 // reset ends the current episode and begins the next.
+// A next episode that cannot begin closes the session, as its last
+// episode's end would: it no longer holds a place among the open.
 func (s *session) reset() (Episode, error) {
 	ep := s.finish("reset", false)
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return ep, s.begin(s.n + 1)
+	err := s.begin(s.n + 1)
+	s.mu.Unlock()
+	if err != nil {
+		s.e.sessionClosed(s)
+	}
+	return ep, err
 }
 
 func (s *session) finish(why string, last bool) Episode {

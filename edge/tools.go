@@ -185,7 +185,7 @@ func (s *session) execute(ctx context.Context, rn *run, argv []string, eff tool.
 	if len(argv) > 0 {
 		out, exit = s.command(ctx, argv)
 	} else {
-		out = tool.Text(rn.id, eff.OutputBytes)
+		out = tool.Text(rn.id, min(eff.OutputBytes, e.opts.MaxToolOutput))
 	}
 	cancelled := func(n int) runResult {
 		rn.mu.Lock()
@@ -229,7 +229,7 @@ func (s *session) execute(ctx context.Context, rn *run, argv []string, eff tool.
 			res.output = append(out, tool.Text(rn.id, int64(pad))...)
 		}
 	case tool.BinaryOutput:
-		res.output = tool.Binary(eff.OutputBytes)
+		res.output = tool.Binary(min(eff.OutputBytes, e.opts.MaxToolOutput))
 	case tool.PartialFail:
 		res.status, res.exit, res.output = "failed", int(eff.ExitCode), out[:half]
 	case tool.CancelledMid:
@@ -258,6 +258,9 @@ func (s *session) command(ctx context.Context, argv []string) ([]byte, int) {
 	buf := &capped{max: int(s.e.opts.MaxToolOutput)}
 	cmd.Stdout, cmd.Stderr = buf, buf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// A grandchild that left the process group may hold the output pipe
+	// open long after the command exited: Wait gives up on it after this.
+	cmd.WaitDelay = toolWaitDelay
 	if err := cmd.Start(); err != nil {
 		return []byte(err.Error()), 127
 	}
@@ -277,11 +280,17 @@ func (s *session) command(ctx context.Context, argv []string) ([]byte, int) {
 	switch {
 	case err == nil:
 		return buf.b, 0
+	case errors.Is(err, exec.ErrWaitDelay):
+		return buf.b, cmd.ProcessState.ExitCode() // exited 0; its pipe held open
 	case errors.As(err, &ee) && ee.ExitCode() >= 0:
 		return buf.b, ee.ExitCode()
 	}
 	return buf.b, 137
 }
+
+// toolWaitDelay is how long a tool command's Wait waits for its output
+// pipe to close after the command exited or was killed.
+const toolWaitDelay = time.Second
 
 // capped keeps the first max bytes written to it.
 type capped struct {
@@ -301,14 +310,17 @@ func (c *capped) Write(p []byte) (int, error) {
 
 // cancelRun is POST /s/SESSION/tools/NAME/ID/cancel.
 func (s *session) cancelRun(w http.ResponseWriter, name, useID string) {
+	// The run's key, as tool made it; and it must be this tool's run.
+	peer, _, known := s.e.toolPeer(name)
 	s.mu.Lock()
 	var rn *run
-	for _, x := range s.runs {
-		if strings.HasSuffix(x.id, "."+useID) {
-			rn = x
-		}
+	if turn, ok := s.uses[useID]; ok {
+		rn = s.runs["t"+strconv.FormatInt(turn, 10)+"."+useID]
 	}
 	s.mu.Unlock()
+	if rn != nil && (!known || rn.peer != peer) {
+		rn = nil
+	}
 	if rn == nil {
 		s.refuse("tool "+name+" cancel", fmt.Sprintf("no run of tool use %q in progress", useID))
 		jsonError(w, http.StatusNotFound, "not_found_error", fmt.Sprintf("no run of tool use %q in progress", useID))

@@ -140,7 +140,7 @@ func Serve(ctx context.Context, ln net.Listener, script provider.Script, opts Op
 	go func() {
 		var idle <-chan time.Time
 		if opts.IdleStop > 0 {
-			t := time.NewTicker(min(opts.IdleStop/4, time.Second))
+			t := time.NewTicker(max(min(opts.IdleStop/4, time.Second), time.Millisecond)) // NewTicker panics on 0
 			defer t.Stop()
 			idle = t.C
 		}

@@ -427,3 +427,10 @@ func TestSDK_NonStreamingGetsAMessage(t *testing.T) {
 		t.Fatalf("no ping after message_start: %.200s", b)
 	}
 }
+
+// TestServe_TinyIdleStop: an IdleStop under 4ns stops the server (its
+// ticker no shorter than a millisecond) rather than panicking.
+func TestServe_TinyIdleStop(t *testing.T) {
+	_, served := serveClean(t, Options{TimeScale: 0.01, IdleStop: 1})
+	awaitIdleStop(t, served)
+}

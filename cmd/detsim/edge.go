@@ -14,6 +14,7 @@ import (
 func cmdEdge(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	stopOnDone(ctx, stop)
 	return edge.Command(ctx, args, stdout, stderr, builtin.Registry(), version())
 }
 
@@ -22,5 +23,13 @@ func cmdEdge(args []string, stdout, stderr io.Writer) int {
 func cmdToolRun(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	stopOnDone(ctx, stop)
 	return edge.ToolRun(ctx, args, stdout, stderr)
+}
+
+// stopOnDone restores the signals' default behaviour once ctx is done
+// (the first SIGINT or SIGTERM), so a second one kills the process even
+// if the command is stuck ending, as signal.NotifyContext's docs advise.
+func stopOnDone(ctx context.Context, stop context.CancelFunc) {
+	context.AfterFunc(ctx, stop)
 }

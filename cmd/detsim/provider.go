@@ -22,7 +22,7 @@ Ctrl-C or SIGTERM. Exit: 0 stopped, 2 invalid input or a non-loopback
 address, 3 the listener failed.
 
 flags:
-  --addr ADDR        loopback address to listen on (default 127.0.0.1:8787; :0 picks a free port)
+  --addr ADDR        loopback address to listen on (default 127.0.0.1:8787; 127.0.0.1:0 picks a free port)
   --time-scale F     multiply every scripted delay by F (0.01: a hundred times faster)
   -q                 no line per request
 `

@@ -128,11 +128,10 @@ type Plan struct {
 	Provider string
 	Tools    []kindcfg.Pair // tool name → tool peer, sorted by name
 	Steps    []string
-	Turns    int64
 }
 
 // ReadPlan reads the plan of a validated agent kind_config.
 func ReadPlan(config map[string]any, peers []string) Plan {
 	c, _ := parse(config, peers)
-	return Plan{Provider: c.provider, Tools: c.tools, Steps: c.steps, Turns: c.turns}
+	return Plan{Provider: c.provider, Tools: c.tools, Steps: c.steps}
 }
