@@ -399,15 +399,19 @@ func (r *run) apply(it scenarios.Scheduled) (stop string, err error) {
 func (r *run) startPeer(i int, state string, resume bool) string {
 	err := r.peers.start(i, state, resume)
 	if err == nil {
+		if afterStart != nil {
+			afterStart(r.ids[i], r.peers.addr(i))
+		}
 		return ""
 	}
 	reason := r.shaper.startFailed(i, err)
 	return fmt.Sprintf("peer %s could not begin its next life (%s): %v", r.ids[i], reason, err)
 }
 
-// afterKill, when set (tests only), is called once a PeerKill has
-// stopped a peer, with the port the peer will come back on.
-var afterKill func(peer string, port netip.AddrPort)
+// afterKill and afterStart, when set (tests only), are called once a
+// PeerKill has stopped a peer, with the port the peer will come back on,
+// and once a peer's life has begun, with the port it listens on.
+var afterKill, afterStart func(peer string, port netip.AddrPort)
 
 func (r *run) shaperRunning(i int) bool {
 	r.shaper.mu.Lock()

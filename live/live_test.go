@@ -20,7 +20,9 @@ import (
 	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/bundle/verdict"
 	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/hosts/swim"
 	"github.com/detsim/detsim/internal/realtime"
+	"github.com/detsim/detsim/live/node"
 	"github.com/detsim/detsim/scenarios"
 )
 
@@ -223,7 +225,8 @@ func TestRun_PartitionObserved(t *testing.T) {
 func TestRun_CancelGivesInterruptedVerifiableBundle(t *testing.T) {
 	sc := load(t, "three.toml")
 	out := filepath.Join(t.TempDir(), "b")
-	ctx, cancel := context.WithTimeout(context.Background(), 1200*time.Millisecond)
+	// load stretched the scenario by realtime.Scale: cancel in its time.
+	ctx, cancel := context.WithTimeout(context.Background(), realtime.Scaled(1200*time.Millisecond))
 	defer cancel()
 	start := time.Now()
 	res, err := Run(ctx, sc, builtin.Registry(), Config{Out: out})
@@ -235,7 +238,7 @@ func TestRun_CancelGivesInterruptedVerifiableBundle(t *testing.T) {
 	}
 	verifyIntact(t, out)
 	m := res.Manifest
-	if !strings.Contains(m.Interrupted, "cancelled") || m.DurationNs >= sc.DurationNs || m.DurationNs < 1_000_000_000 {
+	if !strings.Contains(m.Interrupted, "cancelled") || m.DurationNs >= sc.DurationNs || m.DurationNs < int64(realtime.Scaled(500*time.Millisecond)) {
 		t.Errorf("interrupted %q at %d", m.Interrupted, m.DurationNs)
 	}
 	if _, err := os.Stat(filepath.Join(out, "snapshots", "a", "0.json")); err == nil {
@@ -327,6 +330,60 @@ func swimdBinary(t *testing.T) string {
 // the run stops there with a complete bundle that verifies, marked
 // interrupted with the reason — in process and with swimd children.
 // Before, the run was lost: exit 3, no bundle.
+// A live run given no key makes one (issue 21): a local process that
+// forges datagrams — unkeyed, or sealed with a key of its own — naming
+// another peer as their sender and declaring a member dead is counted as
+// a drop and changes nobody's view. Before, a run without --key trusted
+// the sender named inside the datagram, and one forged update killed a
+// member.
+func TestRun_DefaultKeyRefusesForgedDatagrams(t *testing.T) {
+	forged, _ := swim.Encode(&swim.Message{Kind: swim.Ping, From: "c", Target: "a", Seq: 9,
+		Updates: []swim.Update{{Member: "b", State: swim.Dead, Incarnation: 1 << 40, From: "c"}}})
+	ownKey := []byte("a key the run never gave anybody")
+	var sent int
+	afterStart = func(peer string, port netip.AddrPort) {
+		if peer != "a" || sent > 0 {
+			return
+		}
+		conn, err := net.DialUDP("udp", nil, net.UDPAddrFromAddrPort(port))
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer conn.Close()
+		for _, d := range [][]byte{forged, node.Seal(ownKey, append([]byte(nil), forged...), uint64(time.Now().UnixNano()))} {
+			if _, err := conn.Write(d); err == nil {
+				sent++
+			}
+		}
+	}
+	defer func() { afterStart = nil }()
+	out := filepath.Join(t.TempDir(), "b")
+	if _, err := Run(context.Background(), load(t, "three.toml"), builtin.Registry(), Config{Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	if sent != 2 {
+		t.Fatalf("sent %d forged datagrams to a, want 2; the test proves nothing", sent)
+	}
+	verifyIntact(t, out)
+	drops := 0
+	for _, r := range records(t, out) {
+		switch r.Event.Type {
+		case "packet_dropped":
+			if r.Host == "a" && (r.Event.Reason == node.ReasonNoTag || r.Event.Reason == node.ReasonBadTag) {
+				drops++
+			}
+		case "state_transition":
+			if r.Event.Subject == "b" && r.Event.To == "dead" {
+				t.Errorf("%s took the forged news: %+v", r.Host, r)
+			}
+		}
+	}
+	if drops == 0 {
+		t.Error("a recorded no drop of the forged datagrams")
+	}
+}
+
 func TestRun_PortTakenWhileDownEndsThatLife(t *testing.T) {
 	for _, procs := range []bool{false, true} {
 		t.Run(fmt.Sprintf("procs=%v", procs), func(t *testing.T) {

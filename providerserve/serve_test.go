@@ -180,11 +180,12 @@ func TestSDK_TruncatedStream(t *testing.T) {
 	}
 }
 
-// TestSDK_Stall: a 100-scripted-second stall (1 s here) mid-stream; the
-// client's 300 ms deadline fires first, after the events before it.
+// TestSDK_Stall: a 1 000-scripted-second stall (10 s here) mid-stream;
+// the client's deadline (300 ms, scaled to the machine's load, so at most
+// 3 s) fires first, after the events before it.
 func TestSDK_Stall(t *testing.T) {
-	url := start(t, script(t, "[[script]]\n"+clean+"fault = { kind = \"stall\", after_chunks = 2, stall_ns = 100_000_000_000 }\n"))
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	url := start(t, script(t, "[[script]]\n"+clean+"fault = { kind = \"stall\", after_chunks = 2, stall_ns = 1_000_000_000_000 }\n"))
+	ctx, cancel := context.WithTimeout(context.Background(), realtime.Scaled(300*time.Millisecond))
 	defer cancel()
 	began := time.Now()
 	types, _, err := collect(ctx, client(url, 0))
@@ -194,7 +195,7 @@ func TestSDK_Stall(t *testing.T) {
 	if len(types) != 2 {
 		t.Errorf("events before the stall %v", types)
 	}
-	if d := time.Since(began); d > 900*time.Millisecond {
+	if d := time.Since(began); d > realtime.Scaled(900*time.Millisecond) {
 		t.Errorf("took %v: the stall was waited out", d)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"maps"
 	"path"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -328,7 +327,7 @@ func (r *run) bandwidths(keys []chartKey) map[chartKey]int64 {
 		} `toml:"links"`
 	}
 	out := map[chartKey]int64{}
-	if _, err := toml.DecodeFile(filepath.Join(r.dir, bundle.ScenarioFile), &sc); err != nil {
+	if _, err := toml.Decode(r.scenario, &sc); err != nil {
 		return out
 	}
 	match := func(pat, id string) bool {
@@ -372,7 +371,7 @@ func (cs *charts) snapshots(r *run) {
 	if len(snaps) == 0 {
 		return
 	}
-	if _, err := toml.DecodeFile(filepath.Join(r.dir, bundle.ScenarioFile), &sc); err != nil {
+	if _, err := toml.Decode(r.scenario, &sc); err != nil {
 		return
 	}
 	var files []string
@@ -400,7 +399,7 @@ func (cs *charts) snapshots(r *run) {
 			if b < 0 {
 				continue
 			}
-			data, err := safefile.ReadFile(filepath.Join(r.dir, filepath.FromSlash(f)), bundle.MaxManifestBytes)
+			data, err := safefile.ReadFileIn(r.dir, f, bundle.MaxManifestBytes)
 			if err != nil {
 				continue
 			}

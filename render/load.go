@@ -72,6 +72,7 @@ type transition struct {
 type run struct {
 	dir      string
 	manifest bundle.Manifest
+	scenario string // scenario.toml, read once through the bundle's root
 	name     string
 	verdicts []verdict.Verdict
 	from, to int64 // the window drawn
@@ -265,7 +266,7 @@ func load(dir string, opts Options) (*run, error) {
 	if err := r.readVerdicts(); err != nil {
 		return nil, err
 	}
-	r.readScenarioName()
+	r.readScenario()
 	r.charts = r.newCharts(opts)
 
 	c := &counts{pairs: map[pair]uint32{}, views: map[view]uint32{}}
@@ -791,13 +792,17 @@ func (r *run) readVerdicts() error {
 	return nil
 }
 
-// readScenarioName takes the run's name from scenario.toml; a bundle
+// readScenario reads scenario.toml once, through the bundle's root as
+// every bundle file is read, and takes the run's name from it; a bundle
 // verify accepted has a readable one, and a name is only a title.
-func (r *run) readScenarioName() {
+func (r *run) readScenario() {
 	var sc struct {
 		Name string `toml:"name"`
 	}
-	if _, err := toml.DecodeFile(filepath.Join(r.dir, bundle.ScenarioFile), &sc); err == nil {
+	if data, err := safefile.ReadFileIn(r.dir, bundle.ScenarioFile, bundle.MaxScenarioBytes); err == nil {
+		r.scenario = string(data)
+	}
+	if _, err := toml.Decode(r.scenario, &sc); err == nil {
 		r.name = sc.Name
 	}
 	if r.name == "" {

@@ -40,10 +40,19 @@ func Resolve(arg string, reg *hosts.Registry) (*Scenario, error) {
 		if !info.IsDir() {
 			return Load(arg, reg)
 		}
-		if m, err := os.Stat(filepath.Join(arg, bundleManifest)); err != nil || !m.Mode().IsRegular() {
+		m, err := safefile.OpenFileIn(arg, bundleManifest)
+		if err != nil {
 			return nil, Errors{{File: arg, Msg: "is a directory, not a scenario file (nor a bundle: no " + bundleManifest + ")"}}
 		}
-		return Load(filepath.Join(arg, bundleScenario), reg)
+		m.Close()
+		// Read through the bundle's root, as every other bundle file is: a
+		// scenario.toml linking out of the bundle is refused, not run.
+		path := filepath.Join(arg, bundleScenario)
+		data, err := safefile.ReadFileIn(arg, bundleScenario, MaxFileBytes)
+		if err != nil {
+			return nil, Errors{{File: path, Msg: "cannot read: " + err.Error()}}
+		}
+		return Parse(path, data, reg, readOSFile)
 	}
 	if inLibrary(arg, reg) {
 		return LoadLibrary(arg, reg)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/network"
 	"github.com/detsim/detsim/scenarios"
 )
 
@@ -69,6 +70,20 @@ func TestNewPlan_RefusesWhatItCannotRealise(t *testing.T) {
 				t.Errorf("NewPlan: %v, want an error naming %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestNewPlan_RefusesAMutationItCannotApply: a mutation kind with no
+// kernel or process counterpart (a Cancel, which only an agent peer takes
+// and the loader already refuses for a swim peer) is refused by the plan
+// itself, naming the mutation, so a scenario the loader lets through one
+// day still never builds a network it would then ignore.
+func TestNewPlan_RefusesAMutationItCannotApply(t *testing.T) {
+	sc := loadText(t, base)
+	sc.Mutations = append(sc.Mutations, network.Mutation{At: 7, Kind: network.Cancel, Peer: "a"})
+	_, err := NewPlan(sc, ImplSwimd)
+	if want := "mutations[0] (Cancel at 7 ns).kind: the testbed cannot apply a Cancel"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("NewPlan: %v, want an error naming %q", err, want)
 	}
 }
 

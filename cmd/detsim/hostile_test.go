@@ -80,6 +80,30 @@ func TestBundleReaders_RefuseWhatIsNotAFile(t *testing.T) {
 	}
 }
 
+// A bundle given as the scenario (`detsim --batch BUNDLE`) is read
+// through the bundle's root like every other bundle file: a scenario.toml
+// that links out of the bundle is refused, whether it leads to a valid
+// scenario (before, that scenario ran, exit 0) or to /etc/passwd (before,
+// read and parsed).
+func TestBundleAsScenario_RefusesALinkOutOfTheBundle(t *testing.T) {
+	dir, good := smokeBundle(t)
+	outside := filepath.Join(dir, "outside.toml")
+	data, err := os.ReadFile(filepath.Join(good, bundle.ScenarioFile))
+	must(t, err)
+	must(t, os.WriteFile(outside, data, 0o644))
+	for name, target := range map[string]string{"outside": outside, "passwd": "/etc/passwd"} {
+		b := filepath.Join(dir, name)
+		fstree.Copy(t, good, b)
+		sc := filepath.Join(b, bundle.ScenarioFile)
+		must(t, os.Remove(sc))
+		must(t, os.Symlink(target, sc))
+		r := detsim(t, "--batch", "--out", filepath.Join(dir, name+".out"), b)
+		if r.code != 2 || !strings.Contains(r.stderr, "escapes") {
+			t.Errorf("%s: exit %d, want 2 refusing the link\n%s%s", name, r.code, r.stdout, r.stderr)
+		}
+	}
+}
+
 // smokeBundle writes smoke/three_mesh's bundle in a new directory, for
 // damaged copies beside it.
 func smokeBundle(t *testing.T) (dir, good string) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/detsim/detsim/internal/realtime"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -103,21 +104,21 @@ func TestTestbed_SignalsLeaveNothing(t *testing.T) {
 			t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 			// Wait until both daemons run inside the run's namespaces.
 			var made []string
-			deadline := time.Now().Add(20 * time.Second)
+			deadline := time.Now().Add(realtime.Scaled(20 * time.Second))
 			for {
 				made = newSince(before, testbedNamespaces(t))
 				if daemonsIn(made) >= 2 {
 					break
 				}
 				if time.Now().After(deadline) {
-					t.Fatalf("no daemons running after 20 s (namespaces %v)", made)
+					t.Fatalf("no daemons running after %v (namespaces %v)", realtime.Scaled(20*time.Second), made)
 				}
 				time.Sleep(20 * time.Millisecond)
 			}
 			cmd.Process.Signal(sig)
 			code := exitCode(cmd.Wait())
 			if sig == syscall.SIGKILL {
-				deadline := time.Now().Add(10 * time.Second)
+				deadline := time.Now().Add(realtime.Scaled(10 * time.Second))
 				for daemonsIn(made) > 0 {
 					if time.Now().After(deadline) {
 						t.Fatal("the daemons outlived their killed supervisor")

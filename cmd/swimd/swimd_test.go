@@ -384,13 +384,18 @@ func TestBadInvocations(t *testing.T) {
 }
 
 // --insecure is loud: the ready line says a node without a key accepts
-// anything.
+// anything, and so does the first record of its events file.
 func TestInsecureSaysSo(t *testing.T) {
 	ds := cluster(t, [3]string{})
 	if !strings.Contains(ds[0].stderrText(), "INSECURE") {
 		t.Errorf("an --insecure daemon's ready line: %q", ds[0].stderrText())
 	}
 	stopAll(t, ds)
+	for _, d := range ds {
+		if recs := readRecords(t, d.events); len(recs) == 0 || recs[0].Event.Type != "unauthenticated" {
+			t.Errorf("%s: an --insecure daemon's records do not begin by saying so", d.id)
+		}
+	}
 }
 
 // The kind_config file is read by the scenario's own parser: its

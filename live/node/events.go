@@ -35,3 +35,17 @@ func (e *PacketDropped) AppendJSON(b []byte) []byte {
 	b = jsonw.AppendInt(b, e.Count)
 	return append(b, '}')
 }
+
+// Unauthenticated is the first record of a node run without a cluster
+// key (swimd --insecure): any process that reaches its port could have
+// forged what the records after it say (docs/live.md, "The cluster key
+// and the replay window"). A node with a key never writes it.
+type Unauthenticated struct{}
+
+// Type returns "unauthenticated".
+func (*Unauthenticated) Type() string { return "unauthenticated" }
+
+// AppendJSON appends the event as one JSON object.
+func (*Unauthenticated) AppendJSON(b []byte) []byte {
+	return append(b, `{"type":"unauthenticated"}`...)
+}
