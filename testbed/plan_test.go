@@ -195,3 +195,25 @@ func TestDerive_TakesTheWireOffASerialisedEdgesLatency(t *testing.T) {
 		t.Errorf("derived latencies %d (wire), %d (bucket); want 50 ms, 150 ms", d[0].LatencyNs, d[1].LatencyNs)
 	}
 }
+
+// TestProbeSizing_LeavesASerialisedWireMostlyIdle: the small datagrams
+// take half a bucket-shaped edge's rate but only a twentieth of a
+// serialising wire's, whose echoes ride the reverse wire as much again
+// and would otherwise keep it full, so the probe would measure its own
+// queue.
+func TestProbeSizing_LeavesASerialisedWireMostlyIdle(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		e     Edge
+		share float64
+	}{
+		{"bucket", Edge{RateBytes: 8000, BurstBytes: 1564, MTUBytes: 1500}, 0.5},
+		{"wire", Edge{RateBytes: 8000, MTUBytes: 1500}, 0.05},
+	} {
+		size, every := probeSizing(phaseSmall, tc.e)
+		load := float64(size+28) / every.Seconds() / float64(tc.e.RateBytes)
+		if load < tc.share*0.99 || load > tc.share*1.01 {
+			t.Errorf("%s: small datagrams take %.3f of the rate, want %.3f", tc.name, load, tc.share)
+		}
+	}
+}

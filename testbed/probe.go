@@ -37,6 +37,12 @@ const (
 	largeBytes     = 16000 // eleven fragments at MTU 1500, as a gossip-flap ping
 	blastBytes     = 1200  // one fragment
 	smallPerSecond = 200
+	// wireSmallShare of a serialising wire's rate is what its small
+	// datagrams take, and as much again their echoes: at a tenth of the
+	// wire busy, a datagram waits for another's bytes about ρ/(2(1 − ρ))
+	// ≈ 6 % of its own wire time on average (0.9 ms on an 8 000 B/s
+	// edge), where half the rate each way kept it full.
+	wireSmallShare = 0.05
 	probeHeader    = 24         // magic+phase+edge, seq, sent ns
 	probeMagic     = 0x64747062 // "dtpb"
 )
@@ -301,7 +307,13 @@ func (pr *prober) run(ctx context.Context, phase int, d time.Duration) {
 
 // probeSizing is a phase's datagram size and sending interval on e:
 // small and large datagrams at most half the edge's rate, so queueing
-// adds no loss; the blast at twice its rate, to measure the rate.
+// adds no loss; the blast at twice its rate, to measure the rate. On a
+// serialising wire the small datagrams take at most wireSmallShare of
+// it: each directed edge also carries the echoes of the reverse edge's
+// small datagrams, so at half the rate each the wire ran full, and with
+// no bucket to absorb the jitter of their arrivals they queued behind
+// one another — the probe measured its own queue (a 80 ms wire at 8 000
+// B/s read 116 ms, 2026-12-02 06:24), not the edge's delay.
 func probeSizing(phase int, e Edge) (int, time.Duration) {
 	rate := float64(e.RateBytes)
 	interval := func(size int, share float64) time.Duration {
@@ -312,7 +324,11 @@ func probeSizing(phase int, e Edge) (int, time.Duration) {
 	}
 	switch phase {
 	case phaseSmall:
-		return smallBytes, max(time.Second/smallPerSecond, interval(smallBytes, 0.5))
+		share := 0.5
+		if e.Serialised() {
+			share = wireSmallShare
+		}
+		return smallBytes, max(time.Second/smallPerSecond, interval(smallBytes, share))
 	case phaseLarge:
 		return largeBytes, max(time.Second/10, interval(largeBytes, 0.5))
 	case phaseBlast:

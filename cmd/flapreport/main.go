@@ -1,15 +1,16 @@
 // Command flapreport regenerates the table of docs/gossip-flap.md, "The
 // reproduction next to the report": the production report's gossip flap
 // beside detsim's reproduction (the report's links, the MTU model on),
-// detsim on the kernel testbed's measured network (shaped as the testbed
-// shapes it, and as a serialising wire), and the testbed's own
+// detsim on the kernel testbed's measured networks (shaped as HTB shapes
+// them, and as serialising wires), and the testbed's own
 // recordings of real swimd processes on that network, shaped by HTB and
 // as serialising wires paced by the delay line — refutations per
 // peer, the largest ping, the victim, flapping, and a peer declared dead
 // while probes succeed, with seeds and spread.
 //
-//	go run ./cmd/flapreport            # the table in docs/gossip-flap.md
-//	go run ./cmd/flapreport -seeds 5   # quicker
+//	go run ./cmd/flapreport                            # the table in docs/gossip-flap.md
+//	go run ./cmd/flapreport -check docs/gossip-flap.md # exit 1 unless the doc holds exactly it
+//	go run ./cmd/flapreport -seeds 5                   # quicker
 //
 // The simulated rows are deterministic; the testbed rows read the
 // recordings in testdata/calibration, judged by the reproduction's own
@@ -17,6 +18,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -30,24 +32,30 @@ import (
 	"github.com/detsim/detsim/batch"
 	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/bundle/verdict"
-	"github.com/detsim/detsim/calibrate"
 	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/internal/docblock"
 	"github.com/detsim/detsim/scenarios"
 )
 
 // The scenarios and recordings the table compares.
 const (
-	Reproduction = "reproduction/gossip_flap"
-	TestbedSim   = "scenarios/calibration/gossip_flap.toml"
+	Reproduction   = "reproduction/gossip_flap"
+	TestbedSim     = "scenarios/calibration/gossip_flap.toml"
+	TestbedWireSim = "scenarios/calibration/gossip_flap_wire.toml"
 )
+
+// Command names the command's output in docs/gossip-flap.md (its
+// markers, package docblock).
+const Command = "go run ./cmd/flapreport"
 
 // TestbedRuns are the testbed's recordings of the reproduction.
 var TestbedRuns = []string{"testdata/calibration/gossip_flap", "testdata/calibration/gossip_flap-run2", "testdata/calibration/gossip_flap-run3"}
 
 // TestbedWireRuns are the testbed's recordings of the reproduction with
 // every link a serialising wire, which the delay line paces
-// (scenarios/testbed/gossip_flap_wire.toml).
-var TestbedWireRuns = []string{"testdata/calibration/gossip_flap_wire", "testdata/calibration/gossip_flap_wire-run2", "testdata/calibration/gossip_flap_wire-run3"}
+// (scenarios/testbed/gossip_flap_wire.toml): the calibration pair's,
+// then three more for the spread.
+var TestbedWireRuns = []string{"testdata/calibration/gossip_flap_wire", "testdata/calibration/gossip_flap_wire-run1", "testdata/calibration/gossip_flap_wire-run2", "testdata/calibration/gossip_flap_wire-run3"}
 
 // Peers are the reproduction's peers, in the table's order.
 var Peers = []string{"orch", "fra", "sgp"}
@@ -233,11 +241,25 @@ func row(w io.Writer, what, runsDesc string, runs []Run) {
 
 func main() {
 	seeds := flag.Int("seeds", 20, "simulator seeds per simulated row (1..N)")
+	checkPath := flag.String("check", "", "instead of printing, compare with the block between the markers of this file; exit 1 if they differ")
 	flag.Parse()
-	if err := run(os.Stdout, *seeds); err != nil {
+	var out strings.Builder
+	if err := run(&out, *seeds); err != nil {
 		fmt.Fprintln(os.Stderr, "flapreport:", err)
-		os.Exit(1)
+		os.Exit(3)
 	}
+	if *checkPath == "" {
+		fmt.Print(out.String())
+		return
+	}
+	switch err := docblock.Check(*checkPath, Command, out.String(), os.Stderr); {
+	case errors.Is(err, docblock.ErrStale):
+		os.Exit(1)
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "flapreport:", err)
+		os.Exit(2)
+	}
+	fmt.Printf("%s holds this command's output\n", *checkPath)
 }
 
 func run(w io.Writer, seeds int) error {
@@ -263,13 +285,12 @@ func run(w io.Writer, seeds int) error {
 	if err != nil {
 		return err
 	}
-	// The same links as a serialising wire: the model before burst_bytes,
-	// and what a serialising access line (not a shaper) would do.
-	wire, err := calibrate.Perturbation{Name: "serialising wire", Field: "link.burst_bytes", Set: int64(0)}.Apply(tb, reg)
+	// The same network as serialising wires, as the testbed's probe
+	// measured them: what a serialising access line (not a shaper) does.
+	wire, err := scenarios.Load(TestbedWireSim, reg)
 	if err != nil {
 		return err
 	}
-	wire.Name += "-wire"
 	wireRuns, err := simulate(wire, repro, seeds, dir)
 	if err != nil {
 		return err
@@ -287,7 +308,7 @@ func run(w io.Writer, seeds int) error {
 	fmt.Fprintf(w, "| production report (N3, vast.ai) | 1 deploy | 228 / — / — | multi-kilobyte | orch | yes | yes | yes |\n")
 	row(w, "detsim, `reproduction/gossip_flap` (the report's links with the 250 ms cold dial; MTU model on)", fmt.Sprintf("seeds 1–%d", seeds), simRuns)
 	row(w, "detsim on the testbed's measured network (`scenarios/calibration/gossip_flap.toml`: no cold dial; shaped as HTB, `burst_bytes = 1564`)", fmt.Sprintf("seeds 1–%d", seeds), tbSimRuns)
-	row(w, "detsim on the same links as a serialising wire (`burst_bytes = 0`, the model before the token bucket)", fmt.Sprintf("seeds 1–%d", seeds), wireRuns)
+	row(w, "detsim on the testbed's measured network as serialising wires (`scenarios/calibration/gossip_flap_wire.toml`: `burst_bytes = 0`)", fmt.Sprintf("seeds 1–%d", seeds), wireRuns)
 	row(w, "kernel testbed: swimd processes, legacy queue, the same network (HTB's one-packet bucket)", recordings(len(tbRuns)), tbRuns)
 	row(w, "kernel testbed, the same network as serialising wires (the delay line paces each edge; `scenarios/testbed/gossip_flap_wire.toml`)", recordings(len(tbWireRuns)), tbWireRuns)
 	return nil

@@ -27,9 +27,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/aymanbagabas/go-udiff"
-
 	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/internal/docblock"
 	"github.com/detsim/detsim/scenarios"
 )
 
@@ -41,11 +40,9 @@ const (
 	DefaultCosts = "100,125,150,200,300,400,600"
 )
 
-// The lines around the command's output in docs/lifeguard.md.
-const (
-	BeginMarker = "<!-- begin: the output of go run ./cmd/lifeguard -->"
-	EndMarker   = "<!-- end: the output of go run ./cmd/lifeguard -->"
-)
+// Command names the command's output in docs/lifeguard.md (its markers,
+// package docblock).
+const Command = "go run ./cmd/lifeguard"
 
 // CommandLine is the command that prints a report of seeds and costs.
 func CommandLine(seeds int, costs []int64) string {
@@ -53,7 +50,7 @@ func CommandLine(seeds int, costs []int64) string {
 	for i, c := range costs {
 		ms[i] = strconv.FormatInt(c/1_000_000, 10)
 	}
-	line := "go run ./cmd/lifeguard"
+	line := Command
 	if seeds != DefaultSeeds {
 		line += " -seeds " + strconv.Itoa(seeds)
 	}
@@ -74,41 +71,6 @@ func ParseCosts(s string) ([]int64, error) {
 		costs = append(costs, n*1_000_000)
 	}
 	return costs, nil
-}
-
-// Block is the text between the markers of a document: what the command
-// printed when the document was last regenerated.
-func Block(doc string) (string, error) {
-	_, rest, ok := strings.Cut(doc, BeginMarker+"\n")
-	if !ok {
-		return "", fmt.Errorf("no line %q", BeginMarker)
-	}
-	block, _, ok := strings.Cut(rest, EndMarker+"\n")
-	if !ok {
-		return "", fmt.Errorf("no line %q after the begin marker", EndMarker)
-	}
-	return block, nil
-}
-
-// errStale is -check's failure: the document does not hold the output.
-var errStale = errors.New("stale")
-
-// check compares the block of the document at path with got.
-func check(path string, got string, stderr io.Writer) error {
-	doc, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	want, err := Block(string(doc))
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if want == got {
-		return nil
-	}
-	fmt.Fprintf(stderr, "lifeguard: %s does not hold this command's output (- the doc, + this run):\n%s", path,
-		udiff.Unified(path, "this run", want, got))
-	return errStale
 }
 
 func main() {
@@ -149,8 +111,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		stdout.Write(out.Bytes())
 		return 0
 	}
-	switch err := check(*checkPath, out.String(), stderr); {
-	case errors.Is(err, errStale):
+	switch err := docblock.Check(*checkPath, Command, out.String(), stderr); {
+	case errors.Is(err, docblock.ErrStale):
 		return 1
 	case err != nil:
 		fmt.Fprintln(stderr, "lifeguard:", err)

@@ -2,9 +2,8 @@ package main
 
 import (
 	"bytes"
-	"errors"
+	"github.com/detsim/detsim/internal/docblock"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -91,7 +90,7 @@ func TestDoc_HoldsTheCommandsOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	block, err := Block(string(doc))
+	block, err := docblock.Block(string(doc), Command)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,35 +178,6 @@ func split(row string) []string {
 		f[i] = strings.TrimSpace(f[i])
 	}
 	return f
-}
-
-// TestCheck: -check passes on a file whose block is the output, and
-// fails with a diff on one whose block is not, or that has no block.
-func TestCheck(t *testing.T) {
-	dir := t.TempDir()
-	out := "### T\n\n| a | b |\n|---|---:|\n| x | 1 |\n"
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	wrap := func(block string) string {
-		return "# doc\n\nprose\n\n" + BeginMarker + "\n" + block + EndMarker + "\n\nmore prose\n"
-	}
-	var stderr bytes.Buffer
-	if err := check(write("same.md", wrap(out)), out, &stderr); err != nil {
-		t.Errorf("same block: %v\n%s", err, stderr.String())
-	}
-	stderr.Reset()
-	err := check(write("stale.md", wrap(strings.Replace(out, "| x | 1 |", "| x | 2 |", 1))), out, &stderr)
-	if !errors.Is(err, errStale) || !strings.Contains(stderr.String(), "-| x | 2 |") || !strings.Contains(stderr.String(), "+| x | 1 |") {
-		t.Errorf("stale block: %v, stderr:\n%s", err, stderr.String())
-	}
-	if err := check(write("none.md", "# doc\n"), out, &stderr); err == nil || errors.Is(err, errStale) {
-		t.Errorf("no markers: %v", err)
-	}
 }
 
 // TestRun_RefusesBadFlags before any run starts.

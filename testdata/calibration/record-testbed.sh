@@ -23,7 +23,7 @@ out=${1:?usage: record-testbed.sh OUTDIR [probe|record|all] [NAME...]}
 stage=${2:-all}
 shift $(( $# >= 2 ? 2 : 1 ))
 names=("$@")
-[ ${#names[@]} -gt 0 ] || names=(n3_default n3_legacy n3_lossy n3_memberlist n5_kill gossip_flap n3_thin)
+[ ${#names[@]} -gt 0 ] || names=(n3_default n3_legacy n3_lossy n3_memberlist n5_kill n5_memberlist gossip_flap gossip_flap_wire n3_thin)
 mkdir -p "$out"
 bin=$(mktemp -d)
 go build -o "$bin/detsim" ./cmd/detsim
@@ -33,10 +33,12 @@ echo "commit $(git rev-parse --short HEAD)$(git diff --quiet || echo ' (with unc
 load() { cut -d' ' -f1 /proc/loadavg; }
 
 # network NAME: the configuration whose network NAME runs on (memberlist
-# on n3_default's, the seven-minute reproduction on n3_legacy's).
+# on n3_default's and n5_kill's, the seven-minute reproduction on
+# n3_legacy's; its serialising-wire variant has a network of its own).
 network() {
   case "$1" in
     n3_memberlist) echo n3_default ;;
+    n5_memberlist) echo n5_kill ;;
     gossip_flap) echo n3_legacy ;;
     *) echo "$1" ;;
   esac
@@ -66,7 +68,7 @@ fi
 if [ "$stage" != probe ]; then
   for name in "${names[@]}"; do
     impl=swimd daemon=$bin/swimd runs=("$name")
-    [ "$name" = n3_memberlist ] && impl=memberlist daemon=$bin/memberlistd
+    case "$name" in *memberlist) impl=memberlist daemon=$bin/memberlistd ;; esac
     [ "$name" = gossip_flap ] && runs=(gossip_flap gossip_flap-run2 gossip_flap-run3)
     for run in "${runs[@]}"; do
       echo "== record $run ($impl): $(date -u +%FT%TZ) load $(load)"
