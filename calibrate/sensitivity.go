@@ -78,7 +78,7 @@ func ParseSensitivity(source string, b []byte) ([]Perturbation, error) {
 			return nil, fail("name: given twice")
 		}
 		names[name] = true
-		p := Perturbation{Name: name}
+		p := Perturbation{Name: name, Row: where}
 		for _, k := range sortedKeys(row) {
 			switch k {
 			case "name":
@@ -233,7 +233,11 @@ func Sensitivity(pairs []Pair, table []Perturbation, opts Options, progress func
 			}
 			sc, err := p.Apply(pr.Scenario, reg)
 			if err != nil {
-				return nil, &InputError{fmt.Errorf("perturbation %q on %s: %w", p.Name, pr.Name, err)}
+				row := p.Row
+				if row == "" {
+					row = fmt.Sprintf("perturbation %q", p.Name)
+				}
+				return nil, &InputError{fmt.Errorf("%s: on %s: %w", row, pr.Name, err)}
 			}
 			r, err := Run(sc, pr.Prod, opts)
 			if err != nil {

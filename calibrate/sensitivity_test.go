@@ -37,6 +37,14 @@ func TestParseSensitivity_Errors(t *testing.T) {
 		{`name = "a"` + "\n" + `field = "link.latency_ns"` + "\n" + `set = "fast"`, `a link field is an integer`},
 		{`name = "a"` + "\n" + `field = "kind_config.gossip"` + "\n" + `scale = 2.0`, `scale needs an integer kind_config key`},
 		{`field = "link.latency_ns"` + "\n" + `scale = 2.0`, `perturbation 1: name: missing`},
+		// Refused as the table is read, naming the row, not after the
+		// baseline runs when the perturbation is first applied.
+		{`name = "a"` + "\n" + `field = "kind_config.colour"` + "\n" + `set = 1`, `s.toml: perturbation 1 ("a"): set 1: kind_config.colour: unknown key`},
+		{`name = "a"` + "\n" + `field = "kind_config.indirect_checks"` + "\n" + `set = 300`, `perturbation 1 ("a"): set 300: kind_config.indirect_checks: must be in [0, 255], got 300`},
+		{`name = "a"` + "\n" + `field = "kind_config.lifeguard"` + "\n" + `set = "off"`, `perturbation 1 ("a"): set off: kind_config.lifeguard: must be a boolean`},
+		{`name = "a"` + "\n" + `field = "kind_config.gossip"` + "\n" + `set = "fifo"`, `perturbation 1 ("a"): set fifo: kind_config.gossip: must be "bounded" or "legacy"`},
+		{`name = "a"` + "\n" + `field = "link.mtu_bytes"` + "\n" + `set = 100`, `perturbation 1 ("a"): set 100: not a value of link.mtu_bytes (576 to 65535, or 0 for off)`},
+		{`name = "a"` + "\n" + `field = "link.bandwidth_bps"` + "\n" + `set = 0`, `perturbation 1 ("a"): set 0: not a value of link.bandwidth_bps`},
 	} {
 		_, err := ParseSensitivity("s.toml", []byte("[[perturbation]]\n"+c.row+"\n"))
 		if err == nil || !IsInputError(err) || !strings.Contains(err.Error(), c.want) {
@@ -90,9 +98,26 @@ func TestPerturbation_Apply(t *testing.T) {
 	if cfg, _ := swimcfg.Parse(got.Peers[0].KindConfig, []string{"fra", "orch", "sgp"}); cfg.Lifeguard() {
 		t.Error("Lifeguard still on")
 	}
-	bad := Perturbation{Name: "tiny MTU", Field: "link.mtu_bytes", Set: int64(100)}
-	if _, err := bad.Apply(sc, reg); err == nil || !strings.Contains(err.Error(), "mtu_bytes") {
-		t.Errorf("an MTU of 100 bytes: %v", err)
+	// What only the scenario can refuse is refused when applied: here a
+	// probe timeout no longer below the probe interval.
+	bad := Perturbation{Name: "slow timeout", Field: "kind_config.probe_timeout_ns", Scale: 3}
+	if _, err := bad.Apply(sc, reg); err == nil || !strings.Contains(err.Error(), "probe_timeout_ns") {
+		t.Errorf("a probe timeout of 1.5 s: %v", err)
+	}
+}
+
+// TestSensitivity_ApplyErrorNamesTheRow: a perturbation the scenario's
+// loader refuses (it can only be found when applied) is an input error
+// naming the table's file and row and the pair.
+func TestSensitivity_ApplyErrorNamesTheRow(t *testing.T) {
+	sc, prod := threeRegion(t, "three_region_3m", 1)
+	table, err := ParseSensitivity("s.toml", []byte("[[perturbation]]\nname = \"slow timeout\"\nfield = \"kind_config.probe_timeout_ns\"\nscale = 3\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Sensitivity([]Pair{{Name: "three", Scenario: sc, Prod: prod}}, table, Options{Seeds: 1, AllowSimProd: true}, nil)
+	if !IsInputError(err) || !strings.Contains(err.Error(), `s.toml: perturbation 1 ("slow timeout"): on three: `) {
+		t.Errorf("got %v, want an input error naming s.toml's row 1 and the pair", err)
 	}
 }
 
