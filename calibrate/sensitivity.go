@@ -258,9 +258,14 @@ func Sensitivity(pairs []Pair, table []Perturbation, opts Options, progress func
 	return rep, nil
 }
 
+// ShownRows is how many catching rows Write lists per pair unless told
+// to list every one; the rest are counted ("and N more").
+const ShownRows = 6
+
 // Write prints the suite's outcome: each pair's baseline, then each
-// perturbation with the rows that caught it, pair by pair.
-func (r *SensitivityReport) Write(w io.Writer) error {
+// perturbation with the rows that caught it, pair by pair: the first
+// ShownRows of each pair's, or, with every, all of them.
+func (r *SensitivityReport) Write(w io.Writer, every bool) error {
 	var b strings.Builder
 	for _, base := range r.Baselines {
 		switch {
@@ -291,9 +296,9 @@ func (r *SensitivityReport) Write(w io.Writer) error {
 		for _, c := range res.Catches {
 			rows := c.Rows
 			more := ""
-			if len(rows) > 6 {
-				more = fmt.Sprintf(" and %d more", len(rows)-6)
-				rows = rows[:6]
+			if len(rows) > ShownRows && !every {
+				more = fmt.Sprintf(" and %d more", len(rows)-ShownRows)
+				rows = rows[:ShownRows]
 			}
 			fmt.Fprintf(&b, "            %s: %s%s\n", c.Pair, strings.Join(rows, ", "), more)
 		}

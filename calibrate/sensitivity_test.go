@@ -1,6 +1,7 @@
 package calibrate
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -121,6 +122,39 @@ func TestSensitivity_ApplyErrorNamesTheRow(t *testing.T) {
 	}
 }
 
+// TestSensitivityReport_WriteEvery: the report lists the first ShownRows
+// rows of a pair's catch and counts the rest, or, asked for every row
+// (detsim calibrate --sensitivity -v), lists them all.
+func TestSensitivityReport_WriteEvery(t *testing.T) {
+	var rows []string
+	for i := range ShownRows + 3 {
+		rows = append(rows, fmt.Sprintf("rtt/a->b%d/p50", i))
+	}
+	rep := &SensitivityReport{Results: []SensitivityResult{{
+		Perturbation: Perturbation{Name: "latency x2", Field: "link.latency_ns", Scale: 2},
+		Catches:      []Catch{{Pair: "three", Rows: rows}},
+	}}}
+	for _, every := range []bool{false, true} {
+		var out strings.Builder
+		if err := rep.Write(&out, every); err != nil {
+			t.Fatal(err)
+		}
+		listed := 0
+		for _, r := range rows {
+			if strings.Contains(out.String(), r+",") || strings.Contains(out.String(), r+" ") || strings.Contains(out.String(), r+"\n") {
+				listed++
+			}
+		}
+		want, more := ShownRows, true
+		if every {
+			want, more = len(rows), false
+		}
+		if said := strings.Contains(out.String(), "and 3 more"); listed != want || said != more {
+			t.Errorf("every %v: %d rows listed, want %d; \"and 3 more\" %v, want %v\n%s", every, listed, want, said, more, out.String())
+		}
+	}
+}
+
 // TestSensitivity_CatchesMissesAndStaleBlindSpots: on a sim-vs-sim pair
 // (the pair's own model as "production", which AllowSimProd permits
 // here), doubling the latency is caught; a change that does nothing (the
@@ -150,7 +184,7 @@ func TestSensitivity_CatchesMissesAndStaleBlindSpots(t *testing.T) {
 				t.Fatal(err)
 			}
 			var out strings.Builder
-			rep.Write(&out)
+			rep.Write(&out, false)
 			if rep.Failed() != c.failed || !strings.Contains(out.String(), c.says) {
 				t.Errorf("failed %v, want %v; output:\n%s", rep.Failed(), c.failed, out.String())
 			}

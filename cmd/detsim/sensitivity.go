@@ -15,7 +15,7 @@ import (
 )
 
 // runSensitivity is `detsim calibrate --sensitivity`.
-func runSensitivity(tablePath, pairsDir, corpusDir string, opts calibrate.Options, stdout, stderr io.Writer) int {
+func runSensitivity(tablePath, pairsDir, corpusDir string, opts calibrate.Options, every bool, stdout, stderr io.Writer) int {
 	table := calibrate.ShippedSensitivity()
 	if tablePath != "" {
 		var err error
@@ -49,7 +49,7 @@ func runSensitivity(tablePath, pairsDir, corpusDir string, opts calibrate.Option
 		}
 		return exitInternal
 	}
-	if err := rep.Write(stdout); err != nil {
+	if err := rep.Write(stdout, every); err != nil {
 		fmt.Fprintf(stderr, "detsim: calibrate --sensitivity: %v\n", err)
 		return exitInternal
 	}
