@@ -384,6 +384,9 @@ func compare(sims []side, prod side, tol *Tolerances) []Row {
 		fam, _, _ := strings.Cut(name, "/")
 		t := tol.ByFamily[fam]
 		var simVals []float64
+		// simN is every seed's sample count, 0 for a seed without the
+		// metric: the median seed is the median of all K, not of those
+		// that have it.
 		var simN []int
 		var prodVal float64
 		var prodOK bool
@@ -393,8 +396,8 @@ func compare(sims []side, prod side, tol *Tolerances) []Row {
 			for _, s := range sims {
 				if v, ok := value(s, name, fam); ok {
 					simVals = append(simVals, v)
-					simN = append(simN, s.n[name])
 				}
+				simN = append(simN, s.n[name])
 			}
 			prodVal, prodOK = value(prod, name, fam)
 		}
@@ -428,11 +431,15 @@ func compare(sims []side, prod side, tol *Tolerances) []Row {
 		if t.MinSamples > 0 && t.Rule != RuleInfo && (row.Status == Pass || row.Status == Fail) {
 			_, _, quantileRow := samplesOf(name)
 			switch {
-			case len(simN) > 0:
+			case len(simVals) > 0:
 				slices.Sort(simN)
 				if pn, sn := prod.n[name], simN[len(simN)/2]; pn < t.MinSamples || sn < t.MinSamples {
+					have := ""
+					if len(simVals) < len(sims) {
+						have = fmt.Sprintf(" (%d of %d seeds have it)", len(simVals), len(sims))
+					}
 					row.Status = Unjudged
-					row.Note = fmt.Sprintf("from %d samples in prod, %d in the median seed: fewer than %d", pn, sn, t.MinSamples)
+					row.Note = fmt.Sprintf("from %d samples in prod, %d in the median seed%s: fewer than %d", pn, sn, have, t.MinSamples)
 				}
 			case quantileRow && prodOK && prod.n[name] < t.MinSamples:
 				// Present in prod, absent in every seed: a kind prod

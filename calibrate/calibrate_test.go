@@ -399,3 +399,48 @@ func TestCompare_PresentOnlyInProdRespectsMinSamples(t *testing.T) {
 		}
 	}
 }
+
+// TestCompare_MedianSeedCountsEverySeed: min_samples looks at the median
+// of all K seeds' sample counts, a seed without the metric counting 0,
+// and the note says how many seeds have it. (It once took the median of
+// only the seeds that had it: a suspicion one seed in ten had, from 4
+// samples, was reported as "4 in the median seed".)
+func TestCompare_MedianSeedCountsEverySeed(t *testing.T) {
+	tol := ShippedTolerances()
+	const metric, samples = "suspicion/all/refuted/p50", "suspicion_w1/all/refuted"
+	with := func(n int) side {
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = 500 + float64(i)
+		}
+		return side{values: map[string]float64{metric: quantile(x, 0.5)}, n: map[string]int{metric: n}, samples: map[string][]float64{samples: x}}
+	}
+	without := side{values: map[string]float64{}, n: map[string]int{}, samples: map[string][]float64{}}
+	for _, c := range []struct {
+		name    string
+		have, n int // seeds of 10 that have it, samples each
+		status  Status
+		note    string
+	}{
+		{"one seed of ten, 4 samples", 1, 4, Unjudged, "from 30 samples in prod, 0 in the median seed (1 of 10 seeds have it): fewer than 5"},
+		{"four seeds of ten, 30 samples each", 4, 30, Unjudged, "0 in the median seed (4 of 10 seeds have it)"},
+		{"six seeds of ten, 30 samples each", 6, 30, Pass, ""},
+		{"every seed, 4 samples", 10, 4, Unjudged, "from 30 samples in prod, 4 in the median seed: fewer than 5"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sims := make([]side, 10)
+			for i := range sims {
+				sims[i] = without
+				if i < c.have {
+					sims[i] = with(c.n)
+				}
+			}
+			prod := with(30)
+			for _, r := range compare(sims, prod, tol) {
+				if r.Metric == metric && (r.Status != c.status || !strings.Contains(r.Note, c.note)) {
+					t.Errorf("%s: %q, want %s: %q", r.Status, r.Note, c.status, c.note)
+				}
+			}
+		})
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"reflect"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -32,17 +31,19 @@ type Perturbation struct {
 	// BlindSpot, when set, says why no metric can catch it on the
 	// corpus: the row stays in the table (docs/calibration.md).
 	BlindSpot string
+	// Row is where the table gives it ("FILE: perturbation N (NAME)"),
+	// so that an error found only when it is applied names the row.
+	Row string
 }
 
-// policyField is the network.Policy field whose TOML key is key.
-func policyField(key string) (int, bool) {
-	t := reflect.TypeOf(network.Policy{})
-	for i := range t.NumField() {
-		if t.Field(i).Tag.Get("toml") == key {
-			return i, true
+// policyField is the link-policy key key, as the loader reads it.
+func policyField(key string) (scenarios.PolicyField, bool) {
+	for _, pf := range scenarios.PolicyFields {
+		if pf.Key == key {
+			return pf, true
 		}
 	}
-	return 0, false
+	return scenarios.PolicyField{}, false
 }
 
 // check refuses a row the table cannot mean.
@@ -66,17 +67,37 @@ func (p Perturbation) check() error {
 	case hasScale && (p.Scale < 0 || math.IsNaN(p.Scale) || math.IsInf(p.Scale, 0)):
 		return fmt.Errorf("scale %v: want a finite number above 0", p.Scale)
 	}
-	if kind == "kind_config" && hasScale {
+	// What can be checked without a scenario is checked here, so that a
+	// bad row is refused naming it before any baseline runs; what
+	// depends on the scenario (a scaled value out of range, a timeout no
+	// longer below the interval) is the loader's, when it is applied.
+	switch {
+	case kind == "kind_config" && hasScale:
 		if _, ok := swim.DefaultConfig().IntKey(key); !ok {
 			return fmt.Errorf("field %q: scale needs an integer kind_config key", p.Field)
 		}
-	}
-	if kind == "link" && !hasScale {
-		if _, ok := p.Set.(int64); !ok {
+	case kind == "kind_config":
+		if _, errs := swim.ParseConfig(map[string]any{key: p.Set}); len(errs) > 0 {
+			return fmt.Errorf("set %v: %v", p.Set, errs[0])
+		}
+	case !hasScale:
+		v, ok := p.Set.(int64)
+		if !ok {
 			return fmt.Errorf("set %v: a link field is an integer", p.Set)
+		}
+		if pf, _ := policyField(key); !pf.Accepts(v) {
+			return fmt.Errorf("set %d: not a value of link.%s (%d to %d%s)", v, key, pf.Lo, pf.Hi, zeroOff(pf))
 		}
 	}
 	return nil
+}
+
+// zeroOff says, for a range error, that 0 is accepted too.
+func zeroOff(pf scenarios.PolicyField) string {
+	if pf.ZeroOff {
+		return ", or 0 for off"
+	}
+	return ""
 }
 
 // scaled is v × s, rounded, never negative.
@@ -95,10 +116,10 @@ func (p Perturbation) Apply(sc *scenarios.Scenario, reg *hosts.Registry) (*scena
 	kind, key, _ := strings.Cut(p.Field, ".")
 	switch kind {
 	case "link":
-		i, _ := policyField(key)
+		pf, _ := policyField(key)
 		value := func(pol network.Policy) int64 {
 			if p.Scale != 0 {
-				return scaled(reflect.ValueOf(pol).Field(i).Int(), p.Scale)
+				return scaled(*pf.Field(&pol), p.Scale)
 			}
 			return p.Set.(int64)
 		}
@@ -156,9 +177,8 @@ func (p Perturbation) Apply(sc *scenarios.Scenario, reg *hosts.Registry) (*scena
 // policyTable is a link policy as its TOML table.
 func policyTable(pol network.Policy) map[string]any {
 	t := map[string]any{}
-	v, ty := reflect.ValueOf(pol), reflect.TypeOf(pol)
-	for i := range ty.NumField() {
-		t[ty.Field(i).Tag.Get("toml")] = v.Field(i).Int()
+	for _, pf := range scenarios.PolicyFields {
+		t[pf.Key] = *pf.Field(&pol)
 	}
 	return t
 }

@@ -78,7 +78,7 @@ func ParseSensitivity(source string, b []byte) ([]Perturbation, error) {
 			return nil, fail("name: given twice")
 		}
 		names[name] = true
-		p := Perturbation{Name: name}
+		p := Perturbation{Name: name, Row: where}
 		for _, k := range sortedKeys(row) {
 			switch k {
 			case "name":
@@ -233,7 +233,11 @@ func Sensitivity(pairs []Pair, table []Perturbation, opts Options, progress func
 			}
 			sc, err := p.Apply(pr.Scenario, reg)
 			if err != nil {
-				return nil, &InputError{fmt.Errorf("perturbation %q on %s: %w", p.Name, pr.Name, err)}
+				row := p.Row
+				if row == "" {
+					row = fmt.Sprintf("perturbation %q", p.Name)
+				}
+				return nil, &InputError{fmt.Errorf("%s: on %s: %w", row, pr.Name, err)}
 			}
 			r, err := Run(sc, pr.Prod, opts)
 			if err != nil {
@@ -254,9 +258,14 @@ func Sensitivity(pairs []Pair, table []Perturbation, opts Options, progress func
 	return rep, nil
 }
 
+// ShownRows is how many catching rows Write lists per pair unless told
+// to list every one; the rest are counted ("and N more").
+const ShownRows = 6
+
 // Write prints the suite's outcome: each pair's baseline, then each
-// perturbation with the rows that caught it, pair by pair.
-func (r *SensitivityReport) Write(w io.Writer) error {
+// perturbation with the rows that caught it, pair by pair: the first
+// ShownRows of each pair's, or, with every, all of them.
+func (r *SensitivityReport) Write(w io.Writer, every bool) error {
 	var b strings.Builder
 	for _, base := range r.Baselines {
 		switch {
@@ -287,9 +296,9 @@ func (r *SensitivityReport) Write(w io.Writer) error {
 		for _, c := range res.Catches {
 			rows := c.Rows
 			more := ""
-			if len(rows) > 6 {
-				more = fmt.Sprintf(" and %d more", len(rows)-6)
-				rows = rows[:6]
+			if len(rows) > ShownRows && !every {
+				more = fmt.Sprintf(" and %d more", len(rows)-ShownRows)
+				rows = rows[:ShownRows]
 			}
 			fmt.Fprintf(&b, "            %s: %s%s\n", c.Pair, strings.Join(rows, ", "), more)
 		}

@@ -1,6 +1,7 @@
 package calibrate
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -9,14 +10,17 @@ import (
 )
 
 // TestParseSensitivity_Shipped: the shipped table parses and holds every
-// perturbation issue 20 names.
+// perturbation issue 20 names, those its opening list says passed every
+// row included.
 func TestParseSensitivity_Shipped(t *testing.T) {
 	var names []string
 	for _, p := range ShippedSensitivity() {
 		names = append(names, p.Name)
 	}
 	for _, want := range []string{"latency x1.2", "jitter x2", "loss x2", "bandwidth x0.5", "probe_interval x1.2",
-		"probe_timeout x0.8", "suspicion_mult x2", "indirect_checks 3 -> 1", "Lifeguard off", "MTU model off", "serialising wire (burst_bytes = 0)"} {
+		"probe_timeout x0.8", "suspicion_mult x2", "indirect_checks 3 -> 1", "Lifeguard off", "MTU model off", "serialising wire (burst_bytes = 0)",
+		// The rest of the issue's opening list.
+		"cold dial x2", "retransmit_mult x2", "suspicion_mult x0.5", "suspicion_mult x1.25", "push/pull interval x2"} {
 		if !strings.Contains(strings.Join(names, "\n"), want) {
 			t.Errorf("the shipped table lacks %q", want)
 		}
@@ -37,6 +41,14 @@ func TestParseSensitivity_Errors(t *testing.T) {
 		{`name = "a"` + "\n" + `field = "link.latency_ns"` + "\n" + `set = "fast"`, `a link field is an integer`},
 		{`name = "a"` + "\n" + `field = "kind_config.gossip"` + "\n" + `scale = 2.0`, `scale needs an integer kind_config key`},
 		{`field = "link.latency_ns"` + "\n" + `scale = 2.0`, `perturbation 1: name: missing`},
+		// Refused as the table is read, naming the row, not after the
+		// baseline runs when the perturbation is first applied.
+		{`name = "a"` + "\n" + `field = "kind_config.colour"` + "\n" + `set = 1`, `s.toml: perturbation 1 ("a"): set 1: kind_config.colour: unknown key`},
+		{`name = "a"` + "\n" + `field = "kind_config.indirect_checks"` + "\n" + `set = 300`, `perturbation 1 ("a"): set 300: kind_config.indirect_checks: must be in [0, 255], got 300`},
+		{`name = "a"` + "\n" + `field = "kind_config.lifeguard"` + "\n" + `set = "off"`, `perturbation 1 ("a"): set off: kind_config.lifeguard: must be a boolean`},
+		{`name = "a"` + "\n" + `field = "kind_config.gossip"` + "\n" + `set = "fifo"`, `perturbation 1 ("a"): set fifo: kind_config.gossip: must be "bounded" or "legacy"`},
+		{`name = "a"` + "\n" + `field = "link.mtu_bytes"` + "\n" + `set = 100`, `perturbation 1 ("a"): set 100: not a value of link.mtu_bytes (576 to 65535, or 0 for off)`},
+		{`name = "a"` + "\n" + `field = "link.bandwidth_bps"` + "\n" + `set = 0`, `perturbation 1 ("a"): set 0: not a value of link.bandwidth_bps`},
 	} {
 		_, err := ParseSensitivity("s.toml", []byte("[[perturbation]]\n"+c.row+"\n"))
 		if err == nil || !IsInputError(err) || !strings.Contains(err.Error(), c.want) {
@@ -90,9 +102,59 @@ func TestPerturbation_Apply(t *testing.T) {
 	if cfg, _ := swimcfg.Parse(got.Peers[0].KindConfig, []string{"fra", "orch", "sgp"}); cfg.Lifeguard() {
 		t.Error("Lifeguard still on")
 	}
-	bad := Perturbation{Name: "tiny MTU", Field: "link.mtu_bytes", Set: int64(100)}
-	if _, err := bad.Apply(sc, reg); err == nil || !strings.Contains(err.Error(), "mtu_bytes") {
-		t.Errorf("an MTU of 100 bytes: %v", err)
+	// What only the scenario can refuse is refused when applied: here a
+	// probe timeout no longer below the probe interval.
+	bad := Perturbation{Name: "slow timeout", Field: "kind_config.probe_timeout_ns", Scale: 3}
+	if _, err := bad.Apply(sc, reg); err == nil || !strings.Contains(err.Error(), "probe_timeout_ns") {
+		t.Errorf("a probe timeout of 1.5 s: %v", err)
+	}
+}
+
+// TestSensitivity_ApplyErrorNamesTheRow: a perturbation the scenario's
+// loader refuses (it can only be found when applied) is an input error
+// naming the table's file and row and the pair.
+func TestSensitivity_ApplyErrorNamesTheRow(t *testing.T) {
+	sc, prod := threeRegion(t, "three_region_3m", 1)
+	table, err := ParseSensitivity("s.toml", []byte("[[perturbation]]\nname = \"slow timeout\"\nfield = \"kind_config.probe_timeout_ns\"\nscale = 3\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Sensitivity([]Pair{{Name: "three", Scenario: sc, Prod: prod}}, table, Options{Seeds: 1, AllowSimProd: true}, nil)
+	if !IsInputError(err) || !strings.Contains(err.Error(), `s.toml: perturbation 1 ("slow timeout"): on three: `) {
+		t.Errorf("got %v, want an input error naming s.toml's row 1 and the pair", err)
+	}
+}
+
+// TestSensitivityReport_WriteEvery: the report lists the first ShownRows
+// rows of a pair's catch and counts the rest, or, asked for every row
+// (detsim calibrate --sensitivity -v), lists them all.
+func TestSensitivityReport_WriteEvery(t *testing.T) {
+	var rows []string
+	for i := range ShownRows + 3 {
+		rows = append(rows, fmt.Sprintf("rtt/a->b%d/p50", i))
+	}
+	rep := &SensitivityReport{Results: []SensitivityResult{{
+		Perturbation: Perturbation{Name: "latency x2", Field: "link.latency_ns", Scale: 2},
+		Catches:      []Catch{{Pair: "three", Rows: rows}},
+	}}}
+	for _, every := range []bool{false, true} {
+		var out strings.Builder
+		if err := rep.Write(&out, every); err != nil {
+			t.Fatal(err)
+		}
+		listed := 0
+		for _, r := range rows {
+			if strings.Contains(out.String(), r+",") || strings.Contains(out.String(), r+" ") || strings.Contains(out.String(), r+"\n") {
+				listed++
+			}
+		}
+		want, more := ShownRows, true
+		if every {
+			want, more = len(rows), false
+		}
+		if said := strings.Contains(out.String(), "and 3 more"); listed != want || said != more {
+			t.Errorf("every %v: %d rows listed, want %d; \"and 3 more\" %v, want %v\n%s", every, listed, want, said, more, out.String())
+		}
 	}
 }
 
@@ -125,7 +187,7 @@ func TestSensitivity_CatchesMissesAndStaleBlindSpots(t *testing.T) {
 				t.Fatal(err)
 			}
 			var out strings.Builder
-			rep.Write(&out)
+			rep.Write(&out, false)
 			if rep.Failed() != c.failed || !strings.Contains(out.String(), c.says) {
 				t.Errorf("failed %v, want %v; output:\n%s", rep.Failed(), c.failed, out.String())
 			}

@@ -13,7 +13,7 @@ import (
 )
 
 const calibrateUsage = `usage: detsim calibrate SCENARIO PROD_BUNDLE [--seeds K] [--tolerances FILE] [--json] [--allow-sim-prod]
-       detsim calibrate --sensitivity [--table FILE] [--pairs DIR] [--corpus DIR] [--seeds K]
+       detsim calibrate --sensitivity [--table FILE] [--pairs DIR] [--corpus DIR] [--seeds K] [-v]
 
 Runs the simulator on SCENARIO for K seeds and compares every spec §11.3
 metric (and issue 20's: round trips, probe timeouts, suspicions, a
@@ -30,7 +30,8 @@ perturbation of the table (the shipped calibrate/sensitivity.toml by
 default) to every testbed pair — each DIR/NAME.toml of --pairs
 (scenarios/calibration) whose --corpus (testdata/calibration) bundle
 NAME is a testbed recording — and prints, per perturbation, the rows
-that failed perturbed and not unperturbed. It fails when an unperturbed
+that failed perturbed and not unperturbed (the first 6 of each pair's,
+then how many more; -v lists every one). It fails when an unperturbed
 pair fails other rows than NAME.known_failures lists, when a
 perturbation not listed as a blind spot is caught by nothing, or when a
 listed blind spot is caught.
@@ -52,6 +53,7 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) int {
 	table := fs.String("table", "", "with --sensitivity: the perturbation table (default: the shipped calibrate/sensitivity.toml)")
 	pairsDir := fs.String("pairs", "scenarios/calibration", "with --sensitivity: the calibration scenarios")
 	corpusDir := fs.String("corpus", "testdata/calibration", "with --sensitivity: the bundles they pair with")
+	verbose := fs.Bool("v", false, "with --sensitivity: list every row that caught a perturbation, not the first 6 of each pair's")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return flagErr(fs, err, stdout, stderr)
@@ -71,7 +73,7 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) int {
 		if len(pos) != 0 {
 			return usageErrIn(stderr, "calibrate", "--sensitivity takes no SCENARIO or bundle: it runs the corpus (--pairs, --corpus)")
 		}
-		return runSensitivity(*table, *pairsDir, *corpusDir, opts, stdout, stderr)
+		return runSensitivity(*table, *pairsDir, *corpusDir, opts, *verbose, stdout, stderr)
 	}
 	if len(pos) != 2 {
 		return usageErrIn(stderr, "calibrate", "needs SCENARIO and PROD_BUNDLE, got %d arguments", len(pos))

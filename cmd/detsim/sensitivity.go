@@ -15,7 +15,7 @@ import (
 )
 
 // runSensitivity is `detsim calibrate --sensitivity`.
-func runSensitivity(tablePath, pairsDir, corpusDir string, opts calibrate.Options, stdout, stderr io.Writer) int {
+func runSensitivity(tablePath, pairsDir, corpusDir string, opts calibrate.Options, every bool, stdout, stderr io.Writer) int {
 	table := calibrate.ShippedSensitivity()
 	if tablePath != "" {
 		var err error
@@ -49,7 +49,7 @@ func runSensitivity(tablePath, pairsDir, corpusDir string, opts calibrate.Option
 		}
 		return exitInternal
 	}
-	if err := rep.Write(stdout); err != nil {
+	if err := rep.Write(stdout, every); err != nil {
 		fmt.Fprintf(stderr, "detsim: calibrate --sensitivity: %v\n", err)
 		return exitInternal
 	}
@@ -62,7 +62,9 @@ func runSensitivity(tablePath, pairsDir, corpusDir string, opts calibrate.Option
 
 // testbedPairs finds the corpus's testbed pairs: each pairsDir/NAME.toml
 // whose corpusDir/NAME bundle is a testbed recording, with the rows
-// corpusDir/NAME.known_failures lists.
+// corpusDir/NAME.known_failures lists. A pair whose bundle's manifest
+// cannot be read is an error naming it: skipped, it would leave the
+// suite proving less than it says, silently.
 func testbedPairs(pairsDir, corpusDir string, opts calibrate.Options) ([]calibrate.Pair, error) {
 	paths, err := filepath.Glob(filepath.Join(pairsDir, "*.toml"))
 	if err != nil {
@@ -73,7 +75,10 @@ func testbedPairs(pairsDir, corpusDir string, opts calibrate.Options) ([]calibra
 		name := strings.TrimSuffix(filepath.Base(path), ".toml")
 		prod := filepath.Join(corpusDir, name)
 		m, err := bundle.ReadManifest(prod)
-		if err != nil || m.Mode != bundle.ModeTestbed {
+		if err != nil {
+			return nil, fmt.Errorf("pair %s (%s): its bundle: %w", name, path, err)
+		}
+		if m.Mode != bundle.ModeTestbed {
 			continue
 		}
 		sc, err := resolveScenario(path, opts.Registry)
