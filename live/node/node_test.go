@@ -1,18 +1,17 @@
 package node
 
 import (
-	"time"
-
 	"bytes"
 	"encoding/binary"
-	"github.com/detsim/detsim/internal/realtime"
 	"math"
 	"net"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/detsim/detsim/hosts/swim"
+	"github.com/detsim/detsim/internal/realtime"
 	"github.com/detsim/detsim/rng"
 )
 
