@@ -414,8 +414,8 @@ func compare(sims []side, prod side, tol *Tolerances) []Row {
 			}
 			runEps := 0.0
 			for i, x := range xs {
-				if others := merged(slices.Concat(pooled[:i], pooled[i+1:])...); len(others) > 0 {
-					runEps = max(runEps, math.Abs(cdf(others, x)-q))
+				if c, ok := cdfExcept(pooled, i, x); ok {
+					runEps = max(runEps, math.Abs(c-q))
 				}
 			}
 			row.Lo, row.Hi = t.rankBounds(q, prod.n[name], merged(pooled...), runEps)

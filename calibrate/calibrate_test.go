@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/detsim/detsim/bundle"
 	"math"
 	"os"
 	"os/exec"
@@ -15,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/detsim/detsim/batch"
+	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/internal/detlint"
 	"github.com/detsim/detsim/scenarios"
@@ -131,6 +131,25 @@ func TestQuantileAndW1(t *testing.T) {
 	}
 	if c := cdf([]float64{1, 2, 2, 3}, 2); c != 0.5 {
 		t.Errorf("mid-rank cdf = %v", c)
+	}
+}
+
+// TestCDFExcept_IsTheCDFOfTheOthersMerged: the leave-one-out cdf counted
+// in each seed's sorted samples is exactly the cdf of the others merged
+// and sorted, ties and empty seeds included.
+func TestCDFExcept_IsTheCDFOfTheOthersMerged(t *testing.T) {
+	xs := [][]float64{{1, 2, 2, 5}, {}, {2, 3}, {0, 2, 2, 2, 9}, {4}}
+	for skip := range xs {
+		for _, v := range []float64{-1, 0, 1, 2, 2.5, 3, 4, 5, 9, 10} {
+			others := merged(slices.Concat(xs[:skip], xs[skip+1:])...)
+			got, ok := cdfExcept(xs, skip, v)
+			if !ok || got != cdf(others, v) {
+				t.Errorf("skip %d, v %v: %v %v, want %v", skip, v, got, ok, cdf(others, v))
+			}
+		}
+	}
+	if _, ok := cdfExcept([][]float64{{1}, {}}, 0, 1); ok {
+		t.Error("an empty union has no cdf")
 	}
 }
 

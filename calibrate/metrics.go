@@ -572,6 +572,27 @@ func cdf(x []float64, v float64) float64 {
 	return (float64(below) + float64(through)) / 2 / float64(len(x))
 }
 
+// cdfExcept is cdf over the union of the sorted samples xs but xs[skip],
+// counted in each rather than merged and sorted again (the same integer
+// counts, so the same value; a leave-one-out per seed and quantile row
+// was a quarter of calibrate's time). ok is false when the union is
+// empty.
+func cdfExcept(xs [][]float64, skip int, v float64) (float64, bool) {
+	var below, through, n int
+	for j, x := range xs {
+		if j == skip {
+			continue
+		}
+		below += sort.SearchFloat64s(x, v)
+		through += sort.Search(len(x), func(i int) bool { return x[i] > v })
+		n += len(x)
+	}
+	if n == 0 {
+		return 0, false
+	}
+	return (float64(below) + float64(through)) / 2 / float64(n), true
+}
+
 // wasserstein1 is the Wasserstein-1 (earth mover's) distance between the
 // empirical distributions of two sorted, non-empty samples: the integral
 // of |F_a(x) - F_b(x)| over x.

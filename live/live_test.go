@@ -325,11 +325,6 @@ func swimdBinary(t *testing.T) string {
 	return swimdPath
 }
 
-// Another process takes a killed peer's port before its resurrection:
-// that life ends at once with a peer_start_failed record saying so, and
-// the run stops there with a complete bundle that verifies, marked
-// interrupted with the reason — in process and with swimd children.
-// Before, the run was lost: exit 3, no bundle.
 // A live run given no key makes one (issue 21): a local process that
 // forges datagrams — unkeyed, or sealed with a key of its own — naming
 // another peer as their sender and declaring a member dead is counted as
@@ -384,6 +379,11 @@ func TestRun_DefaultKeyRefusesForgedDatagrams(t *testing.T) {
 	}
 }
 
+// Another process takes a killed peer's port before its resurrection:
+// that life ends at once with a peer_start_failed record saying so, and
+// the run stops there with a complete bundle that verifies, marked
+// interrupted with the reason — in process and with swimd children.
+// Before, the run was lost: exit 3, no bundle.
 func TestRun_PortTakenWhileDownEndsThatLife(t *testing.T) {
 	for _, procs := range []bool{false, true} {
 		t.Run(fmt.Sprintf("procs=%v", procs), func(t *testing.T) {

@@ -52,7 +52,10 @@ func Resolve(arg string, reg *hosts.Registry) (*Scenario, error) {
 		if err != nil {
 			return nil, Errors{{File: path, Msg: "cannot read: " + err.Error()}}
 		}
-		return Parse(path, data, reg, readOSFile)
+		// A bundle's scenario is the merged one (bundle/ writes it so): it
+		// extends nothing, and an extends in it is refused rather than
+		// read from outside the bundle.
+		return Parse(path, data, reg, nil)
 	}
 	if inLibrary(arg, reg) {
 		return LoadLibrary(arg, reg)

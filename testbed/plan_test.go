@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/network"
@@ -215,5 +216,25 @@ func TestProbeSizing_LeavesASerialisedWireMostlyIdle(t *testing.T) {
 		if load < tc.share*0.99 || load > tc.share*1.01 {
 			t.Errorf("%s: small datagrams take %.3f of the rate, want %.3f", tc.name, load, tc.share)
 		}
+	}
+}
+
+// TestSmallPhase_StretchedOnANetworkWithAWire: the small datagrams'
+// phase lasts ten times as long when an edge is a serialising wire, so
+// that at a twentieth of its rate each edge still gets as many samples
+// as at half a bucket's.
+func TestSmallPhase_StretchedOnANetworkWithAWire(t *testing.T) {
+	bucket := &Plan{Edges: []Edge{{RateBytes: 8000, BurstBytes: 1564, MTUBytes: 1500}, {MTUBytes: 1500}}}
+	wire := &Plan{Edges: []Edge{{RateBytes: 8000, BurstBytes: 1564, MTUBytes: 1500}, {RateBytes: 8000, MTUBytes: 1500}}}
+	if got := bucket.smallPhase(time.Minute); got != time.Minute {
+		t.Errorf("buckets only: %v", got)
+	}
+	if got := wire.smallPhase(time.Minute); got != 10*time.Minute {
+		t.Errorf("with a wire: %v", got)
+	}
+	_, bucketEvery := probeSizing(phaseSmall, bucket.Edges[0])
+	_, wireEvery := probeSizing(phaseSmall, wire.Edges[1])
+	if n, m := int(time.Minute/bucketEvery), int(10*time.Minute/wireEvery); n != m {
+		t.Errorf("small datagrams a phase: %d on the bucket, %d on the wire", n, m)
 	}
 }

@@ -38,13 +38,19 @@ const (
 	blastBytes     = 1200  // one fragment
 	smallPerSecond = 200
 	// wireSmallShare of a serialising wire's rate is what its small
-	// datagrams take, and as much again their echoes: at a tenth of the
-	// wire busy, a datagram waits for another's bytes about ρ/(2(1 − ρ))
-	// ≈ 6 % of its own wire time on average (0.9 ms on an 8 000 B/s
-	// edge), where half the rate each way kept it full.
-	wireSmallShare = 0.05
-	probeHeader    = 24         // magic+phase+edge, seq, sent ns
-	probeMagic     = 0x64747062 // "dtpb"
+	// datagrams take, and as much again the reverse edge's echoes: the
+	// wire is a tenth busy, where half the rate each way kept it full
+	// and every datagram queued. A datagram still waits behind an echo
+	// when the reverse edge's delay lines the two up, at most one wire
+	// time (16 ms for 128 bytes at 8 000 B/s); on gossip_flap_wire's
+	// edges their offsets (49–126 ms against 4–16 ms of wire) keep them
+	// apart. So that each edge's delay and loss rest on as many samples
+	// as elsewhere, the small phase of a network with a wire lasts
+	// wireSmallStretch times as long.
+	wireSmallShare   = 0.05
+	wireSmallStretch = 10         // 0.5 / wireSmallShare
+	probeHeader      = 24         // magic+phase+edge, seq, sent ns
+	probeMagic       = 0x64747062 // "dtpb"
 )
 
 // Probe phases.
@@ -92,8 +98,11 @@ type ProbeReport struct {
 	Scenario string
 	Kernel   string
 	Duration time.Duration
-	Edges    []EdgeReport
-	RTTs     []PairRTT
+	// SmallDuration is the small datagrams' phase: Duration, or
+	// wireSmallStretch times it on a network with a serialising wire.
+	SmallDuration time.Duration
+	Edges         []EdgeReport
+	RTTs          []PairRTT
 	// LineLateP50 and LineLateP99 are how much later than asked the
 	// delay line wrote packets back: its cost in accuracy.
 	LineLateP50, LineLateP99 int64
@@ -143,11 +152,16 @@ func Probe(ctx context.Context, sc *scenarios.Scenario, cfg ProbeConfig) (*Probe
 		line.stop()
 		return nil, err
 	}
+	rep.SmallDuration = plan.smallPhase(cfg.Duration)
 	for _, phase := range []int{phaseSmall, phaseLarge, phaseBlast} {
 		if ctx.Err() != nil {
 			break
 		}
-		pr.run(ctx, phase, cfg.Duration)
+		d := cfg.Duration
+		if phase == phaseSmall {
+			d = rep.SmallDuration
+		}
+		pr.run(ctx, phase, d)
 	}
 	pr.close()
 	if _, _, _, err := line.stop(); err != nil {
@@ -480,7 +494,7 @@ func (r *ProbeReport) Print(w io.Writer) {
 		}
 		return fmt.Sprintf("%.1f%% of %d", 100*float64(sent-got)/float64(sent), sent)
 	}
-	fmt.Fprintf(w, "probe     %s on kernel %s, %v per phase\n", r.Scenario, r.Kernel, r.Duration)
+	fmt.Fprintf(w, "probe     %s on kernel %s, %v per phase%s\n", r.Scenario, r.Kernel, r.Duration, r.smallNote())
 	fmt.Fprintf(w, "network   built in %v, removed in %v\n", time.Duration(r.SetupNs).Round(time.Millisecond), time.Duration(r.TeardownNs).Round(time.Millisecond))
 	fmt.Fprintln(w, "| edge | one-way asked (ms) | one-way mean ± sd (ms) | one-way p50 / p99 (ms) | loss asked | loss of 100 B | loss of 16 000 B (fragments; asked 1−(1−p)^k) | rate asked | throughput (of rate × (1−p)) |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
@@ -567,7 +581,7 @@ func (r *ProbeReport) Derive() []Derived {
 // behind it. Fields the probe does not measure (mtu_bytes, the queue) are
 // left to the scenario extended.
 func (r *ProbeReport) WriteLinks(w io.Writer) {
-	fmt.Fprintf(w, "# Measured by detsim testbed --probe %s (%v per phase, kernel %s).\n", r.Scenario, r.Duration, r.Kernel)
+	fmt.Fprintf(w, "# Measured by detsim testbed --probe %s (%v per phase%s, kernel %s).\n", r.Scenario, r.Duration, r.smallNote(), r.Kernel)
 	fmt.Fprintln(w, "# No cold dial and no reorder draw: the kernel's UDP has neither.")
 	for _, d := range r.Derive() {
 		fmt.Fprintf(w, "\n[[links]] # %d small datagrams\nfrom = %q\nto = %q\nlatency_ns = %d\njitter_stddev_ns = %d\nloss_prob_ppm = %d\n", d.SmallSent, d.From, d.To, d.LatencyNs, d.JitterStddevNs, d.LossPPM)
@@ -576,4 +590,24 @@ func (r *ProbeReport) WriteLinks(w io.Writer) {
 		}
 		fmt.Fprintln(w, "reorder_prob_ppm = 0\ncold_dial_penalty_ns = 0")
 	}
+}
+
+// smallNote says how long the small datagrams' phase was when a
+// serialising wire stretched it.
+func (r *ProbeReport) smallNote() string {
+	if r.SmallDuration == r.Duration {
+		return ""
+	}
+	return fmt.Sprintf(" (the small datagrams' %v: the network has a serialising wire)", r.SmallDuration)
+}
+
+// smallPhase is how long the probe sends its small datagrams when each
+// other phase lasts d: wireSmallStretch times d on a network with a
+// serialising wire, whose small datagrams take a tenth of the share they
+// take elsewhere (probeSizing).
+func (p *Plan) smallPhase(d time.Duration) time.Duration {
+	if slices.ContainsFunc(p.Edges, Edge.Serialised) {
+		return d * wireSmallStretch
+	}
+	return d
 }

@@ -84,7 +84,7 @@ func TestBundleReaders_RefuseWhatIsNotAFile(t *testing.T) {
 // through the bundle's root like every other bundle file: a scenario.toml
 // that links out of the bundle is refused, whether it leads to a valid
 // scenario (before, that scenario ran, exit 0) or to /etc/passwd (before,
-// read and parsed).
+// read and parsed), and so is an extends in it.
 func TestBundleAsScenario_RefusesALinkOutOfTheBundle(t *testing.T) {
 	dir, good := smokeBundle(t)
 	outside := filepath.Join(dir, "outside.toml")
@@ -100,6 +100,18 @@ func TestBundleAsScenario_RefusesALinkOutOfTheBundle(t *testing.T) {
 		r := detsim(t, "--batch", "--out", filepath.Join(dir, name+".out"), b)
 		if r.code != 2 || !strings.Contains(r.stderr, "escapes") {
 			t.Errorf("%s: exit %d, want 2 refusing the link\n%s%s", name, r.code, r.stdout, r.stderr)
+		}
+	}
+	// Nor through an extends inside it: a bundle's scenario is the merged
+	// one and extends nothing (before, it read the outside file or
+	// /etc/passwd).
+	for name, target := range map[string]string{"extends-outside": outside, "extends-passwd": "/etc/passwd"} {
+		b := filepath.Join(dir, name)
+		fstree.Copy(t, good, b)
+		must(t, os.WriteFile(filepath.Join(b, bundle.ScenarioFile), []byte("[base]\nextends = \""+target+"\"\n"), 0o644))
+		r := detsim(t, "--batch", "--out", filepath.Join(dir, name+".out"), b)
+		if r.code != 2 || !strings.Contains(r.stderr, "extends") || strings.Contains(r.stderr, "TOML syntax") {
+			t.Errorf("%s: exit %d, want 2 refusing the extends\n%s%s", name, r.code, r.stdout, r.stderr)
 		}
 	}
 }

@@ -61,7 +61,7 @@ func cmdTestbed(args []string, stdout, stderr io.Writer) int {
 	daemonPath := fs.String("daemon", "", "the daemon binary (default: swimd or memberlistd beside detsim, else on PATH)")
 	maxDur := fs.Duration("max-duration", testbed.DefaultMaxDuration, "stop (bundle marked interrupted) after this much real time")
 	probe := fs.Bool("probe", false, "measure the scenario's realised edges instead of running daemons")
-	probeDur := fs.Duration("probe-duration", 10*time.Second, "with --probe: how long to probe each measurement")
+	probeDur := fs.Duration("probe-duration", 10*time.Second, "with --probe: how long to probe each measurement (the small datagrams' ten times as long on a network with a serialising wire)")
 	derive := fs.String("derive", "", "with --probe: also write the measured links as [[links]] tables to this file (a calibration scenario's)")
 	force := fs.Bool("force", false, "with --derive: replace the file if it exists")
 	sweep := fs.Bool("sweep", false, "remove what killed testbed runs left, and exit")

@@ -217,7 +217,9 @@ func (n *Node) loop() {
 	if n.cfg.Key == nil {
 		// Every record file of a node without a key says so first: what
 		// it holds may have been forged by any local process.
-		n.now = n.cfg.Clock()
+		// At the loop's start, but never before the run's zero (a start
+		// given in the future) nor past the first tick's instant.
+		n.now = max(0, min(n.cfg.Clock(), n.nextTick))
 		n.Event(&Unauthenticated{})
 	}
 	tick := time.NewTimer(0)

@@ -8,8 +8,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/detsim/detsim/hosts/swim"
+	"github.com/detsim/detsim/internal/realtime"
 	"github.com/detsim/detsim/rng"
 )
 
@@ -291,5 +293,34 @@ func TestListenLoopback(t *testing.T) {
 	_, err = ListenLoopback(c.LocalAddr().(*net.UDPAddr).String())
 	if err == nil || !strings.Contains(err.Error(), "already in use") {
 		t.Errorf("port in use: %v", err)
+	}
+}
+
+// A node without a key says so in its first record, at a time the bundle
+// reader accepts: never before the run's zero, even when the run's start
+// was given in the future and the clock still reads negative.
+func TestStart_KeylessNodeSaysSoFirst(t *testing.T) {
+	conn, err := ListenLoopback("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{}
+	n, err := New(Config{
+		ID: "a", Peers: []string{"a", "b"}, Swim: swim.DefaultConfig(), Start: swim.Member,
+		Rand: rng.New(1).Host("a", "kind"), Conn: conn,
+		Clock: func() int64 { return -9_000_000_000 }, Wall: func() int64 { return testWall },
+		TickPeriodNs: 1e8, Out: rec.out,
+		Route: func(string, []byte, int, int64, uint64) string { return "" },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.Start()
+	realtime.WaitFor(t, "the first record", 5*time.Second, func() bool { return rec.count(`"unauthenticated"`) > 0 })
+	n.Stop()
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.lines) == 0 || !strings.Contains(rec.lines[0], `"type":"unauthenticated"`) || !strings.HasPrefix(rec.lines[0], `{"virtual_time_ns":0,`) {
+		t.Fatalf("first record %q, want unauthenticated at 0", rec.lines)
 	}
 }
