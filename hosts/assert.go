@@ -331,8 +331,16 @@ func (k AssertionKind) Params() []Param {
 	return out
 }
 
+// The pairs Def takes: none, the window's keys (window_start_ns,
+// window_end_ns) and the deadline's (after_ns, within_ns).
+var (
+	NoPair       [2]string
+	WindowPair   = [2]string{"window_start_ns", "window_end_ns"}
+	DeadlinePair = [2]string{"after_ns", "within_ns"}
+)
+
 // Def declares the assertion kind whose parameters are a T, with the
-// given Window and Deadline pairs (the zero pair for none). *T's Bind
+// given Window and Deadline pairs (NoPair for none). *T's Bind
 // lists T's parameters bound to its fields; T's Slots is Bind on a copy:
 //
 //	func (p *AllAliveAt) Bind() []hosts.Slot {

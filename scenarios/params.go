@@ -45,16 +45,14 @@ func (p EventRate) Slots() []hosts.Slot  { return p.Bind() }
 func (EventCount) Family() *hosts.Assertions { return nil }
 func (EventRate) Family() *hosts.Assertions  { return nil }
 
-var noPair [2]string
-
 // coreKinds are the assertion kinds the core judges itself, the
 // kind-agnostic ones (§10.1's `kind` parameter of event_count and
 // event_rate is `event_type`: `kind` already names the assertion kind in
 // the [[assertions]] table, DESIGN §4). Every other kind is its host
 // kind's (the agent family's oracles: hosts/agentcheck).
 var coreKinds = []hosts.AssertionKind{
-	hosts.Def[EventCount](noPair, noPair),
-	hosts.Def[EventRate](noPair, noPair),
+	hosts.Def[EventCount](hosts.NoPair, hosts.NoPair),
+	hosts.Def[EventRate](hosts.NoPair, hosts.NoPair),
 }
 
 // ParamMap returns the assertion's parameters as verdicts.json's

@@ -115,23 +115,21 @@ func (ResponseBounded) Family() *hosts.Assertions     { return Family }
 func (NoCommitAfterSettle) Family() *hosts.Assertions { return Family }
 func (TurnOutcomeOnce) Family() *hosts.Assertions     { return Family }
 
-var noPair [2]string
-
 // Family is the agent family's assertion kinds, in catalog order, and
 // their judge: each oracle checks the agent's claims against the
 // provider's, the tools' and the engine's records.
 var Family = &hosts.Assertions{
 	Kinds: []hosts.AssertionKind{
-		hosts.Def[EffectOutcomeOnce](noPair, noPair),
-		hosts.Def[CancelSettlesWithin](noPair, noPair),
-		hosts.Def[NoTornSuccess](noPair, noPair),
-		hosts.Def[NoLostAck](noPair, noPair),
-		hosts.Def[ToolResultMatched](noPair, noPair),
-		hosts.Def[OutputBounded](noPair, noPair),
-		hosts.Def[RetryBudget](noPair, noPair),
-		hosts.Def[ResponseBounded](noPair, noPair),
-		hosts.Def[NoCommitAfterSettle](noPair, noPair),
-		hosts.Def[TurnOutcomeOnce](noPair, noPair),
+		hosts.Def[EffectOutcomeOnce](hosts.NoPair, hosts.NoPair),
+		hosts.Def[CancelSettlesWithin](hosts.NoPair, hosts.NoPair),
+		hosts.Def[NoTornSuccess](hosts.NoPair, hosts.NoPair),
+		hosts.Def[NoLostAck](hosts.NoPair, hosts.NoPair),
+		hosts.Def[ToolResultMatched](hosts.NoPair, hosts.NoPair),
+		hosts.Def[OutputBounded](hosts.NoPair, hosts.NoPair),
+		hosts.Def[RetryBudget](hosts.NoPair, hosts.NoPair),
+		hosts.Def[ResponseBounded](hosts.NoPair, hosts.NoPair),
+		hosts.Def[NoCommitAfterSettle](hosts.NoPair, hosts.NoPair),
+		hosts.Def[TurnOutcomeOnce](hosts.NoPair, hosts.NoPair),
 	},
 	Judge: newJudge,
 }

@@ -85,18 +85,16 @@ func (ProposalCommitsWithin) Family() *hosts.Assertions { return family }
 func (NoLeaderChange) Family() *hosts.Assertions        { return family }
 func (NoRaftPanic) Family() *hosts.Assertions           { return family }
 
-var noPair [2]string
-
 // family is hosts.Kind.Assertions.
 var family = &hosts.Assertions{
 	Kinds: []hosts.AssertionKind{
-		hosts.Def[ElectionSafety](noPair, noPair),
-		hosts.Def[LogMatching](noPair, noPair),
-		hosts.Def[LeaderCompleteness](noPair, noPair),
-		hosts.Def[StateMachineSafety](noPair, noPair),
-		hosts.Def[ProposalCommitsWithin](noPair, [2]string{"after_ns", "within_ns"}),
-		hosts.Def[NoLeaderChange]([2]string{"window_start_ns", "window_end_ns"}, noPair),
-		hosts.Def[NoRaftPanic](noPair, noPair),
+		hosts.Def[ElectionSafety](hosts.NoPair, hosts.NoPair),
+		hosts.Def[LogMatching](hosts.NoPair, hosts.NoPair),
+		hosts.Def[LeaderCompleteness](hosts.NoPair, hosts.NoPair),
+		hosts.Def[StateMachineSafety](hosts.NoPair, hosts.NoPair),
+		hosts.Def[ProposalCommitsWithin](hosts.NoPair, hosts.DeadlinePair),
+		hosts.Def[NoLeaderChange](hosts.WindowPair, hosts.NoPair),
+		hosts.Def[NoRaftPanic](hosts.NoPair, hosts.NoPair),
 	},
 	Judge: newJudge,
 }

@@ -136,26 +136,20 @@ func (SelfIncarnationBounded) Family() *hosts.Assertions   { return Family }
 func (MessageSizeBounded) Family() *hosts.Assertions       { return Family }
 func (DeadPeerResurrectsWithin) Family() *hosts.Assertions { return Family }
 
-var (
-	noPair       [2]string
-	windowPair   = [2]string{"window_start_ns", "window_end_ns"}
-	deadlinePair = [2]string{"after_ns", "within_ns"}
-)
-
 // Family is the swim kind's assertions (spec §10.1, in spec order) and
 // their judge. The §10.1 parameter `kind` of message_size_bounded is
 // `message_kind`: `kind` already names the assertion kind in the
 // [[assertions]] table (DESIGN §4).
 var Family = &hosts.Assertions{
 	Kinds: []hosts.AssertionKind{
-		hosts.Def[AllAliveAt](noPair, noPair),
-		hosts.Def[AllAliveThroughout](windowPair, noPair),
-		hosts.Def[ConvergenceAfter](noPair, deadlinePair),
-		hosts.Def[NoFlapWhileProbesOK](windowPair, noPair),
-		hosts.Def[NoDeadWhenProbesOK](windowPair, noPair),
-		hosts.Def[SelfIncarnationBounded](noPair, noPair),
-		hosts.Def[MessageSizeBounded](noPair, noPair),
-		hosts.Def[DeadPeerResurrectsWithin](noPair, deadlinePair),
+		hosts.Def[AllAliveAt](hosts.NoPair, hosts.NoPair),
+		hosts.Def[AllAliveThroughout](hosts.WindowPair, hosts.NoPair),
+		hosts.Def[ConvergenceAfter](hosts.NoPair, hosts.DeadlinePair),
+		hosts.Def[NoFlapWhileProbesOK](hosts.WindowPair, hosts.NoPair),
+		hosts.Def[NoDeadWhenProbesOK](hosts.WindowPair, hosts.NoPair),
+		hosts.Def[SelfIncarnationBounded](hosts.NoPair, hosts.NoPair),
+		hosts.Def[MessageSizeBounded](hosts.NoPair, hosts.NoPair),
+		hosts.Def[DeadPeerResurrectsWithin](hosts.NoPair, hosts.DeadlinePair),
 	},
 	Judge: newJudge,
 }
