@@ -51,6 +51,7 @@ import (
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/provider"
 	"github.com/detsim/detsim/internal/flagargs"
+	"github.com/detsim/detsim/internal/guard"
 	"github.com/detsim/detsim/internal/safefile"
 	"github.com/detsim/detsim/scenarios"
 )
@@ -64,9 +65,10 @@ const (
 	MaxHeaderBytes         = 64 << 10 // the request line and headers
 	readHeaderTimeout      = 10 * time.Second
 	maxScriptFileBytes     = 4 << 20
-	// DefaultMaxConns bounds the connections served at once; more wait
-	// in the listen backlog until one closes.
-	DefaultMaxConns = 32
+	// DefaultMaxConns bounds the connections one client (a local user)
+	// has open at once; one more is closed as it is accepted
+	// (internal/guard).
+	DefaultMaxConns = guard.DefaultPerClient
 	// DefaultIdleStop is how long the server waits with no request in
 	// flight before it stops by itself.
 	DefaultIdleStop = 10 * time.Minute
@@ -95,9 +97,14 @@ type Options struct {
 	// MaxRequestBytes bounds a request body (default
 	// DefaultMaxRequestBytes).
 	MaxRequestBytes int64
-	// MaxConns bounds the connections open at once (default
-	// DefaultMaxConns): a client that opens more waits for one to close.
+	// MaxConns bounds the connections one client, a local user, has open
+	// at once (default DefaultMaxConns): one more is closed as it is
+	// accepted, so no client can hold the others out (internal/guard).
 	MaxConns int
+	// Key is what every request must present, as x-api-key or
+	// Authorization: Bearer (the SDKs' apiKey); a request without it is
+	// 401 and takes no entry of the script. Serve refuses an empty Key.
+	Key string
 	// IdleStop, when positive, stops the server once no request has been
 	// in flight for that long: a forgotten server does not run forever.
 	IdleStop time.Duration
@@ -119,21 +126,27 @@ func Serve(ctx context.Context, ln net.Listener, script provider.Script, opts Op
 		ln.Close()
 		return err
 	}
-	if opts.MaxConns <= 0 {
-		opts.MaxConns = DefaultMaxConns
+	if opts.Key == "" {
+		ln.Close()
+		return errors.New("provider-serve: no key: every listener is authenticated (docs/security.md)")
 	}
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-	lim := NewLimitListener(ln, opts.MaxConns)
+	lim := guard.NewListener(ln, guard.Limits{PerClient: opts.MaxConns, Refused: func(client string) {
+		if opts.Logf != nil {
+			opts.Logf("provider-serve: refused a connection of %s: it has %d open", client, max(opts.MaxConns, 1))
+		}
+	}})
 	act := NewActivity()
 	srv := &http.Server{
 		Handler:           act.Wrap(NewHandler(script, opts)),
 		MaxHeaderBytes:    MaxHeaderBytes,
 		ReadHeaderTimeout: readHeaderTimeout,
-		// A kept-alive connection holds one of the MaxConns slots: close
-		// it once it has been idle this long.
+		// A kept-alive connection holds one of its client's MaxConns:
+		// close it once it has been idle this long.
 		IdleTimeout: keepAliveIdle,
 		BaseContext: func(net.Listener) context.Context { return ctx },
+		ConnContext: guard.ConnContext,
 		ErrorLog:    nil,
 	}
 	done := make(chan struct{})
@@ -166,51 +179,6 @@ func Serve(ctx context.Context, ln net.Listener, script provider.Script, opts Op
 	if ctx.Err() != nil && errors.Is(err, http.ErrServerClosed) {
 		return nil
 	}
-	return err
-}
-
-// NewLimitListener admits at most n connections of ln at once; the ones
-// over the limit wait in the kernel's backlog, not in memory here. The
-// HTTP edge (package edge) caps its connections with it too.
-func NewLimitListener(ln net.Listener, n int) net.Listener {
-	return &limitListener{Listener: ln, slots: make(chan struct{}, n), closed: make(chan struct{})}
-}
-
-type limitListener struct {
-	net.Listener
-	slots  chan struct{}
-	closed chan struct{}
-	once   sync.Once
-}
-
-func (l *limitListener) Accept() (net.Conn, error) {
-	select {
-	case l.slots <- struct{}{}:
-	case <-l.closed: // waiting for a slot must not keep Serve from returning
-		return nil, net.ErrClosed
-	}
-	c, err := l.Listener.Accept()
-	if err != nil {
-		<-l.slots
-		return nil, err
-	}
-	return &limitConn{Conn: c, slots: l.slots}, nil
-}
-
-func (l *limitListener) Close() error {
-	l.once.Do(func() { close(l.closed) })
-	return l.Listener.Close()
-}
-
-type limitConn struct {
-	net.Conn
-	slots chan struct{}
-	once  sync.Once
-}
-
-func (c *limitConn) Close() error {
-	err := c.Conn.Close()
-	c.once.Do(func() { <-c.slots })
 	return err
 }
 
@@ -378,6 +346,17 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.logf("provider-serve: internal error on %s %s: %v", r.Method, r.URL.Path, p)
 		}
 	}()
+	if ref := guard.CheckRequest(r); ref != nil {
+		h.logf("provider-serve: refused %s %s: %s", r.Method, r.URL.Path, ref.Reason)
+		apiError(w, ref.Status, ref.Type, ref.Reason)
+		return
+	}
+	if !guard.Equal(guard.Presented(r), h.opts.Key) {
+		ref := guard.Unauthorized(r)
+		h.logf("provider-serve: refused %s %s: %s", r.Method, r.URL.Path, ref.Reason)
+		apiError(w, ref.Status, ref.Type, ref.Reason)
+		return
+	}
 	if r.URL.Path != "/v1/messages" {
 		apiError(w, http.StatusNotFound, "not_found_error", "only POST /v1/messages is served")
 		return
@@ -569,7 +548,8 @@ func Command(ctx context.Context, args []string, stderr io.Writer, reg *hosts.Re
 	addr := fs.String("addr", DefaultAddr, "loopback address to listen on (127.0.0.1:PORT, [::1]:PORT, localhost:PORT)")
 	scale := fs.Float64("time-scale", 1, "multiply every scripted delay by this (0.01: a hundred times faster)")
 	quiet := fs.Bool("q", false, "no line per request")
-	maxConns := fs.Int("max-conns", DefaultMaxConns, "connections served at once; more wait until one closes")
+	maxConns := fs.Int("max-conns", DefaultMaxConns, "connections one client (a local user) has open at once; one more is closed")
+	keyFile := fs.String("key-file", "", "write the run's key here (0600; must not exist); default: a new directory under $TMPDIR")
 	idle := fs.Duration("idle-stop", DefaultIdleStop, "stop by itself once no request has been in flight this long (0: only on SIGINT/SIGTERM)")
 	pos, err := flagargs.Interspersed(fs, args)
 	if err != nil {
@@ -601,8 +581,16 @@ func Command(ctx context.Context, args []string, stderr io.Writer, reg *hosts.Re
 		}
 		return 3
 	}
+	key, err := guard.WriteKeyFile(*keyFile, "provider-serve-key")
+	if err != nil {
+		ln.Close()
+		fmt.Fprintln(stderr, "detsim provider-serve:", err)
+		return 2
+	}
+	defer key.Remove()
 	fmt.Fprintf(stderr, "provider-serve: %d entries of %s on http://%s (POST /v1/messages; time scale %v)\n", len(sc.Entries), pos[0], ln.Addr(), *scale)
-	opts := Options{TimeScale: *scale, MaxConns: *maxConns, IdleStop: *idle}
+	fmt.Fprintf(stderr, "provider-serve: key in %s (send it as x-api-key or Authorization: Bearer; the SDKs' apiKey)\n", key.Path)
+	opts := Options{TimeScale: *scale, MaxConns: *maxConns, IdleStop: *idle, Key: key.Key}
 	if !*quiet {
 		var mu sync.Mutex
 		opts.Logf = func(format string, a ...any) {

@@ -6,6 +6,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/hosts/provider"
+	"github.com/detsim/detsim/internal/guard/guardtest"
 	"github.com/detsim/detsim/internal/realtime"
 	"github.com/detsim/detsim/scenarios"
 )
@@ -47,7 +50,7 @@ func start(t *testing.T, s provider.Script) string {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		if err := Serve(ctx, ln, s, Options{TimeScale: 0.01}); err != nil {
+		if err := Serve(ctx, ln, s, Options{TimeScale: 0.01, Key: testKey}); err != nil {
 			t.Errorf("Serve: %v", err)
 		}
 	}()
@@ -55,8 +58,23 @@ func start(t *testing.T, s provider.Script) string {
 	return "http://" + ln.Addr().String()
 }
 
+// testKey is the key the tests' servers take.
+const testKey = "dsk_test"
+
 func client(url string, retries int) anthropic.Client {
-	return anthropic.NewClient(option.WithBaseURL(url), option.WithAPIKey("sk-test"), option.WithMaxRetries(retries))
+	return anthropic.NewClient(option.WithBaseURL(url), option.WithAPIKey(testKey), option.WithMaxRetries(retries))
+}
+
+// postJSON posts body to url presenting testKey, as a client holding
+// the key file does.
+func postJSON(url, body string) (*http.Response, error) {
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("content-type", "application/json")
+	req.Header.Set("x-api-key", testKey)
+	return http.DefaultClient.Do(req)
 }
 
 var params = anthropic.MessageNewParams{
@@ -245,7 +263,7 @@ func TestLoadScript_ScriptFileAndScenario(t *testing.T) {
 func TestHandler_Bounds(t *testing.T) {
 	url := start(t, script(t, "[[script]]\n"+clean))
 	post := func(path, body string) int {
-		resp, err := http.Post(url+path, "application/json", strings.NewReader(body))
+		resp, err := postJSON(url+path, body)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -261,7 +279,9 @@ func TestHandler_Bounds(t *testing.T) {
 	if got := post("/v1/messages", "not json"); got != 400 {
 		t.Errorf("not json: %d", got)
 	}
-	resp, err := http.Get(url + "/v1/messages")
+	req, _ := http.NewRequest(http.MethodGet, url+"/v1/messages", nil)
+	req.Header.Set("x-api-key", testKey)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,22 +304,43 @@ func TestCommand_ServesAndStops(t *testing.T) {
 	go func() {
 		done <- Command(ctx, []string{"agent/overloaded", "--addr", "127.0.0.1:0", "--time-scale", "0.01"}, w, reg)
 	}()
-	var url string
-	realtime.WaitFor(t, "the server's address", 5*time.Second, func() bool {
+	var url, keyPath string
+	realtime.WaitFor(t, "the server's address and key file", 5*time.Second, func() bool {
 		mu.Lock()
 		s := out.String()
 		mu.Unlock()
 		if i := strings.Index(s, "http://"); i >= 0 {
 			url = strings.Fields(s[i:])[0]
 		}
-		return url != ""
+		if i := strings.Index(s, "key in "); i >= 0 {
+			keyPath = strings.Fields(s[i+len("key in "):])[0]
+		}
+		return url != "" && keyPath != ""
 	})
-	if _, _, err := collect(context.Background(), client(url, 0)); err == nil || !strings.Contains(err.Error(), "overloaded_error") {
-		t.Errorf("agent/overloaded's first entry: %v", err)
+	info, err := os.Stat(keyPath)
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("key file %s: %v %v, want mode 0600", keyPath, info, err)
+	}
+	key, _ := os.ReadFile(keyPath)
+	keyed := anthropic.NewClient(option.WithBaseURL(url), option.WithAPIKey(strings.TrimSpace(string(key))), option.WithMaxRetries(0))
+	if _, _, err := collect(context.Background(), client(url, 0)); err == nil || !strings.Contains(err.Error(), "401") {
+		t.Errorf("a client without the run's key: %v, want 401", err)
+	}
+	if _, _, err := collect(context.Background(), keyed); err == nil || !strings.Contains(err.Error(), "overloaded_error") {
+		t.Errorf("agent/overloaded's first entry (the unkeyed request took none): %v", err)
 	}
 	cancel()
 	if code := <-done; code != 0 {
 		t.Errorf("exit %d", code)
+	}
+	if _, err := os.Stat(keyPath); !os.IsNotExist(err) {
+		t.Errorf("the key file outlived its run: %v", err)
+	}
+	taken := filepath.Join(t.TempDir(), "key")
+	os.WriteFile(taken, []byte("dsk_old\n"), 0o600)
+	var stderr strings.Builder
+	if code := Command(context.Background(), []string{"agent/overloaded", "--addr", "127.0.0.1:0", "--key-file", taken}, &stderr, reg); code != 2 || !strings.Contains(stderr.String(), "never reused") {
+		t.Errorf("a stale key file: exit %d, %s", code, stderr.String())
 	}
 	for _, args := range [][]string{{}, {"a", "b"}, {"agent/overloaded", "--addr", "0.0.0.0:0"}, {"agent/overloaded", "--time-scale", "0"}, {"no/such"}} {
 		if code := Command(context.Background(), args, io.Discard, reg); code != 2 {
@@ -312,33 +353,88 @@ type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
-// At most MaxConns connections are served at once: with one slot held by
-// an idle client, a second client gets nothing until the first closes;
-// then it is served. With no connection open for IdleStop, Serve stops by
-// itself and returns nil.
+// At most MaxConns connections of one client are open at once: with its
+// one slot held idle, its second connection is closed as it arrives,
+// not queued (a queue is what one client fills to lock out the rest),
+// and takes no entry of the script; once the slot is free it is served.
+// With no connection open for IdleStop, Serve stops by itself and
+// returns nil.
 func TestServe_ConnectionLimitAndIdleStop(t *testing.T) {
 	addr, served := serveClean(t, Options{TimeScale: 0.01, MaxConns: 1, IdleStop: 300 * time.Millisecond})
 	hold, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := make(chan error, 1)
-	go func() { _, _, err := collect(context.Background(), client("http://"+addr, 0)); got <- err }()
-	select {
-	case err := <-got:
-		t.Fatalf("a second connection was served while the only slot was held (err %v)", err)
-	case <-time.After(200 * time.Millisecond):
+	if _, _, err := collect(context.Background(), client("http://"+addr, 0)); err == nil {
+		t.Fatal("a second connection was served while the client's only slot was held")
 	}
 	hold.Close()
-	select {
-	case err := <-got:
-		if err != nil {
-			t.Fatalf("once the slot was free: %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("not served after the slot was freed")
-	}
+	var last error
+	realtime.WaitFor(t, "a request served once the slot was free", 10*time.Second, func() bool {
+		_, msg, err := collect(context.Background(), client("http://"+addr, 0))
+		last = err
+		return err == nil && msg.StopReason == "tool_use"
+	})
+	_ = last
 	awaitIdleStop(t, served)
+}
+
+// TestServe_AnotherUserCannotStarveTheServer: another local user holding
+// forty connections, dripping a byte every few seconds, leaves this
+// user's request served at once. Before, the cap was global: the forty
+// held its 32 slots and a request waited behind them (58 s by hand).
+func TestServe_AnotherUserCannotStarveTheServer(t *testing.T) {
+	addr, _ := serveClean(t, Options{TimeScale: 0.01})
+	guardtest.HoldConns(t, addr, 40, guardtest.Nobody)
+	ctx, cancel := context.WithTimeout(context.Background(), realtime.Scaled(10*time.Second))
+	defer cancel()
+	if _, msg, err := collect(ctx, client("http://"+addr, 0)); err != nil || msg.StopReason != "tool_use" {
+		t.Fatalf("this user's request beside another user's forty connections: %v", err)
+	}
+}
+
+// TestServe_RefusesWhatAKeylessClientOrAPageSends: without the key a
+// request is 401; a foreign Origin, a non-JSON body or a Host that is
+// not this listener is refused, each naming what was wrong; none of
+// them takes an entry of the script.
+func TestServe_RefusesWhatAKeylessClientOrAPageSends(t *testing.T) {
+	url := start(t, script(t, "[[script]]\n"+clean))
+	for _, c := range []struct {
+		name, header, value string
+		status              int
+		says                string
+	}{
+		{"no key", "", "", 401, "no key"},
+		{"wrong key", "x-api-key", "dsk_other", 401, "not this listener's"},
+		{"foreign origin", "origin", "https://evil.example", 403, "cross-origin"},
+		{"text/plain", "content-type", "text/plain", 415, "application/json"},
+		{"rebound host", "host", "evil.example:80", 421, "not this listener"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			req, _ := http.NewRequest(http.MethodPost, url+"/v1/messages", strings.NewReader(`{"messages":[]}`))
+			req.Header.Set("content-type", "application/json")
+			if c.name != "no key" && c.name != "wrong key" {
+				req.Header.Set("x-api-key", testKey)
+			}
+			if c.header == "host" {
+				req.Host = c.value
+			} else if c.header != "" {
+				req.Header.Set(c.header, c.value)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != c.status || !strings.Contains(string(b), c.says) {
+				t.Errorf("%d %s, want %d saying %q", resp.StatusCode, b, c.status, c.says)
+			}
+		})
+	}
+	if _, msg, err := collect(context.Background(), client(url, 0)); err != nil || msg.StopReason != "tool_use" {
+		t.Errorf("the script's first entry after the refusals: %v %+v", err, msg)
+	}
 }
 
 // A client that sends its headers and one byte of a ten-byte body, then
@@ -354,7 +450,7 @@ func TestServe_SlowBodyTimesOutAndFreesItsSlot(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer slow.Close()
-	if _, err := io.WriteString(slow, "POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{"); err != nil {
+	if _, err := io.WriteString(slow, "POST /v1/messages HTTP/1.1\r\nHost: "+addr+"\r\nx-api-key: "+testKey+"\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{"); err != nil {
 		t.Fatal(err)
 	}
 	reply := make(chan string, 1)
@@ -389,6 +485,9 @@ func serveClean(t *testing.T, opts Options) (addr string, served <-chan error) {
 		t.Fatal(err)
 	}
 	s := script(t, "[[script]]\n"+clean)
+	if opts.Key == "" {
+		opts.Key = testKey
+	}
 	ch := make(chan error, 1)
 	go func() { ch <- Serve(context.Background(), ln, s, opts) }()
 	return ln.Addr().String(), ch
@@ -418,7 +517,7 @@ func TestSDK_NonStreamingGetsAMessage(t *testing.T) {
 	if err != nil || len(msg.Content) != 2 || msg.Content[0].Text != "Let me look." || msg.StopReason != "tool_use" {
 		t.Fatalf("non-streaming: %v %+v", err, msg)
 	}
-	resp, err := http.Post(url+"/v1/messages", "application/json", strings.NewReader(`{"stream":true,"messages":[]}`))
+	resp, err := postJSON(url+"/v1/messages", `{"stream":true,"messages":[]}`)
 	if err != nil {
 		t.Fatal(err)
 	}
