@@ -56,7 +56,7 @@ func chunkLateness(b *testing.B) {
 	for b.Loop() {
 		body := `{"stream":true,"messages":[{"role":"user","content":"go"}]}`
 		var first time.Time
-		resp, err := http.Post(base+"/v1/messages", "application/json", strings.NewReader(body))
+		resp, err := keyedPost(base+"/v1/messages", body)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -3,6 +3,7 @@ package edge
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -75,7 +76,7 @@ func (fakeListener) Addr() net.Addr { return &net.TCPAddr{IP: net.IPv4(192, 0, 2
 // the next client.
 func TestEdge_LoopbackOnlyAndSlowBodies(t *testing.T) {
 	sc := scenario(t, "[[script]]\n"+clean+"[[script]]\n"+clean, "", "")
-	e, err := New(sc, Options{Out: filepath.Join(t.TempDir(), "out")})
+	e, err := New(sc, Options{Out: filepath.Join(t.TempDir(), "out"), Key: "dsk_t"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +98,10 @@ func TestEdge_LoopbackOnlyAndSlowBodies(t *testing.T) {
 	r := start(t, sc, Options{MaxConns: 1, BodyIdle: 200 * time.Millisecond, BodyRead: time.Second})
 	once := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	postOnce := func(url, body string) (int, string) {
-		resp, err := once.Post(url, "application/json", strings.NewReader(body))
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+		req.Header.Set("content-type", "application/json")
+		req.Header.Set("x-api-key", keyOf(url))
+		resp, err := once.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,15 +109,21 @@ func TestEdge_LoopbackOnlyAndSlowBodies(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(b)
 	}
-	if code, b := postOnce(r.url+"/sessions", `{"id":"s"}`); code != http.StatusCreated {
-		t.Fatalf("POST /sessions: %d %s", code, b)
+	code, made := postOnce(r.url+"/sessions", `{"id":"s"}`)
+	if code != http.StatusCreated {
+		t.Fatalf("POST /sessions: %d %s", code, made)
 	}
+	var m struct {
+		APIKey string `json:"api_key"`
+	}
+	json.Unmarshal([]byte(made), &m)
+	keys.Store(r.url+"/s/s", m.APIKey)
 	slow, err := net.Dial("tcp", strings.TrimPrefix(r.url, "http://"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer slow.Close()
-	if _, err := io.WriteString(slow, "POST /s/s/v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"); err != nil {
+	if _, err := io.WriteString(slow, rawHead("/s/s/v1/messages", r.url)+"Content-Length: 100\r\n\r\n{"); err != nil {
 		t.Fatal(err)
 	}
 	reply := make(chan string, 1)
@@ -146,7 +156,7 @@ func TestEdge_SlowEndBody(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer slow.Close()
-	if _, err := io.WriteString(slow, "POST /s/s/end HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"); err != nil {
+	if _, err := io.WriteString(slow, rawHead("/s/s/end", r.url)+"Content-Length: 100\r\n\r\n{"); err != nil {
 		t.Fatal(err)
 	}
 	_ = slow.SetReadDeadline(time.Now().Add(5 * time.Second))
@@ -161,7 +171,7 @@ func TestEdge_SlowEndBody(t *testing.T) {
 // ticker no shorter than a millisecond) rather than panicking, and
 // --idle-stop 0 means never, as provider-serve's does.
 func TestEdge_TinyIdleStop(t *testing.T) {
-	e, err := New(scenario(t, "[[script]]\n"+clean, "", ""), Options{Out: filepath.Join(t.TempDir(), "out"), IdleStop: 1})
+	e, err := New(scenario(t, "[[script]]\n"+clean, "", ""), Options{Out: filepath.Join(t.TempDir(), "out"), IdleStop: 1, Key: "dsk_t"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +234,7 @@ func TestEdge_ResetThatCannotBegin(t *testing.T) {
 	if open != 0 || still {
 		t.Errorf("after the failed reset: %d sessions open, session kept %v", open, still)
 	}
-	if code, b := post(t, base+"/v1/messages", `{"messages":[]}`); code != http.StatusNotFound {
+	if code, b := post(t, base+"/v1/messages", `{"messages":[]}`); code != http.StatusNotFound || !strings.Contains(string(b), "unknown session") {
 		t.Errorf("the closed session still serves: %d %s", code, b)
 	}
 	r.stop()
@@ -234,7 +244,7 @@ func TestEdge_ResetThatCannotBegin(t *testing.T) {
 // session a failed reset closes is the edge's last: the edge stops.
 func TestEdge_ResetThatCannotBeginEndsTheLastSession(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
-	e, err := New(scenario(t, "[[script]]\n"+clean, "", ""), Options{Out: out, IdleStop: -1, Sessions: 1, TimeScale: 0.001})
+	e, err := New(scenario(t, "[[script]]\n"+clean, "", ""), Options{Out: out, IdleStop: -1, Sessions: 1, TimeScale: 0.001, Key: "dsk_t"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,9 +257,8 @@ func TestEdge_ResetThatCannotBeginEndsTheLastSession(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { _, err := e.Serve(ctx, ln); done <- err }()
 	url := "http://" + ln.Addr().String()
-	if code, b := post(t, url+"/sessions", `{"id":"s"}`); code != http.StatusCreated {
-		t.Fatalf("POST /sessions: %d %s", code, b)
-	}
+	keys.Store(url, "dsk_t")
+	makeSession(t, url, "s")
 	if err := os.MkdirAll(filepath.Join(out, "s", "e2", "taken"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -266,4 +275,11 @@ func TestEdge_ResetThatCannotBeginEndsTheLastSession(t *testing.T) {
 		<-done
 		t.Error("the edge did not stop once its one session closed")
 	}
+}
+
+// rawHead is the head of a POST to path on the edge at url, as a client
+// that writes its own bytes sends it: the Host, the key and the type the
+// edge takes, and no end of headers.
+func rawHead(path, url string) string {
+	return "POST " + path + " HTTP/1.1\r\nHost: " + strings.TrimPrefix(url, "http://") + "\r\nx-api-key: " + keyOf(url+path) + "\r\ncontent-type: application/json\r\n"
 }

@@ -50,7 +50,9 @@ func clientRun(t *testing.T, scenario string, cmd func(ctx context.Context, url 
 	r := start(t, sc, Options{TimeScale: 0.01, Allow: []string{"echo"}})
 	ctx, cancel := context.WithTimeout(context.Background(), realtime.Scaled(60*time.Second))
 	defer cancel()
-	if out, err := cmd(ctx, r.url).CombinedOutput(); err != nil {
+	c := cmd(ctx, r.url)
+	c.Env = append(os.Environ(), "DETSIM_EDGE_KEY="+keyOf(r.url))
+	if out, err := c.CombinedOutput(); err != nil {
 		t.Fatalf("client: %v\n%s", err, out)
 	}
 	eps := r.stop()

@@ -15,6 +15,7 @@ import (
 	"github.com/detsim/detsim/bundle/verdict"
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/internal/flagargs"
+	"github.com/detsim/detsim/internal/guard"
 	"github.com/detsim/detsim/property"
 	"github.com/detsim/detsim/providerserve"
 	"github.com/detsim/detsim/scenarios"
@@ -30,10 +31,14 @@ loopback, on real time scaled by --time-scale, and judges the agent by
 what it reports against what the edge served (docs/agents.md, "Testing
 your own agent"):
 
-  POST /sessions {"id": NAME}                 a session: one agent's episode
+Every request presents a key (x-api-key or Authorization: Bearer, the
+SDKs' apiKey): POST /sessions the edge's, from the key file it names on
+start (0600); a session's routes the api_key its creation answered.
+
+  POST /sessions {"id": NAME}                 a session: one agent's episode (answers id, api_key, base URLs)
   POST /s/NAME/v1/messages                    Anthropic Messages API (stream or not)
   POST /s/NAME/v1/chat/completions            OpenAI Chat Completions API (stream or not)
-  POST /s/NAME/tools/TOOL {"id","argv"}       run a tool use (argv[0] on --allow)
+  POST /s/NAME/tools/TOOL {"id","argv"}       run a tool use: the argv its script served, or one --allow permits
   POST /s/NAME/tools/TOOL/ID/cancel           cancel it (detsim tool-run -- CMD does both for
                                               an agent that spawns its tools)
   GET  /s/NAME/control?after=K&wait=S         cancel / kill / restart, at the scenario's instants
@@ -71,11 +76,12 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer, reg *
 	addr := fs.String("addr", "127.0.0.1:8788", "loopback address to listen on (127.0.0.1:PORT, [::1]:PORT; 127.0.0.1:0 picks a free port)")
 	scale := fs.Float64("time-scale", 1, "multiply every scripted delay, tool duration and control instant by this")
 	out := fs.String("out", "", "directory for the sessions' bundles (default edge-NAME-SEED; must not exist or be empty)")
-	allow := fs.String("allow", "", "comma-separated tool commands an agent may run (argv[0], exactly)")
+	allow := fs.String("allow", "", "comma-separated tool commands an agent may run, PROGRAM[:paths|any|none] (the arguments it may take; paths, the default, names no file outside --tool-dir)")
+	keyFile := fs.String("key-file", "", "write the edge's key here (0600; must not exist); default: a new directory under $TMPDIR")
 	toolDir := fs.String("tool-dir", "", "directory tool commands run in (default the current one)")
 	sessions := fs.Int("sessions", 0, "stop once this many sessions have ended (0: no such stop)")
 	idle := fs.Duration("idle-stop", DefaultIdleStop, "stop once no request has been in flight this long (0: never, as provider-serve)")
-	maxConns := fs.Int("max-conns", providerserve.DefaultMaxConns, "connections served at once")
+	maxConns := fs.Int("max-conns", providerserve.DefaultMaxConns, "connections one client (a local user) has open at once; one more is closed")
 	maxSessions := fs.Int("max-sessions", DefaultMaxSessions, "sessions open at once")
 	quiet := fs.Bool("q", false, "no line per request")
 	pos, err := flagargs.Interspersed(fs, args)
@@ -113,6 +119,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer, reg *
 			fmt.Fprintf(stderr, format+"\n", a...)
 		}
 	}
+	opts.Key = guard.NewKey() // New checks the rest first; the file is written only once all of it is good
 	e, err := New(sc, opts)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
@@ -126,7 +133,16 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer, reg *
 		}
 		return 3
 	}
+	key, err := guard.WriteKeyFile(*keyFile, "edge-key")
+	if err != nil {
+		ln.Close()
+		fmt.Fprintln(stderr, "detsim edge:", err)
+		return 2
+	}
+	defer key.Remove()
+	e.opts.Key = key.Key
 	fmt.Fprintf(stderr, "edge: %s (seed %d) at time scale %v; bundles under %s\n", name, sc.Seed, *scale, *out)
+	fmt.Fprintf(stderr, "edge: key in %s (POST /sessions presents it as x-api-key or Authorization: Bearer)\n", key.Path)
 	fmt.Fprintf(stderr, "edge: listening on http://%s\n", ln.Addr())
 	began := time.Now()
 	eps, err := e.Serve(ctx, ln)

@@ -40,6 +40,7 @@ import (
 	"github.com/detsim/detsim/hosts/agent"
 	"github.com/detsim/detsim/hosts/provider"
 	"github.com/detsim/detsim/hosts/tool"
+	"github.com/detsim/detsim/internal/guard"
 	"github.com/detsim/detsim/network"
 	"github.com/detsim/detsim/providerserve"
 	"github.com/detsim/detsim/scenarios"
@@ -81,13 +82,21 @@ type Options struct {
 	ToolDir string
 	// MaxToolOutput bounds the output a tool run captures and returns.
 	MaxToolOutput int64
-	// MaxConns bounds the connections open at once; MaxSessions the
-	// sessions; MaxRequestBytes a request body.
+	// Key is what POST /sessions must present (x-api-key or
+	// Authorization: Bearer); each session then has a key of its own,
+	// which alone opens its routes (docs/security.md). New refuses an
+	// empty Key.
+	Key string
+	// MaxConns bounds the connections one client (a local user) has
+	// open at once: one more is closed as it is accepted
+	// (internal/guard). MaxSessions bounds the sessions open at once;
+	// MaxRequestBytes a request body.
 	MaxConns, MaxSessions int
 	MaxRequestBytes       int64
-	// MaxEpisodes bounds the episodes (bundles) the edge begins in all,
-	// over every session and reset, so its memory and its output stay
-	// bounded however long it runs (0: DefaultMaxEpisodes).
+	// MaxEpisodes bounds the episodes (bundles) each client (a local
+	// user) begins, over every session and reset, so the edge's memory
+	// and output stay bounded however long it runs and a client that
+	// spends its budget leaves the others theirs (0: DefaultMaxEpisodes).
 	MaxEpisodes int
 	// BodyIdle and BodyRead bound the reading of a request body.
 	BodyIdle, BodyRead time.Duration
@@ -114,6 +123,7 @@ type Edge struct {
 	effects    map[string][]tool.Effect // tool peer → its effects
 	control    []network.Mutation       // Cancel, PeerKill, PeerResurrect of the agent, by time
 	judged     []scenarios.Assertion
+	allow      map[string]argPolicy // program → what arguments it may take
 
 	// pieceLate, when set (benchmarks), gets how long after its
 	// scheduled instant each streamed piece was written and flushed.
@@ -121,11 +131,12 @@ type Edge struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session
+	gone     map[string]string // ended session → its key, so its agent hears it ended, not 401
 	ended    []Episode
-	begun    int // episodes begun, bounded by MaxEpisodes
-	refused  int // lines written to Out/refused.ndjson
-	open     int // sessions not ended
-	done     int // sessions ended
+	begun    map[string]int // episodes begun per client, each bounded by MaxEpisodes
+	refused  int            // lines written to Out/refused.ndjson
+	open     int            // sessions not ended
+	done     int            // sessions ended
 	stop     context.CancelFunc
 }
 
@@ -164,7 +175,14 @@ func New(sc *scenarios.Scenario, opts Options) (*Edge, error) {
 	if opts.MaxConns <= 0 {
 		opts.MaxConns = providerserve.DefaultMaxConns
 	}
-	e := &Edge{sc: sc, opts: opts, effects: map[string][]tool.Effect{}, sessions: map[string]*session{}}
+	if opts.Key == "" {
+		return nil, errors.New("edge: no key: every listener is authenticated (docs/security.md)")
+	}
+	allow, err := parseAllow(opts.Allow)
+	if err != nil {
+		return nil, err
+	}
+	e := &Edge{sc: sc, opts: opts, allow: allow, effects: map[string][]tool.Effect{}, sessions: map[string]*session{}, gone: map[string]string{}, begun: map[string]int{}}
 	ids := make([]string, len(sc.Peers))
 	for i, p := range sc.Peers {
 		ids[i] = p.ID
@@ -297,7 +315,10 @@ func (e *Edge) Serve(ctx context.Context, ln net.Listener) ([]Episode, error) {
 			}
 		}
 	}()
-	err := srv.Serve(providerserve.NewLimitListener(ln, e.opts.MaxConns))
+	srv.ConnContext = guard.ConnContext
+	err := srv.Serve(guard.NewListener(ln, guard.Limits{PerClient: e.opts.MaxConns, Refused: func(client string) {
+		e.logf("edge: refused a connection of %s: it has %d open", client, e.opts.MaxConns)
+	}}))
 	if ctx.Err() == nil || !errors.Is(err, http.ErrServerClosed) {
 		stop()
 		<-stopped
@@ -320,15 +341,15 @@ func (e *Edge) Serve(ctx context.Context, ln net.Listener) ([]Episode, error) {
 	return slices.Clone(e.ended), nil
 }
 
-// takeEpisode counts one more episode begun, false when the edge has
-// begun MaxEpisodes already.
-func (e *Edge) takeEpisode() bool {
+// takeEpisode counts one more episode begun by client, false when that
+// client has begun MaxEpisodes already.
+func (e *Edge) takeEpisode(client string) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.begun >= e.opts.MaxEpisodes {
+	if e.begun[client] >= e.opts.MaxEpisodes {
 		return false
 	}
-	e.begun++
+	e.begun[client]++
 	return true
 }
 
@@ -358,6 +379,9 @@ func (e *Edge) sessionClosed(s *session) {
 func (e *Edge) closeLocked(id string) {
 	e.open--
 	e.done++
+	if s := e.sessions[id]; s != nil {
+		e.gone[id] = s.key
+	}
 	delete(e.sessions, id)
 }
 

@@ -23,6 +23,7 @@ import (
 	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/bundle/verdict"
 	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/internal/guard"
 	"github.com/detsim/detsim/internal/realtime"
 	"github.com/detsim/detsim/property"
 	"github.com/detsim/detsim/providerserve"
@@ -124,6 +125,9 @@ func startWith(t testing.TB, sc *scenarios.Scenario, opts Options, hook func(*Ed
 	}
 	opts.Out = filepath.Join(t.TempDir(), "out")
 	opts.IdleStop = -1 // stopped by the test
+	if opts.Key == "" {
+		opts.Key = guard.NewKey()
+	}
 	e, err := New(sc, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -153,12 +157,60 @@ func startWith(t testing.TB, sc *scenarios.Scenario, opts Options, hook func(*Ed
 		return eps
 	})
 	t.Cleanup(func() { once() })
-	return &running{url: "http://" + ln.Addr().String(), out: opts.Out, stop: once}
+	url := "http://" + ln.Addr().String()
+	keys.Store(url, opts.Key)
+	return &running{url: url, out: opts.Out, stop: once}
+}
+
+// keys maps a URL prefix (an edge's /sessions, a session's base) to the
+// key it takes: the tests' requests present it, as an agent holding
+// the key file and its session's api_key does.
+var keys sync.Map
+
+// keyOf is the key of the longest prefix of url in keys ("" for none).
+func keyOf(url string) string {
+	best, key := 0, ""
+	keys.Range(func(k, v any) bool {
+		if p := k.(string); strings.HasPrefix(url, p) && len(p) > best {
+			best, key = len(p), v.(string)
+		}
+		return true
+	})
+	return key
+}
+
+// keyed sends req with the key its URL takes, unless it carries one.
+func keyed(req *http.Request) (*http.Response, error) {
+	if req.Header.Get("x-api-key") == "" && req.Header.Get("authorization") == "" {
+		if k := keyOf(req.URL.String()); k != "" {
+			req.Header.Set("x-api-key", k)
+		}
+	}
+	return http.DefaultClient.Do(req)
+}
+
+func keyedPost(url, body string) (*http.Response, error) {
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	if body != "" {
+		req.Header.Set("content-type", "application/json")
+	}
+	return keyed(req)
+}
+
+func keyedGet(url string) (*http.Response, error) {
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	return keyed(req)
 }
 
 func post(t testing.TB, url, body string) (int, []byte) {
 	t.Helper()
-	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	resp, err := keyedPost(url, body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,12 +219,27 @@ func post(t testing.TB, url, body string) (int, []byte) {
 	return resp.StatusCode, b
 }
 
+// session makes session id and returns its base URL; its key is in keys.
 func (r *running) session(t testing.TB, id string) string {
 	t.Helper()
-	if code, b := post(t, r.url+"/sessions", `{"id":"`+id+`"}`); code != http.StatusCreated {
+	return makeSession(t, r.url, id)
+}
+
+// makeSession makes session id on the edge at url and returns its base
+// URL; its key is in keys.
+func makeSession(t testing.TB, url, id string) string {
+	t.Helper()
+	code, b := post(t, url+"/sessions", `{"id":"`+id+`"}`)
+	var made struct {
+		APIKey string `json:"api_key"`
+	}
+	if code != http.StatusCreated || json.Unmarshal(b, &made) != nil || made.APIKey == "" {
 		t.Fatalf("POST /sessions: %d %s", code, b)
 	}
-	return r.url + "/s/" + id
+	base := url + "/s/" + id
+	keys.Store(base+"/", made.APIKey)
+	keys.Store(base, made.APIKey)
+	return base
 }
 
 const clean = `first_byte_ns = 300_000_000
@@ -195,7 +262,7 @@ var userTurn = anthropic.MessageNewParams{
 // SSE body the SDK took for a message with no content and no error).
 func TestEdge_AnthropicSDK(t *testing.T) {
 	r := start(t, scenario(t, "[[script]]\n"+clean+"[[script]]\n"+clean+"[[script]]\n"+clean, "", ""), Options{})
-	c := anthropic.NewClient(aoption.WithBaseURL(r.session(t, "a")), aoption.WithAPIKey("x"), aoption.WithMaxRetries(0))
+	c := anthropic.NewClient(aoption.WithBaseURL(r.session(t, "a")), aoption.WithAPIKey(keyOf(r.url+"/s/a")), aoption.WithMaxRetries(0))
 	st := c.Messages.NewStreaming(context.Background(), userTurn)
 	var types []string
 	var msg anthropic.Message
@@ -224,7 +291,7 @@ func TestEdge_AnthropicSDK(t *testing.T) {
 // the finish reason; a 429 reaches it as the API's error.
 func TestEdge_OpenAISDK(t *testing.T) {
 	r := start(t, scenario(t, "[[script]]\n"+clean+"[[script]]\n"+clean+"[[script]]\nfault = { kind = \"rate_limit\" }\n", "", ""), Options{})
-	c := openai.NewClient(ooption.WithBaseURL(r.session(t, "o")+"/v1"), ooption.WithAPIKey("x"), ooption.WithMaxRetries(0))
+	c := openai.NewClient(ooption.WithBaseURL(r.session(t, "o")+"/v1"), ooption.WithAPIKey(keyOf(r.url+"/s/o")), ooption.WithMaxRetries(0))
 	params := openai.ChatCompletionNewParams{Model: "gpt-sim", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("list the files")}}
 	st := c.Chat.Completions.NewStreaming(context.Background(), params)
 	acc := openai.ChatCompletionAccumulator{}
@@ -253,7 +320,7 @@ func TestEdge_SessionsApartAndReset(t *testing.T) {
 	r := start(t, scenario(t, "[[script]]\ntext = [\"first\"]\n[[script]]\ntext = [\"second\"]\n", "", ""), Options{})
 	a, b := r.session(t, "a"), r.session(t, "b")
 	text := func(base string) string {
-		c := anthropic.NewClient(aoption.WithBaseURL(base), aoption.WithAPIKey("x"), aoption.WithMaxRetries(0))
+		c := anthropic.NewClient(aoption.WithBaseURL(base), aoption.WithAPIKey(keyOf(base)), aoption.WithMaxRetries(0))
 		m, err := c.Messages.New(context.Background(), userTurn)
 		if err != nil {
 			t.Fatal(err)
@@ -436,7 +503,7 @@ func TestEdge_CancelAtTheScenarioInstant(t *testing.T) {
 	for _, id := range []string{"settles", "ignores"} {
 		base := r.session(t, id)
 		post(t, base+"/v1/messages", `{"messages":[{"role":"user","content":"hi"}]}`)
-		resp, err := http.Get(base + "/control?wait=30")
+		resp, err := keyedGet(base + "/control?wait=30")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -38,7 +38,7 @@ func FuzzEdge(f *testing.F) {
 			return // the server's parser refuses it before any handler runs
 		}
 		body, _ := io.ReadAll(io.LimitReader(req.Body, 1<<12))
-		e, err := New(sc, Options{TimeScale: 1e-9, Out: filepath.Join(t.TempDir(), "out"), Allow: []string{"true"},
+		e, err := New(sc, Options{TimeScale: 1e-9, Out: filepath.Join(t.TempDir(), "out"), Allow: []string{"true"}, Key: "dsk_fuzz",
 			MaxRequestBytes: 1 << 10, Logf: func(format string, args ...any) {
 				if msg := fmt.Sprintf(format, args...); strings.Contains(msg, "internal error") {
 					t.Fatal(msg)
@@ -47,14 +47,23 @@ func FuzzEdge(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := e.newSession("f")
+		s, err := e.newSession("f", "uid:0")
 		if err != nil {
 			t.Fatal(err)
 		}
 		e.sessions["f"], e.open = s, 1
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
+		// The fuzzed request presents the session's key (unless it
+		// brings one of its own), so it reaches the handlers behind the
+		// guard; internal/guard's tests hold the guard itself.
+		if req.Header.Get("x-api-key") == "" && req.Header.Get("authorization") == "" {
+			req.Header.Set("x-api-key", s.key)
+		}
 		first := httptest.NewRequest("POST", "/s/f/v1/messages", strings.NewReader(`{"messages":[]}`))
+		first.Header.Set("x-api-key", s.key)
+		first.Header.Set("content-type", "application/json")
+		first.Host = "127.0.0.1:8788"
 		e.serveHTTP(httptest.NewRecorder(), first.WithContext(ctx)) // a served response: toolu_1
 		for range 2 {
 			w := httptest.NewRecorder()

@@ -17,6 +17,7 @@ import (
 
 	"github.com/detsim/detsim/hosts/llmwire"
 	"github.com/detsim/detsim/hosts/provider"
+	"github.com/detsim/detsim/internal/guard"
 	"github.com/detsim/detsim/providerserve"
 )
 
@@ -32,8 +33,20 @@ func (e *Edge) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			e.logf("edge: internal error on %s %s: %v", r.Method, r.URL.Path, p)
 		}
 	}()
+	// Nothing a refused request sends is recorded in any session: it
+	// may come from anyone, and a session's bundle is its agent's.
+	if ref := guard.CheckRequest(r); ref != nil {
+		e.logf("edge: refused %s %s: %s", r.Method, r.URL.Path, ref.Reason)
+		jsonError(w, ref.Status, ref.Type, ref.Reason)
+		return
+	}
 	path := r.URL.Path
+	presented := guard.Presented(r)
 	if path == "/sessions" {
+		if !guard.Equal(presented, e.opts.Key) {
+			e.unauthorized(w, r)
+			return
+		}
 		e.createSession(w, r)
 		return
 	}
@@ -51,8 +64,13 @@ func (e *Edge) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	e.mu.Lock()
 	s := e.sessions[sid]
 	e.mu.Unlock()
-	if s == nil {
+	switch {
+	case s != nil && guard.Equal(presented, s.key):
+	case s == nil && (guard.Equal(presented, e.opts.Key) || guard.Equal(presented, e.goneKey(sid))):
 		e.refuseEdge(w, http.StatusNotFound, "not_found_error", fmt.Sprintf("unknown session %q (POST /sessions makes one)", sid), path)
+		return
+	default: // another session's key opens nothing here
+		e.unauthorized(w, r)
 		return
 	}
 	switch {
@@ -67,9 +85,9 @@ func (e *Edge) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	case rest == "/report":
 		s.report(w, r)
 	case rest == "/reset" && r.Method == http.MethodPost:
-		if !e.takeEpisode() {
-			s.refuse("POST "+path, "the edge has begun its "+strconv.Itoa(e.opts.MaxEpisodes)+" episodes")
-			jsonError(w, http.StatusTooManyRequests, "rate_limit_error", fmt.Sprintf("the edge has begun its %d episodes; end this session and start another edge", e.opts.MaxEpisodes))
+		if !e.takeEpisode(s.owner) {
+			s.refuse("POST "+path, "client "+s.owner+" has begun its "+strconv.Itoa(e.opts.MaxEpisodes)+" episodes")
+			jsonError(w, http.StatusTooManyRequests, "rate_limit_error", fmt.Sprintf("client %s has begun its %d episodes, its share of this edge (other clients keep theirs); end this session and start another edge", s.owner, e.opts.MaxEpisodes))
 			return
 		}
 		ep, err := s.reset()
@@ -91,6 +109,18 @@ func (e *Edge) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.refuse(r.Method+" "+path, "no such endpoint")
 		jsonError(w, http.StatusNotFound, "not_found_error", "no endpoint "+r.Method+" "+rest+" (docs/agents.md, \"Testing your own agent\")")
 	}
+}
+
+// unauthorized answers 401 to a request that presented no key, or one
+// that opens something else, and writes it nowhere but the log: whoever
+// sent it may be anyone, and must not fill the edge's records.
+func (e *Edge) unauthorized(w http.ResponseWriter, r *http.Request) {
+	ref := guard.Unauthorized(r)
+	if guard.Presented(r) != "" {
+		ref.Reason = "the key presented does not open " + r.URL.Path + ": POST /sessions takes the edge's key (its key file), a session's routes the api_key its creation answered"
+	}
+	e.logf("edge: refused %s %s: %s", r.Method, r.URL.Path, ref.Reason)
+	jsonError(w, ref.Status, ref.Type, ref.Reason)
 }
 
 // refuseEdge answers a request no session can record and logs it in
@@ -166,15 +196,11 @@ func (e *Edge) createSession(w http.ResponseWriter, r *http.Request) {
 		e.refuseEdge(w, http.StatusBadRequest, "invalid_request_error", "POST /sessions takes {\"id\": NAME} or nothing", r.URL.Path)
 		return
 	}
-	e.mu.Lock()
+	owner := guard.ClientOf(r.Context())
 	if req.ID == "" {
-		for i := len(e.sessions) + len(e.ended) + 1; ; i++ {
-			if id := "s" + strconv.Itoa(i); e.sessions[id] == nil && !e.had(id) {
-				req.ID = id
-				break
-			}
-		}
+		req.ID = guard.NewID() // unguessable: 128 random bits
 	}
+	e.mu.Lock()
 	switch {
 	case !sessionID.MatchString(req.ID):
 		e.mu.Unlock()
@@ -191,14 +217,14 @@ func (e *Edge) createSession(w http.ResponseWriter, r *http.Request) {
 	}
 	e.open++
 	e.mu.Unlock()
-	if !e.takeEpisode() {
+	if !e.takeEpisode(owner) {
 		e.mu.Lock()
 		e.open--
 		e.mu.Unlock()
-		e.refuseEdge(w, http.StatusTooManyRequests, "rate_limit_error", fmt.Sprintf("the edge has begun its %d episodes; start another edge", e.opts.MaxEpisodes), r.URL.Path)
+		e.refuseEdge(w, http.StatusTooManyRequests, "rate_limit_error", fmt.Sprintf("client %s has begun its %d episodes, its share of this edge (other clients keep theirs); start another edge", owner, e.opts.MaxEpisodes), r.URL.Path)
 		return
 	}
-	s, err := e.newSession(req.ID)
+	s, err := e.newSession(req.ID, owner)
 	e.mu.Lock()
 	if err != nil {
 		e.open--
@@ -210,9 +236,16 @@ func (e *Edge) createSession(w http.ResponseWriter, r *http.Request) {
 	e.mu.Unlock()
 	base := "http://" + r.Host + "/s/" + req.ID
 	e.logf("edge: session %s", req.ID)
-	writeJSON(w, http.StatusCreated, map[string]string{"id": req.ID,
+	writeJSON(w, http.StatusCreated, map[string]string{"id": req.ID, "api_key": s.key, "owner": owner,
 		"anthropic_base_url": base, "openai_base_url": base + "/v1",
 		"tools_url": base + "/tools/", "control_url": base + "/control", "report_url": base + "/report", "end_url": base + "/end"})
+}
+
+// goneKey is the key ended session id had ("" for none).
+func (e *Edge) goneKey(id string) string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.gone[id]
 }
 
 // had reports whether a session of that id ended already. Called with
@@ -298,6 +331,7 @@ func (s *session) model(w http.ResponseWriter, r *http.Request, openAI bool) {
 		fault = e.script.Entries[entry].Fault.Kind
 		for _, u := range e.script.Entries[entry].Tools {
 			s.uses[u.ID] = turn
+			s.argvs[u.ID] = servedArgv(u)
 		}
 	}
 	api := "anthropic"

@@ -15,6 +15,7 @@ import (
 	"github.com/detsim/detsim/bundle/verdict"
 	"github.com/detsim/detsim/hosts/llmwire"
 	"github.com/detsim/detsim/hosts/tool"
+	"github.com/detsim/detsim/internal/guard"
 	"github.com/detsim/detsim/network"
 )
 
@@ -22,8 +23,10 @@ import (
 // taken, the tool effects, the control instants, and the bundle its
 // records stream to.
 type session struct {
-	e  *Edge
-	id string
+	e     *Edge
+	id    string
+	key   string // what every request of this session presents
+	owner string // the client that made it, whose episode budget it spends
 
 	mu       sync.Mutex
 	n        int // episode number, from 1
@@ -35,13 +38,14 @@ type session struct {
 	used     []bool            // script entries taken
 	toolUsed map[string][]bool // tool peer → effects taken
 	calls    int64
-	turns    map[int64]int64   // turn → requests received for it
-	reported map[int64]bool    // turns the agent reported
-	served   map[string]served // call → what was served
-	uses     map[string]int64  // tool_use id → the turn whose response carried it last
-	runs     map[string]*run   // tool run id → run in progress
-	fired    []controlEvent    // control events fired so far
-	notify   chan struct{}     // closed when the next control event fires
+	turns    map[int64]int64     // turn → requests received for it
+	reported map[int64]bool      // turns the agent reported
+	served   map[string]served   // call → what was served
+	uses     map[string]int64    // tool_use id → the turn whose response carried it last
+	argvs    map[string][]string // tool_use id → the argv its script served, nil for none
+	runs     map[string]*run     // tool run id → run in progress
+	fired    []controlEvent      // control events fired so far
+	notify   chan struct{}       // closed when the next control event fires
 	timers   []*time.Timer
 	killed   bool
 	ended    bool
@@ -60,9 +64,9 @@ type controlEvent struct {
 	AtNs   int64  `json:"at_ns"`  // schedule time it fired at
 }
 
-// newSession starts episode 1 of session id.
-func (e *Edge) newSession(id string) (*session, error) {
-	s := &session{e: e, id: id}
+// newSession starts episode 1 of session id, made by client owner.
+func (e *Edge) newSession(id, owner string) (*session, error) {
+	s := &session{e: e, id: id, key: guard.NewKey(), owner: owner}
 	if err := s.begin(1); err != nil {
 		return nil, err
 	}
@@ -89,6 +93,7 @@ func (s *session) begin(n int) error {
 	s.calls = 0
 	s.turns, s.reported = map[int64]int64{}, map[int64]bool{}
 	s.served, s.uses, s.runs = map[string]served{}, map[string]int64{}, map[string]*run{}
+	s.argvs = map[string][]string{}
 	s.fired, s.notify = nil, make(chan struct{})
 	s.killed, s.ended, s.refusals = false, false, 0
 	for i, m := range e.control {

@@ -29,7 +29,10 @@ returns to stdout and exits with the run's exit code. SIGINT or SIGTERM
 edge, which records it, and exits 130. COMMAND must be on the edge's
 --allow list. Each flag may come from the environment instead, so an
 agent can set them once: DETSIM_EDGE_SESSION (the session's base URL,
-http://127.0.0.1:8788/s/NAME), DETSIM_TOOL, DETSIM_TOOL_USE_ID.
+http://127.0.0.1:8788/s/NAME), DETSIM_TOOL, DETSIM_TOOL_USE_ID. The
+session's key (the api_key its creation answered) comes from the
+environment alone, DETSIM_EDGE_KEY, never the command line another user
+can read.
 
 Exit: the run's exit code (0 ok; 130 cancelled), 2 invalid input, 125
 the edge refused the run or could not be reached.
@@ -53,6 +56,8 @@ func ToolRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch {
 	case len(argv) == 0:
 		err = fmt.Errorf("no COMMAND after --")
+	case os.Getenv("DETSIM_EDGE_KEY") == "":
+		err = fmt.Errorf("DETSIM_EDGE_KEY is not set: the session's api_key, which its requests present")
 	case *session == "" || *toolName == "" || *id == "":
 		err = fmt.Errorf("--session, --tool and --id (or DETSIM_EDGE_SESSION, DETSIM_TOOL, DETSIM_TOOL_USE_ID) are needed")
 	case err != nil || u.Scheme != "http" || !strings.Contains(u.Path, "/s/"):
@@ -76,8 +81,12 @@ func ToolRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err  error
 	}
 	got := make(chan answer, 1)
+	key := os.Getenv("DETSIM_EDGE_KEY")
 	go func() {
-		resp, err := http.Post(base, "application/json", bytes.NewReader(body))
+		req, _ := http.NewRequest(http.MethodPost, base, bytes.NewReader(body))
+		req.Header.Set("content-type", "application/json")
+		req.Header.Set("x-api-key", key)
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			got <- answer{err: err}
 			return
@@ -92,6 +101,7 @@ func ToolRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case <-ctx.Done():
 		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		req, _ := http.NewRequestWithContext(cctx, http.MethodPost, base+"/"+*id+"/cancel", nil)
+		req.Header.Set("x-api-key", key)
 		if resp, err := http.DefaultClient.Do(req); err == nil {
 			resp.Body.Close()
 		}

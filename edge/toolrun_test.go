@@ -42,6 +42,7 @@ func TestToolRun(t *testing.T) {
 			var e *Edge
 			r := startWith(t, scenario(t, "[[script]]\n"+clean, c.effect, ""), Options{TimeScale: 0.01, Allow: []string{"echo"}}, func(x *Edge) { e = x })
 			base := r.session(t, "s")
+			t.Setenv("DETSIM_EDGE_KEY", keyOf(base))
 			post(t, base+"/v1/messages", `{"messages":[{"role":"user","content":"hi"}]}`)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"net/http"
 	"os/exec"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -86,16 +85,19 @@ func (s *session) tool(w http.ResponseWriter, r *http.Request, rest string) {
 		jsonError(w, http.StatusBadRequest, "invalid_request_error", "want {\"id\": TOOL_USE_ID, \"argv\": [COMMAND, ARGS...]}")
 		return
 	}
-	if len(req.Argv) > 0 && !slices.Contains(e.opts.Allow, req.Argv[0]) {
-		s.refuse("tool "+name, fmt.Sprintf("command %q is not on the allow-list", req.Argv[0]))
-		jsonError(w, http.StatusForbidden, "permission_error", fmt.Sprintf("command %q is not on the edge's allow-list (--allow): %v", req.Argv[0], e.opts.Allow))
-		return
-	}
 
 	s.mu.Lock()
 	turn, served := s.uses[req.ID]
 	id := "t" + strconv.FormatInt(turn, 10) + "." + req.ID
+	why := e.permitted(req.Argv, s.argvs[req.ID])
 	switch {
+	case why != "":
+		// The agent's attempt is recorded in its own bundle: running
+		// what it was not served is its failure to see.
+		s.refuseLocked("tool "+name+" "+req.ID, why)
+		s.mu.Unlock()
+		jsonError(w, http.StatusForbidden, "permission_error", why)
+		return
 	case s.ended:
 		s.mu.Unlock()
 		jsonError(w, http.StatusConflict, "invalid_request_error", "the episode has ended")
