@@ -23,7 +23,9 @@
 //
 // Nothing outside the run's own namespaces is touched: every name carries
 // the run's prefix (testbed/tbnet), everything is removed at exit, and a
-// later run removes what a killed one left. The package is outside the
+// later run removes what a killed one left: only namespaces the dead
+// run's record names and that carry its marker, never one by its name
+// alone (docs/testbed.md, "Nothing outside the run is touched"). The package is outside the
 // determinism fence by design: it reads the clock, the operating system's
 // randomness and the kernel.
 package testbed

@@ -5,11 +5,14 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -17,6 +20,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/detsim/detsim/internal/safefile"
 	"github.com/detsim/detsim/testbed/tbnet"
 )
 
@@ -62,14 +66,24 @@ func Preflight() error {
 // command runs name with args (and stdin, if not empty), bounded in time;
 // a failure carries what the command wrote.
 func command(stdin, name string, args ...string) error {
+	_, err := runCommand(stdin, name, args...)
+	return err
+}
+
+// commandOutput is command for a command whose standard output is read.
+func commandOutput(name string, args ...string) ([]byte, error) {
+	return runCommand("", name, args...)
+}
+
+func runCommand(stdin, name string, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	if stdin != "" {
 		cmd.Stdin = strings.NewReader(stdin)
 	}
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	var stdout, out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = io.MultiWriter(&stdout, &out), &out
 	if err := cmd.Run(); err != nil {
 		what := strings.Join(append([]string{name}, args...), " ")
 		if len(what) > 200 {
@@ -79,9 +93,9 @@ func command(stdin, name string, args ...string) error {
 		if stdin != "" {
 			msg += "\ninput:\n" + stdin
 		}
-		return fmt.Errorf("%s: %v: %s", what, err, msg)
+		return nil, fmt.Errorf("%s: %v: %s", what, err, msg)
 	}
-	return nil
+	return stdout.Bytes(), nil
 }
 
 // batch runs ip's or tc's batch mode on lines, in namespace ns ("" for
@@ -106,21 +120,56 @@ func newRunID() string {
 }
 
 // runLock is a testbed run's claim on its namespaces: a file in LockDir
-// that the run holds locked (flock) while it lives. A run whose lock can
-// be taken is dead, and its namespaces are swept.
+// that the run holds locked (flock) while it lives, and whose content is
+// the run's record (runRecord). A run whose lock can be taken is dead,
+// and the namespaces its record names, and that carry its marker, are
+// swept.
 type runLock struct {
-	id string
-	f  *os.File
+	id  string
+	f   *os.File
+	rec runRecord
 }
+
+// runRecord is what a run writes, and syncs, before it creates any
+// namespace: the names it will create and the token it marks each one
+// with. A sweep removes a dead run's namespace only if the record names
+// it and the namespace carries the token (docs/testbed.md, "Nothing
+// outside the run is touched"): a name alone proves nothing, since
+// anyone may call a namespace dtb-….
+type runRecord struct {
+	Run        string   `json:"run"`
+	PID        int      `json:"pid"`
+	Token      string   `json:"token"`
+	Namespaces []string `json:"namespaces"`
+}
+
+// maxRecordBytes bounds a record read back: 32 peers' names are 2 KB.
+const maxRecordBytes = 64 << 10
+
+// marker is what a run sets as the alias of the loopback device of each
+// namespace it creates (`ip link set lo alias`): the alias lives inside
+// the namespace, dies with it, and survives the run's SIGKILL. The token
+// is 128 bits of the operating system's randomness, in the record only,
+// so no namespace made by anyone else carries it.
+func (r runRecord) marker() string { return "detsim-testbed " + r.Run + " " + r.Token }
 
 // withGlobalLock runs f while holding LockDir's own lock, which orders
 // every sweep against every run's taking of its lock: a sweep never sees
-// a starting run's namespaces without its lock.
+// a starting run's namespaces without its lock and record.
 func withGlobalLock(f func() error) error {
 	if err := os.MkdirAll(LockDir, 0o700); err != nil {
 		return fmt.Errorf("testbed: %w", err)
 	}
-	g, err := os.OpenFile(filepath.Join(LockDir, "lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	// The records decide what a sweep deletes, so only a directory no one
+	// but this user can write holds them.
+	var st unix.Stat_t
+	if err := unix.Lstat(LockDir, &st); err != nil {
+		return fmt.Errorf("testbed: %w", err)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR || int(st.Uid) != os.Geteuid() || st.Mode&0o022 != 0 {
+		return fmt.Errorf("testbed: %s is not a directory of this user's that only it can write (mode %o, owner %d): its run records cannot be trusted; remove it", LockDir, st.Mode, st.Uid)
+	}
+	g, err := os.OpenFile(filepath.Join(LockDir, "lock"), os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return fmt.Errorf("testbed: %w", err)
 	}
@@ -131,17 +180,29 @@ func withGlobalLock(f func() error) error {
 	return f()
 }
 
-// claim sweeps what killed runs left and takes a lock for a new run.
-func claim() (*runLock, []string, error) {
+// claim sweeps what killed runs left, then takes a lock for a new run
+// and writes its record, naming the namespace of each role, before the
+// run creates any of them.
+func claim(roles []string) (*runLock, Swept, error) {
 	var l *runLock
-	var swept []string
+	var swept Swept
 	err := withGlobalLock(func() error {
 		var err error
 		if swept, err = sweepLocked(); err != nil {
 			return err
 		}
 		id := newRunID()
-		f, err := os.OpenFile(filepath.Join(LockDir, id+".lock"), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		var token [16]byte
+		rand.Read(token[:])
+		rec := runRecord{Run: id, PID: os.Getpid(), Token: hex.EncodeToString(token[:])}
+		for _, role := range roles {
+			rec.Namespaces = append(rec.Namespaces, nsName(id, role))
+		}
+		data, err := json.Marshal(rec)
+		if err != nil {
+			return err
+		}
+		f, err := os.OpenFile(filepath.Join(LockDir, id+".lock"), os.O_RDWR|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW, 0o600)
 		if err != nil {
 			return fmt.Errorf("testbed: %w", err)
 		}
@@ -149,22 +210,75 @@ func claim() (*runLock, []string, error) {
 			f.Close()
 			return fmt.Errorf("testbed: locking %s: %w", f.Name(), err)
 		}
-		l = &runLock{id: id, f: f}
+		if _, err = f.Write(append(data, '\n')); err == nil {
+			err = f.Sync()
+		}
+		if err == nil {
+			err = syncDir(LockDir)
+		}
+		if err != nil {
+			os.Remove(f.Name())
+			f.Close()
+			return fmt.Errorf("testbed: writing the run's record: %w", err)
+		}
+		l = &runLock{id: id, f: f, rec: rec}
 		return nil
 	})
 	return l, swept, err
 }
 
-func (l *runLock) release() {
-	os.Remove(l.f.Name())
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// create makes namespace ns, one of the record's, and marks it. It
+// reports whether it made ns: `ip netns add` refuses a name that exists,
+// so a namespace it did not make is never reported, and never removed
+// by the run. A namespace made but not yet marked (the run killed in
+// between) is one a sweep leaves, and reports.
+func (l *runLock) create(ns string) (bool, error) {
+	if err := command("", "ip", "netns", "add", ns); err != nil {
+		return false, err
+	}
+	return true, command("", "ip", "-n", ns, "link", "set", "lo", "alias", l.rec.marker())
+}
+
+// release ends the run's claim. keep says whether the record stays for
+// the next sweep: when some namespace of the run's could not be removed.
+func (l *runLock) release(keep bool) {
+	if !keep {
+		os.Remove(l.f.Name())
+	}
 	l.f.Close()
 }
 
+// Swept is what a sweep did.
+type Swept struct {
+	// Removed names the dead runs' namespaces it removed, with the
+	// processes inside them.
+	Removed []string
+	// Left are namespaces named like a testbed run's that it did not
+	// touch, because no dead run's record and marker show detsim made
+	// them.
+	Left []Left
+}
+
+// Left is a namespace a sweep left alone, as not detsim's, and why.
+type Left struct{ Name, Why string }
+
 // Sweep removes every namespace a dead testbed run left (a run killed
 // with SIGKILL cannot remove its own), killing the processes still in
-// them, and returns their names. A running run's namespaces are kept.
-func Sweep() ([]string, error) {
-	var swept []string
+// them. A namespace is a dead run's only if the run's record names it and
+// it carries the run's marker; a running run's namespaces, and any
+// namespace named dtb-… that is not a dead run's, are never touched, and
+// the latter are reported in Left.
+func Sweep() (Swept, error) {
+	var swept Swept
 	err := withGlobalLock(func() error {
 		var err error
 		swept, err = sweepLocked()
@@ -174,69 +288,112 @@ func Sweep() ([]string, error) {
 }
 
 // sweepLocked is Sweep under the global lock.
-func sweepLocked() ([]string, error) {
+func sweepLocked() (Swept, error) {
+	var out Swept
 	entries, err := os.ReadDir(netnsDir)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("testbed: listing %s: %w", netnsDir, err)
+		return out, fmt.Errorf("testbed: listing %s: %w", netnsDir, err)
 	}
-	byRun := map[string][]string{}
-	var runs []string
+	exists := map[string]bool{}
+	var named []string // every namespace named like a run's, in order
 	for _, e := range entries {
-		name := e.Name()
-		if !tbnet.ValidName(name) {
-			continue
+		if tbnet.ValidName(e.Name()) {
+			exists[e.Name()] = true
+			named = append(named, e.Name())
 		}
-		id, _, ok := strings.Cut(strings.TrimPrefix(name, tbnet.Prefix), "-")
+	}
+	locks, err := os.ReadDir(LockDir)
+	if err != nil {
+		return out, fmt.Errorf("testbed: %w", err)
+	}
+	accounted := map[string]bool{} // a live run's, or decided on below
+	var live []string              // live runs' name prefixes
+	for _, e := range locks {
+		id, ok := strings.CutSuffix(e.Name(), ".lock")
 		if !ok {
 			continue
 		}
-		if _, seen := byRun[id]; !seen {
-			runs = append(runs, id)
+		path := filepath.Join(LockDir, e.Name())
+		f, err := os.OpenFile(path, os.O_RDWR|unix.O_NOFOLLOW, 0)
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				continue // released meanwhile
+			}
+			return out, fmt.Errorf("testbed: %w", err)
 		}
-		byRun[id] = append(byRun[id], name)
-	}
-	// Lock files of dead runs that left no namespace (killed before
-	// making one, or after removing them) go too.
-	if locks, err := os.ReadDir(LockDir); err == nil {
-		for _, e := range locks {
-			id, ok := strings.CutSuffix(e.Name(), ".lock")
-			if !ok || byRun[id] != nil {
+		if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) != nil {
+			f.Close() // held: the run is alive, and all its names are its
+			live = append(live, tbnet.Prefix+id+"-")
+			continue
+		}
+		rec, _ := readRecord(f, id) // a record that cannot be read names nothing
+		for _, ns := range rec.Namespaces {
+			accounted[ns] = true
+			if !exists[ns] {
+				continue // never made, or removed by the run
+			}
+			if got, err := markerOf(ns); err != nil || got != rec.marker() {
+				out.Left = append(out.Left, Left{ns, fmt.Sprintf("dead run %s's record names it, but it does not carry the run's marker", id)})
 				continue
 			}
-			path := filepath.Join(LockDir, e.Name())
-			if f, err := os.OpenFile(path, os.O_RDWR, 0); err == nil {
-				if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil {
-					os.Remove(path)
-				}
-				f.Close()
+			if err := removeNamespaces([]string{ns}); err != nil {
+				f.Close() // the record stays: the next sweep tries again
+				return out, err
 			}
+			out.Removed = append(out.Removed, ns)
+		}
+		os.Remove(path)
+		f.Close()
+	}
+	for _, ns := range named {
+		if accounted[ns] || slices.ContainsFunc(live, func(p string) bool { return strings.HasPrefix(ns, p) }) {
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(netnsDir, ns)); err != nil {
+			continue // a run that ended meanwhile removed it
+		}
+		out.Left = append(out.Left, Left{ns, "no testbed run's record names it"})
+	}
+	return out, nil
+}
+
+// readRecord reads run id's record from its lock file. Only names of
+// the run's own (dtb-<id>-…) count: a record names nothing else.
+func readRecord(f *os.File, id string) (runRecord, error) {
+	data, err := safefile.Read(f, f.Name(), maxRecordBytes)
+	if err != nil {
+		return runRecord{}, err
+	}
+	var rec runRecord
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return runRecord{}, err
+	}
+	if rec.Run != id || len(rec.Token) < 32 {
+		return runRecord{}, fmt.Errorf("%s: not run %s's record", f.Name(), id)
+	}
+	var own []string
+	for _, ns := range rec.Namespaces {
+		if tbnet.ValidName(ns) && strings.HasPrefix(ns, tbnet.Prefix+id+"-") {
+			own = append(own, ns)
 		}
 	}
-	var swept []string
-	for _, id := range runs {
-		lockPath := filepath.Join(LockDir, id+".lock")
-		f, err := os.OpenFile(lockPath, os.O_RDWR, 0)
-		if err == nil {
-			if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) != nil {
-				f.Close() // held: the run is alive
-				continue
-			}
-		} else if !errors.Is(err, os.ErrNotExist) {
-			return swept, fmt.Errorf("testbed: %w", err)
-		}
-		if err := removeNamespaces(byRun[id]); err != nil {
-			if f != nil {
-				f.Close()
-			}
-			return swept, err
-		}
-		swept = append(swept, byRun[id]...)
-		if f != nil {
-			os.Remove(lockPath)
-			f.Close()
-		}
+	rec.Namespaces = own
+	return rec, nil
+}
+
+// markerOf reads the alias of namespace ns's loopback device.
+func markerOf(ns string) (string, error) {
+	out, err := commandOutput("ip", "-j", "-n", ns, "link", "show", "dev", "lo")
+	if err != nil {
+		return "", err
 	}
-	return swept, nil
+	var links []struct {
+		Alias string `json:"ifalias"`
+	}
+	if err := json.Unmarshal(out, &links); err != nil || len(links) != 1 {
+		return "", fmt.Errorf("ip -j -n %s link show dev lo: unexpected output %q", ns, out)
+	}
+	return links[0].Alias, nil
 }
 
 // removeNamespaces kills every process inside the named namespaces, then

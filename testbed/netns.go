@@ -27,8 +27,10 @@ type Net struct {
 	Router string   // the router namespace
 	Peers  []string // peer i's namespace
 	TUN    *os.File
-	// Swept names the namespaces of dead runs this run removed first.
-	Swept []string
+	// Swept is what this run's sweep removed first, and left.
+	Swept Swept
+	// made are the namespaces this run created: all Close removes.
+	made []string
 
 	mu     sync.Mutex
 	closed bool
@@ -43,14 +45,15 @@ func Build(p *Plan) (*Net, error) {
 	if err := Preflight(); err != nil {
 		return nil, err
 	}
-	lock, swept, err := claim()
+	roles := []string{"r"}
+	for i := range p.IDs {
+		roles = append(roles, "p"+strconv.Itoa(i))
+	}
+	lock, swept, err := claim(roles)
 	if err != nil {
 		return nil, err
 	}
-	n := &Net{plan: p, lock: lock, Router: nsName(lock.id, "r"), Swept: swept}
-	for i := range p.IDs {
-		n.Peers = append(n.Peers, nsName(lock.id, "p"+strconv.Itoa(i)))
-	}
+	n := &Net{plan: p, lock: lock, Router: lock.rec.Namespaces[0], Peers: lock.rec.Namespaces[1:], Swept: swept}
 	if err := n.build(); err != nil {
 		n.Close()
 		return nil, fmt.Errorf("testbed: building the network: %w", err)
@@ -60,12 +63,19 @@ func Build(p *Plan) (*Net, error) {
 
 func (n *Net) build() error {
 	p := n.plan
-	// Namespaces, and the veth pairs made straight inside them: no name
-	// is ever created in this process's own namespace.
-	lines := []string{"netns add " + n.Router}
-	for _, ns := range n.Peers {
-		lines = append(lines, "netns add "+ns)
+	// Namespaces, each marked as it is made (claim recorded them), and
+	// the veth pairs made straight inside them: no name is ever created
+	// in this process's own namespace.
+	for _, ns := range n.lock.rec.Namespaces {
+		made, err := n.lock.create(ns)
+		if made {
+			n.made = append(n.made, ns)
+		}
+		if err != nil {
+			return err
+		}
 	}
+	var lines []string
 	for i, ns := range n.Peers {
 		lines = append(lines, fmt.Sprintf("link add p%d netns %s type veth peer name eth0 netns %s", i, n.Router, ns))
 	}
@@ -210,9 +220,9 @@ func (n *Net) SetIngress(from, to int, cut bool, ppm int64) error {
 	return command(script, "ip", "netns", "exec", n.Peers[to], "nft", "-f", "-")
 }
 
-// Close removes the run's namespaces and everything in them (killing any
-// process still inside), closes the TUN device and releases the run's
-// lock. It is safe to call more than once.
+// Close removes the namespaces the run made and everything in them
+// (killing any process still inside), closes the TUN device and releases
+// the run's lock. It is safe to call more than once.
 func (n *Net) Close() error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -224,12 +234,12 @@ func (n *Net) Close() error {
 		n.TUN.Close()
 	}
 	var names []string
-	for _, ns := range append([]string{n.Router}, n.Peers...) {
+	for _, ns := range n.made {
 		if _, err := os.Stat(netnsDir + "/" + ns); err == nil {
 			names = append(names, ns)
 		}
 	}
 	err := removeNamespaces(names)
-	n.lock.release()
+	n.lock.release(err != nil)
 	return err
 }

@@ -165,10 +165,10 @@ func realise(pol network.Policy, field string, refuse func(field, format string,
 	}
 	e := Edge{LatencyNs: pol.LatencyNs, JitterStddevNs: pol.JitterStddevNs, LossPPM: pol.LossProbPPM, QueueBytes: pol.SendBufferBytes}
 	if pol.LatencyNs > MaxDelayNs {
-		no("latency_ns", "%d: the delay line holds a packet at most %d ns", pol.LatencyNs, MaxDelayNs)
+		no("latency_ns", "%d: the delay line holds a packet at most %d ns", pol.LatencyNs, int64(MaxDelayNs))
 	}
 	if pol.JitterStddevNs > MaxDelayNs {
-		no("jitter_stddev_ns", "%d: the delay line holds a packet at most %d ns", pol.JitterStddevNs, MaxDelayNs)
+		no("jitter_stddev_ns", "%d: the delay line holds a packet at most %d ns", pol.JitterStddevNs, int64(MaxDelayNs))
 	}
 	if pol.ReorderProbPPM != 0 {
 		no("reorder_prob_ppm", "%d: the delay line draws each packet's delay on its own, which reorders packets by itself (as netem's jitter does); it has no separate reorder draw (set 0)", pol.ReorderProbPPM)

@@ -76,8 +76,8 @@ type Result struct {
 	// serialised edge's queue was full (the FIFO behind a wire); Foreign
 	// how many it passed that were not between two peers.
 	HeldDropped, WireFull, Foreign int64
-	// Swept names the namespaces of dead runs removed before this one.
-	Swept []string
+	// Swept is what the sweep before this run removed, and left.
+	Swept Swept
 	// SetupNs and TeardownNs are how long building and removing the
 	// kernel network took.
 	SetupNs, TeardownNs int64

@@ -46,7 +46,9 @@ datagrams, throughput) and prints them beside what the scenario asked;
 calibration scenario extending SCENARIO takes (docs/testbed.md).
 
 --sweep removes the namespaces a killed testbed run left (every run
-also does this first) and exits.
+also does this first) and exits: only namespaces the run recorded
+making and marked, never one by its name alone; any other namespace
+named dtb-... is left and reported.
 
 Nothing outside the run's own namespaces is touched; all of it is
 removed at exit, on Ctrl-C, and, after a SIGKILL, by the next run.
@@ -78,14 +80,15 @@ func cmdTestbed(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		swept, err := testbed.Sweep()
-		for _, ns := range swept {
+		for _, ns := range swept.Removed {
 			fmt.Fprintf(stdout, "removed   %s\n", ns)
 		}
+		printLeft(stdout, swept.Left)
 		if err != nil {
 			fmt.Fprintf(stderr, "detsim: %v\n", err)
 			return exitInternal
 		}
-		fmt.Fprintf(stdout, "swept     %d namespaces of dead runs\n", len(swept))
+		fmt.Fprintf(stdout, "swept     %d namespaces of dead runs\n", len(swept.Removed))
 		return exitOK
 	}
 	if len(pos) != 1 {
@@ -167,9 +170,10 @@ func cmdTestbed(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitInternal
 	}
-	for _, ns := range res.Swept {
+	for _, ns := range res.Swept.Removed {
 		fmt.Fprintf(stdout, "swept     %s (a killed run's)\n", ns)
 	}
+	printLeft(stdout, res.Swept.Left)
 	fmt.Fprintf(stdout, "network   built in %s, removed in %s; the delay line dropped %d packets for its buffer and %d for a serialised edge's full queue\n",
 		time.Duration(res.SetupNs).Round(time.Millisecond), time.Duration(res.TeardownNs).Round(time.Millisecond), res.HeldDropped, res.WireFull)
 	printRunSummary(stdout, runSummary{res.EndNs, res.Interrupted, res.Records, res.Late, res.Digest, res.Out, res.Verdicts}, time.Since(start))
@@ -180,6 +184,14 @@ func cmdTestbed(args []string, stdout, stderr io.Writer) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// printLeft names the namespaces called like a testbed run's that a
+// sweep did not touch, so that whoever made them knows they are there.
+func printLeft(w io.Writer, left []testbed.Left) {
+	for _, l := range left {
+		fmt.Fprintf(w, "left      %s: not ours: left (%s)\n", l.Name, l.Why)
+	}
 }
 
 // runProbe is `detsim testbed --probe` (docs/testbed.md, "Measured").
