@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/detsim/detsim/internal/safefile"
 	"github.com/detsim/detsim/internal/scratch"
 )
 
@@ -58,7 +59,7 @@ func checkOut(out string) error {
 // detsim's to replace, and hashing gigabytes before every run would cost
 // more than the run.
 func provenBundle(dir string) error {
-	root, err := os.OpenRoot(dir)
+	root, err := safefile.OpenRoot(dir)
 	if err != nil {
 		return err
 	}
@@ -163,7 +164,7 @@ func insideBundle(out string) (string, error) {
 // isManifestDir reports whether dir holds a manifest.json that reads as a
 // detsim manifest.
 func isManifestDir(dir string) bool {
-	root, err := os.OpenRoot(dir)
+	root, err := safefile.OpenRoot(dir)
 	if err != nil {
 		return false
 	}

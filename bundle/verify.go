@@ -35,7 +35,7 @@ var requiredFiles = []string{EventsFile, KnownGapsFile, ScenarioFile, VerdictsFi
 // ReadManifest reads and decodes dir's manifest.json. It fails if the
 // manifest is unreadable, is not JSON, or is not a Format manifest.
 func ReadManifest(dir string) (Manifest, error) {
-	root, err := os.OpenRoot(dir)
+	root, err := safefile.OpenRoot(dir)
 	if err != nil {
 		return Manifest{}, fmt.Errorf("bundle: %w", err)
 	}
@@ -116,7 +116,7 @@ func readManifest(root *os.Root) (Manifest, error) {
 // never make Verify read outside dir, and through internal/safefile, so a
 // FIFO or device in the bundle is reported, never read.
 func Verify(dir string) ([]Problem, error) {
-	root, err := os.OpenRoot(dir)
+	root, err := safefile.OpenRoot(dir)
 	if err != nil {
 		return nil, fmt.Errorf("bundle: %w", err)
 	}
@@ -198,7 +198,7 @@ func (v *verifier) files() {
 		}
 		switch {
 		case !d.Type().IsRegular():
-			v.add(rel, "not a regular file (%s)", d.Type())
+			v.add(rel, "not a regular file (%s)", safefile.Describe(d.Type()))
 		case !isListed:
 			v.add(rel, "present in the bundle but not listed in the manifest")
 		default:

@@ -27,6 +27,7 @@ import (
 	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/internal/safefile"
 )
 
 // Options says what part of a bundle to draw and what to mark on it.
@@ -187,7 +188,7 @@ func verify(dir string) error {
 	if fi, err := os.Stat(dir); err != nil {
 		return &BundleError{Path: dir, Err: errors.New("no such bundle directory")}
 	} else if !fi.IsDir() {
-		return &BundleError{Path: dir, Err: errors.New("not a bundle directory")}
+		return &BundleError{Path: dir, Err: errors.New("not a bundle directory (" + safefile.Describe(fi.Mode()) + ")")}
 	}
 	problems, err := bundle.Verify(dir)
 	if err != nil {

@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,8 +43,13 @@ func Resolve(arg string, reg *hosts.Registry) (*Scenario, error) {
 			return Load(arg, reg)
 		}
 		m, err := safefile.OpenFileIn(arg, bundleManifest)
-		if err != nil {
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
 			return nil, Errors{{File: arg, Msg: "is a directory, not a scenario file (nor a bundle: no " + bundleManifest + ")"}}
+		case err != nil:
+			// A manifest that is there but cannot be opened (a FIFO, a
+			// link out of the bundle) is named as what it is.
+			return nil, Errors{{File: filepath.Join(arg, bundleManifest), Msg: "cannot read: " + err.Error()}}
 		}
 		m.Close()
 		// Read through the bundle's root, as every other bundle file is: a

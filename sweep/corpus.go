@@ -89,8 +89,17 @@ var ErrPinConflict = errors.New("a different pin of this seed exists")
 // expectation, failing assertions and digest is left as it is (the seed
 // is already pinned); one recording anything else is an error wrapping
 // ErrPinConflict that says what differs; any other file at either path
-// is refused. The verdicts file is written first, each file through a
-// temporary renamed or linked into place.
+// is refused.
+//
+// The verdicts file is written first and the scenario last, each through
+// a temporary linked into place, so a pin is complete exactly when its
+// .toml exists. A verdicts file with no .toml beside it is what a sweep
+// killed between the two writes leaves: when it is a regular file
+// holding byte for byte the verdicts this pin writes, it is that pin's
+// first half, and WritePin finishes the pin around it (and removes the
+// killed write's temporaries, named for the two paths and locked by no
+// live process). A verdicts file holding anything else is not provably
+// detsim's, and is refused like any other file.
 func WritePin(dir string, p Pin, force bool) (string, error) {
 	path := PinPath(dir, p.Property, p.Seed)
 	if !force {
@@ -99,23 +108,39 @@ func WritePin(dir string, p Pin, force bool) (string, error) {
 			return path, err
 		}
 	}
+	vpath := VerdictsPath(path)
+	// A verdicts file holding what this pin writes, where no complete
+	// pin stands (samePin), is this pin's first half: finish it. If
+	// something other than a pin is at the scenario path, Check refuses
+	// it below before anything is written.
+	half := !force && outfile.Holds(vpath, p.Verdicts)
 	// Both paths are checked before either is written: a pin refused for
 	// its scenario file must not leave its verdicts file behind, which
 	// would then refuse every later pin of the seed.
-	vpath := VerdictsPath(path)
 	for _, target := range []string{vpath, path} {
+		if target == vpath && half {
+			_ = outfile.RemoveStale(vpath) // as Check would; a leftover is no reason to refuse
+			continue
+		}
 		if err := outfile.Check(target, force); err != nil {
 			return "", fmt.Errorf("pinning %s: %w", path, err)
 		}
 	}
-	if err := outfile.Write(vpath, p.Verdicts, force); err != nil {
-		return "", fmt.Errorf("pinning %s: %w", path, err)
+	if !half {
+		if err := outfile.Write(vpath, p.Verdicts, force); err != nil {
+			return "", fmt.Errorf("pinning %s: %w", path, err)
+		}
 	}
 	if err := outfile.Write(path, p.File(path), force); err != nil {
 		if !force {
+			// Another sweep may have pinned the seed meanwhile: then it is
+			// pinned, and the verdicts file is that pin's.
+			if same, serr := samePin(path, p); serr == nil && same {
+				return path, nil
+			}
 			// Written by this call (without force nothing is replaced),
 			// and the scenario it belongs to lost a race for its path.
-			if v, rerr := safefile.ReadFile(vpath, scenarios.MaxFileBytes); rerr == nil && bytes.Equal(v, p.Verdicts) {
+			if v, rerr := safefile.ReadFile(vpath, scenarios.MaxFileBytes); !half && rerr == nil && bytes.Equal(v, p.Verdicts) {
 				os.Remove(vpath)
 			}
 		}

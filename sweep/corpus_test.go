@@ -1,14 +1,19 @@
 package sweep
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/internal/golden"
+	"github.com/detsim/detsim/internal/outfile"
+	"github.com/detsim/detsim/internal/scratch"
 	"github.com/detsim/detsim/scenarios"
 )
 
@@ -132,5 +137,76 @@ func TestWritePin_RefusedPinWritesNothing(t *testing.T) {
 	os.Remove(path)
 	if _, err := WritePin(dir, p, false); err != nil {
 		t.Fatalf("once the user's file is gone, the pin is written: %v", err)
+	}
+}
+
+// A pin a killed sweep left half written — its verdicts file, no .toml,
+// the temporaries of both writes — is finished by the next WritePin of
+// that seed, and the temporaries go. A verdicts file holding anything
+// else, or a link to the very same bytes, is not provably detsim's: it
+// is refused and left as it is, and no .toml is written beside it.
+// Before, every later pin of the seed was refused ("already exists").
+func TestWritePin_FinishesAPinAKilledSweepLeft(t *testing.T) {
+	p := Pin{Property: "prop", Seed: 58, Expected: "fail", Failing: []string{"a"}, Digest: "d",
+		Scenario: []byte("name = \"x\"\n"), Verdicts: []byte("[]\n")}
+
+	dir := t.TempDir()
+	path := PinPath(dir, p.Property, p.Seed)
+	vpath := VerdictsPath(path)
+	if err := os.WriteFile(vpath, p.Verdicts, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tmp := range []string{"." + filepath.Base(vpath) + scratch.TempInfix + "1", "." + filepath.Base(path) + scratch.TempInfix + "2"} {
+		if err := os.WriteFile(filepath.Join(dir, tmp), []byte("half"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := WritePin(dir, p, false); err != nil || got != path {
+		t.Fatalf("WritePin over a half pin = %q, %v; want it finished", got, err)
+	}
+	if data, _ := os.ReadFile(path); !bytes.Equal(data, p.File(path)) {
+		t.Errorf("the finished pin holds %q", data)
+	}
+	assertFiles(t, dir, filepath.Base(path), filepath.Base(vpath))
+
+	for name, plant := range map[string]func(dir, vpath string) error{
+		"other verdicts": func(_, vpath string) error { return os.WriteFile(vpath, []byte("mine\n"), 0o644) },
+		"a link": func(dir, vpath string) error {
+			same := filepath.Join(dir, "same.json")
+			if err := os.WriteFile(same, p.Verdicts, 0o644); err != nil {
+				return err
+			}
+			return os.Symlink(same, vpath)
+		},
+	} {
+		dir := t.TempDir()
+		path := PinPath(dir, p.Property, p.Seed)
+		vpath := VerdictsPath(path)
+		if err := plant(dir, vpath); err != nil {
+			t.Fatal(err)
+		}
+		before, _ := os.ReadFile(vpath)
+		if _, err := WritePin(dir, p, false); !errors.Is(err, outfile.ErrExists) {
+			t.Errorf("%s: WritePin = %v, want it refused as existing", name, err)
+		}
+		if after, _ := os.ReadFile(vpath); !bytes.Equal(after, before) {
+			t.Errorf("%s: the verdicts file became %q", name, after)
+		}
+		if _, err := os.Lstat(path); !os.IsNotExist(err) {
+			t.Errorf("%s: a .toml was written beside it: %v", name, err)
+		}
+	}
+}
+
+func assertFiles(t *testing.T, dir string, want ...string) {
+	t.Helper()
+	ents, _ := os.ReadDir(dir)
+	var got []string
+	for _, e := range ents {
+		got = append(got, e.Name())
+	}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("%s holds %v, want %v", dir, got, want)
 	}
 }

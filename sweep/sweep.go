@@ -66,6 +66,10 @@ type Summary struct {
 	// Interrupted says the context ended the sweep before every seed ran.
 	Interrupted bool
 	Pinned      []string
+	// NotPinned lists, in seed order, the failing seeds a corpus was
+	// given for whose pin could not be written (SeedResult.PinErr says
+	// why). The sweep did not do what it was asked: the CLI exits 2.
+	NotPinned []uint64
 }
 
 // Met reports whether the seeds that ran meet the property's
@@ -146,6 +150,9 @@ func Run(ctx context.Context, p *property.Property, reg *hosts.Registry, cfg Con
 			s.Failed = append(s.Failed, r.Seed)
 			if r.Pinned != "" {
 				s.Pinned = append(s.Pinned, r.Pinned)
+			}
+			if r.PinErr != nil {
+				s.NotPinned = append(s.NotPinned, r.Seed)
 			}
 		}
 		if cfg.OnSeed != nil {

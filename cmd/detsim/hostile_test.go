@@ -38,9 +38,38 @@ func detsimWithin(t *testing.T, limit time.Duration, args ...string) result {
 // regular file or that links out of the bundle: before, calibrate hung
 // for ever on a FIFO and read /etc/passwd and /dev/zero through links.
 // schemadiff calls a malformed line invalid input (2), not "the schemas
-// differ" (1).
+// differ" (1). A FIFO given as the bundle itself, or as its manifest, is
+// refused as invalid input (2) naming it a named pipe: before, verify,
+// schemadiff, why and calibrate hung for ever opening the FIFO as the
+// bundle's directory (issue 28), and --batch called a FIFO manifest
+// missing.
 func TestBundleReaders_RefuseWhatIsNotAFile(t *testing.T) {
 	dir, good := smokeBundle(t)
+	fifo := filepath.Join(dir, "fifo-bundle")
+	must(t, syscall.Mkfifo(fifo, 0o600))
+	fifoManifest := filepath.Join(dir, "fifo-manifest")
+	fstree.Copy(t, good, fifoManifest)
+	must(t, os.Remove(filepath.Join(fifoManifest, bundle.ManifestFile)))
+	must(t, syscall.Mkfifo(filepath.Join(fifoManifest, bundle.ManifestFile), 0o600))
+	for _, args := range [][]string{
+		{"verify", fifo},
+		{"schemadiff", fifo, good},
+		{"schemadiff", good, fifo},
+		{"why", fifo, "--line", "3"},
+		{"calibrate", "smoke/three_mesh", fifo, "--seeds", "1", "--allow-sim-prod"},
+		{"render", fifo, "-o", filepath.Join(dir, "fifo.html")},
+		{"--batch", "--out", filepath.Join(dir, "fifo.out"), fifo},
+		{"verify", fifoManifest},
+		{"schemadiff", fifoManifest, good},
+		{"calibrate", "smoke/three_mesh", fifoManifest, "--seeds", "1", "--allow-sim-prod"},
+		{"render", fifoManifest, "-o", filepath.Join(dir, "fifo-manifest.html")},
+		{"--batch", "--out", filepath.Join(dir, "fifo-manifest.out"), fifoManifest},
+	} {
+		r := detsimWithin(t, 60*time.Second, args...)
+		if r.code != 2 || !strings.Contains(r.stderr, "named pipe") {
+			t.Errorf("detsim %v: exit %d, want 2 naming the named pipe\n%s%s", args, r.code, r.stdout, r.stderr)
+		}
+	}
 	hostile := map[string]func(events string){
 		"fifo":   func(p string) { must(t, syscall.Mkfifo(p, 0o600)) },
 		"passwd": func(p string) { must(t, os.Symlink("/etc/passwd", p)) },

@@ -241,6 +241,73 @@ func TestSweep_NeverReplacesADifferentPin(t *testing.T) {
 	}
 }
 
+// A sweep killed between a pin's two writes leaves the verdicts file, no
+// .toml, and a temporary; the next sweep finishes that pin and removes
+// the temporaries, touching nothing else. A verdicts file detsim did not
+// write is never adopted or removed: the seed is NOT PINNED, and the
+// sweep says so with exit 2. Before (issue 28), the next sweep printed
+// NOT PINNED … already exists and exited 0 — an expect = "fail" sweep's
+// verdict held — and the seed was never pinned.
+func TestSweep_FinishesAPinAKilledSweepLeft(t *testing.T) {
+	corpus := t.TempDir()
+	prop := propertyDir(t, `expect = "pass"`, `expect = "fail"`)
+	sweep := func() result { return detsim(t, "sweep", prop, "--seeds", "6", "--corpus", corpus) }
+	if r := sweep(); r.code != 0 {
+		t.Fatalf("first sweep: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	pins, _ := filepath.Glob(filepath.Join(corpus, "echo_lossy-*[0-9].toml"))
+	if len(pins) == 0 {
+		t.Fatal("nothing pinned")
+	}
+	pin := pins[0]
+	verdicts := strings.TrimSuffix(pin, ".toml") + ".verdicts.json"
+	want, err := os.ReadFile(pin)
+	must(t, err)
+
+	// What SIGKILL leaves: the verdicts file in place, the scenario not,
+	// and the temporaries of either write; and a file of the user's.
+	must(t, os.Remove(pin))
+	temps := []string{
+		filepath.Join(corpus, "."+filepath.Base(verdicts)+scratch.TempInfix+"123"),
+		filepath.Join(corpus, "."+filepath.Base(pin)+scratch.TempInfix+"456"),
+	}
+	for _, tmp := range temps {
+		must(t, os.WriteFile(tmp, []byte("half"), 0o600))
+	}
+	notes := filepath.Join(corpus, "notes-"+filepath.Base(pin))
+	must(t, os.WriteFile(notes, []byte("mine"), 0o644))
+	r := sweep()
+	if r.code != 0 || strings.Contains(r.stdout, "NOT PINNED") {
+		t.Errorf("after a killed pin: exit %d, want 0 with the pin finished\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if got, err := os.ReadFile(pin); err != nil || string(got) != string(want) {
+		t.Errorf("the half pin was not finished as the first sweep wrote it: %v", err)
+	}
+	for _, tmp := range temps {
+		if _, err := os.Lstat(tmp); !os.IsNotExist(err) {
+			t.Errorf("the killed write's temporary %s is still there: %v", filepath.Base(tmp), err)
+		}
+	}
+	if got, _ := os.ReadFile(notes); string(got) != "mine" {
+		t.Errorf("the user's file became %q", got)
+	}
+
+	// A verdicts file with no scenario beside it that this pin would not
+	// have written is not detsim's: kept, and the seed is NOT PINNED.
+	os.Remove(pin) // finished above, unless that part failed
+	must(t, os.WriteFile(verdicts, []byte("mine\n"), 0o644))
+	r = sweep()
+	if r.code != 2 || !strings.Contains(r.stdout, "NOT PINNED") || !strings.Contains(r.stderr, "NOT PINNED") {
+		t.Errorf("a foreign verdicts file: exit %d, want 2 saying NOT PINNED\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if got, _ := os.ReadFile(verdicts); string(got) != "mine\n" {
+		t.Errorf("the foreign verdicts file became %q", got)
+	}
+	if _, err := os.Lstat(pin); !os.IsNotExist(err) {
+		t.Errorf("a pin was written beside a verdicts file detsim did not write: %v", err)
+	}
+}
+
 func TestSweep_SeedRangeIsCheckedBeforeTheHeader(t *testing.T) {
 	r := detsim(t, "sweep", propertyDir(t), "--start", "9223372036854775807", "--seeds", "2")
 	if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "seeds go up to") {

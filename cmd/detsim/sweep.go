@@ -39,8 +39,9 @@ of the seeds; the --json seed lines of shards 1 … n, concatenated, are the
 unsharded sweep's (docs/sweeps.md). On a Kubernetes Indexed Job or a CI
 matrix, --shard-from-env JOB_COMPLETION_INDEX --shards n takes the shard
 from that variable instead: a 0-based index, so index 0 is shard 1/n.
-Exit: 0 the expectation held, 1 it did not, 2 invalid input, 3 a run
-crashed, 130 interrupted with nothing failing.
+Exit: 0 the expectation held, 1 it did not, 2 invalid input or a
+failing seed NOT PINNED, 3 a run crashed, 130 interrupted with nothing
+failing.
 `
 
 func cmdSweep(args []string, stdout, stderr io.Writer) int {
@@ -114,6 +115,9 @@ func cmdSweep(args []string, stdout, stderr io.Writer) int {
 	rep.summary(sum)
 	wall := time.Since(began)
 	fmt.Fprintf(stderr, "sweep %s: %d seeds in %s (%.1f seeds/s)\n", prop.Name, sum.Ran, wall.Round(time.Millisecond), float64(sum.Ran)/max(wall.Seconds(), 1e-9))
+	if n := len(sum.NotPinned); n > 0 {
+		fmt.Fprintf(stderr, "detsim: sweep: %d failing seed(s) NOT PINNED to %s (%s): see NOT PINNED above\n", n, dir, seedList(sum.NotPinned))
+	}
 	return sweepExit(sum)
 }
 
@@ -164,6 +168,10 @@ func sweepExit(s *sweep.Summary) int {
 	switch {
 	case code != exitOK:
 		return code
+	case len(s.NotPinned) > 0:
+		// A failing seed the corpus was to keep is not kept: whatever
+		// the verdict, the sweep did not do what it was asked.
+		return exitUsage
 	case s.Expect == property.ExpectPass && len(s.Failed) > 0:
 		return exitFailed
 	case s.Interrupted:
@@ -277,6 +285,7 @@ type summaryJSON struct {
 	Ran               uint64   `json:"ran"`
 	Failed            []uint64 `json:"failed"`
 	Errors            int      `json:"errors"`
+	NotPinned         []uint64 `json:"not_pinned,omitempty"`
 	Interrupted       bool     `json:"interrupted"`
 	Met               bool     `json:"met"`
 }
@@ -286,7 +295,7 @@ func (r *sweepReport) summary(s *sweep.Summary) {
 		writeJSONLine(r.out, summaryJSON{
 			Type: "summary", Property: s.Property, Expect: string(s.Expect), MinFailingPercent: s.MinFailingPercent,
 			First: s.First, Planned: s.Planned, Ran: s.Ran, Failed: append([]uint64{}, s.Failed...),
-			Errors: len(s.Errors), Interrupted: s.Interrupted, Met: s.Met(),
+			Errors: len(s.Errors), NotPinned: s.NotPinned, Interrupted: s.Interrupted, Met: s.Met(),
 		})
 		return
 	}
@@ -299,10 +308,29 @@ func (r *sweepReport) summary(s *sweep.Summary) {
 		want = fmt.Sprintf("at least %d%% of seeds fail", s.MinFailingPercent)
 	}
 	line := fmt.Sprintf("summary   %d of %d seeds run, %d failed, %d errors: %s (%s)", s.Ran, s.Planned, len(s.Failed), len(s.Errors), verdict, want)
+	if len(s.NotPinned) > 0 {
+		line += fmt.Sprintf("; %d NOT PINNED", len(s.NotPinned))
+	}
 	if s.Interrupted {
 		line += "; INTERRUPTED"
 	}
 	fmt.Fprintln(r.out, line)
+}
+
+// seedList is seeds as "3, 17, 58", the first few of a long list.
+func seedList(seeds []uint64) string {
+	var b strings.Builder
+	for i, s := range seeds {
+		if i == 8 {
+			fmt.Fprintf(&b, ", … %d more", len(seeds)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.FormatUint(s, 10))
+	}
+	return b.String()
 }
 
 func writeJSONLine(w io.Writer, v any) {

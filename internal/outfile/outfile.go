@@ -10,12 +10,14 @@
 package outfile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 
+	"github.com/detsim/detsim/internal/safefile"
 	"github.com/detsim/detsim/internal/scratch"
 )
 
@@ -138,5 +140,27 @@ func createExclusive(path string, data []byte) error {
 // sweep removes the temporaries of path that a killed process left
 // beside it. A failure to remove one is no reason to refuse the write.
 func sweep(path string) {
-	_ = scratch.Sweep(filepath.Dir(path), "."+filepath.Base(path), nil)
+	_ = RemoveStale(path)
+}
+
+// Holds reports whether path is a regular file, not a symbolic link,
+// holding exactly data: what a Write of data left in place. A caller
+// that writes several files in order uses it to recognise the first of
+// them, left by a run killed before the last, as its own.
+func Holds(path string, data []byte) bool {
+	info, err := os.Lstat(path)
+	if err != nil || !info.Mode().IsRegular() || info.Size() != int64(len(data)) {
+		return false
+	}
+	got, err := safefile.ReadFile(path, int64(len(data)))
+	return err == nil && bytes.Equal(got, data)
+}
+
+// RemoveStale removes the temporaries of path that a killed Write left
+// beside it (named for path, and locked by no live process), and nothing
+// else. Check and Write do it themselves; a caller that finishes a
+// killed write without calling either (a pin whose verdicts file was
+// already in place) calls it.
+func RemoveStale(path string) error {
+	return scratch.Sweep(filepath.Dir(path), "."+filepath.Base(path), nil)
 }

@@ -100,3 +100,27 @@ func assertOnly(t *testing.T, dir string, want ...string) {
 		t.Errorf("%s holds %v, want %v (no temporary may be left)", dir, got, want)
 	}
 }
+
+// Holds recognises only a regular file with exactly the bytes: not a
+// link to them, not a longer or different file.
+func TestHolds_OnlyARegularFileWithExactlyTheBytes(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	if err := os.WriteFile(file, []byte("data"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(file, link); err != nil {
+		t.Fatal(err)
+	}
+	if !Holds(file, []byte("data")) {
+		t.Error("the file holding the bytes was not recognised")
+	}
+	for _, c := range []struct {
+		path, data string
+	}{{link, "data"}, {file, "dat"}, {file, "datum"}, {file, "DATA"}, {filepath.Join(dir, "missing"), ""}, {dir, ""}} {
+		if Holds(c.path, []byte(c.data)) {
+			t.Errorf("Holds(%s, %q) = true", filepath.Base(c.path), c.data)
+		}
+	}
+}

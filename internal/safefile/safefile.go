@@ -6,7 +6,9 @@
 // (a FIFO, a device, a directory) is refused before a byte is read, a
 // whole-file read stops at a bound, and a file of a bundle is opened
 // through an os.Root, so a symbolic link leading out of the bundle
-// (-> /etc/passwd, -> /dev/zero) is refused rather than followed.
+// (-> /etc/passwd, -> /dev/zero) is refused rather than followed. The
+// bundle directory itself is opened by OpenRoot, which refuses a FIFO or
+// any other non-directory before it could block.
 package safefile
 
 import (
@@ -14,6 +16,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Open opens path for reading without blocking: opening a FIFO for
@@ -26,11 +29,37 @@ func OpenIn(root *os.Root, name string) (*os.File, error) {
 	return root.OpenFile(name, ReadFlags, 0)
 }
 
+// OpenRoot is os.OpenRoot for a directory detsim was handed, a bundle:
+// anything but a directory is refused without blocking. os.OpenRoot opens
+// dir with a plain open(2), which on a FIFO waits for a writer for ever
+// (and ignores SIGINT while it waits); so dir is stat'ed first, to refuse
+// a FIFO, socket, device or file by name, and then opened as dir/., which
+// the kernel resolves only if dir is a directory — a FIFO swapped in
+// between the two is refused (ENOTDIR) by the open itself, never opened.
+func OpenRoot(dir string) (*os.Root, error) {
+	info, err := os.Stat(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckDir(dir, info); err != nil {
+		return nil, err
+	}
+	return os.OpenRoot(dirOnly(dir))
+}
+
+// dirOnly is a name of dir that resolves only if dir is a directory.
+func dirOnly(dir string) string {
+	if strings.HasSuffix(dir, string(filepath.Separator)) {
+		return dir + "."
+	}
+	return dir + string(filepath.Separator) + "."
+}
+
 // OpenFileIn opens name, a slash-separated path inside dir, for a
 // streaming read: through an os.Root on dir (a symbolic link that leaves
 // dir is refused), without blocking, and only if it is a regular file.
 func OpenFileIn(dir, name string) (*os.File, error) {
-	root, err := os.OpenRoot(dir)
+	root, err := OpenRoot(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -105,11 +134,30 @@ func CheckRegular(name string, info os.FileInfo) error {
 	case m.IsDir():
 		return fmt.Errorf("%s is a directory, not a file", name)
 	}
-	return fmt.Errorf("%s is not a regular file (%s)", name, describeType(m))
+	return fmt.Errorf("%s is not a regular file (%s)", name, Describe(m))
 }
 
-func describeType(m os.FileMode) string {
+// CheckDir returns an error naming what name is when info is not a
+// directory: a regular file, FIFO, socket or device.
+func CheckDir(name string, info os.FileInfo) error {
+	m := info.Mode()
 	switch {
+	case m.IsDir():
+		return nil
+	case m.IsRegular():
+		return fmt.Errorf("%s is a file, not a directory", name)
+	}
+	return fmt.Errorf("%s is not a directory (%s)", name, Describe(m))
+}
+
+// Describe says what kind of file m is, for a refusal: "a named pipe",
+// "a character device", "a regular file".
+func Describe(m os.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "a regular file"
+	case m.IsDir():
+		return "a directory"
 	case m&os.ModeNamedPipe != 0:
 		return "a named pipe"
 	case m&os.ModeSocket != 0:
