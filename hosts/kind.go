@@ -31,6 +31,12 @@ type FieldError struct {
 
 func (e FieldError) Error() string { return e.Field + ": " + e.Msg }
 
+// PeerConfig is one peer's id and kind_config, as ValidatePeers sees it.
+type PeerConfig struct {
+	ID     string
+	Config map[string]any
+}
+
 // Kind is a host kind: its tag, its codec, how to validate a peer's
 // declaration and how to build a host from it.
 type Kind struct {
@@ -47,6 +53,14 @@ type Kind struct {
 	// Validate checks a peer's kind_config against the declared peer ids
 	// (sorted) and returns every problem it finds.
 	Validate func(config map[string]any, peers []string) []FieldError
+	// ValidatePeers, when set, checks the kind's peers together, once
+	// each has passed Validate: a bound no one peer's kind_config shows,
+	// such as the raft kind's on its members' memory summed
+	// (docs/raft.md). members are the kind's peers in id order; peers are
+	// all declared ids, sorted. Each error's Field is a path within a
+	// [[peers]] entry ("kind_config.snapshot_entries"), which the loader
+	// reports under "peers".
+	ValidatePeers func(members []PeerConfig, peers []string) []FieldError
 	// New builds a host. It is called only with a config Validate accepted
 	// and a state from States other than DownState, so it does not fail.
 	// r is the host's own substream; peers are all declared ids, sorted.

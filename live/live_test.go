@@ -346,7 +346,7 @@ func TestRun_DefaultKeyRefusesForgedDatagrams(t *testing.T) {
 			return
 		}
 		defer conn.Close()
-		for _, d := range [][]byte{forged, node.Seal(ownKey, append([]byte(nil), forged...), uint64(time.Now().UnixNano()))} {
+		for _, d := range [][]byte{forged, node.Seal(ownKey, "a", append([]byte(nil), forged...), uint64(time.Now().UnixNano()))} {
 			if _, err := conn.Write(d); err == nil {
 				sent++
 			}

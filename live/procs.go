@@ -133,7 +133,7 @@ func (p *procs) forward(from, to int, conn *net.UDPConn) {
 		}
 		// The link is charged the codec's bytes, as in the simulator; a
 		// child's refused send is not reported back (UDP does not).
-		p.r.shaper.send(from, to, buf[:n], max(n-node.FrameBytes, 0), 0) // a child's ids are its own
+		p.r.shaper.send(from, to, buf[:n], max(n-node.FrameLen(p.r.ids[to]), 0), 0) // a child's ids are its own
 	}
 }
 

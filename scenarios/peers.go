@@ -51,13 +51,40 @@ func (c *checker) peers(top fields) {
 	c.ids = slices.Sorted(maps.Keys(c.declared))
 
 	peers := make([]Peer, 0, len(entries))
+	refused := map[string]bool{} // kinds with a peer its Validate refused
 	for i, e := range entries {
 		if p, ok := c.peer(labels[i], e); ok {
 			peers = append(peers, p)
+		} else {
+			kind, _ := e["kind"].(string)
+			refused[kind] = true
 		}
 	}
 	slices.SortFunc(peers, func(a, b Peer) int { return strings.Compare(a.ID, b.ID) })
 	c.s.Peers = peers
+	c.kindPeers(peers, refused)
+}
+
+// kindPeers runs each kind's ValidatePeers over its peers together, for
+// the kinds whose every peer passed Validate.
+func (c *checker) kindPeers(peers []Peer, refused map[string]bool) {
+	for _, kind := range c.reg.Kinds() {
+		if kind.ValidatePeers == nil || refused[kind.Tag] {
+			continue
+		}
+		var members []hosts.PeerConfig
+		for _, p := range peers {
+			if p.Kind == kind.Tag {
+				members = append(members, hosts.PeerConfig{ID: p.ID, Config: p.KindConfig})
+			}
+		}
+		if len(members) == 0 {
+			continue
+		}
+		for _, fe := range kind.ValidatePeers(members, c.ids) {
+			c.r.add("peers."+fe.Field, "%s", fe.Msg)
+		}
+	}
 }
 
 // peer validates one [[peers]] entry whose errors are labelled label.

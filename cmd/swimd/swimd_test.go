@@ -87,18 +87,32 @@ func (d *daemon) stderrText() string { return d.stderr.String() }
 // address); keys[i] is daemon i's key file, "" for none (--insecure).
 func cluster(t *testing.T, keys [3]string, extra ...string) []*daemon {
 	t.Helper()
+	return clusterVia(t, keys, nil, extra...)
+}
+
+// clusterVia is cluster, but daemon i is told the address via(i, id) for
+// member id when that is not "" (a socket of the test's in between).
+func clusterVia(t *testing.T, keys [3]string, via func(i int, id string) string, extra ...string) []*daemon {
+	t.Helper()
 	dir := t.TempDir()
 	addrs := freePorts(t, 3)
 	ids := []string{"a", "b", "c"}
-	var book []string
-	for i, id := range ids {
-		book = append(book, id+"="+addrs[i])
+	bookOf := func(i int) string {
+		var book []string
+		for j, id := range ids {
+			addr := addrs[j]
+			if via != nil && via(i, id) != "" {
+				addr = via(i, id)
+			}
+			book = append(book, id+"="+addr)
+		}
+		return strings.Join(book, ",")
 	}
 	start := fmt.Sprint(time.Now().UnixNano())
 	var ds []*daemon
 	for i, id := range ids {
 		d := &daemon{id: id, events: filepath.Join(dir, id+".ndjson")}
-		args := []string{"--id", id, "--bind", addrs[i], "--peers", strings.Join(book, ","),
+		args := []string{"--id", id, "--bind", addrs[i], "--peers", bookOf(i),
 			"--start-unix-ns", start, "--events", d.events, "--duration", "20s"}
 		if i > 0 {
 			args = append(args, "--seeds", addrs[0])
@@ -287,10 +301,11 @@ func TestHostileDatagramsCounted(t *testing.T) {
 	}
 	defer conn.Close()
 	ping, _ := swim.Encode(&swim.Message{Kind: swim.Ping, From: "b", Target: "a", Seq: 9})
-	valid := node.Seal(mustHex(t, keyHex), append([]byte(nil), ping...), uint64(time.Now().UnixNano()))
+	valid := node.Seal(mustHex(t, keyHex), "a", append([]byte(nil), ping...), uint64(time.Now().UnixNano()))
 	hostile := [][]byte{{0}, []byte("garbage garbage garbage"), ping,
-		node.Seal([]byte("0000000000000000wrong"), append([]byte(nil), ping...), 1),
-		node.Seal(mustHex(t, keyHex), []byte{2, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f}, uint64(time.Now().UnixNano())),
+		node.Seal([]byte("0000000000000000wrong"), "a", append([]byte(nil), ping...), 1),
+		node.Seal(mustHex(t, keyHex), "a", []byte{2, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f}, uint64(time.Now().UnixNano())),
+		node.Seal(mustHex(t, keyHex), "b", append([]byte(nil), ping...), uint64(time.Now().UnixNano())),
 		valid, valid, valid}
 	for _, h := range hostile {
 		if _, err := conn.Write(h); err != nil {
@@ -314,6 +329,87 @@ func TestHostileDatagramsCounted(t *testing.T) {
 		return n >= want && replays >= 2
 	})
 	stopAll(t, ds)
+}
+
+// Real datagrams captured on their way from a to b and sent to the two
+// members they were not addressed to, c and a itself, are each refused
+// as wrong_destination (issue 28: before, 24 such datagrams were all
+// taken). a is told a socket of the test's as b's address; the socket
+// passes each datagram on to b, keeping a copy.
+func TestCapturedDatagramsRefusedByOtherMembers(t *testing.T) {
+	const captures = 12
+	key := writeKey(t, "00112233445566778899aabbccddeeff")
+	tap, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tap.Close()
+	// Faster probing, so a sends b a dozen datagrams in about a second.
+	kc := filepath.Join(t.TempDir(), "fast.toml")
+	if err := os.WriteFile(kc, []byte("probe_interval_ns = 100_000_000\nprobe_timeout_ns = 50_000_000\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ds := clusterVia(t, [3]string{key, key, key}, func(i int, id string) string {
+		if i == 0 && id == "b" {
+			return tap.LocalAddr().String()
+		}
+		return ""
+	}, "--kind-config", kc, "--tick", "10ms")
+	addrOf := func(d *daemon) *net.UDPAddr {
+		for i, a := range d.cmd.Args {
+			if a == "--bind" {
+				addr, err := net.ResolveUDPAddr("udp", d.cmd.Args[i+1])
+				if err != nil {
+					t.Fatal(err)
+				}
+				return addr
+			}
+		}
+		t.Fatalf("%s has no --bind", d.id)
+		return nil
+	}
+	var captured [][]byte
+	buf := make([]byte, 1<<16)
+	deadline := time.Now().Add(realtime.Scaled(15 * time.Second))
+	for len(captured) < captures {
+		tap.SetReadDeadline(deadline)
+		n, _, err := tap.ReadFromUDP(buf)
+		if err != nil {
+			t.Fatalf("captured %d of a's datagrams to b, want %d: %v", len(captured), captures, err)
+		}
+		d := append([]byte(nil), buf[:n]...)
+		captured = append(captured, d)
+		tap.WriteToUDP(d, addrOf(ds[1]))
+	}
+	for _, victim := range []*daemon{ds[2], ds[0]} {
+		for _, d := range captured {
+			if _, err := tap.WriteToUDP(d, addrOf(victim)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	wrongDest := func(d *daemon) int {
+		n := 0
+		for _, r := range readRecords(t, d.events) {
+			if r.Event.Type == "packet_dropped" && r.Event.Reason == "wrong_destination" {
+				n++
+			}
+		}
+		return n
+	}
+	realtime.WaitFor(t, "c and a to refuse every datagram captured between a and b", 10*time.Second, func() bool {
+		return wrongDest(ds[2]) >= captures && wrongDest(ds[0]) >= captures
+	})
+	stopAll(t, ds)
+	for _, d := range ds {
+		want := 0
+		if d != ds[1] {
+			want = captures
+		}
+		if got := wrongDest(d); got != want {
+			t.Errorf("%s: %d wrong_destination drops, want %d", d.id, got, want)
+		}
+	}
 }
 
 func mustHex(t *testing.T, s string) []byte {

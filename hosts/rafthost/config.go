@@ -64,6 +64,12 @@ const (
 	// own fields).
 	maxLogBytes = 1 << 30
 	putOverhead = 64
+	// maxMembersBytes bounds the same, summed over a scenario's members,
+	// with each member's uncommitted tail: one run holds every member in
+	// one process, so five members each within maxLogBytes could still
+	// need five times it (docs/raft.md, "Memory"). 4 GiB still admits
+	// three members with etcd's defaults and the largest value.
+	maxMembersBytes = 4 << 30
 
 	maxTime       = int64(1) << 50
 	maxValueBytes = 1 << 16
@@ -120,6 +126,38 @@ type load struct {
 func validate(m map[string]any, peers []string) []hosts.FieldError {
 	_, errs := parse(m, peers)
 	return errs
+}
+
+// validateMembers bounds what the members can hold together (Kind's
+// ValidatePeers): each keeps its own snapshot_entries + catch_up_entries
+// entries, but every entry may be any client's put — raft replicates
+// each member's puts into every log — and an uncommitted tail as large as
+// any member's max_uncommitted_entries_bytes, since a follower holds
+// what its leader has not committed.
+func validateMembers(members []hosts.PeerConfig, peers []string) []hosts.FieldError {
+	cfgs := make([]*config, len(members))
+	var put, uncommitted uint64
+	for i, m := range members {
+		c, errs := parse(m.Config, peers)
+		if len(errs) > 0 {
+			return nil // Validate has reported them
+		}
+		cfgs[i] = c
+		put = max(put, c.largestPut())
+		uncommitted = max(uncommitted, c.maxUncommitted)
+	}
+	var entries uint64
+	for _, c := range cfgs {
+		entries += c.snapshotEntries + c.catchUpEntries
+	}
+	logs := entries * (put + putOverhead)
+	tails := uint64(len(members)) * uncommitted
+	if logs+tails <= maxMembersBytes {
+		return nil
+	}
+	return []hosts.FieldError{{Field: "kind_config.snapshot_entries",
+		Msg: fmt.Sprintf("summed over the %d raft members, snapshot_entries with catch_up_entries (%d entries) of up to %d bytes (the largest put of any member's client and %d), %d bytes, and %d uncommitted tails of up to %d bytes (the largest max_uncommitted_entries_bytes), %d bytes, total %d bytes, over the %d (4 GiB) the members may keep together",
+			len(members), entries, put+putOverhead, putOverhead, logs, len(members), uncommitted, tails, logs+tails, uint64(maxMembersBytes))}}
 }
 
 // parse reads a kind_config against the declared peers (sorted).

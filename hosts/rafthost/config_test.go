@@ -99,3 +99,58 @@ func TestValidate_LogBoundAcceptsEtcdsDefaults(t *testing.T) {
 		}
 	}
 }
+
+// TestLoad_MembersMemoryIsBoundedBySum: what each member's config bounds
+// at 1 GiB, five members hold five times over; the loader refuses the
+// scenario naming the field and the sum (exit 2), before any run. Before,
+// five members each just under the bound loaded, and reached 1.4 GB
+// before one virtual second (issue 28).
+func TestLoad_MembersMemoryIsBoundedBySum(t *testing.T) {
+	_, err := scenarios.Load("testdata/memory_sum.toml", hosts.NewRegistry(Kind))
+	if err == nil {
+		t.Fatal("five members of 1 GiB each loaded")
+	}
+	for _, want := range []string{"peers.kind_config.snapshot_entries: summed over the 5 raft members", "total 5583544320 bytes", "over the 4294967296 (4 GiB)"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not say %q:\n%v", want, err)
+		}
+	}
+	if strings.Contains(err.Error(), "peers[") {
+		t.Errorf("each member alone is within its own bound; only the sum is refused: %v", err)
+	}
+}
+
+// TestValidateMembers_EveryLogHoldsEveryClientsPuts: a member's own
+// config sizes its log by its own client's puts, but raft replicates
+// every client's puts into every log; the sum counts the largest put of
+// any member, so small-put members with long logs beside one large-put
+// member are refused, as is a cluster of uncommitted tails. Three members
+// with etcd's defaults and small puts are far within it.
+func TestValidateMembers_EveryLogHoldsEveryClientsPuts(t *testing.T) {
+	big := map[string]any{"load": map[string]any{"every_ns": int64(1_000_000), "value_bytes": int64(1 << 16)}}
+	long := map[string]any{"snapshot_entries": int64(1 << 23), "catch_up_entries": int64(1 << 23)}
+	tails := map[string]any{"max_uncommitted_entries_bytes": int64(1 << 30)}
+	for _, tc := range []struct {
+		name    string
+		configs []map[string]any
+		refused bool
+	}{
+		{"one large-put member beside long logs", []map[string]any{big, long, long}, true},
+		{"three 1 GiB uncommitted tails and a 64 KiB put", []map[string]any{tails, big, nil}, true},
+		{"etcd's defaults", []map[string]any{nil, nil, nil}, false},
+		{"one large-put member with default logs", []map[string]any{big, nil, nil}, false},
+		{"three 1 GiB uncommitted tails", []map[string]any{tails, nil, nil}, false},
+	} {
+		var members []hosts.PeerConfig
+		for i, c := range tc.configs {
+			if errs := validate(c, declared); len(errs) > 0 {
+				t.Fatalf("%s: member %d alone: %v", tc.name, i, errs)
+			}
+			members = append(members, hosts.PeerConfig{ID: declared[i], Config: c})
+		}
+		errs := validateMembers(members, declared)
+		if got := len(errs) > 0; got != tc.refused {
+			t.Errorf("%s: errors %v, want refused %v", tc.name, errs, tc.refused)
+		}
+	}
+}

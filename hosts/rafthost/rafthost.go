@@ -40,18 +40,21 @@ var Kind = &hosts.Kind{
 	DownState:    "down",
 	RestartState: "member",
 	Validate:     validate,
-	New:          newHost,
-	Codec:        codec{},
-	Describe:     describe,
-	Events:       eventPrototypes(),
-	Summary:      summary,
-	Watches:      watches,
-	Series:       series,
-	Explain:      explainer{},
-	Assertions:   family,
-	Marks:        marks,
-	Pane:         pane,
-	Library:      library,
+	// What each member's config bounds, the members could still hold
+	// many times over together.
+	ValidatePeers: validateMembers,
+	New:           newHost,
+	Codec:         codec{},
+	Describe:      describe,
+	Events:        eventPrototypes(),
+	Summary:       summary,
+	Watches:       watches,
+	Series:        series,
+	Explain:       explainer{},
+	Assertions:    family,
+	Marks:         marks,
+	Pane:          pane,
+	Library:       library,
 }
 
 // maxKeptEvents is the most message records a host keeps room for

@@ -6,13 +6,14 @@ import (
 
 // PacketDropped is the live-only record of a datagram the node refused
 // before the SWIM state machine saw it (docs/events.md, "Live records"):
-// no or a bad authentication tag, or bytes the codec rejected. Count is
+// no or a bad authentication tag, a tag for another member, a replay, or
+// bytes the codec rejected. Count is
 // the node's running total of drops, so a flood is visible from any one
 // record even when records are thinned (see dropRecordEvery).
 type PacketDropped struct {
 	Source string // the sender's address as the socket reported it
 	Bytes  int
-	Reason string // ReasonNoTag, ReasonBadTag, ReasonDecodeError
+	Reason string // one of the Reason constants (tag.go)
 	Err    string // the codec's error, for decode_error; "" otherwise
 	Count  int64
 }

@@ -289,7 +289,7 @@ func (n *Node) armTimer(t *time.Timer) {
 // never started.
 func (n *Node) Receive(b []byte, source string) {
 	n.begin()
-	msg, seq, reason := Open(n.cfg.Key, b)
+	msg, seq, reason := Open(n.cfg.Key, n.cfg.ID, b)
 	if reason != "" {
 		n.dropped(source, len(b), reason, "")
 		return
@@ -300,8 +300,9 @@ func (n *Node) Receive(b []byte, source string) {
 		return
 	}
 	// The sender the state machine is told of is the one the tag
-	// authenticates: m.From is inside it. Each of its sequence numbers
-	// is taken once.
+	// authenticates: m.From is inside it, and Open has checked that the
+	// tag names this node as the destination. Each of its sequence
+	// numbers is taken once.
 	if n.cfg.Key != nil {
 		if reason := n.replay.check(m.From, seq, n.cfg.Wall()); reason != "" {
 			n.dropped(source, len(b), reason, "")
@@ -360,7 +361,7 @@ func (n *Node) Send(to string, msg *swim.Message, id uint64) {
 	}
 	codecLen := len(b)
 	if n.cfg.Key != nil {
-		b = Seal(n.cfg.Key, b, n.seq.next(n.cfg.Wall()))
+		b = Seal(n.cfg.Key, to, b, n.seq.next(n.cfg.Wall()))
 	}
 	n.sendBuf = b[:0]
 	if len(b) > swim.MaxDatagramBytes {

@@ -21,9 +21,10 @@ var testKey = []byte("0123456789abcdef0123456789abcdef")
 // it are fresh.
 const testWall = int64(1_800_000_000_000_000_000)
 
-// seal frames msg under testKey with sequence number testWall+d.
+// seal frames msg to the idle node "a" under testKey with sequence
+// number testWall+d.
 func seal(msg []byte, d int64) []byte {
-	return Seal(testKey, bytes.Clone(msg), uint64(testWall+d))
+	return Seal(testKey, "a", bytes.Clone(msg), uint64(testWall+d))
 }
 
 // recorder collects a node's lines.
@@ -56,6 +57,11 @@ func idle(t testing.TB, key []byte) (*Node, *recorder) {
 }
 
 func idleWith(t testing.TB, key []byte, cfg swim.Config) (*Node, *recorder) {
+	return idleAs(t, "a", []string{"a", "b"}, key, cfg)
+}
+
+// idleAs is an idle node of id id among peers.
+func idleAs(t testing.TB, id string, peers []string, key []byte, cfg swim.Config) (*Node, *recorder) {
 	conn, err := ListenLoopback("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -63,8 +69,8 @@ func idleWith(t testing.TB, key []byte, cfg swim.Config) (*Node, *recorder) {
 	t.Cleanup(func() { conn.Close() })
 	rec := &recorder{}
 	n, err := New(Config{
-		ID: "a", Peers: []string{"a", "b"}, Swim: cfg, Start: swim.Member,
-		Rand: rng.New(1).Host("a", "kind"), Conn: conn, Key: key,
+		ID: id, Peers: peers, Swim: cfg, Start: swim.Member,
+		Rand: rng.New(1).Host(id, "kind"), Conn: conn, Key: key,
 		Clock: func() int64 { return 5 }, Wall: func() int64 { return testWall },
 		TickPeriodNs: 1e8, Out: rec.out,
 		Route: func(string, []byte, int, int64, uint64) string { return "" },
@@ -85,27 +91,30 @@ func ping(t testing.TB) []byte {
 
 func TestSealOpenRoundTrip(t *testing.T) {
 	msg := ping(t)
-	d := Seal(testKey, bytes.Clone(msg), 42)
-	if len(d) != len(msg)+FrameBytes || !bytes.Equal(d[:len(msg)], msg) {
+	d := Seal(testKey, "a", bytes.Clone(msg), 42)
+	if len(d) != len(msg)+FrameLen("a") || !bytes.Equal(d[:len(msg)], msg) {
 		t.Fatalf("the codec's bytes must be unchanged at the front of the datagram")
 	}
-	got, seq, reason := Open(testKey, d)
+	got, seq, reason := Open(testKey, "a", d)
 	if reason != "" || !bytes.Equal(got, msg) || seq != 42 {
 		t.Fatalf("Open: %q %d %q", got, seq, reason)
 	}
-	if _, _, reason := Open([]byte("another key, sixteen+ bytes"), d); reason != ReasonBadTag {
+	if _, _, reason := Open([]byte("another key, sixteen+ bytes"), "a", d); reason != ReasonBadTag {
 		t.Errorf("wrong key: %q, want bad_tag", reason)
 	}
-	// The sequence number is inside the tag: changing it breaks the tag.
-	forged := bytes.Clone(d)
-	forged[len(msg)+SeqBytes-1] ^= 1
-	if _, _, reason := Open(testKey, forged); reason != ReasonBadTag {
-		t.Errorf("changed sequence number: %q, want bad_tag", reason)
+	// The sequence number and the destination are inside the tag:
+	// changing either breaks the tag.
+	for _, at := range []int{len(d) - TagBytes - 1, len(msg)} {
+		forged := bytes.Clone(d)
+		forged[at] ^= 1
+		if _, _, reason := Open(testKey, "a", forged); reason != ReasonBadTag {
+			t.Errorf("changed byte %d of the frame: %q, want bad_tag", at-len(msg), reason)
+		}
 	}
-	if _, _, reason := Open(testKey, d[:FrameBytes-1]); reason != ReasonNoTag {
+	if _, _, reason := Open(testKey, "a", d[:FrameLen("")-1]); reason != ReasonNoTag {
 		t.Errorf("short: %q, want no_tag", reason)
 	}
-	if got := Seal(nil, msg, 1); !bytes.Equal(got, msg) {
+	if got := Seal(nil, "a", msg, 1); !bytes.Equal(got, msg) {
 		t.Error("unkeyed Seal must leave the datagram as the codec's bytes")
 	}
 }
@@ -197,7 +206,7 @@ func TestReceive_HostileDatagramsDroppedAndCounted(t *testing.T) {
 	good := ping(t)
 	huge := bytes.Clone(good)
 	huge = append(huge, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f)
-	bad := Seal([]byte("not the cluster key at all!"), bytes.Clone(good), uint64(testWall))
+	bad := Seal([]byte("not the cluster key at all!"), "a", bytes.Clone(good), uint64(testWall))
 	for _, d := range [][]byte{nil, {1}, []byte("random bytes that are long enough"), good, bad,
 		seal(good[:len(good)/2], 1), seal(huge, 2), seal(binary.AppendUvarint(nil, 1<<62), 3)} {
 		n.Receive(d, "127.0.0.1:9")
@@ -242,7 +251,9 @@ func FuzzReceive(f *testing.F) {
 	good := ping(f)
 	f.Add(seal(good, 0), true)
 	f.Add(seal(good, -ReplayWindowNs-1), true)
-	f.Add(Seal(testKey, bytes.Clone(good), math.MaxUint64), true)
+	f.Add(Seal(testKey, "a", bytes.Clone(good), math.MaxUint64), true)
+	f.Add(Seal(testKey, "b", bytes.Clone(good), uint64(testWall)), true)
+	f.Add(sealV2(good, uint64(testWall)), true)
 	f.Add(good, false)
 	f.Add(good[:3], true)
 	f.Add(append(bytes.Clone(good), 0xff, 0xff, 0xff, 0xff, 0x0f), false)
@@ -258,7 +269,7 @@ func FuzzReceive(f *testing.F) {
 		if n.Drops() != before {
 			return
 		}
-		m, seq, reason := Open(key, b)
+		m, seq, reason := Open(key, "a", b)
 		if reason != "" {
 			t.Fatalf("undropped datagram failed Open: %s", reason)
 		}
@@ -276,6 +287,73 @@ func FuzzReceive(f *testing.F) {
 			t.Fatal("the same keyed datagram was taken twice")
 		}
 	})
+}
+
+// sealV2 frames msg as the framing before the destination was in the
+// tag did: the codec's bytes, the sequence number, the tag.
+func sealV2(msg []byte, seq uint64) []byte {
+	b := binary.BigEndian.AppendUint64(bytes.Clone(msg), seq)
+	return append(b, tag(macLabelV2, testKey, b)...)
+}
+
+// A datagram is for the member the sender sealed it for (issue 28): one
+// captured on its way from a to b and sent to c, or back to a, is a
+// counted wrong_destination drop that changes no view, while b takes it.
+// Before, the tag covered neither end's id and all three members took it.
+// The replay window still applies to what b takes.
+func TestReceive_DatagramForAnotherMemberIsRefused(t *testing.T) {
+	peers := []string{"a", "b", "c"}
+	msg, err := swim.Encode(&swim.Message{Kind: swim.Ping, From: "a", Seq: 1, Target: "b",
+		Updates: []swim.Update{{Member: "c", State: swim.Suspect, Incarnation: 0, From: "a"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := Seal(testKey, "b", bytes.Clone(msg), uint64(testWall))
+	for _, id := range []string{"c", "a"} {
+		n, rec := idleAs(t, id, peers, testKey, swim.DefaultConfig())
+		view := n.sw.Snapshot()
+		n.Receive(d, "127.0.0.1:9")
+		if n.Drops() != 1 || rec.count(`"reason":"wrong_destination"`) != 1 {
+			t.Errorf("%s: drops %d, records %q; want one wrong_destination", id, n.Drops(), rec.lines)
+		}
+		if rec.count(`"type":"message_received"`) != 0 || !bytes.Equal(view, n.sw.Snapshot()) {
+			t.Errorf("%s: a datagram for b reached the state machine", id)
+		}
+	}
+	b, rec := idleAs(t, "b", peers, testKey, swim.DefaultConfig())
+	b.Receive(d, "127.0.0.1:9")
+	b.Receive(d, "127.0.0.1:9")
+	if rec.count(`"type":"message_received"`) != 1 || b.Drops() != 1 || rec.count(`"reason":"replay"`) != 1 {
+		t.Errorf("b: the datagram sealed for it must be taken once, then be a replay: %q", rec.lines)
+	}
+}
+
+// The sender a datagram claims is the one its tag authenticates: a
+// datagram sealed as from a, its claimed sender changed to x, is refused.
+func TestReceive_ClaimedSenderIsTheTaggedOne(t *testing.T) {
+	fromA, _ := swim.Encode(&swim.Message{Kind: swim.Ping, From: "a", Seq: 1, Target: "b"})
+	fromX, _ := swim.Encode(&swim.Message{Kind: swim.Ping, From: "x", Seq: 1, Target: "b"})
+	d := Seal(testKey, "b", bytes.Clone(fromA), uint64(testWall))
+	forged := append(bytes.Clone(fromX), d[len(fromA):]...)
+	b, rec := idleAs(t, "b", []string{"a", "b", "x"}, testKey, swim.DefaultConfig())
+	b.Receive(forged, "127.0.0.1:9")
+	if b.Drops() != 1 || rec.count(`"reason":"bad_tag"`) != 1 || rec.count(`"type":"message_received"`) != 0 {
+		t.Errorf("a datagram claiming x, tagged as from a: %q", rec.lines)
+	}
+	b.Receive(d, "127.0.0.1:9")
+	if rec.count(`"type":"message_received"`) != 1 {
+		t.Errorf("the datagram as a sealed it must be taken: %q", rec.lines)
+	}
+}
+
+// A datagram of the earlier framing, whose tag covered no destination,
+// is refused and named as such, even under the right key.
+func TestReceive_OldFormatRefused(t *testing.T) {
+	n, rec := idle(t, testKey)
+	n.Receive(sealV2(ping(t), uint64(testWall)), "127.0.0.1:9")
+	if n.Drops() != 1 || rec.count(`"reason":"old_format"`) != 1 || rec.count(`"type":"message_received"`) != 0 {
+		t.Errorf("an old-format datagram: %q", rec.lines)
+	}
 }
 
 func TestListenLoopback(t *testing.T) {
