@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -34,7 +36,7 @@ func TestToolRun_SignalCancelsAtTheEdge(t *testing.T) {
 			started <- struct{}{}
 		}
 	}
-	e, err := edge.New(sc, edge.Options{Out: filepath.Join(t.TempDir(), "out"), TimeScale: 0.01, Allow: []string{"echo"}, IdleStop: -1, Logf: logf})
+	e, err := edge.New(sc, edge.Options{Out: filepath.Join(t.TempDir(), "out"), TimeScale: 0.01, Allow: []string{"echo"}, IdleStop: -1, Logf: logf, Key: "dsk_edge"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,12 +49,22 @@ func TestToolRun_SignalCancelsAtTheEdge(t *testing.T) {
 	go func() { eps, _ := e.Serve(ctx, ln); served <- eps }()
 	defer func() { stop(); <-served }()
 	url := "http://" + ln.Addr().String()
+	key := "dsk_edge"
 	post := func(path, body string) int {
-		resp, err := http.Post(url+path, "application/json", strings.NewReader(body))
+		req, _ := http.NewRequest(http.MethodPost, url+path, strings.NewReader(body))
+		req.Header.Set("content-type", "application/json")
+		req.Header.Set("x-api-key", key)
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp.Body.Close()
+		defer resp.Body.Close()
+		var made struct {
+			APIKey string `json:"api_key"`
+		}
+		if json.NewDecoder(resp.Body).Decode(&made) == nil && made.APIKey != "" {
+			key = made.APIKey // the session's routes take the session's key
+		}
 		return resp.StatusCode
 	}
 	post("/sessions", `{"id":"a"}`)
@@ -61,6 +73,7 @@ func TestToolRun_SignalCancelsAtTheEdge(t *testing.T) {
 	}
 
 	child := exec.Command(bin, "tool-run", "--session", url+"/s/a", "--tool", "bash", "--id", "toolu_1", "--", "echo", "hi")
+	child.Env = append(os.Environ(), "DETSIM_EDGE_KEY="+key)
 	if err := child.Start(); err != nil {
 		t.Fatal(err)
 	}
