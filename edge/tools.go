@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -185,7 +184,14 @@ func (s *session) execute(ctx context.Context, rn *run, argv []string, eff tool.
 	out := []byte{}
 	exit := 0
 	if len(argv) > 0 {
-		out, exit = s.command(ctx, argv)
+		var lk *leak
+		if out, exit, lk = s.command(ctx, argv); lk != nil {
+			// The tool's failure, recorded before the edge's cleanup
+			// that ended what it left can hide it.
+			s.mu.Lock()
+			s.record(rn.peer, "tool", toolLeak(rn.id, lk))
+			s.mu.Unlock()
+		}
 	} else {
 		out = tool.Text(rn.id, min(eff.OutputBytes, e.opts.MaxToolOutput))
 	}
@@ -253,41 +259,50 @@ func (s *session) execute(ctx context.Context, rn *run, argv []string, eff tool.
 }
 
 // command runs argv in the tool directory, its stdout and stderr
-// together and bounded, its process group killed when ctx ends.
-func (s *session) command(ctx context.Context, argv []string) ([]byte, int) {
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir = s.e.opts.ToolDir
+// together and bounded. Its whole process tree (proctree.go) ends with
+// it: when ctx ends, at the timeout, and when the command exits, when
+// what it left still running is the leak returned.
+func (s *session) command(ctx context.Context, argv []string) ([]byte, int, *leak) {
 	buf := &capped{max: int(s.e.opts.MaxToolOutput)}
-	cmd.Stdout, cmd.Stderr = buf, buf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	// A grandchild that left the process group may hold the output pipe
-	// open long after the command exited: Wait gives up on it after this.
-	cmd.WaitDelay = toolWaitDelay
-	if err := cmd.Start(); err != nil {
-		return []byte(err.Error()), 127
+	cmd, tree, err := startInTree(func() *exec.Cmd {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Dir = s.e.opts.ToolDir
+		cmd.Stdout, cmd.Stderr = buf, buf
+		// A process outside the tree (none should be) may hold the output
+		// pipe open after the tree ended: Wait gives up on it after this.
+		cmd.WaitDelay = toolWaitDelay
+		return cmd
+	})
+	if err != nil {
+		return []byte(err.Error()), 127, nil
 	}
-	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
-	var err error
+	defer tree.release()
+	timeout := time.NewTimer(DefaultToolTimeout)
+	defer timeout.Stop()
+	var lk *leak
 	select {
-	case err = <-waited:
+	case <-tree.exited():
+		if pids := tree.alive(); len(pids) > 0 {
+			lk = &leak{via: tree.via, pids: pids}
+			for _, p := range pids[:min(len(pids), maxLeakListed)] {
+				lk.commands = append(lk.commands, commandLine(p))
+			}
+		}
 	case <-ctx.Done():
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		err = <-waited
-	case <-time.After(DefaultToolTimeout):
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		err = <-waited
+	case <-timeout.C:
 	}
+	tree.kill()
+	err = tree.wait()
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
-		return buf.b, 0
+		return buf.b, 0, lk
 	case errors.Is(err, exec.ErrWaitDelay):
-		return buf.b, cmd.ProcessState.ExitCode() // exited 0; its pipe held open
+		return buf.b, cmd.ProcessState.ExitCode(), lk // exited 0; its pipe held open
 	case errors.As(err, &ee) && ee.ExitCode() >= 0:
-		return buf.b, ee.ExitCode()
+		return buf.b, ee.ExitCode(), lk
 	}
-	return buf.b, 137
+	return buf.b, 137, lk
 }
 
 // toolWaitDelay is how long a tool command's Wait waits for its output
