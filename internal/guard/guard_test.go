@@ -113,8 +113,9 @@ func TestWriteKeyFile_DefaultPlaceIsItsOwnDirectory(t *testing.T) {
 	if _, err := os.Stat(filepath.Dir(k.Path)); !os.IsNotExist(err) {
 		t.Fatal("the key's directory stayed")
 	}
-	if NewID() == NewID() || len(NewID()) != 26 {
-		t.Error("ids")
+	a, b := NewID(), NewID()
+	if a == b || len(a) != 26 {
+		t.Errorf("ids %q, %q: want two different 26-letter names", a, b)
 	}
 }
 
