@@ -48,7 +48,7 @@ func recordingOf(info bundleinfo.Info) *Recording {
 	}
 	load := ""
 	if ld := tb.Load; ld != nil {
-		load = fmt.Sprintf("; load (1 min) %s / %s / %s min / median / max on %d cores",
+		load = fmt.Sprintf("; 1-min load min %s, median %s, max %s on %d cores",
 			loadText(ld.Load1Min), loadText(ld.Load1Median), loadText(ld.Load1Max), ld.CPUs)
 	}
 	if tb.Marked != "" {

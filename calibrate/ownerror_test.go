@@ -97,7 +97,7 @@ func TestRun_MarkedTestbedBundle_SaysSoBesideEveryRow(t *testing.T) {
 	})
 	r, err := Run(sc, prod, Options{Seeds: 2})
 	must(t, err)
-	if r.Recording == nil || !r.Recording.Marked || !strings.Contains(r.Recording.Note, reason) || !strings.Contains(r.Recording.Note, "5.50 / 7.60 min / median / max on 2 cores") {
+	if r.Recording == nil || !r.Recording.Marked || !strings.Contains(r.Recording.Note, reason) || !strings.Contains(r.Recording.Note, "1-min load min 3.10, median 5.50, max 7.60 on 2 cores") {
 		t.Fatalf("recording %+v", r.Recording)
 	}
 	checkRows(t, r, "recording marked")
