@@ -155,9 +155,9 @@ type TestbedLateness struct {
 type TestbedLoad struct {
 	CPUs        int     `json:"cpus"`
 	Samples     int     `json:"samples"`
-	Load1Min    float64 `json:"load1_min"`
-	Load1Median float64 `json:"load1_median"`
-	Load1Max    float64 `json:"load1_max"`
+	Load1Min    float64 `json:"load1_min"`    //detlint:allow float the machine's load a testbed recording reports; read by calibrate and shown, never decided on
+	Load1Median float64 `json:"load1_median"` //detlint:allow float the machine's load a testbed recording reports; read by calibrate and shown, never decided on
+	Load1Max    float64 `json:"load1_max"`    //detlint:allow float the machine's load a testbed recording reports; read by calibrate and shown, never decided on
 }
 
 // Unobserved is one kind ("kind_tag/type", or "kind_tag/*") or one

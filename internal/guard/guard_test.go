@@ -120,8 +120,9 @@ func TestWriteKeyFile_DefaultPlaceIsItsOwnDirectory(t *testing.T) {
 }
 
 // TestListener_AnotherUserCannotStarveThisOne: nobody holds twice its
-// share of connections, dripping; this user's request is still served,
-// and nobody's connections over its share are closed, not queued.
+// share of connections, dripping; this user's request is still served
+// at once, and nobody's connections over its share wait only for its
+// own and are then closed.
 func TestListener_AnotherUserCannotStarveThisOne(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -133,7 +134,7 @@ func TestListener_AnotherUserCannotStarveThisOne(t *testing.T) {
 		ConnContext:       ConnContext,
 		ReadHeaderTimeout: time.Minute,
 	}
-	go srv.Serve(NewListener(ln, Limits{PerClient: 8, Refused: func(c string) { refused <- c }}))
+	go srv.Serve(NewListener(ln, Limits{PerClient: 8, Wait: 100 * time.Millisecond, Refused: func(c string) { refused <- c }}))
 	t.Cleanup(func() { srv.Close() })
 	guardtest.HoldConns(t, ln.Addr().String(), 16, guardtest.Nobody)
 	select {
