@@ -87,7 +87,7 @@ var keys = []string{
 }
 
 // Transports (kind_config.transport): how raft messages leave a member
-// (docs/raft.md, "Transport").
+// (docs/raft.md, "The transport").
 const (
 	// TransportStream is etcd's rafthttp: a reliable, ordered stream per
 	// pair of members, lost on a partition or a restart and dialled again

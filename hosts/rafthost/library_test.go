@@ -64,7 +64,7 @@ func TestLibrary_EachScenarioFailsExactlyWhatItSays(t *testing.T) {
 		"raft/partitions_base":                  nil,
 		"raft/stream_catch_up":                  nil,
 		// The stall is unseen by the safety assertions (docs/raft.md,
-		// "Transport"); TestTransport_DatagramStallsStreamCatchesUp sees it.
+		// "The transport"); TestTransport_DatagramStallsStreamCatchesUp sees it.
 		"raft/datagram_stall": nil,
 		// The bug needs a partition to show: the sweep's job.
 		"raft/partitions_base_bug": nil,

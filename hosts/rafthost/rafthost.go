@@ -689,7 +689,7 @@ func (h *host) send(m *pb.Message) {
 	h.acts = append(h.acts, h.sendAction(h.peer(to), m, dial))
 }
 
-// sendAction is how a message leaves (docs/raft.md, "Transport"): as a
+// sendAction is how a message leaves (docs/raft.md, "The transport"): as a
 // datagram, or on the stream to its peer, dialling it first when this
 // life holds none (the handshake's round trip). A message on an open
 // stream is the network's reliable send without a handshake, the one

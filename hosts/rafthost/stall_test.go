@@ -12,7 +12,7 @@ import (
 // arrive in the order they were sent; over datagrams the leader's
 // catch-up MsgApp is over what a datagram can carry, refused as
 // too_large again and again, and the two stay where the partition left
-// them while the others go on (docs/raft.md, "Transport").
+// them while the others go on (docs/raft.md, "The transport").
 func TestTransport_DatagramStallsStreamCatchesUp(t *testing.T) {
 	applied := func(rs *records) map[string]int64 {
 		out := map[string]int64{}
