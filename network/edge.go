@@ -34,6 +34,10 @@ type edgeFlow struct {
 	// With a token bucket (burst_bytes) it is when the bucket is full
 	// again: the wire's end had every message been serialised (occupy).
 	lastSerializationEndNs int64
+	// lastStreamArrivalNs is when the last reliable send on the edge
+	// arrives: a stream delivers in order, so none arrives before it
+	// (docs/network.md, "The reliable path").
+	lastStreamArrivalNs int64
 
 	effects  []effect   // timed mutations in the order they were applied
 	inFlight []delivery // accepted sends not yet past their arrival, by id

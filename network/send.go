@@ -32,7 +32,8 @@ func (n *Network) Send(from, to int, byteLen int64, sentAt int64) (Outcome, []No
 // of a datagram: the contract addition of docs/decisions.md ("The
 // reliable path"), for memberlist's fallback probe. It is Send without
 // the loss draw and without reorder (a stream delivers in order and
-// retransmits what is lost, which this model does not time), and with
+// retransmits what is lost, which this model does not time; no reliable
+// send arrives before the one sent on the edge before it), and with
 // one extra leg of latency when handshake is set: the stream's opening
 // round trip, SYN on from→to and SYN-ACK on to→from, each leg the edge's
 // policy latency (scaled by a LatencySpike active on it; no jitter),
@@ -174,6 +175,15 @@ func (n *Network) send(from, to int, byteLen, sentAt int64, c carriage) (Outcome
 		unit := p.reorderUnitNs()
 		extra := checked.Add(unit, int64(below(extraDraw, uint64(unit)+1)))
 		arrival = checked.Add(arrival, extra)
+	}
+
+	if c != datagram {
+		// A stream delivers its bytes in order: a segment that comes
+		// early waits in the receiver's buffer for those before it. Jitter
+		// would otherwise let a later send overtake, and the data after a
+		// handshake arrive before the data that opened the stream.
+		arrival = max(arrival, f.lastStreamArrivalNs)
+		f.lastStreamArrivalNs = arrival
 	}
 
 	f.lastSendNs = sentAt // step 10

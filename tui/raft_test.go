@@ -7,8 +7,8 @@ import "testing"
 // the log's tail) for the leader and for a follower, and the event log's
 // gists, just after the election a partition forced.
 var raftStates = []kindScreen{
-	{"raft_leader", "raft/leader_isolation", []string{"g", "text:11.32s", "enter", "tab", "j", "j"}},
-	{"raft_follower", "raft/leader_isolation", []string{"g", "text:11.32s", "enter", "tab", "j"}},
+	{"raft_leader", "raft/leader_isolation", []string{"g", "text:11.33s", "enter", "tab", "j", "j"}},
+	{"raft_follower", "raft/leader_isolation", []string{"g", "text:11.33s", "enter", "tab", "j"}},
 }
 
 // TestGoldenScreensRaft pins the raft screens at 120×40.

@@ -10,7 +10,7 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// codec is raftpb's own marshalling (spec §3.3): the bytes etcd's
+// codec is raftpb's own marshalling: the bytes etcd's
 // transport frames for a raft message, so the network charges what
 // production sends. Deterministic marshalling only fixes map order,
 // which raftpb.Message has none of; it is asked for anyway so a future

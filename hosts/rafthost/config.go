@@ -83,8 +83,20 @@ var keys = []string{
 	"max_size_per_msg_bytes", "max_inflight_msgs", "max_uncommitted_entries_bytes",
 	"snapshot_entries", "catch_up_entries",
 	"fsync_ns", "slow_disk", "campaign_at_ns",
-	"proposals", "load", "bug",
+	"proposals", "load", "bug", "transport",
 }
+
+// Transports (kind_config.transport): how raft messages leave a member
+// (docs/raft.md, "The transport").
+const (
+	// TransportStream is etcd's rafthttp: a reliable, ordered stream per
+	// pair of members, lost on a partition or a restart and dialled again
+	// at the next message (the network's reliable path).
+	TransportStream = "stream"
+	// TransportDatagram sends each message as one datagram: lossy, and a
+	// MsgApp or MsgSnap over 65 507 bytes is refused as too_large.
+	TransportDatagram = "datagram"
+)
 
 // config is one peer's kind_config, read once and never written: clones
 // and lives share it.
@@ -102,6 +114,7 @@ type config struct {
 	proposals                     []proposal
 	load                          *load
 	bug                           string
+	stream                        bool // transport = "stream"
 }
 
 // slowWindow is a time during which every durable write takes fsyncNs.
@@ -178,6 +191,7 @@ func parse(m map[string]any, peers []string) (*config, []hosts.FieldError) {
 		fsyncNs:         t.Int("fsync_ns", 0, 0, maxTime),
 		campaignAt:      t.Int("campaign_at_ns", -1, 0, maxTime),
 		bug:             t.OneOf("bug", BugNone, Bugs),
+		stream:          t.OneOf("transport", TransportStream, []string{TransportStream, TransportDatagram}) == TransportStream,
 	}
 	if c.electionTicks <= c.heartbeatTicks {
 		// etcd raft refuses it too (Config.validate), by panicking.

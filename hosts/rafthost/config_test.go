@@ -36,6 +36,7 @@ func TestValidate_NamesTheField(t *testing.T) {
 		{"a load that ends before it starts", map[string]any{"load": map[string]any{"every_ns": int64(1_000_000), "from_ns": int64(5), "until_ns": int64(5)}}, "kind_config.load.until_ns", "after from_ns"},
 		{"a slow disk window without a latency", map[string]any{"slow_disk": []any{map[string]any{"from_ns": int64(1), "until_ns": int64(2)}}}, "kind_config.slow_disk[0].fsync_ns", "required"},
 		{"an unknown planted bug", map[string]any{"bug": "lose_votes"}, "kind_config.bug", "unknown value"},
+		{"an unknown transport", map[string]any{"transport": "tcp"}, "kind_config.transport", "unknown value"},
 		{"a log that could outgrow memory", map[string]any{"snapshot_entries": int64(1 << 20), "load": map[string]any{"every_ns": int64(1_000_000), "value_bytes": int64(1 << 16)}}, "kind_config.snapshot_entries", "over the 1073741824 (1 GiB) a member may keep"},
 		{"a log of large proposals that could outgrow memory", map[string]any{"snapshot_entries": int64(20_000), "proposals": []any{map[string]any{"at_ns": int64(1), "key": "k", "value": strings.Repeat("v", 1<<16)}}}, "kind_config.snapshot_entries", "1 GiB"},
 	} {

@@ -62,6 +62,10 @@ func TestLibrary_EachScenarioFailsExactlyWhatItSays(t *testing.T) {
 		"raft/bug_corrupt_entry":                {"logs_match", "same_entries_applied"},
 		"raft/bug_ack_before_fsync":             {"leaders_complete"},
 		"raft/partitions_base":                  nil,
+		"raft/stream_catch_up":                  nil,
+		// The stall is unseen by the safety assertions (docs/raft.md,
+		// "The transport"); TestTransport_DatagramStallsStreamCatchesUp sees it.
+		"raft/datagram_stall": nil,
 		// The bug needs a partition to show: the sweep's job.
 		"raft/partitions_base_bug": nil,
 	}

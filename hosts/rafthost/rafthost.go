@@ -4,7 +4,8 @@
 // RawNode over a disk that survives a crash (disk.go), a small
 // replicated key-value state machine, and a client issuing the puts of
 // its kind_config's timeline. Messages travel in raftpb's own wire form
-// (codec.go); the randomized election timeouts etcd draws from
+// (codec.go), by default on a reliable ordered stream per pair of
+// members as etcd's rafthttp sends them (sendAction, failed); the randomized election timeouts etcd draws from
 // crypto/rand come from the host's substream (entropy.go, the fence's one
 // exception); a panic inside raft becomes a raft_panic record and a
 // halted host, never a crashed run. A clone is rebuilt by replaying the
@@ -105,6 +106,9 @@ type host struct {
 	writes      uint64
 	ticksMissed int
 	snapTo      []bool // a MsgSnap was sent to peer i and not reported yet
+	// open[i]: this life's stream to peer i is connected (transport
+	// "stream"): the next message goes on it without a handshake.
+	open []bool
 
 	// The client: the next timeline proposal, the next load put, and the
 	// time its timer is armed for (-1: none).
@@ -137,6 +141,7 @@ func newHost(id string, config map[string]any, _ string, peers []string, r *rng.
 	h := &host{id: id, peers: peers, cfg: cfg, elect: elect, elect0: elect.Clone(), timerAt: -1}
 	h.self = uint64(slices.Index(peers, id)) + 1
 	h.snapTo = make([]bool, len(peers))
+	h.open = make([]bool, len(peers))
 	return h
 }
 
@@ -165,7 +170,11 @@ func (h *host) Recv(m hosts.Message, now int64) []hosts.Action {
 		return h.call(input{op: opTimer, now: now, id: m.Token})
 	case *hosts.SendFailed:
 		to, _ := slices.BinarySearch(h.peers, m.To)
-		return h.call(input{op: opFailed, now: now, peer: to})
+		in := input{op: opFailed, now: now, peer: to}
+		if m.Reason == "buffer_full" {
+			in.id = failKeepsStream
+		}
+		return h.call(in)
 	}
 	panic(fmt.Sprintf("rafthost: %s: unknown message %T", h.id, m))
 }
@@ -225,7 +234,7 @@ func (h *host) run(in input) {
 	case opTimer:
 		h.timer(in.now, in.id)
 	case opFailed:
-		h.failed(in.peer)
+		h.failed(in.peer, in.id == failKeepsStream)
 	}
 	if in.op != opStart { // Started's actions go nowhere: its work waits for the first call
 		h.observe()
@@ -284,6 +293,7 @@ func (h *host) start(now int64, resumed bool) {
 	h.started, h.startedAt = true, now
 	h.write, h.ticksMissed = nil, 0
 	clear(h.snapTo)
+	clear(h.open) // a new process holds no connection
 	h.timerAt = -1
 	h.campaign = h.cfg.campaignAt >= now
 	h.nextProp, _ = slices.BinarySearchFunc(h.cfg.proposals, now, func(p proposal, t int64) int { return cmp.Compare(p.at, t) })
@@ -462,10 +472,23 @@ func (h *host) timer(now int64, token uint64) {
 	}
 }
 
+// failKeepsStream, as a failed send's input id (its reason
+// "buffer_full", docs/events.md), says the connection
+// outlived the refusal: the socket's buffer was full, and the message
+// alone was dropped, as rafthttp drops a message its full stream buffer
+// cannot take without closing the stream.
+const failKeepsStream = 1
+
 // failed is the network refusing a send to peer to (partitioned, no
-// route, lost): raft hears the peer is unreachable, as etcd's transport
-// reports a failed stream, and a snapshot to it failed.
-func (h *host) failed(to int) {
+// route, lost, too large, the send buffer full): raft hears the peer is
+// unreachable, as etcd's rafthttp reports a message its stream or
+// pipeline could not send (peer.send, streamWriter.run), and a snapshot
+// to it failed (snapshotSender.send). On a stream the connection is lost
+// unless keep: the next message dials again.
+func (h *host) failed(to int, keep bool) {
+	if !keep {
+		h.open[to] = false
+	}
 	if h.snapTo[to] {
 		h.snapTo[to] = false
 		_ = h.locked(rawSnapFailure, uint64(to)+1)
@@ -652,6 +675,10 @@ func (h *host) send(m *pb.Message) {
 	if t == pb.MsgSnap {
 		h.snapTo[to-1] = true
 	}
+	dial := h.cfg.stream && !h.open[to-1]
+	if h.cfg.stream {
+		h.open[to-1] = true
+	}
 	if h.replaying {
 		return
 	}
@@ -659,7 +686,23 @@ func (h *host) send(m *pb.Message) {
 		h.record(&vote{term: m.GetTerm(), candidate: h.peer(to), pre: t == pb.MsgPreVoteResp})
 	}
 	h.noteMessage(tSent, h.peer(to), m, h.msgs, marshal.Size(m))
-	h.acts = append(h.acts, hosts.SendID(h.peer(to), m, h.msgs))
+	h.acts = append(h.acts, h.sendAction(h.peer(to), m, dial))
+}
+
+// sendAction is how a message leaves (docs/raft.md, "The transport"): as a
+// datagram, or on the stream to its peer, dialling it first when this
+// life holds none (the handshake's round trip). A message on an open
+// stream is the network's reliable send without a handshake, the one
+// hosts.ReplyReliable asks for: the network keeps no connections, only
+// the order and timing of what a stream carries.
+func (h *host) sendAction(to string, m *pb.Message, dial bool) hosts.Action {
+	switch {
+	case !h.cfg.stream:
+		return hosts.SendID(to, m, h.msgs)
+	case dial:
+		return hosts.SendReliable(to, m, h.msgs)
+	}
+	return hosts.ReplyReliable(to, m, h.msgs)
 }
 
 // noteMessage records message_sent or message_received.

@@ -145,7 +145,7 @@ func (h *host) rebuild() {
 	}
 	log := h.in
 	*h = host{id: h.id, self: h.self, peers: h.peers, cfg: h.cfg, elect0: h.elect0, elect: h.elect0.Clone(),
-		timerAt: -1, snapTo: make([]bool, len(h.peers)), replaying: true}
+		timerAt: -1, snapTo: make([]bool, len(h.peers)), open: make([]bool, len(h.peers)), replaying: true}
 	log.each(func(in input) {
 		for k := range max(in.n, 1) {
 			one := in
