@@ -102,6 +102,7 @@ type config struct {
 	proposals                     []proposal
 	load                          *load
 	bug                           string
+	testBug                       string // planted.go: set by New from testBugs, never by a scenario
 }
 
 // slowWindow is a time during which every durable write takes fsyncNs.

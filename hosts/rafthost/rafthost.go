@@ -133,6 +133,11 @@ func newHost(id string, config map[string]any, _ string, peers []string, r *rng.
 	if len(errs) > 0 {
 		panic(fmt.Sprintf("rafthost: %s: config the loader accepted does not parse: %v", id, errs))
 	}
+	if bug, ok := testBugs[id]; ok {
+		c := *cfg
+		c.testBug = bug
+		cfg = &c
+	}
 	elect := r.Fork("election")
 	h := &host{id: id, peers: peers, cfg: cfg, elect: elect, elect0: elect.Clone(), timerAt: -1}
 	h.self = uint64(slices.Index(peers, id)) + 1
@@ -274,6 +279,10 @@ func (h *host) start(now int64, resumed bool) {
 	cause := diskEmpty
 	if resumed && h.d != nil {
 		cause = diskRecovered
+		if h.cfg.testBug == testBugLoseTail {
+			hs, _, _ := h.d.ms.InitialState()
+			h.d.dropAbove(hs.GetCommit())
+		}
 	} else {
 		voters := make([]uint64, len(h.peers))
 		for i := range voters {
@@ -293,7 +302,8 @@ func (h *host) start(now int64, resumed bool) {
 	st := h.node.BasicStatus()
 	h.role, h.lead, h.term = st.RaftState, st.Lead, st.GetTerm()
 	h.hard = hardState{term: st.GetTerm(), vote: h.peer(st.GetVote()), commit: st.GetCommit()}
-	h.startNote = &nodeStart{disk: cause, term: st.GetTerm(), vote: h.peer(st.GetVote()), commit: st.GetCommit(), applied: h.d.applied, last: h.d.last()}
+	h.startNote = &nodeStart{disk: cause, term: st.GetTerm(), vote: h.peer(st.GetVote()), commit: st.GetCommit(), applied: h.d.applied,
+		last: h.d.last(), lastChain: h.d.chainAt(h.d.last()), voters: len(h.d.conf.GetVoters()), state: h.d.state}
 }
 
 // newNode builds the RawNode over the disk, with etcd's configuration.
@@ -599,12 +609,17 @@ func corrupted(ents []*pb.Entry) []*pb.Entry {
 // already applied (a restart's replay, or the planted bug's early
 // apply), and takes a snapshot every snapshot_entries.
 func (h *host) applyAll(ents []*pb.Entry) {
+	from := h.d.applied
+	if h.cfg.testBug == testBugReverseApply && len(ents) > 1 {
+		ents = slices.Clone(ents)
+		slices.Reverse(ents)
+	}
 	for _, e := range ents {
 		i := e.GetIndex()
-		if i <= h.d.applied {
+		if i <= from {
 			continue
 		}
-		ev := &apply{index: i, term: e.GetTerm(), chain: h.d.chainAt(i)}
+		ev := &apply{index: i, term: e.GetTerm(), chain: h.d.chainAt(i), cmd: commandDigest(e)}
 		switch e.GetType() {
 		case pb.EntryNormal:
 			if len(e.GetData()) == 0 {
@@ -616,7 +631,7 @@ func (h *host) applyAll(ents []*pb.Entry) {
 			if ev.req, ev.key, ev.value, ok = decodeCommand(e.GetData()); !ok {
 				panic(fmt.Sprintf("rafthost: entry %d is not a put", i))
 			}
-			h.d.kv[ev.key] = ev.value
+			h.d.put(ev.key, ev.value)
 		default:
 			// No scenario proposes a configuration change; applying one is
 			// still what etcd does with a committed one.
@@ -625,7 +640,8 @@ func (h *host) applyAll(ents []*pb.Entry) {
 				_ = h.locked(rawConf, cc)
 			}
 		}
-		h.d.applied = i
+		h.d.applied = max(h.d.applied, i)
+		ev.state = h.d.state
 		h.record(ev)
 	}
 	if h.d.applied-h.d.base >= h.cfg.snapshotEntries {
