@@ -26,6 +26,11 @@ const (
 	tReceived      = "message_received"
 	tDiskWrite     = "disk_write"
 	tPanic         = "raft_panic"
+
+	// engineTag is the kind_tag of the engine's records: its mutation
+	// records (tMutation, explain.go) are what catches_up_after_heal
+	// follows partitions and kills by.
+	engineTag = "engine"
 )
 
 // eventPrototypes is hosts.Kind.Events: one of each type, every member

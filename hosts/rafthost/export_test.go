@@ -6,6 +6,7 @@ import "testing"
 const (
 	TestBugReverseApply = testBugReverseApply
 	TestBugLoseTail     = testBugLoseTail
+	TestBugStopApplying = testBugStopApplying
 )
 
 // PlantForTest plants bug in the hosts named for the rest of t; the

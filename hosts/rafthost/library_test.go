@@ -50,7 +50,7 @@ func TestLibrary_EachScenarioFailsExactlyWhatItSays(t *testing.T) {
 		"raft/cluster":                          nil,
 		"raft/leader_isolation":                 nil,
 		"raft/follower_rejoin":                  nil,
-		"raft/follower_rejoin_no_prevote":       {"quiet_after_heal", "puts_commit"},
+		"raft/follower_rejoin_no_prevote":       {"quiet_after_heal", "puts_commit", "caught_up_after_heal"},
 		"raft/asymmetric_leader":                nil,
 		"raft/asymmetric_leader_no_checkquorum": {"puts_commit_despite_the_cut"},
 		"raft/slow_disk_leader":                 {"quiet_while_slow"},
@@ -62,6 +62,9 @@ func TestLibrary_EachScenarioFailsExactlyWhatItSays(t *testing.T) {
 		"raft/bug_corrupt_entry":                {"logs_match", "same_entries_applied"},
 		"raft/bug_ack_before_fsync":             {"leaders_complete"},
 		"raft/partitions_base":                  nil,
+		// Until raft messages travel over a stream (docs/raft.md,
+		// "Assertions"): the datagram transport drops the catch-up appends.
+		"raft/catch_up_after_heal": {"caught_up_after_heal"},
 		// The bug needs a partition to show: the sweep's job.
 		"raft/partitions_base_bug": nil,
 	}

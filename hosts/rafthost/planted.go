@@ -15,7 +15,14 @@ const (
 	// election without an entry the cluster committed
 	// (leader_completeness, alone).
 	testBugLoseTail = "lose_tail"
+	// testBugStopApplying applies nothing past index stopApplyingAt: the
+	// member stays in the cluster, acknowledges appends, and its store
+	// falls further behind for good (catches_up_after_heal, alone).
+	testBugStopApplying = "stop_applying"
 )
+
+// stopApplyingAt is where testBugStopApplying stops.
+const stopApplyingAt = 100
 
 // testBugs maps a host id to the test bug planted in it. Only tests
 // write it, before a run; hosts read it once, in New.

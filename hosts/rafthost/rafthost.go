@@ -616,7 +616,7 @@ func (h *host) applyAll(ents []*pb.Entry) {
 	}
 	for _, e := range ents {
 		i := e.GetIndex()
-		if i <= from {
+		if i <= from || h.cfg.testBug == testBugStopApplying && i > stopApplyingAt {
 			continue
 		}
 		ev := &apply{index: i, term: e.GetTerm(), chain: h.d.chainAt(i), cmd: commandDigest(e)}
