@@ -7,6 +7,7 @@ const (
 	TestBugReverseApply = testBugReverseApply
 	TestBugLoseTail     = testBugLoseTail
 	TestBugStopApplying = testBugStopApplying
+	TestBugUnlockedDraw = testBugUnlockedDraw
 )
 
 // PlantForTest plants bug in the hosts named for the rest of t; the

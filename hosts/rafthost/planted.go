@@ -19,6 +19,10 @@ const (
 	// member stays in the cluster, acknowledges appends, and its store
 	// falls further behind for good (catches_up_after_heal, alone).
 	testBugStopApplying = "stop_applying"
+	// testBugUnlockedDraw creates the RawNode outside host.locked, so
+	// etcd's first election draw reaches crypto/rand unserved: a
+	// determinism failure the run must report (entropy.go).
+	testBugUnlockedDraw = "unlocked_draw"
 )
 
 // stopApplyingAt is where testBugStopApplying stops.

@@ -138,6 +138,7 @@ func newHost(id string, config map[string]any, _ string, peers []string, r *rng.
 		c.testBug = bug
 		cfg = &c
 	}
+	install()
 	elect := r.Fork("election")
 	h := &host{id: id, peers: peers, cfg: cfg, elect: elect, elect0: elect.Clone(), timerAt: -1}
 	h.self = uint64(slices.Index(peers, id)) + 1
@@ -192,6 +193,7 @@ func (h *host) call(in input) []hosts.Action {
 	}
 	h.mev = h.mev[:0] // the engine serialised the last call's records before this call
 	h.run(in)
+	h.stepCheck()
 	return h.acts
 }
 
@@ -208,6 +210,7 @@ func (h *host) run(in input) {
 	}
 	defer func() {
 		if r := recover(); r != nil {
+			h.stepCheck() // a refused election draw is the run's failure, not the member's panic
 			h.died(in, r)
 		}
 	}()
@@ -321,6 +324,14 @@ func (h *host) newNode() {
 		CheckQuorum:               h.cfg.checkQuorum,
 		PreVote:                   h.cfg.preVote,
 		Logger:                    logger{},
+	}
+	if h.cfg.testBug == testBugUnlockedDraw {
+		var err error
+		h.node, err = etcd.NewRawNode(c) // planted.go: the election draw outside host.locked
+		if err != nil {
+			panic(err)
+		}
+		return
 	}
 	if err := h.locked(rawNew, c); err != nil {
 		panic(err)
