@@ -18,7 +18,7 @@ package rafthost
 // New), not at init: a process that never runs a raft host keeps
 // crypto/rand as Go made it. The write races with nothing in detsim:
 // its commands that read crypto/rand on other goroutines (edge's guard,
-// live, testbed) create no raft host (docs/raft.md, "Determinism").
+// live, testbed) create no raft host (docs/raft.md, "Determinism: etcd's election draws").
 //
 // "The host being stepped" is made exact by a lock held across every
 // call into a RawNode (host.locked): one raft host in the process is
@@ -182,10 +182,10 @@ func goroutineID() uint64 {
 // determinism failure, and the run stops with it.
 func (h *host) stepCheck() {
 	if d := takeRefused(); d != "" {
-		panic(fmt.Sprintf("rafthost: determinism failure: %s read crypto/rand outside host.locked while %s was stepped; the run cannot be reproduced (docs/raft.md, \"Determinism\")", d, h.id))
+		panic(fmt.Sprintf("rafthost: determinism failure: %s read crypto/rand outside host.locked while %s was stepped; the run cannot be reproduced (docs/raft.md, \"Determinism: etcd's election draws\")", d, h.id))
 	}
 	if _, ok := rand.Reader.(entropy); !ok {
-		panic(fmt.Sprintf("rafthost: determinism failure: crypto/rand.Reader was replaced (by a %T) after the election-draw hook was installed; %s's draws would not come from its seed (docs/raft.md, \"Determinism\")", rand.Reader, h.id))
+		panic(fmt.Sprintf("rafthost: determinism failure: crypto/rand.Reader was replaced (by a %T) after the election-draw hook was installed; %s's draws would not come from its seed (docs/raft.md, \"Determinism: etcd's election draws\")", rand.Reader, h.id))
 	}
 }
 
