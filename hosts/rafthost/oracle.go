@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/internal/jsonmember"
 	"github.com/detsim/detsim/internal/jsonscan"
 )
 
@@ -182,8 +183,15 @@ func (r *rec) num(name string) (uint64, error) {
 	return uint64(n), nil
 }
 
-// chain reads a log-prefix chain, written as 16 hex digits.
+// chain reads a log-prefix chain (or another digest), written as 16 hex
+// digits: as the hosts write it without allocating, and any other way
+// through str.
 func (r *rec) chain(name string) (uint64, error) {
+	if raw, ok := jsonmember.Find(r.p, name); ok && len(raw) == 18 && raw[0] == '"' && raw[17] == '"' {
+		if c, ok := hex64(raw[1:17]); ok {
+			return c, nil
+		}
+	}
 	s, err := r.str(name)
 	if err != nil {
 		return 0, err
@@ -193,6 +201,25 @@ func (r *rec) chain(name string) (uint64, error) {
 		return 0, fmt.Errorf("%s: %q is not 16 hex digits", r.typ, name)
 	}
 	return c, nil
+}
+
+// hex64 reads 16 lower- or upper-case hex digits.
+func hex64(b []byte) (uint64, bool) {
+	var v uint64
+	for _, c := range b {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		v = v<<4 | uint64(c)
+	}
+	return v, true
 }
 
 // appended is a log_append record read whole.
