@@ -42,6 +42,7 @@ func everyKind() []AssertionParams {
 		rafthost.ProposalCommitsWithin{AfterNs: 15, WithinNs: 16},
 		rafthost.NoLeaderChange{WindowStartNs: 1, WindowEndNs: 2},
 		rafthost.NoRaftPanic{},
+		rafthost.CatchesUpAfterHeal{WithinNs: 17},
 	}
 }
 

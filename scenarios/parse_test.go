@@ -267,7 +267,7 @@ func TestAssertionKinds_AreTheTenOf_10_1(t *testing.T) {
 		"tool_result_matched", "output_bounded", "retry_budget", "response_bounded", "no_commit_after_settle", "turn_outcome_once",
 		// The raft kind's (hosts/rafthost, docs/raft.md).
 		"election_safety", "log_matching", "leader_completeness", "state_machine_safety",
-		"proposal_commits_within", "no_leader_change", "no_raft_panic"}
+		"proposal_commits_within", "no_leader_change", "no_raft_panic", "catches_up_after_heal"}
 	slices.Sort(names)
 	slices.Sort(want)
 	if !slices.Equal(names, want) {

@@ -52,6 +52,7 @@ func TestNew_AcceptsEveryCatalogKind(t *testing.T) {
 		rafthost.ProposalCommitsWithin{AfterNs: sec, WithinNs: sec},
 		rafthost.NoLeaderChange{WindowStartNs: 0, WindowEndNs: sec},
 		rafthost.NoRaftPanic{},
+		rafthost.CatchesUpAfterHeal{WithinNs: sec},
 	}
 	var judged, catalog []string
 	for _, p := range vals {

@@ -14,7 +14,7 @@ import (
 // peer — is exit 2 naming each field, before any output is made.
 func TestRaft_ByNameAndBadConfig(t *testing.T) {
 	dir := t.TempDir()
-	if r := runIn("--batch", "raft/leader_isolation", "--out", filepath.Join(dir, "li")); r.code != 0 || !strings.Contains(r.stdout, "7 pass, 0 fail") {
+	if r := runIn("--batch", "raft/leader_isolation", "--out", filepath.Join(dir, "li")); r.code != 0 || !strings.Contains(r.stdout, "8 pass, 0 fail") {
 		t.Errorf("--batch raft/leader_isolation: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	if r := runIn("sweep", "raft_partitions", "--seeds", "1", "--corpus", ""); r.code != 0 {

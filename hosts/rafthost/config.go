@@ -114,7 +114,8 @@ type config struct {
 	proposals                     []proposal
 	load                          *load
 	bug                           string
-	stream                        bool // transport = "stream"
+	stream                        bool   // transport = "stream"
+	testBug                       string // planted.go: set by New from testBugs, never by a scenario
 }
 
 // slowWindow is a time during which every durable write takes fsyncNs.

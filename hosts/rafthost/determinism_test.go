@@ -2,11 +2,20 @@ package rafthost_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
 	"sync"
 	"testing"
 
+	"github.com/detsim/detsim/batch"
 	"github.com/detsim/detsim/engine"
+	"github.com/detsim/detsim/hosts/rafthost"
+	"github.com/detsim/detsim/rng"
 )
 
 const (
@@ -119,5 +128,86 @@ func TestEntropy_OtherReadersGetFreshBytes(t *testing.T) {
 			t.Fatalf("crypto/rand.Read returned the same 32 bytes twice in %d reads", len(out))
 		}
 		seen[b] = true
+	}
+}
+
+// TestEntropy_ADrawOutsideLockedFailsTheRun: an election draw that
+// reaches crypto/rand while a raft host is stepped but outside
+// host.locked (a test-only planted bug: the RawNode made without it)
+// is a determinism failure that stops the run — a panic naming etcd's
+// function that drew and the host, which the CLI reports as exit 3 and
+// a sweep as the seed's error — never a quiet read of the operating
+// system's bytes and never a raft_panic record. The process goes on:
+// the same scenario without the bug runs after it, as it runs alone.
+func TestEntropy_ADrawOutsideLockedFailsTheRun(t *testing.T) {
+	want := digest(t, load(t, five, -1))
+	rafthost.PlantForTest(t, rafthost.TestBugUnlockedDraw, "n2")
+	got := func() (p any) {
+		defer func() { p = recover() }()
+		digest(t, load(t, five, -1))
+		return nil
+	}()
+	msg, _ := got.(string)
+	for _, w := range []string{"determinism failure", "go.etcd.io/raft/v3.", "outside host.locked while n2 was stepped"} {
+		if !strings.Contains(msg, w) {
+			t.Fatalf("the run ended with %v, want a panic saying %q", got, w)
+		}
+	}
+	_, err := batch.Watch(context.Background(), load(t, five, -1), registry(), nil, nil)
+	var pe *batch.PanicError
+	if !errors.As(err, &pe) || !strings.Contains(fmt.Sprint(pe.Value), "determinism failure") {
+		t.Fatalf("a watched run (sweeps, shrinks) returned %v, want its PanicError", err)
+	}
+	rafthost.PlantForTest(t, "", "n2")
+	if d := digest(t, load(t, five, -1)); d != want {
+		t.Errorf("after the failures a run gives %s, alone %s", d, want)
+	}
+}
+
+// TestEntropy_AReplacedReaderFailsTheRun: crypto/rand.Reader replaced
+// after the hook was installed would take the election draws away from
+// the seed; the next host call stops the run, saying so.
+func TestEntropy_AReplacedReaderFailsTheRun(t *testing.T) {
+	e, err := engine.New(load(t, five, -1), registry(), engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 100 {
+		e.Step()
+	}
+	hooked := rand.Reader
+	rand.Reader = bytes.NewReader(make([]byte, 1<<20))
+	defer func() { rand.Reader = hooked }()
+	got := func() (p any) {
+		defer func() { p = recover() }()
+		for range 100 {
+			e.Step()
+		}
+		return nil
+	}()
+	if msg, _ := got.(string); !strings.Contains(msg, "crypto/rand.Reader was replaced") {
+		t.Fatalf("stepping on ended with %v", got)
+	}
+}
+
+// TestEntropy_InstalledOnlyWithARaftHost: a process that links the raft
+// kind but creates no raft host keeps crypto/rand.Reader as Go made it;
+// the first raft host installs the hook. Checked in a child process,
+// which no other test has run a raft host in.
+func TestEntropy_InstalledOnlyWithARaftHost(t *testing.T) {
+	if os.Getenv("RAFTHOST_ENTROPY_CHILD") == "1" {
+		if kind := fmt.Sprintf("%T", rand.Reader); strings.HasPrefix(kind, "rafthost.") {
+			t.Fatalf("crypto/rand.Reader is %s before any raft host", kind)
+		}
+		rafthost.Kind.New("n1", nil, "member", []string{"n1"}, rng.New(1).Host("n1", "kind"))
+		if kind := fmt.Sprintf("%T", rand.Reader); kind != "rafthost.entropy" {
+			t.Fatalf("crypto/rand.Reader is %s after a raft host was made", kind)
+		}
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestEntropy_InstalledOnlyWithARaftHost$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "RAFTHOST_ENTROPY_CHILD=1")
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "PASS") {
+		t.Fatalf("child: %v\n%s", err, out)
 	}
 }

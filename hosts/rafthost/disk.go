@@ -27,9 +27,13 @@ type disk struct {
 	// snapshot's (the log's first index is base+1).
 	chains []uint64
 	base   uint64
-	// The state machine: every put applied up to applied.
+	// The state machine: every put applied up to applied, and state,
+	// the digest of kv (stateDigest) kept as each put lands, which apply
+	// records carry so state_machine_safety compares what each member's
+	// store holds.
 	kv      map[string]string
 	applied uint64
+	state   uint64
 	// conf is the membership every snapshot records.
 	conf *pb.ConfState
 }
@@ -93,6 +97,40 @@ func (d *disk) append(ents []*pb.Entry) (written []*pb.Entry, truncated bool) {
 	return ents, truncated
 }
 
+// pairKey keys the state digest's hash of one key-value pair.
+const pairKey0, pairKey1 = 0x6b762d7374617465, 0x2d6469676573742d // "kv-state" "-digest-"
+
+// pairHash is one pair's share of the state digest.
+func pairHash(k, v string) uint64 {
+	return siphash.Hash(pairKey0^siphash.Hash(pairKey0, pairKey1, []byte(k)), pairKey1, []byte(v))
+}
+
+// stateDigest is the digest of a whole store: the wrapping sum of its
+// pairs' hashes, so it depends on what the store holds and not on the
+// order the puts came in, and a put updates it in constant time.
+func stateDigest(kv map[string]string) uint64 {
+	var s uint64
+	for k, v := range kv { //detlint:allow maprange a sum, independent of order
+		s += pairHash(k, v)
+	}
+	return s
+}
+
+// put applies one put to the state machine.
+func (d *disk) put(k, v string) {
+	if old, ok := d.kv[k]; ok {
+		d.state -= pairHash(k, old)
+	}
+	d.kv[k] = v
+	d.state += pairHash(k, v)
+}
+
+// commandDigest is an applied entry's command as apply records carry it:
+// its type and its bytes.
+func commandDigest(e *pb.Entry) uint64 {
+	return siphash.Hash(pairKey0^uint64(e.GetType()), pairKey1, e.GetData())
+}
+
 // install replaces the log and the state machine with a snapshot's.
 func (d *disk) install(s *pb.Snapshot) error {
 	kv, chain, err := decodeSnapshot(s.GetData())
@@ -104,8 +142,53 @@ func (d *disk) install(s *pb.Snapshot) error {
 	}
 	d.base = s.GetMetadata().GetIndex()
 	d.chains = []uint64{chain}
-	d.kv, d.applied = kv, d.base
+	d.kv, d.applied, d.state = kv, d.base, stateDigest(kv)
 	return nil
+}
+
+// dropAbove is the lose_tail planted bug (plantForTest): the log loses
+// every entry above i, as a storage layer that fsyncs only up to the
+// HardState's commit would lose them in a crash. i is at least the
+// snapshot's index (a commit never falls below what was applied).
+func (d *disk) dropAbove(i uint64) {
+	if i >= d.last() || i < d.base {
+		return
+	}
+	snap, err := d.ms.Snapshot()
+	if err != nil {
+		panic("rafthost: snapshot: " + err.Error())
+	}
+	hs, _, err := d.ms.InitialState()
+	if err != nil {
+		panic("rafthost: initial state: " + err.Error())
+	}
+	baseTerm, err := d.ms.Term(d.base)
+	if err != nil {
+		panic("rafthost: term: " + err.Error())
+	}
+	var ents []*pb.Entry
+	if i > d.base {
+		if ents, err = d.ms.Entries(d.base+1, i+1, noLimit); err != nil {
+			panic("rafthost: entries: " + err.Error())
+		}
+	}
+	ms := etcd.NewMemoryStorage()
+	if err := ms.ApplySnapshot(&pb.Snapshot{Metadata: &pb.SnapshotMetadata{Index: &d.base, Term: &baseTerm, ConfState: d.conf}}); err != nil {
+		panic("rafthost: rebuilding the log: " + err.Error())
+	}
+	if err := ms.Append(ents); err != nil {
+		panic("rafthost: rebuilding the log: " + err.Error())
+	}
+	if si := snap.GetMetadata().GetIndex(); si > d.base {
+		if _, err := ms.CreateSnapshot(si, snap.GetMetadata().GetConfState(), snap.GetData()); err != nil {
+			panic("rafthost: rebuilding the snapshot: " + err.Error())
+		}
+	}
+	if err := ms.SetHardState(hs); err != nil {
+		panic("rafthost: rebuilding the hard state: " + err.Error())
+	}
+	d.ms = ms
+	d.chains = d.chains[:i-d.base+1]
 }
 
 // snapshot records the state machine at applied and compacts the log to

@@ -26,6 +26,11 @@ const (
 	tReceived      = "message_received"
 	tDiskWrite     = "disk_write"
 	tPanic         = "raft_panic"
+
+	// engineTag is the kind_tag of the engine's records: its mutation
+	// records (tMutation, explain.go) are what catches_up_after_heal
+	// follows partitions and kills by.
+	engineTag = "engine"
 )
 
 // eventPrototypes is hosts.Kind.Events: one of each type, every member
@@ -80,6 +85,13 @@ type nodeStart struct {
 	term                  uint64
 	vote                  string
 	commit, applied, last uint64
+	// What the disk holds, for the oracles to judge from state: the
+	// chain at last, the voters of its configuration, and the digest of
+	// its store (state_machine_safety, leader_completeness,
+	// catches_up_after_heal).
+	lastChain uint64
+	voters    int
+	state     uint64
 }
 
 func (*nodeStart) Type() string { return tNodeStart }
@@ -90,6 +102,9 @@ func (e *nodeStart) AppendJSON(b []byte) []byte {
 	b = jsonw.AppendUintField(b, "commit", e.commit)
 	b = jsonw.AppendUintField(b, "applied", e.applied)
 	b = jsonw.AppendUintField(b, "last_index", e.last)
+	b = hex16(append(b, `,"last_chain":`...), e.lastChain)
+	b = jsonw.AppendUintField(b, "voters", uint64(e.voters))
+	b = hex16(append(b, `,"state":`...), e.state)
 	return append(b, '}')
 }
 
@@ -184,11 +199,14 @@ func (e *logAppend) AppendJSON(b []byte) []byte {
 	return append(b, "]}"...)
 }
 
-// apply is one committed entry applied to the key-value state machine.
+// apply is one committed entry applied to the key-value state machine:
+// cmd is the digest of the command applied (commandDigest), state that
+// of the whole store after it (stateDigest).
 type apply struct {
 	index, term, chain uint64
 	op, req, key       string
 	value              string
+	cmd, state         uint64
 }
 
 func (*apply) Type() string { return tApply }
@@ -201,6 +219,8 @@ func (e *apply) AppendJSON(b []byte) []byte {
 	b = jsonw.AppendStringField(b, "req", e.req)
 	b = jsonw.AppendStringField(b, "key", e.key)
 	b = jsonw.AppendStringField(b, "value", e.value)
+	b = hex16(append(b, `,"cmd":`...), e.cmd)
+	b = hex16(append(b, `,"state":`...), e.state)
 	return append(b, '}')
 }
 

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/internal/jsonmember"
 	"github.com/detsim/detsim/internal/jsonscan"
 )
 
@@ -44,11 +45,21 @@ type NoLeaderChange struct{ WindowStartNs, WindowEndNs int64 }
 // NoRaftPanic is no_raft_panic {}: etcd raft never panics in a member.
 type NoRaftPanic struct{}
 
+// CatchesUpAfterHeal is catches_up_after_heal { within_ns }: once the
+// last partition has healed (and every other fault is over), each
+// member connected to a quorum applies every committed index within
+// within_ns.
+type CatchesUpAfterHeal struct{ WithinNs int64 }
+
 func (*ElectionSafety) Bind() []hosts.Slot     { return nil }
 func (*LogMatching) Bind() []hosts.Slot        { return nil }
 func (*LeaderCompleteness) Bind() []hosts.Slot { return nil }
 func (*StateMachineSafety) Bind() []hosts.Slot { return nil }
 func (*NoRaftPanic) Bind() []hosts.Slot        { return nil }
+
+func (p *CatchesUpAfterHeal) Bind() []hosts.Slot {
+	return []hosts.Slot{hosts.SpanParam("within_ns", &p.WithinNs)}
+}
 
 func (p *ProposalCommitsWithin) Bind() []hosts.Slot {
 	return []hosts.Slot{hosts.TimeParam("after_ns", hosts.DefaultRunStart, &p.AfterNs), hosts.SpanParam("within_ns", &p.WithinNs)}
@@ -68,6 +79,7 @@ func (p StateMachineSafety) Slots() []hosts.Slot    { return p.Bind() }
 func (p ProposalCommitsWithin) Slots() []hosts.Slot { return p.Bind() }
 func (p NoLeaderChange) Slots() []hosts.Slot        { return p.Bind() }
 func (p NoRaftPanic) Slots() []hosts.Slot           { return p.Bind() }
+func (p CatchesUpAfterHeal) Slots() []hosts.Slot    { return p.Bind() }
 
 func (ElectionSafety) Kind() string        { return "election_safety" }
 func (LogMatching) Kind() string           { return "log_matching" }
@@ -76,6 +88,7 @@ func (StateMachineSafety) Kind() string    { return "state_machine_safety" }
 func (ProposalCommitsWithin) Kind() string { return "proposal_commits_within" }
 func (NoLeaderChange) Kind() string        { return "no_leader_change" }
 func (NoRaftPanic) Kind() string           { return "no_raft_panic" }
+func (CatchesUpAfterHeal) Kind() string    { return "catches_up_after_heal" }
 
 func (ElectionSafety) Family() *hosts.Assertions        { return family }
 func (LogMatching) Family() *hosts.Assertions           { return family }
@@ -84,6 +97,7 @@ func (StateMachineSafety) Family() *hosts.Assertions    { return family }
 func (ProposalCommitsWithin) Family() *hosts.Assertions { return family }
 func (NoLeaderChange) Family() *hosts.Assertions        { return family }
 func (NoRaftPanic) Family() *hosts.Assertions           { return family }
+func (CatchesUpAfterHeal) Family() *hosts.Assertions    { return family }
 
 // family is hosts.Kind.Assertions.
 var family = &hosts.Assertions{
@@ -95,6 +109,7 @@ var family = &hosts.Assertions{
 		hosts.Def[ProposalCommitsWithin](hosts.NoPair, hosts.DeadlinePair),
 		hosts.Def[NoLeaderChange](hosts.WindowPair, hosts.NoPair),
 		hosts.Def[NoRaftPanic](hosts.NoPair, hosts.NoPair),
+		hosts.Def[CatchesUpAfterHeal](hosts.NoPair, hosts.NoPair),
 	},
 	Judge: newJudge,
 }
@@ -168,8 +183,15 @@ func (r *rec) num(name string) (uint64, error) {
 	return uint64(n), nil
 }
 
-// chain reads a log-prefix chain, written as 16 hex digits.
+// chain reads a log-prefix chain (or another digest), written as 16 hex
+// digits: as the hosts write it without allocating, and any other way
+// through str.
 func (r *rec) chain(name string) (uint64, error) {
+	if raw, ok := jsonmember.Find(r.p, name); ok && len(raw) == 18 && raw[0] == '"' && raw[17] == '"' {
+		if c, ok := hex64(raw[1:17]); ok {
+			return c, nil
+		}
+	}
 	s, err := r.str(name)
 	if err != nil {
 		return 0, err
@@ -179,6 +201,25 @@ func (r *rec) chain(name string) (uint64, error) {
 		return 0, fmt.Errorf("%s: %q is not 16 hex digits", r.typ, name)
 	}
 	return c, nil
+}
+
+// hex64 reads 16 lower- or upper-case hex digits.
+func hex64(b []byte) (uint64, bool) {
+	var v uint64
+	for _, c := range b {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		v = v<<4 | uint64(c)
+	}
+	return v, true
 }
 
 // appended is a log_append record read whole.
@@ -289,6 +330,8 @@ func construct(p hosts.AssertionParams) oracle {
 		return newNoLeaderChange(p)
 	case NoRaftPanic:
 		return &noPanic{}
+	case CatchesUpAfterHeal:
+		return newCatchUp(p)
 	}
 	panic(fmt.Sprintf("rafthost: assertion parameters of type %T", p))
 }
@@ -302,10 +345,11 @@ func (j *judge) bind() {
 
 func (j *judge) Results() []*hosts.Result { return j.results }
 
-// Reads routes by kind_tag: only raft records, whole, of a type some
-// unresolved oracle reads.
+// Reads routes by kind_tag: only raft records, and the engine's
+// mutation records (no raft record has that type), whole, of a type
+// some unresolved oracle reads.
 func (j *judge) Reads(tag, typ string) hosts.Read {
-	if tag != Tag {
+	if tag != Tag && (tag != engineTag || typ != tMutation) {
 		return hosts.ReadSkip
 	}
 	for _, o := range j.oracles {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/detsim/detsim/hosts"
 )
@@ -14,7 +15,9 @@ import (
 // partition has healed and a quorum can talk. A put raft dropped (no
 // leader yet) is never applied: it fails here, which is the point, and
 // the verdict cites the drop. A put issued too late for its deadline to
-// fall inside the run is not judged.
+// fall inside the run cannot be judged: if any such put was never
+// applied, the verdict is Inconclusive and counts them by client, never
+// a Pass that hides them.
 type commitWithin struct {
 	res           hosts.Result
 	after, within int64
@@ -104,11 +107,40 @@ func (o *commitWithin) finish(endNs int64) {
 	if o.res.Resolved {
 		return
 	}
+	if late := o.late(); late != "" {
+		judged := "no put from " + secs(o.after) + " could be judged"
+		if o.judged > 0 {
+			judged = fmt.Sprintf("%s issued from %s, each applied within %s", count(o.judged, "put", "puts"), secs(o.after), secs(o.within))
+		}
+		o.res.Resolve(hosts.Inconclusive, judged+"; but "+late)
+		return
+	}
 	if o.judged == 0 {
 		o.res.Resolve(hosts.Inconclusive, fmt.Sprintf("no put was issued from %s early enough for its deadline to fall by the end of the run (%s)", secs(o.after), secs(endNs)))
 		return
 	}
 	o.res.Resolve(hosts.Pass, fmt.Sprintf("%s issued from %s, each applied within %s", count(o.judged, "put", "puts"), secs(o.after), secs(o.within)))
+}
+
+// late describes the puts left unapplied whose deadline fell past the
+// end, by client ("" for none).
+func (o *commitWithin) late() string {
+	by := map[string]int{}
+	n := 0
+	for _, p := range o.queue {
+		if !p.done {
+			by[p.host]++
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	var parts []string
+	for _, h := range slices.Sorted(maps.Keys(by)) {
+		parts = append(parts, fmt.Sprintf("%s %d", h, by[h]))
+	}
+	return fmt.Sprintf("%s issued less than %s before the end were never applied (%s): too late to judge", count(n, "put", "puts"), secs(o.within), strings.Join(parts, ", "))
 }
 
 func (o *commitWithin) result() *hosts.Result { return &o.res }

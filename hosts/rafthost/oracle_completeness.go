@@ -13,10 +13,13 @@ import (
 // Leader Completeness). An entry is known committed once some member
 // applies it; when a member becomes leader, its log must hold the
 // highest entry committed so far, with the same chain (so every entry
-// before it too). Each member's log is followed through its log_append
-// records from the highest committed index on (what lies below is never
-// asked about again), reset by an empty disk and replaced by an
-// installed snapshot.
+// before it too). Each member's log is the one it actually has: followed
+// through its log_append records from the highest committed index on
+// (what lies below is never asked about again; an append that replaces
+// a suffix truncates it), replaced by an installed snapshot, and, at
+// each start, set to what the disk holds — empty, or, recovered, ending
+// at the node_start's last_index with its last_chain — so a log that
+// lost entries in a crash is judged without them.
 type leaderCompleteness struct {
 	res     hosts.Result
 	top     appliedAt // the highest committed entry: its index is topIndex
@@ -52,6 +55,18 @@ func (l *memberLog) write(first uint64, chains []uint64) {
 		return
 	}
 	l.chains = append(l.chains[:first-l.start], chains...)
+}
+
+// recovered makes the log what a recovered disk holds: it ends at last,
+// whose chain is chain. What the records said lay beyond is gone; what
+// they said lay before is kept if the chain at last agrees (it covers
+// every entry before it), and otherwise not known.
+func (l *memberLog) recovered(last, chain uint64) {
+	if c, ok := l.at(last); ok && c == chain {
+		l.chains = l.chains[:last-l.start+1]
+		return
+	}
+	l.start, l.chains = last, []uint64{chain}
 }
 
 // forget drops what lies below index i (kept: i itself).
@@ -90,7 +105,7 @@ func (o *leaderCompleteness) observe(r *rec) error {
 		if err != nil || e.index <= o.topIdx {
 			return err
 		}
-		o.topIdx, o.top = e.index, appliedAt{e.term, e.chain, r.host, r.cite()}
+		o.topIdx, o.top = e.index, appliedAt{term: e.term, chain: e.chain, host: r.host, cite: r.cite()}
 	case tLogAppend:
 		a, err := r.appended()
 		if err != nil {
@@ -112,7 +127,17 @@ func (o *leaderCompleteness) observe(r *rec) error {
 	case tNodeStart:
 		if r.p.Str("disk") == diskEmpty {
 			o.logs[r.host] = emptyLog()
+			return nil
 		}
+		last, err := r.num("last_index")
+		if err != nil {
+			return err
+		}
+		chain, err := r.chain("last_chain")
+		if err != nil {
+			return err
+		}
+		o.log(r.host).recovered(last, chain)
 	case tRoleChange:
 		if r.p.Str("to") != "leader" {
 			return nil

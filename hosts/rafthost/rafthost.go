@@ -137,6 +137,12 @@ func newHost(id string, config map[string]any, _ string, peers []string, r *rng.
 	if len(errs) > 0 {
 		panic(fmt.Sprintf("rafthost: %s: config the loader accepted does not parse: %v", id, errs))
 	}
+	if bug, ok := testBugs[id]; ok {
+		c := *cfg
+		c.testBug = bug
+		cfg = &c
+	}
+	install()
 	elect := r.Fork("election")
 	h := &host{id: id, peers: peers, cfg: cfg, elect: elect, elect0: elect.Clone(), timerAt: -1}
 	h.self = uint64(slices.Index(peers, id)) + 1
@@ -196,6 +202,7 @@ func (h *host) call(in input) []hosts.Action {
 	}
 	h.mev = h.mev[:0] // the engine serialised the last call's records before this call
 	h.run(in)
+	h.stepCheck()
 	return h.acts
 }
 
@@ -212,6 +219,7 @@ func (h *host) run(in input) {
 	}
 	defer func() {
 		if r := recover(); r != nil {
+			h.stepCheck() // a refused election draw is the run's failure, not the member's panic
 			h.died(in, r)
 		}
 	}()
@@ -283,6 +291,10 @@ func (h *host) start(now int64, resumed bool) {
 	cause := diskEmpty
 	if resumed && h.d != nil {
 		cause = diskRecovered
+		if h.cfg.testBug == testBugLoseTail {
+			hs, _, _ := h.d.ms.InitialState()
+			h.d.dropAbove(hs.GetCommit())
+		}
 	} else {
 		voters := make([]uint64, len(h.peers))
 		for i := range voters {
@@ -303,7 +315,8 @@ func (h *host) start(now int64, resumed bool) {
 	st := h.node.BasicStatus()
 	h.role, h.lead, h.term = st.RaftState, st.Lead, st.GetTerm()
 	h.hard = hardState{term: st.GetTerm(), vote: h.peer(st.GetVote()), commit: st.GetCommit()}
-	h.startNote = &nodeStart{disk: cause, term: st.GetTerm(), vote: h.peer(st.GetVote()), commit: st.GetCommit(), applied: h.d.applied, last: h.d.last()}
+	h.startNote = &nodeStart{disk: cause, term: st.GetTerm(), vote: h.peer(st.GetVote()), commit: st.GetCommit(), applied: h.d.applied,
+		last: h.d.last(), lastChain: h.d.chainAt(h.d.last()), voters: len(h.d.conf.GetVoters()), state: h.d.state}
 }
 
 // newNode builds the RawNode over the disk, with etcd's configuration.
@@ -321,6 +334,14 @@ func (h *host) newNode() {
 		CheckQuorum:               h.cfg.checkQuorum,
 		PreVote:                   h.cfg.preVote,
 		Logger:                    logger{},
+	}
+	if h.cfg.testBug == testBugUnlockedDraw {
+		var err error
+		h.node, err = etcd.NewRawNode(c) // planted.go: the election draw outside host.locked
+		if err != nil {
+			panic(err)
+		}
+		return
 	}
 	if err := h.locked(rawNew, c); err != nil {
 		panic(err)
@@ -622,12 +643,17 @@ func corrupted(ents []*pb.Entry) []*pb.Entry {
 // already applied (a restart's replay, or the planted bug's early
 // apply), and takes a snapshot every snapshot_entries.
 func (h *host) applyAll(ents []*pb.Entry) {
+	from := h.d.applied
+	if h.cfg.testBug == testBugReverseApply && len(ents) > 1 {
+		ents = slices.Clone(ents)
+		slices.Reverse(ents)
+	}
 	for _, e := range ents {
 		i := e.GetIndex()
-		if i <= h.d.applied {
+		if i <= from || h.cfg.testBug == testBugStopApplying && i > stopApplyingAt {
 			continue
 		}
-		ev := &apply{index: i, term: e.GetTerm(), chain: h.d.chainAt(i)}
+		ev := &apply{index: i, term: e.GetTerm(), chain: h.d.chainAt(i), cmd: commandDigest(e)}
 		switch e.GetType() {
 		case pb.EntryNormal:
 			if len(e.GetData()) == 0 {
@@ -639,7 +665,7 @@ func (h *host) applyAll(ents []*pb.Entry) {
 			if ev.req, ev.key, ev.value, ok = decodeCommand(e.GetData()); !ok {
 				panic(fmt.Sprintf("rafthost: entry %d is not a put", i))
 			}
-			h.d.kv[ev.key] = ev.value
+			h.d.put(ev.key, ev.value)
 		default:
 			// No scenario proposes a configuration change; applying one is
 			// still what etcd does with a committed one.
@@ -648,7 +674,8 @@ func (h *host) applyAll(ents []*pb.Entry) {
 				_ = h.locked(rawConf, cc)
 			}
 		}
-		h.d.applied = i
+		h.d.applied = max(h.d.applied, i)
+		ev.state = h.d.state
 		h.record(ev)
 	}
 	if h.d.applied-h.d.base >= h.cfg.snapshotEntries {
