@@ -60,7 +60,7 @@ func TestEveryKind_FailsOnARealSWIMRun(t *testing.T) { // and the agent oracles 
 		{"raft/follower_rejoin_no_prevote", "puts_commit", "proposal_commits_within"},
 		{"raft/follower_rejoin_no_prevote", "quiet_after_heal", "no_leader_change"},
 		{"raft/disk_loss", "no_panic", "no_raft_panic"},
-		{"raft/catch_up_after_heal", "caught_up_after_heal", "catches_up_after_heal"},
+		{"raft/datagram_stall", "caught_up_after_heal", "catches_up_after_heal"},
 	}
 	covered := map[string]bool{}
 	for _, c := range cases {
