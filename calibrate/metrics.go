@@ -194,6 +194,8 @@ type collector struct {
 	// suspect periods' lengths, ended by a refutation or by death.
 	suspects   map[view]int64
 	suspicions map[string][]float64
+	// nSuspect counts transitions of a view of another peer to suspect.
+	nSuspect int
 	// killed holds each victim's first PeerKill time; killSeen the
 	// survivors' first suspect and dead views of it after that.
 	killed   map[string]int64
@@ -369,6 +371,7 @@ func (c *collector) Observe(line, at int64, hostID, kindTag, typ string, payload
 			}
 		}
 		if ev.To == "suspect" {
+			c.nSuspect++
 			if _, ok := c.suspects[vk]; !ok {
 				c.suspects[vk] = at
 			}
@@ -457,7 +460,9 @@ func (c *collector) Resolved() bool { return false }
 // samples behind the distribution families (for the W1 rows).
 type side struct {
 	transitions int
-	values      map[string]float64
+	// suspects is how many times a view of another peer turned suspect.
+	suspects int
+	values   map[string]float64
 	// n is how many samples a quantile metric was computed from.
 	n       map[string]int
 	samples map[string][]float64 // by W1 metric name, sorted
@@ -467,7 +472,7 @@ type side struct {
 // durationNs (the scenario's duration: where the trajectory is sampled)
 // that the records cover up to c.end.
 func (c *collector) metrics(durationNs int64) side {
-	s := side{transitions: c.trans, values: map[string]float64{}, n: map[string]int{}, samples: map[string][]float64{}}
+	s := side{transitions: c.trans, suspects: c.nSuspect, values: map[string]float64{}, n: map[string]int{}, samples: map[string][]float64{}}
 	gaps := make(map[string][]float64, len(c.gaps))
 	for hk, g := range c.gaps {
 		gaps[hk.host+"/"+hk.kind] = g
