@@ -441,10 +441,10 @@ func TestCompare_MedianSeedCountsEverySeed(t *testing.T) {
 		status  Status
 		note    string
 	}{
-		{"one seed of ten, 4 samples", 1, 4, Unjudged, "from 30 samples in prod, 0 in the median seed (1 of 10 seeds have it): fewer than 5"},
+		{"one seed of ten, 4 samples", 1, 4, Unjudged, "from 30 samples in prod, 0 in the median seed (1 of 10 seeds have it): fewer than 4"},
 		{"four seeds of ten, 30 samples each", 4, 30, Unjudged, "0 in the median seed (4 of 10 seeds have it)"},
 		{"six seeds of ten, 30 samples each", 6, 30, Pass, ""},
-		{"every seed, 4 samples", 10, 4, Unjudged, "from 30 samples in prod, 4 in the median seed: fewer than 5"},
+		{"every seed, 3 samples", 10, 3, Unjudged, "from 30 samples in prod, 3 in the median seed: fewer than 4"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			sims := make([]side, 10)
