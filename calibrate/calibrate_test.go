@@ -576,3 +576,27 @@ func TestCompare_NoSuspicionIsUnobservableHere(t *testing.T) {
 		}
 	}
 }
+
+// TestMetrics_IndirectFanout: each indirect probe's number of
+// intermediaries (its via) is a sample of indirect_fanout/all; direct
+// probes are not. With five peers indirect_checks shows there directly
+// (3 against 2), where one intermediary fewer moved no count beyond its
+// spread (issue 29).
+func TestMetrics_IndirectFanout(t *testing.T) {
+	probe := `{"virtual_time_ns":%d,"host_id":"a","kind_tag":"swim","event":{"type":"probe_sent","target":"b","seq":%d,"mode":"%s","via":%s}}`
+	dir := writeEvents(t,
+		f(probe, 1_000_000_000, 1, "direct", "[]"),
+		f(probe, 1_500_000_000, 1, "indirect", `["c","d","e"]`),
+		f(probe, 2_500_000_000, 2, "indirect", `["c","d"]`),
+		f(probe, 3_500_000_000, 3, "indirect", `["c","d","e"]`),
+	)
+	c, err := collectBundle(dir, []string{"a", "b", "c", "d", "e"}, 4_000_000_000, nil)
+	must(t, err)
+	s := c.metrics(4_000_000_000)
+	if got := s.samples["indirect_fanout_w1/all"]; !slices.Equal(got, []float64{2, 3, 3}) {
+		t.Errorf("fan-outs %v, want [2 3 3]", got)
+	}
+	if s.values["indirect_fanout/all/p50"] != 3 || s.n["indirect_fanout/all/p50"] != 3 {
+		t.Errorf("p50 %v from %d samples, want 3 from 3", s.values["indirect_fanout/all/p50"], s.n["indirect_fanout/all/p50"])
+	}
+}
