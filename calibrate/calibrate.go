@@ -92,6 +92,9 @@ const (
 	// cannot observe (a testbed bundle's testbed.unobserved), so
 	// production's value says nothing about the model.
 	Unobservable Status = "unobservable"
+	// UnobservableHere: the row depends on a suspicion happening and the
+	// recording has none, so nothing in it tested the row; never Pass.
+	UnobservableHere Status = "unobservable here"
 )
 
 // familyReads lists, for the families computed from records other than
@@ -457,11 +460,99 @@ func compare(sims []side, prod side, tol *Tolerances) []Row {
 				row.Note = fmt.Sprintf("prod has it from %d samples, no seed has it: fewer than %d", prod.n[name], t.MinSamples)
 			}
 		}
+		if t.Exact && row.Status != Info && row.Status != NoData {
+			if key, _, ok := samplesOf(name); ok && prodOK {
+				if vs, det := exactValues(sims, key); det {
+					judgeExact(&row, vs)
+				}
+			}
+		}
 		rows = append(rows, row)
+	}
+	if prod.suspects == 0 {
+		markNoSuspicion(rows)
 	}
 	slices.SortStableFunc(rows, compareRows)
 	return rows
 }
+
+// exactValues is the set of values an exact family's samples take in
+// every one of the K seeds, when that set is the same in each (sorted,
+// without repeats); det is false when some seed lacks the samples or
+// the seeds' sets differ. A quantity whose value set no seed changes is
+// deterministic for this configuration — a join request's size is the
+// codec's bytes of the joiner and its metadata, whatever the seed — and
+// not a distribution whose quantiles need min_samples to mean anything.
+func exactValues(sims []side, key string) (vs []float64, det bool) {
+	for i, s := range sims {
+		x := s.samples[key]
+		if len(x) == 0 {
+			return nil, false
+		}
+		set := slices.Compact(slices.Clone(x)) // sorted by quantileRows
+		if i == 0 {
+			vs = set
+		} else if !slices.Equal(vs, set) {
+			return nil, false
+		}
+	}
+	return vs, len(vs) > 0
+}
+
+// judgeExact judges a deterministic row (exactValues) whatever its
+// sample counts: production's quantile must be one of the values every
+// seed produced. Only a row min_samples left unjudged is judged so;
+// from enough samples the rank rule already holds the value to the
+// seeds' (its band's ends are samples, all from the same set).
+func judgeExact(row *Row, vs []float64) {
+	if row.Status != Unjudged || strings.HasPrefix(row.Note, "a tail") {
+		return
+	}
+	parts := make([]string, len(vs))
+	for i, v := range vs {
+		parts[i] = num(v)
+	}
+	set := "{" + strings.Join(parts, ", ") + "}"
+	row.Lo, row.Hi = vs[0], vs[len(vs)-1]
+	row.Tolerance = "exact: one of " + set
+	row.Status = Fail
+	if slices.Contains(vs, row.Prod) {
+		row.Status = Pass
+	}
+	row.Note = "deterministic: every seed's samples are exactly " + set + ", so judged from any number of samples"
+}
+
+// suspicionRow reports whether a row's value exists only because some
+// view turned suspect: a suspicion's duration, a crash's detection, a
+// refutation (every self_incarnation row: a peer's own incarnation
+// rises only to refute), and the fractions of transitions whose reason
+// is a suspicion's start or end.
+func suspicionRow(r Row) bool {
+	switch r.Family {
+	case famSuspicion, famSuspicionW1, famKill, famSelfInc:
+		return true
+	case famReason:
+		_, reason, _ := strings.Cut(r.Metric, "/")
+		return reason == "probe_failed" || reason == "suspicion_timeout" || reason == "refuted"
+	}
+	return false
+}
+
+// markNoSuspicion: on a recording where no view ever turned suspect, a
+// row that depends on a suspicion happening cannot have been tested by
+// it, so its Pass (the simulator's seeds quiet too, or a count of 0
+// against 0) says nothing of how the model handles a suspicion: it is
+// "unobservable here", counted apart from Pass. A Fail stays a Fail: the
+// seeds suspecting where the recording never did is seen.
+func markNoSuspicion(rows []Row) {
+	for i := range rows {
+		if suspicionRow(rows[i]) && (rows[i].Status == Pass || rows[i].Status == Unjudged || rows[i].Status == NoData) {
+			rows[i].Status, rows[i].Note = UnobservableHere, noSuspicionNote
+		}
+	}
+}
+
+const noSuspicionNote = "the recording has no suspicion, so nothing in it depends on how the model handles one"
 
 // compareRows orders rows by family (Families' order), then name.
 func compareRows(a, b Row) int {
@@ -596,6 +687,9 @@ func (r *Report) Write(w io.Writer) error {
 	fmt.Fprintf(&b, " (%d info, %d not judged for too few samples, %d without prod data", counts[Info], counts[Unjudged], counts[NoData])
 	if counts[Unobservable] > 0 {
 		fmt.Fprintf(&b, ", %d unobservable in prod", counts[Unobservable])
+	}
+	if counts[UnobservableHere] > 0 {
+		fmt.Fprintf(&b, ", %d unobservable here: the recording has no suspicion", counts[UnobservableHere])
 	}
 	b.WriteString(")\n")
 	if nd := r.NoData(); len(nd) > 0 {

@@ -80,18 +80,27 @@ const (
 	famWire = "wire_size"
 	// wire_size_w1/<message>: Wasserstein-1 distance, in bytes.
 	famWireW1 = "wire_size_w1"
+	// indirect_fanout/all/p50|p90|p99: how many members each indirect
+	// probe went through (probe_sent with mode indirect: its via), on
+	// every peer: indirect_checks, bounded by the members a prober may
+	// ask.
+	famFanout = "indirect_fanout"
+	// indirect_fanout_w1/all: Wasserstein-1 distance, in members.
+	famFanoutW1 = "indirect_fanout_w1"
 )
 
 // Families lists every metric family, in the order the table prints them.
 var Families = []string{famTimespan, famTimespanW1, famReason, famMsgSize, famMsgSizeW1,
 	famWire, famWireW1, famMsgCount, famSelfInc, famCacheHits, famDials, famAlive,
-	famRTT, famRTTW1, famRTTIQR, famTimeouts, famProbeWait, famProbeWaitW1, famSuspicion, famSuspicionW1, famKill}
+	famRTT, famRTTW1, famRTTIQR, famTimeouts, famProbeWait, famProbeWaitW1, famFanout, famFanoutW1,
+	famSuspicion, famSuspicionW1, famKill}
 
 // samplesFamily maps each quantile family to the family of the samples
 // behind it (whose rows are its Wasserstein-1 distances).
 var samplesFamily = map[string]string{
 	famTimespan: famTimespanW1, famMsgSize: famMsgSizeW1, famWire: famWireW1,
 	famRTT: famRTTW1, famProbeWait: famProbeWaitW1, famSuspicion: famSuspicionW1,
+	famFanout: famFanoutW1,
 }
 
 // isW1 reports whether fam is the samples family of a quantile family.
@@ -194,6 +203,10 @@ type collector struct {
 	// suspect periods' lengths, ended by a refutation or by death.
 	suspects   map[view]int64
 	suspicions map[string][]float64
+	// nSuspect counts transitions of a view of another peer to suspect.
+	nSuspect int
+	// fanout holds each indirect probe's number of intermediaries.
+	fanout []float64
 	// killed holds each victim's first PeerKill time; killSeen the
 	// survivors' first suspect and dead views of it after that.
 	killed   map[string]int64
@@ -273,10 +286,11 @@ type messageEv struct {
 }
 
 type probeEv struct {
-	Target string `json:"target"`
-	Seq    int64  `json:"seq"`
-	Mode   string `json:"mode"`
-	RTTNs  int64  `json:"rtt_ns"`
+	Target string   `json:"target"`
+	Via    []string `json:"via"`
+	Seq    int64    `json:"seq"`
+	Mode   string   `json:"mode"`
+	RTTNs  int64    `json:"rtt_ns"`
 }
 
 type mutationEv struct {
@@ -369,6 +383,7 @@ func (c *collector) Observe(line, at int64, hostID, kindTag, typ string, payload
 			}
 		}
 		if ev.To == "suspect" {
+			c.nSuspect++
 			if _, ok := c.suspects[vk]; !ok {
 				c.suspects[vk] = at
 			}
@@ -381,7 +396,13 @@ func (c *collector) Observe(line, at int64, hostID, kindTag, typ string, payload
 		}
 	case "swim/probe_sent", "swim/probe_acked", "swim/probe_timed_out":
 		var ev probeEv
-		if !c.decode(payload, &ev) || ev.Mode != "direct" || !c.declared[ev.Target] {
+		if !c.decode(payload, &ev) || !c.declared[ev.Target] {
+			return
+		}
+		if typ == "probe_sent" && ev.Mode == "indirect" {
+			c.fanout = append(c.fanout, float64(len(ev.Via)))
+		}
+		if ev.Mode != "direct" {
 			return
 		}
 		edge := hostID + "->" + ev.Target
@@ -457,7 +478,9 @@ func (c *collector) Resolved() bool { return false }
 // samples behind the distribution families (for the W1 rows).
 type side struct {
 	transitions int
-	values      map[string]float64
+	// suspects is how many times a view of another peer turned suspect.
+	suspects int
+	values   map[string]float64
 	// n is how many samples a quantile metric was computed from.
 	n       map[string]int
 	samples map[string][]float64 // by W1 metric name, sorted
@@ -467,7 +490,7 @@ type side struct {
 // durationNs (the scenario's duration: where the trajectory is sampled)
 // that the records cover up to c.end.
 func (c *collector) metrics(durationNs int64) side {
-	s := side{transitions: c.trans, values: map[string]float64{}, n: map[string]int{}, samples: map[string][]float64{}}
+	s := side{transitions: c.trans, suspects: c.nSuspect, values: map[string]float64{}, n: map[string]int{}, samples: map[string][]float64{}}
 	gaps := make(map[string][]float64, len(c.gaps))
 	for hk, g := range c.gaps {
 		gaps[hk.host+"/"+hk.kind] = g
@@ -487,6 +510,9 @@ func (c *collector) metrics(durationNs int64) side {
 	}
 	quantileRows(s, famProbeWait, c.waits)
 	quantileRows(s, famSuspicion, c.suspicions)
+	if len(c.fanout) > 0 {
+		quantileRows(s, famFanout, map[string][]float64{"all": c.fanout})
+	}
 	lost := 0
 	for edge := range c.directSent {
 		s.values[famTimeouts+"/"+edge] = float64(c.directLost[edge])

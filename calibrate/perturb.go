@@ -28,6 +28,13 @@ type Perturbation struct {
 	// integer); Set replaces it. Exactly one is given.
 	Scale float64
 	Set   any
+	// Edges, for a link field, narrows it to some edges: "" is every
+	// edge; "lowest" the declared edges whose value of the field is the
+	// lowest above 0 (all of them on a tie): the thin link for
+	// bandwidth, the shortest edge for latency, the least lossy edge
+	// for loss. A change to one edge is what a real network has and a
+	// scale of every edge hides (issue 29).
+	Edges string
 	// BlindSpot, when set, says why no metric can catch it on the
 	// corpus: the row stays in the table (docs/calibration.md).
 	BlindSpot string
@@ -59,6 +66,12 @@ func (p Perturbation) check() error {
 	case kind == "kind_config":
 	default:
 		return fmt.Errorf("field %q: want link.<field> or kind_config.<key>", p.Field)
+	}
+	switch {
+	case p.Edges != "" && kind != "link":
+		return fmt.Errorf("edges %q: only a link field has edges", p.Edges)
+	case p.Edges != "" && p.Edges != EdgesLowest:
+		return fmt.Errorf("edges %q: want %q (or leave it out for every edge)", p.Edges, EdgesLowest)
 	}
 	hasScale := p.Scale != 0
 	switch {
@@ -92,6 +105,10 @@ func (p Perturbation) check() error {
 	return nil
 }
 
+// EdgesLowest is the Edges value that picks the edges with the lowest
+// value of the field above 0.
+const EdgesLowest = "lowest"
+
 // zeroOff says, for a range error, that 0 is accepted too.
 func zeroOff(pf scenarios.PolicyField) string {
 	if pf.ZeroOff {
@@ -123,12 +140,29 @@ func (p Perturbation) Apply(sc *scenarios.Scenario, reg *hosts.Registry) (*scena
 			}
 			return p.Set.(int64)
 		}
-		dl, _ := tree["default_link"].(map[string]any)
-		if dl == nil {
-			dl = map[string]any{}
-			tree["default_link"] = dl
+		picked := func(network.Policy) bool { return true }
+		if p.Edges == EdgesLowest {
+			if sc.FullMesh || len(sc.Links) == 0 {
+				return nil, fmt.Errorf("edges = %q needs declared links: a full mesh's edges all share default_link", p.Edges)
+			}
+			lowest := int64(-1)
+			for _, l := range sc.Links {
+				if v := *pf.Field(&l.Policy); v > 0 && (lowest < 0 || v < lowest) {
+					lowest = v
+				}
+			}
+			if lowest < 0 {
+				return nil, fmt.Errorf("edges = %q: no edge has %s above 0", p.Edges, key)
+			}
+			picked = func(pol network.Policy) bool { return *pf.Field(&pol) == lowest }
+		} else {
+			dl, _ := tree["default_link"].(map[string]any)
+			if dl == nil {
+				dl = map[string]any{}
+				tree["default_link"] = dl
+			}
+			dl[key] = value(sc.DefaultLink)
 		}
-		dl[key] = value(sc.DefaultLink)
 		// Every declared edge spelled out with its resolved policy, so
 		// that what it inherited and what it overrode change alike.
 		if !sc.FullMesh {
@@ -136,7 +170,9 @@ func (p Perturbation) Apply(sc *scenarios.Scenario, reg *hosts.Registry) (*scena
 			for _, l := range sc.Links {
 				t := policyTable(l.Policy)
 				t["from"], t["to"] = l.From, l.To
-				t[key] = value(l.Policy)
+				if picked(l.Policy) {
+					t[key] = value(l.Policy)
+				}
 				links = append(links, t)
 			}
 			tree["links"] = links

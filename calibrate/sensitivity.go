@@ -43,7 +43,7 @@ func LoadSensitivity(path string) ([]Perturbation, error) {
 }
 
 // ParseSensitivity parses a perturbation table: [[perturbation]] rows of
-// name, field, scale or set, and an optional blind_spot. A row that
+// name, field, scale or set, and optional edges and blind_spot. A row that
 // names an unknown key or field, or asks an impossible value, is an
 // error naming the row.
 func ParseSensitivity(source string, b []byte) ([]Perturbation, error) {
@@ -102,6 +102,12 @@ func ParseSensitivity(source string, b []byte) ([]Perturbation, error) {
 				}
 			case "set":
 				p.Set = row[k]
+			case "edges":
+				s, ok := row[k].(string)
+				if !ok {
+					return nil, fail("edges: want a string")
+				}
+				p.Edges = s
 			case "blind_spot":
 				s, ok := row[k].(string)
 				if !ok || strings.TrimSpace(s) == "" {
@@ -109,7 +115,7 @@ func ParseSensitivity(source string, b []byte) ([]Perturbation, error) {
 				}
 				p.BlindSpot = strings.TrimSpace(s)
 			default:
-				return nil, fail("%s: not a key of a perturbation (name, field, scale or set, blind_spot)", k)
+				return nil, fail("%s: not a key of a perturbation (name, field, scale or set, edges, blind_spot)", k)
 			}
 		}
 		if err := p.check(); err != nil {
@@ -138,7 +144,8 @@ type Pair struct {
 // Catch is one perturbation's outcome on one pair.
 type Catch struct {
 	Pair string
-	// Rows are the rows that failed perturbed and not unperturbed.
+	// Rows are the rows that failed perturbed and were judged and
+	// passed (or had no value) unperturbed.
 	Rows []string
 }
 
@@ -203,6 +210,12 @@ func Sensitivity(pairs []Pair, table []Perturbation, opts Options, progress func
 	}
 	rep := &SensitivityReport{}
 	base := make([][]string, len(pairs))
+	// unjudged are the rows each pair's baseline left "not judged" for
+	// too few samples: a perturbation that makes such a row judgeable
+	// (a few more samples, or every seed's sizes now the same set) and
+	// fail is no evidence it moved the row — the baseline never said
+	// where the row stood — so it is not a catch.
+	unjudged := make([][]string, len(pairs))
 	for i, pr := range pairs {
 		if progress != nil {
 			progress(pr.Name + ", unperturbed")
@@ -212,6 +225,11 @@ func Sensitivity(pairs []Pair, table []Perturbation, opts Options, progress func
 			return nil, fmt.Errorf("%s: %w", pr.Name, err)
 		}
 		base[i] = failing(r)
+		for _, row := range r.Rows {
+			if row.Status == Unjudged {
+				unjudged[i] = append(unjudged[i], row.Metric)
+			}
+		}
 		b := Baseline{Pair: pr.Name}
 		for _, m := range base[i] {
 			if !slices.Contains(pr.Known, m) {
@@ -243,19 +261,26 @@ func Sensitivity(pairs []Pair, table []Perturbation, opts Options, progress func
 			if err != nil {
 				return nil, fmt.Errorf("perturbation %q on %s: %w", p.Name, pr.Name, err)
 			}
-			var caught []string
-			for _, m := range failing(r) {
-				if !slices.Contains(base[i], m) {
-					caught = append(caught, m)
-				}
-			}
-			if len(caught) > 0 {
+			if caught := catches(base[i], unjudged[i], r); len(caught) > 0 {
 				res.Catches = append(res.Catches, Catch{Pair: pr.Name, Rows: caught})
 			}
 		}
 		rep.Results = append(rep.Results, res)
 	}
 	return rep, nil
+}
+
+// catches are the rows of a perturbed run r that caught the
+// perturbation: failing, where the baseline neither failed them
+// (baseFail) nor left them not judged (baseUnjudged).
+func catches(baseFail, baseUnjudged []string, r *Report) []string {
+	var out []string
+	for _, m := range failing(r) {
+		if !slices.Contains(baseFail, m) && !slices.Contains(baseUnjudged, m) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // ShownRows is how many catching rows Write lists per pair unless told
@@ -282,6 +307,9 @@ func (r *SensitivityReport) Write(w io.Writer, every bool) error {
 		how := fmt.Sprintf("%s × %g", p.Field, p.Scale)
 		if p.Scale == 0 {
 			how = fmt.Sprintf("%s = %v", p.Field, p.Set)
+		}
+		if p.Edges == EdgesLowest {
+			how += ", on the edges of its lowest value"
 		}
 		switch {
 		case res.Caught() && p.BlindSpot != "":

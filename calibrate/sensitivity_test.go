@@ -2,6 +2,7 @@ package calibrate
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -20,7 +21,12 @@ func TestParseSensitivity_Shipped(t *testing.T) {
 	for _, want := range []string{"latency x1.2", "jitter x2", "loss x2", "bandwidth x0.5", "probe_interval x1.2",
 		"probe_timeout x0.8", "suspicion_mult x2", "indirect_checks 3 -> 1", "Lifeguard off", "MTU model off", "serialising wire (burst_bytes = 0)",
 		// The rest of the issue's opening list.
-		"cold dial x2", "retransmit_mult x2", "suspicion_mult x0.5", "suspicion_mult x1.25", "push/pull interval x2"} {
+		"cold dial x2", "retransmit_mult x2", "suspicion_mult x0.5", "suspicion_mult x1.25", "push/pull interval x2",
+		// Issue 29's: what a SWIM operator tunes.
+		"suspicion_mult 4 -> 3", "suspicion_max_timeout_mult 6 -> 3", "awareness_max_multiplier 8 -> 4",
+		"lifeguard_suspicion off", "lifeguard_nack off", "lifeguard_buddy off", "indirect_checks 3 -> 2",
+		"retransmit_mult x0.5", "max_message_bytes x0.5", "dissemination = memberlist", "MTU 9000",
+		"bandwidth x0.6 on the thin link", "latency +25 % on the shortest edge", "loss x3 on the least lossy edge", "meta_bytes x2"} {
 		if !strings.Contains(strings.Join(names, "\n"), want) {
 			t.Errorf("the shipped table lacks %q", want)
 		}
@@ -49,6 +55,8 @@ func TestParseSensitivity_Errors(t *testing.T) {
 		{`name = "a"` + "\n" + `field = "kind_config.gossip"` + "\n" + `set = "fifo"`, `perturbation 1 ("a"): set fifo: kind_config.gossip: must be "bounded" or "legacy"`},
 		{`name = "a"` + "\n" + `field = "link.mtu_bytes"` + "\n" + `set = 100`, `perturbation 1 ("a"): set 100: not a value of link.mtu_bytes (576 to 65535, or 0 for off)`},
 		{`name = "a"` + "\n" + `field = "link.bandwidth_bps"` + "\n" + `set = 0`, `perturbation 1 ("a"): set 0: not a value of link.bandwidth_bps`},
+		{`name = "a"` + "\n" + `field = "kind_config.meta_bytes"` + "\n" + `scale = 2.0` + "\n" + `edges = "lowest"`, `perturbation 1 ("a"): edges "lowest": only a link field has edges`},
+		{`name = "a"` + "\n" + `field = "link.latency_ns"` + "\n" + `scale = 2.0` + "\n" + `edges = "shortest"`, `perturbation 1 ("a"): edges "shortest": want "lowest"`},
 	} {
 		_, err := ParseSensitivity("s.toml", []byte("[[perturbation]]\n"+c.row+"\n"))
 		if err == nil || !IsInputError(err) || !strings.Contains(err.Error(), c.want) {
@@ -107,6 +115,48 @@ func TestPerturbation_Apply(t *testing.T) {
 	bad := Perturbation{Name: "slow timeout", Field: "kind_config.probe_timeout_ns", Scale: 3}
 	if _, err := bad.Apply(sc, reg); err == nil || !strings.Contains(err.Error(), "probe_timeout_ns") {
 		t.Errorf("a probe timeout of 1.5 s: %v", err)
+	}
+}
+
+// TestPerturbation_ApplyLowestEdges: edges = "lowest" changes only the
+// edges whose value of the field is the lowest above 0 (both, on a
+// tie), and leaves every other edge and default_link as they were.
+func TestPerturbation_ApplyLowestEdges(t *testing.T) {
+	reg := builtin.Registry()
+	sc, _ := threeRegion(t, "three_region_3m", 1)
+	lowest := int64(-1)
+	for _, e := range sc.Edges() {
+		if v := e.Policy.LatencyNs; v > 0 && (lowest < 0 || v < lowest) {
+			lowest = v
+		}
+	}
+	p := Perturbation{Name: "latency +25 % on the shortest edge", Field: "link.latency_ns", Scale: 1.25, Edges: EdgesLowest}
+	got, err := p.Apply(sc, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := 0
+	for i, e := range got.Edges() {
+		was := sc.Edges()[i]
+		want := was.Policy.LatencyNs
+		if want == lowest {
+			want = scaled(want, 1.25)
+			changed++
+		}
+		if e.Edge != was.Edge || e.Policy.LatencyNs != want || e.Policy.JitterStddevNs != was.Policy.JitterStddevNs {
+			t.Errorf("%v: latency %d, want %d", e.Edge, e.Policy.LatencyNs, want)
+		}
+	}
+	if changed == 0 || changed == len(sc.Edges()) {
+		t.Errorf("%d of %d edges changed: the test scenario has no single shortest edge", changed, len(sc.Edges()))
+	}
+	if got.DefaultLink.LatencyNs != sc.DefaultLink.LatencyNs {
+		t.Errorf("default_link's latency %d, want %d unchanged", got.DefaultLink.LatencyNs, sc.DefaultLink.LatencyNs)
+	}
+	// Nothing above 0 to pick: an error naming the field, not a no-op.
+	none := Perturbation{Name: "reorder", Field: "link.reorder_prob_ppm", Scale: 2, Edges: EdgesLowest}
+	if _, err := none.Apply(sc, reg); err == nil || !strings.Contains(err.Error(), "no edge has reorder_prob_ppm above 0") {
+		t.Errorf("no edge above 0: %v", err)
 	}
 }
 
@@ -192,5 +242,27 @@ func TestSensitivity_CatchesMissesAndStaleBlindSpots(t *testing.T) {
 				t.Errorf("failed %v, want %v; output:\n%s", rep.Failed(), c.failed, out.String())
 			}
 		})
+	}
+}
+
+// TestCatches_NotFromRowsTheBaselineLeftUnjudged: a row caught is one
+// that fails perturbed and was judged unperturbed. A row the baseline
+// left "not judged" (too few samples, or sizes that differed between
+// seeds) that a perturbation makes judgeable and failing is no evidence
+// the perturbation moved it: on n3_memberlist, retransmit_mult x2 left
+// every seed's join responses one set of sizes, so the exact rule judged
+// memberlist's (an implementation difference the baseline never judged)
+// and the stale-blind-spot check called it caught.
+func TestCatches_NotFromRowsTheBaselineLeftUnjudged(t *testing.T) {
+	perturbed := &Report{Rows: []Row{
+		{Metric: "msg_size/join_response/p50", Status: Fail},
+		{Metric: "kill/sfo/orch/dead", Status: Fail},
+		{Metric: "transition_reason/refuted", Status: Fail},
+		{Metric: "rtt/a->b/p50", Status: Fail},
+		{Metric: "rtt/a->b/p90", Status: Pass},
+	}}
+	got := catches([]string{"rtt/a->b/p50"}, []string{"msg_size/join_response/p50"}, perturbed)
+	if want := []string{"kill/sfo/orch/dead", "transition_reason/refuted"}; !slices.Equal(got, want) {
+		t.Errorf("catches %v, want %v", got, want)
 	}
 }

@@ -57,6 +57,13 @@ type Tolerance struct {
 	// run-to-run spread of K seeds does not bound; it is shown, not
 	// judged.
 	MaxQuantile float64
+	// Exact, for a quantile family, says its values are exact (message
+	// sizes in bytes: the codec and the headers are deterministic), so
+	// a row whose samples take the same set of values in every one of
+	// the K seeds is a deterministic quantity, not a distribution: it is
+	// judged from any number of samples, production's quantile having to
+	// be one of those values, and min_samples does not apply to it.
+	Exact bool
 	// Why is the reason for the values, required: a tolerance nobody can
 	// justify is not one (spec §11.4).
 	Why string
@@ -108,7 +115,7 @@ func LoadTolerances(path string) (*Tolerances, error) {
 var ruleKeys = map[string][]string{
 	RuleSpread:   {"margin_rel", "margin_abs", "margin_sigma", "min_samples"},
 	RuleRelative: {"rel", "abs", "min_samples"},
-	RuleRank:     {"alpha", "margin_abs", "min_samples", "max_quantile"},
+	RuleRank:     {"alpha", "margin_abs", "min_samples", "max_quantile", "exact"},
 	RuleInfo:     {},
 }
 
@@ -157,6 +164,17 @@ func ParseTolerances(source string, b []byte) (*Tolerances, error) {
 			}
 			if !slices.Contains(allowed, k) {
 				return nil, fail(fam+"."+k, "not a key of rule %q (allowed: %s)", rule, strings.Join(append([]string{"rule", "why"}, allowed...), ", "))
+			}
+			if k == "exact" {
+				b, ok := tab[k].(bool)
+				if !ok {
+					return nil, fail(fam+"."+k, "must be true or false, not %v", tab[k])
+				}
+				if _, quantiles := samplesFamily[fam]; !quantiles {
+					return nil, fail(fam+"."+k, "only the quantile families (%s) have samples", strings.Join(quantileFamilies(), ", "))
+				}
+				tol.Exact = b
+				continue
 			}
 			var v float64
 			switch n := tab[k].(type) {
@@ -262,6 +280,9 @@ func (t Tolerance) String() string {
 		}
 		if t.MinSamples > 0 {
 			s += fmt.Sprintf(", n≥%d", t.MinSamples)
+		}
+		if t.Exact {
+			s += ", exact"
 		}
 		return s
 	}

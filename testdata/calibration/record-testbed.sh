@@ -38,7 +38,7 @@ load() { cut -d' ' -f1 /proc/loadavg; }
 network() {
   case "$1" in
     n3_memberlist) echo n3_default ;;
-    n5_memberlist) echo n5_kill ;;
+    n5_memberlist|n5_pause|n5_pause_memberlist) echo n5_kill ;;
     gossip_flap) echo n3_legacy ;;
     *) echo "$1" ;;
   esac
