@@ -34,6 +34,18 @@ func (s *session) control(w http.ResponseWriter, r *http.Request) {
 		n, notify, ended := len(s.fired), s.notify, s.ended
 		s.mu.Unlock()
 		if len(evs) > 0 || ended || !time.Now().Before(deadline) {
+			if len(evs) > 0 {
+				// The harness has been told: from here an agent that
+				// goes on with its work ignores what it was told
+				// (no_work_after_cancel).
+				actions := make([]string, len(evs))
+				for i, ev := range evs {
+					actions[i] = ev.Action
+				}
+				s.mu.Lock()
+				s.record("", "edge", llmwire.Ev("control_delivered", llmwire.S("actions", strings.Join(actions, ",")), llmwire.I("next", int64(n))))
+				s.mu.Unlock()
+			}
 			writeJSON(w, http.StatusOK, map[string]any{"events": evs, "next": n})
 			return
 		}
