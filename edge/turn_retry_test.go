@@ -71,4 +71,3 @@ func TestEdge_TurnHeader(t *testing.T) {
 		}
 	}
 }
-
