@@ -44,13 +44,13 @@ var correctAlso = []string{"agent/store_fault_restart", "agent/auth_expired", "a
 
 // plantedSeeds are the seeds of agent_faults CI runs the planted agents
 // on (each a real episode), with the bugs each is caught on there: seed
-// 4 hangs a tool, 9 fails every attempt of one step (one a 429) and
+// 16 hangs a tool (no Cancel cuts it short), 9 fails every attempt of one step (one a 429) and
 // more, 10 answers 429 and cancels the agent at 7.5 s, 38 kills it at
 // 4.2 s, after its first turn, and restarts it. DETSIM_AGENT_SEEDS=1-12,38
 // runs those seeds instead and logs which each bug was caught on (the
 // table in docs/assertions.md).
 var plantedSeeds = map[uint64][]string{
-	4:  {"leak_hung_tool"},
+	16: {"leak_hung_tool", "rerun_tool"},
 	9:  {"ignore_retry_after", "unbounded_retries", "drop_result"},
 	10: {"ignore_retry_after", "ignore_cancel"},
 	38: {"rerun_tool", "restart_from_scratch"},
