@@ -50,6 +50,13 @@ func TestEveryKind_FailsOnARealSWIMRun(t *testing.T) { // and the agent oracles 
 		{"agent_skip_bad_events.toml", "oracle", "no_torn_success"},
 		{"agent_lenient_tool_input.toml", "oracle", "no_torn_success"},
 		{"agent_repeat_turn_end.toml", "oracle", "turn_outcome_once"},
+		// What the edge saw: judged from the provider's and the tools'
+		// records (docs/assertions.md).
+		{"agent_repeat_answered_turn.toml", "oracle", "turn_not_repeated"},
+		{"agent_repeat_answered_turn.toml", "twice", "tool_run_once"},
+		{"agent_drop_tool_result.toml", "oracle", "tool_result_returned"},
+		{"agent_timeout_untold_hang.toml", "oracle", "tool_deadline_kept"},
+		{"agent_ignore_cancel_work.toml", "oracle", "no_work_after_cancel"},
 		// The raft oracles, each on a raft library scenario: a planted
 		// bug, or a setting etcd turns on turned off (hosts/rafthost
 		// TestLibrary_EachScenarioFailsExactlyWhatItSays has the rest).

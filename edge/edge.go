@@ -62,11 +62,14 @@ const (
 )
 
 // Judged lists the oracle kinds the edge judges an outside agent by:
-// those whose claims an agent's reports make (docs/agents.md). The
-// others read per-attempt records only the built-in agent writes; their
-// verdicts are Inconclusive in an edge bundle.
+// those whose claims an agent's reports make, and those that read only
+// what the edge saw — requests and their timing, tool runs, the ids
+// served and sent back (docs/agents.md). The others read per-attempt
+// records only the built-in agent writes; their verdicts are
+// Inconclusive in an edge bundle.
 var Judged = []string{"no_torn_success", "response_bounded", "output_bounded", "cancel_settles_within",
-	"no_commit_after_settle", "turn_outcome_once"}
+	"no_commit_after_settle", "turn_outcome_once", "retry_budget", "tool_run_once", "tool_result_returned",
+	"turn_not_repeated", "tool_deadline_kept", "no_work_after_cancel"}
 
 // Options tune an edge.
 type Options struct {
@@ -121,6 +124,7 @@ type Edge struct {
 	agentID    string
 	plan       agent.Plan
 	effects    map[string][]tool.Effect // tool peer → its effects
+	idempotent map[string]bool          // tool peers declared idempotent
 	control    []network.Mutation       // Cancel, PeerKill, PeerResurrect of the agent, by time
 	judged     []scenarios.Assertion
 	allow      map[string]argPolicy // program → what arguments it may take
@@ -182,7 +186,7 @@ func New(sc *scenarios.Scenario, opts Options) (*Edge, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Edge{sc: sc, opts: opts, allow: allow, effects: map[string][]tool.Effect{}, sessions: map[string]*session{}, gone: map[string]string{}, begun: map[string]int{}}
+	e := &Edge{sc: sc, opts: opts, allow: allow, effects: map[string][]tool.Effect{}, idempotent: map[string]bool{}, sessions: map[string]*session{}, gone: map[string]string{}, begun: map[string]int{}}
 	ids := make([]string, len(sc.Peers))
 	for i, p := range sc.Peers {
 		ids[i] = p.ID
@@ -213,6 +217,7 @@ func New(sc *scenarios.Scenario, opts Options) (*Edge, error) {
 				return nil, fmt.Errorf("edge: peers[%s]: %v", p.ID, errs[0])
 			}
 			e.effects[p.ID] = effs
+			e.idempotent[p.ID] = tool.Idempotent(p.KindConfig)
 		}
 	}
 	for _, m := range sc.Mutations {

@@ -25,6 +25,12 @@ import (
 // /v1/chat/completions, for a client that cannot put it in the path.
 const SessionHeader = "x-detsim-session"
 
+// TurnHeader names the turn a model request is for (1-based), for an
+// agent whose messages do not count its turns: one that prefills an
+// assistant message or compacts its history. Without it the turn is one
+// more than the assistant messages the request carries.
+const TurnHeader = "x-detsim-turn"
+
 var sessionID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
 func (e *Edge) serveHTTP(w http.ResponseWriter, r *http.Request) {
@@ -309,6 +315,15 @@ func (s *session) model(w http.ResponseWriter, r *http.Request, openAI bool) {
 	}
 	f.Stream = req.Stream
 	turn, _ := llmwire.Turn(body)
+	if h := r.Header.Get(TurnHeader); h != "" {
+		n, err := strconv.ParseInt(h, 10, 64)
+		if err != nil || n < 1 || n > maxRequestsPerEp {
+			s.refuse(r.URL.Path, TurnHeader+" "+strconv.Quote(h)+": want a turn from 1 to "+strconv.Itoa(maxRequestsPerEp))
+			apiError(w, f, http.StatusBadRequest, "invalid_request_error", TurnHeader+" must be a turn number from 1")
+			return
+		}
+		turn = n
+	}
 	e := s.e
 	step := r.Header.Get(providerserve.StepHeader)
 	if step == "" && turn <= int64(len(e.plan.Steps)) {
@@ -327,11 +342,16 @@ func (s *session) model(w http.ResponseWriter, r *http.Request, openAI bool) {
 	call := "t" + strconv.FormatInt(turn, 10) + ".a" + strconv.FormatInt(s.turns[turn], 10)
 	resp, entry := e.script.RespondAs(s.used, step, call, f)
 	fault := "script_exhausted"
+	retryAfter := int64(0)
 	if entry >= 0 {
 		fault = e.script.Entries[entry].Fault.Kind
 		for _, u := range e.script.Entries[entry].Tools {
 			s.uses[u.ID] = turn
 			s.argvs[u.ID] = servedArgv(u)
+		}
+		if resp.Status == http.StatusTooManyRequests {
+			retryAfter = e.script.Entries[entry].Fault.RetryAfterNs
+			resp.Headers = e.retryAfterHeaders(resp.Headers, retryAfter)
 		}
 	}
 	api := "anthropic"
@@ -341,7 +361,7 @@ func (s *session) model(w http.ResponseWriter, r *http.Request, openAI bool) {
 	s.record(e.providerID, "provider", llmwire.Ev("request_received", llmwire.S("call", call), llmwire.S("from", e.agentID),
 		llmwire.S("step", step), llmwire.I("entry", int64(entry)), llmwire.I("bytes", int64(len(body))), llmwire.I("status", int64(resp.Status)),
 		llmwire.S("fault", fault), llmwire.I("turn", turn), llmwire.S("api", api), llmwire.B("stream", f.Stream),
-		llmwire.S("retry", r.Header.Get("x-stainless-retry-count"))))
+		llmwire.S("retry", r.Header.Get("x-stainless-retry-count")), llmwire.I("retry_after_ns", retryAfter)))
 	results, _ := llmwire.ToolResults(body)
 	for _, tr := range results {
 		s.record(e.providerID, "provider", llmwire.Ev("tool_result_received", llmwire.S("call", call), llmwire.S("id", tr.ID), llmwire.I("bytes", tr.Bytes)))
@@ -364,6 +384,25 @@ func (s *session) model(w http.ResponseWriter, r *http.Request, openAI bool) {
 	default:
 		s.record(e.providerID, "provider", llmwire.Ev("response_aborted", llmwire.S("call", call), llmwire.I("frames", frames), llmwire.I("bytes", sent)))
 	}
+}
+
+// retryAfterHeaders is a 429's headers with its retry-after scaled by
+// the time scale, as every other delay is: retry-after in whole seconds,
+// rounded up, and retry-after-ms, which the official SDKs read first,
+// so an agent honouring either waits at least the schedule's delay
+// (retry_budget judges the wait in schedule time).
+func (e *Edge) retryAfterHeaders(hs []provider.Header, ns int64) []provider.Header {
+	d := int64(e.scaled(ns))
+	out := make([]provider.Header, 0, len(hs)+1)
+	for _, h := range hs {
+		if h.Name != "retry-after" && h.Name != "retry-after-ms" {
+			out = append(out, h)
+		}
+	}
+	secs := (d + int64(time.Second) - 1) / int64(time.Second)
+	ms := (d + int64(time.Millisecond) - 1) / int64(time.Millisecond)
+	return append(out, provider.Header{Name: "retry-after", Value: strconv.FormatInt(secs, 10)},
+		provider.Header{Name: "retry-after-ms", Value: strconv.FormatInt(ms, 10)})
 }
 
 // write sends resp, each piece at its scheduled instant (its delay

@@ -34,6 +34,9 @@ func (s *session) control(w http.ResponseWriter, r *http.Request) {
 		n, notify, ended := len(s.fired), s.notify, s.ended
 		s.mu.Unlock()
 		if len(evs) > 0 || ended || !time.Now().Before(deadline) {
+			if len(evs) > 0 {
+				s.delivered(n)
+			}
 			writeJSON(w, http.StatusOK, map[string]any{"events": evs, "next": n})
 			return
 		}
@@ -47,6 +50,25 @@ func (s *session) control(w http.ResponseWriter, r *http.Request) {
 		}
 		t.Stop()
 	}
+}
+
+// delivered records that the control endpoint told the harness of the
+// control events before n: from here an agent that goes on with its
+// work ignores what it was told (no_work_after_cancel). Each event is
+// recorded delivered once, however often it is polled, so a client
+// polling without end adds no records.
+func (s *session) delivered(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n <= s.told || n > len(s.fired) {
+		return
+	}
+	actions := make([]string, 0, n-s.told)
+	for _, ev := range s.fired[s.told:n] {
+		actions = append(actions, ev.Action)
+	}
+	s.told = n
+	s.record("", "edge", llmwire.Ev("control_delivered", llmwire.S("actions", strings.Join(actions, ",")), llmwire.I("next", int64(n))))
 }
 
 // Report is what an agent (or its harness) posts to /s/SESSION/report

@@ -45,6 +45,7 @@ type session struct {
 	argvs    map[string][]string // tool_use id → the argv its script served, nil for none
 	runs     map[string]*run     // tool run id → run in progress
 	fired    []controlEvent      // control events fired so far
+	told     int                 // control events the control endpoint delivered, recorded once each
 	notify   chan struct{}       // closed when the next control event fires
 	timers   []*time.Timer
 	killed   bool
@@ -94,7 +95,7 @@ func (s *session) begin(n int) error {
 	s.turns, s.reported = map[int64]int64{}, map[int64]bool{}
 	s.served, s.uses, s.runs = map[string]served{}, map[string]int64{}, map[string]*run{}
 	s.argvs = map[string][]string{}
-	s.fired, s.notify = nil, make(chan struct{})
+	s.fired, s.told, s.notify = nil, 0, make(chan struct{})
 	s.killed, s.ended, s.refusals = false, false, 0
 	for i, m := range e.control {
 		s.timers = append(s.timers, time.AfterFunc(e.scaled(m.At), func() { s.fire(i, m) }))

@@ -132,7 +132,12 @@ func (s *session) tool(w http.ResponseWriter, r *http.Request, rest string) {
 		stop()
 	}
 	s.runs[id] = rn
-	s.record(peer, "tool", toolState(id, "started", eff.Effect, 0, ""))
+	started := toolState(id, "started", eff.Effect, 0, "")
+	if e.idempotent[peer] {
+		// tool_run_once lets an idempotent tool's use run again.
+		started.Fields = append(started.Fields, llmwire.B("idempotent", true))
+	}
+	s.record(peer, "tool", started)
 	s.mu.Unlock()
 	e.logf("edge: %s %s tool %s effect %s", s.id, id, name, eff.Effect)
 	defer close(rn.done)

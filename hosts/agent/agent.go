@@ -316,7 +316,7 @@ func (h *host) body() []byte {
 	}
 	b = jsonw.AppendString(b, "turn "+strconv.FormatInt(h.turn+1, 10)+": "+string(prompt))
 	b = append(b, '}')
-	if len(h.feed) > 0 {
+	if len(h.feed) > 0 && h.cfg.bug != BugDropToolResult {
 		b = append(b, `,{"role":"user","content":[`...)
 		for i, f := range h.feed {
 			if i > 0 {
@@ -788,7 +788,7 @@ func (h *host) resume(now int64) {
 			h.attempts++
 			calls = append(calls, r.id)
 		case r.kind == "outcome" && r.value == "ok" && slices.Contains(calls, r.id):
-			answered = true
+			answered = h.cfg.bug != BugRepeatAnsweredTurn
 		}
 	}
 	h.ev("episode_resumed", llmwire.I("turn", h.turn+1), llmwire.I("attempts", h.attempts))

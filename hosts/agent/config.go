@@ -33,13 +33,17 @@ const (
 	BugSkipBadEvents    = "skip_bad_events"    // no_torn_success: an event with malformed SSE or JSON is skipped, the rest accepted
 	BugLenientToolInput = "lenient_tool_input" // no_torn_success: tool input that does not parse (duplicated or reordered fragments) is accepted
 	BugRepeatTurnEnd    = "repeat_turn_end"    // turn_outcome_once: a turn's end is reported twice
+	// Bugs only the provider's and the tools' records show
+	// (docs/assertions.md, "What the edge saw").
+	BugRepeatAnsweredTurn = "repeat_answered_turn" // turn_not_repeated, tool_run_once: a restart calls the model again for a turn whose call ended ok, and re-runs its tools
+	BugDropToolResult     = "drop_tool_result"     // tool_result_returned: the next request carries no tool result
 )
 
 // Bugs lists every planted bug.
 var Bugs = []string{BugAckBeforeWrite, BugAcceptTruncated, BugDropTimeoutOutcome, BugSlowCancel,
 	BugDropCancelledResults, BugNoOutputCap, BugRetryAfterContent, BugIgnoreRetryAfter,
 	BugUnrecordedRetry, BugCancelUntold, BugTimeoutUntold, BugIgnoreCancel, BugMisreportOutput,
-	BugNoResponseCap, BugSkipBadEvents, BugLenientToolInput, BugRepeatTurnEnd}
+	BugNoResponseCap, BugSkipBadEvents, BugLenientToolInput, BugRepeatTurnEnd, BugRepeatAnsweredTurn, BugDropToolResult}
 
 const maxTime = int64(1) << 62
 

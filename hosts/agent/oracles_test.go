@@ -159,7 +159,56 @@ var plantedCases = []struct {
 		bug:    "ignore_retry_after",
 		script: "[[script]]\nfault = { kind = \"rate_limit\", retry_after_ns = 10_000_000_000 }\n[[script]]\ntext = [\"ok\"]\n",
 	},
+	// What the edge saw (docs/assertions.md): the oracles an outside
+	// agent is judged by from the provider's and the tools' records,
+	// here on the built-in agent's planted bugs.
+	{
+		oracle: `kind = "turn_not_repeated"` + "\npeer = \"agent\"",
+		bug:    "repeat_answered_turn", // killed in turn 1's tool, the fresh life asks turn 1 again
+		agent:  "turns = 2",
+		script: restartScript,
+		tools:  `effects = [{ effect = "success", duration_ns = 10_000_000_000 }]`,
+		extra:  restartMutations,
+	},
+	{
+		oracle: `kind = "tool_run_once"` + "\npeer = \"agent\"",
+		bug:    "repeat_answered_turn", // ... and runs toolu_1 again
+		agent:  "turns = 2",
+		script: restartScript,
+		tools:  `effects = [{ effect = "success", duration_ns = 10_000_000_000 }]`,
+		extra:  restartMutations,
+	},
+	{
+		oracle: `kind = "tool_result_returned"` + "\npeer = \"agent\"",
+		bug:    "drop_tool_result",
+		agent:  "turns = 2",
+		script: "[[script]]\ntool_calls = [{ id = \"toolu_1\", name = \"bash\", args = [\"{}\"] }]\n[[script]]\ntext = [\"ok\"]\n",
+	},
+	{
+		oracle: `kind = "tool_deadline_kept"` + "\npeer = \"agent\"\nwithin_ns = 20_000_000_000",
+		bug:    "timeout_untold", // the hung tool is never told: still running at the end
+		agent:  "turns = 2\ntool_timeout_ns = 20_000_000_000",
+		script: "[[script]]\ntool_calls = [{ id = \"toolu_1\", name = \"bash\", args = [\"{}\"] }]\n[[script]]\ntext = [\"ok\"]\n",
+		tools:  `effects = [{ effect = "hang" }]`,
+	},
+	{
+		oracle: `kind = "no_work_after_cancel"` + "\npeer = \"agent\"\nwithin_ns = 2_000_000_000",
+		bug:    "ignore_cancel", // the tool commits at 11 s and turn 2 is asked for, 6 s after the Cancel
+		agent:  "turns = 2",
+		script: "[[script]]\ntool_calls = [{ id = \"toolu_1\", name = \"bash\", args = [\"{}\"] }]\n[[script]]\ntext = [\"ok\"]\n",
+		tools:  `effects = [{ effect = "success", duration_ns = 10_000_000_000 }]`,
+		extra:  "[[mutations]]\nat_ns = 5_000_000_000\nkind = \"Cancel\"\npeer = \"agent\"\n",
+	},
 }
+
+// restartScript and restartMutations: turn 1's answer asks for a tool
+// that runs 10 s; the agent is killed 4 s in and restarted fresh.
+const (
+	restartScript = "[[script]]\ntool_calls = [{ id = \"toolu_1\", name = \"bash\", args = [\"{}\"] }]\n" +
+		"[[script]]\ntool_calls = [{ id = \"toolu_1\", name = \"bash\", args = [\"{}\"] }]\n[[script]]\ntext = [\"ok\"]\n[[script]]\ntext = [\"ok\"]\n"
+	restartMutations = "[[mutations]]\nat_ns = 4_000_000_000\nkind = \"PeerKill\"\npeer = \"agent\"\n" +
+		"[[mutations]]\nat_ns = 6_000_000_000\nkind = \"PeerResurrect\"\npeer = \"agent\"\npreserve_state = false\n"
+)
 
 // TestOracles_CatchPlantedFaults: every oracle passes the correct agent
 // on its scenario and fails the agent with its planted bug (seed 000:

@@ -81,6 +81,16 @@ func construct(p hosts.AssertionParams) checker {
 		return newTurnOutcomeOnce(p)
 	case NoCommitAfterSettle:
 		return newNoCommitAfterSettle(p)
+	case ToolRunOnce:
+		return newToolRunOnce(p)
+	case ToolResultReturned:
+		return newToolResultReturned(p)
+	case TurnNotRepeated:
+		return newTurnNotRepeated(p)
+	case ToolDeadlineKept:
+		return newToolDeadlineKept(p)
+	case NoWorkAfterCancel:
+		return newNoWorkAfterCancel(p)
 	}
 	return newOracle(p)
 }
@@ -105,6 +115,10 @@ func (j *judge) Reads(tag, typ string) hosts.Read {
 	case (tag == agentTag || tag == provider.Tag || tag == tool.Tag) && agentRecord(typ):
 		return hosts.ReadWhole
 	case tag == "engine" && typ == "mutation" && j.want&wantMutations != 0:
+		return hosts.ReadWhole
+	case tag == "edge" && typ == "control_delivered":
+		// The edge's record that its control endpoint told the agent's
+		// harness of a Cancel (no_work_after_cancel).
 		return hosts.ReadWhole
 	}
 	return hosts.ReadEnvelope

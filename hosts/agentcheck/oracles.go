@@ -39,6 +39,11 @@ type oracle struct {
 	attempts   map[int64]int64
 	lastByTurn map[int64]lastOutcome
 	lastCall   map[string]int64 // model-call id → turn
+	// What the provider received, per turn: retry_budget's facts, which
+	// an agent that writes no per-attempt records (an outside agent at
+	// the edge) cannot leave out.
+	received map[int64]int64
+	lastReq  map[int64]lastOutcome
 }
 
 type lastOutcome struct {
@@ -71,7 +76,7 @@ func newOracle(p hosts.AssertionParams) checker {
 	o := &oracle{kind: p.Kind(), started: map[string]mark{}, outcomes: map[string]int{}, complete: map[string]int64{},
 		carried: map[string]string{}, fromPeer: map[string]bool{},
 		committed: map[string]bool{}, ackMarks: map[int64]mark{}, attempts: map[int64]int64{},
-		lastByTurn: map[int64]lastOutcome{}, lastCall: map[string]int64{}}
+		lastByTurn: map[int64]lastOutcome{}, lastCall: map[string]int64{}, received: map[int64]int64{}, lastReq: map[int64]lastOutcome{}}
 	switch p := p.(type) {
 	case EffectOutcomeOnce:
 		o.peer = p.Peer
@@ -102,7 +107,7 @@ func (o *oracle) reads(rec *hosts.EventRec) bool {
 		case rec.KindTag == provider.Tag && rec.Type == "response_end":
 			return o.kind == "no_torn_success"
 		case rec.KindTag == provider.Tag && rec.Type == "request_received":
-			return o.kind == "effect_outcome_once" || o.kind == "output_bounded"
+			return o.kind == "effect_outcome_once" || o.kind == "output_bounded" || o.kind == "retry_budget"
 		case rec.KindTag == provider.Tag && rec.Type == "tool_result_received":
 			return o.kind == "output_bounded"
 		case rec.KindTag == tool.Tag && rec.Type == "tool_state":
@@ -273,6 +278,25 @@ func (o *oracle) onRecord(rec *hosts.EventRec) {
 					hosts.Seconds(rec.TimeNs-last.m.TimeNs), hosts.Seconds(last.retryAfterNs)), last.m, m)
 			}
 		}
+	case "retry_budget/request_received":
+		// The provider's count of a turn's requests, and the retry-after
+		// its answer carried (the edge records it; the simulated
+		// provider's answer reaches the agent's own records instead).
+		t := callTurn(p.Call)
+		if p.From != o.peer || t == 0 {
+			return
+		}
+		o.received[t]++
+		if n := o.received[t]; n > o.maxN {
+			fail("the provider received %d requests for turn %d, more than max_attempts %d", n, t, o.maxN)
+			return
+		}
+		if last, ok := o.lastReq[t]; ok && rec.TimeNs < last.m.TimeNs+last.retryAfterNs {
+			o.res.Resolve(hosts.Fail, fmt.Sprintf("request %s for turn %d came %s after the one answered 429 with a retry-after of %s",
+				p.Call, t, hosts.Seconds(rec.TimeNs-last.m.TimeNs), hosts.Seconds(last.retryAfterNs)), last.m, m)
+			return
+		}
+		o.lastReq[t] = lastOutcome{m: m, retryAfterNs: p.RetryAfterNs}
 	case "retry_budget/effect_outcome":
 		if turn, ok := o.lastCall[p.ID]; ok && p.Effect == "model_call" {
 			o.lastByTurn[turn] = lastOutcome{m: m, content: p.ContentDelivered, retryAfterNs: p.RetryAfterNs}
@@ -316,6 +340,9 @@ func (o *oracle) finish(endNs int64) {
 		for _, n := range slices.Sorted(maps.Values(o.attempts)) {
 			most = max(most, n)
 		}
+		for _, n := range slices.Sorted(maps.Values(o.received)) {
+			most = max(most, n)
+		}
 		o.res.Resolve(hosts.Pass, fmt.Sprintf("at most %d model calls per turn, within max_attempts %d; no retry after content or before retry-after", most, o.maxN))
 	}
 }
@@ -339,5 +366,7 @@ func (o *oracle) clone() checker {
 	d.attempts = maps.Clone(o.attempts)
 	d.lastByTurn = maps.Clone(o.lastByTurn)
 	d.lastCall = maps.Clone(o.lastCall)
+	d.received = maps.Clone(o.received)
+	d.lastReq = maps.Clone(o.lastReq)
 	return &d
 }

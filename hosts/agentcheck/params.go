@@ -61,6 +61,33 @@ type NoCommitAfterSettle struct{ Peer string }
 // it: the HTTP edge) ends in exactly one turn_end.
 type TurnOutcomeOnce struct{ Peer string }
 
+// ToolRunOnce is tool_run_once { peer }: no tool use runs twice unless
+// its tool is declared idempotent.
+type ToolRunOnce struct{ Peer string }
+
+// ToolResultReturned is tool_result_returned { peer }: a tool use the
+// agent ran has its result sent back before the agent asks for a later
+// turn.
+type ToolResultReturned struct{ Peer string }
+
+// TurnNotRepeated is turn_not_repeated { peer }: no request asks for a
+// turn already committed.
+type TurnNotRepeated struct{ Peer string }
+
+// ToolDeadlineKept is tool_deadline_kept { peer, within_ns }: no tool
+// run outlives the agent's tool deadline without the agent ending it.
+type ToolDeadlineKept struct {
+	Peer     string
+	WithinNs int64
+}
+
+// NoWorkAfterCancel is no_work_after_cancel { peer, within_ns }: after a
+// Cancel, nothing starts once the agent was told, or within_ns after.
+type NoWorkAfterCancel struct {
+	Peer     string
+	WithinNs int64
+}
+
 func peer(p *string) hosts.Slot { return hosts.PeerParam("peer", p) }
 
 func (p *EffectOutcomeOnce) Bind() []hosts.Slot { return []hosts.Slot{peer(&p.Peer)} }
@@ -81,6 +108,15 @@ func (p *ResponseBounded) Bind() []hosts.Slot {
 }
 func (p *NoCommitAfterSettle) Bind() []hosts.Slot { return []hosts.Slot{peer(&p.Peer)} }
 func (p *TurnOutcomeOnce) Bind() []hosts.Slot     { return []hosts.Slot{peer(&p.Peer)} }
+func (p *ToolRunOnce) Bind() []hosts.Slot         { return []hosts.Slot{peer(&p.Peer)} }
+func (p *ToolResultReturned) Bind() []hosts.Slot  { return []hosts.Slot{peer(&p.Peer)} }
+func (p *TurnNotRepeated) Bind() []hosts.Slot     { return []hosts.Slot{peer(&p.Peer)} }
+func (p *ToolDeadlineKept) Bind() []hosts.Slot {
+	return []hosts.Slot{peer(&p.Peer), hosts.TimeParam("within_ns", hosts.Required, &p.WithinNs)}
+}
+func (p *NoWorkAfterCancel) Bind() []hosts.Slot {
+	return []hosts.Slot{peer(&p.Peer), hosts.TimeParam("within_ns", hosts.Required, &p.WithinNs)}
+}
 
 func (p EffectOutcomeOnce) Slots() []hosts.Slot   { return p.Bind() }
 func (p CancelSettlesWithin) Slots() []hosts.Slot { return p.Bind() }
@@ -92,6 +128,11 @@ func (p RetryBudget) Slots() []hosts.Slot         { return p.Bind() }
 func (p ResponseBounded) Slots() []hosts.Slot     { return p.Bind() }
 func (p NoCommitAfterSettle) Slots() []hosts.Slot { return p.Bind() }
 func (p TurnOutcomeOnce) Slots() []hosts.Slot     { return p.Bind() }
+func (p ToolRunOnce) Slots() []hosts.Slot         { return p.Bind() }
+func (p ToolResultReturned) Slots() []hosts.Slot  { return p.Bind() }
+func (p TurnNotRepeated) Slots() []hosts.Slot     { return p.Bind() }
+func (p ToolDeadlineKept) Slots() []hosts.Slot    { return p.Bind() }
+func (p NoWorkAfterCancel) Slots() []hosts.Slot   { return p.Bind() }
 
 func (EffectOutcomeOnce) Kind() string   { return "effect_outcome_once" }
 func (CancelSettlesWithin) Kind() string { return "cancel_settles_within" }
@@ -103,6 +144,11 @@ func (RetryBudget) Kind() string         { return "retry_budget" }
 func (ResponseBounded) Kind() string     { return "response_bounded" }
 func (NoCommitAfterSettle) Kind() string { return "no_commit_after_settle" }
 func (TurnOutcomeOnce) Kind() string     { return "turn_outcome_once" }
+func (ToolRunOnce) Kind() string         { return "tool_run_once" }
+func (ToolResultReturned) Kind() string  { return "tool_result_returned" }
+func (TurnNotRepeated) Kind() string     { return "turn_not_repeated" }
+func (ToolDeadlineKept) Kind() string    { return "tool_deadline_kept" }
+func (NoWorkAfterCancel) Kind() string   { return "no_work_after_cancel" }
 
 func (EffectOutcomeOnce) Family() *hosts.Assertions   { return Family }
 func (CancelSettlesWithin) Family() *hosts.Assertions { return Family }
@@ -114,6 +160,11 @@ func (RetryBudget) Family() *hosts.Assertions         { return Family }
 func (ResponseBounded) Family() *hosts.Assertions     { return Family }
 func (NoCommitAfterSettle) Family() *hosts.Assertions { return Family }
 func (TurnOutcomeOnce) Family() *hosts.Assertions     { return Family }
+func (ToolRunOnce) Family() *hosts.Assertions         { return Family }
+func (ToolResultReturned) Family() *hosts.Assertions  { return Family }
+func (TurnNotRepeated) Family() *hosts.Assertions     { return Family }
+func (ToolDeadlineKept) Family() *hosts.Assertions    { return Family }
+func (NoWorkAfterCancel) Family() *hosts.Assertions   { return Family }
 
 // Family is the agent family's assertion kinds, in catalog order, and
 // their judge: each oracle checks the agent's claims against the
@@ -130,6 +181,11 @@ var Family = &hosts.Assertions{
 		hosts.Def[ResponseBounded](hosts.NoPair, hosts.NoPair),
 		hosts.Def[NoCommitAfterSettle](hosts.NoPair, hosts.NoPair),
 		hosts.Def[TurnOutcomeOnce](hosts.NoPair, hosts.NoPair),
+		hosts.Def[ToolRunOnce](hosts.NoPair, hosts.NoPair),
+		hosts.Def[ToolResultReturned](hosts.NoPair, hosts.NoPair),
+		hosts.Def[TurnNotRepeated](hosts.NoPair, hosts.NoPair),
+		hosts.Def[ToolDeadlineKept](hosts.NoPair, hosts.NoPair),
+		hosts.Def[NoWorkAfterCancel](hosts.NoPair, hosts.NoPair),
 	},
 	Judge: newJudge,
 }

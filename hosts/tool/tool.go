@@ -74,6 +74,14 @@ type Effect = effect
 // ParseEffects reads a tool's kind_config.effects, returning every problem.
 func ParseEffects(config map[string]any) ([]Effect, []hosts.FieldError) { return parse(config) }
 
+// Idempotent reports a tool's kind_config idempotent = true: running
+// the same tool use again is harmless (a read, a query), so
+// tool_run_once lets it run twice; the default is false, a tool with
+// effects (docs/assertions.md, "What the edge saw").
+func Idempotent(config map[string]any) bool {
+	return kindcfg.Root(&kindcfg.Reader{}, config).Bool("idempotent")
+}
+
 // effect is one scripted tool run.
 type effect struct {
 	Call, Name  string
@@ -86,7 +94,8 @@ type effect struct {
 func parse(config map[string]any) ([]effect, []hosts.FieldError) {
 	r := &kindcfg.Reader{}
 	t := kindcfg.Root(r, config)
-	t.Keys("effects")
+	t.Keys("effects", "idempotent")
+	t.Bool("idempotent")
 	var out []effect
 	for _, et := range t.Tables("effects") {
 		et.Keys("call", "name", "effect", "duration_ns", "output_bytes", "exit_code")
@@ -111,12 +120,13 @@ func parse(config map[string]any) ([]effect, []hosts.FieldError) {
 }
 
 type host struct {
-	id      string
-	effects []effect // immutable: shared by clones
-	used    []bool
-	runs    []run
-	nextTok uint64
-	acts    []hosts.Action
+	id         string
+	idempotent bool
+	effects    []effect // immutable: shared by clones
+	used       []bool
+	runs       []run
+	nextTok    uint64
+	acts       []hosts.Action
 }
 
 // run is one tool call in progress.
@@ -129,7 +139,7 @@ type run struct {
 
 func newHost(id string, config map[string]any, _ string, _ []string, _ *rng.Stream) hosts.Host {
 	effs, _ := parse(config)
-	return &host{id: id, effects: effs, used: make([]bool, len(effs))}
+	return &host{id: id, idempotent: Idempotent(config), effects: effs, used: make([]bool, len(effs))}
 }
 
 func (h *host) ID() string   { return h.id }
@@ -195,7 +205,14 @@ func (h *host) start(from string, c *llmwire.ToolCall, now int64) {
 		h.used[i] = true
 	}
 	e := h.eff(i)
-	h.state(c.Call, "started", e.Effect, 0)
+	if h.idempotent {
+		// Only a declared tool's records carry it: every other run's
+		// records are as they were.
+		h.acts = append(h.acts, hosts.Record(llmwire.Ev("tool_state", llmwire.S("call", c.Call), llmwire.S("state", "started"),
+			llmwire.S("effect", e.Effect), llmwire.I("bytes", 0), llmwire.B("idempotent", true))))
+	} else {
+		h.state(c.Call, "started", e.Effect, 0)
+	}
 	h.nextTok++
 	h.runs = append(h.runs, run{call: c.Call, from: from, e: i, tok: h.nextTok})
 	switch e.Effect {

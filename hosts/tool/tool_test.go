@@ -215,7 +215,7 @@ func TestTool_Validate(t *testing.T) {
 		got = append(got, e.Field+": "+e.Msg)
 	}
 	want := []string{
-		"kind_config.retries: unknown key (accepted: effects)",
+		"kind_config.retries: unknown key (accepted: effects, idempotent)",
 		`kind_config.effects[0].effect: unknown value "explode" (one of: success, exit_nonzero, hang, huge_output, binary_output, partial_then_fail, cancelled)`,
 		"kind_config.effects[1].exit_code: only exit_nonzero and partial_then_fail exit nonzero",
 		"kind_config.effects[2].colour: unknown key (accepted: call, name, effect, duration_ns, output_bytes, exit_code)",
@@ -224,5 +224,34 @@ func TestTool_Validate(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestTool_Idempotent: a tool declared idempotent says so on each run's
+// started record (tool_run_once lets its use run again); any other
+// tool's records are as before, and a value that is not a boolean is
+// refused.
+func TestTool_Idempotent(t *testing.T) {
+	for _, decl := range []bool{false, true} {
+		cfg := map[string]any{}
+		if decl {
+			cfg["idempotent"] = true
+		}
+		if errs := tool.Kind.Validate(cfg, nil); len(errs) > 0 {
+			t.Fatalf("config refused: %v", errs)
+		}
+		d := &driver{h: tool.Kind.New("tool", cfg, "up", nil, rng.New(1).Life("tool", 0))}
+		d.call("t1.toolu_1", "bash", 0)
+		got := d.out.String()
+		want := `"state":"started","effect":"success","bytes":0}`
+		if decl {
+			want = `"state":"started","effect":"success","bytes":0,"idempotent":true}`
+		}
+		if !strings.Contains(got, want) || tool.Idempotent(cfg) != decl {
+			t.Errorf("idempotent %v: %s, want %s", decl, got, want)
+		}
+	}
+	if errs := tool.Kind.Validate(map[string]any{"idempotent": "yes"}, nil); len(errs) != 1 || !strings.Contains(errs[0].Msg, "boolean") {
+		t.Errorf("idempotent = \"yes\": %v, want one error naming a boolean", errs)
 	}
 }
