@@ -2,6 +2,8 @@ package swimcheck
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 )
 
 // noDead is no_dead_when_probes_ok { peer, window_start_ns,
@@ -10,12 +12,47 @@ import (
 // view entered the state it left for dead.
 type noDead struct {
 	probeCheck
+	// deaths are the peer's deaths inside the window (observer, time):
+	// a Pass says them, since each was while probes were failing.
+	deaths []death
+}
+
+type death struct {
+	observer int32
+	timeNs   int64
 }
 
 func newNoDead(w *world, p NoDeadWhenProbesOK) checker {
 	c := &noDead{probeCheck: newProbeCheck(w, p.Peer, p.WindowStartNs, p.WindowEndNs)}
-	c.describe = c.describeDeath
+	c.describe, c.note = c.describeDeath, c.noteDeaths
 	return c
+}
+
+// maxDeathsSaid bounds the deaths a Pass names by time: the count says
+// the rest.
+const maxDeathsSaid = 5
+
+// noteDeaths is the Pass's word on the deaths that were not violations:
+// a member marked dead while probes were failing is what the check
+// exists to show (docs/assertions.md), and a bare Pass would hide it.
+func (c *noDead) noteDeaths(w *world) string {
+	switch len(c.deaths) {
+	case 0:
+		return "; no observer marked " + w.name(c.spans.y) + " dead"
+	}
+	var at []string
+	for i, d := range c.deaths {
+		if i == maxDeathsSaid {
+			at = append(at, "…")
+			break
+		}
+		at = append(at, w.name(d.observer)+" at "+fmtNs(d.timeNs))
+	}
+	times := "once"
+	if len(c.deaths) > 1 {
+		times = fmt.Sprint(len(c.deaths), " times")
+	}
+	return fmt.Sprintf("; %s was marked dead %s while probes between it and the observer were failing (%s)", w.name(c.spans.y), times, strings.Join(at, ", "))
 }
 
 func (c *noDead) onView(w *world, v viewChange) {
@@ -25,6 +62,7 @@ func (c *noDead) onView(w *world, v viewChange) {
 	}
 	m := mark{v.line, v.timeNs}
 	if v.cur.state == dead && v.timeNs >= p.start {
+		c.deaths = append(c.deaths, death{v.observer, v.timeNs})
 		s, violated := p.close(v.observer, m)
 		c.judge(w, s, violated)
 		return
@@ -42,7 +80,7 @@ func (c *noDead) describeDeath(w *world, s *span) string {
 }
 
 func (c *noDead) clone() checker {
-	d := &noDead{probeCheck: c.cloneCheck()}
-	d.describe = d.describeDeath
+	d := &noDead{probeCheck: c.cloneCheck(), deaths: slices.Clone(c.deaths)}
+	d.describe, d.note = d.describeDeath, d.noteDeaths
 	return d
 }

@@ -69,7 +69,7 @@ func (explainer) Target(ix *causal.Index, host, subject string, at int64) (causa
 	})
 }
 
-// maxLinks bounds a chain: a legacy queue can pass one update around for
+// maxLinks bounds a chain's own links (details aside): a legacy queue can pass one update around for
 // minutes, and a chain is read by a person.
 const maxLinks = 200
 
@@ -89,6 +89,18 @@ type builder struct {
 }
 
 func (b *builder) add(l causal.Link) { b.c.Links = append(b.c.Links, l) }
+
+// main counts the chain's own links, not the details under them (a
+// probe round's branches, a message's queued updates).
+func (b *builder) main() int {
+	n := 0
+	for _, l := range b.c.Links {
+		if l.Depth == 0 {
+			n++
+		}
+	}
+	return n
+}
 
 func (b *builder) stop(note string) { b.c.Note = note }
 
@@ -110,7 +122,7 @@ func (b *builder) transition(r causal.Rec, first bool) {
 	case b.seen[r.Line()]:
 		b.stop(fmt.Sprintf("record %d comes round again: the chain would loop", r.Line()))
 		return
-	case len(b.c.Links) >= maxLinks:
+	case b.main() >= maxLinks:
 		b.stop(fmt.Sprintf("the chain passes %d links; stopped at record %d", maxLinks, r.Line()))
 		return
 	}
