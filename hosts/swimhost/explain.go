@@ -559,7 +559,7 @@ func (b *builder) pace(h hop) string {
 	var small hop
 	looked := 0
 	b.ix.Backward(tSent, from, m.Line()-1, func(p causal.Rec) bool {
-		if looked++; looked > 5000 {
+		if looked++; looked > 512 {
 			return false
 		}
 		if p.Str("peer") != to || p.Num("bytes")*4 > m.Num("bytes") {
