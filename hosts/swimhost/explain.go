@@ -253,9 +253,7 @@ func (b *builder) probe(r causal.Rec) {
 		}
 	}
 	var branches []branch
-	if ping, ok := b.ix.Latest(tSent, obs, direct.Line(), func(p causal.Rec) bool {
-		return p.Num("seq") == seq && p.Str("peer") == subj && p.Str("message") == swim.Ping.String()
-	}); ok {
+	if ping, ok := b.lastSend(obs, subj, swim.Ping.String(), seq, direct.Line()); ok {
 		branches = append(branches, b.directBranch(ping))
 	}
 	if indirect {
@@ -367,9 +365,7 @@ func (b *builder) directBranch(ping causal.Rec) branch {
 		return br
 	}
 	recv := br.hops[0].end
-	ack, ok := b.ix.Earliest(tSent, subj, recv.Line()-1, func(p causal.Rec) bool {
-		return p.Str("peer") == obs && p.Str("message") == swim.Ack.String() && p.Num("seq") == seq
-	})
+	ack, ok := b.firstSend(subj, obs, swim.Ack.String(), seq, recv.Line()-1)
 	if !ok {
 		br.stop = subj + " never acked the ping"
 		return br
@@ -410,17 +406,24 @@ func (b *builder) indirectBranches(timeout causal.Rec, seq int64) []branch {
 			continue
 		}
 		got := br.hops[0].end
-		ping, ok := b.ix.Earliest(tSent, relay, got.Line(), func(p causal.Rec) bool {
-			return p.At() == got.At() && p.Str("peer") == subj && p.Str("message") == swim.Ping.String()
+		var ping causal.Rec
+		b.ix.Onward(tSent, relay, got.Line(), func(p causal.Rec) bool {
+			if p.At() > got.At() {
+				return false
+			}
+			if p.At() == got.At() && p.Str("peer") == subj && p.Str("message") == swim.Ping.String() {
+				ping = p
+				return false
+			}
+			return true
 		})
+		ok := ping.Valid()
 		switch {
 		case !ok:
 			br.stop = relay + " sent no ping to " + subj + " as it took the request"
 		case b.arrived(&br, ping):
 			pinged := br.hops[1].end
-			ack, ok := b.ix.Earliest(tSent, subj, pinged.Line()-1, func(p causal.Rec) bool {
-				return p.Str("peer") == relay && p.Str("message") == swim.Ack.String() && p.Num("seq") == ping.Num("seq")
-			})
+			ack, ok := b.firstSend(subj, relay, swim.Ack.String(), ping.Num("seq"), pinged.Line()-1)
 			if !ok {
 				br.stop = subj + " never acked " + relay + "'s ping"
 				break
@@ -429,9 +432,7 @@ func (b *builder) indirectBranches(timeout causal.Rec, seq int64) []branch {
 				break
 			}
 			acked := br.hops[2].end
-			iack, ok := b.ix.Earliest(tSent, relay, got.Line(), func(p causal.Rec) bool {
-				return p.Str("peer") == obs && p.Str("message") == swim.IndirectAck.String() && p.Num("seq") == seq
-			})
+			iack, ok := b.firstSend(relay, obs, swim.IndirectAck.String(), seq, got.Line())
 			if !ok || iack.At() > acked.At() {
 				br.stop = relay + " sent no indirect_ack as the ack came"
 				break
@@ -555,21 +556,21 @@ func (b *builder) late(h hop, br branch, end int64) {
 // less: the difference in bytes over the difference in time.
 func (b *builder) pace(h hop) string {
 	m := h.send
-	from, to := m.Host(), m.Str("peer")
+	l := b.linkLog(m.Host(), m.Str("peer"))
 	var small hop
-	looked := 0
-	b.ix.Backward(tSent, from, m.Line()-1, func(p causal.Rec) bool {
-		if looked++; looked > 512 {
-			return false
+	// Oldest first, so that of equal flights the newest is taken.
+	for i := range l.sends {
+		p := l.sends[i]
+		if p.Line() >= m.Line() {
+			break
 		}
-		if p.Str("peer") != to || p.Num("bytes")*4 > m.Num("bytes") {
-			return true
+		if p.Num("bytes")*4 > m.Num("bytes") {
+			continue
 		}
-		if s := b.hop(p); s.kind == fateArrived && (!small.send.Valid() || s.flight() < small.flight()) {
+		if s := b.linkHop(l, i); s.kind == fateArrived && (!small.send.Valid() || s.flight() <= small.flight()) {
 			small = s
 		}
-		return true
-	})
+	}
 	if !small.send.Valid() {
 		return ""
 	}
@@ -614,42 +615,18 @@ func (b *builder) queued(m causal.Rec) {
 		b.stop(fmt.Sprintf("the updates %s queued before record %d are no longer held", sender, b.ix.Forgotten()))
 		return
 	}
-	var pushes []causal.Rec
-	b.ix.Onward(tTransition, sender, 0, func(p causal.Rec) bool {
-		if p.Line() > m.Line() {
-			return false
-		}
-		if p.Str("observer") == sender {
-			pushes = append(pushes, p)
-		}
-		return true
-	})
+	q := b.queueLog(sender)
+	pushes := q.pushes[:q.queuedBy(m.Line())]
 	if len(pushes) == 0 {
 		b.stop(fmt.Sprintf("%s carried %d updates, and no update %s queued is recorded before it", idText(m), carried, sender))
 		return
 	}
 	// Each send after an update was queued that carried every update
 	// queued by then carried that one: its transmits.
-	fullAt := make([]int, len(pushes))
-	j, full, partial := 0, 0, false
-	b.ix.Onward(tSent, sender, pushes[0].Line(), func(s causal.Rec) bool {
-		if s.Line() > m.Line() {
-			return false
-		}
-		for j < len(pushes) && pushes[j].Line() < s.Line() {
-			fullAt[j] = full
-			j++
-		}
-		if s.Num("updates") >= int64(j) {
-			full++
-		} else {
-			partial = true
-		}
-		return true
-	})
-	for ; j < len(pushes); j++ {
-		fullAt[j] = full
-	}
+	sent := q.sentBy(m.Line())
+	full := q.full[sent]
+	fullAt := func(k int) int32 { return q.full[q.sentBy(pushes[k].Line())] }
+	partial := q.part[sent] > q.part[q.sentBy(pushes[0].Line())]
 	all := carried >= int64(len(pushes))
 	held := pushes
 	if !all {
@@ -660,24 +637,26 @@ func (b *builder) queued(m causal.Rec) {
 	var details []causal.Link
 	for i, p := range held {
 		k := len(pushes) - len(held) + i
+		nx := q.next[k]
+		if nx < len(pushes) {
+			stale++
+		}
+		if i >= maxQueued {
+			continue
+		}
 		subj := p.Str("subject")
 		why := fmt.Sprintf("queued %s before %s", dur(m.At()-p.At()), idText(m))
-		n := full - fullAt[k]
+		n := full - fullAt(k)
 		if partial || !all {
 			why += fmt.Sprintf(", sent with at least %d messages since", n)
 		} else {
 			why += fmt.Sprintf(", sent with all %d messages since", n)
 		}
-		for _, q := range pushes[k+1:] {
-			if q.Str("subject") == subj {
-				why += fmt.Sprintf("; stale: %s %s inc %d was queued after it (L%d)", subj, q.Str("to"), q.Num("incarnation"), q.Line())
-				stale++
-				break
-			}
+		if nx < len(pushes) {
+			nq := pushes[nx]
+			why += fmt.Sprintf("; stale: %s %s inc %d was queued after it (L%d)", subj, nq.Str("to"), nq.Num("incarnation"), nq.Line())
 		}
-		if i < maxQueued {
-			details = append(details, detail(p.Link(fmt.Sprintf("%s queued %s %s inc %d (%s)", sender, subj, p.Str("to"), p.Num("incarnation"), p.Str("reason")), why)))
-		}
+		details = append(details, detail(p.Link(fmt.Sprintf("%s queued %s %s inc %d (%s)", sender, subj, p.Str("to"), p.Num("incarnation"), p.Str("reason")), why)))
 	}
 	if len(held) > maxQueued {
 		p := held[maxQueued]
