@@ -3,6 +3,7 @@ package swimhost
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -86,6 +87,9 @@ type builder struct {
 	ix   *causal.Index
 	c    causal.Chain
 	seen map[int64]bool
+	// frame is the transition being built, to learn where the next one
+	// it reaches starts (see sub).
+	frame *frame
 }
 
 func (b *builder) add(l causal.Link) { b.c.Links = append(b.c.Links, l) }
@@ -100,6 +104,48 @@ func (b *builder) main() int {
 		}
 	}
 	return n
+}
+
+// sub is the chain below a transition that is not the chain's first, as
+// built once for a bundle: the transition's own links up to the next
+// transition it reached, then that one's, down to an origin. Many chains
+// of a run pass through the same transitions (every gossiped suspicion
+// through the probe that failed), and each built the same links again.
+// It depends on the chain around it only through the transitions that
+// chain has already passed (a loop) and the links it has (maxLinks): a
+// sub used where neither could stop it reads as built afresh.
+type sub struct {
+	line  int64
+	links []causal.Link
+	next  *sub
+	mains int // depth-0 links from here to the origin
+}
+
+type frame struct {
+	reached bool // a next transition was reached
+	nextAt  int  // where its links start
+	next    *sub // its sub, when it has one
+}
+
+// fits says whether s can stand for what the chain would build from here.
+func (b *builder) fits(s *sub) bool {
+	if b.main()+s.mains >= maxLinks {
+		return false
+	}
+	for n := s; n != nil; n = n.next {
+		if b.seen[n.line] {
+			return false
+		}
+	}
+	return true
+}
+
+func (b *builder) replay(s *sub) {
+	for n := s; n != nil; n = n.next {
+		b.seen[n.line] = true
+		b.c.Links = append(b.c.Links, n.links...)
+	}
+	b.c.Complete = true
 }
 
 func (b *builder) stop(note string) { b.c.Note = note }
@@ -118,6 +164,48 @@ func describe(r causal.Rec) string {
 // transition adds r and what caused it. first is the chain's own record:
 // the refutations of its accusation go under it.
 func (b *builder) transition(r causal.Rec, first bool) {
+	parent := b.frame
+	if parent != nil {
+		parent.reached, parent.nextAt = true, len(b.c.Links)
+	}
+	subs := b.tables().subs
+	if !first {
+		if s := subs[r.Line()]; s != nil && b.fits(s) {
+			b.replay(s)
+			if parent != nil {
+				parent.next = s
+			}
+			return
+		}
+	}
+	f := &frame{}
+	b.frame = f
+	start := len(b.c.Links)
+	b.build(r, first)
+	b.frame = parent
+	if first || !b.c.Complete || f.reached && f.next == nil {
+		return
+	}
+	end := len(b.c.Links)
+	if f.reached {
+		end = f.nextAt
+	}
+	s := &sub{line: r.Line(), links: slices.Clone(b.c.Links[start:end]), next: f.next}
+	for _, l := range s.links {
+		if l.Depth == 0 {
+			s.mains++
+		}
+	}
+	if f.next != nil {
+		s.mains += f.next.mains
+	}
+	subs[r.Line()] = s
+	if parent != nil {
+		parent.next = s
+	}
+}
+
+func (b *builder) build(r causal.Rec, first bool) {
 	switch {
 	case b.seen[r.Line()]:
 		b.stop(fmt.Sprintf("record %d comes round again: the chain would loop", r.Line()))

@@ -19,11 +19,12 @@ type tables struct {
 	queues map[string]*queueLog
 	links  map[[2]string]*linkLog
 	sends  map[string]map[sendKey][]causal.Rec
+	subs   map[int64]*sub // by the transition's line
 }
 
 func (b *builder) tables() *tables {
 	return b.ix.Memo(tablesKey{}, func() any {
-		return &tables{queues: map[string]*queueLog{}, links: map[[2]string]*linkLog{}, sends: map[string]map[sendKey][]causal.Rec{}}
+		return &tables{queues: map[string]*queueLog{}, links: map[[2]string]*linkLog{}, sends: map[string]map[sendKey][]causal.Rec{}, subs: map[int64]*sub{}}
 	}).(*tables)
 }
 
