@@ -108,9 +108,9 @@ func (ix *Index) Onward(typ, host string, line int64, fn func(Rec) bool) {
 	}
 }
 
-// Forget drops the lookups, so the next query builds them again: what
-// the first question after a long run costs (benchmarks).
-func (ix *Index) Forget() { ix.dropLookups() }
+// Forget drops the lookups and the memos, so the next query builds them
+// again: what the first question after a long run costs (benchmarks).
+func (ix *Index) Forget() { ix.dropLookups(); ix.memos = nil }
 
 // Memo is build's value for key, built once while the index holds the
 // same records: an explainer's own tables over them (a host's sends in
