@@ -49,6 +49,11 @@ type Index struct {
 	ids    map[int64][]int32
 	listed int
 	last   int64 // the last line offered
+
+	// An explainer's own tables over the records held (Memo), and the
+	// records they were built over.
+	memos             map[any]any
+	memoN, memoForgot int64
 }
 
 type spec struct {

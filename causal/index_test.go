@@ -90,3 +90,21 @@ func TestIndex_TwoKindsKeepOneType(t *testing.T) {
 		t.Errorf("peer %q message %q id %q bytes %d", r.Str("peer"), r.Str("message"), r.ID("id"), r.Num("bytes"))
 	}
 }
+
+// A memo is built once while the index holds the same records, and again
+// once a record is added: an explainer's tables never answer from records
+// they were not built over.
+func TestIndex_MemoRebuiltWhenRecordsChange(t *testing.T) {
+	ix := NewIndex(0, Keep{Type: "st", Str: []string{"who"}})
+	builds := 0
+	memo := func() int { return ix.Memo("k", func() any { builds++; return ix.Len() }).(int) }
+	ix.AddRecord(1, 0, 1, "h", "st", []byte(`{"type":"st","who":"a"}`))
+	first, again := memo(), memo()
+	if first != 1 || again != 1 || builds != 1 {
+		t.Fatalf("built %d times, want once over 1 record", builds)
+	}
+	ix.AddRecord(2, 0, 2, "h", "st", []byte(`{"type":"st","who":"b"}`))
+	if n := memo(); n != 2 || builds != 2 {
+		t.Fatalf("after a record added: memo over %d records, built %d times", n, builds)
+	}
+}

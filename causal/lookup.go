@@ -108,6 +108,23 @@ func (ix *Index) Onward(typ, host string, line int64, fn func(Rec) bool) {
 	}
 }
 
-// Forget drops the lookups, so the next query builds them again: what
-// the first question after a long run costs (benchmarks).
-func (ix *Index) Forget() { ix.dropLookups() }
+// Forget drops the lookups and the memos, so the next query builds them
+// again: what the first question after a long run costs (benchmarks).
+func (ix *Index) Forget() { ix.dropLookups(); ix.memos = nil }
+
+// Memo is build's value for key, built once while the index holds the
+// same records: an explainer's own tables over them (a host's sends in
+// order, with counts), built once for every chain of a bundle instead of
+// once a chain. A record added or the oldest half forgotten drops every
+// memo. key must be comparable; an explainer uses a type of its own.
+func (ix *Index) Memo(key any, build func() any) any {
+	if ix.memos == nil || ix.memoN != int64(len(ix.ents)) || ix.memoForgot != ix.forgot {
+		ix.memos, ix.memoN, ix.memoForgot = map[any]any{}, int64(len(ix.ents)), ix.forgot
+	}
+	v, ok := ix.memos[key]
+	if !ok {
+		v = build()
+		ix.memos[key] = v
+	}
+	return v
+}

@@ -40,22 +40,33 @@ const whyMargin = 60_000_000_000
 // minute past the time asked. It returns the line of the record it
 // explained.
 func WhyInBundle(dir string, reg *hosts.Registry, q WhyQuery) (causal.Chain, int64, error) {
-	var exps []causal.Explainer
+	var all []causal.Explainer
+	explains := map[string]causal.Explainer{}
 	for _, tag := range reg.Tags() {
 		if k, _ := reg.Lookup(tag); k.Explain != nil {
-			exps = append(exps, k.Explain)
+			all = append(all, k.Explain)
+			explains[tag] = k.Explain
 		}
 	}
-	if len(exps) == 0 {
+	if len(all) == 0 {
 		return causal.Chain{}, 0, errors.New("no host kind explains its state")
 	}
-	ix := causal.NewIndex(0, causal.Keeps(exps)...)
+	ix := causal.NewIndex(0, causal.Keeps(all)...)
+	// The kinds whose records the bundle holds, in the order met: only
+	// they explain, and only they are named when the question is not one
+	// they answer (a SWIM user is not told about raft's leader_change).
+	var exps []causal.Explainer
+	kinds := map[string]bool{}
 	var add func(*causal.Index) // the record asked about, should the index skip it
 	seen := map[string]bool{}
 	var hostList []string
 	stop := errors.New("past the time asked")
 	limit := q.At + whyMargin
-	err := bundle.ScanEvents(dir, func(_, typ string) bundle.Read {
+	err := bundle.ScanEvents(dir, func(kind, typ string) bundle.Read {
+		if x, ok := explains[kind]; ok && !kinds[kind] {
+			kinds[kind] = true
+			exps = append(exps, x)
+		}
 		if ix.Wants(typ) {
 			return bundle.Unchecked
 		}
@@ -82,6 +93,9 @@ func WhyInBundle(dir string, reg *hosts.Registry, q WhyQuery) (causal.Chain, int
 	})
 	if err != nil && !errors.Is(err, stop) {
 		return causal.Chain{}, 0, err
+	}
+	if len(exps) == 0 {
+		return causal.Chain{}, 0, &WhyError{"no host kind of this bundle explains its state"}
 	}
 	line := q.Line
 	if line == 0 {

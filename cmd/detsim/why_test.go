@@ -131,3 +131,84 @@ func TestList_HasTheThousandPeerFlap(t *testing.T) {
 		t.Errorf("detsim list:\n%s", r.stdout)
 	}
 }
+
+// Seed 42's suspicion of orch by fra at 221.5 s (issue 29): the chain
+// names the late acks of both branches of sgp's probe round (not "no
+// ack"), the message that lost the round its time, the updates that made
+// it big (queued since the start, stale ones among them), and ends at an
+// origin. Before, it said "no indirect_ack by the end of the probe
+// interval" and stopped at the direct timeout.
+func TestWhy_ReachesTheQueuedUpdates(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "b")
+	if r := runIn("--batch", "--seed", "42", "--out", out, "reproduction/gossip_flap"); r.code != exitFailed {
+		t.Fatalf("the reproduction: exit %d\n%s", r.code, r.stderr)
+	}
+	w := runIn("why", out, "--host", "fra", "--subject", "orch", "--at", "221.5s")
+	if w.code != exitOK {
+		t.Fatalf("exit %d\n%s", w.code, w.stderr)
+	}
+	for _, want := range []string{
+		"direct: the ack orch#592 arrived 78.2 ms after the end of the probe interval",
+		"via fra: the indirect_ack fra#647 arrived 778.0 ms after the end of the probe interval",
+		"[via fra] fra sent indirect_ack fra#647 to sgp",
+		"sgp sent ping sgp#563 to orch: 2 589 B, 16 updates",
+		"sgp#563 carried all 16 updates sgp had queued since the start of the run, 14 of them stale",
+		"sgp queued orch alive inc 1 (refuted)",
+		"stale: orch suspect inc 1 was queued after it",
+		"the first update sgp queued: fra alive inc 0 (gossip)  [origin]",
+		"complete: it ends at its origin",
+	} {
+		if !strings.Contains(w.stdout, want) {
+			t.Errorf("the chain does not say %q:\n%s", want, w.stdout)
+		}
+	}
+	if strings.Contains(w.stdout, "no indirect_ack by the end") {
+		t.Errorf("the chain says no ack came, though the indirect ack came late:\n%s", w.stdout)
+	}
+}
+
+// why's errors name what the bundle's own kinds explain: a SWIM bundle's
+// user is not told about raft's leader_change.
+func TestWhy_ErrorsSpeakOfTheBundlesKinds(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "b")
+	if r := runIn("--batch", "--out", out, "reproduction/gossip_flap"); r.code != exitFailed {
+		t.Fatalf("the reproduction: exit %d\n%s", r.code, r.stderr)
+	}
+	for _, args := range [][]string{{"--line", "3"}, {"--host", "fra", "--subject", "orch", "--at", "0ns"}} {
+		r := runIn(append([]string{"why", out}, args...)...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, "a swim state_transition record") || strings.Contains(r.stderr, "leader_change") || strings.Contains(r.stderr, "raft") {
+			t.Errorf("why %v: exit %d, stderr %q: want 2 naming swim's records only", args, r.code, r.stderr)
+		}
+	}
+}
+
+// The thousand-peer WAN flap (issue 29): the chain of a healthy sa
+// peer's suspicion reaches the thin link and the queue, as the
+// scenario's comment says.
+func TestWhy_ThousandPeerSuspicionReachesTheThinLinkAndQueue(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the 1000-peer scenario (~20 s)")
+	}
+	out := filepath.Join(t.TempDir(), "b")
+	if r := runIn("--batch", "--out", out, "reproduction/gossip_flap_wan1000"); r.code != exitFailed {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	w := runIn("why", out, "--host", "us-168", "--subject", "sa-050", "--at", "28.015065971s")
+	if w.code != exitOK {
+		t.Fatalf("exit %d\n%s", w.code, w.stderr)
+	}
+	for _, want := range []string{
+		"sa-050 sent ack sa-050#79 to eu-301: 3 614 B, 69 updates",
+		"sa-050→eu-301 moves each byte more than twice as slowly, a thin link",
+		"sa-050#79 carried 69 updates: all 42 sa-050 had queued since the start of the run",
+		"[origin]",
+		"complete: it ends at its origin",
+	} {
+		if !strings.Contains(w.stdout, want) {
+			t.Errorf("the chain does not say %q:\n%s", want, w.stdout)
+		}
+	}
+	if strings.Contains(w.stdout, "was dropped (lossy)  [origin]") {
+		t.Errorf("the chain still ends at the lost ping:\n%s", w.stdout)
+	}
+}

@@ -10,6 +10,9 @@ type probeCheck struct {
 	spans probeSpans
 	// describe says, for the reason, why a violated check is a violation.
 	describe func(w *world, s *span) string
+	// note, when set, adds to a Pass what the check saw that is not a
+	// violation but a symptom its docs name (docs/assertions.md).
+	note func(w *world) string
 }
 
 func newProbeCheck(w *world, peer string, start, end int64) probeCheck {
@@ -44,7 +47,11 @@ func (c *probeCheck) judge(w *world, s *span, violated bool) {
 func (c *probeCheck) conclude(w *world) {
 	y := w.name(c.spans.y)
 	if c.spans.fired {
-		c.res.resolve(Pass, fmt.Sprintf("direct probes with %s succeeded both ways inside %s and no violation was found", y, c.window()))
+		text := fmt.Sprintf("direct probes with %s succeeded both ways inside %s and no violation was found", y, c.window())
+		if c.note != nil {
+			text += c.note(w)
+		}
+		c.res.resolve(Pass, text)
 		return
 	}
 	c.res.resolve(Inconclusive, fmt.Sprintf("no peer had a direct probe with %s succeed each way inside %s: the precondition never fired", y, c.window()))
