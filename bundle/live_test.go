@@ -188,7 +188,10 @@ func TestVerify_TestbedBundle(t *testing.T) {
 		m.Digest = sampleDigest(sampleRecords)
 		m.Mode = mode
 		if mode == ModeTestbed {
-			m.Testbed = &Testbed{Kernel: "6.18", Impl: "swimd", Edges: []TestbedEdge{{From: "a", To: "b", LatencyNs: 45e6, MTUBytes: 1500}}}
+			m.Testbed = &Testbed{Kernel: "6.18", Impl: "swimd", Edges: []TestbedEdge{{From: "a", To: "b", LatencyNs: 45e6, MTUBytes: 1500}},
+				Lateness: &TestbedLateness{Packets: 900, P50Ns: 600e3, P99Ns: 5e6, MaxNs: 12e6, SmallestLatencyNs: 45e6},
+				Load:     &TestbedLoad{CPUs: 2, Samples: 9, Load1Min: 1.5, Load1Median: 2.25, Load1Max: 4},
+				Marked:   "the delay line's p99 lateness 5.00 ms > 1/10 of the 45.0 ms smallest latency asked"}
 		}
 		if err := w.Finish(m, []byte(sampleScenario), []byte(`{"verdicts":[]}`+"\n")); err != nil {
 			t.Fatal(err)
@@ -208,6 +211,12 @@ func TestVerify_TestbedBundle(t *testing.T) {
 			}
 			if got.Clock != "wall" || got.Substitutions[0] != TestbedClockSubstitution || got.Testbed == nil || got.Testbed.Edges[0].MTUBytes != 1500 {
 				t.Errorf("testbed manifest: clock %q, substitutions %q, testbed %+v", got.Clock, got.Substitutions, got.Testbed)
+			}
+			// The delay line's own error and the machine's load come back
+			// as written (docs/bundle.md).
+			if got.Testbed != nil && (got.Testbed.Lateness == nil || *got.Testbed.Lateness != *m.Testbed.Lateness ||
+				got.Testbed.Load == nil || *got.Testbed.Load != *m.Testbed.Load || got.Testbed.Marked != m.Testbed.Marked) {
+				t.Errorf("testbed's own error: lateness %+v load %+v marked %q", got.Testbed.Lateness, got.Testbed.Load, got.Testbed.Marked)
 			}
 		case ModeLive:
 			if len(problems) != 1 || problems[0].Path != "testbed/delays.tsv" {

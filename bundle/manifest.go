@@ -120,6 +120,44 @@ type Testbed struct {
 	// testbed can see, each with the reason: schemadiff does not hold
 	// its absence against the simulator (docs/testbed.md).
 	Unobserved []Unobserved `json:"unobserved"`
+	// Lateness is the delay line's own error: how late it released each
+	// packet against the instant it scheduled. Absent in bundles
+	// recorded before the field, whose error was not recorded (a reader
+	// says so, never assumes one).
+	Lateness *TestbedLateness `json:"lateness,omitempty"`
+	// Load is the machine's load while the run went on, which the
+	// lateness grows with. Absent in bundles recorded before the field.
+	Load *TestbedLoad `json:"load,omitempty"`
+	// Marked, when set, says why the recording's own error is too large
+	// for the links it was asked to realise (one sentence): the delay
+	// line's p99 lateness exceeded a tenth of the smallest latency
+	// asked (docs/testbed.md, "The testbed's own error"). A comparison
+	// against a marked recording says so beside what it judges.
+	Marked string `json:"marked,omitempty"`
+}
+
+// TestbedLateness summarises how late the delay line released packets:
+// the instant it wrote each one back less the instant it scheduled
+// (entry + the delay drawn), over every packet it delayed.
+type TestbedLateness struct {
+	Packets int64 `json:"packets"`
+	P50Ns   int64 `json:"p50_ns"`
+	P99Ns   int64 `json:"p99_ns"`
+	MaxNs   int64 `json:"max_ns"`
+	// SmallestLatencyNs is the smallest latency_ns among the realised
+	// edges: the yardstick Marked measures P99Ns against.
+	SmallestLatencyNs int64 `json:"smallest_latency_ns"`
+}
+
+// TestbedLoad is the machine's 1-minute load average (/proc/loadavg)
+// sampled while the run went on, and its core count: a load above the
+// cores means runnable threads waited, the delay line's among them.
+type TestbedLoad struct {
+	CPUs        int     `json:"cpus"`
+	Samples     int     `json:"samples"`
+	Load1Min    float64 `json:"load1_min"`    //detlint:allow float the machine's load a testbed recording reports; read by calibrate and shown, never decided on
+	Load1Median float64 `json:"load1_median"` //detlint:allow float the machine's load a testbed recording reports; read by calibrate and shown, never decided on
+	Load1Max    float64 `json:"load1_max"`    //detlint:allow float the machine's load a testbed recording reports; read by calibrate and shown, never decided on
 }
 
 // Unobserved is one kind ("kind_tag/type", or "kind_tag/*") or one

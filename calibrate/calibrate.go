@@ -135,6 +135,9 @@ type Row struct {
 	Hi     float64 `json:"hi"`
 	Status Status  `json:"status"`
 	Note   string  `json:"note,omitempty"`
+	// Recording is the production recording's own-error marker on a
+	// judged row (Recording.Row), or "".
+	Recording string `json:"recording,omitempty"`
 }
 
 // Report is a calibration's outcome.
@@ -148,8 +151,11 @@ type Report struct {
 	DurationNs int64 `json:"duration_ns"`
 	WindowNs   int64 `json:"window_ns"`
 	// Cut says why the prod bundle ends before the scenario's end, or "".
-	Cut  string `json:"cut,omitempty"`
-	Rows []Row  `json:"rows"`
+	Cut string `json:"cut,omitempty"`
+	// Recording is what the production recording says of its own error
+	// (a testbed bundle's delay line), or nil.
+	Recording *Recording `json:"recording,omitempty"`
+	Rows      []Row      `json:"rows"`
 }
 
 // Failed reports whether any metric is out of tolerance.
@@ -252,6 +258,8 @@ func Run(sc *scenarios.Scenario, prodDir string, opts Options) (*Report, error) 
 		r.Rows = append(r.Rows, beyondEnd(peers, sc.DurationNs, window)...)
 		slices.SortStableFunc(r.Rows, compareRows)
 	}
+	r.Recording = recordingOf(info)
+	markRows(r.Rows, r.Recording)
 	return r, nil
 }
 
@@ -551,6 +559,9 @@ func (r *Report) Write(w io.Writer) error {
 		fmt.Fprintf(&b, "window      %.6gs of %.6gs: the prod bundle ends early (%s); both sides are measured over the window\n",
 			float64(r.WindowNs)/1e9, float64(r.DurationNs)/1e9, r.Cut)
 	}
+	if r.Recording != nil {
+		fmt.Fprintf(&b, "recording   %s\n", r.Recording.Note)
+	}
 	b.WriteString("\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "metric\tsim median [min, max] (n)\tprod\ttolerance\tresult\t")
@@ -568,6 +579,9 @@ func (r *Report) Write(w io.Writer) error {
 		result := string(row.Status)
 		if row.Note != "" {
 			result += ": " + row.Note
+		}
+		if row.Recording != "" {
+			result += " [" + row.Recording + "]"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", row.Metric, sim, prod, row.Tolerance, result)
 	}

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/testbed/tbnet"
 )
 
@@ -46,7 +47,9 @@ import (
 // Every packet is logged: when it entered, its edge, its size, the
 // standard-normal draw, the hold asked for (its delay, plus on a
 // serialised edge its wait for and time on the wire), and when it was
-// written back (testbed/delays.tsv in the bundle).
+// written back (testbed/delays.tsv in the bundle); how late it was
+// written back is also counted, for the manifest's summary of the
+// line's own error.
 type delayLine struct {
 	tun   *os.File
 	clock func() int64
@@ -61,6 +64,10 @@ type delayLine struct {
 	wireFull int64 // packets refused for a serialised edge's full queue
 	foreign  int64 // packets not between two peers, passed at once
 	closed   bool
+
+	// late is how late each packet was written back against its due
+	// instant: the writer's alone until stop, then read.
+	late lateHist
 
 	log     *bufio.Writer
 	logFile *os.File
@@ -268,7 +275,9 @@ func (d *delayLine) writer() {
 				// it is lost, as on a wire.
 			}
 			e := d.plan.Edges[p.edge]
-			fmt.Fprintf(d.log, "%d\t%d\t%d\t%d\t%.6f\t%d\t%d\n", p.inNs, e.From, e.To, len(p.data), p.z, p.delayNs, d.clock())
+			out := d.clock()
+			d.late.add(out - p.outNs)
+			fmt.Fprintf(d.log, "%d\t%d\t%d\t%d\t%.6f\t%d\t%d\n", p.inNs, e.From, e.To, len(p.data), p.z, p.delayNs, out)
 		}
 		if len(due) > 0 {
 			continue
@@ -307,6 +316,12 @@ func (d *delayLine) floor(k int, floorNs, untilNs int64) {
 	d.mu.Lock()
 	d.edges[k].floorNs, d.edges[k].floorUntil = floorNs, untilNs
 	d.mu.Unlock()
+}
+
+// lateness summarises how late the line wrote packets back, against
+// the smallest latency among edges. Call after stop.
+func (d *delayLine) lateness(edges []bundle.TestbedEdge) bundle.TestbedLateness {
+	return d.late.summary(edges)
 }
 
 // stop ends the delay line: the TUN device closes (what it held is

@@ -188,8 +188,8 @@ func TestDerive_TakesTheWireOffASerialisedEdgesLatency(t *testing.T) {
 	wire := Edge{RateBytes: 1280, MTUBytes: 1500} // 128 bytes: 100 ms
 	bucket := Edge{RateBytes: 1280, BurstBytes: 1564, MTUBytes: 1500}
 	r := ProbeReport{Edges: []EdgeReport{
-		{From: "a", To: "b", Asked: wire, OneWayMean: 150e6},
-		{From: "b", To: "a", Asked: bucket, OneWayMean: 150e6},
+		{From: "a", To: "b", Asked: wire, OneWayP50: 150e6, OneWayP99: 150e6},
+		{From: "b", To: "a", Asked: bucket, OneWayP50: 150e6, OneWayP99: 150e6},
 	}}
 	d := r.Derive()
 	if d[0].LatencyNs != 50_000_000 || d[1].LatencyNs != 150_000_000 {

@@ -1,7 +1,6 @@
 package testbed
 
 import (
-	"bufio"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -14,10 +13,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/internal/scratch"
 	"github.com/detsim/detsim/scenarios"
 	"github.com/detsim/detsim/testbed/tbnet"
@@ -68,7 +67,10 @@ type EdgeReport struct {
 
 	// One-way delay of small datagrams, ns: both namespaces read one
 	// machine's clock, so send and receive times compare directly.
+	// OneWayP25 and OneWayP75 are its quartiles, the robust spread
+	// --derive fits the jitter to.
 	OneWayP50, OneWayP99 int64
+	OneWayP25, OneWayP75 int64
 	// OneWayMean and OneWayStddev are the same delays' mean and sample
 	// standard deviation, ns.
 	OneWayMean, OneWayStddev float64
@@ -84,6 +86,11 @@ type EdgeReport struct {
 	// loss is applied after the shaping; 0 for an unshaped edge, which
 	// the probe does not saturate.
 	ThroughputBytes float64
+	// OfferedBytes is what the probe managed to send per second over the
+	// same window, headers counted: twice the rate asked when its sender
+	// kept up, less when the machine could not send faster (its own
+	// ceiling, which is then what ThroughputBytes measured).
+	OfferedBytes float64
 }
 
 // PairRTT is the round trip of small datagrams between two peers.
@@ -103,11 +110,10 @@ type ProbeReport struct {
 	SmallDuration time.Duration
 	Edges         []EdgeReport
 	RTTs          []PairRTT
-	// LineLateP50 and LineLateP99 are how much later than asked the
-	// delay line wrote packets back: its cost in accuracy.
-	LineLateP50, LineLateP99 int64
-	LinePackets              int
-	SetupNs, TeardownNs      int64
+	// LineLate is how much later than asked the delay line wrote
+	// packets back: its cost in accuracy.
+	LineLate            bundle.TestbedLateness
+	SetupNs, TeardownNs int64
 }
 
 // Probe builds sc's network with no daemons and measures every edge with
@@ -167,6 +173,7 @@ func Probe(ctx context.Context, sc *scenarios.Scenario, cfg ProbeConfig) (*Probe
 	if _, _, _, err := line.stop(); err != nil {
 		return nil, err
 	}
+	rep.LineLate = line.lateness(plan.Realised())
 	teardown := time.Now()
 	err = n.Close()
 	n = nil
@@ -175,9 +182,6 @@ func Probe(ctx context.Context, sc *scenarios.Scenario, cfg ProbeConfig) (*Probe
 		return nil, err
 	}
 	pr.report(rep, cfg.Duration)
-	if rep.LineLateP50, rep.LineLateP99, rep.LinePackets, err = lineLateness(logPath); err != nil {
-		return nil, err
-	}
 	return rep, nil
 }
 
@@ -194,12 +198,13 @@ type prober struct {
 	got     [4][]int // per phase, per edge: datagrams received
 	sent    [4][]int // per phase, per edge
 	gotBy   []int64  // per edge: blast bytes received within the window, headers counted
+	sentBy  []int64  // per edge: blast bytes sent within the window, headers counted
 	window  [2]int64 // the blast's counting window
 	blastOn bool
 }
 
 func newProber(p *Plan, n *Net, clock func() int64) (*prober, error) {
-	pr := &prober{plan: p, clock: clock, rtts: map[[2]int][]int64{}, delays: make([][]int64, len(p.Edges)), gotBy: make([]int64, len(p.Edges))}
+	pr := &prober{plan: p, clock: clock, rtts: map[[2]int][]int64{}, delays: make([][]int64, len(p.Edges)), gotBy: make([]int64, len(p.Edges)), sentBy: make([]int64, len(p.Edges))}
 	for ph := range pr.got {
 		pr.got[ph], pr.sent[ph] = make([]int, len(p.Edges)), make([]int, len(p.Edges))
 	}
@@ -382,11 +387,15 @@ func (pr *prober) send(ctx context.Context, phase, k, size int, every, d time.Du
 	stop := time.NewTimer(d)
 	defer stop.Stop()
 	for seq := uint64(0); ; seq++ {
+		now := pr.clock()
 		binary.BigEndian.PutUint64(buf[8:16], seq)
-		binary.BigEndian.PutUint64(buf[16:24], uint64(pr.clock()))
+		binary.BigEndian.PutUint64(buf[16:24], uint64(now))
 		if _, err := pr.conns[e.From].WriteToUDPAddrPort(buf, to); err == nil {
 			pr.mu.Lock()
 			pr.sent[phase][k]++
+			if phase == phaseBlast && now >= pr.window[0] && now < pr.window[1] {
+				pr.sentBy[k] += int64(size + 28*fragments(size, e.MTUBytes))
+			}
 			pr.mu.Unlock()
 		}
 		select {
@@ -407,10 +416,11 @@ func (pr *prober) report(rep *ProbeReport, d time.Duration) {
 			SmallSent: pr.sent[phaseSmall][k], SmallGot: pr.got[phaseSmall][k],
 			LargeSent: pr.sent[phaseLarge][k], LargeGot: pr.got[phaseLarge][k],
 			LargeFragments: fragments(largeBytes, e.MTUBytes)}
-		r.OneWayP50, r.OneWayP99 = quantiles(pr.delays[k])
-		r.OneWayMean, r.OneWayStddev = meanStddev(pr.delays[k])
+		r.summariseDelays(pr.delays[k])
 		if e.RateBytes > 0 {
-			r.ThroughputBytes = float64(pr.gotBy[k]) / (float64(d) * 3 / 4 / float64(time.Second))
+			window := float64(d) * 3 / 4 / float64(time.Second)
+			r.ThroughputBytes = float64(pr.gotBy[k]) / window
+			r.OfferedBytes = float64(pr.sentBy[k]) / window
 		}
 		rep.Edges = append(rep.Edges, r)
 		if e.From < e.To {
@@ -423,15 +433,32 @@ func (pr *prober) report(rep *ProbeReport, d time.Duration) {
 	}
 }
 
+// summariseDelays fills the one-way delay figures from the small
+// datagrams' delays, ns.
+func (r *EdgeReport) summariseDelays(delays []int64) {
+	q := quantilesOf(delays, 0.25, 0.5, 0.75, 0.99)
+	r.OneWayP25, r.OneWayP50, r.OneWayP75, r.OneWayP99 = q[0], q[1], q[2], q[3]
+	r.OneWayMean, r.OneWayStddev = meanStddev(delays)
+}
+
 // quantiles returns the 50th and 99th percentiles (nearest rank).
 func quantiles(xs []int64) (int64, int64) {
-	if len(xs) == 0 {
-		return -1, -1
-	}
+	q := quantilesOf(xs, 0.5, 0.99)
+	return q[0], q[1]
+}
+
+// quantilesOf returns xs's nearest-rank qs, each -1 when xs is empty.
+func quantilesOf(xs []int64, qs ...float64) []int64 {
+	out := make([]int64, len(qs))
 	s := slices.Clone(xs)
 	slices.Sort(s)
-	at := func(q float64) int64 { return s[min(len(s)-1, int(math.Ceil(q*float64(len(s))))-1)] }
-	return at(0.5), at(0.99)
+	for i, q := range qs {
+		out[i] = -1
+		if len(s) > 0 {
+			out[i] = s[max(0, min(len(s)-1, int(math.Ceil(q*float64(len(s))))-1))]
+		}
+	}
+	return out
 }
 
 // meanStddev is the mean and sample standard deviation of xs.
@@ -450,34 +477,6 @@ func meanStddev(xs []int64) (float64, float64) {
 		sq += d * d
 	}
 	return mean, math.Sqrt(sq / float64(len(xs)-1))
-}
-
-// lineLateness reads the delay log and returns how late, past the delay
-// asked, the line wrote packets back (p50, p99) and how many it held.
-func lineLateness(path string) (int64, int64, int, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	defer f.Close()
-	var late []int64
-	sc := bufio.NewScanner(f)
-	sc.Scan() // the header
-	for sc.Scan() {
-		fields := strings.Split(sc.Text(), "\t")
-		if len(fields) != 7 {
-			return 0, 0, 0, fmt.Errorf("%s: a line of %d fields", path, len(fields))
-		}
-		in, _ := strconv.ParseInt(fields[0], 10, 64)
-		delay, _ := strconv.ParseInt(fields[5], 10, 64)
-		out, _ := strconv.ParseInt(fields[6], 10, 64)
-		late = append(late, out-in-delay)
-	}
-	if err := sc.Err(); err != nil {
-		return 0, 0, 0, err
-	}
-	p50, p99 := quantiles(late)
-	return p50, p99, len(late), nil
 }
 
 // Print writes the report as the table docs/testbed.md holds.
@@ -518,36 +517,81 @@ func (r *ProbeReport) Print(w io.Writer) {
 			fmt.Fprintf(w, "| %s↔%s | %s | %s / %s |\n", p.A, p.B, ms(p.AskedNs), ms(p.P50), ms(p.P99))
 		}
 	}
-	fmt.Fprintf(w, "\ndelay line: %d packets; written back later than asked by p50 %s ms, p99 %s ms\n", r.LinePackets, strconv.FormatFloat(float64(r.LineLateP50)/1e6, 'f', 3, 64), strconv.FormatFloat(float64(r.LineLateP99)/1e6, 'f', 3, 64))
+	l := r.LineLate
+	fmt.Fprintf(w, "\ndelay line: %d packets; written back later than asked by p50 %s ms, p99 %s ms, max %s ms\n", l.Packets, strconv.FormatFloat(float64(l.P50Ns)/1e6, 'f', 3, 64), strconv.FormatFloat(float64(l.P99Ns)/1e6, 'f', 3, 64), strconv.FormatFloat(float64(l.MaxNs)/1e6, 'f', 3, 64))
+	if mark := LatenessMark(l); mark != "" {
+		fmt.Fprintf(w, "marked: %s: what the probe measured has the testbed's own error in it\n", mark)
+	}
 }
 
 // Derived is the link policy of one edge as the probe measured it, in
 // the scenario's units: what a calibration scenario gives the network
 // model, so that the model is fed what the kernel did rather than what
-// the testbed was asked (issue 19, item 5).
+// the testbed was asked (issue 19, item 5). The model's delay is
+// latency + N(0, jitter²); the fit is made to the body of what was
+// measured, and a tail the Gaussian cannot carry, or a throughput that
+// was the probe's own ceiling, is said, never written as the link's
+// (docs/testbed.md, "Measured, not assumed").
 type Derived struct {
 	From, To string
-	// LatencyNs is the mean one-way delay of small datagrams. Nothing is
-	// taken off for serialisation: HTB is a token bucket, which lets a
-	// packet that finds tokens through at once, and the probe's small
+	// LatencyNs is the median one-way delay of small datagrams (-1, with
+	// JitterStddevNs, when none arrived, and then Tail says so): the
+	// Gaussian's centre, which a heavy upper tail (the delay line late
+	// on a loaded machine) does not pull as it pulls the mean. Nothing
+	// is taken off for serialisation: HTB is a token bucket, which lets
+	// a packet that finds tokens through at once, and the probe's small
 	// datagrams (sent at under half the rate) always do; so does the
 	// model's bucket, which the configuration's burst_bytes asks for. On
 	// a serialising wire (burst_bytes 0, paced by the delay line) each
 	// small datagram's bytes / rate is taken off, since the model's wire
 	// charges it again.
 	LatencyNs int64
-	// JitterStddevNs is the delays' sample standard deviation.
+	// JitterStddevNs is the delays' interquartile range over 1.349 (a
+	// normal's IQR in standard deviations): the spread of the body,
+	// which a few very late packets do not inflate as they inflate the
+	// sample standard deviation.
 	JitterStddevNs int64
+	// Tail, when set, says the measured p99 lies further above the
+	// median than the fitted Gaussian's p99 (median + 2.326 jitter) by
+	// more than heavyTailSlack, and what jitter a Gaussian matching p50
+	// and p99 would need instead: the model cannot carry that tail, and
+	// it is not written.
+	Tail string
 	// LossPPM is the small datagrams' loss: one fragment each, so the
 	// per-packet loss.
 	LossPPM int64
 	// BandwidthBps is the throughput over (1 − the measured loss), bytes
-	// per second, headers counted; 0 when the edge was not saturated.
+	// per second, headers counted; 0 when the edge was not saturated or
+	// the throughput was the probe's own sending ceiling (Ceiling says
+	// which), and then the scenario extended keeps its own.
 	BandwidthBps int64
+	// Ceiling, when set, says why the throughput was not the link's: the
+	// probe could not offer clearly more than got through.
+	Ceiling string
 	// SmallSent counts the datagrams behind LatencyNs, JitterStddevNs
 	// and LossPPM.
 	SmallSent int
 }
+
+// gaussP99 is a standard normal's 99th percentile, and normalIQR its
+// interquartile range.
+const (
+	gaussP99  = 2.3263
+	normalIQR = 1.349
+)
+
+// heavyTailSlack is how far the measured p99 may lie beyond the fitted
+// Gaussian's before the tail is called heavier than it: a quarter of
+// the predicted distance from the median, or half a millisecond,
+// whichever is more (two sampling errors of a p99 from a few thousand
+// datagrams, and the delay line's own lateness on an idle machine).
+func heavyTailSlack(predicted float64) float64 { return max(0.25*predicted, 0.5e6) }
+
+// saturatedShare: the edge, not the probe, limited the throughput only
+// when the probe offered at least this many times what arrived, after
+// the measured loss; asked to offer twice the rate, a probe that kept up
+// offers about 2×.
+const saturatedShare = 1.25
 
 // Derive turns the report into measured link policies, one per edge.
 func (r *ProbeReport) Derive() []Derived {
@@ -559,17 +603,33 @@ func (r *ProbeReport) Derive() []Derived {
 			loss = float64(e.SmallSent-e.SmallGot) / float64(e.SmallSent)
 		}
 		d.LossPPM = int64(math.Round(loss * 1e6))
-		if e.ThroughputBytes > 0 {
+		switch {
+		case e.ThroughputBytes <= 0:
+		case e.OfferedBytes*(1-loss) < saturatedShare*e.ThroughputBytes:
+			d.Ceiling = fmt.Sprintf("bandwidth not derived: the probe offered %.0f B/s and %.0f B/s arrived, so the throughput is the probe's own sending ceiling, not the link's", e.OfferedBytes, e.ThroughputBytes)
+		default:
 			d.BandwidthBps = int64(math.Round(e.ThroughputBytes / (1 - loss)))
 		}
-		mean := e.OneWayMean
+		if e.OneWayP50 < 0 {
+			d.LatencyNs, d.JitterStddevNs = -1, -1
+			d.Tail = "no small datagram arrived: latency and jitter not derived"
+			out = append(out, d)
+			continue
+		}
+		centre := float64(e.OneWayP50)
 		if e.Asked.Serialised() {
 			// The delay line's wire held each small datagram its bytes /
 			// rate before its delay, as the model's wire will again.
-			mean -= float64(smallBytes+28*fragments(smallBytes, e.Asked.MTUBytes)) / float64(e.Asked.RateBytes) * 1e9
+			centre -= float64(smallBytes+28*fragments(smallBytes, e.Asked.MTUBytes)) / float64(e.Asked.RateBytes) * 1e9
 		}
-		d.LatencyNs = int64(math.Round(mean/1e5)) * 1e5 // 0.1 ms
-		d.JitterStddevNs = int64(math.Round(e.OneWayStddev/1e5)) * 1e5
+		sigma := float64(e.OneWayP75-e.OneWayP25) / normalIQR
+		d.LatencyNs = int64(math.Round(centre/1e5)) * 1e5 // 0.1 ms
+		d.JitterStddevNs = int64(math.Round(sigma/1e5)) * 1e5
+		predicted := gaussP99 * sigma
+		if above := float64(e.OneWayP99 - e.OneWayP50); above > predicted+heavyTailSlack(predicted) {
+			d.Tail = fmt.Sprintf("the tail is heavier than a Gaussian fits: p99 %.1f ms above the median, where jitter %.1f ms puts it %.1f ms above; a Gaussian matching p50 and p99 would need jitter %.1f ms, which would widen the body",
+				above/1e6, sigma/1e6, predicted/1e6, above/gaussP99/1e6)
+		}
 		out = append(out, d)
 	}
 	return out
@@ -578,13 +638,27 @@ func (r *ProbeReport) Derive() []Derived {
 // WriteLinks writes the derived policies as [[links]] tables a scenario
 // can hold (a calibration scenario extending the testbed's configuration
 // overrides each edge's link fields with them), each with the counts
-// behind it. Fields the probe does not measure (mtu_bytes, the queue) are
-// left to the scenario extended.
+// behind it and what was not derived, and why. Fields the probe does not
+// measure (mtu_bytes, the queue) are left to the scenario extended.
 func (r *ProbeReport) WriteLinks(w io.Writer) {
 	fmt.Fprintf(w, "# Measured by detsim testbed --probe %s (%v per phase%s, kernel %s).\n", r.Scenario, r.Duration, r.smallNote(), r.Kernel)
+	fmt.Fprintln(w, "# latency_ns is the median one-way delay, jitter_stddev_ns its interquartile range / 1.349.")
 	fmt.Fprintln(w, "# No cold dial and no reorder draw: the kernel's UDP has neither.")
+	if mark := LatenessMark(r.LineLate); mark != "" {
+		fmt.Fprintf(w, "# Marked: %s.\n", mark)
+	}
 	for _, d := range r.Derive() {
-		fmt.Fprintf(w, "\n[[links]] # %d small datagrams\nfrom = %q\nto = %q\nlatency_ns = %d\njitter_stddev_ns = %d\nloss_prob_ppm = %d\n", d.SmallSent, d.From, d.To, d.LatencyNs, d.JitterStddevNs, d.LossPPM)
+		fmt.Fprintf(w, "\n[[links]] # %d small datagrams\n", d.SmallSent)
+		for _, note := range []string{d.Tail, d.Ceiling} {
+			if note != "" {
+				fmt.Fprintf(w, "# %s.\n", note)
+			}
+		}
+		fmt.Fprintf(w, "from = %q\nto = %q\n", d.From, d.To)
+		if d.LatencyNs >= 0 {
+			fmt.Fprintf(w, "latency_ns = %d\njitter_stddev_ns = %d\n", d.LatencyNs, d.JitterStddevNs)
+		}
+		fmt.Fprintf(w, "loss_prob_ppm = %d\n", d.LossPPM)
 		if d.BandwidthBps > 0 {
 			fmt.Fprintf(w, "bandwidth_bps = %d\n", d.BandwidthBps)
 		}

@@ -55,6 +55,9 @@ const (
 	DefaultMaxRecords  = 20_000_000
 )
 
+// LoadEvery is how often a run samples the machine's load.
+const LoadEvery = time.Second
+
 // Progress is one progress report.
 type Progress struct {
 	ElapsedNs, DurationNs int64
@@ -81,6 +84,11 @@ type Result struct {
 	// SetupNs and TeardownNs are how long building and removing the
 	// kernel network took.
 	SetupNs, TeardownNs int64
+	// Lateness, Load and Marked are the manifest's record of the run's
+	// own error (docs/testbed.md, "The testbed's own error").
+	Lateness bundle.TestbedLateness
+	Load     *bundle.TestbedLoad
+	Marked   string
 }
 
 // InputError is a scenario, a machine or an output path the testbed
@@ -108,6 +116,7 @@ type run struct {
 	sources    []string
 	peers      *daemons
 	line       *delayLine
+	load       *bundle.TestbedLoad // while execute ran
 	snaps      []bundle.DigestSnapshot
 
 	// mu guards the link state the mutations change, and the timers
@@ -186,7 +195,9 @@ func Run(ctx context.Context, sc *scenarios.Scenario, cfg Config) (*Result, erro
 	if r.line, err = startDelayLine(r.net.TUN, plan, r.clock, filepath.Join(r.work, "delays.tsv")); err != nil {
 		return nil, err
 	}
+	load := startLoadSampler(LoadEvery)
 	end, interrupted, runErr := r.execute(ctx, capped, maxDur)
+	r.load = load.stop(runtime.NumCPU())
 	r.stopTimers()
 	r.peers.close()
 	dropped, wireFull, foreign, lineErr := r.line.stop()
@@ -486,6 +497,8 @@ func (r *run) finish(res *Result, end int64, interrupted string) (*Result, error
 		return nil, fmt.Errorf("testbed: evaluating assertions: %w", err)
 	}
 	digest := bundle.RunDigest(sum, r.snaps)
+	edges := r.plan.Realised()
+	lateness := r.line.lateness(edges)
 	m := bundle.Manifest{
 		SimulatorVersion: r.cfg.Version,
 		ScenarioPath:     sc.Path,
@@ -500,8 +513,11 @@ func (r *run) finish(res *Result, end int64, interrupted string) (*Result, error
 		Testbed: &bundle.Testbed{
 			Kernel: kernelRelease(), Impl: r.plan.Impl, DaemonSeed: r.daemonSeed,
 			DelayLine:  "a TUN device in the router namespace read by detsim: per-packet delay = latency + N(0, jitter²) from crypto/rand, clamped at 0, packets may overtake; every draw in testbed/delays.tsv",
-			Edges:      r.plan.Realised(),
+			Edges:      edges,
 			Unobserved: Unobserved(r.plan.Impl),
+			Lateness:   &lateness,
+			Load:       r.load,
+			Marked:     LatenessMark(lateness),
 		},
 	}
 	if err := r.w.Finish(m, sc.TOML(), verdict.Marshal(vs)); err != nil {
@@ -513,6 +529,7 @@ func (r *run) finish(res *Result, end int64, interrupted string) (*Result, error
 	}
 	res.Out, res.EndNs, res.Interrupted, res.Records, res.Late = r.cfg.Out, end, interrupted, final.Records, late
 	res.Digest, res.Verdicts, res.Manifest = digest, vs, final
+	res.Lateness, res.Load, res.Marked = lateness, r.load, m.Testbed.Marked
 	return res, nil
 }
 

@@ -109,6 +109,18 @@ func TestRun_SwimdOnTheKernel(t *testing.T) {
 	if e := m.Testbed.Edges[0]; e.MTUBytes != 1500 || e.RateBitsPerSecond != 512_000 || e.LossPPM != 10_000 {
 		t.Errorf("edge a→b realised as %+v", e)
 	}
+	// The run states its own error: the delay line's lateness over every
+	// packet it delayed (so as many as the log holds), against the 40 ms
+	// links; the machine's load sampled through the run; a mark exactly
+	// when the rule gives one.
+	if l := m.Testbed.Lateness; l == nil || l.Packets < 50 || l.SmallestLatencyNs != 40_000_000 || l.P50Ns > l.P99Ns || l.P99Ns > l.MaxNs {
+		t.Errorf("lateness %+v", l)
+	} else if m.Testbed.Marked != LatenessMark(*l) {
+		t.Errorf("marked %q for lateness %+v", m.Testbed.Marked, *l)
+	}
+	if ld := m.Testbed.Load; ld == nil || ld.CPUs < 1 || ld.Samples < 2 || ld.Load1Min > ld.Load1Median || ld.Load1Median > ld.Load1Max {
+		t.Errorf("load %+v", ld)
+	}
 	counts := map[string]int{}
 	mutations := 0
 	f, err := os.Open(filepath.Join(out, bundle.EventsFile))
@@ -147,6 +159,8 @@ func TestRun_SwimdOnTheKernel(t *testing.T) {
 	}
 	if lines := strings.Count(string(delays), "\n"); lines < 50 || !strings.HasPrefix(string(delays), delayLogHeader) {
 		t.Errorf("the delay log holds %d lines", lines)
+	} else if l := m.Testbed.Lateness; l != nil && l.Packets != int64(lines-1) {
+		t.Errorf("lateness over %d packets, the log holds %d", l.Packets, lines-1)
 	}
 	if len(res.Verdicts) != 1 {
 		t.Errorf("verdicts %+v", res.Verdicts)

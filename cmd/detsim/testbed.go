@@ -43,7 +43,15 @@ bench's memberlistd (unmodified hashicorp/memberlist): build it with
 edge with its own probes (RTT, loss of small and of MTU-exceeding
 datagrams, throughput) and prints them beside what the scenario asked;
 --derive writes the measured links as [[links]] tables, which a
-calibration scenario extending SCENARIO takes (docs/testbed.md).
+calibration scenario extending SCENARIO takes: latency the median
+one-way delay, jitter its interquartile range / 1.349 (a heavier tail is
+said, not fitted), bandwidth only when the link and not the probe's own
+sending ceiling limited the throughput (docs/testbed.md).
+
+The bundle's manifest states the testbed's own error: the delay line's
+lateness (p50, p99, max) and the machine's load through the run; a
+recording whose p99 lateness exceeds a tenth of the smallest latency
+asked is marked, and calibrate says so beside every row it judges.
 
 --sweep removes the namespaces a killed testbed run left (every run
 also does this first) and exits: only namespaces the run recorded
@@ -176,6 +184,16 @@ func cmdTestbed(args []string, stdout, stderr io.Writer) int {
 	printLeft(stdout, res.Swept.Left)
 	fmt.Fprintf(stdout, "network   built in %s, removed in %s; the delay line dropped %d packets for its buffer and %d for a serialised edge's full queue\n",
 		time.Duration(res.SetupNs).Round(time.Millisecond), time.Duration(res.TeardownNs).Round(time.Millisecond), res.HeldDropped, res.WireFull)
+	l := res.Lateness
+	fmt.Fprintf(stdout, "delay     %d packets written back late by p50 %s, p99 %s, max %s (against %s, the smallest latency asked)",
+		l.Packets, usNs(l.P50Ns), usNs(l.P99Ns), usNs(l.MaxNs), usNs(l.SmallestLatencyNs))
+	if ld := res.Load; ld != nil {
+		fmt.Fprintf(stdout, "; 1-min load min %.2f, median %.2f, max %.2f on %d cores", ld.Load1Min, ld.Load1Median, ld.Load1Max, ld.CPUs)
+	}
+	fmt.Fprintln(stdout)
+	if res.Marked != "" {
+		fmt.Fprintf(stdout, "marked    %s: the recording's own error is large against its links (docs/testbed.md, \"The testbed's own error\")\n", res.Marked)
+	}
 	printRunSummary(stdout, runSummary{res.EndNs, res.Interrupted, res.Records, res.Late, res.Digest, res.Out, res.Verdicts}, time.Since(start))
 	switch {
 	case res.Interrupted != "" && ctx.Err() != nil:
@@ -185,6 +203,10 @@ func cmdTestbed(args []string, stdout, stderr io.Writer) int {
 	}
 	return exitOK
 }
+
+// usNs is ns as a duration to the microsecond: a delay line's lateness
+// is tens of microseconds to milliseconds.
+func usNs(ns int64) string { return time.Duration(ns).Round(time.Microsecond).String() }
 
 // printLeft names the namespaces called like a testbed run's that a
 // sweep did not touch, so that whoever made them knows they are there.

@@ -40,6 +40,10 @@ type Info struct {
 	Unobserved []bundle.Unobserved
 	// TestbedEdges are the edges a testbed run realised, or nil.
 	TestbedEdges []bundle.TestbedEdge
+	// Testbed is the whole testbed record, or nil when the bundle has
+	// none: with the delay line's lateness and the machine's load when
+	// the run recorded them (nil in a bundle made before the fields).
+	Testbed *bundle.Testbed
 }
 
 // Cut says why the bundle ends before its scenario did, or "".
@@ -79,15 +83,12 @@ func Read(dir string) (Info, error) {
 			return Info{}, fmt.Errorf("%s: %s: duration_ns is not an integer", dir, bundle.ManifestFile)
 		}
 	}
-	if raw, ok := in.Members["testbed"]; ok {
-		var tb struct {
-			Unobserved []bundle.Unobserved  `json:"unobserved"`
-			Edges      []bundle.TestbedEdge `json:"edges"`
-		}
+	if raw, ok := in.Members["testbed"]; ok && string(raw) != "null" {
+		var tb bundle.Testbed
 		if err := json.Unmarshal(raw, &tb); err != nil {
 			return Info{}, fmt.Errorf("%s: %s: testbed is not a testbed record: %w", dir, bundle.ManifestFile, err)
 		}
-		in.Unobserved, in.TestbedEdges = tb.Unobserved, tb.Edges
+		in.Unobserved, in.TestbedEdges, in.Testbed = tb.Unobserved, tb.Edges, &tb
 	}
 	in.Truncated = reason(in.Members["truncated"])
 	in.Interrupted = reason(in.Members["interrupted"])

@@ -113,14 +113,16 @@ func TestWriteKeyFile_DefaultPlaceIsItsOwnDirectory(t *testing.T) {
 	if _, err := os.Stat(filepath.Dir(k.Path)); !os.IsNotExist(err) {
 		t.Fatal("the key's directory stayed")
 	}
-	if NewID() == NewID() || len(NewID()) != 26 {
-		t.Error("ids")
+	a, b := NewID(), NewID()
+	if a == b || len(a) != 26 {
+		t.Errorf("ids %q, %q: want two different 26-letter names", a, b)
 	}
 }
 
 // TestListener_AnotherUserCannotStarveThisOne: nobody holds twice its
-// share of connections, dripping; this user's request is still served,
-// and nobody's connections over its share are closed, not queued.
+// share of connections, dripping; this user's request is still served
+// at once, and nobody's connections over its share wait only for its
+// own and are then closed.
 func TestListener_AnotherUserCannotStarveThisOne(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -132,7 +134,7 @@ func TestListener_AnotherUserCannotStarveThisOne(t *testing.T) {
 		ConnContext:       ConnContext,
 		ReadHeaderTimeout: time.Minute,
 	}
-	go srv.Serve(NewListener(ln, Limits{PerClient: 8, Refused: func(c string) { refused <- c }}))
+	go srv.Serve(NewListener(ln, Limits{PerClient: 8, Wait: 100 * time.Millisecond, Refused: func(c string) { refused <- c }}))
 	t.Cleanup(func() { srv.Close() })
 	guardtest.HoldConns(t, ln.Addr().String(), 16, guardtest.Nobody)
 	select {

@@ -26,13 +26,7 @@ const Nobody = 65534
 // without them.
 func HoldConns(t *testing.T, addr string, n, uid int) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to act as another user")
-	}
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		t.Skip("needs bash")
-	}
+	bash := bashAsAnyone(t)
 	host, port, _ := strings.Cut(addr, ":")
 	script := fmt.Sprintf(`fds=()
 for i in $(seq %d); do exec {fd}<>/dev/tcp/%s/%s || exit 3; printf 'P' >&$fd; fds+=($fd); done
@@ -72,13 +66,7 @@ while :; do sleep 3; for fd in "${fds[@]}"; do printf 'O' >&$fd 2>/dev/null; don
 // the status and body of the answer. It skips like HoldConns.
 func Post(t *testing.T, uid int, addr, path string, headers map[string]string, body string) (int, string) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to act as another user")
-	}
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		t.Skip("needs bash")
-	}
+	bash := bashAsAnyone(t)
 	host, port, _ := strings.Cut(addr, ":")
 	var req strings.Builder
 	fmt.Fprintf(&req, "POST %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\nContent-Length: %d\r\n", path, addr, len(body))
@@ -91,6 +79,7 @@ func Post(t *testing.T, uid int, addr, path string, headers map[string]string, b
 	cmd.Stdin = strings.NewReader(req.String())
 	done := make(chan struct{})
 	var out []byte
+	var err error
 	go func() { out, err = cmd.Output(); close(done) }()
 	select {
 	case <-done:
@@ -106,4 +95,19 @@ func Post(t *testing.T, uid int, addr, path string, headers map[string]string, b
 	var status int
 	fmt.Sscanf(head, "HTTP/1.1 %d", &status)
 	return status, rest
+}
+
+// bashAsAnyone is the bash a test runs as another user: it skips
+// without root (which alone can be another user) or without bash
+// (whose /dev/tcp makes the connections).
+func bashAsAnyone(t *testing.T) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to act as another user")
+	}
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("needs bash")
+	}
+	return bash
 }
