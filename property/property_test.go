@@ -34,16 +34,21 @@ func TestLibrary_GossipFlapSpaceIsTheIssuesSpace_10_3(t *testing.T) {
 		},
 	}
 	for _, c := range []struct {
-		name   string
-		expect Expectation
-		gossip string
+		name          string
+		expect        Expectation
+		gossip        string
+		wan, fallback bool
 	}{
-		{"gossip_flap_legacy", ExpectFail, "legacy"},
-		{"gossip_flap", ExpectPass, "bounded"},
+		// The source as deployed: legacy queue, LAN timings, no fallback.
+		{"gossip_flap_legacy", ExpectFail, "legacy", false, false},
+		// The complete fix (issue 29, docs/gossip-flap.md "The complete
+		// fix, measured"): bounded queue, memberlist's WAN timings and its
+		// fallback probe; 0 of seeds 0-9 999 fail.
+		{"gossip_flap", ExpectPass, "bounded", true, true},
 		// The WAN pair: the same space with memberlist's WAN timings
 		// (issue 14 item 6); both measured to pass on seeds 0-199.
-		{"gossip_flap_wan_legacy", ExpectPass, "legacy"},
-		{"gossip_flap_wan", ExpectPass, "bounded"},
+		{"gossip_flap_wan_legacy", ExpectPass, "legacy", true, false},
+		{"gossip_flap_wan", ExpectPass, "bounded", true, false},
 	} {
 		p, err := LoadLibrary(c.name, reg)
 		if err != nil {
@@ -52,8 +57,12 @@ func TestLibrary_GossipFlapSpaceIsTheIssuesSpace_10_3(t *testing.T) {
 		if p.Expect != c.expect || p.Peer.KindConfig["gossip"] != c.gossip {
 			t.Errorf("%s: expect %q gossip %v", c.name, p.Expect, p.Peer.KindConfig["gossip"])
 		}
-		if wan := strings.HasPrefix(c.name, "gossip_flap_wan"); wan != (p.Peer.KindConfig["probe_interval_ns"] == int64(5_000_000_000)) {
-			t.Errorf("%s: probe_interval_ns %v", c.name, p.Peer.KindConfig["probe_interval_ns"])
+		if c.wan != (p.Peer.KindConfig["probe_interval_ns"] == int64(5_000_000_000) && p.Peer.KindConfig["probe_timeout_ns"] == int64(3_000_000_000) &&
+			p.Peer.KindConfig["suspicion_mult"] == int64(6) && p.Peer.KindConfig["push_pull_interval_ns"] == int64(60_000_000_000)) {
+			t.Errorf("%s: want WAN timings %v, kind_config %v", c.name, c.wan, p.Peer.KindConfig)
+		}
+		if on, _ := p.Peer.KindConfig["fallback_probe"].(bool); on != c.fallback {
+			t.Errorf("%s: fallback_probe %v, want %v", c.name, on, c.fallback)
 		}
 		if fmt.Sprint(p.Space) != fmt.Sprint(want) {
 			t.Errorf("%s: space\n%v\nwant\n%v", c.name, p.Space, want)
@@ -164,7 +173,9 @@ func TestScenario_StaysInsideTheSpace(t *testing.T) {
 }
 
 // TestScenario_LegacyAndFixedShareTheNetwork: the two gossip properties
-// draw the same network for the same seed; only the queue differs.
+// draw the same network for the same seed; only the deployment differs,
+// the source as deployed (legacy queue, LAN timings) against the complete
+// fix (bounded queue, WAN timings, fallback probe).
 func TestScenario_LegacyAndFixedShareTheNetwork(t *testing.T) {
 	reg := builtin.Registry()
 	legacy, _ := LoadLibrary("gossip_flap_legacy", reg)
@@ -177,8 +188,10 @@ func TestScenario_LegacyAndFixedShareTheNetwork(t *testing.T) {
 			t.Fatalf("seed %d: the two properties drew different scenarios", seed)
 		}
 		for i := range a.Peers {
-			if a.Peers[i].KindConfig["gossip"] != "legacy" || b.Peers[i].KindConfig["gossip"] != "bounded" {
-				t.Fatalf("seed %d: %v / %v", seed, a.Peers[i].KindConfig, b.Peers[i].KindConfig)
+			ka, kb := a.Peers[i].KindConfig, b.Peers[i].KindConfig
+			if ka["gossip"] != "legacy" || kb["gossip"] != "bounded" || ka["fallback_probe"] != nil || kb["fallback_probe"] != true ||
+				ka["probe_interval_ns"] == kb["probe_interval_ns"] {
+				t.Fatalf("seed %d: %v / %v", seed, ka, kb)
 			}
 		}
 	}
