@@ -9,7 +9,6 @@ import (
 
 	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/internal/golden"
-	"github.com/detsim/detsim/scenarios"
 )
 
 // TestAgentFaults_SwarmSchedules: over 300 seeds every fault of the three
@@ -43,7 +42,7 @@ func TestAgentFaults_SwarmSchedules(t *testing.T) {
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
-		if len(sc.Peers) != 4 || len(sc.Assertions) != 10 || sc.Name != fmt.Sprintf("agent_faults-%d", seed) || sc.Seed != seed {
+		if len(sc.Peers) != 4 || len(sc.Assertions) != 15 || sc.Name != fmt.Sprintf("agent_faults-%d", seed) || sc.Seed != seed {
 			t.Fatalf("seed %d: %d peers, %d assertions, %q seed %d", seed, len(sc.Peers), len(sc.Assertions), sc.Name, sc.Seed)
 		}
 	}
@@ -170,5 +169,4 @@ func TestKeepBase_KeepsTheBase(t *testing.T) {
 		!strings.Contains(err.Error(), "peer: missing (required table)") {
 		t.Errorf("space.peers without [peer]: %v", err)
 	}
-	_ = scenarios.MaxSeed
 }
