@@ -171,11 +171,9 @@ func (c *toolResultReturned) onRecord(rec *hosts.EventRec) {
 
 func (c *toolResultReturned) onMutation(f mutationFact) {
 	if f.peer == c.peer && f.kind == "PeerKill" {
-		for id := range c.ran {
-			if !c.returned[id] {
-				delete(c.ran, id)
-			}
-		}
+		// A run the kill cut off owes no result: forget it (whichever
+		// order they go in, the same ones go).
+		maps.DeleteFunc(c.ran, func(id string, _ ranUse) bool { return !c.returned[id] })
 	}
 }
 
