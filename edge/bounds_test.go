@@ -13,7 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/internal/realtime"
 )
 
 // TestEdge_BoundsWhatBadInputLeaves: a client that repeats a bad request
@@ -282,4 +284,37 @@ func TestEdge_ResetThatCannotBeginEndsTheLastSession(t *testing.T) {
 // edge takes, and no end of headers.
 func rawHead(path, url string) string {
 	return "POST " + path + " HTTP/1.1\r\nHost: " + strings.TrimPrefix(url, "http://") + "\r\nx-api-key: " + keyOf(url+path) + "\r\ncontent-type: application/json\r\n"
+}
+
+// TestEdge_AnEpisodePastTheScenarioEndVerifies: a real agent's episode
+// is not bounded by the scenario's duration; one that goes on past it
+// (its schedule time is real time over the time scale, so a slow agent
+// or a loaded machine gets there) keeps every record, and its bundle
+// verifies: scenario.toml ends where the episode did. Before, verify
+// refused such a bundle ("duration_ns is after scenario.toml's").
+func TestEdge_AnEpisodePastTheScenarioEndVerifies(t *testing.T) {
+	var e *Edge
+	// 300 s of scenario at a time scale of 1e-4: 30 ms of real time.
+	r := startWith(t, scenario(t, "[[script]]\n"+clean, "", ""), Options{TimeScale: 1e-4}, func(x *Edge) { e = x })
+	base := r.session(t, "s")
+	post(t, base+"/v1/messages", `{"messages":[{"role":"user","content":"hi"}]}`)
+	realtime.WaitFor(t, "the episode's schedule time to pass the scenario's end", 10*time.Second, func() bool {
+		e.mu.Lock()
+		s := e.sessions["s"]
+		e.mu.Unlock()
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.now() > e.sc.DurationNs
+	})
+	eps := r.stop()
+	if len(eps) != 1 || eps[0].Err != nil {
+		t.Fatalf("episodes %+v", eps)
+	}
+	if res, err := bundle.Verify(eps[0].Bundle); err != nil || len(res) > 0 {
+		t.Fatalf("verify: %v %v", err, res)
+	}
+	m, err := bundle.ReadManifest(eps[0].Bundle)
+	if err != nil || m.DurationNs <= e.sc.DurationNs || !strings.Contains(m.Interrupted, "past the scenario's duration_ns") {
+		t.Fatalf("manifest %+v %v: want the episode's end, past the scenario's, said so", m, err)
+	}
 }

@@ -229,12 +229,21 @@ func (s *session) finish(why string, last bool) Episode {
 		ep.Err = err
 	} else {
 		ep.Verdicts = vs
+		// A real agent's episode is not bounded by the scenario's
+		// duration: one that went on past it keeps every record, and its
+		// bundle's scenario.toml ends where the episode did, so verify
+		// holds the two together (before, such a bundle failed verify).
+		scTOML, past := s.e.sc.TOML(), ""
+		if end > s.e.sc.DurationNs {
+			scTOML = s.e.sc.TOMLEndingAt(end)
+			past = fmt.Sprintf("; past the scenario's duration_ns %d, so scenario.toml's duration_ns is the episode's end", s.e.sc.DurationNs)
+		}
 		m := bundle.Manifest{SimulatorVersion: s.e.opts.Version, ScenarioPath: s.e.sc.Path,
 			ScenarioSHA256: fmt.Sprintf("%x", s.e.sc.SourceSHA256), Seed: s.e.sc.Seed, DurationNs: end,
 			HostArch: runtime.GOARCH, Digest: bundle.RunDigest(sum, nil), Mode: bundle.ModeEdge,
-			Interrupted: fmt.Sprintf("the episode ended (%s) at %d ns of schedule time (time scale %v)", why, end, s.e.opts.TimeScale),
+			Interrupted: fmt.Sprintf("the episode ended (%s) at %d ns of schedule time (time scale %v)%s", why, end, s.e.opts.TimeScale, past),
 			Machine:     &bundle.Machine{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version()}}
-		if err := w.Finish(m, s.e.sc.TOML(), verdict.Marshal(vs)); err != nil {
+		if err := w.Finish(m, scTOML, verdict.Marshal(vs)); err != nil {
 			ep.Err = err
 		}
 	}

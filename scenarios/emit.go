@@ -12,9 +12,18 @@ import (
 // scenario.toml). Keys are sorted, so the bytes depend only on the
 // scenario. Parsing them gives a Scenario equal to s but for Path and
 // SourceSHA256. s.Seed must be at most MaxSeed to parse back.
-func (s *Scenario) TOML() []byte {
+func (s *Scenario) TOML() []byte { return s.emit(s.DurationNs) }
+
+// TOMLEndingAt is TOML with duration_ns end: the scenario a bundle
+// holds when its run went on past the scenario's duration, as an outside
+// agent's episode at the edge does on real time (docs/agents.md), so
+// the bundle's records and its scenario.toml agree.
+func (s *Scenario) TOMLEndingAt(end int64) []byte { return s.emit(end) }
+
+func (s *Scenario) emit(durationNs int64) []byte {
 	tree := clone(s.merged).(map[string]any)
 	tree["seed"] = s.Seed
+	tree["duration_ns"] = durationNs
 	var buf bytes.Buffer
 	if s.Expect != "" {
 		buf.WriteString("# expect: " + s.Expect + "\n\n")
