@@ -22,6 +22,7 @@ import (
 // Cancel is recorded when it fires, whether or not anyone listens.
 func (s *session) control(w http.ResponseWriter, r *http.Request) {
 	after, _ := strconv.Atoi(r.URL.Query().Get("after"))
+	s.read(after)
 	wait, _ := strconv.ParseFloat(r.URL.Query().Get("wait"), 64)
 	wait = min(max(wait, 0), 60)
 	deadline := time.Now().Add(time.Duration(wait * float64(time.Second)))
@@ -34,9 +35,6 @@ func (s *session) control(w http.ResponseWriter, r *http.Request) {
 		n, notify, ended := len(s.fired), s.notify, s.ended
 		s.mu.Unlock()
 		if len(evs) > 0 || ended || !time.Now().Before(deadline) {
-			if len(evs) > 0 {
-				s.delivered(n)
-			}
 			writeJSON(w, http.StatusOK, map[string]any{"events": evs, "next": n})
 			return
 		}
@@ -52,15 +50,20 @@ func (s *session) control(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// delivered records that the control endpoint told the harness of the
-// control events before n: from here an agent that goes on with its
-// work ignores what it was told (no_work_after_cancel). Each event is
-// recorded delivered once, however often it is polled, so a client
-// polling without end adds no records.
-func (s *session) delivered(n int) {
+// read records that the agent's harness has read the control events
+// before n: a poll from event n on (after=n) proves it read the answer
+// that carried them. From there an agent that goes on with its work
+// ignores what it knows (no_work_after_cancel). Recorded when the next
+// poll shows it, not when the answer is written: a request the agent
+// sent while that answer was on the wire was sent before it knew, and
+// a correct agent's retry crossing the answer failed the oracle under
+// load. Each event is recorded read once, however often it is polled,
+// so a client polling without end adds no records.
+func (s *session) read(n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if n <= s.told || n > len(s.fired) {
+	n = min(n, len(s.fired))
+	if n <= s.told {
 		return
 	}
 	actions := make([]string, 0, n-s.told)
@@ -68,7 +71,7 @@ func (s *session) delivered(n int) {
 		actions = append(actions, ev.Action)
 	}
 	s.told = n
-	s.record("", "edge", llmwire.Ev("control_delivered", llmwire.S("actions", strings.Join(actions, ",")), llmwire.I("next", int64(n))))
+	s.record("", "edge", llmwire.Ev("control_read", llmwire.S("actions", strings.Join(actions, ",")), llmwire.I("next", int64(n))))
 }
 
 // Report is what an agent (or its harness) posts to /s/SESSION/report

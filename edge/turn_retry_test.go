@@ -72,23 +72,29 @@ func TestEdge_TurnHeader(t *testing.T) {
 	}
 }
 
-// TestEdge_ControlDeliveredOnce: the control endpoint records that it
-// told the harness of a Cancel (no_work_after_cancel reads it), once per
-// event however often a client polls for it: a poll loop adds no
-// records without end.
-func TestEdge_ControlDeliveredOnce(t *testing.T) {
+// TestEdge_ControlReadOnce: the control endpoint records that the
+// harness read a Cancel (no_work_after_cancel reads it) when a poll
+// from past it shows so, once per event however often a client polls:
+// a poll loop adds no records without end.
+func TestEdge_ControlReadOnce(t *testing.T) {
 	sc := scenario(t, "[[script]]\ntext = [\"ok\"]\n", "", "[[mutations]]\nat_ns = 1_000_000\nkind = \"Cancel\"\npeer = \"agent\"\n")
 	r := start(t, sc, Options{TimeScale: 0.01})
 	base := r.session(t, "s1")
-	for range 20 {
-		resp, err := keyedGet(base + "/control?after=0&wait=5")
+	// Polls from 0 on carry the Cancel but prove nothing read; the
+	// first poll from past it (after=1, or any number beyond) does.
+	for _, after := range []string{"0", "0", "0", "1", "1", "7", "1"} {
+		wait := "5" // for the Cancel to fire
+		if after != "0" {
+			wait = "0"
+		}
+		resp, err := keyedGet(base + "/control?after=" + after + "&wait=" + wait)
 		if err != nil {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
 	}
 	events := string(mustRead(t, filepath.Join(r.stop()[0].Bundle, "events.ndjson")))
-	if n := strings.Count(events, `"control_delivered"`); n != 1 || !strings.Contains(events, `"actions":"cancel","next":1`) {
-		t.Errorf("%d control_delivered records, want one naming the cancel:\n%s", n, events)
+	if n := strings.Count(events, `"control_read"`); n != 1 || !strings.Contains(events, `"actions":"cancel","next":1`) {
+		t.Errorf("%d control_read records, want one naming the cancel:\n%s", n, events)
 	}
 }

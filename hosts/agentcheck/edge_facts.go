@@ -336,7 +336,7 @@ func (c *toolDeadlineKept) clone() checker {
 // noWorkAfterCancel is no_work_after_cancel { peer, within_ns }: once a
 // Cancel of the agent fires, the agent starts nothing — no model
 // request, no tool run — once it has been told (the edge's control
-// endpoint delivered the Cancel: control_delivered) or within_ns after
+// endpoint's next poll showed it read the Cancel: control_read) or within_ns after
 // the Cancel, whichever comes first. A Cancel while the agent is killed
 // does not reach it, and a kill ends what a Cancel asked for.
 type noWorkAfterCancel struct {
@@ -377,7 +377,7 @@ func (c *noWorkAfterCancel) onRecord(rec *hosts.EventRec) {
 	if c.cancelAt == nil {
 		return
 	}
-	if rec.KindTag == "edge" && rec.Type == "control_delivered" {
+	if rec.KindTag == "edge" && rec.Type == "control_read" {
 		if p, ok := decode(rec); ok && c.told == nil && slices.Contains(strings.Split(p.Actions, ","), "cancel") {
 			m := at(rec)
 			c.told = &m

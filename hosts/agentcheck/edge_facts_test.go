@@ -118,9 +118,9 @@ func TestEdgeFacts_CatchPlantedFaults(t *testing.T) {
 		},
 		{
 			name: "no_work_after_cancel/told_and_went_on", p: NoWorkAfterCancel{Peer: "agent", WithinNs: 2e9},
-			ok: []rec{req(0, "t1.a1", ""), mutation(1.52, "Cancel"), {1.6, "", "edge", "control_delivered", `{"actions":"cancel","next":1}`},
+			ok: []rec{req(0, "t1.a1", ""), mutation(1.52, "Cancel"), {1.6, "", "edge", "control_read", `{"actions":"cancel","next":1}`},
 				turnEnd(1.61, 1, "cancelled")},
-			bug: []rec{req(0, "t1.a1", ""), mutation(1.52, "Cancel"), {1.6, "", "edge", "control_delivered", `{"actions":"cancel","next":1}`},
+			bug: []rec{req(0, "t1.a1", ""), mutation(1.52, "Cancel"), {1.6, "", "edge", "control_read", `{"actions":"cancel","next":1}`},
 				toolAt(1.68, "t1.toolu_1", "started", "")},
 			wantFail: `tool use "toolu_1" started at 1.68s, after the Cancel`,
 		},

@@ -116,7 +116,7 @@ func (j *judge) Reads(tag, typ string) hosts.Read {
 		return hosts.ReadWhole
 	case tag == "engine" && typ == "mutation" && j.want&wantMutations != 0:
 		return hosts.ReadWhole
-	case tag == "edge" && typ == "control_delivered":
+	case tag == "edge" && typ == "control_read":
 		// The edge's record that its control endpoint told the agent's
 		// harness of a Cancel (no_work_after_cancel).
 		return hosts.ReadWhole
