@@ -159,7 +159,7 @@ func TestKeys_FollowAndFilter(t *testing.T) {
 
 // Under a filter, j past the last match the frame holds searches the run
 // beyond the record window: the first Dead of the reproduction (record
-// 5 909, at 245 s) is found from step 2 000, and k from there, with no
+// 6 082, at 256 s) is found from step 2 000, and k from there, with no
 // earlier Dead, says so and stays.
 func TestKeys_FilterReachesBeyondTheWindow(t *testing.T) {
 	m := drive(t, swimModel(t, 120, 40), keys("g", "text:2000", "enter")...)
@@ -169,7 +169,7 @@ func TestKeys_FilterReachesBeyondTheWindow(t *testing.T) {
 	m = drive(t, m, keys("F", "text:type=state_transition to=dead", "enter", "j")...)
 	n := m.scr.LogCursor()
 	l := m.frame().LogAt(n)
-	if l == nil || !strings.Contains(string(l.Bytes), `"to":"dead"`) || n != 5981 {
+	if l == nil || !strings.Contains(string(l.Bytes), `"to":"dead"`) || n != 6082 {
 		t.Fatalf("j under the filter: cursor on record %d (%v); status %q", n, l, m.status)
 	}
 	m = drive(t, m, keys("k")...)

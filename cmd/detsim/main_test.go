@@ -196,7 +196,7 @@ func TestBatchBreakOn_ChecksNamesAndPrintsWhatIsSet(t *testing.T) {
 	}
 	for spec, want := range map[string]string{
 		"fail=orch_no_flop":            `no assertion "orch_no_flop": did you mean "orch_no_flap"? (assertions: `,
-		"type=state_transitoin":        `no event type "state_transitoin": did you mean "state_transition"? (types: cache_state_change, `,
+		"type=state_transitoin":        `no event type "state_transitoin": did you mean "state_transition"? (types: broadcast_queue, cache_state_change, `,
 		"host=orhc":                    `no host "orhc": did you mean "orch"? (hosts: `,
 		"type=message_sent colour=red": `message_sent has no field "colour" (fields of message_sent: type, host, time, step, peer, message, `,
 		"colour=red":                   `no event has a field "colour"`,

@@ -36,8 +36,8 @@ var series = []hosts.Series{
 		Doc: "times a host raised its own incarnation to refute an accusation"},
 	{ID: "swim_incarnation", Title: "incarnation", Types: []string{tBump}, Field: "new", Agg: hosts.AggLast,
 		Doc: "the host's own incarnation"},
-	{ID: "swim_queue", Title: "broadcast queue", Snapshot: "broadcast_queue.depth", Agg: hosts.AggLast,
-		Doc: "updates waiting in the host's broadcast queue, from the bundle's snapshots (no record carries it): as dense as the scenario's [[snapshots]]"},
+	{ID: "swim_queue", Title: "broadcast queue", Types: []string{tQueue}, Field: "depth", Agg: hosts.AggLast,
+		Doc: "updates waiting in the host's broadcast queue: its depth after every change (broadcast_queue records)"},
 	{ID: "swim_link_bytes", Title: "link bytes per second", Unit: "B/s", Types: []string{tSent}, Field: "bytes", Peer: "peer", Agg: hosts.AggRate, Bandwidth: true,
 		Doc: "bytes sent on each directed link per second of virtual time; the dashed line is the link's bandwidth"},
 }

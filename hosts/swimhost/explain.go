@@ -35,6 +35,7 @@ const (
 	tDropSend   = "drop_on_send"
 	tDropDeliv  = "drop_on_delivery"
 	tMutation   = "mutation"
+	tQueue      = "broadcast_queue"
 )
 
 func (explainer) Keeps() []causal.Keep {

@@ -51,7 +51,7 @@ func events() []hosts.Event {
 	for _, e := range swim.EventPrototypes() {
 		out = append(out, e)
 	}
-	return out
+	return append(out, &QueueChanged{})
 }
 
 // validate is swimcfg.Parse's verdict: the daemon parses kind_config
@@ -87,6 +87,8 @@ type host struct {
 	acts []hosts.Action
 	// burst is the capacity the first call's actions need; 0 after it.
 	burst int
+	// depth is the queue depth the last broadcast_queue record gave.
+	depth int
 }
 
 func (h *host) ID() string   { return h.node.Self() }
@@ -95,6 +97,7 @@ func (h *host) Kind() string { return Tag }
 func (h *host) Tick(now int64) []hosts.Action {
 	h.begin()
 	h.node.Tick(now)
+	h.noteQueue()
 	return h.acts
 }
 
@@ -114,6 +117,7 @@ func (h *host) Recv(m hosts.Message, now int64) []hosts.Action {
 	default:
 		panic(fmt.Sprintf("swimhost: %s: unknown message %T", h.node.Self(), m))
 	}
+	h.noteQueue()
 	return h.acts
 }
 
@@ -166,7 +170,9 @@ func (h *host) Trim() { h.acts = nil }
 
 func (h *host) Clone() hosts.Host {
 	r := h.rng.Clone()
-	return adopt(h.node.Clone(r), r)
+	c := adopt(h.node.Clone(r), r)
+	c.depth = h.depth
+	return c
 }
 
 // Node exposes the state machine, for viewers that want more than the
