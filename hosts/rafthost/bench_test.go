@@ -13,8 +13,16 @@ import (
 // (events.ndjson, snapshots, verdicts: Raft's safety properties and
 // every put from 1 s committed within 1 s), in under a second. One op is one
 // whole run.
-func BenchmarkRun_Load(b *testing.B) {
-	sc := load(b, "testdata/load.toml", -1)
+func BenchmarkRun_Load(b *testing.B) { benchRun(b, "testdata/load.toml") }
+
+// BenchmarkRun_LoadClients is issue 30's: the same 10 000 puts issued
+// by clients that wait for each answer, their history checked by the
+// linearizable oracle besides. It may take at most twice
+// BenchmarkRun_Load's time.
+func BenchmarkRun_LoadClients(b *testing.B) { benchRun(b, "testdata/load_clients.toml") }
+
+func benchRun(b *testing.B, file string) {
+	sc := load(b, file, -1)
 	dir := b.TempDir()
 	for i := 0; b.Loop(); i++ {
 		r, err := batch.Run(sc, registry(), batch.Config{Out: filepath.Join(dir, "b"), Version: "bench"})

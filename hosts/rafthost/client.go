@@ -91,7 +91,12 @@ func loadValue(seq, n int64) string {
 // propose issues one put.
 func (h *host) propose(key, value, to string) {
 	h.reqs++
-	req := h.id + "#" + strconv.FormatUint(h.reqs, 10)
+	h.proposeReq(h.id+"#"+strconv.FormatUint(h.reqs, 10), key, value, to)
+}
+
+// proposeReq proposes put req; the reason raft dropped it at once, ""
+// when it did not (yet).
+func (h *host) proposeReq(req, key, value, to string) string {
 	data := encodeCommand(req, key, value)
 	if to == "" {
 		to = h.id
@@ -99,13 +104,16 @@ func (h *host) propose(key, value, to string) {
 	h.record(&proposalEv{req: req, to: to, key: key, bytes: len(data)})
 	if to != h.id {
 		h.send(&pb.Message{Type: pb.MsgProp.Enum(), From: ptr(h.self), To: ptr(h.peerID(to)), Entries: []*pb.Entry{{Data: data}}})
-		return
+		return ""
 	}
 	// During a slow save raft takes it into its log all the same, and the
 	// Ready after the save carries it.
 	if err := h.locked(rawPropose, data); errors.Is(err, etcd.ErrProposalDropped) {
-		h.record(&dropped{req: req, reason: h.dropReason()})
+		reason := h.dropReason()
+		h.record(&dropped{req: req, reason: reason})
+		return reason
 	}
+	return ""
 }
 
 // peerID is the raft id of declared peer id.

@@ -36,10 +36,15 @@ const (
 	// without a committed entry can win an election
 	// (leader_completeness).
 	BugAckBeforeFsync = "ack_before_fsync"
+	// BugStaleRead answers its clients' reads from the member's own
+	// store at once, without raft's ReadIndex: a member cut off from the
+	// cluster goes on serving what it last applied while the majority
+	// commits newer puts (linearizable, alone).
+	BugStaleRead = "stale_read"
 )
 
 // Bugs lists every planted bug.
-var Bugs = []string{BugApplyBeforeCommit, BugVoteTwice, BugCorruptEntry, BugAckBeforeFsync}
+var Bugs = []string{BugApplyBeforeCommit, BugVoteTwice, BugCorruptEntry, BugAckBeforeFsync, BugStaleRead}
 
 // The defaults are etcd server's (server/etcdserver/raft.go and
 // embed/config.go, v3.6), not the raft library's zero values: the kind
@@ -83,8 +88,39 @@ var keys = []string{
 	"max_size_per_msg_bytes", "max_inflight_msgs", "max_uncommitted_entries_bytes",
 	"snapshot_entries", "catch_up_entries",
 	"fsync_ns", "slow_disk", "campaign_at_ns",
-	"proposals", "load", "bug", "transport",
+	"proposals", "load", "bug", "transport", "read_only", "clients",
 }
+
+// Read-only options (kind_config.read_only): raft's ReadOnlyOption, how
+// the leader confirms a ReadIndex.
+const (
+	// ReadOnlySafe confirms each ReadIndex with a round of heartbeats
+	// a quorum acknowledges (etcd's choice).
+	ReadOnlySafe = "safe"
+	// ReadOnlyLeaseBased trusts the leader's lease instead, which raft
+	// allows only with CheckQuorum.
+	ReadOnlyLeaseBased = "lease_based"
+)
+
+// Read retry policies (kind_config.clients.retry): the request id a
+// ReadIndex retried after read_retry_ns carries (docs/raft.md, "Clients").
+const (
+	// RetryFresh retries with a new id, as etcd's server does since
+	// etcd-io/etcd#21399.
+	RetryFresh = "fresh"
+	// RetryReuse retries with the same id, as etcd's server did before
+	// it: an answer to the first attempt is taken for the retry's.
+	RetryReuse = "reuse"
+)
+
+// Client defaults: etcd's (server/etcdserver/v3_server.go: a ReadIndex
+// unanswered for readIndexRetryTime is sent again; clientv3's requests
+// time out with the server's request timeout).
+const (
+	defaultReadRetry     = 500_000_000
+	defaultClientTimeout = 5_000_000_000
+	maxClients           = 64
+)
 
 // Transports (kind_config.transport): how raft messages leave a member
 // (docs/raft.md, "The transport").
@@ -114,8 +150,22 @@ type config struct {
 	proposals                     []proposal
 	load                          *load
 	bug                           string
-	stream                        bool   // transport = "stream"
+	stream                        bool // transport = "stream"
+	leaseReads                    bool // read_only = "lease_based"
+	clients                       *clients
 	testBug                       string // planted.go: set by New from testBugs, never by a scenario
+}
+
+// clients are count sequential clients beside the member, each issuing
+// an operation every ns after its last one returned, from from until
+// until: a put or (readsPercent of them) a linearizable read, on one of
+// keys keys shared by every member's clients (docs/raft.md, "Clients").
+type clients struct {
+	from, until, every int64
+	count, keys        int64
+	readsPercent       int64
+	timeout, readRetry int64
+	reuse              bool // retry = "reuse"
 }
 
 // slowWindow is a time during which every durable write takes fsyncNs.
@@ -193,6 +243,16 @@ func parse(m map[string]any, peers []string) (*config, []hosts.FieldError) {
 		campaignAt:      t.Int("campaign_at_ns", -1, 0, maxTime),
 		bug:             t.OneOf("bug", BugNone, Bugs),
 		stream:          t.OneOf("transport", TransportStream, []string{TransportStream, TransportDatagram}) == TransportStream,
+		leaseReads:      t.OneOf("read_only", ReadOnlySafe, []string{ReadOnlySafe, ReadOnlyLeaseBased}) == ReadOnlyLeaseBased,
+	}
+	if c.leaseReads && !c.checkQuorum {
+		// raft's Config.validate refuses it: without CheckQuorum a deposed
+		// leader's lease would still answer ReadIndex, and no ReadIndex
+		// the kind could serve would be linearizable.
+		r.Add(t.Path("read_only"), "%q needs check_quorum = true (raft serves no ReadIndex without it)", ReadOnlyLeaseBased)
+	}
+	if ct, ok := t.Table("clients"); ok {
+		c.clients = parseClients(ct)
 	}
 	if c.electionTicks <= c.heartbeatTicks {
 		// etcd raft refuses it too (Config.validate), by panicking.
@@ -220,6 +280,10 @@ func parse(m map[string]any, peers []string) (*config, []hosts.FieldError) {
 			r.Add(p.Path("key"), "must be a non-empty string")
 		case strings.IndexByte(pr.key, 0) >= 0:
 			r.Add(p.Path("key"), "must not contain NUL (a put's entry separates its fields with it)")
+		case isClientKey(pr.key):
+			// Any member's clients may read it: a put outside their
+			// history would make a correct read look wrong.
+			r.Add(p.Path("key"), "%q is a clients' key (c0, c1, …): the linearizability check would not know this put", pr.key)
 		}
 		if len(pr.value) > maxValueBytes {
 			r.Add(p.Path("value"), "must be at most %d bytes, got %d", maxValueBytes, len(pr.value))
@@ -253,6 +317,29 @@ func parse(m map[string]any, peers []string) (*config, []hosts.FieldError) {
 	return c, r.Errs
 }
 
+// parseClients reads kind_config.clients.
+func parseClients(t kindcfg.T) *clients {
+	t.Keys("from_ns", "until_ns", "every_ns", "count", "keys", "reads_percent", "timeout_ns", "read_retry_ns", "retry")
+	c := &clients{
+		from:         t.Int("from_ns", 0, 0, maxTime),
+		until:        t.Int("until_ns", maxTime, 0, maxTime),
+		every:        t.Int("every_ns", -1, 1_000, maxTime),
+		count:        t.Int("count", 1, 1, maxClients),
+		keys:         t.Int("keys", 4, 1, maxKeys),
+		readsPercent: t.Int("reads_percent", 50, 0, 100),
+		timeout:      t.Int("timeout_ns", defaultClientTimeout, 1_000, maxTime),
+		readRetry:    t.Int("read_retry_ns", defaultReadRetry, 1_000, maxTime),
+		reuse:        t.OneOf("retry", RetryFresh, []string{RetryFresh, RetryReuse}) == RetryReuse,
+	}
+	if c.every < 0 && !t.Has("every_ns") {
+		t.R.Add(t.Path("every_ns"), "is required")
+	}
+	if c.until <= c.from {
+		t.R.Add(t.Path("until_ns"), "must be after from_ns (%d), got %d", c.from, c.until)
+	}
+	return c
+}
+
 // largestPut is the most bytes of key and value one of the client's
 // puts carries (a load's keys, "k" and at most 7 digits, are within
 // putOverhead).
@@ -264,6 +351,7 @@ func (c *config) largestPut() uint64 {
 	if c.load != nil && c.load.valueBytes > 0 {
 		b = max(b, uint64(c.load.valueBytes))
 	}
+	// A client's put is its key and its request id, within putOverhead.
 	return b
 }
 

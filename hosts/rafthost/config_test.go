@@ -37,6 +37,15 @@ func TestValidate_NamesTheField(t *testing.T) {
 		{"a slow disk window without a latency", map[string]any{"slow_disk": []any{map[string]any{"from_ns": int64(1), "until_ns": int64(2)}}}, "kind_config.slow_disk[0].fsync_ns", "required"},
 		{"an unknown planted bug", map[string]any{"bug": "lose_votes"}, "kind_config.bug", "unknown value"},
 		{"an unknown transport", map[string]any{"transport": "tcp"}, "kind_config.transport", "unknown value"},
+		{"a read retry policy the kind does not know", map[string]any{"clients": map[string]any{"every_ns": int64(1_000_000), "retry": "backoff"}}, "kind_config.clients.retry", `unknown value "backoff" (one of: fresh, reuse)`},
+		{"clients without a pace", map[string]any{"clients": map[string]any{"keys": int64(2)}}, "kind_config.clients.every_ns", "required"},
+		{"an unknown client key", map[string]any{"clients": map[string]any{"every_ns": int64(1_000_000), "reads": int64(50)}}, "kind_config.clients.reads", "unknown key"},
+		{"reads over a percent", map[string]any{"clients": map[string]any{"every_ns": int64(1_000_000), "reads_percent": int64(101)}}, "kind_config.clients.reads_percent", "must be in"},
+		// raft serves no ReadIndex for lease-based reads without
+		// CheckQuorum (its Config.validate refuses the node).
+		{"lease-based reads without CheckQuorum", map[string]any{"read_only": "lease_based", "check_quorum": false, "clients": map[string]any{"every_ns": int64(1_000_000)}}, "kind_config.read_only", "needs check_quorum"},
+		{"an unknown read-only option", map[string]any{"read_only": "serializable"}, "kind_config.read_only", "unknown value"},
+		{"a timeline put to a clients' key", map[string]any{"proposals": []any{map[string]any{"at_ns": int64(1), "key": "c1", "value": "v"}}}, "kind_config.proposals[0].key", "clients' key"},
 		{"a log that could outgrow memory", map[string]any{"snapshot_entries": int64(1 << 20), "load": map[string]any{"every_ns": int64(1_000_000), "value_bytes": int64(1 << 16)}}, "kind_config.snapshot_entries", "over the 1073741824 (1 GiB) a member may keep"},
 		{"a log of large proposals that could outgrow memory", map[string]any{"snapshot_entries": int64(20_000), "proposals": []any{map[string]any{"at_ns": int64(1), "key": "k", "value": strings.Repeat("v", 1<<16)}}}, "kind_config.snapshot_entries", "1 GiB"},
 	} {

@@ -26,6 +26,10 @@ const (
 	tReceived      = "message_received"
 	tDiskWrite     = "disk_write"
 	tPanic         = "raft_panic"
+	tClientInvoke  = "client_invoke"
+	tClientReturn  = "client_return"
+	tReadIndex     = "read_index"
+	tReadState     = "read_state"
 
 	// engineTag is the kind_tag of the engine's records: its mutation
 	// records (tMutation, explain.go) are what catches_up_after_heal
@@ -53,6 +57,10 @@ func eventPrototypes() []hosts.Event {
 		&msgEvent{typ: tReceived, peer: "a", message: "MsgApp", bytes: 1, term: 1, index: 1, logTerm: 1, commit: 1, entries: 1, reject: true},
 		&diskWrite{entries: 1, hardState: true, fsyncNs: 1, ticksMissed: 1},
 		&panicked{text: "x", during: "tick"},
+		&clientInvoke{client: "a.c0", req: "a#1", op: clientPut, key: "c0", value: "a#1"},
+		&clientReturn{client: "a.c0", req: "a#1", result: resultOK, value: "a#1", reason: "timeout"},
+		&readIndexEv{id: 1, reads: 1, retry: true},
+		&readStateEv{id: 1, index: 1, taken: true},
 	}
 }
 
@@ -356,5 +364,81 @@ func (*panicked) Type() string { return tPanic }
 func (e *panicked) AppendJSON(b []byte) []byte {
 	b = jsonw.AppendStringField(jsonw.AppendTypeField(b, tPanic), "panic", e.text)
 	b = jsonw.AppendStringField(b, "during", e.during)
+	return append(b, '}')
+}
+
+// Client operations and results (docs/raft.md, "Clients").
+const (
+	clientPut  = "put"
+	clientRead = "read"
+
+	resultOK      = "ok"
+	resultFail    = "fail"    // it did not happen: raft refused the put, or the read was failed
+	resultUnknown = "unknown" // no answer in time: a put may yet be applied
+)
+
+// clientInvoke is a client issuing an operation: a put of value (its
+// request id) or a read of key.
+type clientInvoke struct{ client, req, op, key, value string }
+
+func (*clientInvoke) Type() string { return tClientInvoke }
+func (e *clientInvoke) AppendJSON(b []byte) []byte {
+	b = jsonw.AppendStringField(jsonw.AppendTypeField(b, tClientInvoke), "client", e.client)
+	b = jsonw.AppendStringField(b, "req", e.req)
+	b = jsonw.AppendStringField(b, "op", e.op)
+	b = jsonw.AppendStringField(b, "key", e.key)
+	if e.op == clientPut {
+		b = jsonw.AppendStringField(b, "value", e.value)
+	}
+	return append(b, '}')
+}
+
+// clientReturn is the answer a client got: ok (a read's value with
+// it), fail or unknown, and why for the last two.
+type clientReturn struct{ client, req, result, value, reason string }
+
+func (*clientReturn) Type() string { return tClientReturn }
+func (e *clientReturn) AppendJSON(b []byte) []byte {
+	b = jsonw.AppendStringField(jsonw.AppendTypeField(b, tClientReturn), "client", e.client)
+	b = jsonw.AppendStringField(b, "req", e.req)
+	b = jsonw.AppendStringField(b, "result", e.result)
+	if e.result == resultOK {
+		b = jsonw.AppendStringField(b, "value", e.value)
+	}
+	if e.reason != "" {
+		b = jsonw.AppendStringField(b, "reason", e.reason)
+	}
+	return append(b, '}')
+}
+
+// readIndexEv is a ReadIndex round sent to raft (retry: sent again
+// after read_retry_ns, with the id the retry policy gives).
+type readIndexEv struct {
+	id    uint64
+	reads int
+	retry bool
+}
+
+func (*readIndexEv) Type() string { return tReadIndex }
+func (e *readIndexEv) AppendJSON(b []byte) []byte {
+	b = jsonw.AppendUintField(jsonw.AppendTypeField(b, tReadIndex), "id", e.id)
+	b = jsonw.AppendUintField(b, "reads", uint64(e.reads))
+	b = jsonw.AppendBoolField(b, "retry", e.retry)
+	return append(b, '}')
+}
+
+// readStateEv is raft's ReadState for request id: its read index, and
+// whether the round in flight took it (an answer for another id is
+// ignored, as etcd ignores an out-of-date one).
+type readStateEv struct {
+	id, index uint64
+	taken     bool
+}
+
+func (*readStateEv) Type() string { return tReadState }
+func (e *readStateEv) AppendJSON(b []byte) []byte {
+	b = jsonw.AppendUintField(jsonw.AppendTypeField(b, tReadState), "id", e.id)
+	b = jsonw.AppendUintField(b, "index", e.index)
+	b = jsonw.AppendBoolField(b, "taken", e.taken)
 	return append(b, '}')
 }

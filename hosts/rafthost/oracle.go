@@ -51,11 +51,16 @@ type NoRaftPanic struct{}
 // within_ns.
 type CatchesUpAfterHeal struct{ WithinNs int64 }
 
+// Linearizable is linearizable {}: the history of kind_config.clients'
+// puts and reads is linearizable, key by key (oracle_linearizable.go).
+type Linearizable struct{}
+
 func (*ElectionSafety) Bind() []hosts.Slot     { return nil }
 func (*LogMatching) Bind() []hosts.Slot        { return nil }
 func (*LeaderCompleteness) Bind() []hosts.Slot { return nil }
 func (*StateMachineSafety) Bind() []hosts.Slot { return nil }
 func (*NoRaftPanic) Bind() []hosts.Slot        { return nil }
+func (*Linearizable) Bind() []hosts.Slot       { return nil }
 
 func (p *CatchesUpAfterHeal) Bind() []hosts.Slot {
 	return []hosts.Slot{hosts.SpanParam("within_ns", &p.WithinNs)}
@@ -80,6 +85,7 @@ func (p ProposalCommitsWithin) Slots() []hosts.Slot { return p.Bind() }
 func (p NoLeaderChange) Slots() []hosts.Slot        { return p.Bind() }
 func (p NoRaftPanic) Slots() []hosts.Slot           { return p.Bind() }
 func (p CatchesUpAfterHeal) Slots() []hosts.Slot    { return p.Bind() }
+func (p Linearizable) Slots() []hosts.Slot          { return p.Bind() }
 
 func (ElectionSafety) Kind() string        { return "election_safety" }
 func (LogMatching) Kind() string           { return "log_matching" }
@@ -89,6 +95,7 @@ func (ProposalCommitsWithin) Kind() string { return "proposal_commits_within" }
 func (NoLeaderChange) Kind() string        { return "no_leader_change" }
 func (NoRaftPanic) Kind() string           { return "no_raft_panic" }
 func (CatchesUpAfterHeal) Kind() string    { return "catches_up_after_heal" }
+func (Linearizable) Kind() string          { return "linearizable" }
 
 func (ElectionSafety) Family() *hosts.Assertions        { return family }
 func (LogMatching) Family() *hosts.Assertions           { return family }
@@ -98,6 +105,7 @@ func (ProposalCommitsWithin) Family() *hosts.Assertions { return family }
 func (NoLeaderChange) Family() *hosts.Assertions        { return family }
 func (NoRaftPanic) Family() *hosts.Assertions           { return family }
 func (CatchesUpAfterHeal) Family() *hosts.Assertions    { return family }
+func (Linearizable) Family() *hosts.Assertions          { return family }
 
 // family is hosts.Kind.Assertions.
 var family = &hosts.Assertions{
@@ -110,6 +118,7 @@ var family = &hosts.Assertions{
 		hosts.Def[NoLeaderChange](hosts.WindowPair, hosts.NoPair),
 		hosts.Def[NoRaftPanic](hosts.NoPair, hosts.NoPair),
 		hosts.Def[CatchesUpAfterHeal](hosts.NoPair, hosts.NoPair),
+		hosts.Def[Linearizable](hosts.NoPair, hosts.NoPair),
 	},
 	Judge: newJudge,
 }
@@ -332,6 +341,8 @@ func construct(p hosts.AssertionParams) oracle {
 		return &noPanic{}
 	case CatchesUpAfterHeal:
 		return newCatchUp(p)
+	case Linearizable:
+		return newLinearizable()
 	}
 	panic(fmt.Sprintf("rafthost: assertion parameters of type %T", p))
 }

@@ -66,7 +66,10 @@ const maxKeptEvents = 256
 const (
 	tokClient = uint64(1) << 56 // the client's next put is due
 	tokDisk   = uint64(2) << 56 // the durable write with this sequence number completed
-	tokMask   = uint64(0xff) << 56
+	// tokRequest: the clients of kind_config.clients have something due
+	// (clients.go); the low bits are the arming's generation.
+	tokRequest = uint64(3) << 56
+	tokMask    = uint64(0xff) << 56
 )
 
 // host is one raft peer.
@@ -119,6 +122,19 @@ type host struct {
 	msgs      uint64 // messages sent, numbering them "<id>#<n>"
 	replaying bool   // rebuilding a clone: record and send nothing
 
+	// The clients of kind_config.clients (clients.go): each client's
+	// operation, the ReadIndex round in flight, the request ids issued
+	// (never reset, so unique across lives), the time and generation of
+	// their armed timer, and salt, drawn once from the host's client
+	// substream, which every operation's choices derive from.
+	cls     []client
+	round   *readRound
+	readIDs uint64
+	reqAt   int64
+	reqGen  uint64
+	salt    uint64
+	now     int64 // the call's time, for answers given deep inside it
+
 	acts []hosts.Action
 	// mev holds this call's message records: most of what a host records,
 	// so they are not allocated one by one (newMsgEvent).
@@ -144,7 +160,8 @@ func newHost(id string, config map[string]any, _ string, peers []string, r *rng.
 	}
 	install()
 	elect := r.Fork("election")
-	h := &host{id: id, peers: peers, cfg: cfg, elect: elect, elect0: elect.Clone(), timerAt: -1}
+	h := &host{id: id, peers: peers, cfg: cfg, elect: elect, elect0: elect.Clone(), timerAt: -1, reqAt: -1,
+		salt: r.Fork("client").Uint64()}
 	h.self = uint64(slices.Index(peers, id)) + 1
 	h.snapTo = make([]bool, len(peers))
 	h.open = make([]bool, len(peers))
@@ -201,6 +218,7 @@ func (h *host) call(in input) []hosts.Action {
 		h.mev = nil
 	}
 	h.mev = h.mev[:0] // the engine serialised the last call's records before this call
+	h.now = in.now
 	h.run(in)
 	h.stepCheck()
 	return h.acts
@@ -248,6 +266,7 @@ func (h *host) run(in input) {
 		h.observe()
 		h.drain(in.now)
 		h.armClient(in.now)
+		h.armRequests(in.now)
 	}
 }
 
@@ -310,6 +329,7 @@ func (h *host) start(now int64, resumed bool) {
 	h.campaign = h.cfg.campaignAt >= now
 	h.nextProp, _ = slices.BinarySearchFunc(h.cfg.proposals, now, func(p proposal, t int64) int { return cmp.Compare(p.at, t) })
 	h.loadSeq = h.cfg.load.firstAt(now)
+	h.startClients(now)
 	h.node = nil
 	h.newNode()
 	st := h.node.BasicStatus()
@@ -334,6 +354,9 @@ func (h *host) newNode() {
 		CheckQuorum:               h.cfg.checkQuorum,
 		PreVote:                   h.cfg.preVote,
 		Logger:                    logger{},
+	}
+	if h.cfg.leaseReads {
+		c.ReadOnlyOption = etcd.ReadOnlyLeaseBased
 	}
 	if h.cfg.testBug == testBugUnlockedDraw {
 		var err error
@@ -360,6 +383,7 @@ const (
 	rawUnreachable        // uint64: the peer's raft id
 	rawSnapFinish         // uint64
 	rawSnapFailure        // uint64
+	rawReadIndex          // []byte: the request id
 )
 
 // locked makes one call into etcd's raft while holding the lock that
@@ -393,6 +417,8 @@ func (h *host) locked(op int, arg any) (err error) {
 		h.node.ReportSnapshot(arg.(uint64), etcd.SnapshotFinish)
 	case rawSnapFailure:
 		h.node.ReportSnapshot(arg.(uint64), etcd.SnapshotFailure)
+	case rawReadIndex:
+		h.node.ReadIndex(arg.([]byte))
 	}
 	return err
 }
@@ -480,6 +506,8 @@ func (h *host) timer(now int64, token uint64) {
 	case tokClient:
 		h.timerAt = -1
 		h.issue(now)
+	case tokRequest:
+		h.requestTimer(now, token)
 	case tokDisk:
 		if w := h.write; w != nil && token&^tokMask == h.writes {
 			h.write = nil
@@ -527,6 +555,7 @@ func (h *host) observe() {
 	}
 	if st.Lead != h.lead {
 		h.record(&leaderChange{term: st.GetTerm(), lead: h.peer(st.Lead), prev: h.peer(h.lead)})
+		h.leaderChanged(h.now)
 	}
 	h.role, h.lead, h.term = st.RaftState, st.Lead, st.GetTerm()
 }
@@ -554,6 +583,7 @@ func roleName(s etcd.StateType) string {
 func (h *host) drain(now int64) {
 	for h.write == nil && h.node.HasReady() {
 		rd := h.node.Ready()
+		h.readStates(rd.ReadStates, now)
 		leader := h.role == etcd.StateLeader || h.cfg.bug == BugAckBeforeFsync
 		if leader {
 			h.sendAll(rd.Messages)
@@ -577,6 +607,7 @@ func (h *host) finish(rd etcd.Ready, sent bool, fsyncNs int64) {
 		h.sendAll(rd.Messages)
 	}
 	h.applyAll(rd.CommittedEntries)
+	h.serveReads(h.now)
 	_ = h.locked(rawAdvance, nil)
 	if fsyncNs > 0 {
 		h.record(&diskWrite{entries: len(rd.Entries), hardState: rd.HardState != nil, fsyncNs: fsyncNs, ticksMissed: h.ticksMissed})
@@ -677,6 +708,9 @@ func (h *host) applyAll(ents []*pb.Entry) {
 		h.d.applied = max(h.d.applied, i)
 		ev.state = h.d.state
 		h.record(ev)
+		if ev.op == opPut && h.cls != nil {
+			h.putApplied(ev.req, h.now)
+		}
 	}
 	if h.d.applied-h.d.base >= h.cfg.snapshotEntries {
 		term, compacted := h.d.snapshot(h.cfg.catchUpEntries)

@@ -134,7 +134,7 @@ func (l *inputLog) share() inputLog {
 
 // lazyClone is a host that will rebuild h's state when first used.
 func (h *host) lazyClone() *host {
-	return &host{id: h.id, self: h.self, peers: h.peers, cfg: h.cfg, elect0: h.elect0, in: h.in.share(), lazy: true}
+	return &host{id: h.id, self: h.self, peers: h.peers, cfg: h.cfg, elect0: h.elect0, salt: h.salt, in: h.in.share(), lazy: true}
 }
 
 // rebuild replays a lazy clone's inputs into a fresh host (a no-op on
@@ -144,8 +144,8 @@ func (h *host) rebuild() {
 		return
 	}
 	log := h.in
-	*h = host{id: h.id, self: h.self, peers: h.peers, cfg: h.cfg, elect0: h.elect0, elect: h.elect0.Clone(),
-		timerAt: -1, snapTo: make([]bool, len(h.peers)), open: make([]bool, len(h.peers)), replaying: true}
+	*h = host{id: h.id, self: h.self, peers: h.peers, cfg: h.cfg, elect0: h.elect0, elect: h.elect0.Clone(), salt: h.salt,
+		timerAt: -1, reqAt: -1, snapTo: make([]bool, len(h.peers)), open: make([]bool, len(h.peers)), replaying: true}
 	log.each(func(in input) {
 		for k := range max(in.n, 1) {
 			one := in
@@ -153,6 +153,7 @@ func (h *host) rebuild() {
 				one.now = in.now + k*in.step
 			}
 			h.acts = h.acts[:0]
+			h.now = one.now
 			h.run(one)
 		}
 	})

@@ -42,6 +42,31 @@ var series = []hosts.Series{
 // leaders, restarts, panics and slow writes at every level of detail;
 // appends, applies, proposals and messages only where there is room.
 var marks = []hosts.Mark{
+	// The clients' history (docs/raft.md, "Clients"): an answer other
+	// than ok and a retried ReadIndex round at every level of detail.
+	{Type: tClientInvoke, High: routine, Label: func(p hosts.Payload) string {
+		return p.Str("op") + " " + p.Str("key") + " " + p.Str("req")
+	}, Gist: func(_ string, p hosts.Payload) string {
+		return p.Str("client") + " " + p.Str("op") + " " + p.Str("key") + " (" + p.Str("req") + ")"
+	}},
+	{Type: tClientReturn, High: func(p hosts.Payload) bool { return p.Str("result") != resultOK }, Label: func(p hosts.Payload) string {
+		return p.Str("req") + " " + p.Str("result") + reasonText(p)
+	}, Gist: func(_ string, p hosts.Payload) string {
+		l := p.Str("client") + " " + p.Str("req") + " " + p.Str("result") + reasonText(p)
+		if p.Has("value") {
+			l += " → " + strconv.Quote(p.Str("value"))
+		}
+		return l
+	}},
+	{Type: tReadIndex, High: func(p hosts.Payload) bool { return p.Str("retry") == "true" }, Label: func(p hosts.Payload) string {
+		if p.Str("retry") == "true" {
+			return "ReadIndex #" + p.Str("id") + " retried"
+		}
+		return "ReadIndex #" + p.Str("id")
+	}},
+	{Type: tReadState, High: routine, Label: func(p hosts.Payload) string {
+		return "read index " + p.Str("index") + " for #" + p.Str("id")
+	}},
 	{Type: tNodeStart, Label: func(p hosts.Payload) string {
 		return "start, " + p.Str("disk") + " disk, term " + p.Str("term")
 	}},
@@ -155,4 +180,12 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
+}
+
+// reasonText is a client answer's reason, when it has one.
+func reasonText(p hosts.Payload) string {
+	if r := p.Str("reason"); r != "" {
+		return " (" + r + ")"
+	}
+	return ""
 }
