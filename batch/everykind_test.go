@@ -68,6 +68,7 @@ func TestEveryKind_FailsOnARealSWIMRun(t *testing.T) { // and the agent oracles 
 		{"raft/follower_rejoin_no_prevote", "quiet_after_heal", "no_leader_change"},
 		{"raft/disk_loss", "no_panic", "no_raft_panic"},
 		{"raft/datagram_stall", "caught_up_after_heal", "catches_up_after_heal"},
+		{"raft/bug_stale_read", "linearizable", "linearizable"},
 	}
 	covered := map[string]bool{}
 	for _, c := range cases {

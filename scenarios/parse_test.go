@@ -268,7 +268,7 @@ func TestAssertionKinds_AreTheTenOf_10_1(t *testing.T) {
 		"tool_run_once", "tool_result_returned", "turn_not_repeated", "tool_deadline_kept", "no_work_after_cancel",
 		// The raft kind's (hosts/rafthost, docs/raft.md).
 		"election_safety", "log_matching", "leader_completeness", "state_machine_safety",
-		"proposal_commits_within", "no_leader_change", "no_raft_panic", "catches_up_after_heal"}
+		"proposal_commits_within", "no_leader_change", "no_raft_panic", "catches_up_after_heal", "linearizable"}
 	slices.Sort(names)
 	slices.Sort(want)
 	if !slices.Equal(names, want) {
