@@ -158,6 +158,8 @@ type Report struct {
 	// Recording is what the production recording says of its own error
 	// (a testbed bundle's delay line), or nil.
 	Recording *Recording `json:"recording,omitempty"`
+	// Conformal judges the recording as a whole (conformal.go).
+	Conformal *Conformal `json:"conformal,omitempty"`
 	Rows      []Row      `json:"rows"`
 }
 
@@ -255,8 +257,12 @@ func Run(sc *scenarios.Scenario, prodDir string, opts Options) (*Report, error) 
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	r.Rows = compare(sims, prod.metrics(sc.DurationNs), tol)
+	prodSide := prod.metrics(sc.DurationNs)
+	r.Rows = compare(sims, prodSide, tol)
 	markUnobservable(r.Rows, info.Unobserved)
+	if float64(k+1)*ConformalAlpha >= 1 {
+		r.Conformal = conformal(sims, prodSide, tol, info.Unobserved)
+	}
 	if window < sc.DurationNs {
 		r.Rows = append(r.Rows, beyondEnd(peers, sc.DurationNs, window)...)
 		slices.SortStableFunc(r.Rows, compareRows)
@@ -694,6 +700,12 @@ func (r *Report) Write(w io.Writer) error {
 	b.WriteString(")\n")
 	if nd := r.NoData(); len(nd) > 0 {
 		fmt.Fprintf(&b, "no prod data for: %s\n", strings.Join(nd, ", "))
+	}
+	if r.Conformal != nil {
+		fmt.Fprintf(&b, "as a whole: %s\n", r.Conformal.line())
+	} else {
+		fmt.Fprintf(&b, "as a whole: not judged with %d seeds; --seeds %d or more judges the recording as a whole at a false-alarm rate of at most %g (docs/calibration.md, \"False alarms\")\n",
+			len(r.Seeds), int(math.Ceil(1/ConformalAlpha))-1, ConformalAlpha)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

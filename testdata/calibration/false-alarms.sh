@@ -13,7 +13,9 @@
 # Prints one line per recording (marked: the delay line's p99 lateness
 # passed a tenth of the smallest latency asked, manifest "testbed"), then
 # per configuration and overall: recordings, alarms, alarms among the
-# unmarked; then every failing row with how many recordings it failed in.
+# unmarked, and the whole-recording rule's alarms (calibrate.Conformal,
+# judged from 19 seeds: run with -k 20); then every failing row with how
+# many recordings it failed in.
 # Needs python3 for the JSON. Run from the repository root.
 set -euo pipefail
 k=10
@@ -48,7 +50,12 @@ for line in open(sys.argv[1]):
         continue
     marked = bool((r.get("recording") or {}).get("marked"))
     failed = [x["metric"] for x in r["rows"] if x["status"] == "FAIL"]
-    c = per_cfg.setdefault(cfg, [0, 0, 0, 0])
+    conf = r.get("conformal")
+    c = per_cfg.setdefault(cfg, [0, 0, 0, 0, 0, 0])
+    if conf is not None:
+        c[4] += 1
+        if conf["alarm"]:
+            c[5] += 1
     c[0] += 1; total += 1
     if failed:
         c[1] += 1; alarms += 1
@@ -58,12 +65,14 @@ for line in open(sys.argv[1]):
             c[3] += 1; unmarked_alarms += 1
     for m in failed:
         rows[(cfg, m)] += 1
-    print(f"{run:40s} {'marked' if marked else 'clean ':6s} {'FAIL ' + str(len(failed)) + ' rows' if failed else 'pass'}" + (": " + ", ".join(failed[:6]) + (" …" if len(failed) > 6 else "") if failed else ""))
+    whole = "" if conf is None else f"  whole: {'ALARM' if conf['alarm'] else 'ok'} p={conf['p']:.3f} ({conf['fails']} vs seeds {min(conf['seed_fails'])}-{max(conf['seed_fails'])})"
+    print(f"{run:40s} {'marked' if marked else 'clean ':6s}{whole} {'FAIL ' + str(len(failed)) + ' rows' if failed else 'pass'}" + (": " + ", ".join(failed[:6]) + (" …" if len(failed) > 6 else "") if failed else ""))
 print()
-print(f"{'configuration':28s} recordings  alarms  unmarked  unmarked alarms")
-for cfg, (n, a, u, ua) in per_cfg.items():
-    print(f"{cfg:28s} {n:10d} {a:7d} {u:9d} {ua:16d}")
-print(f"{'all':28s} {total:10d} {alarms:7d} {unmarked:9d} {unmarked_alarms:16d}")
+print(f"{'configuration':28s} recordings  row alarms  unmarked  unmarked row alarms  whole-recording alarms (of judged)")
+for cfg, (n, a, u, ua, wn, wa) in per_cfg.items():
+    print(f"{cfg:28s} {n:10d} {a:11d} {u:9d} {ua:20d}  {wa:d} of {wn:d}")
+wn = sum(c[4] for c in per_cfg.values()); wa = sum(c[5] for c in per_cfg.values())
+print(f"{'all':28s} {total:10d} {alarms:11d} {unmarked:9d} {unmarked_alarms:20d}  {wa:d} of {wn:d}")
 print()
 print("failing rows (configuration, metric: recordings failing it / recordings of the configuration)")
 for (cfg, m), n in sorted(rows.items(), key=lambda kv: (kv[0][0], -kv[1], kv[0][1])):
