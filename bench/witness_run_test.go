@@ -710,8 +710,13 @@ func (w *witness) write(out string) (*witnessResult, error) {
 	if err := bw.FlushEvents(); err != nil {
 		return nil, err
 	}
+	// Written in emission order, as RunDigest orders them, so the digest
+	// is the one a witness bundle always had.
+	slices.SortFunc(w.snaps, func(a, b bundle.DigestSnapshot) int {
+		return cmp.Or(cmp.Compare(a.AtNs, b.AtNs), cmp.Compare(a.Seq, b.Seq), cmp.Compare(a.Host, b.Host))
+	})
 	for _, s := range w.snaps {
-		if err := bw.WriteSnapshot(s.Host, s.Seq, s.Data); err != nil {
+		if err := bw.WriteSnapshotAt(s.Host, s.Seq, s.AtNs, s.Data); err != nil {
 			return nil, err
 		}
 	}
@@ -730,7 +735,7 @@ func (w *witness) write(out string) (*witnessResult, error) {
 		Seed:             w.sc.Seed,
 		DurationNs:       w.sc.DurationNs,
 		HostArch:         runtime.GOARCH,
-		Digest:           bundle.RunDigest(sum, w.snaps),
+		Digest:           bw.RunDigestOf(sum), // the snapshots in the order written
 		Mode:             bundle.ModeWitness,
 		Machine:          &bundle.Machine{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version()},
 		Substitutions: []string{

@@ -15,8 +15,8 @@ import (
 // Finish completes the bundle and moves it to the output path. It writes
 // scenario.toml and verdicts.json as given and known_gaps.md from the
 // copy built into the binary, fills in m's writer-owned fields (see
-// Manifest), writes manifest.json last, syncs every file and directory,
-// and renames the bundle into place.
+// Manifest), writes manifest.json last, and renames the bundle into
+// place (nothing is fsynced: writeFile says why).
 //
 // If the output path holds a bundle, Finish renames it into the work
 // directory, renames the new bundle into place, then deletes the old one.
@@ -33,6 +33,9 @@ func (w *Writer) Finish(m Manifest, scenarioTOML []byte, verdictsJSON []byte) er
 		return err
 	}
 	if err := w.usable(flushed, "Finish"); err != nil {
+		return err
+	}
+	if err := w.closeSnapshots(); err != nil {
 		return err
 	}
 	for _, f := range []struct {

@@ -1,8 +1,10 @@
 package bundle
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -141,8 +143,8 @@ func writeSample(t *testing.T, out string, records []record) {
 		}
 	}
 	for _, s := range sampleSnapshots {
-		if err := w.WriteSnapshot(s.host, s.seq, []byte(s.data)); err != nil {
-			t.Fatalf("WriteSnapshot: %v", err)
+		if err := w.WriteSnapshotAt(s.host, s.seq, sampleRequestsAt[s.seq], []byte(s.data)); err != nil {
+			t.Fatalf("WriteSnapshotAt: %v", err)
 		}
 	}
 	m := sampleManifest
@@ -175,4 +177,43 @@ func mustWrite(t *testing.T, path, data string) {
 	if err := os.WriteFile(path, []byte(data), 0o666); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// writeSampleV1 writes the sample bundle in the detsim-bundle/1 layout
+// detsim wrote before snapshots.records (one file per snapshot under
+// snapshots/<host>/, snapshots/ always present), as the old writer did:
+// the bundles in testdata/calibration are in it.
+func writeSampleV1(t *testing.T, out string, records []record) {
+	t.Helper()
+	writeSample(t, out, records)
+	m, err := ReadManifest(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var snaps []SnapshotRecord
+	if err := EachSnapshot(out, m, func(s SnapshotRecord) error {
+		s.Data = bytes.Clone(s.Data)
+		snaps = append(snaps, s)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(out, SnapshotsFile)); err != nil {
+		t.Fatal(err)
+	}
+	delete(m.Files, SnapshotsFile)
+	if err := os.Mkdir(filepath.Join(out, SnapshotsDir), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range snaps {
+		mustWrite(t, filepath.Join(out, filepath.FromSlash(s.Path)), string(s.Data))
+		sum := sha256.Sum256(s.Data)
+		m.Files[s.Path] = hex.EncodeToString(sum[:])
+	}
+	m.Format = FormatV1
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, filepath.Join(out, ManifestFile), string(data)+"\n")
 }

@@ -43,7 +43,7 @@ func TestVerify_LiveBundle(t *testing.T) {
 			w.WriteEventLine(line)
 		}
 		for _, s := range sampleSnapshots {
-			w.WriteSnapshot(s.host, s.seq, []byte(s.data))
+			w.WriteSnapshotAt(s.host, s.seq, sampleRequestsAt[s.seq], []byte(s.data))
 		}
 		m := sampleManifest
 		m.Digest = sampleDigest(sampleRecords)
@@ -131,7 +131,7 @@ func TestVerify_WitnessBundle(t *testing.T) {
 		w.WriteEventLine(line)
 	}
 	for _, s := range sampleSnapshots {
-		w.WriteSnapshot(s.host, s.seq, []byte(s.data))
+		w.WriteSnapshotAt(s.host, s.seq, sampleRequestsAt[s.seq], []byte(s.data))
 	}
 	m := sampleManifest
 	m.Digest = sampleDigest(sampleRecords)
@@ -176,7 +176,7 @@ func TestVerify_TestbedBundle(t *testing.T) {
 			w.WriteEventLine(line)
 		}
 		for _, s := range sampleSnapshots {
-			w.WriteSnapshot(s.host, s.seq, []byte(s.data))
+			w.WriteSnapshotAt(s.host, s.seq, sampleRequestsAt[s.seq], []byte(s.data))
 		}
 		if err := w.CopyTestbedFile("delays.tsv", draws); err != nil {
 			t.Fatal(err)

@@ -8,9 +8,17 @@ import (
 	"strings"
 )
 
-// Format is the manifest's format tag. It changes when a reader of the old
-// layout could no longer read a new bundle correctly.
-const Format = "detsim-bundle/1"
+// Format is the manifest's format tag of the bundles this detsim writes.
+// It changes when a reader of the old layout could no longer read a new
+// bundle correctly: a detsim-bundle/1 reader refuses a detsim-bundle/2
+// manifest by its format, never reading snapshots.records as something
+// else (docs/bundle.md, "Formats").
+const Format = "detsim-bundle/2"
+
+// FormatV1 is the format of the bundles detsim wrote before snapshots.records:
+// one file per snapshot, snapshots/<host>/<seq>.json, and no compressed
+// files. Every reader still reads it; `detsim bundle compress` converts it.
+const FormatV1 = "detsim-bundle/1"
 
 // The names of the files every bundle holds, relative to its root.
 const (
@@ -19,7 +27,14 @@ const (
 	EventsFile    = "events.ndjson"
 	VerdictsFile  = "verdicts.json"
 	KnownGapsFile = "known_gaps.md"
-	SnapshotsDir  = "snapshots"
+	// SnapshotsDir names snapshots: snapshots/<host>/<seq>.json is a
+	// snapshot's path in evidence and the digest, and its file in a
+	// FormatV1 bundle.
+	SnapshotsDir = "snapshots"
+	// SnapshotsFile holds every snapshot of a Format bundle, one record
+	// after another as the run digest hashes them: present only when the
+	// run took a snapshot.
+	SnapshotsFile = "snapshots.records"
 )
 
 // ReceiveTimeSubstitution is the §9.5 substitution every simulated run
@@ -229,14 +244,16 @@ const LiveClockSubstitution = "virtual_time_ns is wall-clock time: nanoseconds o
 
 // ParityChecksum returns the cross-architecture parity checksum of a run
 // (spec §7.6): the hex SHA-256 of the lines "<path> <sha256>\n", sorted by
-// path, for events.ndjson and every file under snapshots/. It leaves out
+// path, for events.ndjson and snapshots.records (in a FormatV1 bundle,
+// every file under snapshots/). A run without snapshots has the same
+// checksum in both formats. It leaves out
 // the manifest, whose commit hash and architecture differ by design, and
 // the scenario, verdicts and known-gaps copies, which are inputs or
 // derived from the events.
 func ParityChecksum(m Manifest) string {
 	h := sha256.New()
 	for _, path := range slices.Sorted(maps.Keys(m.Files)) {
-		if path != EventsFile && !strings.HasPrefix(path, SnapshotsDir+"/") {
+		if path != EventsFile && path != SnapshotsFile && !strings.HasPrefix(path, SnapshotsDir+"/") {
 			continue
 		}
 		h.Write([]byte(path))

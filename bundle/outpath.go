@@ -90,7 +90,10 @@ func provenBundle(dir string) error {
 // file needs (directories carry a trailing slash). missing holds listed
 // files that are absent. Both are sorted.
 func inventory(root *os.Root, m Manifest) (extra, missing []string, err error) {
-	needed := map[string]bool{".": true, SnapshotsDir: true}
+	needed := map[string]bool{".": true}
+	if m.Format == FormatV1 {
+		needed[SnapshotsDir] = true // always created, empty or not
+	}
 	for _, rel := range slices.Sorted(maps.Keys(m.Files)) {
 		for d := path.Dir(rel); d != "."; d = path.Dir(d) {
 			needed[d] = true
@@ -109,8 +112,8 @@ func inventory(root *os.Root, m Manifest) (extra, missing []string, err error) {
 			}
 		case rel == ManifestFile && d.Type().IsRegular():
 		case d.Type().IsRegular():
-			if _, ok := m.Files[rel]; ok {
-				seen[rel] = true
+			if listed, _, ok := storedAs(m, rel); ok && !seen[listed] {
+				seen[listed] = true
 			} else {
 				extra = append(extra, rel)
 			}

@@ -30,10 +30,18 @@ func TestCreate_NeverReplacesWhatDetsimDidNotWrite(t *testing.T) {
 			writeSample(t, out, sampleRecords)
 			mustWrite(t, filepath.Join(out, "notes.md"), "what I found")
 		}, "notes.md"},
-		{"a bundle with a file added among its snapshots", func(t *testing.T, out string) {
-			writeSample(t, out, sampleRecords)
+		{"a detsim-bundle/1 bundle with a file added among its snapshots", func(t *testing.T, out string) {
+			writeSampleV1(t, out, sampleRecords)
 			mustWrite(t, filepath.Join(out, SnapshotsDir, "a", "mine.json"), "{}")
 		}, "snapshots/a/mine.json"},
+		{"a bundle with a snapshots/ directory a user added", func(t *testing.T, out string) {
+			writeSample(t, out, sampleRecords)
+			mustWrite(t, filepath.Join(out, SnapshotsDir, "a", "mine.json"), "{}")
+		}, "snapshots/"},
+		{"a bundle holding a file both plain and compressed", func(t *testing.T, out string) {
+			writeSample(t, out, sampleRecords)
+			mustWrite(t, filepath.Join(out, ScenarioFile+GzipSuffix), "mine")
+		}, ScenarioFile + GzipSuffix},
 		{"a bundle with an extra empty directory", func(t *testing.T, out string) {
 			writeSample(t, out, sampleRecords)
 			if err := os.Mkdir(filepath.Join(out, "plots"), 0o777); err != nil {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 
 	"github.com/detsim/detsim/hosts"
-	"github.com/detsim/detsim/internal/safefile"
 )
 
 // maxEventLine is the longest events.ndjson line ReadEvents accepts. A
@@ -130,8 +129,11 @@ func eachLine(dir string, fn func(line int, b []byte) error) error {
 // line of dir's events.ndjson (without its newline) and its 1-based
 // number, as ReadEvents splits them; b is valid until fn returns. A line
 // longer than the reader's bound is a *LineError.
+//
+// The file may be stored gzip-compressed (OpenFile): the lines are the
+// same either way.
 func EachLine(dir string, fn func(line int, b []byte) error) error {
-	f, err := safefile.OpenFileIn(dir, EventsFile)
+	f, err := OpenFile(dir, EventsFile)
 	if err != nil {
 		return fmt.Errorf("bundle: %w", err)
 	}

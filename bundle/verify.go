@@ -1,8 +1,10 @@
 package bundle
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -73,8 +75,8 @@ func readManifest(root *os.Root) (Manifest, error) {
 	if err := json.Unmarshal(data, &m); err != nil {
 		return Manifest{}, fmt.Errorf("bundle: %s: %w", ManifestFile, err)
 	}
-	if m.Format != Format {
-		return Manifest{}, fmt.Errorf("bundle: %s: format %q, this detsim reads %q", ManifestFile, m.Format, Format)
+	if m.Format != Format && m.Format != FormatV1 {
+		return Manifest{}, fmt.Errorf("bundle: %s: format %q, this detsim reads %q and %q", ManifestFile, m.Format, Format, FormatV1)
 	}
 	if m.Files == nil {
 		return Manifest{}, fmt.Errorf("bundle: %s: no files listed", ManifestFile)
@@ -126,7 +128,7 @@ func Verify(dir string) ([]Problem, error) {
 		return nil, err
 	}
 
-	v := &verifier{root: root, m: m, intact: make(map[string]bool)}
+	v := &verifier{root: root, m: m, intact: make(map[string]bool), stored: make(map[string]string)}
 	v.files()
 	v.manifestFields()
 	if v.intact[ScenarioFile] {
@@ -145,7 +147,14 @@ type verifier struct {
 	problems  []Problem
 	intact    map[string]bool // listed files present with their listed hash
 	eventsSum []byte          // events.ndjson's SHA-256, when intact
-	snapshots []string        // listed paths under snapshots/, sorted
+	// snapshots are the snapshots' paths: the listed files under
+	// snapshots/ of a FormatV1 bundle, sorted, or the records of a Format
+	// bundle's snapshots.records, in file order, with snapAt the time
+	// each record gives and snapsSum the file's SHA-256.
+	snapshots []string
+	snapAt    map[string]int64
+	snapsSum  []byte
+	stored    map[string]string // listed file -> the entry on disk holding it
 }
 
 func (v *verifier) add(path, format string, args ...any) {
@@ -166,7 +175,10 @@ func (v *verifier) files() {
 
 	// dirs are the directories a bundle may hold: snapshots/, always
 	// created, and every listed file's parents.
-	dirs := map[string]bool{SnapshotsDir: true}
+	dirs := map[string]bool{}
+	if m.Format == FormatV1 {
+		dirs[SnapshotsDir] = true
+	}
 	listed := slices.Sorted(maps.Keys(m.Files))
 	for _, rel := range listed {
 		if !fs.ValidPath(rel) {
@@ -192,9 +204,15 @@ func (v *verifier) files() {
 		if rel == ManifestFile {
 			return nil
 		}
-		want, isListed := m.Files[rel]
+		listed, gz, isListed := storedAs(m, rel)
+		want := m.Files[listed]
 		if isListed {
-			seen[rel] = true
+			if other, twice := v.stored[listed]; twice {
+				v.add(listed, "stored twice, as %s and as %s: a reader could take either", other, rel)
+				return nil
+			}
+			v.stored[listed] = rel
+			seen[listed] = true
 		}
 		switch {
 		case !d.Type().IsRegular():
@@ -202,7 +220,8 @@ func (v *verifier) files() {
 		case !isListed:
 			v.add(rel, "present in the bundle but not listed in the manifest")
 		default:
-			sum, lines, err := hashFile(v.root, rel)
+			sum, lines, err := v.hashStored(rel, gz)
+			rel := listed
 			switch {
 			case err != nil:
 				v.add(rel, "unreadable: %v", err)
@@ -234,15 +253,18 @@ func (v *verifier) files() {
 		}
 		switch {
 		case slices.Contains(requiredFiles, rel):
-		case strings.HasPrefix(rel, SnapshotsDir+"/"):
+		case rel == SnapshotsFile && m.Format == Format:
+		case strings.HasPrefix(rel, SnapshotsDir+"/") && m.Format == FormatV1:
 			if _, _, ok := parseSnapshotPath(rel); !ok {
 				v.add(rel, "not a snapshot path (snapshots/<peer id>/<request seq>.json)")
 				continue
 			}
 			v.snapshots = append(v.snapshots, rel)
 		case v.m.Mode == ModeTestbed && path.Dir(rel) == TestbedDir:
+		case m.Format == FormatV1:
+			v.add(rel, "not a file of the %s format (%s, %s/, and %s/ in a testbed bundle)", FormatV1, strings.Join(requiredFiles, ", "), SnapshotsDir, TestbedDir)
 		default:
-			v.add(rel, "not a file of the bundle format (%s, %s/, and %s/ in a testbed bundle)", strings.Join(requiredFiles, ", "), SnapshotsDir, TestbedDir)
+			v.add(rel, "not a file of the %s format (%s, %s, and %s/ in a testbed bundle)", Format, strings.Join(requiredFiles, ", "), SnapshotsFile, TestbedDir)
 		}
 	}
 }
@@ -305,6 +327,22 @@ func (v *verifier) scenario() {
 	if !placed || !v.intact[EventsFile] {
 		return
 	}
+	if m.Format == Format {
+		// snapshots.records is the digest's snapshot stream as written:
+		// its hash, taken once above, is the digest's second half.
+		if _, ok := m.Files[SnapshotsFile]; ok && !v.intact[SnapshotsFile] {
+			return
+		}
+		snaps := v.snapsSum
+		if snaps == nil {
+			empty := sha256.Sum256(nil)
+			snaps = empty[:]
+		}
+		if digest := digestOf(v.eventsSum, snaps); digest != m.Digest {
+			v.add(ManifestFile, "digest %s does not match the bundle: recomputed from %s and %s it is %s", m.Digest, EventsFile, SnapshotsFile, digest)
+		}
+		return
+	}
 	for _, r := range refs {
 		if !v.intact[r.path] {
 			return
@@ -332,12 +370,19 @@ func (v *verifier) checkSnapshots(plan *snapshotPlan, end int64, early bool) ([]
 	for _, rel := range v.snapshots {
 		host, seq, _ := parseSnapshotPath(rel)
 		h, ok := plan.hostIdx[host]
+		at, timed := v.snapAt[rel]
 		switch {
 		case !ok:
 			v.add(rel, "scenario.toml declares no peer %q", host)
 			placed = false
 		case seq >= len(plan.at):
 			v.add(rel, "scenario.toml makes no snapshot request %d (it makes %d)", seq, len(plan.at))
+			placed = false
+		case has[[2]int{h, seq}]:
+			v.add(rel, "recorded twice in %s", SnapshotsFile)
+			placed = false
+		case timed && at != plan.at[seq]:
+			v.add(rel, "its record in %s says virtual_time_ns %d, but snapshot request %d is due at at_ns %d", SnapshotsFile, at, seq, plan.at[seq])
 			placed = false
 		default:
 			refs = append(refs, snapshotRef{path: rel, host: h, seq: seq})
@@ -381,11 +426,13 @@ func isSHA256Hex(s string) bool {
 	return true
 }
 
-// hashFile streams one bundle file through SHA-256, counting its lines.
-// It opens without blocking and refuses anything but a regular file, so
-// a file swapped for a FIFO after the walk saw it is reported, not read.
-func hashFile(root *os.Root, rel string) (sum []byte, lines int64, err error) {
-	f, err := safefile.OpenIn(root, rel)
+// hashStored streams the content of the bundle entry rel (gzip-
+// decompressed when gz) through SHA-256, counting its lines; the records
+// of snapshots.records are read from the same stream (v.snapshots). It
+// opens without blocking and refuses anything but a regular file, so a
+// file swapped for a FIFO after the walk saw it is reported, not read.
+func (v *verifier) hashStored(rel string, gz bool) (sum []byte, lines int64, err error) {
+	f, err := safefile.OpenIn(v.root, rel)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -397,10 +444,38 @@ func hashFile(root *os.Root, rel string) (sum []byte, lines int64, err error) {
 	if err := safefile.CheckRegular(rel, info); err != nil {
 		return nil, 0, err
 	}
+	var r io.Reader = f
+	if gz {
+		zr, err := gzip.NewReader(bufio.NewReaderSize(f, 64<<10))
+		if err != nil {
+			return nil, 0, err
+		}
+		defer zr.Close()
+		r = zr
+	}
 	h := sha256.New()
+	if strings.TrimSuffix(rel, GzipSuffix) == SnapshotsFile && v.m.Format == Format {
+		v.snapAt = make(map[string]int64)
+		perr := readSnapshotRecords(io.TeeReader(r, h), func(rec SnapshotRecord) error {
+			v.snapshots = append(v.snapshots, rec.Path)
+			if _, twice := v.snapAt[rec.Path]; !twice {
+				v.snapAt[rec.Path] = rec.AtNs
+			}
+			return nil
+		})
+		if perr != nil {
+			v.add(SnapshotsFile, "%v", perr)
+			v.snapshots = nil
+		}
+		if _, err := io.Copy(h, r); err != nil {
+			return nil, 0, err
+		}
+		v.snapsSum = h.Sum(nil)
+		return v.snapsSum, 0, nil
+	}
 	buf := make([]byte, 256<<10)
 	for {
-		n, err := f.Read(buf)
+		n, err := r.Read(buf)
 		h.Write(buf[:n])
 		lines += int64(bytes.Count(buf[:n], []byte{'\n'}))
 		if errors.Is(err, io.EOF) {

@@ -26,9 +26,7 @@ import (
 // plan's order. Every snap must name a host and request of plan.
 func recomputeDigest(root *os.Root, eventsSum []byte, plan *snapshotPlan, snaps []snapshotRef) (string, error) {
 	order := slices.Clone(snaps)
-	slices.SortFunc(order, func(a, b snapshotRef) int {
-		return cmp.Or(cmp.Compare(plan.at[a.seq], plan.at[b.seq]), cmp.Compare(a.seq, b.seq), cmp.Compare(a.host, b.host))
-	})
+	slices.SortFunc(order, func(a, b snapshotRef) int { return compareEmission(plan, a, b) })
 	h := sha256.New()
 	var header []byte
 	for _, s := range order {
@@ -46,6 +44,12 @@ func recomputeDigest(root *os.Root, eventsSum []byte, plan *snapshotPlan, snaps 
 	d.Write(eventsSum)
 	d.Write(h.Sum(nil))
 	return hex.EncodeToString(d.Sum(nil)), nil
+}
+
+// compareEmission orders snapshots as a run emits them: by request (at_ns,
+// then seq) and, within one, by host in the plan's order.
+func compareEmission(plan *snapshotPlan, a, b snapshotRef) int {
+	return cmp.Or(cmp.Compare(plan.at[a.seq], plan.at[b.seq]), cmp.Compare(a.seq, b.seq), cmp.Compare(a.host, b.host))
 }
 
 // hashSnapshotRecord writes one snapshot record, header then bytes, to h.
@@ -110,8 +114,14 @@ func RunDigest(eventsSHA256 []byte, snaps []DigestSnapshot) string {
 		h.Write(header)
 		h.Write(s.Data)
 	}
+	return digestOf(eventsSHA256, h.Sum(nil))
+}
+
+// digestOf is the run digest of the raw SHA-256 of events.ndjson and of
+// the snapshot records.
+func digestOf(eventsSHA256, snapshotsSHA256 []byte) string {
 	d := sha256.New()
 	d.Write(eventsSHA256)
-	d.Write(h.Sum(nil))
+	d.Write(snapshotsSHA256)
 	return hex.EncodeToString(d.Sum(nil))
 }

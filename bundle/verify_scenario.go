@@ -10,7 +10,6 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/detsim/detsim/internal/safefile"
 	"github.com/detsim/detsim/internal/tomlguard"
 )
 
@@ -53,12 +52,12 @@ type runScenario struct {
 // loader's bound before decoding, and a scenario the loader would reject
 // in any way Verify's own checks depend on.
 func readRunScenario(root *os.Root) (*runScenario, error) {
-	f, err := safefile.OpenIn(root, ScenarioFile)
+	f, err := openStored(root, ScenarioFile, ScenarioFile)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := safefile.Read(f, ScenarioFile, MaxScenarioBytes)
+	data, err := readBounded(f, ScenarioFile, MaxScenarioBytes)
 	if err != nil {
 		return nil, err
 	}

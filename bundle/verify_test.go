@@ -92,6 +92,10 @@ func verifyWithin(t *testing.T, dir string) ([]Problem, error) {
 	}
 }
 
+// TestVerify_ReportsEveryDifference holds the checks of a
+// detsim-bundle/1 bundle, the layout of the bundles detsim wrote before
+// snapshots.records: a new detsim verifies them as the old one did
+// (TestVerify_Format2_ReportsEveryDifference holds the new layout).
 func TestVerify_ReportsEveryDifference(t *testing.T) {
 	type want struct{ path, msg string }
 	tests := []struct {
@@ -151,7 +155,7 @@ func TestVerify_ReportsEveryDifference(t *testing.T) {
 		}, []want{{"snapshots/b/1.json", "not a regular file"}}},
 		{"listed file outside the bundle format", func(t *testing.T, out string) {
 			rewriteListed(t, out, "notes.txt", "hi")
-		}, []want{{"notes.txt", "not a file of the bundle format"}}},
+		}, []want{{"notes.txt", "not a file of the detsim-bundle/1 format"}}},
 		{"seed differs from scenario.toml", func(t *testing.T, out string) {
 			editManifest(t, out, func(m *Manifest) { m.Seed = 7 })
 		}, []want{{ManifestFile, "seed 7 differs from scenario.toml's seed 9223372036854775807"}}},
@@ -238,7 +242,7 @@ func TestVerify_ReportsEveryDifference(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
-			writeSample(t, out, sampleRecords)
+			writeSampleV1(t, out, sampleRecords)
 			tt.tamper(t, out)
 			got, err := verifyWithin(t, out)
 			if err != nil {

@@ -13,7 +13,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strconv"
 
 	"github.com/detsim/detsim/internal/scratch"
 )
@@ -53,9 +52,14 @@ type Writer struct {
 
 	// files maps each finished file's bundle path to its hex SHA-256.
 	files map[string]string
-	// snapshotHosts holds the host ids with a snapshots/<id> directory,
-	// which Finish syncs.
-	snapshotHosts map[string]bool
+	// snaps is snapshots.records, created by the first snapshot; snapHash
+	// hashes each record as it is written, before the buffer, so
+	// SnapshotsSHA256 is current at any moment. written holds the
+	// snapshots written, by path.
+	snaps    *os.File
+	snapsBuf *bufio.Writer
+	snapHash hash.Hash
+	written  map[string]bool
 	// testbedDir says testbed/ exists.
 	testbedDir bool
 
@@ -125,13 +129,14 @@ func Create(out string) (*Writer, error) {
 		return nil, fmt.Errorf("bundle: creating work directory for %s: %w", out, err)
 	}
 	w := &Writer{
-		out:           out,
-		work:          work,
-		lock:          lock,
-		dir:           filepath.Join(work.Path, "bundle"),
-		eventsHash:    sha256.New(),
-		files:         make(map[string]string),
-		snapshotHosts: make(map[string]bool),
+		out:        out,
+		work:       work,
+		lock:       lock,
+		dir:        filepath.Join(work.Path, "bundle"),
+		eventsHash: sha256.New(),
+		files:      make(map[string]string),
+		snapHash:   sha256.New(),
+		written:    make(map[string]bool),
 	}
 	if err := w.open(); err != nil {
 		_ = work.Remove()
@@ -141,12 +146,10 @@ func Create(out string) (*Writer, error) {
 	return w, nil
 }
 
-// open creates the bundle directory, snapshots/ and events.ndjson.
+// open creates the bundle directory and events.ndjson.
 func (w *Writer) open() error {
-	for _, d := range []string{w.dir, filepath.Join(w.dir, SnapshotsDir)} {
-		if err := os.Mkdir(d, 0o777); err != nil {
-			return fmt.Errorf("bundle: %w", err)
-		}
+	if err := os.Mkdir(w.dir, 0o777); err != nil {
+		return fmt.Errorf("bundle: %w", err)
 	}
 	f, err := os.OpenFile(filepath.Join(w.dir, EventsFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 	if err != nil {
@@ -192,28 +195,82 @@ func (w *Writer) WriteEventLine(line []byte) error {
 	return nil
 }
 
-// WriteSnapshot writes snapshots/<hostID>/<seq>.json holding data and
-// records its digest. hostID must be a valid peer id
-// ([A-Za-z0-9_-]{1,64}), since it becomes a directory name; each
-// (hostID, seq) may be written once.
-func (w *Writer) WriteSnapshot(hostID string, seq int, data []byte) error {
-	if err := w.usable(flushed, "WriteSnapshot"); err != nil {
+// WriteSnapshotAt appends host hostID's answer to snapshot request seq,
+// due at atNs (the request's at_ns), to snapshots.records as one record:
+// the header line the run digest hashes,
+//
+//	{"snapshot":"snapshots/<hostID>/<seq>.json","virtual_time_ns":<atNs>,"bytes":<len(data)>}
+//
+// then data. The file is the digest's snapshot stream byte for byte, so
+// its SHA-256 (SnapshotsSHA256) is the digest's second half and each byte
+// is hashed once. Records go in the order they are written: the run's
+// emission order. hostID must be a valid peer id ([A-Za-z0-9_-]{1,64});
+// each (hostID, seq) may be written once.
+func (w *Writer) WriteSnapshotAt(hostID string, seq int, atNs int64, data []byte) error {
+	if err := w.usable(flushed, "WriteSnapshotAt"); err != nil {
 		return err
 	}
 	if !validHostID(hostID) {
 		return fmt.Errorf("bundle: snapshot host id %q is not a peer id ([A-Za-z0-9_-]{1,64})", hostID)
 	}
-	if seq < 0 {
-		return fmt.Errorf("bundle: snapshot %s/%d: sequence number is negative", hostID, seq)
+	if seq < 0 || atNs < 0 {
+		return fmt.Errorf("bundle: snapshot %s/%d at %d: sequence number or time is negative", hostID, seq, atNs)
 	}
-	if !w.snapshotHosts[hostID] {
-		if err := os.Mkdir(filepath.Join(w.dir, SnapshotsDir, hostID), 0o777); err != nil {
+	rel := snapshotPath(hostID, seq)
+	if w.written[rel] {
+		return fmt.Errorf("bundle: %s written twice", rel)
+	}
+	if w.snaps == nil {
+		f, err := os.OpenFile(filepath.Join(w.dir, SnapshotsFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		if err != nil {
 			return w.fail(fmt.Errorf("bundle: %w", err))
 		}
-		w.snapshotHosts[hostID] = true
+		w.snaps = f
+		w.snapsBuf = bufio.NewWriterSize(f, eventsBufferSize)
 	}
-	rel := path.Join(SnapshotsDir, hostID, strconv.Itoa(seq)+".json")
-	return w.writeFile(rel, data)
+	w.written[rel] = true
+	var hdr [160]byte
+	h := appendSnapshotHeader(hdr[:0], rel, atNs, int64(len(data)))
+	w.snapHash.Write(h)
+	w.snapHash.Write(data)
+	if _, err := w.snapsBuf.Write(h); err != nil {
+		return w.fail(fmt.Errorf("bundle: writing %s: %w", SnapshotsFile, err))
+	}
+	if _, err := w.snapsBuf.Write(data); err != nil {
+		return w.fail(fmt.Errorf("bundle: writing %s: %w", SnapshotsFile, err))
+	}
+	return nil
+}
+
+// SnapshotsSHA256 is the raw SHA-256 of the snapshot records written so
+// far: the run digest's second half (RunDigestOf). The engine takes it
+// rather than hashing the same bytes again.
+func (w *Writer) SnapshotsSHA256() []byte { return w.snapHash.Sum(nil) }
+
+// RunDigestOf is the run digest of this bundle: the events' raw SHA-256
+// (the caller's, which it hashed as it wrote them) and SnapshotsSHA256,
+// as RunDigest computes it for a run that writes its snapshots in the
+// order RunDigest sorts them. A writer that is not the engine (a live
+// run) uses it, so its digest follows the order it wrote.
+func (w *Writer) RunDigestOf(eventsSHA256 []byte) string {
+	return digestOf(eventsSHA256, w.SnapshotsSHA256())
+}
+
+// closeSnapshots completes snapshots.records, if any snapshot was written.
+func (w *Writer) closeSnapshots() error {
+	if w.snaps == nil {
+		return nil
+	}
+	err := w.snapsBuf.Flush()
+	if cerr := w.snaps.Close(); err == nil {
+		err = cerr
+	}
+	w.snaps = nil
+	if err != nil {
+		return w.fail(fmt.Errorf("bundle: completing %s: %w", SnapshotsFile, err))
+	}
+	w.files[SnapshotsFile] = hex.EncodeToString(w.snapHash.Sum(nil))
+	return nil
 }
 
 // CopyTestbedFile copies the file at src into the bundle as
@@ -329,6 +386,10 @@ func (w *Writer) Abort() {
 	if w.events != nil {
 		_ = w.events.Close()
 		w.events = nil
+	}
+	if w.snaps != nil {
+		_ = w.snaps.Close()
+		w.snaps = nil
 	}
 	_ = w.work.Remove()
 	w.lock.Release()

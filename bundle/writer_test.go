@@ -25,7 +25,7 @@ func TestWriter_WritesLayout_9_1(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"events.ndjson", "known_gaps.md", "manifest.json", "scenario.toml",
-		"snapshots/a/0.json", "snapshots/b/0.json", "snapshots/b/1.json", "verdicts.json"}
+		"snapshots.records", "verdicts.json"}
 	if !slices.Equal(files, want) {
 		t.Errorf("bundle files = %v, want %v", files, want)
 	}
@@ -208,7 +208,7 @@ func TestAbort_RemovesWorkDirectory(t *testing.T) {
 	if err := w.WriteEventLine(AppendEventLine(nil, 1, "a", "echo", sampleRecords[0].ev)); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.WriteSnapshot("a", 0, []byte("{}")); err != nil {
+	if err := w.WriteSnapshotAt("a", 0, 5, []byte("{}")); err != nil {
 		t.Fatal(err)
 	}
 	w.Abort()
@@ -272,20 +272,20 @@ func TestWriteSnapshot_RejectsBadNames(t *testing.T) {
 	}
 	defer w.Abort()
 	for _, id := range []string{"", ".", "..", "../x", "a/b", `a\b`, "a b", "é", strings.Repeat("x", 65)} {
-		if err := w.WriteSnapshot(id, 0, []byte("{}")); err == nil {
-			t.Errorf("WriteSnapshot(%q) succeeded, want an error", id)
+		if err := w.WriteSnapshotAt(id, 0, 5, []byte("{}")); err == nil {
+			t.Errorf("WriteSnapshotAt(%q) succeeded, want an error", id)
 		}
 	}
-	if err := w.WriteSnapshot("a", -1, []byte("{}")); err == nil {
+	if err := w.WriteSnapshotAt("a", -1, 5, []byte("{}")); err == nil {
 		t.Error("negative sequence accepted")
 	}
-	if err := w.WriteSnapshot(strings.Repeat("x", 64), 0, []byte("{}")); err != nil {
+	if err := w.WriteSnapshotAt(strings.Repeat("x", 64), 0, 5, []byte("{}")); err != nil {
 		t.Errorf("64-character id refused: %v", err)
 	}
-	if err := w.WriteSnapshot("a", 3, []byte("{}")); err != nil {
+	if err := w.WriteSnapshotAt("a", 3, 5, []byte("{}")); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.WriteSnapshot("a", 3, []byte("{}")); err == nil {
+	if err := w.WriteSnapshotAt("a", 3, 5, []byte("{}")); err == nil {
 		t.Error("second snapshot a/3 accepted, want an error")
 	}
 }

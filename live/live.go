@@ -199,7 +199,6 @@ type run struct {
 	events  *spool.Sink // the shaper's records
 	sources []string    // every spool file, merged at the end
 	peers   peerSet
-	snaps   []bundle.DigestSnapshot
 }
 
 // peerSet runs the peers: in-process or as processes.
@@ -353,10 +352,9 @@ func (r *run) apply(it scenarios.Scheduled) (stop string, err error) {
 			if err != nil {
 				return "", err
 			}
-			if err := r.w.WriteSnapshot(r.ids[i], it.Index, data); err != nil {
+			if err := r.w.WriteSnapshotAt(r.ids[i], it.Index, it.At, data); err != nil {
 				return "", err
 			}
-			r.snaps = append(r.snaps, bundle.DigestSnapshot{Host: r.ids[i], Seq: it.Index, AtNs: it.At, Data: data})
 		}
 		return "", nil
 	}
@@ -446,7 +444,7 @@ func (r *run) finish(end int64, interrupted string) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("live: evaluating assertions: %w", err)
 	}
-	digest := bundle.RunDigest(sum, r.snaps)
+	digest := r.w.RunDigestOf(sum) // the snapshots as written, hashed as written
 	m := bundle.Manifest{
 		SimulatorVersion: r.cfg.Version,
 		ScenarioPath:     r.sc.Path,

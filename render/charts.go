@@ -2,8 +2,6 @@ package render
 
 import (
 	"bytes"
-	"maps"
-	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,7 +11,6 @@ import (
 	"github.com/detsim/detsim/engine"
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/internal/jsonmember"
-	"github.com/detsim/detsim/internal/safefile"
 )
 
 // Charts (issue 22): the numbers that grow in a failure, drawn under the
@@ -374,42 +371,41 @@ func (cs *charts) snapshots(r *run) {
 	if _, err := toml.Decode(r.scenario, &sc); err != nil {
 		return
 	}
-	var files []string
-	for _, f := range slices.Sorted(maps.Keys(r.manifest.Files)) {
-		if strings.HasPrefix(f, bundle.SnapshotsDir+"/") {
-			files = append(files, f)
-		}
-	}
 	type point struct {
 		k   chartKey
 		b   int
 		v   int64
 		seq int
 	}
-	for _, c := range snaps {
+	type taken struct {
+		path string
+		pt   point
+	}
+	// One read of the snapshots (one file in a detsim-bundle/2 bundle,
+	// compressed or not) for every chart; each chart then takes its
+	// points in path order, as it took the detsim-bundle/1 files.
+	per := make([][]taken, len(snaps))
+	_ = bundle.EachSnapshot(r.dir, r.manifest, func(s bundle.SnapshotRecord) error {
+		if s.Seq >= len(sc.Snapshots) {
+			return nil
+		}
+		b := r.bucket(sc.Snapshots[s.Seq].At)
+		if b < 0 {
+			return nil
+		}
+		for i, c := range snaps {
+			if v, ok := snapshotNumber(s.Data, c.d.Snapshot); ok {
+				per[i] = append(per[i], taken{s.Path, point{chartKey{host: r.host(s.Host), peer: -1}, b, v, s.Seq}})
+			}
+		}
+		return nil
+	})
+	for i, c := range snaps {
+		slices.SortStableFunc(per[i], func(a, b taken) int { return strings.Compare(a.path, b.path) })
 		var pts []point
-		for _, f := range files {
-			host, file := path.Split(strings.TrimPrefix(f, bundle.SnapshotsDir+"/"))
-			host = strings.TrimSuffix(host, "/")
-			seq, err := strconv.Atoi(strings.TrimSuffix(file, ".json"))
-			if err != nil || seq < 0 || seq >= len(sc.Snapshots) {
-				continue
-			}
-			b := r.bucket(sc.Snapshots[seq].At)
-			if b < 0 {
-				continue
-			}
-			data, err := safefile.ReadFileIn(r.dir, f, bundle.MaxManifestBytes)
-			if err != nil {
-				continue
-			}
-			v, ok := snapshotNumber(data, c.d.Snapshot)
-			if !ok {
-				continue
-			}
-			k := chartKey{host: r.host(host), peer: -1}
-			c.count(k, v)
-			pts = append(pts, point{k, b, v, seq})
+		for _, t := range per[i] {
+			c.count(t.pt.k, t.pt.v)
+			pts = append(pts, t.pt)
 		}
 		cs.chooseOne(r, c)
 		for _, p := range pts {

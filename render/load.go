@@ -14,7 +14,6 @@ import (
 	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/bundle/verdict"
 	"github.com/detsim/detsim/hosts"
-	"github.com/detsim/detsim/internal/safefile"
 )
 
 // Message statuses, as the page reads them.
@@ -779,7 +778,7 @@ func sortedKeys[V any](m map[string]V) []string {
 
 func (r *run) readVerdicts() error {
 	path := filepath.Join(r.dir, bundle.VerdictsFile)
-	b, err := safefile.ReadFileIn(r.dir, bundle.VerdictsFile, bundle.MaxVerdictsBytes)
+	b, err := bundle.ReadFile(r.dir, bundle.VerdictsFile, bundle.MaxVerdictsBytes)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return &BundleError{Path: path, Err: errors.New("missing")}
@@ -799,7 +798,7 @@ func (r *run) readScenario() {
 	var sc struct {
 		Name string `toml:"name"`
 	}
-	if data, err := safefile.ReadFileIn(r.dir, bundle.ScenarioFile, bundle.MaxScenarioBytes); err == nil {
+	if data, err := bundle.ReadFile(r.dir, bundle.ScenarioFile, bundle.MaxScenarioBytes); err == nil {
 		r.scenario = string(data)
 	}
 	if _, err := toml.Decode(r.scenario, &sc); err == nil {

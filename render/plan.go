@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"math/bits"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -233,7 +232,7 @@ type texts struct {
 
 func (r *run) newTexts() *texts {
 	ts := &texts{evidence: map[int]bool{}}
-	if fi, err := os.Stat(filepath.Join(r.dir, bundle.EventsFile)); err == nil && fi.Size() <= textAllBytes {
+	if n, err := bundle.ContentSize(r.dir, bundle.EventsFile); err == nil && n <= textAllBytes {
 		ts.all = true
 	}
 	for _, v := range r.verdicts {

@@ -9,7 +9,6 @@ import (
 	"slices"
 
 	"github.com/detsim/detsim/bundle"
-	"github.com/detsim/detsim/internal/safefile"
 )
 
 // Field is what one bundle's records of one kind hold at one field path.
@@ -66,7 +65,7 @@ func newSchema() *Schema {
 // ReadSchema reads the schema of dir's events.ndjson, streaming.
 func ReadSchema(dir string) (*Schema, error) {
 	path := filepath.Join(dir, bundle.EventsFile)
-	f, err := safefile.OpenFileIn(dir, bundle.EventsFile)
+	f, err := bundle.OpenFile(dir, bundle.EventsFile)
 	if err != nil {
 		return nil, err
 	}

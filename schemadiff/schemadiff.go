@@ -242,7 +242,7 @@ func loadGaps(simDir, path string) ([]Gap, string, error) {
 		doc, err = safefile.ReadFile(path, 16<<20)
 	} else {
 		from = filepath.Join(simDir, bundle.KnownGapsFile)
-		doc, err = safefile.ReadFileIn(simDir, bundle.KnownGapsFile, 16<<20)
+		doc, err = bundle.ReadFile(simDir, bundle.KnownGapsFile, 16<<20)
 		if errors.Is(err, fs.ErrNotExist) {
 			from, doc, err = "the known_gaps.md built into this detsim (the sim bundle has none)", []byte(bundle.KnownGaps()), nil
 		}

@@ -117,7 +117,6 @@ type run struct {
 	peers      *daemons
 	line       *delayLine
 	load       *bundle.TestbedLoad // while execute ran
-	snaps      []bundle.DigestSnapshot
 
 	// mu guards the link state the mutations change, and the timers
 	// that end loss bursts and pauses.
@@ -322,10 +321,9 @@ func (r *run) apply(it scenarios.Scheduled) error {
 			if err != nil {
 				return fmt.Errorf("testbed: %w", err)
 			}
-			if err := r.w.WriteSnapshot(id, it.Index, data); err != nil {
+			if err := r.w.WriteSnapshotAt(id, it.Index, it.At, data); err != nil {
 				return err
 			}
-			r.snaps = append(r.snaps, bundle.DigestSnapshot{Host: id, Seq: it.Index, AtNs: it.At, Data: data})
 		}
 		return nil
 	}
@@ -496,7 +494,7 @@ func (r *run) finish(res *Result, end int64, interrupted string) (*Result, error
 	if err != nil {
 		return nil, fmt.Errorf("testbed: evaluating assertions: %w", err)
 	}
-	digest := bundle.RunDigest(sum, r.snaps)
+	digest := r.w.RunDigestOf(sum) // the snapshots as written, hashed as written
 	edges := r.plan.Realised()
 	lateness := r.line.lateness(edges)
 	m := bundle.Manifest{

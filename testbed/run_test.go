@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -148,9 +149,16 @@ func TestRun_SwimdOnTheKernel(t *testing.T) {
 	if mutations != len(sc.Mutations) {
 		t.Errorf("%d mutation records, want %d", mutations, len(sc.Mutations))
 	}
+	var snaps []string
+	if err := bundle.EachSnapshot(out, res.Manifest, func(s bundle.SnapshotRecord) error {
+		snaps = append(snaps, s.Path)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
 	for _, id := range []string{"a", "b", "c"} {
-		if _, err := os.Stat(filepath.Join(out, "snapshots", id, "0.json")); err != nil {
-			t.Errorf("snapshot of %s: %v", id, err)
+		if !slices.Contains(snaps, "snapshots/"+id+"/0.json") {
+			t.Errorf("no snapshot of %s at request 0: %v", id, snaps)
 		}
 	}
 	delays, err := os.ReadFile(filepath.Join(out, bundle.TestbedDir, "delays.tsv"))

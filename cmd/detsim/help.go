@@ -49,7 +49,7 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 
 const helpUsage = `usage: detsim help [COMMAND]
 
-Prints the usage and flags of COMMAND (verify, list, sweep, shrink,
+Prints the usage and flags of COMMAND (verify, compress, list, sweep, shrink,
 check, live, calibrate, schemadiff, render, why, provider-serve, edge,
 tool-run), or with no COMMAND the overview and the flags of a run.
 detsim -h and detsim COMMAND -h print the same.
@@ -60,6 +60,7 @@ detsim -h and detsim COMMAND -h print the same.
 var usages = map[string]string{
 	"detsim":     usage,
 	"verify":     verifyUsage,
+	"compress":   compressUsage,
 	"list":       listUsage,
 	"sweep":      sweepUsage,
 	"shrink":     shrinkUsage,

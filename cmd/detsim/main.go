@@ -66,6 +66,7 @@ var commands = []command{
 	{"provider-serve", cmdProviderServe},
 	{"edge", cmdEdge},
 	{"tool-run", cmdToolRun},
+	{"compress", cmdCompress},
 }
 
 func lookupCommand(name string) (command, bool) {
@@ -126,6 +127,7 @@ const usage = `usage:
   detsim --batch --watch 'host=H member=M field=F' SCENARIO
                                                    run headless and print every change of that value
   detsim verify BUNDLE                             recheck every hash in a bundle
+  detsim compress BUNDLE...                        store bundles gzip-compressed (and in the current format)
   detsim live SCENARIO [--procs] [--out DIR]       run the peers as real SWIM nodes on 127.0.0.1
   detsim calibrate SCENARIO PROD_BUNDLE [--seeds K] compare the sim's metrics with a production bundle
   detsim schemadiff A B                            compare two bundles' event schemas
