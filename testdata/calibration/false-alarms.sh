@@ -30,8 +30,10 @@ for dir in "$@"; do
     [ -f "$rec/manifest.json" ] || continue
     run=$(basename "$rec")
     cfg=${run%-run*}
-    [ -f "scenarios/calibration/$cfg.toml" ] || { echo "skip $rec: no scenarios/calibration/$cfg.toml" >&2; continue; }
-    "$bin/detsim" calibrate --json --seeds "$k" "scenarios/calibration/$cfg.toml" "$rec" > "$bin/$run.json" 2>/dev/null || true
+    sc=scenarios/calibration/$cfg.toml
+    [ -f "$sc" ] || sc=scenarios/calibration/unpaired/$cfg.toml
+    [ -f "$sc" ] || { echo "skip $rec: no scenarios/calibration/{,unpaired/}$cfg.toml" >&2; continue; }
+    "$bin/detsim" calibrate --json --seeds "$k" "$sc" "$rec" > "$bin/$run.json" 2>/dev/null || true
     printf '%s\t%s\t%s\n' "$cfg" "$run" "$bin/$run.json"
   done
 done > "$bin/index.tsv"
