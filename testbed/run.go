@@ -542,6 +542,9 @@ func Unobserved(impl string) []bundle.Unobserved {
 		{What: "engine/drop_on_send", Why: "the kernel drops a datagram that finds no route or a full queue without a record; the sender sees at most an error it counts"},
 		{What: "engine/drop_on_delivery", Why: "nftables drops packets (loss, partitions) at the receiver's ingress without a record"},
 		{What: "swim/message_received event.id", Why: "the sender's message id is not on the wire, so the receiver cannot record it"},
+		{What: "engine/delivery_queued", Why: "a datagram for a paused (SIGSTOPped) daemon waits in its socket buffer, which no one records"},
+		{What: "engine/host_resumed", Why: "the daemons do not record their own SIGCONT"},
+		{What: "swim/broadcast_queue", Why: "the simulator's adapter (hosts/swimhost) writes the queue's depth; the daemons do not"},
 	}
 	if impl == ImplMemberlist {
 		out = append(out,
