@@ -325,7 +325,7 @@ func (m *typedMonitor) ObserveEvent(line, at int64, host, tag string, ev hosts.E
 	m.Observe(line, at, host, tag, ev.Type(), ev.AppendJSON(nil))
 }
 func (m *typedMonitor) Resolved() bool { return false }
-func (m *typedMonitor) Clone() Monitor  { c := *m; return &c }
+func (m *typedMonitor) Clone() Monitor { c := *m; return &c }
 
 // TestHeadless_HandsTheMonitorEveryRecordUnserialised: a headless run
 // hands its monitor the same records, lines and times a serialised run
