@@ -57,7 +57,7 @@ func BenchmarkSeed_GossipFlap7min(b *testing.B) {
 
 // BenchmarkSweep_GossipFlap is issue 32's sweep figure: seeds per second
 // of the shipped gossip-flap properties on two workers, as `detsim sweep
-// NAME --corpus ''` runs them (no --json, so no seed is serialised; no
+// NAME --corpus ”` runs them (no --json, so no seed is serialised; no
 // corpus, so no failing seed is run again). Goals: gossip_flap ≥ 1 000
 // seeds/s, gossip_flap_legacy ≥ 250 (docs/BENCHMARKS.md).
 func BenchmarkSweep_GossipFlap(b *testing.B) {
