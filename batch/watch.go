@@ -30,12 +30,26 @@ const checkEvery = 1 << 12
 // panicked, and the evaluator's error for a malformed record. Sweeps and
 // the shrinker run their candidates through it.
 func Watch(ctx context.Context, sc *scenarios.Scenario, reg *hosts.Registry, ev *verdict.Evaluator, stop func() bool) (e *engine.Engine, err error) {
+	return watch(ctx, sc, reg, ev, stop, false)
+}
+
+// Judge is Watch with nothing serialised: ev judges each record from the
+// value its host built (engine.Options.Headless), so the run makes no
+// JSON and no digest (the engine's Digest is ""). Its verdicts are
+// Watch's, and the bundle's (sweep TestTypedJudging_MatchesBundle); a
+// caller that wants the digest runs the scenario again through Watch,
+// which determinism makes the same run.
+func Judge(ctx context.Context, sc *scenarios.Scenario, reg *hosts.Registry, ev *verdict.Evaluator, stop func() bool) (*engine.Engine, error) {
+	return watch(ctx, sc, reg, ev, stop, true)
+}
+
+func watch(ctx context.Context, sc *scenarios.Scenario, reg *hosts.Registry, ev *verdict.Evaluator, stop func() bool, headless bool) (e *engine.Engine, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			e, err = nil, &PanicError{r}
 		}
 	}()
-	e, err = engine.New(sc, reg, engine.Options{Monitor: Monitor(ev)})
+	e, err = engine.New(sc, reg, engine.Options{Monitor: Monitor(ev), Headless: headless})
 	if err != nil {
 		return nil, err
 	}

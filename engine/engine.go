@@ -12,6 +12,7 @@ package engine
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"github.com/detsim/detsim/bundle"
 	"hash"
@@ -45,6 +46,13 @@ type Options struct {
 	// and handed to it, with no digest and no Writer. Benchmarks use it to
 	// measure the engine alone.
 	Sink Sink
+	// Headless, when set, builds records and never serialises them: no
+	// digest, no Writer, no Tap, no MaxBytes (New refuses them). The
+	// Monitor, which must be a TypedMonitor, is handed each record as the
+	// value its host built. Sweeps judge their seeds this way and rerun a
+	// seed with serialisation only when its digest is wanted
+	// (docs/BENCHMARKS.md, "Judging typed records").
+	Headless bool
 	// Tap, when set, sees every serialised event record: its 1-based line
 	// number in events.ndjson and the line itself (valid only during the
 	// call). It is outside the checkpointed state: a run is deterministic,
@@ -182,6 +190,15 @@ type Monitor interface {
 	Clone() Monitor
 }
 
+// TypedMonitor is a Monitor that can judge a record from the value its
+// host built, with no JSON (Options.Headless).
+type TypedMonitor interface {
+	Monitor
+	// ObserveEvent sees every event record as Observe does, its payload
+	// the built value (valid only during the call).
+	ObserveEvent(line int64, at int64, hostID, kindTag string, ev hosts.Event)
+}
+
 // New builds an engine for sc, validating that every peer's kind is in reg.
 // The queue is pre-populated as spec §4.1 says: one Tick per running host
 // at its seed-derived offset, one Mutation per scenario mutation, one
@@ -234,7 +251,12 @@ func New(sc *scenarios.Scenario, reg *hosts.Registry, opts Options) (*Engine, er
 		e.st.net = network.New(e.peers, sc.Links, e.root)
 	}
 	e.st.cut = map[uint64]network.DropReason{}
-	if opts.Sink == nil {
+	if opts.Headless {
+		if _, ok := opts.Monitor.(TypedMonitor); !ok || opts.Sink != nil || opts.Writer != nil || opts.Tap != nil || opts.MaxBytes > 0 {
+			return nil, errors.New("engine: a headless run needs a TypedMonitor and no Sink, Writer, Tap or MaxBytes: it serialises nothing")
+		}
+	}
+	if opts.Sink == nil && !opts.Headless {
 		e.st.digest, e.st.snapHash = sha256.New(), sha256.New()
 	}
 	e.st.monitor = opts.Monitor

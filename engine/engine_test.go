@@ -1,11 +1,13 @@
 package engine
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/network"
 	"github.com/detsim/detsim/scenarios"
 )
@@ -309,6 +311,47 @@ func TestEarlyTermination_4_8(t *testing.T) {
 	e.Run()
 	if e.EarlyTerminated() {
 		t.Fatal("terminated early without early_terminate_on_all_assertions_resolved")
+	}
+}
+
+// typedMonitor records what a headless run hands it: each record's line,
+// time, envelope and payload, the payload serialised here.
+type typedMonitor struct{ lines []string }
+
+func (m *typedMonitor) Observe(line, at int64, host, tag, typ string, payload []byte) {
+	m.lines = append(m.lines, fmt.Sprint(line, at, host, tag, typ, string(payload)))
+}
+func (m *typedMonitor) ObserveEvent(line, at int64, host, tag string, ev hosts.Event) {
+	m.Observe(line, at, host, tag, ev.Type(), ev.AppendJSON(nil))
+}
+func (m *typedMonitor) Resolved() bool { return false }
+func (m *typedMonitor) Clone() Monitor { c := *m; return &c }
+
+// TestHeadless_HandsTheMonitorEveryRecordUnserialised: a headless run
+// hands its monitor the same records, lines and times a serialised run
+// does, and keeps no digest; it refuses options that need the bytes.
+func TestHeadless_HandsTheMonitorEveryRecordUnserialised(t *testing.T) {
+	sc := meshScenario("echo", 3, lossyPolicy, 2_000_000_000)
+	var serialised, headless typedMonitor
+	a := mustEngine(t, sc, Options{Monitor: &serialised})
+	a.Run()
+	b := mustEngine(t, sc, Options{Monitor: &headless, Headless: true})
+	b.Run()
+	if !slices.Equal(serialised.lines, headless.lines) || len(headless.lines) == 0 || a.Records() != b.Records() {
+		t.Fatalf("headless run differs: %d records, serialised %d", len(headless.lines), len(serialised.lines))
+	}
+	if b.Digest() != "" || a.Digest() == "" {
+		t.Errorf("digests %q (headless) and %q", b.Digest(), a.Digest())
+	}
+	for _, o := range []Options{
+		{Monitor: &fakeMonitor{}, Headless: true},
+		{Headless: true},
+		{Monitor: &typedMonitor{}, Headless: true, MaxBytes: 1},
+		{Monitor: &typedMonitor{}, Headless: true, Writer: &lines{}},
+	} {
+		if _, err := New(sc, registry(), o); err == nil {
+			t.Errorf("New(%+v) accepted a headless run it cannot serve", o)
+		}
 	}
 }
 

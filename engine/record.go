@@ -21,6 +21,10 @@ func (e *Engine) emit(hi int32, kindTag string, ev hosts.Event) {
 		e.opts.Sink.Event(e.st.now, hostID, kindTag, ev)
 		return
 	}
+	if e.opts.Headless {
+		e.st.monitor.(TypedMonitor).ObserveEvent(e.st.records, e.st.now, hostID, kindTag, ev)
+		return
+	}
 	start := len(e.pending)
 	e.pending = bundle.AppendEventLineWith(e.pending, e.st.now, e.envelope(hi, kindTag), ev)
 	line := e.pending[start:]
@@ -77,6 +81,9 @@ func (e *Engine) snapshot(hostID string, seq int, data []byte) {
 	if e.opts.Sink != nil {
 		e.opts.Sink.Snapshot(e.st.now, hostID, seq, data)
 		return
+	}
+	if e.opts.Headless {
+		return // nothing judges a snapshot, and nothing hashes it here
 	}
 	if sw, ok := e.opts.Writer.(SnapshotRecordWriter); ok {
 		// The writer writes and hashes the same record; Digest takes its

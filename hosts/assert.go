@@ -124,9 +124,26 @@ type EventRec struct {
 	// been checked (ReadUnchecked). The judge must not keep it.
 	Event     []byte
 	Unchecked bool
+	// Value, when set, is the payload as the host built it (the record
+	// judged while the run makes it, with no JSON: a sweep's seed); Event
+	// is then nil. A judge is handed one only for a record its
+	// ValueReader says it reads so; the judge must not keep it.
+	Value Event
 	// Read is what the judge's Reads said of the record when it was
 	// handed over, so Observe need not ask again.
 	Read Read
+}
+
+// ValueReader is a Judge that can read some records from the values its
+// kind built (EventRec.Value) rather than from their JSON. What it
+// concludes must be what it would from the JSON of the same record: the
+// post-run evaluation over the bundle is the authority, and a test over
+// the library holds the two byte-equal (sweep TestTypedJudging_MatchesBundle).
+type ValueReader interface {
+	// ReadsValue says the judge reads records of this kind_tag and type
+	// from their values. For any other it is handed the JSON, serialised
+	// once for every judge that needs it.
+	ReadsValue(kindTag, typ string) bool
 }
 
 // ParamType is the shape of one assertion parameter, and so the Go type

@@ -54,3 +54,28 @@ func BenchmarkSeed_GossipFlap7min(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSweep_GossipFlap is issue 32's sweep figure: seeds per second
+// of the shipped gossip-flap properties on two workers, as `detsim sweep
+// NAME --corpus ”` runs them (no --json, so no seed is serialised; no
+// corpus, so no failing seed is run again). Goals: gossip_flap ≥ 1 000
+// seeds/s, gossip_flap_legacy ≥ 250 (docs/BENCHMARKS.md).
+func BenchmarkSweep_GossipFlap(b *testing.B) {
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	reg := builtin.Registry()
+	for _, name := range []string{"gossip_flap", "gossip_flap_legacy"} {
+		p, err := property.LoadLibrary(name, reg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(name, func(b *testing.B) {
+			start, cpu := time.Now(), processCPU()
+			s, err := Run(context.Background(), p, reg, Config{Start: 0, Count: uint64(b.N), Workers: 2})
+			if err != nil || s.Ran != uint64(b.N) {
+				b.Fatalf("ran %d of %d: %v", s.Ran, b.N, err)
+			}
+			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "seeds/s")
+			b.ReportMetric(float64(processCPU()-cpu)/float64(b.N)/1e6, "cpu-ms/seed")
+		})
+	}
+}

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/detsim/detsim/batch"
 	"github.com/detsim/detsim/bundle/verdict"
@@ -48,4 +49,33 @@ func RunScenario(ctx context.Context, sc *scenarios.Scenario, reg *hosts.Registr
 		return nil, err
 	}
 	return &Outcome{EndNs: e.Now(), Records: e.Records(), Digest: e.Digest(), Verdicts: ev.Finish(e.Now())}, nil
+}
+
+// judgeScenario is RunScenario with nothing serialised (batch.Judge): the
+// verdicts, with no digest.
+func judgeScenario(ctx context.Context, sc *scenarios.Scenario, reg *hosts.Registry) (*Outcome, error) {
+	ev, err := verdict.New(sc.Assertions)
+	if err != nil {
+		return nil, err
+	}
+	e, err := batch.Judge(ctx, sc, reg, ev, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &Outcome{EndNs: e.Now(), Records: e.Records(), Verdicts: ev.Finish(e.Now())}, nil
+}
+
+// digestAgain runs a judged seed again, serialised, for its digest: the
+// same run, since a run is a function of its scenario. The verdicts of
+// the two must agree byte for byte; if they ever do not, the seed is an
+// error (a bug in a judge's typed reading), never a quiet verdict.
+func digestAgain(ctx context.Context, sc *scenarios.Scenario, reg *hosts.Registry, judged *Outcome) (*Outcome, error) {
+	out, err := RunScenario(ctx, sc, reg)
+	if err != nil {
+		return nil, err
+	}
+	if string(verdict.Marshal(out.Verdicts)) != string(verdict.Marshal(judged.Verdicts)) || out.EndNs != judged.EndNs || out.Records != judged.Records {
+		return nil, fmt.Errorf("sweep: %s: judged from typed records, the run's verdicts differ from its serialised run's (a bug)", sc.Name)
+	}
+	return out, nil
 }

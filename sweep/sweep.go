@@ -25,6 +25,12 @@ type Config struct {
 	// Force lets a pin replace a different pin of the same seed, or any
 	// file at its path (WritePin).
 	Force bool
+	// Digests, when set, gives every seed's Outcome its digest (the
+	// CLI's --json prints them). Otherwise a seed is judged with nothing
+	// serialised and only the digest of a failing seed that is pinned
+	// (Corpus) is taken, by running it again (RunScenario); every other
+	// seed's is "".
+	Digests bool
 	// OnSeed, when set, sees each finished seed in seed order.
 	OnSeed func(SeedResult)
 	// OnProgress, when set, sees the running totals after each seed
@@ -126,7 +132,7 @@ func Run(ctx context.Context, p *property.Property, reg *hosts.Registry, cfg Con
 	}
 	var done, failed uint64
 	work := func(ctx context.Context, i uint64) (*SeedResult, bool) {
-		r := runSeed(ctx, p, reg, first+i)
+		r := runSeed(ctx, p, reg, first+i, cfg.Digests, cfg.Corpus != "")
 		return r, !errors.Is(r.Err, ErrAbandoned)
 	}
 	arrived := func(_ uint64, r *SeedResult) {
@@ -164,7 +170,10 @@ func Run(ctx context.Context, p *property.Property, reg *hosts.Registry, cfg Con
 	return s, nil
 }
 
-func runSeed(ctx context.Context, p *property.Property, reg *hosts.Registry, seed uint64) *SeedResult {
+// runSeed runs one seed: serialised when every digest is wanted, else
+// judged from typed records and, when it fails and will be pinned, run
+// again for the digest its pin records.
+func runSeed(ctx context.Context, p *property.Property, reg *hosts.Registry, seed uint64, digests, pinning bool) *SeedResult {
 	r := &SeedResult{Seed: seed}
 	sc, err := p.Scenario(seed, reg)
 	if err != nil {
@@ -172,6 +181,13 @@ func runSeed(ctx context.Context, p *property.Property, reg *hosts.Registry, see
 		return r
 	}
 	r.Scenario, r.Peers = sc, len(sc.Peers)
-	r.Outcome, r.Err = RunScenario(ctx, sc, reg)
+	if digests {
+		r.Outcome, r.Err = RunScenario(ctx, sc, reg)
+		return r
+	}
+	r.Outcome, r.Err = judgeScenario(ctx, sc, reg)
+	if r.Err == nil && pinning && r.Outcome.Failed() {
+		r.Outcome, r.Err = digestAgain(ctx, sc, reg, r.Outcome)
+	}
 	return r
 }

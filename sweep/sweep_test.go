@@ -92,8 +92,8 @@ func sweepLines(t *testing.T, cfg Config) ([]string, *Summary) {
 // pin replays byte for byte.
 func TestRun_SeedOrderAndPinsWhateverTheWorkers_10_3(t *testing.T) {
 	corpus := t.TempDir()
-	one, s1 := sweepLines(t, Config{Start: 0, Count: 16, Workers: 1})
-	four, s4 := sweepLines(t, Config{Start: 0, Count: 16, Workers: 4, Corpus: corpus})
+	one, s1 := sweepLines(t, Config{Start: 0, Count: 16, Workers: 1, Digests: true})
+	four, s4 := sweepLines(t, Config{Start: 0, Count: 16, Workers: 4, Corpus: corpus, Digests: true})
 	if !slices.Equal(one, four) {
 		t.Fatalf("1 and 4 workers differ:\n%s\n----\n%s", strings.Join(one, "\n"), strings.Join(four, "\n"))
 	}
@@ -126,6 +126,58 @@ func TestRun_SeedOrderAndPinsWhateverTheWorkers_10_3(t *testing.T) {
 	entries, _ := os.ReadDir(corpus)
 	if len(entries) != 2*len(s4.Failed) {
 		t.Errorf("corpus holds %d files for %d failures", len(entries), len(s4.Failed))
+	}
+}
+
+// TestRun_DigestsOnlyWhereWanted: a sweep serialises a seed only for a
+// digest someone reads: every seed's with Digests (--json), else only a
+// failing seed's that is pinned, taken by running it again, and equal to
+// the digest --batch reports. The verdicts are the same either way.
+func TestRun_DigestsOnlyWhereWanted(t *testing.T) {
+	reg := builtin.Registry()
+	results := func(cfg Config) map[uint64]SeedResult {
+		out := map[uint64]SeedResult{}
+		cfg.Start, cfg.Count, cfg.Workers = 0, 8, 2
+		cfg.OnSeed = func(r SeedResult) {
+			if r.Err != nil {
+				t.Fatalf("seed %d: %v", r.Seed, r.Err)
+			}
+			out[r.Seed] = r
+		}
+		if _, err := Run(context.Background(), lossy(t), reg, cfg); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	all := results(Config{Digests: true})
+	bare := results(Config{})
+	pinned := results(Config{Corpus: t.TempDir()})
+	failures := 0
+	for seed, a := range all {
+		b, p := bare[seed], pinned[seed]
+		full, err := RunScenario(context.Background(), a.Scenario, reg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Outcome.Digest != full.Digest || b.Outcome.Digest != "" {
+			t.Errorf("seed %d: digest %q with Digests, %q without; --batch's %q", seed, a.Outcome.Digest, b.Outcome.Digest, full.Digest)
+		}
+		want := ""
+		if a.Failed() {
+			failures++
+			want = full.Digest
+		}
+		if p.Outcome.Digest != want {
+			t.Errorf("seed %d (failed %v), pinning: digest %q, want %q", seed, a.Failed(), p.Outcome.Digest, want)
+		}
+		for _, o := range []*Outcome{b.Outcome, p.Outcome} {
+			if string(verdict.Marshal(o.Verdicts)) != string(verdict.Marshal(a.Outcome.Verdicts)) || o.Records != a.Outcome.Records {
+				t.Errorf("seed %d: verdicts or records differ between the digest policies", seed)
+			}
+		}
+	}
+	if failures == 0 || failures == len(all) {
+		t.Fatalf("%d of %d seeds failed: the test needs both", failures, len(all))
 	}
 }
 

@@ -25,6 +25,13 @@ type Evaluator struct {
 	firstFail  int // index of the first assertion to fail while streaming; -1 if none
 	err        error
 	rec        hosts.EventRec // the record handed to the judges, reused
+	// val is the record at hand as its host built it (ObserveEvent), nil
+	// when it came as JSON; payload is its JSON, once a judge that reads
+	// no values needed it (serialised at most once a record, into a
+	// buffer reused).
+	val     hosts.Event
+	payload []byte
+	encoded bool
 }
 
 // family is one kind's judge and which assertions it judges.
@@ -108,6 +115,21 @@ func (e *Evaluator) Observe(line int, rec bundle.EventRecord) {
 	}
 }
 
+// ObserveEvent feeds the record on events.ndjson line `line` as the value
+// its host built (engine.Options.Headless), with no JSON: a judge that
+// reads values (hosts.ValueReader) is handed ev itself, any other the
+// JSON ev.AppendJSON writes, serialised once for all of them. The
+// verdicts are those Observe reaches from the record's line in the
+// bundle. ObserveEvent keeps nothing of ev once it returns.
+func (e *Evaluator) ObserveEvent(line int, at int64, hostID, kindTag string, ev hosts.Event) {
+	e.val, e.encoded = ev, false
+	err := e.observe(line, bundle.EventRecord{VirtualTimeNs: at, HostID: hostID, KindTag: kindTag, Type: ev.Type()})
+	e.val = nil
+	if err != nil {
+		e.malformed(line, err)
+	}
+}
+
 // observe is Observe, returning hosts.ErrRecheck, having changed nothing
 // but the time, for an unchecked payload a judge could not read on its
 // fast path (EvaluateBundle hands the same line again, checked).
@@ -173,13 +195,31 @@ func (e *Evaluator) observe(line int, rec bundle.EventRecord) error {
 	return first
 }
 
-// hand gives a judge the record, its payload only if it reads it.
+// hand gives a judge the record, its payload only if it reads it: as
+// the value the host built when it came as one and the judge reads it so,
+// else as JSON.
 func (e *Evaluator) hand(j hosts.Judge, read hosts.Read, line int, rec *bundle.EventRecord) error {
 	e.rec = hosts.EventRec{Line: line, TimeNs: rec.VirtualTimeNs, HostID: rec.HostID, KindTag: rec.KindTag, Type: rec.Type, Unchecked: rec.Unchecked, Read: read}
-	if read != hosts.ReadEnvelope {
+	switch {
+	case read == hosts.ReadEnvelope:
+	case e.val == nil:
 		e.rec.Event = rec.Event
+	case readsValue(j, rec.KindTag, rec.Type):
+		e.rec.Value = e.val
+	default:
+		// What the engine would have written: the simulator's own
+		// JSON, so it is handed as checked, as the engine's line is.
+		if !e.encoded {
+			e.payload, e.encoded = e.val.AppendJSON(e.payload[:0]), true
+		}
+		e.rec.Event = e.payload
 	}
 	return j.Observe(&e.rec)
+}
+
+func readsValue(j hosts.Judge, kindTag, typ string) bool {
+	v, ok := j.(hosts.ValueReader)
+	return ok && v.ReadsValue(kindTag, typ)
 }
 
 // Reads says what Observe would look at of a record with this kind_tag
@@ -344,6 +384,7 @@ func (e *Evaluator) finish(endNs int64, cut bool) []Verdict {
 // never changes the other.
 func (e *Evaluator) Clone() *Evaluator {
 	c := *e
+	c.payload = nil // a buffer of its own
 	c.world = e.world.clone()
 	c.checkers = make([]checker, len(e.checkers))
 	for i, k := range e.checkers {

@@ -101,7 +101,8 @@ func cmdSweep(args []string, stdout, stderr io.Writer) int {
 	rep := &sweepReport{out: stdout, json: *asJSON, verbose: *verbose, arg: pos[0], prop: prop, before: prog.Clear, shardFrom: shardFrom}
 	cfg := sweep.Config{
 		Start: first, Count: count, Shard: shard, Workers: *workers, Corpus: dir, Force: *force,
-		OnSeed: rep.seed, OnProgress: prog.Update,
+		Digests: *asJSON, // every seed line carries its digest
+		OnSeed:  rep.seed, OnProgress: prog.Update,
 	}
 	lo, n := shard.Seeds(first, count)
 	rep.header(lo, n, sweep.Workers(*workers), shard, dir)

@@ -464,6 +464,11 @@ func (n *Node) send(to string, msg *Message) {
 	bare := bareSize(msg)
 	budget := limit - bare
 	var ups []Update
+	if n.queue.len() > 0 || n.accused > 0 {
+		// Sized once: a legacy queue piggybacks hundreds of updates, and
+		// growing the slice to them copied each several times.
+		ups = make([]Update, 0, n.queue.len()+1)
+	}
 	var staple *Update
 	if n.accused == 0 || n.cfg.NoBuddy {
 		// Nobody to staple an accusation about, or no buddy system.

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // MessageKind is the kind of a SWIM message. There are exactly six; a nack
@@ -162,9 +163,13 @@ func Append(b []byte, m *Message) ([]byte, error) {
 	if err := checkMessage(m); err != nil {
 		return b, err
 	}
-	if size := EncodedSize(m); size > MaxDatagramBytes {
+	size := EncodedSize(m)
+	if size > MaxDatagramBytes {
 		return b, fmt.Errorf("swim: encode %s: %d bytes exceeds the %d-byte datagram limit", m.Kind, size, MaxDatagramBytes)
 	}
+	// Room for all of it at once: a legacy queue's message of hundreds
+	// of updates otherwise grew b, copying it, a dozen times.
+	b = slices.Grow(b, size)
 	b = append(b, WireVersion, byte(m.Kind))
 	b = appendID(b, m.From)
 	switch m.Kind {
@@ -364,6 +369,46 @@ type reader struct {
 	b   []byte
 	off int
 	err error
+	// The ids and metadata this message has already carried, newest
+	// last: a legacy queue's message names the same few members and
+	// their same metadata hundreds of times, and each repeat shares the
+	// first copy instead of allocating its own (strings are immutable,
+	// and nobody modifies Meta in place: see Update).
+	ids   [internSlots]string
+	metas [internSlots][]byte
+	nIDs  int
+	nMeta int
+}
+
+// internSlots bounds the look-back, so a message about a thousand
+// distinct members costs a few comparisons an id, not a thousand.
+const internSlots = 8
+
+// internID returns an earlier id of this message equal to b, or b as a
+// new string, remembered.
+func (r *reader) internID(b []byte) string {
+	for i := range min(r.nIDs, internSlots) {
+		if r.ids[i] == string(b) {
+			return r.ids[i]
+		}
+	}
+	s := string(b)
+	r.ids[r.nIDs%internSlots] = s
+	r.nIDs++
+	return s
+}
+
+// internMeta is internID for metadata.
+func (r *reader) internMeta(b []byte) []byte {
+	for i := range min(r.nMeta, internSlots) {
+		if bytes.Equal(r.metas[i], b) {
+			return r.metas[i]
+		}
+	}
+	v := bytes.Clone(b)
+	r.metas[r.nMeta%internSlots] = v
+	r.nMeta++
+	return v
 }
 
 func (r *reader) fail(at int, msg string) {
@@ -440,7 +485,7 @@ func (r *reader) id(f wireField) string {
 	if !r.need(n, f, "id") {
 		return ""
 	}
-	s := string(r.b[r.off : r.off+n])
+	s := r.internID(r.b[r.off : r.off+n])
 	r.off += n
 	return s
 }
@@ -461,7 +506,7 @@ func (r *reader) meta(f wireField) []byte {
 	if n == 0 || !r.need(n, f, "metadata") {
 		return nil
 	}
-	v := bytes.Clone(r.b[r.off : r.off+n])
+	v := r.internMeta(r.b[r.off : r.off+n])
 	r.off += n
 	return v
 }

@@ -266,6 +266,11 @@ func decodeProbe(raw []byte, typ, host string, tx *jsonscan.Strings) (probePaylo
 	if err != nil {
 		return p, err
 	}
+	return checkProbe(p, typ, host)
+}
+
+// checkProbe is what the evaluator requires of a read probe record.
+func checkProbe(p probePayload, typ, host string) (probePayload, error) {
 	switch {
 	case host == "" || p.Target == "":
 		return p, fmt.Errorf("%s: missing host or target", typ)
@@ -282,6 +287,11 @@ func decodeMessage(raw []byte, tx *jsonscan.Strings) (messagePayload, error) {
 	if err != nil {
 		return p, err
 	}
+	return checkMessage(p)
+}
+
+// checkMessage is what the evaluator requires of a read message_sent.
+func checkMessage(p messagePayload) (messagePayload, error) {
 	if p.Message == "" || !p.hasBytes {
 		return p, errors.New("message_sent: missing message or bytes")
 	}
@@ -293,6 +303,11 @@ func decodeBump(raw []byte) (bumpPayload, error) {
 	if err != nil {
 		return p, err
 	}
+	return checkBump(p)
+}
+
+// checkBump is what the evaluator requires of a read self_incarnation_bump.
+func checkBump(p bumpPayload) (bumpPayload, error) {
 	if !p.hasNew {
 		return p, errors.New("self_incarnation_bump: missing new")
 	}

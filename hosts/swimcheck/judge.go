@@ -154,6 +154,20 @@ func (j *judge) Reads(tag, typ string) hosts.Read {
 	return hosts.ReadSkip
 }
 
+// ReadsValue: the swim kind's own records are read from the structs
+// hosts/swim built (values.go); the engine's mutation records, a few a
+// run, from their JSON.
+func (j *judge) ReadsValue(tag, typ string) bool {
+	if tag != Tag {
+		return false
+	}
+	switch typ {
+	case tTransition, tProbeSent, tProbeAcked, tProbeTO, tSent, tBump:
+		return true
+	}
+	return false
+}
+
 // Observe decodes the record if a checker needs its type and hands the
 // fact to those that want it.
 func (j *judge) Observe(rec *hosts.EventRec) error {
@@ -189,9 +203,12 @@ func (j *judge) observe(rec *hosts.EventRec) error {
 	case tTransition:
 		var to state
 		var err error
-		if rec.Unchecked {
+		switch {
+		case rec.Value != nil:
+			p, to, err = valueTransition(rec.Value, rec.HostID, &j.texts)
+		case rec.Unchecked:
 			p, to, err = checkTransition(p, rec.HostID)
-		} else {
+		default:
 			p, to, err = decodeTransition(rec.Event, rec.HostID, &j.texts)
 		}
 		if err != nil {
@@ -201,7 +218,13 @@ func (j *judge) observe(rec *hosts.EventRec) error {
 		cur := view{state: to, incarnation: p.Incarnation, line: line, timeNs: t}
 		j.viewChanged(viewChange{line: line, timeNs: t, observer: o, subject: s, old: j.world.setView(o, s, cur), cur: cur})
 	case tProbeSent, tProbeAcked, tProbeTO:
-		p, err := decodeProbe(rec.Event, rec.Type, rec.HostID, &j.texts)
+		var p probePayload
+		var err error
+		if v, ok := valueProbe(rec.Value); ok {
+			p, err = checkProbe(v, rec.Type, rec.HostID)
+		} else {
+			p, err = decodeProbe(payload(rec), rec.Type, rec.HostID, &j.texts)
+		}
 		if err != nil || p.Mode != "direct" {
 			return err
 		}
@@ -210,7 +233,13 @@ func (j *judge) observe(rec *hosts.EventRec) error {
 			c.onProbe(&j.world, f)
 		}
 	case tSent:
-		p, err := decodeMessage(rec.Event, &j.texts)
+		var p messagePayload
+		var err error
+		if v, ok := valueMessage(rec.Value); ok {
+			p, err = checkMessage(v)
+		} else {
+			p, err = decodeMessage(payload(rec), &j.texts)
+		}
 		if err != nil {
 			return err
 		}
@@ -218,7 +247,13 @@ func (j *judge) observe(rec *hosts.EventRec) error {
 			c.onMessage(messageFact{line: line, timeNs: t, message: p.Message, bytes: p.Bytes})
 		}
 	case tBump:
-		p, err := decodeBump(rec.Event)
+		var p bumpPayload
+		var err error
+		if v, ok := valueBump(rec.Value); ok {
+			p, err = checkBump(v)
+		} else {
+			p, err = decodeBump(payload(rec))
+		}
 		if err != nil {
 			return err
 		}
@@ -226,7 +261,7 @@ func (j *judge) observe(rec *hosts.EventRec) error {
 			c.onBump(bumpFact{line: line, timeNs: t, host: rec.HostID, newInc: p.New})
 		}
 	case tMutation:
-		p, err := decodeMutation(rec.Event, &j.texts)
+		p, err := decodeMutation(payload(rec), &j.texts)
 		if err != nil {
 			return err
 		}

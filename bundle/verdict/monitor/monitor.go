@@ -10,6 +10,7 @@ import (
 	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/bundle/verdict"
 	"github.com/detsim/detsim/engine"
+	"github.com/detsim/detsim/hosts"
 )
 
 // Monitor is the streaming evaluator as an engine.Monitor.
@@ -17,6 +18,8 @@ type Monitor struct{ ev *verdict.Evaluator }
 
 // New adapts ev to the engine's Monitor.
 func New(ev *verdict.Evaluator) engine.Monitor { return Monitor{ev} }
+
+var _ engine.TypedMonitor = Monitor{}
 
 // Evaluator returns the evaluator of an engine's monitor (e.Monitor()),
 // nil when the engine runs without one. After a Restore the engine holds
@@ -37,6 +40,12 @@ func (m Monitor) Observe(line, at int64, hostID, kindTag, typ string, payload []
 		VirtualTimeNs: at, HostID: hostID, KindTag: kindTag, Type: typ,
 		Event: payload, // Observe keeps nothing of it past the call
 	})
+}
+
+// ObserveEvent feeds one record as the value its host built (a headless
+// run: engine.Options.Headless).
+func (m Monitor) ObserveEvent(line, at int64, hostID, kindTag string, ev hosts.Event) {
+	m.ev.ObserveEvent(int(line), at, hostID, kindTag, ev)
 }
 
 // Resolved reports whether every assertion's verdict is determined.

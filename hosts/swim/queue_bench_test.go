@@ -1,0 +1,58 @@
+package swim
+
+import (
+	"fmt"
+	"testing"
+)
+
+// legacyUpdates is what a legacy queue holds after a few minutes of the
+// gossip flap: many updates about a handful of members, alive ones with
+// production's 256 bytes of metadata (property/library/gossip_flap_legacy.toml).
+func legacyUpdates(n, members int) []Update {
+	meta := make([]byte, 256)
+	us := make([]Update, n)
+	for i := range us {
+		us[i] = Update{Member: fmt.Sprintf("p%d", i%members), State: Alive, Incarnation: uint64(i), Meta: meta}
+		if i%3 == 1 {
+			us[i] = Update{Member: us[i].Member, State: Suspect, Incarnation: uint64(i), From: "p0"}
+		}
+	}
+	return us
+}
+
+// BenchmarkQueueTake is the broadcast queue's hot path on a send: a
+// legacy queue of 200 updates, all piggybacked (a legacy message's budget
+// is a whole datagram), into the caller's reused slice. Issue 32 asks it
+// to allocate nothing (docs/BENCHMARKS.md, "Judging typed records").
+func BenchmarkQueueTake(b *testing.B) {
+	q := newQueue(Legacy, MaxDatagramBytes)
+	for _, u := range legacyUpdates(200, 5) {
+		q.push(u)
+	}
+	dst := make([]Update, 0, q.len()+1)
+	b.ReportAllocs()
+	for b.Loop() {
+		dst, _ = q.take(dst[:0], MaxDatagramBytes, 0, nil)
+	}
+	if len(dst) != 200 {
+		b.Fatalf("took %d", len(dst))
+	}
+}
+
+// BenchmarkDecodeUpdates is the receiving side: decoding a ping that
+// carries those 200 updates (reader.updates). What it must allocate is
+// the message's own: its Updates slice and, once per distinct member, an
+// id and a metadata copy.
+func BenchmarkDecodeUpdates(b *testing.B) {
+	buf, err := Encode(&Message{Kind: Ping, From: "p1", Target: "p2", Seq: 7, Updates: legacyUpdates(200, 5)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(buf)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Decode(buf); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
