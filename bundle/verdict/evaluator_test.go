@@ -58,6 +58,7 @@ func TestNew_AcceptsEveryCatalogKind(t *testing.T) {
 		rafthost.NoLeaderChange{WindowStartNs: 0, WindowEndNs: sec},
 		rafthost.NoRaftPanic{},
 		rafthost.CatchesUpAfterHeal{WithinNs: sec},
+		rafthost.Linearizable{},
 	}
 	var judged, catalog []string
 	for _, p := range vals {
