@@ -141,6 +141,11 @@ func (p Perturbation) Apply(sc *scenarios.Scenario, reg *hosts.Registry) (*scena
 			return p.Set.(int64)
 		}
 		picked := func(network.Policy) bool { return true }
+		if sc.Graph != nil {
+			// Its edges are kept as regions, not spelled out (docs/network.md):
+			// rewriting them one by one is what the graph exists to avoid.
+			return nil, fmt.Errorf("a link perturbation rewrites every declared edge, and this scenario's %d edges are kept as a graph; perturb a scenario with at most %d edges", sc.Graph.NumEdges(), scenarios.MaxLinks)
+		}
 		if p.Edges == EdgesLowest {
 			if sc.FullMesh || len(sc.Links) == 0 {
 				return nil, fmt.Errorf("edges = %q needs declared links: a full mesh's edges all share default_link", p.Edges)

@@ -245,9 +245,12 @@ func New(sc *scenarios.Scenario, reg *hosts.Registry, opts Options) (*Engine, er
 	for _, s := range e.st.hosts {
 		e.envelopes = append(e.envelopes, [2]bundle.Envelope{bundle.NewEnvelope(s.id, s.kind.Tag), bundle.NewEnvelope(s.id, engineTag)})
 	}
-	if sc.FullMesh {
+	switch {
+	case sc.FullMesh:
 		e.st.net = network.NewMesh(e.peers, sc.DefaultLink, e.root)
-	} else {
+	case sc.Graph != nil:
+		e.st.net = network.NewGraph(e.peers, *sc.Graph, e.root)
+	default:
 		e.st.net = network.New(e.peers, sc.Links, e.root)
 	}
 	e.st.cut = map[uint64]network.DropReason{}

@@ -379,3 +379,81 @@ func TestNewMesh_PartitionMakesNoEdges(t *testing.T) {
 		t.Errorf("after Heal, LinkCounts mutated %d", mutated)
 	}
 }
+
+// TestNewGraph_BehavesAsTheSpelledOutGraph: a graph of regions (what a
+// [[links]] file of "*" and "eu-*" entries over many peers resolves to),
+// with gaps that are NoRoute, three policies and peers given out of
+// id order, answers every send, mutation and view exactly as New given
+// the same edges one by one. The partitioned count is the one figure a
+// graph works out rather than counts: a Partition across a gap must not
+// count the pairs that are not edges.
+func TestNewGraph_BehavesAsTheSpelledOutGraph(t *testing.T) {
+	peers := []string{"us-b", "eu-c", "eu-a", "us-a", "eu-b", "ap-a"} // id order: ap-a eu-a eu-b eu-c us-a us-b
+	noisyP := Policy{LatencyNs: 5 * ms, JitterStddevNs: 2 * ms, LossProbPPM: 100_000, ReorderProbPPM: 200_000,
+		BandwidthBps: 100_000, ColdDialPenaltyNs: 30 * ms, CacheWarmAfterNs: 50 * ms, CacheInvalidateAfterIdleNs: 2 * s}
+	wan := noisyP
+	wan.LatencyNs = 40 * ms
+	slow := wan
+	slow.BandwidthBps = 5_000
+	g := Graph{Policies: []Policy{noisyP, wan, slow}, Rows: []GraphRow{
+		{Lo: 0, Hi: 1, Cells: []GraphCell{{Lo: 1, Hi: 4, Policy: 2}}},                                            // ap-a → eu-*
+		{Lo: 1, Hi: 4, Cells: []GraphCell{{Lo: 0, Hi: 1, Policy: 2}, {Lo: 1, Hi: 4}, {Lo: 4, Hi: 6, Policy: 1}}}, // eu-* → everyone
+		{Lo: 4, Hi: 6, Cells: []GraphCell{{Lo: 1, Hi: 4, Policy: 1}, {Lo: 4, Hi: 6}}},                            // us-* → eu-*, us-*
+	}}
+	sorted := slices.Sorted(slices.Values(peers))
+	var links []Link
+	g.Each(func(from, to int, p *Policy) {
+		links = append(links, Link{Edge: Edge{From: sorted[from], To: sorted[to]}, Policy: *p})
+	})
+	if int64(len(links)) != g.NumEdges() || len(links) != 3+3*5+2*4 {
+		t.Fatalf("%d edges spelled out, NumEdges %d, want %d", len(links), g.NumEdges(), 3+3*5+2*4)
+	}
+	spelled, lazy := New(peers, reversed(links), rng.New(7)), NewGraph(peers, g, rng.New(7))
+	muts := map[int]*Mutation{
+		40:  {Kind: LatencySpike, Links: []Edge{{From: "eu-a", To: "us-b"}, {From: "ap-a", To: "us-a"}}, FactorX100: 300, DurationNs: 500 * ms},
+		90:  {Kind: Partition, PeersA: []string{"ap-a", "us-a"}, PeersB: []string{"eu-b", "us-b"}},
+		100: {Kind: Partition, PeersA: []string{"eu-a"}, PeersB: []string{"ap-a", "eu-c"}},
+		140: {Kind: Heal},
+		170: {Kind: PeerKill, Peer: "eu-c"},
+	}
+	check := func(when string) {
+		t.Helper()
+		if spelled.NumLinks() != lazy.NumLinks() {
+			t.Fatalf("%s: NumLinks %d, want %d", when, lazy.NumLinks(), spelled.NumLinks())
+		}
+		if a, b := fmt.Sprint(spelled.Links()), fmt.Sprint(lazy.Links()); a != b {
+			t.Fatalf("%s: links differ:\n%s\n%s", when, b, a)
+		}
+		c1, m1 := spelled.LinkCounts()
+		c2, m2 := lazy.LinkCounts()
+		if c1 != c2 || m1 != m2 {
+			t.Fatalf("%s: LinkCounts %d %d, want %d %d", when, c2, m2, c1, m1)
+		}
+	}
+	check("before any send")
+	var now int64
+	for i := range 400 {
+		now += 7 * ms
+		if m, ok := muts[i]; ok {
+			inv1, notes1 := spelled.ApplyMutation(m, now)
+			inv2, notes2 := lazy.ApplyMutation(m, now)
+			if fmt.Sprint(inv1, notes1) != fmt.Sprint(inv2, notes2) {
+				t.Fatalf("mutation %d: %v %v, want %v %v", i, inv2, notes2, inv1, notes1)
+			}
+			check(m.Kind.String())
+		}
+		from, to := i%len(peers), (i*5+1)%len(peers)
+		o1, n1 := spelled.Send(from, to, int64(100+i), now)
+		o2, n2 := lazy.Send(from, to, int64(100+i), now)
+		if o1 != o2 || fmt.Sprint(n1) != fmt.Sprint(n2) {
+			t.Fatalf("send %d %d→%d: %+v %v, want %+v %v", i, from, to, o2, n2, o1, n1)
+		}
+		if i%50 == 0 {
+			c := lazy.Clone()
+			if a, b := fmt.Sprint(lazy.Links()), fmt.Sprint(c.Links()); a != b {
+				t.Fatalf("clone's links differ:\n%s\n%s", b, a)
+			}
+		}
+	}
+	check("at the end")
+}

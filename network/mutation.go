@@ -37,14 +37,14 @@ func (n *Network) ApplyMutation(m *Mutation, at int64) ([]Invalidated, []Note) {
 	switch m.Kind {
 	case Partition:
 		inA, inB := n.members(m.PeersA), n.members(m.PeersB)
-		if n.mesh {
-			n.cuts = append(n.cuts, meshCut{bitset(inA), bitset(inB)})
+		if n.graph != nil {
+			n.cuts = append(n.cuts, meshCut{n.rankBits(inA), n.rankBits(inB)})
 			n.partitioned = n.cutPairs()
 		}
 		n.eachEdgeBetween(func(from, to int) bool { return (inA[from] && inB[to]) || (inB[from] && inA[to]) },
 			func(e *edgeState) {
 				f := n.use(e)
-				if !f.partitioned && !n.mesh {
+				if !f.partitioned && n.graph == nil {
 					n.partitioned++
 				}
 				f.partitioned = true
@@ -116,7 +116,7 @@ func (n *Network) eachUsedEdgeOf(peer int, fn func(e *edgeState, f *edgeFlow)) {
 			fn(e, f)
 		}
 	}
-	if !n.mesh {
+	if n.graph == nil {
 		for i := range n.edges {
 			visit(&n.edges[i])
 		}

@@ -16,13 +16,18 @@ type Network struct {
 	n     int
 	order []int32 // host indices in peer-id order
 
-	// mesh: every ordered pair of distinct peers is an edge with
-	// policies[0], made in edges on its first use (NewMesh), so a mesh
-	// costs what its peers use, not peers squared: 9 999 peers are a
-	// hundred million declared edges.
-	mesh bool
+	// graph, when set, declares the edges by regions (NewGraph, NewMesh):
+	// an edge is made in edges on its first use, so the network costs
+	// what its peers use, not peers squared: 10 000 peers on a mesh are
+	// a hundred million declared edges. nil: edges holds every declared
+	// edge (New). rank is a host index's position in peer-id order, the
+	// graph's coordinates; rowStart[r] is how many edges the senders
+	// before position r have, so the i-th edge is found without walking.
+	graph    *Graph
+	rank     []int32
+	rowStart []int
 
-	edges    []edgeState // declared edges sorted by (From, To) peer id; for a mesh, the edges in use, by first use
+	edges    []edgeState // declared edges sorted by (From, To) peer id; for a graph, the edges in use, by first use
 	lookup   pairIndex   // (from, to) → position in edges, or -1
 	policies []Policy    // the distinct sanitised policies edges point at
 	flows    flowStore   // the state of the edges in use
@@ -33,7 +38,7 @@ type Network struct {
 	// list their links).
 	notCold, partitioned int
 	effected             []int32
-	cuts                 []meshCut // a mesh's active Partitions (cuts.go)
+	cuts                 []meshCut // a graph's active Partitions (cuts.go)
 
 	root   rng.Root // edges derive their substreams from it on first use
 	nextID uint64   // the next delivery id; ids start at 1
@@ -104,9 +109,35 @@ func New(peers []string, links []Link, root rng.Root) *Network {
 // NewMesh is New for a full mesh: every ordered pair of distinct peers is
 // an edge with policy p. Edges are made on their first use.
 func NewMesh(peers []string, p Policy, root rng.Root) *Network {
+	return NewGraph(peers, MeshGraph(len(peers), p), root)
+}
+
+// NewGraph is New for a graph declared by regions (Graph), whose
+// positions are the peers' in peer-id order. Edges are made on their
+// first use, each drawing from root.Link(from, to) as New's do, so a run
+// draws the same values whichever way its edges are declared. The graph
+// is kept, not copied: it must not change afterwards.
+func NewGraph(peers []string, g Graph, root rng.Root) *Network {
 	net := bare(peers, root)
-	net.mesh = true
-	net.policies = []Policy{sanitize(p)}
+	net.graph = &g
+	net.policies = make([]Policy, len(g.Policies))
+	for i, p := range g.Policies {
+		net.policies[i] = sanitize(p)
+	}
+	net.rank = make([]int32, net.n)
+	for r, i := range net.order {
+		net.rank[i] = int32(r)
+	}
+	net.rowStart = make([]int, net.n+1)
+	for i := range g.Rows {
+		row := &g.Rows[i]
+		for r := max(row.Lo, 0); r < min(row.Hi, int32(net.n)); r++ {
+			net.rowStart[r+1] = row.rowEdges(int(r))
+		}
+	}
+	for r := range net.n {
+		net.rowStart[r+1] += net.rowStart[r]
+	}
 	return net
 }
 
@@ -135,7 +166,7 @@ func (n *Network) Peers() []string { return slices.Clone(n.peers) }
 
 // edge returns the declared edge from→to, or nil when there is none
 // (including out-of-range indices, which the engine never passes). A
-// mesh's edge is made here on its first use: a pointer into edges stays
+// graph's edge is made here on its first use: a pointer into edges stays
 // valid only until the next call.
 func (n *Network) edge(from, to int) *edgeState {
 	if from < 0 || to < 0 || from >= n.n || to >= n.n {
@@ -143,11 +174,15 @@ func (n *Network) edge(from, to int) *edgeState {
 	}
 	at := n.lookup.get(from, to)
 	if at < 0 {
-		if !n.mesh || from == to {
+		if n.graph == nil {
+			return nil
+		}
+		c := n.graph.cell(int(n.rank[from]), int(n.rank[to]))
+		if c == nil {
 			return nil
 		}
 		at = int32(len(n.edges))
-		n.edges = append(n.edges, edgeState{from: int32(from), to: int32(to)})
+		n.edges = append(n.edges, edgeState{from: int32(from), to: int32(to), policy: c.Policy})
 		n.lookup.set(from, to, at)
 		if n.crossesCut(from, to) { // counted in partitioned at the cut
 			n.use(&n.edges[at]).partitioned = true
@@ -156,8 +191,8 @@ func (n *Network) edge(from, to int) *edgeState {
 	return &n.edges[at]
 }
 
-// existing is edge without making a mesh's edge: nil for an edge not yet
-// used.
+// existing is edge without making a graph's edge: nil for an edge not
+// yet used.
 func (n *Network) existing(from, to int) *edgeState {
 	if at := n.lookup.get(from, to); at >= 0 {
 		return &n.edges[at]
@@ -174,11 +209,12 @@ func (n *Network) observe(t int64) {
 // Clone returns a deep copy for engine checkpoints: every stream, in-flight
 // list and effect list is copied, so the clone answers every future call
 // exactly as the original would. The peer list, index, order and
-// policies are immutable after New and are shared, and so is the lookup
-// table but a mesh's, which grows as edges come into use.
+// policies, graph and its indices are immutable after New and are
+// shared, and so is the lookup table but a graph's, which grows as edges
+// come into use.
 func (n *Network) Clone() *Network {
 	lookup := n.lookup
-	if n.mesh {
+	if n.graph != nil {
 		lookup = n.lookup.clone()
 	}
 	c := &Network{
@@ -186,7 +222,9 @@ func (n *Network) Clone() *Network {
 		index:    n.index,
 		n:        n.n,
 		order:    n.order,
-		mesh:     n.mesh,
+		graph:    n.graph,
+		rank:     n.rank,
+		rowStart: n.rowStart,
 		edges:    slices.Clone(n.edges),
 		lookup:   lookup,
 		policies: n.policies,

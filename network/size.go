@@ -3,14 +3,14 @@ package network
 import "unsafe"
 
 // ApproxBytes estimates the memory a Clone holds: the edge table (copied:
-// an edge's flow index changes on first use), a mesh's lookup table
+// an edge's flow index changes on first use), a graph's lookup table
 // (which grows), and every flow with its in-flight and effect lists. The
 // peer list, an explicit lookup table and the policies are shared between
 // clones and not counted. It costs one pass over the flows in use, no
 // allocation.
 func (n *Network) ApproxBytes() int64 {
 	b := int64(unsafe.Sizeof(*n))
-	if n.mesh {
+	if n.graph != nil {
 		b += n.lookup.approxBytes()
 	}
 	b += int64(len(n.edges)) * int64(unsafe.Sizeof(edgeState{}))

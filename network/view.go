@@ -1,6 +1,9 @@
 package network
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // LinkView is one edge as the terminal stepper shows it.
 type LinkView struct {
@@ -39,7 +42,7 @@ func (n *Network) LinkRangeAt(lo, hi int, now int64) []LinkView {
 		from, to := n.pairAt(i)
 		v := LinkView{From: n.peers[from], To: n.peers[to], FromIdx: from, ToIdx: to}
 		f := n.flowOf(n.existing(from, to))
-		if f == nil && n.crossesCut(from, to) { // a mesh edge not made yet
+		if f == nil && n.crossesCut(from, to) { // a graph's edge not made yet
 			v.Active = append(v.Active, "Partitioned")
 		}
 		if f != nil {
@@ -60,24 +63,39 @@ func (n *Network) LinkRangeAt(lo, hi int, now int64) []LinkView {
 
 // NumLinks is the number of declared edges, len(Links()).
 func (n *Network) NumLinks() int {
-	if n.mesh {
-		return n.n * max(n.n-1, 0)
+	if n.graph != nil {
+		return n.rowStart[n.n]
 	}
 	return len(n.edges)
 }
 
-// pairAt is the i-th declared edge in (From, To) peer-id order. A mesh's
-// is worked out, not stored.
+// pairAt is the i-th declared edge in (From, To) peer-id order. A graph's
+// is worked out, not stored: its sender from the row counts, its
+// receiver by walking that sender's cells.
 func (n *Network) pairAt(i int) (from, to int) {
-	if !n.mesh {
+	if n.graph == nil {
 		e := &n.edges[i]
 		return int(e.from), int(e.to)
 	}
-	row, k := i/(n.n-1), i%(n.n-1)
-	if k >= row {
-		k++ // the row's own peer is not an edge
+	r, _ := slices.BinarySearch(n.rowStart, i+1)
+	r-- // the last sender whose edges start at or before i
+	k := i - n.rowStart[r]
+	for _, c := range n.graph.row(r).Cells {
+		w := int(c.Hi - c.Lo)
+		self := int(c.Lo) <= r && r < int(c.Hi)
+		if self {
+			w--
+		}
+		if k < w {
+			to := int(c.Lo) + k
+			if self && to >= r {
+				to++ // the sender's own position is not an edge
+			}
+			return int(n.order[r]), int(n.order[to])
+		}
+		k -= w
 	}
-	return int(n.order[row]), int(n.order[k])
+	panic("network: pairAt out of range")
 }
 
 // LinkCounts returns how many edges Links would show Cold and how many

@@ -38,12 +38,20 @@ const (
 	MaxPPM = 1_000_000
 	// MaxPeers bounds the number of [[peers]].
 	MaxPeers = 10_000
-	// MaxLinks bounds the number of directed edges that exist after
-	// resolution: a full mesh of up to 1024 peers.
+	// MaxLinks is the most directed edges a [[links]] graph is spelled
+	// out in Scenario.Links with (a full mesh of 1024 peers); a larger one
+	// is kept as Scenario.Graph, by regions. It refuses nothing.
 	MaxLinks = 1 << 20
-	// MaxLinkExpansion bounds the total number of edges all [[links]]
-	// entries name once "*" is expanded, so resolving them stays fast.
-	MaxLinkExpansion = 1 << 22
+	// MaxLinkEntries bounds the number of [[links]] entries.
+	MaxLinkEntries = 1 << 20
+	// MaxLinkRegions bounds the regions of one policy the [[links]]
+	// entries split the peer pairs into (linkGraph): what a graph costs
+	// to resolve and hold, whatever the peer count (12 bytes a region,
+	// and its policy's 88 when every region has its own). An entry
+	// naming one edge is one region, "*" → "*" one, and only entries
+	// whose spans cross multiply them. It is MaxLinks: every graph the
+	// loader could spell out before fits.
+	MaxLinkRegions = MaxLinks
 	// MaxExtendsDepth bounds a chain of [base] extends: the number of
 	// files in it, the one run included.
 	MaxExtendsDepth = 16

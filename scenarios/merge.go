@@ -131,9 +131,7 @@ var chainLimits = [...]struct {
 	what string
 }{
 	{"peers", MaxPeers, "peers"},
-	// Every valid [[links]] entry names at least one edge, so more entries
-	// than MaxLinkExpansion always pass that bound.
-	{"links", MaxLinkExpansion, "[[links]] entries"},
+	{"links", MaxLinkEntries, "[[links]] entries"},
 }
 
 // listCount is a lower bound on the length of one merged list, over the

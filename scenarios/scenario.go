@@ -22,8 +22,13 @@ type Scenario struct {
 	// distinct peers is an edge with DefaultLink, and Links is nil. A
 	// thousand peers make a million such edges, which nobody needs
 	// spelled out; Edges lists them when wanted.
-	FullMesh   bool
-	Links      []network.Link     // the declared directed edges, resolved, sorted by (From, To); nil for a full mesh
+	FullMesh bool
+	Links    []network.Link // the declared directed edges, resolved, sorted by (From, To); nil for a full mesh or a Graph
+	// Graph is a [[links]] graph of more than MaxLinks edges, kept by
+	// regions over the sorted peer ids rather than edge by edge (Links
+	// is nil then): ten thousand peers under one "*" entry are a hundred
+	// million edges. Edges lists them when wanted.
+	Graph      *network.Graph
 	Mutations  []network.Mutation // in declared order
 	Snapshots  []int64            // at_ns of each [[snapshots]], in declared order
 	Assertions []Assertion        // in declared order
@@ -40,8 +45,15 @@ type Scenario struct {
 }
 
 // Edges returns every existing directed edge with its resolved policy,
-// sorted by (From, To): Links, or the full mesh spelled out.
+// sorted by (From, To): Links, or the full mesh or Graph spelled out.
 func (s *Scenario) Edges() []network.Link {
+	if s.Graph != nil {
+		var links []network.Link
+		s.Graph.Each(func(from, to int, p *network.Policy) {
+			links = append(links, network.Link{Edge: network.Edge{From: s.Peers[from].ID, To: s.Peers[to].ID}, Policy: *p})
+		})
+		return links
+	}
 	if !s.FullMesh {
 		return s.Links
 	}
