@@ -48,6 +48,7 @@ func everyKind() []AssertionParams {
 		rafthost.NoLeaderChange{WindowStartNs: 1, WindowEndNs: 2},
 		rafthost.NoRaftPanic{},
 		rafthost.CatchesUpAfterHeal{WithinNs: 17},
+		rafthost.Linearizable{},
 	}
 }
 
