@@ -13,9 +13,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"github.com/detsim/detsim/bundle"
 	"hash"
 
+	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/internal/checked"
 	"github.com/detsim/detsim/network"

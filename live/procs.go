@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/detsim/detsim/internal/daemon"
 	"net"
 	"net/netip"
 	"os"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/detsim/detsim/internal/daemon"
 	"github.com/detsim/detsim/live/node"
 	"github.com/detsim/detsim/rng"
 )

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/detsim/detsim/internal/realtime"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/detsim/detsim/bundle"
+	"github.com/detsim/detsim/internal/realtime"
 	"github.com/detsim/detsim/testbed"
 )
 

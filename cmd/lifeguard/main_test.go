@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"github.com/detsim/detsim/internal/docblock"
 	"os"
 	"strings"
 	"sync"
@@ -11,6 +10,7 @@ import (
 	"github.com/aymanbagabas/go-udiff"
 
 	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/internal/docblock"
 	"github.com/detsim/detsim/scenarios"
 )
 
