@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -166,7 +167,7 @@ func (p *procs) start(i int, state string, _ bool) error {
 		"--first-tick-ns", strconv.FormatInt(first, 10),
 	}
 	args = append(args, "--cluster-key-file", p.keyFile)
-	c, err := daemon.Start(exec.Command(p.bin, args...), id, snapDir)
+	c, err := daemon.Start(exec.Command(p.bin, append(slices.Clone(r.cfg.SwimdArgs), args...)...), id, snapDir)
 	if err != nil {
 		return fmt.Errorf("live: %w", err)
 	}
