@@ -42,7 +42,9 @@ const (
 func f(format string, args ...any) string { return fmt.Sprintf(format, args...) }
 
 // handBundle is a two-peer run of 4 s, written by hand; the expected
-// metrics are worked out in TestMetrics_HandBundle.
+// metrics are worked out in TestMetrics_HandBundle. Times past 2^31 ns
+// are int64s: an untyped 3_000_000_000 is an int, which overflows where
+// int is 32 bits (GOARCH=386 go vet).
 func handBundle(t *testing.T) string {
 	return writeEvents(t,
 		f(tr, 0, "a", "a", "a", "none", "alive", 0, "initial"),
@@ -53,11 +55,11 @@ func handBundle(t *testing.T) string {
 		`{"virtual_time_ns":1000000000,"host_id":"a","kind_tag":"engine","event":{"type":"dial_start","from":"a","to":"b"}}`,
 		f(sent, 2_000_000_000, "a", "b", "ping", 20),
 		f(tr, 2_000_000_000, "b", "b", "a", "alive", "suspect", 0, "probe_failed"),
-		f(sent, 3_000_000_000, "a", "b", "ack", 30),
+		f(sent, int64(3_000_000_000), "a", "b", "ack", 30),
 		`{"virtual_time_ns":3000000000,"host_id":"a","kind_tag":"engine","event":{"type":"drop_on_send","from":"a","to":"b","reason":"lossy"}}`,
 		`{"virtual_time_ns":3000000000,"host_id":"a","kind_tag":"swim","event":{"type":"self_incarnation_bump","old":0,"new":1,"cause":"refute_suspect"}}`,
-		f(tr, 3_000_000_000, "a", "a", "a", "alive", "alive", 1, "refuted"),
-		f(tr, 3_000_000_000, "b", "b", "a", "suspect", "alive", 1, "gossip"),
+		f(tr, int64(3_000_000_000), "a", "a", "a", "alive", "alive", 1, "refuted"),
+		f(tr, int64(3_000_000_000), "b", "b", "a", "suspect", "alive", 1, "gossip"),
 		`{"virtual_time_ns":3500000000,"host_id":null,"kind_tag":"engine","event":{"type":"mutation","index":0,"kind":"Heal"}}`,
 	)
 }
@@ -301,7 +303,7 @@ func TestRun_CutProdBundle(t *testing.T) {
 	must(t, err)
 	var m map[string]any
 	must(t, json.Unmarshal(b, &m))
-	m["duration_ns"], m["interrupted"] = 100_000_000_000, "stopped by SIGINT"
+	m["duration_ns"], m["interrupted"] = int64(100_000_000_000), "stopped by SIGINT"
 	b, _ = json.Marshal(m)
 	must(t, os.WriteFile(mpath, b, 0o644))
 	r, err := Run(sc, prod, Options{FirstSeed: 100, Seeds: 3, AllowSimProd: true})
@@ -587,8 +589,8 @@ func TestMetrics_IndirectFanout(t *testing.T) {
 	dir := writeEvents(t,
 		f(probe, 1_000_000_000, 1, "direct", "[]"),
 		f(probe, 1_500_000_000, 1, "indirect", `["c","d","e"]`),
-		f(probe, 2_500_000_000, 2, "indirect", `["c","d"]`),
-		f(probe, 3_500_000_000, 3, "indirect", `["c","d","e"]`),
+		f(probe, int64(2_500_000_000), 2, "indirect", `["c","d"]`),
+		f(probe, int64(3_500_000_000), 3, "indirect", `["c","d","e"]`),
 	)
 	c, err := collectBundle(dir, []string{"a", "b", "c", "d", "e"}, 4_000_000_000, nil)
 	must(t, err)

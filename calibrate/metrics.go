@@ -2,13 +2,13 @@ package calibrate
 
 import (
 	"encoding/json"
-
 	"fmt"
-	"github.com/detsim/detsim/network"
 	"math"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/detsim/detsim/network"
 )
 
 // The metric families (spec §11.3). A metric's name is its family, then

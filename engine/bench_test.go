@@ -2,10 +2,9 @@ package engine
 
 import (
 	"path/filepath"
-
-	"github.com/detsim/detsim/bundle"
 	"testing"
 
+	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/network"
 )

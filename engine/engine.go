@@ -14,9 +14,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/detsim/detsim/bundle"
 	"hash"
 
+	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/internal/checked"
 	"github.com/detsim/detsim/network"

@@ -1,7 +1,6 @@
 package live
 
 import (
-	"github.com/detsim/detsim/internal/spool"
 	"net/netip"
 	"path/filepath"
 	"slices"
@@ -9,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/detsim/detsim/internal/spool"
 	"github.com/detsim/detsim/live/node"
 	"github.com/detsim/detsim/network"
 	"github.com/detsim/detsim/rng"

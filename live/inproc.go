@@ -2,10 +2,10 @@ package live
 
 import (
 	"fmt"
-	"github.com/detsim/detsim/internal/spool"
 	"net/netip"
 
 	"github.com/detsim/detsim/hosts/swim"
+	"github.com/detsim/detsim/internal/spool"
 	"github.com/detsim/detsim/live/node"
 	"github.com/detsim/detsim/rng"
 )

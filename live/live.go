@@ -51,8 +51,10 @@ type Config struct {
 	// takes 10 minutes.
 	MaxDuration time.Duration
 	// Swimd, when set, is the path of a swimd binary: every peer runs as
-	// its own child process (the CLI's --procs).
-	Swimd string
+	// its own child process (the CLI's --procs). SwimdArgs go before the
+	// daemon's own arguments: ["swimd"] when Swimd is detsim itself.
+	Swimd     string
+	SwimdArgs []string
 	// ClusterKey is the nodes' cluster key (16-64 bytes): every datagram
 	// carries a sequence number and an HMAC tag over both, and each
 	// node takes a sender's sequence number once (live/node). Nil: a

@@ -94,6 +94,15 @@ func records(t *testing.T, dir string) []rec {
 	return out
 }
 
+// realTime skips a test that runs a scenario for its whole real
+// duration (seconds to tens of seconds) under -short (.ci/quick).
+func realTime(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: runs a scenario live, in real time")
+	}
+}
+
 func verifyIntact(t *testing.T, dir string) {
 	t.Helper()
 	problems, err := bundle.Verify(dir)
@@ -112,6 +121,7 @@ func verifyIntact(t *testing.T, dir string) {
 // live with its machine, whose assertions evaluate (and pass: a clean
 // mesh on loopback).
 func TestRun_SmokeBundleVerifies(t *testing.T) {
+	realTime(t)
 	sc := load(t, "three.toml")
 	out := filepath.Join(t.TempDir(), "b")
 	var reports []Progress
@@ -176,6 +186,7 @@ func TestRun_SmokeBundleVerifies(t *testing.T) {
 // a (and a suspecting them) by probe failure, the kill cutting c, and the
 // bundle still verifies (snapshots planned around the kill).
 func TestRun_PartitionObserved(t *testing.T) {
+	realTime(t)
 	sc := load(t, "partition.toml")
 	out := filepath.Join(t.TempDir(), "b")
 	res, err := Run(context.Background(), sc, builtin.Registry(), Config{Out: out})
@@ -223,6 +234,7 @@ func TestRun_PartitionObserved(t *testing.T) {
 // Cancelling mid-run ends it with a complete bundle marked interrupted,
 // which Verify finds intact.
 func TestRun_CancelGivesInterruptedVerifiableBundle(t *testing.T) {
+	realTime(t)
 	sc := load(t, "three.toml")
 	out := filepath.Join(t.TempDir(), "b")
 	// load stretched the scenario by realtime.Scale: cancel in its time.
@@ -264,6 +276,7 @@ func TestRun_DurationCap(t *testing.T) {
 // The same smoke scenario with every peer a swimd child process: the
 // bundle verifies, and the cluster converges through the proxies.
 func TestRun_SwimdProcesses(t *testing.T) {
+	realTime(t)
 	bin := swimdBinary(t)
 	sc := load(t, "three.toml")
 	out := filepath.Join(t.TempDir(), "b")
@@ -332,6 +345,7 @@ func swimdBinary(t *testing.T) string {
 // the sender named inside the datagram, and one forged update killed a
 // member.
 func TestRun_DefaultKeyRefusesForgedDatagrams(t *testing.T) {
+	realTime(t)
 	forged, _ := swim.Encode(&swim.Message{Kind: swim.Ping, From: "c", Target: "a", Seq: 9,
 		Updates: []swim.Update{{Member: "b", State: swim.Dead, Incarnation: 1 << 40, From: "c"}}})
 	ownKey := []byte("a key the run never gave anybody")
@@ -385,6 +399,7 @@ func TestRun_DefaultKeyRefusesForgedDatagrams(t *testing.T) {
 // interrupted with the reason — in process and with swimd children.
 // Before, the run was lost: exit 3, no bundle.
 func TestRun_PortTakenWhileDownEndsThatLife(t *testing.T) {
+	realTime(t)
 	for _, procs := range []bool{false, true} {
 		t.Run(fmt.Sprintf("procs=%v", procs), func(t *testing.T) {
 			var thief *net.UDPConn

@@ -5,12 +5,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/detsim/detsim/internal/daemon"
 	"net"
 	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,6 +18,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/detsim/detsim/internal/daemon"
 	"github.com/detsim/detsim/live/node"
 	"github.com/detsim/detsim/rng"
 )
@@ -166,7 +167,7 @@ func (p *procs) start(i int, state string, _ bool) error {
 		"--first-tick-ns", strconv.FormatInt(first, 10),
 	}
 	args = append(args, "--cluster-key-file", p.keyFile)
-	c, err := daemon.Start(exec.Command(p.bin, args...), id, snapDir)
+	c, err := daemon.Start(exec.Command(p.bin, append(slices.Clone(r.cfg.SwimdArgs), args...)...), id, snapDir)
 	if err != nil {
 		return fmt.Errorf("live: %w", err)
 	}

@@ -3,7 +3,6 @@ package property
 import (
 	"bytes"
 	"fmt"
-	"github.com/detsim/detsim/hosts/swimcheck"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/hosts/swimcheck"
 	"github.com/detsim/detsim/internal/golden"
 	"github.com/detsim/detsim/scenarios"
 )

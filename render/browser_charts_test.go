@@ -206,3 +206,58 @@ func chartShot(t *testing.T, ctx context.Context, id, name string) []byte {
 	}
 	return shot
 }
+
+// Each kind's page explains only what it draws (issue 33): a raft or an
+// agent run's page holds no swim chart, no membership and no probe or
+// incarnation legend, and a swim run's no raft or agent chart; the
+// swim page still explains its own. Before, every page drew every
+// kind's charts that matched a record type (a swim page drew raft's
+// "message size" and "link bytes per second") and the legend named
+// swim's marks and states on every page.
+func TestBrowser_EachKindsPageShowsOnlyItsOwn(t *testing.T) {
+	ctx := browser(t)
+	swimOnly := []string{"probe timeout", "incarnation bump", "view turned suspect", "membership", "probe sent", "probe acked", "Membership"}
+	for _, c := range []struct {
+		scenario, prefix  string
+		legend, notLegend []string
+	}{
+		{"reproduction/gossip_flap", "swim_", swimOnly, nil},
+		{"raft/leader_isolation", "raft_", nil, swimOnly},
+		{"agent/rate_limit", "agent_", nil, swimOnly},
+	} {
+		dir := libraryBundle(t, c.scenario)
+		path, _ := renderFile(t, dir, Options{})
+		open(t, ctx, path, "")
+		cs := pageCharts(t, ctx)
+		own := 0
+		for id := range cs {
+			switch {
+			case strings.HasPrefix(id, c.prefix):
+				own++
+			case strings.HasPrefix(id, "engine_"), c.prefix == "agent_" && (strings.HasPrefix(id, "provider_") || strings.HasPrefix(id, "tool_")):
+			default:
+				t.Errorf("%s: the page draws %s, another kind's chart", c.scenario, id)
+			}
+		}
+		if own == 0 {
+			t.Errorf("%s: the page draws none of its kind's charts: %v", c.scenario, cs)
+		}
+		text := eval[string](t, ctx, "window.detsim.state().legend + ' ' + document.body.innerText")
+		for _, w := range c.legend {
+			if !strings.Contains(text, w) {
+				t.Errorf("%s: the page lacks %q", c.scenario, w)
+			}
+		}
+		for _, w := range c.notLegend {
+			if strings.Contains(text, w) {
+				t.Errorf("%s: the page says %q, of another kind", c.scenario, w)
+			}
+		}
+		for _, id := range []string{"nextsuspect", "nextdead", "nextinc"} {
+			has := eval[bool](t, ctx, fmt.Sprintf("!!document.getElementById(%q)", id))
+			if want := c.prefix == "swim_"; has != want {
+				t.Errorf("%s: button #%s present %v, want %v", c.scenario, id, has, want)
+			}
+		}
+	}
+}

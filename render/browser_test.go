@@ -17,9 +17,14 @@ const chromiumPath = "/usr/bin/chromium"
 
 // browser starts a headless chromium for one test and returns a context
 // driving a tab in it. Without chromium the test fails in CI (CI=true) and
-// skips elsewhere, saying how to install it.
+// skips elsewhere, saying how to install it. Under -short (.ci/quick) it
+// skips: a browser test takes seconds to tens of seconds of real time,
+// and the package's others check the page's data without one.
 func browser(t *testing.T) context.Context {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: the browser tests drive chromium in real time (go test ./render runs them)")
+	}
 	path := chromiumPath
 	if _, err := os.Stat(path); err != nil {
 		if p, err := exec.LookPath("chromium"); err == nil {

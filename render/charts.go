@@ -16,7 +16,11 @@ import (
 // Charts (issue 22): the numbers that grow in a failure, drawn under the
 // space-time diagram on its time axis. What is charted is what the host
 // kinds declare (hosts.Kind.Series) and the engine's own series
-// (engine.Series): render names no kind's events. Each series is a line
+// (engine.Series): render names no kind's events. A kind's series reads
+// only the records of its kind_tag (two kinds may both name a type
+// message_sent), and the page holds only the charts of the kinds whose
+// records the bundle holds: a swim run's page charts nothing of raft's
+// (issue 33). Each series is a line
 // per host (or per directed link) over chartBuckets intervals of the
 // window; a run with more hosts or links than chartKeys charts the
 // chartKeys with the largest values and an "all" line over every one, so
@@ -87,6 +91,7 @@ func (a *bucketAgg) median(b int) int64 {
 // chart is one declared series over one run.
 type chart struct {
 	d     hosts.Series
+	tag   string // the kind_tag of the records it reads
 	types []string
 	limit int64              // a threshold from an assertion parameter; -1 none
 	stats map[chartKey]int32 // index in stat and order
@@ -99,29 +104,46 @@ type chart struct {
 	bw    map[chartKey]int64
 }
 
-// charts is every chart of one run and the record types they read.
+// charts is every chart of one run and the records they read.
 type charts struct {
 	list   []*chart
-	byType map[string][]*chart
+	byType map[tagType][]*chart
+	// seen holds the kind_tags of the records read; lastTag is the one
+	// last added, so a run of one kind's records costs a comparison.
+	seen    map[string]bool
+	lastTag string
 }
 
-// newCharts builds the run's charts from the kinds whose records it
-// holds (kinds: tag → kind) and the engine's series.
+// tagType is what a chart reads: records of one kind_tag and type.
+type tagType struct{ tag, typ string }
+
+// newCharts builds the charts of every registered kind (kinds: tag →
+// kind) and of the engine; after the first pass, choose keeps those of
+// the kinds the bundle holds records of.
 func (r *run) newCharts(opts Options) *charts {
-	cs := &charts{byType: map[string][]*chart{}}
+	cs := &charts{byType: map[tagType][]*chart{}, seen: map[string]bool{}}
 	if opts.NoCharts {
 		return cs
 	}
 	reg := opts.kinds()
-	var decls []hosts.Series
+	type decl struct {
+		tag string
+		d   hosts.Series
+	}
+	var decls []decl
 	for _, tag := range reg.Tags() {
 		if k, _ := reg.Lookup(tag); k != nil {
-			decls = append(decls, k.Series...)
+			for _, d := range k.Series {
+				decls = append(decls, decl{tag, d})
+			}
 		}
 	}
-	decls = append(decls, engine.Series()...)
-	for _, d := range decls {
-		c := &chart{d: d, types: d.Types, limit: -1, stats: map[chartKey]int32{}, agg: map[chartKey]*bucketAgg{}, start: map[string]int64{}}
+	for _, d := range engine.Series() {
+		decls = append(decls, decl{engine.EngineTag, d})
+	}
+	for _, dd := range decls {
+		d := dd.d
+		c := &chart{d: d, tag: dd.tag, types: d.Types, limit: -1, stats: map[chartKey]int32{}, agg: map[chartKey]*bucketAgg{}, start: map[string]int64{}}
 		if d.Limit != nil {
 			for _, v := range r.verdicts {
 				if v.Kind != d.Limit.Assertion {
@@ -134,10 +156,12 @@ func (r *run) newCharts(opts Options) *charts {
 		}
 		cs.list = append(cs.list, c)
 		for _, t := range d.Types {
-			cs.byType[t] = append(cs.byType[t], c)
+			k := tagType{dd.tag, t}
+			cs.byType[k] = append(cs.byType[k], c)
 		}
 		if d.Span != nil {
-			cs.byType[d.Span.Start] = append(cs.byType[d.Span.Start], c)
+			k := tagType{dd.tag, d.Span.Start}
+			cs.byType[k] = append(cs.byType[k], c)
 		}
 	}
 	return cs
@@ -154,7 +178,11 @@ func (r *run) bucket(t int64) int {
 // feed offers one record to the charts that read its type: the first
 // pass counts per key, the second aggregates the keys drawn per bucket.
 func (cs *charts) feed(rd *reader, line int, rec *bundle.EventRecord) {
-	list := cs.byType[rec.Type]
+	if !rd.keep && rec.KindTag != cs.lastTag {
+		cs.lastTag = rec.KindTag
+		cs.seen[rec.KindTag] = true
+	}
+	list := cs.byType[tagType{rec.KindTag, rec.Type}]
 	if len(list) == 0 {
 		return
 	}
@@ -263,11 +291,17 @@ func (r *run) hostOf(b []byte) int32 {
 	return r.host(string(b))
 }
 
-// choose picks, after the first pass, the keys each chart draws: every
+// choose drops, after the first pass, the charts of kinds the bundle
+// holds no record of, and picks the keys each other chart draws: every
 // key when there are at most chartKeys, else the chartKeys with the
 // largest values (the largest total for a count or a rate), and then an
 // "all" line as well.
 func (cs *charts) choose(r *run) {
+	cs.list = slices.DeleteFunc(cs.list, func(c *chart) bool { return !cs.seen[c.tag] })
+	cs.pick(r)
+}
+
+func (cs *charts) pick(r *run) {
 	for _, c := range cs.list {
 		keys := slices.Clone(c.order)
 		if len(keys) > chartKeys {
@@ -344,8 +378,11 @@ func (r *run) bandwidths(keys []chartKey) map[chartKey]int64 {
 				bps = *l.Bps
 			}
 		}
+		// bandwidth_bps is bytes per second (docs/network.md: a message
+		// of wire_len bytes takes wire_len × 10⁹ / bandwidth_bps ns),
+		// the chart's unit already.
 		if bps > 0 && bps < 1<<62 {
-			out[k] = bps / 8
+			out[k] = bps
 		}
 	}
 	return out
@@ -422,7 +459,7 @@ func (cs *charts) snapshots(r *run) {
 func (cs *charts) chooseOne(r *run, c *chart) {
 	saved := cs.list
 	cs.list = []*chart{c}
-	cs.choose(r)
+	cs.pick(r)
 	cs.list = saved
 }
 

@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"errors"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/detsim/detsim/bundle"
+	"github.com/detsim/detsim/engine"
+	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/internal/fstree"
 )
 
@@ -298,21 +301,49 @@ func TestCompare_DensityOnEveryLaneOfBothRuns(t *testing.T) {
 // Charts come from the kinds' declared series: an agent run charts its
 // calls' latency, retries and bytes, a provider its requests, and a swim
 // run none of theirs (issue 22: "agent and provider hosts get theirs").
+// A kind's series reads only its own records and the page holds only the
+// charts of the kinds the bundle has records of (issue 33): swim and raft
+// both write message_sent, and a swim page drew raft's "message size"
+// ("largest raftpb message") and "link bytes per second" from swim's
+// records, each twice.
 func TestCharts_FromTheKindsDeclarations(t *testing.T) {
+	reg := builtin.Registry()
+	owner := map[string]string{} // series id → kind_tag
+	docs := map[string]string{}  // series id → its legend line
+	for _, tag := range reg.Tags() {
+		k, _ := reg.Lookup(tag)
+		for _, d := range k.Series {
+			owner[d.ID], docs[d.ID] = tag, d.Doc
+		}
+	}
+	for _, d := range engine.Series() {
+		owner[d.ID], docs[d.ID] = engine.EngineTag, d.Doc
+	}
 	for _, c := range []struct {
 		scenario string
 		want     []string
-		not      []string
 	}{
-		{"agent/rate_limit", []string{"agent_latency", "agent_retries", "agent_request_bytes", "provider_request_bytes"}, []string{"swim_bytes"}},
-		{"reproduction/gossip_flap", []string{"swim_bytes", "swim_updates", "swim_suspicions", "swim_refutations", "swim_incarnation", "swim_link_bytes", "swim_queue"}, []string{"agent_latency"}},
+		{"agent/rate_limit", []string{"agent_latency", "agent_retries", "agent_request_bytes", "provider_request_bytes"}},
+		{"reproduction/gossip_flap", []string{"swim_bytes", "swim_updates", "swim_suspicions", "swim_refutations", "swim_incarnation", "swim_link_bytes", "swim_queue"}},
+		{"raft/leader_isolation", []string{"raft_applied", "raft_term", "raft_campaigns", "raft_msg_bytes", "raft_link_bytes"}},
 	} {
-		r, err := load(libraryBundle(t, c.scenario), Options{})
+		dir := libraryBundle(t, c.scenario)
+		present := map[string]bool{}
+		if err := bundle.ReadEvents(dir, func(_ int, rec bundle.EventRecord) error {
+			present[rec.KindTag] = true
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		r, err := load(dir, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		got := map[string]*chart{}
 		for _, ch := range r.charts.list {
+			if !present[owner[ch.d.ID]] {
+				t.Errorf("%s: holds chart %s of kind %q, which has no record in the bundle (kinds: %v)", c.scenario, ch.d.ID, owner[ch.d.ID], present)
+			}
 			if len(ch.keys) > 0 {
 				got[ch.d.ID] = ch
 			}
@@ -335,11 +366,60 @@ func TestCharts_FromTheKindsDeclarations(t *testing.T) {
 				t.Errorf("%s: chart %s has keys but no points", c.scenario, id)
 			}
 		}
-		for _, id := range c.not {
-			if got[id] != nil {
-				t.Errorf("%s: charts %s, another kind's series", c.scenario, id)
+
+		// The page: no other kind's chart in its data, nor its legend line.
+		var buf bytes.Buffer
+		if _, err := Write(&buf, dir, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		run := pageData(t, buf.Bytes())["runs"].([]any)[0].(map[string]any)
+		ids := map[string]int{}
+		for _, ch := range run["charts"].([]any) {
+			id := ch.(map[string]any)["id"].(string)
+			ids[id]++
+			if !present[owner[id]] {
+				t.Errorf("%s: the page charts %s of kind %q", c.scenario, id, owner[id])
 			}
 		}
+		for id, n := range ids {
+			if n > 1 {
+				t.Errorf("%s: the page charts %s %d times", c.scenario, id, n)
+			}
+		}
+		for id, doc := range docs {
+			if present[owner[id]] {
+				continue
+			}
+			ours := false
+			for id2, doc2 := range docs {
+				ours = ours || present[owner[id2]] && doc2 == doc
+			}
+			if !ours && bytes.Contains(buf.Bytes(), []byte(doc)) {
+				t.Errorf("%s: the page holds %s's legend line %q, of kind %q", c.scenario, id, doc, owner[id])
+			}
+		}
+	}
+}
+
+// A link's bandwidth line is scenario.toml's bandwidth_bps as written:
+// it is bytes per second (docs/network.md), the unit of the link bytes
+// chart. It was divided by 8, drawing the line 8× too low.
+func TestCharts_BandwidthIsBytesPerSecond(t *testing.T) {
+	r := &run{
+		hosts: []string{"a", "b", "eu-c"},
+		scenario: `[default_link]
+bandwidth_bps = 12_500_000
+[[links]]
+from = "a"
+to = "eu-*"
+bandwidth_bps = 1_000_000
+`,
+	}
+	ab, ac, ba := chartKey{0, 1}, chartKey{0, 2}, chartKey{1, 0}
+	got := r.bandwidths([]chartKey{ab, ac, ba})
+	want := map[chartKey]int64{ab: 12_500_000, ac: 1_000_000, ba: 12_500_000}
+	if !maps.Equal(got, want) {
+		t.Errorf("bandwidths %v, want %v (bytes per second, as the scenario says)", got, want)
 	}
 }
 

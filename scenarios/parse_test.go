@@ -4,11 +4,11 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"github.com/detsim/detsim/hosts/swimcheck"
 	"reflect"
 	"slices"
 	"testing"
 
+	"github.com/detsim/detsim/hosts/swimcheck"
 	"github.com/detsim/detsim/network"
 )
 

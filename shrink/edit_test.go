@@ -2,8 +2,9 @@ package shrink
 
 import (
 	"fmt"
-	"github.com/detsim/detsim/hosts/builtin"
 	"testing"
+
+	"github.com/detsim/detsim/hosts/builtin"
 )
 
 const refs = `

@@ -5,10 +5,10 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"github.com/detsim/detsim/batch"
 	"slices"
 	"strings"
 
+	"github.com/detsim/detsim/batch"
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/internal/vtime"
 	"github.com/detsim/detsim/scenarios"

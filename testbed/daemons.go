@@ -96,7 +96,8 @@ func (d *daemons) start(i int, state string) error {
 			"--seed", strconv.FormatUint(r.daemonSeed, 10), "--life", strconv.Itoa(life),
 			"--cluster-key-file", d.keyPath())
 	}
-	cmd := exec.Command("ip", append([]string{"netns", "exec", r.net.Peers[i], r.cfg.Daemon}, args...)...)
+	argv := append(append([]string{"netns", "exec", r.net.Peers[i], r.cfg.Daemon}, r.cfg.DaemonArgs...), args...)
+	cmd := exec.Command("ip", argv...)
 	// ip execs the daemon in place, so the daemon is this child: if this
 	// process dies, the kernel kills it, and a later run sweeps the rest.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}

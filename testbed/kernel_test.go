@@ -14,8 +14,13 @@ import (
 
 // needKernel skips a test that builds namespaces where it cannot, and
 // fails it instead under CI=true, where .ci/run installs what it needs.
+// Under -short (.ci/quick) it skips: these tests run in real time, and a
+// quick check leaves the machine's namespaces alone.
 func needKernel(t *testing.T) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: builds network namespaces and runs in real time")
+	}
 	if err := Preflight(); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("%v (CI runs as root with iproute2 and nftables installed by .ci/run)", err)

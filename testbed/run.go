@@ -34,8 +34,11 @@ type Config struct {
 	// Version is the simulator's commit, recorded in the manifest.
 	Version string
 	// Impl is ImplSwimd or ImplMemberlist; Daemon the path of its binary
-	// (cmd/swimd, or bench/cmd/memberlistd).
+	// (cmd/swimd, or bench/cmd/memberlistd), and DaemonArgs what goes
+	// before the daemon's own arguments: ["swimd"] when Daemon is detsim
+	// itself, which runs swimd in that mode.
 	Impl, Daemon string
+	DaemonArgs   []string
 	// MaxDuration caps the run's real duration below the scenario's
 	// duration_ns (then the bundle is marked interrupted); 0 means
 	// DefaultMaxDuration.

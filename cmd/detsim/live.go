@@ -42,7 +42,7 @@ func cmdLive(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("live", flag.ContinueOnError)
 	out := fs.String("out", "", "bundle directory (default bundles/<name>-<seed>-live)")
 	procs := fs.Bool("procs", false, "run each peer as a swimd child process")
-	swimd := fs.String("swimd", "", "with --procs: the swimd binary (default: swimd beside detsim, else on PATH)")
+	swimd := fs.String("swimd", "", "with --procs: a swimd binary (default: this detsim, as the swimd daemon)")
 	keyFile := fs.String("key-file", "", "file holding the cluster key in hex, 16-64 bytes (default: a fresh random key for this run)")
 	fs.String("key", "", "refused: a key on the command line is readable by any local user (ps); use --key-file")
 	maxDur := fs.Duration("max-duration", live.DefaultMaxDuration, "stop (bundle marked interrupted) after this much real time")
@@ -96,7 +96,7 @@ func cmdLive(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if *procs {
-		if cfg.Swimd, err = findSwimd(*swimd); err != nil {
+		if cfg.Swimd, cfg.SwimdArgs, err = findSwimd(*swimd); err != nil {
 			return usageErrIn(stderr, "live", "--procs: %v", err)
 		}
 	} else if *swimd != "" {
@@ -179,10 +179,26 @@ func printRunSummary(w io.Writer, r runSummary, wall time.Duration) {
 // fmtShortNs is a duration for a progress line: whole seconds.
 func fmtShortNs(ns int64) string { return (time.Duration(ns) / time.Second * time.Second).String() }
 
-// findSwimd resolves the swimd binary: the flag, else swimd beside this
-// executable, else swimd on PATH.
-func findSwimd(flagValue string) (string, error) {
-	return findDaemon(flagValue, "swimd", "go build ./cmd/swimd")
+// swimdMode is the first argument that makes detsim the swimd daemon
+// (main): `detsim swimd --id a ...` is cmd/swimd, the same package
+// (live/swimd) in this binary, so that testbed and live --procs need no
+// other binary. It is no command of the overview: a user runs swimd.
+const swimdMode = "swimd"
+
+// findSwimd resolves the swimd daemon: the flag's binary, else this
+// executable in swimd mode (args: what goes before the daemon's own).
+// Itself rather than a swimd found on PATH: the daemon is then the same
+// build as the simulator it is compared with.
+func findSwimd(flagValue string) (path string, args []string, err error) {
+	if flagValue != "" {
+		path, err := findDaemon(flagValue, "swimd", "go build ./cmd/swimd")
+		return path, nil, err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return "", nil, fmt.Errorf("finding this executable to run as swimd: %v; pass a swimd binary (go build ./cmd/swimd)", err)
+	}
+	return self, []string{swimdMode}, nil
 }
 
 // findDaemon resolves a daemon binary name: the flag's path, else name

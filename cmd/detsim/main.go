@@ -27,7 +27,9 @@ import (
 	"io"
 	"os"
 
+	"github.com/detsim/detsim/internal/daemoncli"
 	"github.com/detsim/detsim/internal/term"
+	"github.com/detsim/detsim/live/swimd"
 )
 
 // Exit codes (DESIGN §4 "Bundle and CLI").
@@ -39,6 +41,9 @@ const (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == swimdMode {
+		daemoncli.MainArgs(swimd.Run, os.Args[2:])
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

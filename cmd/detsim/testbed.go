@@ -35,7 +35,8 @@ edge in its manifest and every delay drawn in testbed/delays.tsv
 (docs/testbed.md). Takes the scenario's duration in real time, plus a
 few seconds to build and remove the network. Needs root, ip, tc and nft.
 
---impl swimd runs cmd/swimd (detsim's SWIM); --impl memberlist runs
+--impl swimd runs detsim's SWIM daemon, this binary as 'detsim swimd'
+(the same code as cmd/swimd; --daemon names another); --impl memberlist runs
 bench's memberlistd (unmodified hashicorp/memberlist): build it with
 (cd bench && go build -o ../memberlistd ./cmd/memberlistd).
 
@@ -68,7 +69,7 @@ func cmdTestbed(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("testbed", flag.ContinueOnError)
 	out := fs.String("out", "", "bundle directory (default bundles/<name>-<seed>-testbed-<impl>)")
 	impl := fs.String("impl", testbed.ImplSwimd, "the daemons: swimd or memberlist")
-	daemonPath := fs.String("daemon", "", "the daemon binary (default: swimd or memberlistd beside detsim, else on PATH)")
+	daemonPath := fs.String("daemon", "", "the daemon binary (default: for swimd, this detsim as the swimd daemon; memberlistd beside detsim, else on PATH)")
 	maxDur := fs.Duration("max-duration", testbed.DefaultMaxDuration, "stop (bundle marked interrupted) after this much real time")
 	probe := fs.Bool("probe", false, "measure the scenario's realised edges instead of running daemons")
 	probeDur := fs.Duration("probe-duration", 10*time.Second, "with --probe: how long to probe each measurement (the small datagrams' ten times as long on a network with a serialising wire)")
@@ -128,10 +129,6 @@ func cmdTestbed(args []string, stdout, stderr io.Writer) int {
 	}
 
 	cfg := testbed.Config{Out: *out, Version: version(), Impl: *impl, MaxDuration: *maxDur}
-	name, build := "swimd", "go build ./cmd/swimd"
-	if *impl == testbed.ImplMemberlist {
-		name, build = "memberlistd", "(cd bench && go build -o ../memberlistd ./cmd/memberlistd)"
-	}
 	if _, err := testbed.NewPlan(sc, *impl); err != nil { // before looking for binaries
 		fmt.Fprintf(stderr, "detsim: %v\n", err)
 		return exitUsage
@@ -140,7 +137,12 @@ func cmdTestbed(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "detsim: %v\n", err)
 		return exitUsage
 	}
-	if cfg.Daemon, err = findDaemon(*daemonPath, name, build); err != nil {
+	if *impl == testbed.ImplMemberlist { // bench's module: not in this binary
+		cfg.Daemon, err = findDaemon(*daemonPath, "memberlistd", "(cd bench && go build -o ../memberlistd ./cmd/memberlistd)")
+	} else {
+		cfg.Daemon, cfg.DaemonArgs, err = findSwimd(*daemonPath)
+	}
+	if err != nil {
 		return usageErrIn(stderr, "testbed", "--impl %s: %v", *impl, err)
 	}
 	if cfg.Out == "" {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/detsim/detsim/internal/realtime"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/detsim/detsim/bundle"
+	"github.com/detsim/detsim/internal/realtime"
 	"github.com/detsim/detsim/testbed"
 )
 
@@ -82,6 +82,9 @@ func TestTestbed_RefusesBeforeAnyNamespace(t *testing.T) {
 // a SIGKILL, which no code of detsim's survives, the daemons die with it
 // and the next run (here --sweep) removes the namespaces.
 func TestTestbed_SignalsLeaveNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds network namespaces and runs in real time")
+	}
 	if err := testbed.Preflight(); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatal(err)

@@ -55,7 +55,11 @@ func TestVersionFlag(t *testing.T) {
 // TestManifest_SimulatorVersionWithoutVCS builds detsim the ways a
 // release or a container build does — no VCS stamping, with and without
 // an ldflags version — and checks what a --batch run's manifest records.
+// Two builds of the whole command: skipped under -short.
 func TestManifest_SimulatorVersionWithoutVCS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds detsim twice more")
+	}
 	dir := t.TempDir()
 	for _, c := range []struct {
 		name  string

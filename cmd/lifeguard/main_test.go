@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"github.com/detsim/detsim/internal/docblock"
 	"os"
 	"strings"
 	"sync"
@@ -11,6 +10,7 @@ import (
 	"github.com/aymanbagabas/go-udiff"
 
 	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/internal/docblock"
 	"github.com/detsim/detsim/scenarios"
 )
 
@@ -27,8 +27,12 @@ var sample struct {
 
 // sampleReport is SWIM and Lifeguard at sampleCost under the default
 // seeds (ten runs, a few seconds), shared by the tests that read it.
+// Under -short they skip: ten runs are a minute on a loaded machine.
 func sampleReport(t *testing.T) (*scenarios.Scenario, *Report) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: the sample sweeps SWIM and Lifeguard over ten seeds")
+	}
 	sample.once.Do(func() {
 		sample.base, sample.err = scenarios.LoadLibrary(Base, builtin.Registry())
 		if sample.err == nil {

@@ -23,16 +23,9 @@
 package main
 
 import (
-	"fmt"
-	"io"
-
 	"github.com/detsim/detsim/internal/daemoncli"
+	"github.com/detsim/detsim/live/swimd"
 )
 
-func main() { daemoncli.Main(run) }
-
-// exitf prints a message to stderr and returns code.
-func exitf(stderr io.Writer, code int, format string, args ...any) int {
-	fmt.Fprintf(stderr, "swimd: "+format+"\n", args...)
-	return code
-}
+// The daemon is package live/swimd, which `detsim swimd` runs too.
+func main() { daemoncli.Main(swimd.Run) }

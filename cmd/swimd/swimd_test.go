@@ -18,6 +18,7 @@ import (
 	"github.com/detsim/detsim/hosts/swim"
 	"github.com/detsim/detsim/internal/realtime"
 	"github.com/detsim/detsim/live/node"
+	"github.com/detsim/detsim/live/swimd"
 )
 
 var swimdBin string
@@ -424,7 +425,7 @@ func mustHex(t *testing.T, s string) []byte {
 func runQuiet(args ...string) (int, string) {
 	f, _ := os.CreateTemp("", "swimd-stderr")
 	defer os.Remove(f.Name())
-	code := run(args, os.Stdout, f, nil)
+	code := swimd.Run(args, os.Stdout, f, nil)
 	f.Close()
 	data, _ := os.ReadFile(f.Name())
 	return code, string(data)

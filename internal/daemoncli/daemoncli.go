@@ -88,9 +88,15 @@ func (f *Flags) Parse(name string, args []string, stderr io.Writer, own func(fs 
 // Main runs a daemon: run gets the process's arguments and standard
 // streams and the signals Loop handles, and its result is the exit code.
 func Main(run func(args []string, stdout, stderr io.Writer, sigs <-chan os.Signal) int) {
+	MainArgs(run, os.Args[1:])
+}
+
+// MainArgs is Main with the daemon's arguments given: `detsim swimd ...`
+// passes what follows its mode word.
+func MainArgs(run func(args []string, stdout, stderr io.Writer, sigs <-chan os.Signal) int, args []string) {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGUSR1)
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, sigs))
+	os.Exit(run(args, os.Stdout, os.Stderr, sigs))
 }
 
 func (f *Flags) register(fs *flag.FlagSet) {

@@ -2,7 +2,8 @@
 // ones that hold a package to a dependency fence (the headless debugger
 // and the stepper's screen, tui/screen, must not pull in the interactive
 // terminal program, so `detsim --batch --break-on` never links it), and
-// the one that holds the README's package table to the module.
+// the one that holds the README's package table to the module, and the
+// one that holds every test binary to knowing -update.
 package godeps
 
 import (
@@ -17,7 +18,7 @@ import (
 // t when go list does.
 func List(t testing.TB, patterns ...string) []string {
 	t.Helper()
-	return goList(t, append([]string{"-deps"}, patterns...)...)
+	return strings.Fields(goList(t, "{{.ImportPath}}", append([]string{"-deps"}, patterns...)...))
 }
 
 // Packages returns the import paths patterns name (`go list`), without
@@ -25,16 +26,27 @@ func List(t testing.TB, patterns ...string) []string {
 // the module.
 func Packages(t testing.TB, patterns ...string) []string {
 	t.Helper()
-	return goList(t, patterns...)
+	return strings.Fields(goList(t, "{{.ImportPath}}", patterns...))
 }
 
-func goList(t testing.TB, args ...string) []string {
+// Lines returns format (a go list -f template) applied to each package
+// patterns name, one line a package.
+func Lines(t testing.TB, format string, patterns ...string) []string {
+	t.Helper()
+	return strings.Split(strings.TrimRight(goList(t, format, patterns...), "\n"), "\n")
+}
+
+func goList(t testing.TB, format string, args ...string) string {
 	t.Helper()
 	// The go on PATH is the one running the tests (go test puts its
 	// GOROOT/bin first).
-	out, err := exec.Command("go", append([]string{"list", "-f", "{{.ImportPath}}"}, args...)...).CombinedOutput()
+	out, err := exec.Command("go", append([]string{"list", "-f", format}, args...)...).Output()
 	if err != nil {
-		t.Fatalf("go list %s: %v\n%s", strings.Join(args, " "), err, out)
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("go list %s: %v\n%s%s", strings.Join(args, " "), err, out, stderr)
 	}
-	return strings.Fields(string(out))
+	return string(out)
 }

@@ -11,7 +11,10 @@
 // teatest links that package into the tui tests, and a second flag named
 // update in the same test binary would panic at init ("flag redefined").
 // Importing it here makes it the single definition wherever this package
-// is used, so no package defines -update of its own.
+// is used, so no package defines -update of its own. Every package of
+// the module with tests imports this one (a goldenflag_test.go where it
+// compares no golden), so that `go test ./... -update` is accepted by
+// every test binary and regenerates every golden (docs/golden-log.md).
 package golden
 
 import (

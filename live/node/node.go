@@ -16,7 +16,6 @@ import (
 	"container/heap"
 	"errors"
 	"fmt"
-	"github.com/detsim/detsim/testbed/tbnet"
 	"net"
 	"net/netip"
 	"sync"
@@ -24,6 +23,7 @@ import (
 
 	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/hosts/swim"
+	"github.com/detsim/detsim/testbed/tbnet"
 )
 
 // Tag is the kind tag of the node's records: the same "swim" as the

@@ -52,6 +52,16 @@
     for (const C of R.charts || []) { for (const ln of C.lines) ln.b = undelta(ln.b); if (C.all) C.all.b = undelta(C.all.b); }
   }
   const T0 = Math.min(...RUNS.map(r => r.from)), T1 = Math.max(...RUNS.map(r => r.to), T0 + 1);
+  // What the runs hold decides what the page explains: the mark types on
+  // the lanes (drawn or elided), and whether any kind's views changed. A
+  // raft or agent run has no membership, and its legend says nothing of
+  // swim's probes (issue 33).
+  const MARK_TYPES = new Set();
+  for (const R of RUNS) {
+    for (let i = 0; i < R.marks.n; i++) MARK_TYPES.add(R.strs[R.marks.y[i]]);
+    for (const [typ] of R.marksElidedByType) MARK_TYPES.add(R.strs[typ]);
+  }
+  const VIEWS = RUNS.some(R => R.memb.n > 0 || R.membElidedPairs > 0) || [...MARK_TYPES].some(t => t.startsWith("view_"));
 
   // partners[l]: lanes l exchanged any message with
   const partners = Array.from({ length: NL }, () => new Set());
@@ -87,7 +97,9 @@
   const records = el("div", { id: "records" });
   const viewNote = el("div", { id: "viewnote" });
   const chartsBox = el("div", { id: "charts" });
-  plots.append(cv, viewNote, chartsBox, el("h2", { textContent: "Membership: each observer's view of each subject" }), mcv);
+  plots.append(cv, viewNote, chartsBox);
+  if (VIEWS) plots.append(el("h2", { textContent: "Membership: each observer's view of each subject" }));
+  plots.append(mcv);
   body.append(info, notices, toolbar, legend, el("div", { id: "wrap" }, lanesBox, plots), el("h2", { textContent: "Verdicts" }), verdictsBox,
     el("h2", { textContent: "Records (events.ndjson)" }), recTabs, records, tip);
 
@@ -127,9 +139,11 @@
   focusSel.addEventListener("change", () => api.focus(+focusSel.value >= 0 ? H[+focusSel.value] : null));
   toolbar.append(el("span", { textContent: "lanes:" }), focusSel);
   btn("show all lanes", () => { S.hidden.clear(); syncLaneBoxes(); draw(); });
-  btn("next Suspect", () => api.next("suspect"), "nextsuspect");
-  btn("next Dead", () => api.next("dead"), "nextdead");
-  btn("next incarnation bump", () => api.next("incarnation"), "nextinc");
+  if (VIEWS) {
+    btn("next Suspect", () => api.next("suspect"), "nextsuspect");
+    btn("next Dead", () => api.next("dead"), "nextdead");
+    btn("next incarnation bump", () => api.next("incarnation"), "nextinc");
+  }
   const viewLabel = el("span", { id: "viewlabel" });
   toolbar.append(viewLabel);
 
@@ -139,11 +153,17 @@
   if (NR > 1) legendRow("runs (arrows and chart lines)", ...RUNS.map((R, i) => swatch(RUN_COLOURS[i], "run " + "AB"[i] + ": " + R.name + " (" + R.dir + ")")));
   else legendRow("arrows, by message kind", ...Object.keys(kindColour).sort().map(k => swatch(kindColour[k], k)));
   legendRow("arrow ends", el("span", { textContent: "▸ delivered · ✕ (red) dropped, on send at the sender, in flight or at arrival on the receiver · dashed to the right edge: no receive by the end" }));
-  legendRow("marks on a lane", swatch(MARK_COLOURS.probe_timed_out, "▲ probe timeout"), swatch(MARK_COLOURS.self_incarnation_bump, "◆ incarnation bump"), swatch(MARK_COLOURS.drop_on_send, "✕ drop"),
-    swatch(MARK_COLOURS.view_suspect, "| view turned suspect"), swatch(MARK_COLOURS.view_dead, "| dead"), swatch(MARK_COLOURS.view_alive, "| refuted (alive)"),
-    swatch(MARK_COLOURS.probe_sent, "probe sent"), swatch(MARK_COLOURS.probe_acked, "probe acked"), swatch(MARK_COLOURS.cache_state_change, "dial / cache change"), swatch(MARK_COLOURS.decode_error, "decode error"), swatch("#444", "other record"));
+  // Each mark type the runs hold, in this order; any other is "other record".
+  const MARK_LEGEND = [
+    [["probe_timed_out"], "▲ probe timeout"], [["self_incarnation_bump"], "◆ incarnation bump"], [["drop_on_send", "drop_on_delivery"], "✕ drop"],
+    [["view_suspect"], "| view turned suspect"], [["view_dead"], "| dead"], [["view_alive"], "| refuted (alive)"],
+    [["probe_sent"], "probe sent"], [["probe_acked"], "probe acked"], [["cache_state_change", "dial_start", "dial_outcome"], "dial / cache change"], [["decode_error"], "decode error"],
+  ];
+  const markItems = MARK_LEGEND.filter(([ts]) => ts.some(t => MARK_TYPES.has(t))).map(([ts, label]) => swatch(MARK_COLOURS[ts[0]], label));
+  if ([...MARK_TYPES].some(t => !(t in MARK_COLOURS))) markItems.push(swatch("#444", "other record"));
+  if (markItems.length) legendRow("marks on a lane", ...markItems);
   legendRow("bands", swatch("rgba(130,80,223,0.35)", "mutation in force (labelled with its kind)"), swatch("#0969da", "the stepper's step"), swatch("#b08800", "the selected record"), swatch("rgb(35,35,255)", "density: darker = more messages per pixel (zoomed out)"));
-  legendRow("membership", ...Object.keys(STATE_COLOURS).map(k => swatch(STATE_COLOURS[k], k)), el("span", { textContent: "(i<n>: the incarnation)" }));
+  if (VIEWS) legendRow("membership", ...Object.keys(STATE_COLOURS).map(k => swatch(STATE_COLOURS[k], k)), el("span", { textContent: "(i<n>: the incarnation)" }));
   legendRow("charts", el("span", { textContent: "one colour per host or link (named over each chart) · solid: the interval's largest value · dashed: its median · " }),
     swatch(CHART_ALL, "all hosts or links (when only the largest are drawn)"), swatch(CHART_LIMIT, "threshold: the assertion's limit, or the link's bandwidth (dashed in the link's colour)", ";height:2px"),
     el("span", { textContent: " · a dot is a record: hover for its values, click to select it" }));

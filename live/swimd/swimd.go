@@ -1,4 +1,9 @@
-package main
+// Package swimd is the swimd daemon: one SWIM node (hosts/swim,
+// unchanged) on a real UDP socket and the wall clock. cmd/swimd is it as a
+// command of its own, and `detsim swimd` is the same daemon inside the
+// detsim binary, so that `detsim testbed` and `detsim live --procs` need
+// no other binary (cmd/swimd's doc has the flags and exit codes).
+package swimd
 
 import (
 	"errors"
@@ -62,7 +67,10 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	return o, nil
 }
 
-func run(args []string, stdout, stderr io.Writer, sigs <-chan os.Signal) int {
+// Run is the daemon given its arguments (without the program name): it
+// returns the process's exit code. sigs delivers SIGTERM, SIGINT and
+// SIGUSR1 (internal/daemoncli.Main); nil, none.
+func Run(args []string, stdout, stderr io.Writer, sigs <-chan os.Signal) int {
 	o, err := parseFlags(args, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -121,5 +129,11 @@ func run(args []string, stdout, stderr io.Writer, sigs <-chan os.Signal) int {
 	if err := lw.Flush(); err != nil {
 		return exitf(stderr, 1, "writing events: %v", err)
 	}
+	return code
+}
+
+// exitf prints a message to stderr and returns code.
+func exitf(stderr io.Writer, code int, format string, args ...any) int {
+	fmt.Fprintf(stderr, "swimd: "+format+"\n", args...)
 	return code
 }
