@@ -31,6 +31,9 @@ func runPostRun(t *testing.T, sc *scenarios.Scenario) []verdict.Verdict {
 // TestRun_PostRunAgreesWithStreaming_Library runs every library scenario
 // and every fail fixture both ways.
 func TestRun_PostRunAgreesWithStreaming_Library(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every library scenario twice (about 150 s on two cores); .ci/run runs it")
+	}
 	reg := builtin.Registry()
 	for _, name := range scenarios.LibraryNames(reg) {
 		t.Run(name, func(t *testing.T) {

@@ -22,6 +22,9 @@ import (
 // scenario and on the first seeds of every library property, for every
 // kind. It is what lets a sweep skip serialising its seeds.
 func TestTypedJudging_MatchesBundle(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every library scenario and three seeds of every property twice; .ci/run runs it")
+	}
 	reg := builtin.Registry()
 	type run struct {
 		name string

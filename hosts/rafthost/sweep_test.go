@@ -17,6 +17,9 @@ import (
 // bug the failures find, not the space. Both properties load by name,
 // from the kind's library, as `detsim sweep` loads them.
 func TestSweep_PartitionsPassAndThePlantedBugFails(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sweeps 40 seeds of two properties (about 60 s); .ci/run runs it")
+	}
 	reg := registry()
 	const n = 40
 	for _, name := range []string{"raft_partitions", "raft_partitions_bug"} {
