@@ -106,7 +106,7 @@ func TestResolve_FileThenLibrary(t *testing.T) {
 		t.Error(err)
 	}
 	_, err := Resolve("no_such_property", reg)
-	if err == nil || !strings.Contains(err.Error(), "no embedded property of that name (embedded: agent_faults, agent_faults_bug, gossip_flap, gossip_flap_legacy, gossip_flap_wan, gossip_flap_wan_legacy, raft_partitions, raft_partitions_bug)") {
+	if err == nil || !strings.Contains(err.Error(), "no embedded property of that name (embedded: agent_faults, agent_faults_bug, gossip_flap, gossip_flap_legacy, gossip_flap_wan, gossip_flap_wan_legacy, raft_partitions, raft_partitions_bug, raft_read_pauses, raft_read_pauses_reuse)") {
 		t.Errorf("err = %v", err)
 	}
 	_, err = Resolve("library/gossip_flap", reg)

@@ -20,7 +20,7 @@ import (
 // must not drift towards a result.
 func TestLibrary_GossipFlapSpaceIsTheIssuesSpace_10_3(t *testing.T) {
 	reg := builtin.Registry()
-	if got := LibraryNames(reg); !slices.Equal(got, []string{"agent_faults", "agent_faults_bug", "gossip_flap", "gossip_flap_legacy", "gossip_flap_wan", "gossip_flap_wan_legacy", "raft_partitions", "raft_partitions_bug"}) {
+	if got := LibraryNames(reg); !slices.Equal(got, []string{"agent_faults", "agent_faults_bug", "gossip_flap", "gossip_flap_legacy", "gossip_flap_wan", "gossip_flap_wan_legacy", "raft_partitions", "raft_partitions_bug", "raft_read_pauses", "raft_read_pauses_reuse"}) {
 		t.Fatalf("LibraryNames = %v", got)
 	}
 	want := Space{

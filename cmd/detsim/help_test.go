@@ -135,7 +135,7 @@ func TestDidYouMean(t *testing.T) {
 		{[]string{"sweep", "gossip_flap_legac", "--seeds", "2"}, `did you mean "gossip_flap_legacy"?`},
 		// Far from everything: the loader's own message, with the list.
 		{[]string{"--batch", "zzzzzzzz"}, "zzzzzzzz: no such file, and no embedded scenario of that name (embedded: "},
-		{[]string{"sweep", "zzzzzzzz", "--seeds", "2"}, "zzzzzzzz: no embedded property of that name (embedded: agent_faults, agent_faults_bug, gossip_flap, gossip_flap_legacy, gossip_flap_wan, gossip_flap_wan_legacy, raft_partitions, raft_partitions_bug)"},
+		{[]string{"sweep", "zzzzzzzz", "--seeds", "2"}, "zzzzzzzz: no embedded property of that name (embedded: agent_faults, agent_faults_bug, gossip_flap, gossip_flap_legacy, gossip_flap_wan, gossip_flap_wan_legacy, raft_partitions, raft_partitions_bug, raft_read_pauses, raft_read_pauses_reuse)"},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {

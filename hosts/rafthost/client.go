@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	etcd "go.etcd.io/raft/v3"
-	pb "go.etcd.io/raft/v3/raftpb"
+	etcd "github.com/detsim/detsim/hosts/rafthost/raftseam"
+	pb "github.com/detsim/detsim/hosts/rafthost/raftseam/raftpb"
 )
 
 // The client beside each peer issues the puts of its kind_config: the
@@ -103,7 +103,7 @@ func (h *host) proposeReq(req, key, value, to string) string {
 	}
 	h.record(&proposalEv{req: req, to: to, key: key, bytes: len(data)})
 	if to != h.id {
-		h.send(&pb.Message{Type: pb.MsgProp.Enum(), From: ptr(h.self), To: ptr(h.peerID(to)), Entries: []*pb.Entry{{Data: data}}})
+		h.send(pb.NewProp(h.self, h.peerID(to), data))
 		return ""
 	}
 	// During a slow save raft takes it into its log all the same, and the

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	etcd "go.etcd.io/raft/v3"
+	etcd "github.com/detsim/detsim/hosts/rafthost/raftseam"
 )
 
 // The clients of kind_config.clients (docs/raft.md, "Clients"): count

@@ -5,26 +5,21 @@ import (
 	"fmt"
 	"strconv"
 
-	etcd "go.etcd.io/raft/v3"
-	pb "go.etcd.io/raft/v3/raftpb"
-	"google.golang.org/protobuf/proto"
+	etcd "github.com/detsim/detsim/hosts/rafthost/raftseam"
+	pb "github.com/detsim/detsim/hosts/rafthost/raftseam/raftpb"
 )
 
-// codec is raftpb's own marshalling: the bytes etcd's
-// transport frames for a raft message, so the network charges what
-// production sends. Deterministic marshalling only fixes map order,
-// which raftpb.Message has none of; it is asked for anyway so a future
-// field cannot make two processes disagree.
+// codec is raftpb's own marshalling (raftseam/raftpb.AppendMarshal): the
+// bytes etcd's transport frames for a raft message, so the network
+// charges what production sends.
 type codec struct{}
-
-var marshal = proto.MarshalOptions{Deterministic: true}
 
 func (codec) Append(b []byte, m any) ([]byte, error) {
 	msg, ok := m.(*pb.Message)
 	if !ok {
 		return b, fmt.Errorf("rafthost: cannot encode %T", m)
 	}
-	return marshal.MarshalAppend(b, msg)
+	return pb.AppendMarshal(b, msg)
 }
 
 // inbound is a decoded message and a copy of the bytes it came from: the
@@ -46,15 +41,9 @@ func (codec) Decode(b []byte) (any, error) {
 // decode reads one raft message and refuses what no raft peer sends:
 // unknown fields, no type, a local or storage-thread type, no sender.
 func decode(b []byte) (*pb.Message, error) {
-	m := new(pb.Message)
-	if err := proto.Unmarshal(b, m); err != nil {
+	m, err := pb.Unmarshal(b)
+	if err != nil {
 		return nil, fmt.Errorf("raft message: %w", err)
-	}
-	if len(m.ProtoReflect().GetUnknown()) > 0 {
-		return nil, errors.New("raft message: unknown fields")
-	}
-	if m.Type == nil {
-		return nil, errors.New("raft message: no type")
 	}
 	if _, known := pb.MessageType_name[int32(m.GetType())]; !known {
 		return nil, fmt.Errorf("raft message: unknown type %d", m.GetType())
@@ -76,7 +65,7 @@ func describe(b []byte) string {
 		return ""
 	}
 	s := m.GetType().String() + " t" + strconv.FormatUint(m.GetTerm(), 10)
-	if m.Index != nil {
+	if pb.HasIndex(m) {
 		s += " i" + strconv.FormatUint(m.GetIndex(), 10)
 	}
 	if n := len(m.GetEntries()); n > 0 {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	seampb "github.com/detsim/detsim/hosts/rafthost/raftseam/raftpb"
 	pb "go.etcd.io/raft/v3/raftpb"
 	"google.golang.org/protobuf/proto"
 )
@@ -39,7 +40,7 @@ func TestCodec_IsRaftpbMarshalling_3_3(t *testing.T) {
 		if !bytes.Equal(got[len("prefix"):], want) || !bytes.HasPrefix(got, []byte("prefix")) {
 			t.Fatalf("%s: codec wrote %x, proto.Marshal %x", m.GetType(), got, want)
 		}
-		if n := marshal.Size(m); n != len(want) {
+		if n := seampb.Size(m); n != len(want) {
 			t.Errorf("%s: message_sent would say %d bytes, the wire has %d", m.GetType(), n, len(want))
 		}
 		back, err := codec{}.Decode(want)

@@ -7,8 +7,8 @@ import (
 	"slices"
 
 	"github.com/dchest/siphash"
-	etcd "go.etcd.io/raft/v3"
-	pb "go.etcd.io/raft/v3/raftpb"
+	etcd "github.com/detsim/detsim/hosts/rafthost/raftseam"
+	pb "github.com/detsim/detsim/hosts/rafthost/raftseam/raftpb"
 )
 
 // disk is what a raft host's crash leaves behind: etcd's WAL and snap
@@ -43,7 +43,7 @@ type disk struct {
 func newDisk(voters []uint64) *disk {
 	conf := &pb.ConfState{Voters: voters}
 	d := &disk{ms: etcd.NewMemoryStorage(), chains: []uint64{0}, kv: map[string]string{}, conf: conf}
-	if err := d.ms.ApplySnapshot(&pb.Snapshot{Metadata: &pb.SnapshotMetadata{ConfState: conf}}); err != nil {
+	if err := d.ms.ApplySnapshot(pb.NewSnapshot(nil, nil, conf)); err != nil {
 		panic("rafthost: bootstrap snapshot: " + err.Error())
 	}
 	return d
@@ -173,7 +173,7 @@ func (d *disk) dropAbove(i uint64) {
 		}
 	}
 	ms := etcd.NewMemoryStorage()
-	if err := ms.ApplySnapshot(&pb.Snapshot{Metadata: &pb.SnapshotMetadata{Index: &d.base, Term: &baseTerm, ConfState: d.conf}}); err != nil {
+	if err := ms.ApplySnapshot(pb.NewSnapshot(&d.base, &baseTerm, d.conf)); err != nil {
 		panic("rafthost: rebuilding the log: " + err.Error())
 	}
 	if err := ms.Append(ents); err != nil {

@@ -3,8 +3,7 @@ package rafthost
 import (
 	"bytes"
 
-	pb "go.etcd.io/raft/v3/raftpb"
-	"google.golang.org/protobuf/proto"
+	pb "github.com/detsim/detsim/hosts/rafthost/raftseam/raftpb"
 )
 
 // A put is written into an entry as req NUL key NUL value: the request's
@@ -34,10 +33,5 @@ func decodeCommand(b []byte) (req, key, value string, ok bool) {
 
 // confChange reads a configuration-change entry.
 func confChange(e *pb.Entry) (pb.ConfChangeI, error) {
-	if e.GetType() == pb.EntryConfChange {
-		c := new(pb.ConfChange)
-		return c, proto.Unmarshal(e.GetData(), c)
-	}
-	c := new(pb.ConfChangeV2)
-	return c, proto.Unmarshal(e.GetData(), c)
+	return pb.UnmarshalConfChange(e.GetType(), e.GetData())
 }

@@ -63,9 +63,11 @@ func TestLibrary_EachScenarioFailsExactlyWhatItSays(t *testing.T) {
 		"raft/bug_ack_before_fsync":             {"leaders_complete"},
 		"raft/bug_stale_read":                   {"linearizable"},
 		// Clients putting and reading through a leader's isolation.
-		"raft/clients":         nil,
-		"raft/partitions_base": nil,
-		"raft/stream_catch_up": nil,
+		"raft/clients":                nil,
+		"raft/partitions_base":        nil,
+		"raft/read_pauses_base":       nil,
+		"raft/read_pauses_base_reuse": nil,
+		"raft/stream_catch_up":        nil,
 		// The stall the datagram option costs, which the safety assertions
 		// cannot see (docs/raft.md, "The transport").
 		"raft/datagram_stall": {"caught_up_after_heal"},

@@ -21,9 +21,8 @@ import (
 	"fmt"
 	"slices"
 
-	etcd "go.etcd.io/raft/v3"
-	pb "go.etcd.io/raft/v3/raftpb"
-	"google.golang.org/protobuf/proto"
+	etcd "github.com/detsim/detsim/hosts/rafthost/raftseam"
+	pb "github.com/detsim/detsim/hosts/rafthost/raftseam/raftpb"
 
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/rng"
@@ -498,7 +497,7 @@ func (h *host) grantAnyway(m *pb.Message) {
 	if m.GetType() == pb.MsgPreVote {
 		resp = pb.MsgPreVoteResp
 	}
-	h.send(&pb.Message{Type: resp.Enum(), To: ptr(m.GetFrom()), From: ptr(h.self), Term: ptr(m.GetTerm()), Reject: ptr(false)})
+	h.send(pb.NewVoteResp(resp, h.self, m.GetFrom(), m.GetTerm()))
 }
 
 func (h *host) timer(now int64, token uint64) {
@@ -662,7 +661,7 @@ func corrupted(ents []*pb.Entry) []*pb.Entry {
 	for i, e := range ents {
 		out[i] = e
 		if d := e.GetData(); e.GetType() == pb.EntryNormal && len(d) > 0 {
-			c := proto.Clone(e).(*pb.Entry)
+			c := pb.CloneEntry(e)
 			c.Data[len(c.Data)-1] ^= 1
 			out[i] = c
 		}
@@ -746,7 +745,7 @@ func (h *host) send(m *pb.Message) {
 	if (t == pb.MsgVoteResp || t == pb.MsgPreVoteResp) && !m.GetReject() {
 		h.record(&vote{term: m.GetTerm(), candidate: h.peer(to), pre: t == pb.MsgPreVoteResp})
 	}
-	h.noteMessage(tSent, h.peer(to), m, h.msgs, marshal.Size(m))
+	h.noteMessage(tSent, h.peer(to), m, h.msgs, pb.Size(m))
 	h.acts = append(h.acts, h.sendAction(h.peer(to), m, dial))
 }
 

@@ -3,7 +3,7 @@ package rafthost
 import (
 	"unsafe"
 
-	pb "go.etcd.io/raft/v3/raftpb"
+	pb "github.com/detsim/detsim/hosts/rafthost/raftseam/raftpb"
 )
 
 // etcd's RawNode cannot be copied: it holds method values bound to

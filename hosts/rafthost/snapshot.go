@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strconv"
 
-	etcd "go.etcd.io/raft/v3"
+	etcd "github.com/detsim/detsim/hosts/rafthost/raftseam"
 
 	"github.com/detsim/detsim/internal/jsonw"
 )

@@ -1,0 +1,97 @@
+//go:build !raft36
+
+package raftpb
+
+import (
+	"errors"
+
+	pb "go.etcd.io/raft/v3/raftpb"
+	"google.golang.org/protobuf/proto"
+)
+
+type (
+	Message          = pb.Message
+	MessageType      = pb.MessageType
+	Entry            = pb.Entry
+	EntryType        = pb.EntryType
+	HardState        = pb.HardState
+	Snapshot         = pb.Snapshot
+	SnapshotMetadata = pb.SnapshotMetadata
+	ConfState        = pb.ConfState
+	ConfChange       = pb.ConfChange
+	ConfChangeV2     = pb.ConfChangeV2
+	ConfChangeI      = pb.ConfChangeI
+)
+
+const (
+	MsgProp         = pb.MsgProp
+	MsgVote         = pb.MsgVote
+	MsgVoteResp     = pb.MsgVoteResp
+	MsgPreVote      = pb.MsgPreVote
+	MsgPreVoteResp  = pb.MsgPreVoteResp
+	MsgSnap         = pb.MsgSnap
+	EntryNormal     = pb.EntryNormal
+	EntryConfChange = pb.EntryConfChange
+)
+
+var MessageType_name = pb.MessageType_name //nolint:revive // raftpb's name
+
+var marshal = proto.MarshalOptions{Deterministic: true}
+
+// AppendMarshal appends m's wire form, raftpb's own marshalling.
+// Deterministic marshalling only fixes map order, which a Message has
+// none of; it is asked for anyway so a future field cannot make two
+// processes disagree.
+func AppendMarshal(b []byte, m *Message) ([]byte, error) { return marshal.MarshalAppend(b, m) }
+
+// Unmarshal reads one message, refusing unknown fields and a message
+// without a type.
+func Unmarshal(b []byte) (*Message, error) {
+	m := new(Message)
+	if err := proto.Unmarshal(b, m); err != nil {
+		return nil, err
+	}
+	if len(m.ProtoReflect().GetUnknown()) > 0 {
+		return nil, errors.New("unknown fields")
+	}
+	if m.Type == nil {
+		return nil, errors.New("no type")
+	}
+	return m, nil
+}
+
+// NewProp is a MsgProp carrying one entry of data.
+func NewProp(from, to uint64, data []byte) *Message {
+	return &Message{Type: MsgProp.Enum(), From: &from, To: &to, Entries: []*Entry{{Data: data}}}
+}
+
+// NewVoteResp is a granted vote (or pre-vote) response.
+func NewVoteResp(typ MessageType, from, to, term uint64) *Message {
+	f := false
+	return &Message{Type: typ.Enum(), To: &to, From: &from, Term: &term, Reject: &f}
+}
+
+// NewSnapshot is an empty snapshot of conf at index and term (nil: not
+// set).
+func NewSnapshot(index, term *uint64, conf *ConfState) *Snapshot {
+	return &Snapshot{Metadata: &SnapshotMetadata{Index: index, Term: term, ConfState: conf}}
+}
+
+// CloneEntry is a deep copy of e.
+func CloneEntry(e *Entry) *Entry { return proto.Clone(e).(*Entry) }
+
+// UnmarshalConfChange reads a configuration-change entry's data.
+func UnmarshalConfChange(typ EntryType, data []byte) (ConfChangeI, error) {
+	if typ == EntryConfChange {
+		c := new(ConfChange)
+		return c, proto.Unmarshal(data, c)
+	}
+	c := new(ConfChangeV2)
+	return c, proto.Unmarshal(data, c)
+}
+
+// Size is the length of m's wire form.
+func Size(m *Message) int { return marshal.Size(m) }
+
+// HasIndex says whether m carries an index field.
+func HasIndex(m *Message) bool { return m.Index != nil }
