@@ -338,6 +338,7 @@ func (s *session) model(w http.ResponseWriter, r *http.Request, openAI bool) {
 		return
 	}
 	s.calls++
+	s.progressed(false)
 	s.turns[turn]++
 	call := "t" + strconv.FormatInt(turn, 10) + ".a" + strconv.FormatInt(s.turns[turn], 10)
 	resp, entry := e.script.RespondAs(s.used, step, call, f)

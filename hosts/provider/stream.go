@@ -144,7 +144,13 @@ func (s *Script) Render(e *Entry, call string) Response {
 			n := min(left, s.MaxChunkBytes)
 			fill = append(fill, sse("content_block_delta", textDelta(0, string(piece[:n]))))
 		}
-		evs = append(evs[:f.AfterEvents:f.AfterEvents], append(fill, evs[f.AfterEvents:]...)...)
+		// The filler is text deltas of block 0, so it goes where that
+		// block is open — after its content_block_start, by its
+		// content_block_stop at the latest —, the after_chunks nearest
+		// inside it: a delta to a block not open is a broken stream, not
+		// an oversized one (docs/agents.md, "Scripts").
+		at := min(max(f.AfterEvents, 2), int64(2+len(e.Text)))
+		evs = append(evs[:at:at], append(fill, evs[at:]...)...)
 	case FaultDuplicateFrag, FaultReorderFrags:
 		k := fragmentEvent(e, int(f.Fragment))
 		if f.Kind == FaultDuplicateFrag {
