@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -137,4 +139,34 @@ func TestEdge_IncludeUsage(t *testing.T) {
 		}
 	}
 	r.stop()
+}
+
+// TestEdge_ReportOfTheUnservedIsAClaim: a report naming a turn, a
+// message or a tool use the edge never served is refused with a 409
+// naming each, and its claims are recorded all the same (turn_end, the
+// tool's outcome), so the oracles judge them. Before, a report of a turn
+// never asked for, and a failed one naming a message never served, left
+// no claim, and tool use ids were not checked at all.
+func TestEdge_ReportOfTheUnservedIsAClaim(t *testing.T) {
+	r := start(t, scenario(t, "[[script]]\n"+clean+"[[script]]\n"+clean, "", ""), Options{})
+	base := r.session(t, "s")
+	post(t, base+"/v1/messages", `{"stream":false,"messages":[{"role":"user","content":"hi"}]}`)
+	for _, c := range []struct{ body, names string }{
+		{`{"turn":3,"outcome":"cancelled"}`, `turn 3 never happened`},
+		{`{"turn":2,"outcome":"failed","message_id":"msg_t2.a9"}`, `message "msg_t2.a9" was never served`},
+		{`{"turn":1,"outcome":"ok","message_id":"msg_t1.a1","tool_uses":[{"id":"toolu_1","name":"bash","input":{}}],"tool_results":[{"id":"toolu_zz","outcome":"ok","bytes":3}]}`, `tool use "toolu_zz" was never served`},
+	} {
+		code, out := post(t, base+"/report", c.body)
+		if code != 409 || !bytes.Contains(out, []byte(strings.ReplaceAll(c.names, `"`, `\"`))) {
+			t.Errorf("report %s: %d %s, want 409 naming %s", c.body, code, out, c.names)
+		}
+	}
+	eps := r.stop()
+	events := string(mustRead(t, filepath.Join(eps[0].Bundle, "events.ndjson")))
+	for _, want := range []string{`"type":"turn_end","turn":3,"outcome":"cancelled"`, `"type":"turn_end","turn":2,"outcome":"failed"`,
+		`"id":"t1.toolu_zz","outcome":"ok"`, `tool use \"toolu_zz\" was never served`} {
+		if !strings.Contains(events, want) {
+			t.Errorf("events lack %s:\n%s", want, events)
+		}
+	}
 }

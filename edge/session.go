@@ -170,16 +170,19 @@ func (s *session) refuse(what, reason string) {
 	s.refuseLocked(what, reason)
 }
 
-// refuseLocked is refuse with s.mu held.
-func (s *session) refuseLocked(what, reason string) {
+// refuseLocked is refuse with s.mu held. It reports whether the refusal
+// was recorded: a claim that comes with it is recorded only then, so
+// refused reports are bounded as refusals are.
+func (s *session) refuseLocked(what, reason string) bool {
 	if s.refusals >= maxRefusals {
-		return
+		return false
 	}
 	s.refusals++
 	if s.refusals == maxRefusals {
 		reason += " (" + strconv.Itoa(maxRefusals) + " refusals recorded in this episode: later ones are not)"
 	}
 	s.record("", "edge", llmwire.Ev("refused", llmwire.S("what", what), llmwire.S("reason", reason)))
+	return true
 }
 
 // fire is control event i coming due: a Cancel, a kill or a restart of
