@@ -3,6 +3,8 @@ package edge
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -383,7 +385,9 @@ func (s *session) model(w http.ResponseWriter, r *http.Request, openAI bool) {
 	s.mu.Unlock()
 	defer close(done)
 	e.logf("edge: %s %s turn %d → entry %d status %d fault %q", s.id, call, turn, entry, resp.Status, fault)
-	frames, sent, finished := s.write(w, r, &resp, !openAI && f.Stream)
+	sum := sha256.New()
+	frames, sent, finished := s.write(w, r, &resp, !openAI && f.Stream, sum)
+	servedSum := hex.EncodeToString(sum.Sum(nil))
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
@@ -392,7 +396,8 @@ func (s *session) model(w http.ResponseWriter, r *http.Request, openAI bool) {
 			llmwire.I("status", int64(resp.Status)), llmwire.B("complete", false), llmwire.I("bytes", sent), llmwire.S("content", "")))
 	case finished:
 		s.record(e.providerID, "provider", llmwire.Ev("response_end", llmwire.S("call", call), llmwire.I("frames", frames),
-			llmwire.I("status", int64(resp.Status)), llmwire.B("complete", resp.Complete), llmwire.I("bytes", sent), llmwire.S("content", resp.Carried)))
+			llmwire.I("status", int64(resp.Status)), llmwire.B("complete", resp.Complete), llmwire.I("bytes", sent), llmwire.S("content", resp.Carried),
+			llmwire.S("served", servedSum)))
 	default:
 		s.record(e.providerID, "provider", llmwire.Ev("response_aborted", llmwire.S("call", call), llmwire.I("frames", frames), llmwire.I("bytes", sent)))
 	}
@@ -457,10 +462,11 @@ func (e *Edge) rateLimitHeaders(hs []provider.Header, openAI bool, left int, ret
 
 // write sends resp, each piece at its scheduled instant (its delay
 // added to the one before, scaled, counted from the request's arrival so
-// lateness does not add up), a ping after message_start when withPing.
+// lateness does not add up), a ping after message_start when withPing;
+// every body byte written goes to sum too (response_end's served).
 // finished is false when the client went away first; a hang waits for
 // that. It returns the frames and body bytes sent.
-func (s *session) write(w http.ResponseWriter, r *http.Request, resp *provider.Response, withPing bool) (frames, sent int64, finished bool) {
+func (s *session) write(w http.ResponseWriter, r *http.Request, resp *provider.Response, withPing bool, sum io.Writer) (frames, sent int64, finished bool) {
 	ctx := r.Context()
 	if resp.Never {
 		<-ctx.Done()
@@ -495,11 +501,13 @@ func (s *session) write(w http.ResponseWriter, r *http.Request, resp *provider.R
 			if _, err := w.Write(p.Data); err != nil {
 				return frames, sent, false
 			}
+			sum.Write(p.Data)
 			sent += int64(len(p.Data))
 		}
 		frames++
 		if i == 0 && withPing && resp.Status == http.StatusOK && bytes.HasPrefix(p.Data, []byte("event: message_start")) {
 			w.Write(providerserve.Ping)
+			sum.Write(providerserve.Ping)
 			sent += int64(len(providerserve.Ping))
 			frames++
 		}

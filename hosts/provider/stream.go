@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"strconv"
 
 	"github.com/detsim/detsim/internal/jsonw"
@@ -45,6 +47,19 @@ type Header struct{ Name, Value string }
 type Piece struct {
 	DelayNs int64
 	Data    []byte
+}
+
+// ServedDigest is the SHA-256 (hex) of every byte the response sends:
+// the head, then each piece. A run's records carry it (response_end's
+// served), so a run's digest, and a pinned seed's, holds what was served,
+// not only its size.
+func (r *Response) ServedDigest() string {
+	h := sha256.New()
+	h.Write(r.Head())
+	for _, p := range r.Pieces {
+		h.Write(p.Data)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // Head renders the status line and headers as HTTP/1.1 bytes.
