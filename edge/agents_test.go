@@ -46,7 +46,7 @@ var correctAlso = []string{"agent/store_fault_restart", "agent/auth_expired", "a
 // on (each a real episode), with the bugs each is caught on there: seed
 // 16 hangs a tool (no Cancel cuts it short), 9 fails every attempt of one step (one a 429) and
 // more, 10 answers 429 and cancels the agent at 7.5 s, 38 kills it at
-// 4.2 s, after its first turn, and restarts it. DETSIM_AGENT_SEEDS=1-12,38
+// 4.2 s, after its first turn, and restarts it. DETSIM_AGENT_SEEDS=1-20,38
 // runs those seeds instead and logs which each bug was caught on (the
 // table in docs/assertions.md).
 var plantedSeeds = map[uint64][]string{
