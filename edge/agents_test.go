@@ -46,7 +46,7 @@ var correctAlso = []string{"agent/store_fault_restart", "agent/auth_expired", "a
 // on (each a real episode), with the bugs each is caught on there: seed
 // 16 hangs a tool (no Cancel cuts it short), 9 fails every attempt of one step (one a 429) and
 // more, 10 answers 429 and cancels the agent at 7.5 s, 38 kills it at
-// 4.2 s, after its first turn, and restarts it. DETSIM_AGENT_SEEDS=1-12,38
+// 4.2 s, after its first turn, and restarts it. DETSIM_AGENT_SEEDS=1-20,38
 // runs those seeds instead and logs which each bug was caught on (the
 // table in docs/assertions.md).
 var plantedSeeds = map[uint64][]string{
@@ -64,7 +64,9 @@ func agentRun(t *testing.T, py string, sc *scenarios.Scenario, bug string) Episo
 	// so per request, and a Cancel must settle within 2 s of schedule
 	// time (40 ms); slower in proportion on a loaded one.
 	scale := 0.02 * float64(realtime.Scale())
-	r := start(t, sc, Options{TimeScale: scale, Allow: []string{"echo"}})
+	// DETSIM_EDGE_SCHEDULE=time compares the control events at their
+	// instants (TestFaultsFired's table has both).
+	r := start(t, sc, Options{TimeScale: scale, Allow: []string{"echo"}, Schedule: os.Getenv("DETSIM_EDGE_SCHEDULE")})
 	ctx, cancel := context.WithTimeout(context.Background(), realtime.Scaled(60*time.Second))
 	defer cancel()
 	args := []string{filepath.Join("..", "testdata", "agents", "agent.py"), r.url, "a1", "--time-scale", fmt.Sprint(scale)}
@@ -157,19 +159,7 @@ func TestPlantedAgents_Seeds(t *testing.T) {
 	seeds := slices.Sorted(maps.Keys(plantedSeeds))
 	want := plantedSeeds
 	if r := os.Getenv("DETSIM_AGENT_SEEDS"); r != "" {
-		seeds, want = nil, nil
-		for _, part := range strings.Split(r, ",") {
-			var first, last uint64
-			if _, err := fmt.Sscanf(part, "%d-%d", &first, &last); err != nil {
-				if _, err := fmt.Sscanf(part, "%d", &first); err != nil {
-					t.Fatalf("DETSIM_AGENT_SEEDS=%q: want seeds and ranges, 1-12,38", r)
-				}
-				last = first
-			}
-			for s := first; s <= last; s++ {
-				seeds = append(seeds, s)
-			}
-		}
+		seeds, want = seedList(t, "DETSIM_AGENT_SEEDS", r), nil
 	}
 	caught := map[string][]uint64{}
 	for _, seed := range seeds {
@@ -200,4 +190,24 @@ func TestPlantedAgents_Seeds(t *testing.T) {
 	for _, c := range plantedAgents {
 		t.Logf("%s (%s): caught on %d of %d seeds: %v", c.bug, c.oracle, len(caught[c.bug]), len(seeds), caught[c.bug])
 	}
+}
+
+// seedList reads seeds and ranges, 1-12,38, from environment variable
+// name's value r.
+func seedList(t *testing.T, name, r string) []uint64 {
+	t.Helper()
+	var seeds []uint64
+	for _, part := range strings.Split(r, ",") {
+		var first, last uint64
+		if _, err := fmt.Sscanf(part, "%d-%d", &first, &last); err != nil {
+			if _, err := fmt.Sscanf(part, "%d", &first); err != nil {
+				t.Fatalf("%s=%q: want seeds and ranges, 1-12,38", name, r)
+			}
+			last = first
+		}
+		for s := first; s <= last; s++ {
+			seeds = append(seeds, s)
+		}
+	}
+	return seeds
 }

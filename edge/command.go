@@ -83,6 +83,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer, reg *
 	idle := fs.Duration("idle-stop", DefaultIdleStop, "stop once no request has been in flight this long (0: never, as provider-serve)")
 	maxConns := fs.Int("max-conns", providerserve.DefaultMaxConns, "connections one client (a local user) has open at once; one more is closed")
 	maxSessions := fs.Int("max-sessions", DefaultMaxSessions, "sessions open at once")
+	schedule := fs.String("schedule", ScheduleProgress, "when the scenario's Cancel, kill and restart fire: progress (at the agent's progress where the built-in agent was at the instant) or time (at the instant)")
 	quiet := fs.Bool("q", false, "no line per request")
 	pos, err := flagargs.Interspersed(fs, args)
 	if err != nil {
@@ -105,7 +106,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer, reg *
 		*out = "edge-" + strings.ReplaceAll(name, "/", "_") + "-" + strconv.FormatUint(sc.Seed, 10)
 	}
 	opts := Options{TimeScale: *scale, Out: *out, ToolDir: *toolDir, Sessions: *sessions, IdleStop: idleStop(*idle),
-		MaxConns: *maxConns, MaxSessions: *maxSessions, Version: version}
+		MaxConns: *maxConns, MaxSessions: *maxSessions, Version: version, Schedule: *schedule}
 	for _, a := range strings.Split(*allow, ",") {
 		if a = strings.TrimSpace(a); a != "" {
 			opts.Allow = append(opts.Allow, a)

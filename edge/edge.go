@@ -76,6 +76,11 @@ type Options struct {
 	// TimeScale multiplies every scripted delay, tool duration and
 	// control instant (0.01: a hundred times faster); 0 is 1.
 	TimeScale float64
+	// Schedule says when the scenario's Cancel, kill and restart of the
+	// agent fire: ScheduleProgress ("" too) at the agent's progress where
+	// the instant falls in the built-in agent's episode (docs/agents.md,
+	// "Faults that meet the agent"), ScheduleTime at the instant.
+	Schedule string
 	// Out is the directory every session's bundles are written under
 	// (Out/SESSION/EPISODE); it must not exist, or be empty.
 	Out string
@@ -126,6 +131,7 @@ type Edge struct {
 	effects    map[string][]tool.Effect // tool peer → its effects
 	idempotent map[string]bool          // tool peers declared idempotent
 	control    []network.Mutation       // Cancel, PeerKill, PeerResurrect of the agent, by time
+	anchors    []anchor                 // where each control event fires in the agent's progress; nil: at its instant
 	judged     []scenarios.Assertion
 	allow      map[string]argPolicy // program → what arguments it may take
 
@@ -226,6 +232,19 @@ func New(sc *scenarios.Scenario, opts Options) (*Edge, error) {
 		}
 	}
 	slices.SortStableFunc(e.control, func(a, b network.Mutation) int { return int(a.At - b.At) })
+	switch opts.Schedule {
+	case "", ScheduleProgress:
+		if len(e.control) > 0 {
+			steps, end, err := referenceRun(sc, e.agentID, e.providerID)
+			if err != nil {
+				return nil, fmt.Errorf("edge: the built-in agent's run of %s, which places the control events: %v", sc.Path, err)
+			}
+			e.anchors = anchors(e.control, steps, end, sc.DurationNs)
+		}
+	case ScheduleTime:
+	default:
+		return nil, fmt.Errorf("edge: schedule %q: want %s or %s", opts.Schedule, ScheduleProgress, ScheduleTime)
+	}
 	for _, a := range sc.Assertions {
 		if slices.Contains(Judged, a.Kind) {
 			e.judged = append(e.judged, a)

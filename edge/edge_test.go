@@ -499,7 +499,7 @@ func TestEdge_BadInput(t *testing.T) {
 func TestEdge_CancelAtTheScenarioInstant(t *testing.T) {
 	sc := scenario(t, "[[script]]\n"+clean+"[[script]]\n"+clean, "", "[[mutations]]\nat_ns = 1_000_000_000\nkind = \"Cancel\"\npeer = \"agent\"\n")
 	var e *Edge
-	r := startWith(t, sc, Options{TimeScale: 0.01}, func(x *Edge) { e = x })
+	r := startWith(t, sc, Options{TimeScale: 0.01, Schedule: ScheduleTime}, func(x *Edge) { e = x })
 	for _, id := range []string{"settles", "ignores"} {
 		base := r.session(t, id)
 		post(t, base+"/v1/messages", `{"messages":[{"role":"user","content":"hi"}]}`)

@@ -3,6 +3,8 @@ package edge
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -305,15 +307,18 @@ func (s *session) model(w http.ResponseWriter, r *http.Request, openAI bool) {
 		return
 	}
 	var req struct {
-		Stream   bool              `json:"stream"`
-		Messages []json.RawMessage `json:"messages"`
+		Stream        bool              `json:"stream"`
+		Messages      []json.RawMessage `json:"messages"`
+		StreamOptions struct {
+			IncludeUsage bool `json:"include_usage"`
+		} `json:"stream_options"`
 	}
 	if err := json.Unmarshal(body, &req); err != nil || req.Messages == nil {
 		s.refuse(r.URL.Path, "not a request the API takes: a JSON object with messages")
 		apiError(w, f, http.StatusBadRequest, "invalid_request_error", "the request body is not a JSON object with a messages array")
 		return
 	}
-	f.Stream = req.Stream
+	f.Stream, f.IncludeUsage = req.Stream, req.StreamOptions.IncludeUsage
 	turn, _ := llmwire.Turn(body)
 	if h := r.Header.Get(TurnHeader); h != "" {
 		n, err := strconv.ParseInt(h, 10, 64)
@@ -338,6 +343,7 @@ func (s *session) model(w http.ResponseWriter, r *http.Request, openAI bool) {
 		return
 	}
 	s.calls++
+	s.progressed(false)
 	s.turns[turn]++
 	call := "t" + strconv.FormatInt(turn, 10) + ".a" + strconv.FormatInt(s.turns[turn], 10)
 	resp, entry := e.script.RespondAs(s.used, step, call, f)
@@ -354,6 +360,14 @@ func (s *session) model(w http.ResponseWriter, r *http.Request, openAI bool) {
 			resp.Headers = e.retryAfterHeaders(resp.Headers, retryAfter)
 		}
 	}
+	if !openAI && resp.Status >= 400 && len(resp.Pieces) == 1 {
+		// The API's error body names the request, as its request-id
+		// header does: the SDKs put it in the error they raise.
+		body := provider.WithRequestID(resp.Pieces[0].Data, "req_"+call)
+		resp.BodyBytes += int64(len(body) - len(resp.Pieces[0].Data))
+		resp.Pieces = append([]provider.Piece{{DelayNs: resp.Pieces[0].DelayNs, Data: body}}, resp.Pieces[1:]...)
+	}
+	resp.Headers = e.rateLimitHeaders(resp.Headers, openAI, int(maxRequestsPerEp-s.calls), retryAfter, resp.Status)
 	api := "anthropic"
 	if openAI {
 		api = "openai"
@@ -371,7 +385,9 @@ func (s *session) model(w http.ResponseWriter, r *http.Request, openAI bool) {
 	s.mu.Unlock()
 	defer close(done)
 	e.logf("edge: %s %s turn %d → entry %d status %d fault %q", s.id, call, turn, entry, resp.Status, fault)
-	frames, sent, finished := s.write(w, r, &resp, !openAI && f.Stream)
+	sum := sha256.New()
+	frames, sent, finished := s.write(w, r, &resp, !openAI && f.Stream, sum)
+	servedSum := hex.EncodeToString(sum.Sum(nil))
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
@@ -380,7 +396,8 @@ func (s *session) model(w http.ResponseWriter, r *http.Request, openAI bool) {
 			llmwire.I("status", int64(resp.Status)), llmwire.B("complete", false), llmwire.I("bytes", sent), llmwire.S("content", "")))
 	case finished:
 		s.record(e.providerID, "provider", llmwire.Ev("response_end", llmwire.S("call", call), llmwire.I("frames", frames),
-			llmwire.I("status", int64(resp.Status)), llmwire.B("complete", resp.Complete), llmwire.I("bytes", sent), llmwire.S("content", resp.Carried)))
+			llmwire.I("status", int64(resp.Status)), llmwire.B("complete", resp.Complete), llmwire.I("bytes", sent), llmwire.S("content", resp.Carried),
+			llmwire.S("served", servedSum)))
 	default:
 		s.record(e.providerID, "provider", llmwire.Ev("response_aborted", llmwire.S("call", call), llmwire.I("frames", frames), llmwire.I("bytes", sent)))
 	}
@@ -405,12 +422,51 @@ func (e *Edge) retryAfterHeaders(hs []provider.Header, ns int64) []provider.Head
 		provider.Header{Name: "retry-after-ms", Value: strconv.FormatInt(ms, 10)})
 }
 
+// Rate limits the edge's responses state: the requests an episode may
+// make, and a token budget nothing spends (the schedule's 429s are the
+// only limit an agent meets).
+const rateLimitTokens = 1_000_000
+
+// rateLimitHeaders adds the rate-limit headers of the API a response
+// answers (anthropic-ratelimit-* or x-ratelimit-*), telling the truth
+// about the schedule: the requests the episode has left, and for a 429
+// none left until its retry-after (scaled, from now), the reset instant
+// (RFC 3339) or delay (OpenAI's 1.5s form) where the retry-after
+// headers say to come back. Any other response's limits reset now.
+func (e *Edge) rateLimitHeaders(hs []provider.Header, openAI bool, left int, retryAfterNs int64, status int) []provider.Header {
+	reqs, toks, wait := left, rateLimitTokens, time.Duration(0)
+	if status == http.StatusTooManyRequests {
+		reqs, toks, wait = 0, 0, e.scaled(retryAfterNs)
+	}
+	if openAI {
+		reset := wait.String()
+		return append(hs,
+			provider.Header{Name: "x-ratelimit-limit-requests", Value: strconv.Itoa(maxRequestsPerEp)},
+			provider.Header{Name: "x-ratelimit-remaining-requests", Value: strconv.Itoa(reqs)},
+			provider.Header{Name: "x-ratelimit-reset-requests", Value: reset},
+			provider.Header{Name: "x-ratelimit-limit-tokens", Value: strconv.Itoa(rateLimitTokens)},
+			provider.Header{Name: "x-ratelimit-remaining-tokens", Value: strconv.Itoa(toks)},
+			provider.Header{Name: "x-ratelimit-reset-tokens", Value: reset})
+	}
+	// Rounded up to the second RFC 3339 shows, so an agent waiting for
+	// the reset never comes back before the retry-after.
+	reset := time.Now().Add(wait).Add(time.Second - 1).UTC().Truncate(time.Second).Format(time.RFC3339)
+	return append(hs,
+		provider.Header{Name: "anthropic-ratelimit-requests-limit", Value: strconv.Itoa(maxRequestsPerEp)},
+		provider.Header{Name: "anthropic-ratelimit-requests-remaining", Value: strconv.Itoa(reqs)},
+		provider.Header{Name: "anthropic-ratelimit-requests-reset", Value: reset},
+		provider.Header{Name: "anthropic-ratelimit-tokens-limit", Value: strconv.Itoa(rateLimitTokens)},
+		provider.Header{Name: "anthropic-ratelimit-tokens-remaining", Value: strconv.Itoa(toks)},
+		provider.Header{Name: "anthropic-ratelimit-tokens-reset", Value: reset})
+}
+
 // write sends resp, each piece at its scheduled instant (its delay
 // added to the one before, scaled, counted from the request's arrival so
-// lateness does not add up), a ping after message_start when withPing.
+// lateness does not add up), a ping after message_start when withPing;
+// every body byte written goes to sum too (response_end's served).
 // finished is false when the client went away first; a hang waits for
 // that. It returns the frames and body bytes sent.
-func (s *session) write(w http.ResponseWriter, r *http.Request, resp *provider.Response, withPing bool) (frames, sent int64, finished bool) {
+func (s *session) write(w http.ResponseWriter, r *http.Request, resp *provider.Response, withPing bool, sum io.Writer) (frames, sent int64, finished bool) {
 	ctx := r.Context()
 	if resp.Never {
 		<-ctx.Done()
@@ -445,11 +501,13 @@ func (s *session) write(w http.ResponseWriter, r *http.Request, resp *provider.R
 			if _, err := w.Write(p.Data); err != nil {
 				return frames, sent, false
 			}
+			sum.Write(p.Data)
 			sent += int64(len(p.Data))
 		}
 		frames++
 		if i == 0 && withPing && resp.Status == http.StatusOK && bytes.HasPrefix(p.Data, []byte("event: message_start")) {
 			w.Write(providerserve.Ping)
+			sum.Write(providerserve.Ping)
 			sent += int64(len(providerserve.Ping))
 			frames++
 		}

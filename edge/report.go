@@ -3,6 +3,7 @@ package edge
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -106,11 +107,10 @@ var outcomes = []string{"ok", "failed", "timed_out", "cancelled"}
 
 // report records a turn's conclusion as the agent's claims: the turn's
 // end, the accepted response's content (a digest of it), each tool's
-// outcome and the output kept, and a settled cancellation. A report for
-// a turn the agent never made a request for, a second report for a
-// turn, or one naming a response the edge never served is refused and
-// recorded; a second report, or an ok one naming a response never
-// served, has its claims recorded too, for the oracles to judge the lie.
+// outcome and the output kept, and a settled cancellation. A second
+// report for a turn, or one naming a turn, message or tool use the edge
+// never served, is refused (the refusal naming each) and its claims
+// recorded all the same, for the oracles to judge the lie.
 func (s *session) report(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		s.refuse(r.Method+" "+r.URL.Path, "method not allowed")
@@ -152,34 +152,65 @@ func (s *session) report(w http.ResponseWriter, r *http.Request) {
 	case !slices.Contains(outcomes, rep.Outcome):
 		refuse(http.StatusBadRequest, fmt.Sprintf("outcome %q: want one of %v", rep.Outcome, outcomes))
 		return
-	case s.turns[rep.Turn] == 0:
-		refuse(http.StatusConflict, fmt.Sprintf("turn %d never happened: no request of this episode was for it", rep.Turn))
-		return
 	case s.reported[rep.Turn]:
 		// Refused, and the claim recorded all the same: a turn that
 		// ends twice is the agent's lie for turn_outcome_once to judge.
-		s.refuseLocked("report of turn "+strconv.FormatInt(rep.Turn, 10), fmt.Sprintf("turn %d was reported already", rep.Turn))
-		s.claimLocked(call, rep)
+		if s.refuseLocked("report of turn "+strconv.FormatInt(rep.Turn, 10), fmt.Sprintf("turn %d was reported already", rep.Turn)) {
+			s.claimLocked(call, rep)
+		}
 		jsonError(w, http.StatusConflict, "invalid_request_error", fmt.Sprintf("turn %d was reported already", rep.Turn))
 		return
-	case rep.MessageID != "" && !servedCall && rep.Outcome == "ok":
-		// Success on a message never served: refused, and the claim
-		// recorded for no_torn_success to judge.
-		s.refuseLocked("report of turn "+strconv.FormatInt(rep.Turn, 10), fmt.Sprintf("message %q was never served in this episode", rep.MessageID))
-		s.reported[rep.Turn] = true
-		s.claimLocked(call, rep)
-		jsonError(w, http.StatusConflict, "invalid_request_error", fmt.Sprintf("message %q was never served in this episode", rep.MessageID))
+	}
+	if wrong := s.unservedLocked(rep, sv, servedCall); len(wrong) > 0 {
+		// A report naming what the edge never served is refused, each
+		// thing named, and recorded as the agent's claim all the same:
+		// the oracles judge what it says it did (no_torn_success an ok
+		// turn on a message never served) against what the edge saw.
+		reason := strings.Join(wrong, "; ")
+		if s.refuseLocked("report of turn "+strconv.FormatInt(rep.Turn, 10), reason) {
+			s.reported[rep.Turn] = true
+			s.claimLocked(call, rep)
+		}
+		jsonError(w, http.StatusConflict, "invalid_request_error", reason)
 		return
-	case rep.MessageID != "" && !servedCall:
-		refuse(http.StatusConflict, fmt.Sprintf("message %q was never served in this episode", rep.MessageID))
-		return
-	case rep.Outcome == "ok" && rep.MessageID == "":
+	}
+	if rep.Outcome == "ok" && rep.MessageID == "" {
 		refuse(http.StatusBadRequest, "an ok turn names the message it accepted (message_id)")
 		return
 	}
 	s.reported[rep.Turn] = true
 	s.claimLocked(call, rep)
 	writeJSON(w, http.StatusOK, map[string]any{"recorded": true, "turn": rep.Turn})
+}
+
+// unservedLocked names each thing report rep names that the edge never
+// served: its turn (no request for it), its message (never served, or
+// served for another turn), each tool use and tool result id no
+// response of the episode asked for. Called with s.mu held.
+func (s *session) unservedLocked(rep Report, sv served, servedCall bool) []string {
+	var wrong []string
+	if s.turns[rep.Turn] == 0 {
+		wrong = append(wrong, fmt.Sprintf("turn %d never happened: no request of this episode was for it", rep.Turn))
+	}
+	switch {
+	case rep.MessageID != "" && !servedCall:
+		wrong = append(wrong, fmt.Sprintf("message %q was never served in this episode", rep.MessageID))
+	case rep.MessageID != "" && sv.turn != rep.Turn:
+		wrong = append(wrong, fmt.Sprintf("message %q answered turn %d, not turn %d", rep.MessageID, sv.turn, rep.Turn))
+	}
+	named := map[string]bool{}
+	for _, u := range rep.ToolUses {
+		named[u.ID] = true
+	}
+	for _, tr := range rep.ToolResults {
+		named[tr.ID] = true
+	}
+	for _, id := range slices.Sorted(maps.Keys(named)) {
+		if _, ok := s.uses[id]; !ok {
+			wrong = append(wrong, fmt.Sprintf("tool use %q was never served in this episode", id))
+		}
+	}
+	return wrong
 }
 
 // claimLocked records what report rep claims: the model call's outcome

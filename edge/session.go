@@ -45,6 +45,9 @@ type session struct {
 	argvs    map[string][]string // tool_use id → the argv its script served, nil for none
 	runs     map[string]*run     // tool run id → run in progress
 	fired    []controlEvent      // control events fired so far
+	armed    []bool              // control events whose timer is set
+	reqs     int                 // model requests received: the agent's progress
+	toolRuns int                 // tool runs started
 	told     int                 // control events the control endpoint delivered, recorded once each
 	notify   chan struct{}       // closed when the next control event fires
 	timers   []*time.Timer
@@ -61,8 +64,9 @@ type served struct {
 }
 
 type controlEvent struct {
-	Action string `json:"action"` // cancel, kill, restart
-	AtNs   int64  `json:"at_ns"`  // schedule time it fired at
+	Action string `json:"action"`       // cancel, kill, restart
+	AtNs   int64  `json:"at_ns"`        // schedule time it fired at
+	On     string `json:"on,omitempty"` // where in the agent's progress (Options.Schedule progress)
 }
 
 // newSession starts episode 1 of session id, made by client owner.
@@ -97,10 +101,43 @@ func (s *session) begin(n int) error {
 	s.argvs = map[string][]string{}
 	s.fired, s.told, s.notify = nil, 0, make(chan struct{})
 	s.killed, s.ended, s.refusals = false, false, 0
+	s.armed, s.reqs, s.toolRuns = make([]bool, len(e.control)), 0, 0
 	for i, m := range e.control {
-		s.timers = append(s.timers, time.AfterFunc(e.scaled(m.At), func() { s.fire(i, m) }))
+		switch {
+		case e.anchors == nil:
+			s.arm(i, m.At)
+		case e.anchors[i].On == "start":
+			s.arm(i, e.anchors[i].Delay)
+		}
 	}
 	return nil
+}
+
+// arm sets control event i to fire delay of schedule time from now.
+// Called with s.mu held (or before the session is shared).
+func (s *session) arm(i int, delay int64) {
+	s.armed[i] = true
+	m := s.e.control[i]
+	s.timers = append(s.timers, time.AfterFunc(s.e.scaled(delay), func() { s.fire(i, m) }))
+}
+
+// progressed counts one step of the agent's progress (a model request,
+// or a tool run when tool) and arms the control events anchored there.
+// Called with s.mu held.
+func (s *session) progressed(tool bool) {
+	if tool {
+		s.toolRuns++
+	} else {
+		s.reqs++
+	}
+	for i, a := range s.e.anchors {
+		if s.armed[i] {
+			continue
+		}
+		if a.On == "request" && !tool && a.N == s.reqs || a.On == "tool_use" && tool && a.N == s.toolRuns || a.On == "fraction" && a.N == s.reqs+s.toolRuns {
+			s.arm(i, a.Delay)
+		}
+	}
 }
 
 // now is the session's schedule time: real time since the episode began
@@ -133,16 +170,19 @@ func (s *session) refuse(what, reason string) {
 	s.refuseLocked(what, reason)
 }
 
-// refuseLocked is refuse with s.mu held.
-func (s *session) refuseLocked(what, reason string) {
+// refuseLocked is refuse with s.mu held. It reports whether the refusal
+// was recorded: a claim that comes with it is recorded only then, so
+// refused reports are bounded as refusals are.
+func (s *session) refuseLocked(what, reason string) bool {
 	if s.refusals >= maxRefusals {
-		return
+		return false
 	}
 	s.refusals++
 	if s.refusals == maxRefusals {
 		reason += " (" + strconv.Itoa(maxRefusals) + " refusals recorded in this episode: later ones are not)"
 	}
 	s.record("", "edge", llmwire.Ev("refused", llmwire.S("what", what), llmwire.S("reason", reason)))
+	return true
 }
 
 // fire is control event i coming due: a Cancel, a kill or a restart of
@@ -166,7 +206,16 @@ func (s *session) fire(i int, m network.Mutation) {
 	case network.PeerResurrect:
 		s.killed = false
 	}
-	s.fired = append(s.fired, controlEvent{Action: action, AtNs: t})
+	ce := controlEvent{Action: action, AtNs: t}
+	if s.e.anchors != nil {
+		ce.On = s.e.anchors[i].String()
+		for j, a := range s.e.anchors {
+			if a.On == "after" && a.N == i+1 && !s.armed[j] {
+				s.arm(j, a.Delay)
+			}
+		}
+	}
+	s.fired = append(s.fired, ce)
 	close(s.notify)
 	s.notify = make(chan struct{})
 }

@@ -138,6 +138,7 @@ func (s *session) tool(w http.ResponseWriter, r *http.Request, rest string) {
 		started.Fields = append(started.Fields, llmwire.B("idempotent", true))
 	}
 	s.record(peer, "tool", started)
+	s.progressed(true)
 	s.mu.Unlock()
 	e.logf("edge: %s %s tool %s effect %s", s.id, id, name, eff.Effect)
 	defer close(rn.done)

@@ -20,6 +20,10 @@ import (
 type Format struct {
 	OpenAI bool // Chat Completions instead of Messages
 	Stream bool // SSE instead of one JSON body
+	// IncludeUsage: a Chat Completions stream ends with a chunk of no
+	// choices carrying the usage, before [DONE], as the API sends when
+	// the request's stream_options.include_usage is true.
+	IncludeUsage bool
 }
 
 // RenderAs renders entry e for call in format f.
@@ -29,7 +33,7 @@ func (s *Script) RenderAs(e *Entry, call string, f Format) Response {
 	case !f.OpenAI && f.Stream:
 		return r
 	case f.OpenAI && f.Stream:
-		return s.openAIStream(r, e, call)
+		return s.openAIStream(r, e, call, f.IncludeUsage)
 	}
 	return s.whole(r, e, call, f.OpenAI)
 }
@@ -85,7 +89,7 @@ func apiErrorOf(body []byte) (typ, msg string) {
 // event a chunk carrying "error". Events with no counterpart (block
 // starts and stops of text, ping) are dropped, their delay carried to
 // the next piece. A malformed event stays malformed the same way.
-func (s *Script) openAIStream(r Response, e *Entry, call string) Response {
+func (s *Script) openAIStream(r Response, e *Entry, call string, usage bool) Response {
 	if r.Status != 200 {
 		return s.openAIError(r)
 	}
@@ -104,6 +108,12 @@ func (s *Script) openAIStream(r Response, e *Entry, call string) Response {
 			data = s.openAIChunk(p.Data, id, tools)
 			if data == nil {
 				continue
+			}
+			if usage && string(data) == "data: [DONE]\n\n" {
+				u := sseData(s.usageChunk(id, e))
+				out.Pieces = append(out.Pieces, Piece{DelayNs: carry, Data: u})
+				out.BodyBytes += int64(len(u))
+				carry = 0
 			}
 		}
 		out.Pieces = append(out.Pieces, Piece{DelayNs: carry, Data: data})
@@ -203,6 +213,34 @@ func (s *Script) openAIChunk(ev []byte, id string, tools map[int64]int) []byte {
 	return nil // ping, content_block_stop
 }
 
+// usageChunk is the chunk of no choices that carries the usage.
+func (s *Script) usageChunk(id string, e *Entry) []byte {
+	b := []byte(`{"id":`)
+	b = jsonw.AppendString(b, id)
+	b = append(b, `,"object":"chat.completion.chunk","created":0,"model":`...)
+	b = jsonw.AppendString(b, s.Model)
+	b = append(b, `,"choices":[],"usage":{"prompt_tokens":`...)
+	b = strconv.AppendInt(b, e.InputTokens, 10)
+	b = append(b, `,"completion_tokens":`...)
+	b = strconv.AppendInt(b, e.OutputTokens, 10)
+	b = append(b, `,"total_tokens":`...)
+	b = strconv.AppendInt(b, e.InputTokens+e.OutputTokens, 10)
+	return append(b, "}}"...)
+}
+
+// WithRequestID is an Anthropic error body with the request_id the API
+// puts beside its error (the SDKs read it into the error they raise).
+func WithRequestID(body []byte, id string) []byte {
+	t := bytes.TrimRight(body, " \n")
+	if len(t) < 2 || t[len(t)-1] != '}' || !json.Valid(t) {
+		return body
+	}
+	out := append([]byte(nil), t[:len(t)-1]...)
+	out = append(out, `,"request_id":`...)
+	out = jsonw.AppendString(out, id)
+	return append(out, '}')
+}
+
 // chunk is one chat.completion.chunk object with delta and, when set,
 // finish_reason.
 func (s *Script) chunk(id string, delta []byte, finish string) []byte {
@@ -254,6 +292,7 @@ func carriedOpenAI(pieces []Piece) (c llmwire.Content, whole bool) {
 		}
 		var ch struct {
 			Error   json.RawMessage `json:"error"`
+			Usage   json.RawMessage `json:"usage"`
 			Choices []struct {
 				Delta struct {
 					Content   *string    `json:"content"`
@@ -261,7 +300,13 @@ func carriedOpenAI(pieces []Piece) (c llmwire.Content, whole bool) {
 				} `json:"delta"`
 			} `json:"choices"`
 		}
-		if json.Unmarshal(data, &ch) != nil || ch.Error != nil || len(ch.Choices) != 1 {
+		if json.Unmarshal(data, &ch) != nil || ch.Error != nil {
+			return c, false
+		}
+		if len(ch.Choices) == 0 && ch.Usage != nil {
+			continue // include_usage's last chunk
+		}
+		if len(ch.Choices) != 1 {
 			return c, false
 		}
 		dl := ch.Choices[0].Delta

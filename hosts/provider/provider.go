@@ -184,7 +184,7 @@ func (h *host) fire(tok uint64, now int64) {
 			}
 			h.record(llmwire.Ev(typ, llmwire.S("call", s.call), llmwire.I("frames", int64(s.next)),
 				llmwire.I("status", int64(r.Status)), llmwire.B("complete", r.Complete), llmwire.I("bytes", s.sent),
-				llmwire.S("content", r.Carried)))
+				llmwire.S("content", r.Carried), llmwire.S("served", r.ServedDigest())))
 			h.streams = slices.Delete(h.streams, i, i+1)
 			return
 		}

@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"strconv"
 
 	"github.com/detsim/detsim/internal/jsonw"
@@ -45,6 +47,19 @@ type Header struct{ Name, Value string }
 type Piece struct {
 	DelayNs int64
 	Data    []byte
+}
+
+// ServedDigest is the SHA-256 (hex) of every byte the response sends:
+// the head, then each piece. A run's records carry it (response_end's
+// served), so a run's digest, and a pinned seed's, holds what was served,
+// not only its size.
+func (r *Response) ServedDigest() string {
+	h := sha256.New()
+	h.Write(r.Head())
+	for _, p := range r.Pieces {
+		h.Write(p.Data)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // Head renders the status line and headers as HTTP/1.1 bytes.
@@ -144,7 +159,13 @@ func (s *Script) Render(e *Entry, call string) Response {
 			n := min(left, s.MaxChunkBytes)
 			fill = append(fill, sse("content_block_delta", textDelta(0, string(piece[:n]))))
 		}
-		evs = append(evs[:f.AfterEvents:f.AfterEvents], append(fill, evs[f.AfterEvents:]...)...)
+		// The filler is text deltas of block 0, so it goes where that
+		// block is open — after its content_block_start, by its
+		// content_block_stop at the latest —, the after_chunks nearest
+		// inside it: a delta to a block not open is a broken stream, not
+		// an oversized one (docs/agents.md, "Scripts").
+		at := min(max(f.AfterEvents, 2), int64(2+len(e.Text)))
+		evs = append(evs[:at:at], append(fill, evs[at:]...)...)
 	case FaultDuplicateFrag, FaultReorderFrags:
 		k := fragmentEvent(e, int(f.Fragment))
 		if f.Kind == FaultDuplicateFrag {
