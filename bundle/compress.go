@@ -147,7 +147,7 @@ func (w *Writer) convertSnapshots(src string, m Manifest) (string, int, error) {
 	}
 	plan := planSnapshots(sc)
 	var refs []snapshotRef
-	for rel := range m.Files {
+	for _, rel := range slices.Sorted(maps.Keys(m.Files)) {
 		if host, seq, ok := parseSnapshotPath(rel); ok {
 			refs = append(refs, snapshotRef{path: rel, host: plan.hostIdx[host], seq: seq})
 		}

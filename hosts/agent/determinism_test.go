@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/detsim/detsim/bundle"
+
 	"github.com/detsim/detsim/internal/golden"
 )
 
@@ -67,9 +69,18 @@ func TestEpisode_ByteIdenticalInFreshProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap, err := os.ReadFile(filepath.Join(out, "snapshots", "agent", "0.json"))
+	m, err := bundle.ReadManifest(out)
 	if err != nil {
 		t.Fatal(err)
+	}
+	var snap []byte
+	if err := bundle.EachSnapshot(out, m, func(r bundle.SnapshotRecord) error {
+		if r.Path == "snapshots/agent/0.json" {
+			snap = bytes.Clone(r.Data)
+		}
+		return nil
+	}); err != nil || snap == nil {
+		t.Fatalf("the agent's snapshot 0: %v (found %v)", err, snap != nil)
 	}
 	wire := bytes.Index(want, []byte("-- wire:"))
 	snapAt := bytes.Index(want, []byte("-- snapshot of agent --\n"))
