@@ -256,6 +256,45 @@ func (v *Views) StateNamed(name string) (ViewState, bool) {
 	return ViewState{}, false
 }
 
+// Band says each host holds one of a few states that its records set,
+// worth seeing along its whole lane (raft's role): the page shades a
+// host's lane from each record of Type to the next in the colour of the
+// state its Value member names.
+type Band struct {
+	// Title names the states in the legend ("raft role").
+	Title string
+	// Type is the record type that sets the state, Value the member
+	// holding it.
+	Type, Value string
+	// States lists the states with their tones; a state not listed is
+	// drawn plain.
+	States []ViewState
+	// Initial is a host's state from its first record, and again from
+	// each record of type Reset (a restart), until a record of Type says
+	// otherwise.
+	Initial, Reset string
+}
+
+// History says the kind's records hold a history of client operations,
+// each invoked and answered: the page draws each client's operations as
+// intervals in a row of its own, and the window of each failing verdict
+// of Assertion over them.
+type History struct {
+	// Invoke and Return are the record types; Client and Req name the
+	// members that say whose operation it is and pair its answer with it.
+	Invoke, Return, Client, Req string
+	// Op, Key and Value name the invoke's members that describe the
+	// operation; Result and Answer the return's outcome and value.
+	Op, Key, Value, Result, Answer string
+	// OK is the Result of a successful answer; Unknown that of an answer
+	// that says nothing of whether the operation took effect.
+	OK, Unknown string
+	// Assertion is the assertion kind whose Fail verdict cites the
+	// invokes and answers of the operations that violate it: the page
+	// marks them and the window they span.
+	Assertion string
+}
+
 // PaneInput is what a kind's stepper pane draws from.
 type PaneInput struct {
 	// Snapshot is the selected host's snapshot; Before the same host's

@@ -108,6 +108,11 @@ type Kind struct {
 	// (the page's membership timeline, the stepper's matrix).
 	Marks []Mark
 	Views *Views
+	// Band, when set, shades each host's lane on the page by a state its
+	// records set; History, when set, says its records hold a client
+	// history the page draws (hosts/declare.go).
+	Band    *Band
+	History *History
 	// Pane, when set, draws the selected host for the stepper's host
 	// pane from its snapshot; without one the stepper shows Summary and
 	// the snapshot as a tree. It must not panic on bytes it cannot read

@@ -300,6 +300,7 @@ func (r *run) encode(e *enc, lane map[int32]int32) {
 	}
 	e.raw("],")
 
+	r.x.encode(e, L)
 	r.charts.encode(e, L)
 
 	e.key("rec")

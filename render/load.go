@@ -103,6 +103,8 @@ type run struct {
 
 	// The charts of the kinds' declared series (charts.go).
 	charts *charts
+	// The kinds' bands and client history (clients.go).
+	x extras
 
 	// reg is where records' kinds are looked up, by kind_tag: their
 	// marks and views (hosts.Kind.Marks, .Views) are how they are drawn.
@@ -274,6 +276,7 @@ func load(dir string, opts Options) (*run, error) {
 		return nil, err
 	}
 	first.fl.each(func(f flight) { r.count(c, f.val, f.sendT, -1, inFlight, f.from, f.to) })
+	r.x.violations(r)
 	r.charts.choose(r)
 	r.charts.snapshots(r)
 	r.peakInFlight = first.fl.peak
@@ -518,6 +521,9 @@ func (rd *reader) record(line int, rec bundle.EventRecord) error {
 // its type, or by the type alone.
 func (rd *reader) kindRecord(k *hosts.Kind, views bool, t int64, h int32, line int, rec *bundle.EventRecord) {
 	r, ev := rd.r, hosts.Payload(rec.Event)
+	if r.x.feed(r, k, t, h, line, rec.Type, ev, !rd.keep) {
+		rd.hi = true
+	}
 	if views {
 		v := k.Views
 		obs := rec.HostID

@@ -1,6 +1,7 @@
 package rafthost
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 
@@ -59,6 +60,9 @@ func pane(in hosts.PaneInput) []hosts.PaneLine {
 		hosts.Text("  applied "), hosts.Cell{Text: u(v.Applied), Tone: changed(u(v.Applied), u(was.Applied))})
 	l.Find, l.Follow = "type="+tApply+" host="+v.ID, "the last apply"
 	out = append(out, l)
+	if l, ok := electionLine(v.Role, in.Inspect); ok {
+		out = append(out, l)
+	}
 	out = append(out, hosts.Line(hosts.Text("log "+u(v.FirstIndex)+"–"),
 		hosts.Cell{Text: u(v.LastIndex), Tone: changed(u(v.LastIndex), u(was.LastIndex))},
 		hosts.Text("  keys "+u(v.Keys))))
@@ -112,4 +116,34 @@ func pane(in hosts.PaneInput) []hosts.PaneLine {
 		out = append(out, l)
 	}
 	return out
+}
+
+// electionLine is the member's election clock from its Inspect
+// (inspect.go): a follower's or candidate's ticks without word from a
+// leader against the randomized timeout raft drew, which it campaigns
+// at; a leader's ticks against the plain election timeout, at which it
+// checks that a quorum is still active (CheckQuorum) and resets.
+func electionLine(role string, inspect []byte) (hosts.PaneLine, bool) {
+	var in struct {
+		Election *struct {
+			Elapsed int64 `json:"elapsed"`
+			Timeout int64 `json:"timeout"`
+			Base    int64 `json:"base"`
+		} `json:"election"`
+	}
+	if len(inspect) == 0 || json.Unmarshal(inspect, &in) != nil || in.Election == nil {
+		return hosts.PaneLine{}, false
+	}
+	e := in.Election
+	i := func(n int64) string { return strconv.FormatInt(n, 10) }
+	if role == "leader" {
+		return hosts.Line(hosts.Text("quorum check " + i(e.Elapsed) + "/" + i(e.Base) + " ticks")), true
+	}
+	tone := hosts.TonePlain
+	// The last quarter before a campaign: the member is about to stand.
+	if 4*e.Elapsed >= 3*e.Timeout {
+		tone = hosts.ToneWarn
+	}
+	return hosts.Line(hosts.Text("election "), hosts.Cell{Text: i(e.Elapsed) + "/" + i(e.Timeout), Tone: tone},
+		hosts.Text(" ticks (base "+i(e.Base)+")")), true
 }

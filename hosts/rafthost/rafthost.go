@@ -53,6 +53,8 @@ var Kind = &hosts.Kind{
 	Explain:       explainer{},
 	Assertions:    family,
 	Marks:         marks,
+	Band:          band,
+	History:       clientHistory,
 	Pane:          pane,
 	Library:       library,
 }

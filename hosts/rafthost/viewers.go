@@ -24,6 +24,8 @@ var watches = []hosts.Watch{
 var series = []hosts.Series{
 	{ID: "raft_applied", Title: "applied index", Types: []string{tApply}, Field: "index", Agg: hosts.AggLast,
 		Doc: "the last log index each host applied"},
+	{ID: "raft_commit", Title: "commit index", Types: []string{tSent}, Field: "commit", Agg: hosts.AggLast,
+		Doc: "the commit index each host last sent: a leader's appends and heartbeats carry it to the followers, whose applied index follows"},
 	{ID: "raft_term", Title: "term", Types: []string{tHardState}, Field: "term", Agg: hosts.AggLast,
 		Doc: "each host's durable term: a step is an election"},
 	{ID: "raft_campaigns", Title: "campaigns", Types: []string{tRoleChange}, Where: [2]string{"to", "candidate"}, Agg: hosts.AggCount,
@@ -36,6 +38,26 @@ var series = []hosts.Series{
 		Doc: "largest and median raftpb message a host sent (max_size_per_msg bounds an append's entries)"},
 	{ID: "raft_link_bytes", Title: "link bytes per second", Unit: "B/s", Types: []string{tSent}, Field: "bytes", Peer: "peer", Agg: hosts.AggRate, Bandwidth: true,
 		Doc: "bytes sent on each directed link per second of virtual time; the dashed line is the link's bandwidth"},
+}
+
+// band shades each host's lane on the page by its raft role, from each
+// role_change to the next (docs/raft.md, "Viewers").
+// A member starts every life a follower (etcd's raft.newRaft), so
+// node_start resets it.
+var band = &hosts.Band{Title: "raft role", Type: tRoleChange, Value: "to", Initial: "follower", Reset: tNodeStart, States: []hosts.ViewState{
+	{Name: "follower", Tone: hosts.TonePlain},
+	{Name: "pre_candidate", Tone: hosts.ToneDim},
+	{Name: "candidate", Tone: hosts.ToneWarn},
+	{Name: "leader", Tone: hosts.ToneGood},
+}}
+
+// clientHistory is the clients' history (docs/raft.md, "Clients"): the page
+// draws each client's operations and the window the linearizable
+// oracle's Fail verdict cites.
+var clientHistory = &hosts.History{
+	Invoke: tClientInvoke, Return: tClientReturn, Client: "client", Req: "req",
+	Op: "op", Key: "key", Value: "value", Result: "result", Answer: "value",
+	OK: resultOK, Unknown: resultUnknown, Assertion: "linearizable",
 }
 
 // marks say how the page labels a raft host's records: elections,

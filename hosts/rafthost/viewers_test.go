@@ -2,6 +2,7 @@ package rafthost_test
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -231,5 +232,85 @@ func TestPage_DrawsRaftByItsDeclarations(t *testing.T) {
 		if !strings.Contains(page.String(), want) {
 			t.Errorf("the page does not say %q", want)
 		}
+	}
+}
+
+// TestPane_ElectionClock (issue 30 item 7): the pane shows each member's
+// election clock against its randomized timeout, read from raft itself
+// (Inspect), so it is the clock raft campaigns by: on raft/leader_isolation
+// every member that leaves follower for a campaign last showed a clock
+// one tick short of its timeout, the timeouts lie in [base, 2·base) and
+// differ between members (they are drawn), and a leader shows its
+// quorum check instead.
+func TestPane_ElectionClock(t *testing.T) {
+	e, err := engine.New(loadLibrary(t, "raft/leader_isolation"), registry(), engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type clock struct {
+		role             string
+		elapsed, timeout int
+		base             int
+		line             string
+	}
+	look := func(i int) clock {
+		h := e.HostAt(i)
+		var c clock
+		lines := rafthost.Kind.Pane(hosts.PaneInput{Snapshot: h.Snapshot, Inspect: e.Inspect(i, 8), Width: 40})
+		if len(lines) == 0 {
+			return c
+		}
+		c.role = lines[0].Cells[0].Text
+		for _, l := range lines {
+			txt := ""
+			for _, cl := range l.Cells {
+				txt += cl.Text
+			}
+			if n, _ := fmt.Sscanf(txt, "election %d/%d ticks (base %d)", &c.elapsed, &c.timeout, &c.base); n == 3 || strings.HasPrefix(txt, "quorum check ") {
+				c.line = txt
+			}
+		}
+		return c
+	}
+	last := make([]clock, len(e.Hosts()))
+	timeouts := map[int]bool{}
+	campaigns, leaders := 0, 0
+	idx := map[string]int{}
+	for i, h := range e.Hosts() {
+		idx[h.ID] = i
+		last[i] = look(i)
+	}
+	for !e.Done() {
+		info := e.Step()
+		// Only the host stepped can change.
+		i, ok := idx[info.Host]
+		if !ok {
+			continue
+		}
+		c := look(i)
+		was := last[i]
+		// The first campaign is the scenario's campaign_at_ns, not a timeout.
+		if leaders > 0 && was.role == "follower" && (c.role == "pre_candidate" || c.role == "candidate") && info.Kind == "Tick" {
+			campaigns++
+			if was.elapsed+1 < was.timeout {
+				t.Errorf("step %d: %s campaigned with its clock at %d/%d", info.Index, info.Host, was.elapsed, was.timeout)
+			}
+		}
+		if c.role == "follower" {
+			if c.line == "" {
+				t.Fatalf("step %d: follower %s's pane has no election line", info.Index, info.Host)
+			}
+			if c.timeout < c.base || c.timeout >= 2*c.base {
+				t.Fatalf("step %d: %s: timeout %d outside [%d, %d)", info.Index, info.Host, c.timeout, c.base, 2*c.base)
+			}
+			timeouts[c.timeout] = true
+		}
+		if c.role == "leader" && strings.HasPrefix(c.line, "quorum check ") {
+			leaders++
+		}
+		last[i] = c
+	}
+	if campaigns == 0 || leaders == 0 || len(timeouts) < 2 {
+		t.Fatalf("campaigns %d, leader looks %d, distinct timeouts %v: the run did not exercise the clock", campaigns, leaders, timeouts)
 	}
 }

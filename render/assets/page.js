@@ -16,6 +16,10 @@
   const RUN_COLOURS = ["#1f6feb", "#e8590c"];
   const KEY_COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2"];
   const CHART_ALL = "#9aa0a6", CHART_LIMIT = "#cf222e", CHART_H = 110;
+  // A declared state's tone (hosts.Tone: plain, dim, changed, good, warn, bad) as a lane shading.
+  const TONE_COLOURS = ["#d0d7de", "#eed9a0", "#0969da", "#2da44e", "#f0a000", "#cf222e"];
+  const RESULT_COLOURS = { ok: "#2da44e", fail: "#cf222e", unknown: "#d4a72c", pending: "#8c959f" };
+  const VIOL_COLOUR = "rgba(207,34,46,0.16)";
   const STATE_COLOURS = { alive: "#4caf50", suspect: "#f0a000", dead: "#d32f2f", left: "#888" };
   const MARK_COLOURS = {
     probe_timed_out: "#d32f2f", self_incarnation_bump: "#6f42c1", drop_on_send: "#b00020",
@@ -50,7 +54,11 @@
     R.delivered = 0;
     for (let i = 0; i < m.n; i++) if (m.x[i] === 0) R.delivered++;
     for (const C of R.charts || []) { for (const ln of C.lines) ln.b = undelta(ln.b); if (C.all) C.all.b = undelta(C.all.b); }
+    if (R.band) { R.band.t = undelta(R.band.t); R.band.n = R.band.t.length; }
+    if (R.hist) { R.hist.t0 = undelta(R.hist.t0); R.hist.n = R.hist.t0.length; }
   }
+  // A client history (raft's) only where a kind declares one and drew it.
+  const HAS_HIST = RUNS.some(R => R.hist);
   const T0 = Math.min(...RUNS.map(r => r.from)), T1 = Math.max(...RUNS.map(r => r.to), T0 + 1);
   // What the runs hold decides what the page explains: the mark types on
   // the lanes (drawn or elided), and whether any kind's views changed. A
@@ -97,9 +105,12 @@
   const records = el("div", { id: "records" });
   const viewNote = el("div", { id: "viewnote" });
   const chartsBox = el("div", { id: "charts" });
-  plots.append(cv, viewNote, chartsBox);
-  if (VIEWS) plots.append(el("h2", { textContent: "Membership: each observer's view of each subject" }));
-  plots.append(mcv);
+  const hcv = el("canvas", { id: "history" });
+  const histNote = el("div", { id: "histnote" });
+  plots.append(cv, viewNote);
+  if (HAS_HIST) plots.append(el("h2", { textContent: "Client history: each client's operations, invoke to answer" }), histNote, hcv);
+  plots.append(chartsBox);
+  if (VIEWS) plots.append(el("h2", { textContent: "Membership: each observer's view of each subject" }), mcv);
   body.append(info, notices, toolbar, legend, el("div", { id: "wrap" }, lanesBox, plots), el("h2", { textContent: "Verdicts" }), verdictsBox,
     el("h2", { textContent: "Records (events.ndjson)" }), recTabs, records, tip);
 
@@ -144,6 +155,7 @@
     btn("next Dead", () => api.next("dead"), "nextdead");
     btn("next incarnation bump", () => api.next("incarnation"), "nextinc");
   }
+  if (HAS_HIST) btn("next violation", () => api.nextViolation(), "nextviol");
   const viewLabel = el("span", { id: "viewlabel" });
   toolbar.append(viewLabel);
 
@@ -159,11 +171,20 @@
     [["view_suspect"], "| view turned suspect"], [["view_dead"], "| dead"], [["view_alive"], "| refuted (alive)"],
     [["probe_sent"], "probe sent"], [["probe_acked"], "probe acked"], [["cache_state_change", "dial_start", "dial_outcome"], "dial / cache change"], [["decode_error"], "decode error"],
   ];
-  const markItems = MARK_LEGEND.filter(([ts]) => ts.some(t => MARK_TYPES.has(t))).map(([ts, label]) => swatch(MARK_COLOURS[ts[0]], label));
-  if ([...MARK_TYPES].some(t => !(t in MARK_COLOURS))) markItems.push(swatch("#444", "other record"));
-  if (markItems.length) legendRow("marks on a lane", ...markItems);
+  if (VIEWS) {
+    const markItems = MARK_LEGEND.filter(([ts]) => ts.some(t => MARK_TYPES.has(t))).map(([ts, label]) => swatch(MARK_COLOURS[ts[0]], label));
+    if ([...MARK_TYPES].some(t => !(t in MARK_COLOURS))) markItems.push(swatch("#444", "other record"));
+    if (markItems.length) legendRow("marks on a lane", ...markItems);
+  } else if (MARK_TYPES.size) {
+    // A kind without views: its own record types, each a tick in its colour.
+    legendRow("marks on a lane (a tick; hover for the record)", ...Array.from(MARK_TYPES).sort().map(t => t === "drop_on_send" || t === "drop_on_delivery" ? swatch(MARK_COLOURS[t], "✕ " + t) : swatch(MARK_COLOURS[t] || "#444", t)));
+  }
   legendRow("bands", swatch("rgba(130,80,223,0.35)", "mutation in force (labelled with its kind)"), swatch("#0969da", "the stepper's step"), swatch("#b08800", "the selected record"), swatch("rgb(35,35,255)", "density: darker = more messages per pixel (zoomed out)"));
   if (VIEWS) legendRow("membership", ...Object.keys(STATE_COLOURS).map(k => swatch(STATE_COLOURS[k], k)), el("span", { textContent: "(i<n>: the incarnation)" }));
+  const BAND = (RUNS.find(R => R.band) || {}).band;
+  if (BAND) legendRow(BAND.title + " (the lane's shading)", ...BAND.states.map((st, i) => swatch(TONE_COLOURS[BAND.tones[i]], st)));
+  if (HAS_HIST) legendRow("client history", swatch(RESULT_COLOURS.ok, "answered ok"), swatch(RESULT_COLOURS.fail, "failed"), swatch(RESULT_COLOURS.unknown, "unknown outcome"), swatch(RESULT_COLOURS.pending, "never answered (to the end)"),
+    swatch(VIOL_COLOUR, "a failing verdict's window and the operations it cites (outlined)", ";opacity:0.5"));
   legendRow("charts", el("span", { textContent: "one colour per host or link (named over each chart) · solid: the interval's largest value · dashed: its median · " }),
     swatch(CHART_ALL, "all hosts or links (when only the largest are drawn)"), swatch(CHART_LIMIT, "threshold: the assertion's limit, or the link's bandwidth (dashed in the link's colour)", ";height:2px"),
     el("span", { textContent: " · a dot is a record: hover for its values, click to select it" }));
@@ -261,6 +282,7 @@
       for (let k = 0; k < NT; k++) { const ts = R.from + k * tw; if (ts + tw < S.v0 || ts > S.v1) continue; a += R.tileArrowsElided[k]; mk += R.tileMarksElided[k]; }
       if (a || mk) S.notices.push((NR > 1 ? "run " + "AB"[r] + ": " : "") + "in this view " + fmtN(a) + " arrows and " + fmtN(mk) + " marks were left out of the page by the per-tile caps (counted in the notes above).");
     });
+    drawBands(g);
     drawMarks(g);
     g.restore();
     // the stepper's mark and the highlighted record
@@ -269,7 +291,33 @@
     viewNote.textContent = S.notices.join(" ");
     viewLabel.textContent = "view " + fmtT(S.v0) + " – " + fmtT(S.v1) + " · " + vis.length + "/" + NL + " lanes · " + S.mode;
     drawCharts();
-    drawMembership();
+    if (VIEWS) drawMembership();
+    if (HAS_HIST) drawHistory();
+  }
+  // drawBands draws a strip along the foot of each lane in the colour of
+  // the state its kind's Band records set (raft's role), from each change
+  // to the next, over the arrows or density so it always shows; with two
+  // runs each has a strip.
+  function drawBands(g) {
+    S.bandSegments = {};
+    RUNS.forEach((R, r) => {
+      const B = R.band; if (!B) return;
+      const tone = {}; B.states.forEach((st, i) => { tone[st] = B.tones[i]; });
+      const at = new Map(); // lane → [t, state] of its open segment
+      const seg = (l, t0, t1, st) => {
+        if (laneY[l] < 0 || t1 < S.v0 || t0 > S.v1) return;
+        const x1 = Math.max(LM, xOf(t0)), x2 = Math.min(W - RM, xOf(t1));
+        const h = Math.max(1.5, laneH * (NR > 1 ? 0.14 : 0.25)), y = laneY[l] + laneH / 2 - h * (NR - r) - 0.5;
+        g.fillStyle = TONE_COLOURS[tone[st] || 0]; g.fillRect(x1, y, Math.max(1, x2 - x1), h);
+        S.bandSegments[st] = (S.bandSegments[st] || 0) + 1;
+      };
+      for (let i = 0; i < B.n; i++) {
+        const l = B.h[i], prev = at.get(l);
+        if (prev) seg(l, prev[0], B.t[i], prev[1]);
+        at.set(l, [B.t[i], R.strs[B.s[i]], B.l[i]]);
+      }
+      for (const [l, prev] of at) seg(l, prev[0], R.to, prev[1]);
+    });
   }
   function vline(g, t, col, label, Hc) {
     if (t < S.v0 || t > S.v1) return;
@@ -368,6 +416,88 @@
     if (skipped) S.notices.push(fmtN(skipped) + " marks in view not drawn (over " + fmtN(MARK_LIMIT) + " per frame): zoom in.");
   }
 
+
+  // ---- the client history: each client's operations as intervals ----------
+  // One row per client (per run), each operation a bar from its invoke
+  // to its answer coloured by the answer; a failing verdict of the
+  // history's assertion shades the window its evidence spans and
+  // outlines the operations it cites.
+  const HROWS = [];
+  RUNS.forEach((R, r) => { if (R.hist) R.hist.clients.forEach((c, j) => HROWS.push({ run: r, client: j, name: (NR > 1 ? "AB"[r] + " " : "") + c })); });
+  const HROW_H = 14;
+  let hhits = [];
+  const VIOLS = [];
+  RUNS.forEach((R, r) => { if (R.hist) for (const v of R.hist.viols) VIOLS.push({ run: r, name: v.name, t0: v.t0, t1: v.t1, ops: v.ops }); });
+  VIOLS.sort((a, b) => a.t0 - b.t0 || a.run - b.run);
+  if (HAS_HIST) {
+    const parts = [];
+    RUNS.forEach((R, r) => {
+      if (!R.hist) return;
+      const p = NR > 1 ? "run " + "AB"[r] + ": " : "";
+      parts.push(p + fmtN(R.hist.n) + " operations of " + fmtN(R.hist.clients.length) + " clients" + (R.hist.elided ? " (" + fmtN(R.hist.elided) + " more left out: a page draws the first " + fmtN(R.hist.n) + " and every one a verdict cites)" : "") + ".");
+      if (!R.hist.viols.length) parts.push(p + "no failing " + R.hist.assertion + " verdict: no window to mark.");
+      for (const v of R.hist.viols) parts.push(p + v.name + " fails: the " + v.ops.length + " operations its evidence cites span " + fmtT(v.t0) + "–" + fmtT(v.t1) + " (shaded red, outlined).");
+    });
+    histNote.textContent = parts.join(" ");
+  }
+  function drawHistory() {
+    const Hh = AXIS + Math.max(1, HROWS.length) * HROW_H + 6;
+    const g = sizeCanvas(hcv, W, Hh);
+    g.fillStyle = "#fff"; g.fillRect(0, 0, W, Hh);
+    hhits = [];
+    S.drawnOps = 0;
+    g.font = "11px system-ui, sans-serif"; g.textBaseline = "middle";
+    HROWS.forEach((row, j) => { g.fillStyle = "#1b1f24"; g.fillText(row.name.length > 14 ? row.name.slice(0, 13) + "…" : row.name, 4, AXIS + j * HROW_H + HROW_H / 2); });
+    g.textBaseline = "alphabetic";
+    g.save(); g.beginPath(); g.rect(LM, 0, W - LM - RM, Hh); g.clip();
+    const rowOf = new Map(); HROWS.forEach((row, j) => rowOf.set(row.run + ":" + row.client, j));
+    for (const v of VIOLS) {
+      if (v.t1 < S.v0 || v.t0 > S.v1) continue;
+      const x1 = xOf(v.t0), x2 = Math.max(xOf(v.t1), x1 + 2);
+      g.fillStyle = VIOL_COLOUR; g.fillRect(x1, AXIS - 10, x2 - x1, Hh - AXIS + 10);
+      g.fillStyle = RESULT_COLOURS.fail; g.fillText(v.name + " fails", x1 + 2, AXIS - 12);
+    }
+    RUNS.forEach((R, r) => {
+      const X = R.hist; if (!X) return;
+      const cited = new Set(); for (const v of X.viols) for (const i of v.ops) cited.add(i);
+      for (let i = 0; i < X.n; i++) {
+        const end = X.t1[i] < 0 ? R.to : X.t1[i];
+        if (end < S.v0 || X.t0[i] > S.v1) continue;
+        const j = rowOf.get(r + ":" + X.c[i]), y = AXIS + j * HROW_H + 3, h = HROW_H - 6;
+        const x1 = xOf(X.t0[i]), x2 = Math.max(xOf(end), x1 + 2);
+        const res = X.res[i] < 0 ? "" : R.strs[X.res[i]];
+        const col = X.t1[i] < 0 ? RESULT_COLOURS.pending : res === X.ok ? RESULT_COLOURS.ok : res === X.unknown ? RESULT_COLOURS.unknown : RESULT_COLOURS.fail;
+        g.fillStyle = col; g.fillRect(x1, y, x2 - x1, h);
+        if (cited.has(i)) { g.strokeStyle = RESULT_COLOURS.fail; g.lineWidth = 2; g.strokeRect(x1 - 1, y - 2, x2 - x1 + 2, h + 4); g.lineWidth = 1; }
+        hhits.push({ x1: x1, x2: x2, y1: y, y2: y + h, run: r, i: i, cited: cited.has(i) });
+        S.drawnOps++;
+      }
+    });
+    g.restore();
+    if (S.hl) { const x = xOf(S.hl.t); if (S.hl.t >= S.v0 && S.hl.t <= S.v1) { g.strokeStyle = "#b08800"; g.setLineDash([4, 3]); g.beginPath(); g.moveTo(x, AXIS - 6); g.lineTo(x, Hh); g.stroke(); g.setLineDash([]); } }
+  }
+  function histAt(ev) {
+    const rc = hcv.getBoundingClientRect(), x = ev.clientX - rc.left, y = ev.clientY - rc.top;
+    let best = null;
+    for (const h of hhits) if (y >= h.y1 - 2 && y <= h.y2 + 2 && x >= h.x1 - 3 && x <= h.x2 + 3) best = h;
+    return best;
+  }
+  function describeOp(h) {
+    const R = RUNS[h.run], X = R.hist, i = h.i;
+    const res = X.res[i] < 0 ? "never answered" : R.strs[X.res[i]] + (R.strs[X.ans[i]] ? " → " + JSON.stringify(R.strs[X.ans[i]]) : "");
+    let s = (NR > 1 ? "run " + "AB"[h.run] + "\n" : "") + X.clients[X.c[i]] + " " + R.strs[X.lab[i]] + ": " + res + "\n" + fmtT(X.t0[i]) + " – " + (X.t1[i] < 0 ? "the end" : fmtT(X.t1[i])) + (h.cited ? "\ncited by a failing verdict" : "");
+    for (const l of [X.il[i], X.rl[i]]) if (l > 0) s += "\nL" + l + ": " + (recText(h.run, l) || "(record text not inlined)");
+    return s;
+  }
+  if (HAS_HIST) {
+    hcv.addEventListener("mousemove", ev => {
+      const h = histAt(ev); if (!h) { tip.style.display = "none"; return; }
+      tip.textContent = describeOp(h); tip.style.display = "block";
+      tip.style.left = Math.min(ev.clientX + 14, window.innerWidth - 740) + "px"; tip.style.top = (ev.clientY + 14) + "px";
+    });
+    hcv.addEventListener("mouseleave", () => { tip.style.display = "none"; });
+    hcv.addEventListener("click", ev => { const h = histAt(ev); if (h) api.gotoLine(RUNS[h.run].hist.il[h.i], h.run, true); });
+  }
 
   // ---- charts: what the kinds declare chartable, on the diagram's time axis ----
   // One entry per declared series with data, in the order of the first
@@ -643,6 +773,7 @@
       return;
     }
     if (ev.target && ev.target.classList && ev.target.classList.contains("chart")) return; // the chart's own hover
+    if (ev.target === hcv) return; // the history's own hover
     hover(ev);
   });
   cv.addEventListener("dblclick", () => setView(T0, T1));
@@ -681,6 +812,7 @@
       if (x < LM) { for (const l of vis) if (Math.abs(laneY[l] - y) <= Math.max(3, laneH / 2)) return { kind: "lane", lane: l }; }
       return null;
     }
+    if (!VIEWS) return null;
     const rm = mcv.getBoundingClientRect();
     if (ev.clientX >= rm.left && ev.clientX <= rm.right && ev.clientY >= rm.top && ev.clientY <= rm.bottom) {
       const j = Math.floor((ev.clientY - rm.top - 2) / mrowH), row = mrows[j]; if (!row) return null;
@@ -741,6 +873,9 @@
         membershipRows: mrows.length, notices: STATIC_NOTICES.concat(S.notices), mark: D.mark,
         charts: CHARTS.map(ch => ({ id: ch.id, title: ch.title, keys: ch.runs.reduce((n, x) => n + x.C.h.length, 0), all: ch.runs.some(x => !!x.C.all), points: (ch.hits || []).length, limit: ch.runs.map(x => x.C.limit), linked: (ch.hits || []).filter(h => h.line > 0).length })),
         legend: legend.textContent,
+        controls: Array.from(toolbar.querySelectorAll("button")).map(b => b.textContent),
+        bandSegments: Object.assign({}, S.bandSegments),
+        history: HAS_HIST ? { rows: HROWS.length, ops: RUNS.reduce((n, R) => n + (R.hist ? R.hist.n : 0), 0), drawnOps: S.drawnOps, violations: VIOLS.map(v => ({ run: v.run, name: v.name, t0: v.t0, t1: v.t1, ops: v.ops.length })), note: histNote.textContent } : null,
       };
     },
     // chartPoint(id) is where, in client coordinates, the largest point
@@ -778,6 +913,21 @@
       return { x: rc.left + (h.x1 + h.x2) / 2, y: rc.top + (h.y1 + h.y2) / 2, lines: lines.filter(l => l > 0), run: h.run };
     },
     tip() { return tip.style.display === "none" ? "" : tip.textContent; },
+    // histOp(k) is where, in client coordinates, the k-th operation a
+    // failing verdict cites is drawn in the client history, and its record lines.
+    histOp(k) {
+      const hs = hhits.filter(h => h.cited); const h = hs[k || 0]; if (!h) return null;
+      const rc = hcv.getBoundingClientRect(), X = RUNS[h.run].hist;
+      return { x: rc.left + (h.x1 + h.x2) / 2, y: rc.top + (h.y1 + h.y2) / 2, lines: [X.il[h.i], X.rl[h.i]].filter(l => l > 0), run: h.run };
+    },
+    // nextViolation centres the view on the next failing verdict's window.
+    nextViolation() {
+      const v = VIOLS.find(v => v.t0 > S.cursor + 0.5) || VIOLS[0]; if (!v) return null;
+      S.cursor = v.t0;
+      const pad = Math.max(1e6, (v.t1 - v.t0) * 0.25);
+      setView(v.t0 - pad, v.t1 + pad);
+      return { name: v.name, t0: v.t0, t1: v.t1, run: v.run };
+    },
     next(kind) {
       const js = JUMPS[kind] || []; const j = js.find(x => x.t > S.cursor || (x.t === S.cursor && S.hl && x.line > S.hl.line && x.run === S.hl.run));
       if (!j) return null;
