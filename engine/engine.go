@@ -154,6 +154,13 @@ type Engine struct {
 	sendFailed hosts.SendFailed
 	cancel     hosts.Cancel
 	err        error // first writer error; ends the run
+
+	// reuse[i] is host i's codec when it is a hosts.ReusingCodec, and
+	// decoded[i] the value its last delivery was decoded into, filled
+	// again by the next. Neither is state: the value is dead between
+	// calls, so a checkpoint neither copies nor shares it.
+	reuse   []hosts.ReusingCodec
+	decoded []any
 }
 
 // state is everything Checkpoint copies.
@@ -240,6 +247,10 @@ func New(sc *scenarios.Scenario, reg *hosts.Registry, opts Options) (*Engine, er
 			ticks: e.root.Tick(p.ID),
 			fault: fault{cost: p.RecvCostNs, bufLimit: buf},
 		})
+	}
+	e.reuse, e.decoded = make([]hosts.ReusingCodec, len(e.st.hosts)), make([]any, len(e.st.hosts))
+	for i := range e.st.hosts {
+		e.reuse[i], _ = e.st.hosts[i].kind.Codec.(hosts.ReusingCodec)
 	}
 	e.nullEnvelope = bundle.NewEnvelope("", engineTag)
 	for _, s := range e.st.hosts {
@@ -591,7 +602,14 @@ func (e *Engine) handOver(en *entry) {
 	defer e.slabs.release(slab)
 	s := &e.st.hosts[en.host]
 	from := e.peers[en.peer]
-	msg, err := s.kind.Codec.Decode(data)
+	var msg any
+	var err error
+	if rc := e.reuse[en.host]; rc != nil {
+		msg, err = rc.DecodeInto(data, e.decoded[en.host])
+		e.decoded[en.host] = msg
+	} else {
+		msg, err = s.kind.Codec.Decode(data)
+	}
 	if err != nil {
 		s.decodeErrs++
 		e.emit(en.host, engineTag, decodeError{from: from, to: s.id, bytes: len(data), err: err.Error(), count: s.decodeErrs, id: id})
