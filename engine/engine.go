@@ -131,11 +131,12 @@ type slot struct {
 // Engine runs one scenario. It is not safe for concurrent use: one
 // goroutine owns it at a time.
 type Engine struct {
-	sc    *scenarios.Scenario
-	root  rng.Root
-	peers []string       // sorted ids; index = host index
-	index map[string]int // id → host index (point lookups only)
-	opts  Options
+	sc     *scenarios.Scenario
+	root   rng.Root
+	peers  []string       // sorted ids; index = host index
+	index  map[string]int // id → host index (point lookups only)
+	byAddr byAddr         // the same, for the engine's own id strings (peers.go)
+	opts   Options
 	// envelopes[i] are host i's record envelopes under its kind's tag
 	// and under "engine"; nullEnvelope is the engine's own, bound to no
 	// host. Encoded once: a run writes millions of records.
@@ -248,6 +249,7 @@ func New(sc *scenarios.Scenario, reg *hosts.Registry, opts Options) (*Engine, er
 			fault: fault{cost: p.RecvCostNs, bufLimit: buf},
 		})
 	}
+	e.byAddr = newByAddr(e.peers)
 	e.reuse, e.decoded = make([]hosts.ReusingCodec, len(e.st.hosts)), make([]any, len(e.st.hosts))
 	for i := range e.st.hosts {
 		e.reuse[i], _ = e.st.hosts[i].kind.Codec.(hosts.ReusingCodec)
@@ -755,11 +757,15 @@ const trimAfter = 256
 // says whether it goes as a datagram or over a reliable stream.
 func (e *Engine) send(hi int32, to string, msg any, id uint64, via hosts.Transport) {
 	s := &e.st.hosts[hi]
-	ti, ok := e.index[to]
-	if !ok {
-		// Hosts learn peers only from the declaration; a send to anyone
-		// else is an action the engine cannot route.
-		panic(fmt.Sprintf("engine: host %q sent to undeclared peer %q", s.id, to))
+	ti := e.byAddr.find(e.peers, to)
+	if ti < 0 {
+		var ok bool
+		ti, ok = e.index[to]
+		if !ok {
+			// Hosts learn peers only from the declaration; a send to anyone
+			// else is an action the engine cannot route.
+			panic(fmt.Sprintf("engine: host %q sent to undeclared peer %q", s.id, to))
+		}
 	}
 	e.slabs.room(2048)
 	start := len(e.slabs.cur)
