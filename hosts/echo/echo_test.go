@@ -112,3 +112,23 @@ func TestHost_MemoryDoesNotGrowWithPeers(t *testing.T) {
 		t.Error("the host copied the peer list")
 	}
 }
+
+// A host's actions are built once and point at its own events, so a
+// clone (a checkpoint's) must build its own: ticking or answering on the
+// clone leaves what the original recorded untouched.
+func TestHost_CloneSharesNoActions(t *testing.T) {
+	peers := []string{"a", "b", "c"}
+	h := newHost("a", nil, "up", peers, nil).(*host)
+	h.Tick(0)
+	h.Recv(&hosts.Delivery{From: "b", Payload: &msg{seq: 7}}, 1)
+	c := h.Clone().(*host)
+	for _, a := range c.Tick(2) {
+		if a.Kind() == hosts.ActRecord && a.Event().(*event).seq != 2 {
+			t.Fatalf("the clone's second tick recorded %+v", a.Event())
+		}
+	}
+	c.Recv(&hosts.Delivery{From: "c", Payload: &msg{pong: true, seq: 9}}, 3)
+	if h.tickEvs[0].seq != 1 || h.recvEvs[0].peer != "b" || h.recvEvs[0].seq != 7 {
+		t.Fatalf("the clone's calls changed the original's events: %+v %+v", h.tickEvs[0], h.recvEvs[0])
+	}
+}
