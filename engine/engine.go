@@ -338,6 +338,16 @@ func (e *Engine) push(en entry) {
 	e.st.q.push(en)
 }
 
+// add is push for the hot paths: it queues an entry due at at, of kind
+// for host, and returns it for the caller to fill the rest in place
+// before calling e.st.q.up() (queue.add).
+func (e *Engine) add(at int64, kind entryKind, host int32) *entry {
+	en := e.st.q.add()
+	en.at, en.seq, en.kind, en.host = at, e.st.seq, kind, host
+	e.st.seq++
+	return en
+}
+
 // StepInfo describes the entry one Step dispatched.
 type StepInfo struct {
 	Index   int64  // 1-based count of dispatched entries after this step
@@ -449,11 +459,14 @@ func (e *Engine) Step() StepInfo {
 		if e.err != nil {
 			e.st.done = true
 		}
-		info := StepInfo{Index: e.st.steps, At: en.at, Kind: en.kind.String(), Records: e.st.records - before, Done: e.st.done}
+		var host string
 		if en.host >= 0 {
-			info.Host = e.peers[en.host]
+			host = e.peers[en.host]
 		}
-		return info
+		// One literal returned, not a variable filled and then copied
+		// out: the copy stalled on its own stores (docs/BENCHMARKS.md,
+		// "Engine").
+		return StepInfo{Index: e.st.steps, At: en.at, Kind: en.kind.String(), Host: host, Records: e.st.records - before, Done: e.st.done}
 	}
 	e.st.done = true
 	return StepInfo{Index: e.st.steps, At: e.st.now, Done: true}
@@ -550,7 +563,8 @@ func (e *Engine) dispatchTick(en *entry) {
 	}
 	s = &e.st.hosts[en.host] // actions never resize the table, but stay honest
 	if s.gen == en.gen && s.state == hostRunning {
-		e.push(entry{at: checked.Add(e.st.now, s.period), kind: kindTick, host: en.host, gen: s.gen})
+		e.add(checked.Add(e.st.now, s.period), kindTick, en.host).gen = s.gen
+		e.st.q.up()
 	}
 }
 
@@ -782,7 +796,13 @@ func (e *Engine) send(hi int32, to string, msg any, id uint64, via hosts.Transpo
 		slab = e.slabs.claim(len(b)) // it fit
 	}
 	b = b[:len(b):len(b)]
-	out, notes := e.offer(hi, ti, int64(len(b)), via)
+	var out network.Outcome
+	var notes []network.Note
+	if via == hosts.Datagram { // the common case, without offer's copy of the outcome
+		out, notes = e.st.net.Send(int(hi), ti, int64(len(b)), e.st.now)
+	} else {
+		out, notes = e.offer(hi, ti, int64(len(b)), via)
+	}
 	e.notes(notes)
 	if !out.Arrived {
 		e.slabs.release(slab)
@@ -790,7 +810,9 @@ func (e *Engine) send(hi int32, to string, msg any, id uint64, via hosts.Transpo
 		e.push(entry{at: e.st.now, kind: kindSendFailed, host: hi, gen: s.gen, peer: int32(ti), aux: uint64(out.Reason)})
 		return
 	}
-	e.push(entry{at: out.At, kind: kindDeliver, host: int32(ti), peer: hi, aux: out.ID, wire: e.st.wires.put(b, slab, id), dialed: out.Dialed, reliable: via != hosts.Datagram})
+	en := e.add(out.At, kindDeliver, int32(ti))
+	en.peer, en.aux, en.wire, en.dialed, en.reliable = hi, out.ID, e.st.wires.put(b, slab, id), out.Dialed, via != hosts.Datagram
+	e.st.q.up()
 }
 
 // notes turns the network's side-channel notifications into events.

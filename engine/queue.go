@@ -75,7 +75,21 @@ type queue struct{ items []entry }
 func (q *queue) len() int { return len(q.items) }
 
 func (q *queue) push(e entry) {
-	q.items = append(q.items, e)
+	*q.add() = e
+	q.up()
+}
+
+// add appends a zero entry for the caller to fill in place before up
+// sifts it into order. The hot paths fill it field by field: an entry
+// built on the stack and copied in stalls the copy's wide loads on the
+// narrow stores that just built it (docs/BENCHMARKS.md, "Engine").
+func (q *queue) add() *entry {
+	q.items = append(q.items, entry{})
+	return &q.items[len(q.items)-1]
+}
+
+// up restores the heap order after add.
+func (q *queue) up() {
 	items := q.items
 	i := len(items) - 1
 	for i > 0 {
