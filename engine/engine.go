@@ -503,7 +503,7 @@ func (e *Engine) stale(en *entry) bool {
 	case kindProcess, kindResume:
 		return e.staleFault(en)
 	case kindDeliver:
-		if _, cut := e.st.cut[en.aux]; cut && !en.dialed {
+		if e.isCut(en) && !en.dialed {
 			delete(e.st.cut, en.aux)
 			_, slab := e.st.wires.take(en.wire)
 			e.slabs.release(slab)
@@ -511,6 +511,17 @@ func (e *Engine) stale(en *entry) bool {
 		}
 	}
 	return false
+}
+
+// isCut reports whether delivery en was cut in flight. Mutations that
+// cut are rare, so the map is nearly always empty, and asking its length
+// first spares every delivery two calls into it.
+func (e *Engine) isCut(en *entry) bool {
+	if len(e.st.cut) == 0 {
+		return false
+	}
+	_, cut := e.st.cut[en.aux]
+	return cut
 }
 
 func (e *Engine) dispatch(en *entry) {
@@ -574,7 +585,7 @@ func (e *Engine) dispatchTick(en *entry) {
 // host's inbox (hold).
 func (e *Engine) dispatchDeliver(en *entry) {
 	from, to := e.peers[en.peer], e.peers[en.host]
-	if _, cut := e.st.cut[en.aux]; cut {
+	if e.isCut(en) {
 		delete(e.st.cut, en.aux)
 		e.release(en)
 		e.emit(en.peer, engineTag, dialOutcome{from: from, to: to, ok: false})
@@ -613,9 +624,6 @@ func (e *Engine) release(en *entry) {
 func (e *Engine) handOver(en *entry) {
 	id := e.st.wires.id(en.wire)
 	data, slab := e.st.wires.take(en.wire)
-	// Decoders copy what they keep, so the slab is free once the host has
-	// seen the message.
-	defer e.slabs.release(slab)
 	s := &e.st.hosts[en.host]
 	from := e.peers[en.peer]
 	var msg any
@@ -629,6 +637,7 @@ func (e *Engine) handOver(en *entry) {
 	if err != nil {
 		s.decodeErrs++
 		e.emit(en.host, engineTag, decodeError{from: from, to: s.id, bytes: len(data), err: err.Error(), count: s.decodeErrs, id: id})
+		e.slabs.release(slab)
 		return
 	}
 	// Field by field: a whole-struct assignment goes through a stack
@@ -637,6 +646,9 @@ func (e *Engine) handOver(en *entry) {
 	d := &e.delivery
 	d.From, d.Payload, d.ID, d.Reliable = from, msg, id, en.reliable
 	e.actions(en.host, s.h.Recv(&e.delivery, e.st.now), false)
+	// Decoders copy what they keep, so the slab is free once the host has
+	// seen the message.
+	e.slabs.release(slab)
 }
 
 // dispatchMutation records the mutation, applies it to the network, cuts
