@@ -105,9 +105,9 @@ func BenchmarkEngine_16Echo_RecvCost(b *testing.B) {
 // goal at most 5. Each op is a round that runs a chunk of each, one after
 // the other in the same process, so the machine's load, which moves either
 // figure by 2× on the shared 2-core machines, falls on both alike; the
-// metrics are the medians over rounds (run it with -benchtime 15x).
+// metrics are the medians over rounds (run it with -benchtime 40x).
 func BenchmarkEngine_16Echo_VsHeap(b *testing.B) {
-	const chunk = 200_000
+	const chunk = 50_000
 	sc := meshScenario("echo", 16, benchPolicy, 1<<62)
 	e := mustEngine(b, sc, Options{Sink: &nullSink{}})
 	for range 10_000 {

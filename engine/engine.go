@@ -465,7 +465,7 @@ func (e *Engine) Step() StepInfo {
 		}
 		// One literal returned, not a variable filled and then copied
 		// out: the copy stalled on its own stores (docs/BENCHMARKS.md,
-		// "Engine").
+		// "The engine near its floor").
 		return StepInfo{Index: e.st.steps, At: en.at, Kind: en.kind.String(), Host: host, Records: e.st.records - before, Done: e.st.done}
 	}
 	e.st.done = true
@@ -642,7 +642,8 @@ func (e *Engine) handOver(en *entry) {
 	}
 	// Field by field: a whole-struct assignment goes through a stack
 	// temporary whose wide reload stalls on the narrow stores that built
-	// it, 4 % of an echo event (docs/BENCHMARKS.md, "Engine").
+	// it, 4 % of an echo event (docs/BENCHMARKS.md, "The engine near its
+	// floor").
 	d := &e.delivery
 	d.From, d.Payload, d.ID, d.Reliable = from, msg, id, en.reliable
 	e.actions(en.host, s.h.Recv(&e.delivery, e.st.now), false)

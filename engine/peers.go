@@ -10,9 +10,9 @@ import (
 // engine gave them (the peers of Kind.New, Delivery.From), which are the
 // engine's own, so one multiply and one compare find them, where hashing
 // the id's bytes for the map cost an echo event 6 % (docs/BENCHMARKS.md,
-// "Engine"). An id whose bytes live elsewhere is not found here and goes
-// to the map; both ways give the same index, so the address never
-// decides anything but the speed. Go's collector does not move memory,
+// "The engine near its floor"). An id whose bytes live elsewhere is not
+// found here and goes to the map; both ways give the same index, so the
+// address never decides anything but the speed. Go's collector does not move memory,
 // and e.peers keeps every id alive, so an address found here cannot have
 // been reused by another string.
 type byAddr struct {

@@ -82,7 +82,8 @@ func (q *queue) push(e entry) {
 // add appends a zero entry for the caller to fill in place before up
 // sifts it into order. The hot paths fill it field by field: an entry
 // built on the stack and copied in stalls the copy's wide loads on the
-// narrow stores that just built it (docs/BENCHMARKS.md, "Engine").
+// narrow stores that just built it (docs/BENCHMARKS.md, "The engine near
+// its floor").
 func (q *queue) add() *entry {
 	q.items = append(q.items, entry{})
 	return &q.items[len(q.items)-1]

@@ -28,7 +28,7 @@ type Codec interface {
 // was decoded into, so a delivery allocates nothing; the allocation per
 // delivery was what kept the garbage collector running, and its write
 // barriers taxed every copy the hosts made (docs/BENCHMARKS.md,
-// "Engine").
+// "The engine near its floor").
 type ReusingCodec interface {
 	Codec
 	// DecodeInto is Decode into into, a value DecodeInto returned before

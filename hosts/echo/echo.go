@@ -76,8 +76,8 @@ type host struct {
 	// per other peer) stay the same but for the events' seq, a
 	// delivery's but for its events and the pong's destination. Building
 	// them afresh each call was a quarter of an echo event's cost
-	// (docs/BENCHMARKS.md, "Engine"). Clone drops them, as they point
-	// into this host.
+	// (docs/BENCHMARKS.md, "The engine near its floor"). Clone drops
+	// them, as they point into this host.
 	tickEvs  []event
 	tickActs []hosts.Action
 	recvEvs  [2]event
