@@ -44,9 +44,9 @@ func (e *Engine) ApproxCheckpointBytes() int64 {
 	s := &e.st
 	b := int64(unsafe.Sizeof(*s)) + 1024 // the two running hashes, the struct
 	b += int64(cap(s.q.items)) * int64(unsafe.Sizeof(entry{}))
-	b += int64(len(s.wires.bytes)) * (int64(unsafe.Sizeof([]byte(nil))) + 8)
-	for _, w := range s.wires.bytes {
-		b += int64(len(w)) // the slabs a checkpoint keeps alive hold at least this
+	b += int64(len(s.wires.slots)) * (int64(unsafe.Sizeof(wire{})) + 4)
+	for i := range s.wires.slots {
+		b += int64(len(s.wires.slots[i].bytes)) // the slabs a checkpoint keeps alive hold at least this
 	}
 	b += int64(len(s.cut)) * 48
 	b += int64(len(s.hosts)) * (int64(unsafe.Sizeof(slot{})) + int64(unsafe.Sizeof(rng.Stream{})))

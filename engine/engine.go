@@ -131,11 +131,12 @@ type slot struct {
 // Engine runs one scenario. It is not safe for concurrent use: one
 // goroutine owns it at a time.
 type Engine struct {
-	sc    *scenarios.Scenario
-	root  rng.Root
-	peers []string       // sorted ids; index = host index
-	index map[string]int // id → host index (point lookups only)
-	opts  Options
+	sc     *scenarios.Scenario
+	root   rng.Root
+	peers  []string       // sorted ids; index = host index
+	index  map[string]int // id → host index (point lookups only)
+	byAddr byAddr         // the same, for the engine's own id strings (peers.go)
+	opts   Options
 	// envelopes[i] are host i's record envelopes under its kind's tag
 	// and under "engine"; nullEnvelope is the engine's own, bound to no
 	// host. Encoded once: a run writes millions of records.
@@ -154,6 +155,13 @@ type Engine struct {
 	sendFailed hosts.SendFailed
 	cancel     hosts.Cancel
 	err        error // first writer error; ends the run
+
+	// reuse[i] is host i's codec when it is a hosts.ReusingCodec, and
+	// decoded[i] the value its last delivery was decoded into, filled
+	// again by the next. Neither is state: the value is dead between
+	// calls, so a checkpoint neither copies nor shares it.
+	reuse   []hosts.ReusingCodec
+	decoded []any
 }
 
 // state is everything Checkpoint copies.
@@ -241,6 +249,11 @@ func New(sc *scenarios.Scenario, reg *hosts.Registry, opts Options) (*Engine, er
 			fault: fault{cost: p.RecvCostNs, bufLimit: buf},
 		})
 	}
+	e.byAddr = newByAddr(e.peers)
+	e.reuse, e.decoded = make([]hosts.ReusingCodec, len(e.st.hosts)), make([]any, len(e.st.hosts))
+	for i := range e.st.hosts {
+		e.reuse[i], _ = e.st.hosts[i].kind.Codec.(hosts.ReusingCodec)
+	}
 	e.nullEnvelope = bundle.NewEnvelope("", engineTag)
 	for _, s := range e.st.hosts {
 		e.envelopes = append(e.envelopes, [2]bundle.Envelope{bundle.NewEnvelope(s.id, s.kind.Tag), bundle.NewEnvelope(s.id, engineTag)})
@@ -326,6 +339,16 @@ func (e *Engine) push(en entry) {
 	en.seq = e.st.seq
 	e.st.seq++
 	e.st.q.push(en)
+}
+
+// add is push for the hot paths: it queues an entry due at at, of kind
+// for host, and returns it for the caller to fill the rest in place
+// before calling e.st.q.up() (queue.add).
+func (e *Engine) add(at int64, kind entryKind, host int32) *entry {
+	en := e.st.q.add()
+	en.at, en.seq, en.kind, en.host = at, e.st.seq, kind, host
+	e.st.seq++
+	return en
 }
 
 // StepInfo describes the entry one Step dispatched.
@@ -439,11 +462,14 @@ func (e *Engine) Step() StepInfo {
 		if e.err != nil {
 			e.st.done = true
 		}
-		info := StepInfo{Index: e.st.steps, At: en.at, Kind: en.kind.String(), Records: e.st.records - before, Done: e.st.done}
+		var host string
 		if en.host >= 0 {
-			info.Host = e.peers[en.host]
+			host = e.peers[en.host]
 		}
-		return info
+		// One literal returned, not a variable filled and then copied
+		// out: the copy stalled on its own stores (docs/BENCHMARKS.md,
+		// "The engine near its floor").
+		return StepInfo{Index: e.st.steps, At: en.at, Kind: en.kind.String(), Host: host, Records: e.st.records - before, Done: e.st.done}
 	}
 	e.st.done = true
 	return StepInfo{Index: e.st.steps, At: e.st.now, Done: true}
@@ -480,7 +506,7 @@ func (e *Engine) stale(en *entry) bool {
 	case kindProcess, kindResume:
 		return e.staleFault(en)
 	case kindDeliver:
-		if _, cut := e.st.cut[en.aux]; cut && !en.dialed {
+		if e.isCut(en) && !en.dialed {
 			delete(e.st.cut, en.aux)
 			_, slab := e.st.wires.take(en.wire)
 			e.slabs.release(slab)
@@ -488,6 +514,17 @@ func (e *Engine) stale(en *entry) bool {
 		}
 	}
 	return false
+}
+
+// isCut reports whether delivery en was cut in flight. Mutations that
+// cut are rare, so the map is nearly always empty, and asking its length
+// first spares every delivery two calls into it.
+func (e *Engine) isCut(en *entry) bool {
+	if len(e.st.cut) == 0 {
+		return false
+	}
+	_, cut := e.st.cut[en.aux]
+	return cut
 }
 
 func (e *Engine) dispatch(en *entry) {
@@ -540,7 +577,8 @@ func (e *Engine) dispatchTick(en *entry) {
 	}
 	s = &e.st.hosts[en.host] // actions never resize the table, but stay honest
 	if s.gen == en.gen && s.state == hostRunning {
-		e.push(entry{at: checked.Add(e.st.now, s.period), kind: kindTick, host: en.host, gen: s.gen})
+		e.add(checked.Add(e.st.now, s.period), kindTick, en.host).gen = s.gen
+		e.st.q.up()
 	}
 }
 
@@ -550,7 +588,7 @@ func (e *Engine) dispatchTick(en *entry) {
 // host's inbox (hold).
 func (e *Engine) dispatchDeliver(en *entry) {
 	from, to := e.peers[en.peer], e.peers[en.host]
-	if _, cut := e.st.cut[en.aux]; cut {
+	if e.isCut(en) {
 		delete(e.st.cut, en.aux)
 		e.release(en)
 		e.emit(en.peer, engineTag, dialOutcome{from: from, to: to, ok: false})
@@ -589,19 +627,32 @@ func (e *Engine) release(en *entry) {
 func (e *Engine) handOver(en *entry) {
 	id := e.st.wires.id(en.wire)
 	data, slab := e.st.wires.take(en.wire)
-	// Decoders copy what they keep, so the slab is free once the host has
-	// seen the message.
-	defer e.slabs.release(slab)
 	s := &e.st.hosts[en.host]
 	from := e.peers[en.peer]
-	msg, err := s.kind.Codec.Decode(data)
+	var msg any
+	var err error
+	if rc := e.reuse[en.host]; rc != nil {
+		msg, err = rc.DecodeInto(data, e.decoded[en.host])
+		e.decoded[en.host] = msg
+	} else {
+		msg, err = s.kind.Codec.Decode(data)
+	}
 	if err != nil {
 		s.decodeErrs++
 		e.emit(en.host, engineTag, decodeError{from: from, to: s.id, bytes: len(data), err: err.Error(), count: s.decodeErrs, id: id})
+		e.slabs.release(slab)
 		return
 	}
-	e.delivery = hosts.Delivery{From: from, Payload: msg, ID: id, Reliable: en.reliable}
+	// Field by field: a whole-struct assignment goes through a stack
+	// temporary whose wide reload stalls on the narrow stores that built
+	// it, 4 % of an echo event (docs/BENCHMARKS.md, "The engine near its
+	// floor").
+	d := &e.delivery
+	d.From, d.Payload, d.ID, d.Reliable = from, msg, id, en.reliable
 	e.actions(en.host, s.h.Recv(&e.delivery, e.st.now), false)
+	// Decoders copy what they keep, so the slab is free once the host has
+	// seen the message.
+	e.slabs.release(slab)
 }
 
 // dispatchMutation records the mutation, applies it to the network, cuts
@@ -740,11 +791,15 @@ const trimAfter = 256
 // says whether it goes as a datagram or over a reliable stream.
 func (e *Engine) send(hi int32, to string, msg any, id uint64, via hosts.Transport) {
 	s := &e.st.hosts[hi]
-	ti, ok := e.index[to]
-	if !ok {
-		// Hosts learn peers only from the declaration; a send to anyone
-		// else is an action the engine cannot route.
-		panic(fmt.Sprintf("engine: host %q sent to undeclared peer %q", s.id, to))
+	ti := e.byAddr.find(e.peers, to)
+	if ti < 0 {
+		var ok bool
+		ti, ok = e.index[to]
+		if !ok {
+			// Hosts learn peers only from the declaration; a send to anyone
+			// else is an action the engine cannot route.
+			panic(fmt.Sprintf("engine: host %q sent to undeclared peer %q", s.id, to))
+		}
 	}
 	e.slabs.room(2048)
 	start := len(e.slabs.cur)
@@ -757,7 +812,13 @@ func (e *Engine) send(hi int32, to string, msg any, id uint64, via hosts.Transpo
 		slab = e.slabs.claim(len(b)) // it fit
 	}
 	b = b[:len(b):len(b)]
-	out, notes := e.offer(hi, ti, int64(len(b)), via)
+	var out network.Outcome
+	var notes []network.Note
+	if via == hosts.Datagram { // the common case, without offer's copy of the outcome
+		out, notes = e.st.net.Send(int(hi), ti, int64(len(b)), e.st.now)
+	} else {
+		out, notes = e.offer(hi, ti, int64(len(b)), via)
+	}
 	e.notes(notes)
 	if !out.Arrived {
 		e.slabs.release(slab)
@@ -765,7 +826,9 @@ func (e *Engine) send(hi int32, to string, msg any, id uint64, via hosts.Transpo
 		e.push(entry{at: e.st.now, kind: kindSendFailed, host: hi, gen: s.gen, peer: int32(ti), aux: uint64(out.Reason)})
 		return
 	}
-	e.push(entry{at: out.At, kind: kindDeliver, host: int32(ti), peer: hi, aux: out.ID, wire: e.st.wires.put(b, slab, id), dialed: out.Dialed, reliable: via != hosts.Datagram})
+	en := e.add(out.At, kindDeliver, int32(ti))
+	en.peer, en.aux, en.wire, en.dialed, en.reliable = hi, out.ID, e.st.wires.put(b, slab, id), out.Dialed, via != hosts.Datagram
+	e.st.q.up()
 }
 
 // notes turns the network's side-channel notifications into events.

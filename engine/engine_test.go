@@ -528,3 +528,23 @@ func TestRestarter_ToldWhenEachLifeBegins(t *testing.T) {
 		}
 	}
 }
+
+// A delivery to a host whose codec is a hosts.ReusingCodec (echo) is
+// decoded into the value the previous one was: a long run allocates
+// nothing per event, so the garbage collector, and its write barriers on
+// every copy the hosts make, stay idle (docs/BENCHMARKS.md, "The engine
+// near its floor").
+func TestSteps_EchoMeshAllocatesNothing(t *testing.T) {
+	e := mustEngine(t, meshScenario("echo", 16, benchPolicy, 1<<62), Options{Sink: &nullSink{}})
+	for range 10_000 { // past the cold-start dials and the buffers' growth
+		e.Step()
+	}
+	const steps = 20_000
+	if n := testing.AllocsPerRun(1, func() {
+		for range steps {
+			e.Step()
+		}
+	}); n > steps/1000 {
+		t.Fatalf("%v allocations in %d steps", n, steps)
+	}
+}

@@ -75,7 +75,22 @@ type queue struct{ items []entry }
 func (q *queue) len() int { return len(q.items) }
 
 func (q *queue) push(e entry) {
-	q.items = append(q.items, e)
+	*q.add() = e
+	q.up()
+}
+
+// add appends a zero entry for the caller to fill in place before up
+// sifts it into order. The hot paths fill it field by field: an entry
+// built on the stack and copied in stalls the copy's wide loads on the
+// narrow stores that just built it (docs/BENCHMARKS.md, "The engine near
+// its floor").
+func (q *queue) add() *entry {
+	q.items = append(q.items, entry{})
+	return &q.items[len(q.items)-1]
+}
+
+// up restores the heap order after add.
+func (q *queue) up() {
 	items := q.items
 	i := len(items) - 1
 	for i > 0 {
@@ -125,39 +140,45 @@ func (q *queue) clone() queue {
 // slots of popped ones, and beside them each message's id (the sender's
 // number for it, hosts.SendID; 0 none): it travels with the message but is
 // not part of its bytes, so the network charges exactly what it did before.
+// A slot is one struct rather than a slice per field, so a send and a
+// delivery touch one place instead of three.
 type wires struct {
-	bytes [][]byte
-	slab  []int32 // the slab each slot's bytes live in (-1: their own array)
-	ids   []uint64
+	slots []wire
 	free  []int32
+}
+
+type wire struct {
+	bytes []byte
+	id    uint64
+	slab  int32 // the slab the bytes live in (-1: their own array)
 }
 
 func (w *wires) put(b []byte, slab int32, id uint64) int32 {
 	if n := len(w.free); n > 0 {
 		i := w.free[n-1]
 		w.free = w.free[:n-1]
-		w.bytes[i], w.slab[i], w.ids[i] = b, slab, id
+		s := &w.slots[i]
+		s.bytes, s.slab, s.id = b, slab, id
 		return i
 	}
-	w.bytes = append(w.bytes, b)
-	w.slab = append(w.slab, slab)
-	w.ids = append(w.ids, id)
-	return int32(len(w.bytes) - 1)
+	w.slots = append(w.slots, wire{bytes: b, slab: slab, id: id})
+	return int32(len(w.slots) - 1)
 }
 
 // take returns the bytes in slot i and their slab, and frees the slot.
 func (w *wires) take(i int32) ([]byte, int32) {
-	b, slab := w.bytes[i], w.slab[i]
-	w.bytes[i] = nil
+	s := &w.slots[i]
+	b, slab := s.bytes, s.slab
+	s.bytes = nil
 	w.free = append(w.free, i)
 	return b, slab
 }
 
-func (w *wires) get(i int32) []byte { return w.bytes[i] }
+func (w *wires) get(i int32) []byte { return w.slots[i].bytes }
 
 // id is the message id of slot i (read it before take frees the slot).
-func (w *wires) id(i int32) uint64 { return w.ids[i] }
+func (w *wires) id(i int32) uint64 { return w.slots[i].id }
 
 func (w *wires) clone() wires {
-	return wires{bytes: append([][]byte(nil), w.bytes...), slab: append([]int32(nil), w.slab...), ids: append([]uint64(nil), w.ids...), free: append([]int32(nil), w.free...)}
+	return wires{slots: append([]wire(nil), w.slots...), free: append([]int32(nil), w.free...)}
 }

@@ -22,6 +22,22 @@ type Codec interface {
 	Decode(b []byte) (any, error)
 }
 
+// ReusingCodec is a Codec whose kind's hosts never keep a delivered
+// Payload past the Recv call that brought it. The engine then decodes
+// each delivery to a host into the value the previous one to that host
+// was decoded into, so a delivery allocates nothing; the allocation per
+// delivery was what kept the garbage collector running, and its write
+// barriers taxed every copy the hosts made (docs/BENCHMARKS.md,
+// "The engine near its floor").
+type ReusingCodec interface {
+	Codec
+	// DecodeInto is Decode into into, a value DecodeInto returned before
+	// or nil: it returns into, filled, when into has the right type, and
+	// a new value otherwise. The same bytes decode to the same message
+	// as Decode, and are rejected as Decode rejects them.
+	DecodeInto(b []byte, into any) (any, error)
+}
+
 // FieldError is one problem with a peer's kind_config or initial_state,
 // named by its field path relative to the peer ("kind_config.seeds").
 type FieldError struct {

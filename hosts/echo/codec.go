@@ -62,21 +62,30 @@ func (codec) Append(b []byte, m any) ([]byte, error) {
 
 var errShort = errors.New("echo: message shorter than its 9-byte header")
 
-func (codec) Decode(b []byte) (any, error) {
+func (c codec) Decode(b []byte) (any, error) { return c.DecodeInto(b, nil) }
+
+// DecodeInto makes codec a hosts.ReusingCodec: an echo host reads a
+// delivered message within Recv and keeps nothing of it.
+func (codec) DecodeInto(b []byte, into any) (any, error) {
 	if len(b) < headerLen {
 		return nil, errShort
 	}
 	if len(b) > maxWire {
 		return nil, fmt.Errorf("echo: message of %d bytes exceeds a datagram", len(b))
 	}
-	m := &msg{seq: binary.BigEndian.Uint64(b[1:]), payload: len(b) - headerLen}
+	var pong bool
 	switch b[0] {
 	case tagPing:
 	case tagPong:
-		m.pong = true
+		pong = true
 	default:
 		return nil, fmt.Errorf("echo: unknown message tag 0x%02x", b[0])
 	}
+	m, ok := into.(*msg)
+	if !ok {
+		m = new(msg)
+	}
+	*m = msg{pong: pong, seq: binary.BigEndian.Uint64(b[1:]), payload: len(b) - headerLen}
 	return m, nil
 }
 

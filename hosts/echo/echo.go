@@ -66,11 +66,22 @@ type host struct {
 	peers   []string // every declared peer, sorted: the engine's slice, shared by every host, never written
 	self    int      // this host's position in peers
 	payload int
-	seq     uint64  // last ping sequence number sent
-	out     msg     // reused: the engine encodes a Send before the next call
-	evs     []event // reused: the engine serialises events before the next call
-	acts    []hosts.Action
+	seq     uint64 // last ping sequence number sent
+	out     msg    // reused: the engine encodes a Send before the next call
 	stats   stats
+
+	// The actions a call returns point at the host's own events and out,
+	// which the engine has serialised and encoded before the next call,
+	// so they are built once and reused: a tick's (a record and a send
+	// per other peer) stay the same but for the events' seq, a
+	// delivery's but for its events and the pong's destination. Building
+	// them afresh each call was a quarter of an echo event's cost
+	// (docs/BENCHMARKS.md, "The engine near its floor"). Clone drops
+	// them, as they point into this host.
+	tickEvs  []event
+	tickActs []hosts.Action
+	recvEvs  [2]event
+	recvActs []hosts.Action // records of recvEvs[0] and [1], then the pong
 }
 
 type stats struct {
@@ -86,21 +97,18 @@ func newHost(id string, config map[string]any, _ string, peers []string, _ *rng.
 	return h
 }
 
-// keptBuffer is the most events a host keeps its buffers for between
+// keptBuffer is the most pings a host keeps a tick's buffers for between
 // calls. A tick records one per other peer: at 9 999 peers a host's
 // buffers are 1.5 MB, and kept by every host they were gigabytes (memory
 // quadratic in peers). Past this they are made for the tick that needs
 // them and dropped at the next call.
 const keptBuffer = 256
 
-// ensure makes room for n more events and their actions before any is
-// recorded, so record never moves an event already pointed to.
-func (h *host) ensure(n int) {
-	if cap(h.evs)-len(h.evs) < n {
-		h.evs = make([]event, 0, len(h.evs)+n)
-	}
-	if cap(h.acts)-len(h.acts) < 2*n {
-		h.acts = make([]hosts.Action, 0, len(h.acts)+2*n)
+// dropBig forgets a tick's buffers too big to keep (keptBuffer); the
+// engine is done with the tick that returned them.
+func (h *host) dropBig() {
+	if len(h.tickEvs) > keptBuffer {
+		h.tickEvs, h.tickActs = nil, nil
 	}
 }
 
@@ -109,62 +117,52 @@ func (h *host) Kind() string { return Tag }
 
 // Tick pings every other peer with the next sequence number.
 func (h *host) Tick(now int64) []hosts.Action {
-	h.reset()
+	h.dropBig()
 	h.seq++
 	h.out = msg{pong: false, seq: h.seq, payload: h.payload}
-	h.ensure(max(len(h.peers)-1, 0))
-	for i, p := range h.peers {
-		if i == h.self {
-			continue
+	if h.tickActs == nil {
+		h.tickEvs = make([]event, 0, max(len(h.peers)-1, 0))
+		h.tickActs = make([]hosts.Action, 0, 2*cap(h.tickEvs))
+		for i, p := range h.peers {
+			if i == h.self {
+				continue
+			}
+			h.tickEvs = append(h.tickEvs, event{typ: "ping_sent", peer: p, bytes: headerLen + h.payload})
+			h.tickActs = append(h.tickActs, hosts.Record(&h.tickEvs[len(h.tickEvs)-1]), hosts.Send(p, &h.out))
 		}
-		h.stats.PingsSent++
-		h.record(event{typ: "ping_sent", peer: p, seq: h.seq, bytes: headerLen + h.payload})
-		h.acts = append(h.acts, hosts.Send(p, &h.out))
 	}
-	return h.acts
+	for i := range h.tickEvs {
+		h.tickEvs[i].seq = h.seq
+	}
+	h.stats.PingsSent += int64(len(h.tickEvs))
+	return h.tickActs
 }
 
 // Recv answers pings with pongs and records what arrived.
 func (h *host) Recv(m hosts.Message, now int64) []hosts.Action {
-	h.reset()
+	h.dropBig()
 	switch m := m.(type) {
 	case *hosts.Delivery:
+		if h.recvActs == nil {
+			h.recvActs = []hosts.Action{hosts.Record(&h.recvEvs[0]), hosts.Record(&h.recvEvs[1]), {}}
+		}
 		in := m.Payload.(*msg)
 		if in.pong {
-			h.ensure(1)
 			h.stats.PongsReceived++
-			h.record(event{typ: "pong_received", peer: m.From, seq: in.seq, bytes: headerLen + in.payload})
-			return h.acts
+			h.recvEvs[0] = event{typ: "pong_received", peer: m.From, seq: in.seq, bytes: headerLen + in.payload}
+			return h.recvActs[:1]
 		}
-		h.ensure(2)
 		h.stats.PingsReceived++
 		h.stats.PongsSent++
 		h.out = msg{pong: true, seq: in.seq, payload: h.payload}
-		h.record(event{typ: "ping_received", peer: m.From, seq: in.seq, bytes: headerLen + in.payload})
-		h.record(event{typ: "pong_sent", peer: m.From, seq: in.seq, bytes: headerLen + h.payload})
-		h.acts = append(h.acts, hosts.Send(m.From, &h.out))
+		h.recvEvs[0] = event{typ: "ping_received", peer: m.From, seq: in.seq, bytes: headerLen + in.payload}
+		h.recvEvs[1] = event{typ: "pong_sent", peer: m.From, seq: in.seq, bytes: headerLen + h.payload}
+		h.recvActs[2] = hosts.Send(m.From, &h.out)
+		return h.recvActs
 	case *hosts.SendFailed:
 		h.stats.SendFailures++
 	}
-	return h.acts
-}
-
-// reset starts a new call's action list. The events of the previous call
-// were serialised before this call, so their storage is free again.
-func (h *host) reset() {
-	if cap(h.evs) > keptBuffer {
-		h.evs, h.acts = nil, nil
-	}
-	h.acts = h.acts[:0]
-	h.evs = h.evs[:0]
-}
-
-// record appends ev as an action. It points into evs, which ensure sized
-// for the events this call records, so it never moves an event already
-// pointed to.
-func (h *host) record(ev event) {
-	h.evs = append(h.evs, ev)
-	h.acts = append(h.acts, hosts.Record(&h.evs[len(h.evs)-1]))
+	return nil
 }
 
 // Snapshot reports the host's counters.
@@ -188,8 +186,10 @@ func (h *host) Snapshot() []byte {
 
 func (h *host) Clone() hosts.Host {
 	c := *h
-	c.evs, c.acts = nil, nil
-	return &c // peers is never written, so sharing it is safe
+	// The actions point into h; peers is never written, so sharing it is
+	// safe.
+	c.tickEvs, c.tickActs, c.recvActs = nil, nil, nil
+	return &c
 }
 
 // event is every echo diagnostics record: ping_sent, ping_received,
@@ -218,5 +218,5 @@ func (e *event) AppendJSON(b []byte) []byte {
 // ApproxBytes estimates what a Clone holds (the engine's checkpoint byte
 // budget): the struct and its reused buffers; peers is shared.
 func (h *host) ApproxBytes() int64 {
-	return int64(unsafe.Sizeof(*h)) + int64(cap(h.evs))*int64(unsafe.Sizeof(event{})) + int64(cap(h.acts))*int64(unsafe.Sizeof(hosts.Action{}))
+	return int64(unsafe.Sizeof(*h)) + int64(cap(h.tickEvs))*int64(unsafe.Sizeof(event{})) + int64(cap(h.tickActs)+cap(h.recvActs))*int64(unsafe.Sizeof(hosts.Action{}))
 }

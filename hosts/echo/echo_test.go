@@ -29,6 +29,30 @@ func TestCodec_RoundTripAndExactLength(t *testing.T) {
 	}
 }
 
+// The engine decodes every delivery to a host into the value of the one
+// before (hosts.ReusingCodec): it must fill that value, not a new one, and
+// decode what Decode decodes.
+func TestCodec_DecodeIntoReusesAndAgrees(t *testing.T) {
+	var rc hosts.ReusingCodec = codec{}
+	into, err := rc.DecodeInto([]byte{tagPing, 0, 0, 0, 0, 0, 0, 0, 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []msg{{pong: true, seq: 1 << 60, payload: 64}, {seq: 7, payload: 0}} {
+		b, _ := codec{}.Append(nil, &m)
+		got, err := rc.DecodeInto(b, into)
+		if err != nil || got != into || *got.(*msg) != m {
+			t.Fatalf("DecodeInto %+v -> %p %+v, %v; want %p filled", m, got, got, err, into)
+		}
+		if fresh, _ := rc.Decode(b); *fresh.(*msg) != m {
+			t.Fatalf("Decode %+v -> %+v", m, fresh)
+		}
+	}
+	if _, err := rc.DecodeInto([]byte{0x03, 0, 0, 0, 0, 0, 0, 0, 0}, into); err == nil {
+		t.Error("DecodeInto took a bad tag")
+	}
+}
+
 func TestCodec_RejectsMalformed(t *testing.T) {
 	for _, b := range [][]byte{nil, {0x01}, {0x03, 0, 0, 0, 0, 0, 0, 0, 0}, make([]byte, maxWire+1)} {
 		if _, err := (codec{}).Decode(b); err == nil {
@@ -86,5 +110,25 @@ func TestHost_MemoryDoesNotGrowWithPeers(t *testing.T) {
 	}
 	if &h.peers[0] != &peers[0] {
 		t.Error("the host copied the peer list")
+	}
+}
+
+// A host's actions are built once and point at its own events, so a
+// clone (a checkpoint's) must build its own: ticking or answering on the
+// clone leaves what the original recorded untouched.
+func TestHost_CloneSharesNoActions(t *testing.T) {
+	peers := []string{"a", "b", "c"}
+	h := newHost("a", nil, "up", peers, nil).(*host)
+	h.Tick(0)
+	h.Recv(&hosts.Delivery{From: "b", Payload: &msg{seq: 7}}, 1)
+	c := h.Clone().(*host)
+	for _, a := range c.Tick(2) {
+		if a.Kind() == hosts.ActRecord && a.Event().(*event).seq != 2 {
+			t.Fatalf("the clone's second tick recorded %+v", a.Event())
+		}
+	}
+	c.Recv(&hosts.Delivery{From: "c", Payload: &msg{pong: true, seq: 9}}, 3)
+	if h.tickEvs[0].seq != 1 || h.recvEvs[0].peer != "b" || h.recvEvs[0].seq != 7 {
+		t.Fatalf("the clone's calls changed the original's events: %+v %+v", h.tickEvs[0], h.recvEvs[0])
 	}
 }
