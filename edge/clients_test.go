@@ -2,9 +2,12 @@ package edge
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +15,7 @@ import (
 	"github.com/detsim/detsim/bundle/verdict"
 	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/internal/realtime"
+	"github.com/detsim/detsim/property"
 	"github.com/detsim/detsim/scenarios"
 )
 
@@ -33,24 +37,51 @@ func docClient(t *testing.T, name string) string {
 	if !ok {
 		t.Fatalf("the %s block is not closed", name)
 	}
-	if n := strings.Count(code, "\n"); n > 22 {
-		t.Errorf("the %s client is %d lines: the page promises about twenty", name, n)
+	if n := strings.Count(code, "\n"); n > 60 {
+		t.Errorf("the %s client is %d lines: the page promises about fifty", name, n)
 	}
 	return code
 }
 
-// clientRun serves the library scenario, runs the client command as a
-// session, and returns the episode once the client ended it.
-func clientRun(t *testing.T, scenario string, cmd func(ctx context.Context, url string) *exec.Cmd) Episode {
+// clientSeeds are the seeds of agent_faults the page's clients are
+// shown with, and CI runs them on: every one must keep every oracle.
+// DETSIM_CLIENT_SEEDS=1-100 runs those instead.
+const clientSeeds = "1-12"
+
+// clientScenarios are the scenarios of clientSeeds (or of
+// $DETSIM_CLIENT_SEEDS), each named by its seed.
+func clientScenarios(t *testing.T) map[string]*scenarios.Scenario {
 	t.Helper()
-	sc, err := scenarios.LoadLibrary(scenario, builtin.Registry())
+	p, err := property.LoadLibrary("agent_faults", builtin.Registry())
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := start(t, sc, Options{TimeScale: 0.01, Allow: []string{"echo"}})
+	r := clientSeeds
+	if env := os.Getenv("DETSIM_CLIENT_SEEDS"); env != "" {
+		r = env
+	}
+	out := map[string]*scenarios.Scenario{}
+	for _, seed := range seedList(t, "DETSIM_CLIENT_SEEDS", r) {
+		sc, err := p.Scenario(seed, builtin.Registry())
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[fmt.Sprintf("seed%02d", seed)] = sc
+	}
+	return out
+}
+
+// clientRun serves sc, runs the client command as a session with the
+// edge's time scale, and returns the episode once the client ended it.
+func clientRun(t *testing.T, sc *scenarios.Scenario, cmd func(ctx context.Context, url, scale string) *exec.Cmd) Episode {
+	t.Helper()
+	// As agentRun's: the client must see a Cancel and settle within 2 s
+	// of schedule time, so the scale grows with the machine's load.
+	scale := 0.02 * float64(realtime.Scale())
+	r := start(t, sc, Options{TimeScale: scale, Allow: []string{"echo"}})
 	ctx, cancel := context.WithTimeout(context.Background(), realtime.Scaled(60*time.Second))
 	defer cancel()
-	c := cmd(ctx, r.url)
+	c := cmd(ctx, r.url, fmt.Sprint(scale))
 	c.Env = append(os.Environ(), "DETSIM_EDGE_KEY="+keyOf(r.url))
 	if out, err := c.CombinedOutput(); err != nil {
 		t.Fatalf("client: %v\n%s", err, out)
@@ -73,8 +104,8 @@ func failing(ep Episode) []string {
 }
 
 // TestClients_Python runs the standard-library Python client of
-// docs/agents.md against the edge: an honest agent passes every judged
-// oracle.
+// docs/agents.md against the edge on every seed it is shown with: an
+// honest agent keeps every oracle under every fault schedule.
 func TestClients_Python(t *testing.T) {
 	py, err := exec.LookPath("python3")
 	if err != nil {
@@ -84,11 +115,16 @@ func TestClients_Python(t *testing.T) {
 	if err := os.WriteFile(file, []byte(docClient(t, "client.py")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ep := clientRun(t, "agent/faults_base", func(ctx context.Context, url string) *exec.Cmd {
-		return exec.CommandContext(ctx, py, file, url, "p1")
-	})
-	if f := failing(ep); len(f) > 0 || ep.Err != nil {
-		t.Errorf("the Python client on agent/faults_base: %v %v", ep.Err, f)
+	scs := clientScenarios(t)
+	for _, name := range slices.Sorted(maps.Keys(scs)) {
+		t.Run(name, func(t *testing.T) {
+			ep := clientRun(t, scs[name], func(ctx context.Context, url, scale string) *exec.Cmd {
+				return exec.CommandContext(ctx, py, file, url, "p1", scale)
+			})
+			if f := failing(ep); len(f) > 0 || ep.Err != nil {
+				t.Errorf("the Python client: %v %v", ep.Err, f)
+			}
+		})
 	}
 }
 
@@ -124,8 +160,12 @@ func TestClients_TypeScript(t *testing.T) {
 		{"agent/duplicate_fragment", "anthropic", "no_torn_success"},
 	} {
 		t.Run(c.scenario+"/"+c.api, func(t *testing.T) {
-			ep := clientRun(t, c.scenario, func(ctx context.Context, url string) *exec.Cmd {
-				cmd := exec.CommandContext(ctx, node, tsx, file, url, "c1", c.api)
+			sc, err := scenarios.LoadLibrary(c.scenario, builtin.Registry())
+			if err != nil {
+				t.Fatal(err)
+			}
+			ep := clientRun(t, sc, func(ctx context.Context, url, scale string) *exec.Cmd {
+				cmd := exec.CommandContext(ctx, node, tsx, file, url, "c1", c.api, scale)
 				cmd.Dir = dir
 				return cmd
 			})
