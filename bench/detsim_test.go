@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/detsim/detsim/batch"
+	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/bundle/verdict"
 	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/scenarios"
@@ -136,7 +137,7 @@ func TestDetsim_3Nodes7Min_AllAliveAndProbing(t *testing.T) {
 	if want := int64(3 * 420 * 2); run.Packets < want-12 || run.Packets > want {
 		t.Errorf("packets = %d, want about %d", run.Packets, want)
 	}
-	for _, dir := range []string{"snapshots", "verdicts.json", "manifest.json"} {
+	for _, dir := range []string{bundle.SnapshotsFile, "verdicts.json", "manifest.json"} {
 		if _, err := os.Stat(filepath.Join(res.Out, dir)); err != nil {
 			t.Errorf("bundle lacks %s: %v", dir, err)
 		}

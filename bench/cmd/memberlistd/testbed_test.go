@@ -41,9 +41,16 @@ func TestTestbed_MemberlistOnTheKernel(t *testing.T) {
 	if res.Manifest.Testbed == nil || res.Manifest.Testbed.Impl != testbed.ImplMemberlist {
 		t.Errorf("manifest testbed %+v", res.Manifest.Testbed)
 	}
+	snaps := map[string]bool{}
+	if err := bundle.EachSnapshot(out, res.Manifest, func(r bundle.SnapshotRecord) error {
+		snaps[r.Path] = true
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
 	for _, id := range []string{"a", "b", "c"} {
-		if _, err := os.Stat(filepath.Join(out, "snapshots", id, "0.json")); err != nil {
-			t.Errorf("snapshot of %s: %v", id, err)
+		if !snaps["snapshots/"+id+"/0.json"] {
+			t.Errorf("no snapshot of %s (the bundle has %v)", id, snaps)
 		}
 	}
 	if res.Records < 100 {
