@@ -173,7 +173,7 @@ func (p Perturbation) Apply(sc *scenarios.Scenario, reg *hosts.Registry) (*scena
 		if !sc.FullMesh {
 			var links []any
 			for _, l := range sc.Links {
-				t := policyTable(l.Policy)
+				t := scenarios.PolicyTable(l.Policy)
 				t["from"], t["to"] = l.From, l.To
 				if picked(l.Policy) {
 					t[key] = value(l.Policy)
@@ -213,13 +213,4 @@ func (p Perturbation) Apply(sc *scenarios.Scenario, reg *hosts.Registry) (*scena
 	return scenarios.Parse(sc.Path+" ("+p.Name+")", buf.Bytes(), reg, func(string) ([]byte, error) {
 		return nil, errors.New("a perturbed scenario extends nothing")
 	})
-}
-
-// policyTable is a link policy as its TOML table.
-func policyTable(pol network.Policy) map[string]any {
-	t := map[string]any{}
-	for _, pf := range scenarios.PolicyFields {
-		t[pf.Key] = *pf.Field(&pol)
-	}
-	return t
 }

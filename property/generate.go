@@ -180,7 +180,7 @@ func (p *Property) tree(pt Point, pick func(Range) int64) (map[string]any, error
 		"seed":         int64(pt.Seed),
 		"duration_ns":  pt.DurationNs,
 		"default_tick": map[string]any{"period_ns": b.TickPeriodNs},
-		"default_link": policyTable(b.DefaultLink),
+		"default_link": scenarios.PolicyTable(b.DefaultLink),
 		"peers":        peers,
 		"assertions":   p.assertions(pt),
 	}

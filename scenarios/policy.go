@@ -48,6 +48,16 @@ var PolicyFields = []PolicyField{
 	{"burst_bytes", 1, MaxBurstBytes, func(p *network.Policy) *int64 { return &p.BurstBytes }, true},
 }
 
+// PolicyTable is a link policy as the TOML table the loader reads back
+// into the same policy (every key, in PolicyFields order when encoded).
+func PolicyTable(p network.Policy) map[string]any {
+	t := make(map[string]any, len(PolicyFields))
+	for _, pf := range PolicyFields {
+		t[pf.Key] = *pf.Field(&p)
+	}
+	return t
+}
+
 func policyKeys() []string {
 	keys := make([]string, len(PolicyFields))
 	for i, pf := range PolicyFields {
