@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/detsim/detsim/bundle"
+	"github.com/detsim/detsim/internal/natsort"
 )
 
 // Level-of-detail limits (docs/render.md). Every count they cut is
@@ -42,58 +43,19 @@ func plan(runs []*run, opts Options) *pagePlan {
 	for _, r := range runs {
 		all = append(all, r.hosts...)
 	}
-	slices.SortFunc(all, naturalCompare)
+	slices.SortFunc(all, natsort.Compare)
 	all = slices.Compact(all)
 	p := &pagePlan{hosts: all}
 	for _, r := range runs {
 		m := make(map[int32]int32, len(r.hosts))
 		for i, h := range r.hosts {
-			j, _ := slices.BinarySearchFunc(all, h, naturalCompare)
+			j, _ := slices.BinarySearchFunc(all, h, natsort.Compare)
 			m[int32(i)] = int32(j)
 		}
 		p.lane = append(p.lane, m)
 	}
 	return p
 }
-
-// naturalCompare orders host ids with their digit runs compared as
-// numbers, so node2 comes before node10; ties fall back to the bytes, so
-// the order is total and the same on every run.
-func naturalCompare(a, b string) int {
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		ca, cb := a[i], b[j]
-		if isDigit(ca) && isDigit(cb) {
-			si, sj := i, j
-			for i < len(a) && isDigit(a[i]) {
-				i++
-			}
-			for j < len(b) && isDigit(b[j]) {
-				j++
-			}
-			na := strings.TrimLeft(a[si:i], "0")
-			nb := strings.TrimLeft(b[sj:j], "0")
-			if len(na) != len(nb) {
-				return len(na) - len(nb)
-			}
-			if c := strings.Compare(na, nb); c != 0 {
-				return c
-			}
-			continue
-		}
-		if ca != cb {
-			return int(ca) - int(cb)
-		}
-		i++
-		j++
-	}
-	if c := (len(a) - i) - (len(b) - j); c != 0 {
-		return c
-	}
-	return strings.Compare(a, b)
-}
-
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 func (r *run) tileOf(t int64) int { return int(r.scale(t, tiles)) }
 
