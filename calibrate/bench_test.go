@@ -13,3 +13,14 @@ func BenchmarkRun_ThreeRegion3m_K10(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRun_ThreeRegion3m_K40 is the whole-recording rule's cost
+// (conformal.go): every seed judged against the others and the recording.
+func BenchmarkRun_ThreeRegion3m_K40(b *testing.B) {
+	sc, prod := threeRegion(b, "three_region_3m", 1)
+	for b.Loop() {
+		if _, err := Run(sc, prod, Options{Seeds: 40, FirstSeed: 100, AllowSimProd: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -14,6 +14,7 @@
 package calibrate
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -580,24 +581,85 @@ func value(s side, name, fam string) (float64, bool) {
 }
 
 // w1Values are a W1 row's figures: each seed's distance to the other
-// seeds pooled, and prod's distance to every seed pooled.
+// seeds pooled, and prod's distance to every seed pooled. Every side's
+// samples are sorted together once and each distance is a sweep over
+// them that passes over the side it leaves out (w1Apart), where merging
+// and sorting the others for each distance cost K merges a row, and K²
+// under the whole-recording rule (conformal.go). The sweep keeps
+// wasserstein1's breakpoints and arithmetic, so the figures are the same
+// bits (TestW1Values_SameBitsAsMergingTheOthers).
 func w1Values(name string, sims []side, prod side) (simVals []float64, prodVal float64, prodOK bool) {
-	var have [][]float64
-	for _, s := range sims {
-		if x := s.samples[name]; len(x) > 0 {
-			have = append(have, x)
+	prodID := int32(len(sims))
+	counts := make([]int, len(sims)+1)
+	var pts []labelled
+	have, total := 0, 0
+	for i, s := range append(slices.Clip(sims), prod) {
+		x := s.samples[name]
+		counts[i] = len(x)
+		total += len(x)
+		if i < len(sims) && len(x) > 0 {
+			have++
 		}
 	}
-	if len(have) >= 2 {
-		for i, x := range have {
-			others := merged(slices.Concat(have[:i], have[i+1:])...)
-			simVals = append(simVals, wasserstein1(x, others))
+	pts = make([]labelled, 0, total)
+	for i, s := range append(slices.Clip(sims), prod) {
+		for _, v := range s.samples[name] {
+			pts = append(pts, labelled{v, int32(i)})
 		}
 	}
-	if p := prod.samples[name]; len(p) > 0 && len(have) > 0 {
-		prodVal, prodOK = wasserstein1(p, merged(have...)), true
+	slices.SortFunc(pts, func(a, b labelled) int { return cmp.Compare(a.v, b.v) })
+	simTotal := total - counts[prodID]
+	if have >= 2 {
+		for i := range sims {
+			if counts[i] > 0 {
+				simVals = append(simVals, w1Apart(pts, int32(i), prodID, counts[i], simTotal-counts[i]))
+			}
+		}
+	}
+	if counts[prodID] > 0 && have > 0 {
+		prodVal, prodOK = w1Apart(pts, prodID, -1, counts[prodID], simTotal), true
 	}
 	return simVals, prodVal, prodOK
+}
+
+// labelled is one sample and the side it came from.
+type labelled struct {
+	v    float64
+	side int32
+}
+
+// w1Apart is wasserstein1 between side a's samples (na of them) and the
+// union of every side's but a's and skip's (nb), over pts, every side's
+// samples sorted together: the same breakpoints in the same order as
+// wasserstein1 over the two sorted samples, so the same sum.
+func w1Apart(pts []labelled, a, skip int32, na, nb int) float64 {
+	var d, prev float64
+	i, j := 0, 0
+	started := false
+	for k := 0; k < len(pts); {
+		if pts[k].side == skip {
+			k++
+			continue
+		}
+		x := pts[k].v
+		if !started {
+			prev, started = x, true
+		}
+		fa := float64(i) / float64(na)
+		fb := float64(j) / float64(nb)
+		d += math.Abs(fa-fb) * (x - prev)
+		prev = x
+		for ; k < len(pts) && pts[k].v == x; k++ {
+			switch pts[k].side {
+			case a:
+				i++
+			case skip:
+			default:
+				j++
+			}
+		}
+	}
+	return d
 }
 
 // judge applies a family's rule to one metric.
