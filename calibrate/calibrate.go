@@ -164,6 +164,20 @@ type Report struct {
 	Rows      []Row      `json:"rows"`
 }
 
+// Alarmed is calibrate's verdict. With K ≥ 19 seeds it is the
+// whole-recording rule (conformal.go), whose false-alarm rate on a right
+// model is at most ConformalAlpha whatever the rows' dependence; a row
+// out of tolerance is then a diagnosis, not a verdict, because a right
+// model's recording fails some row of hundreds most of the time
+// (docs/calibration.md, "False alarms"). With fewer seeds the rule cannot
+// alarm, and the verdict falls back to the rows.
+func (r *Report) Alarmed() bool {
+	if r.Conformal != nil {
+		return r.Conformal.Alarm
+	}
+	return r.Failed()
+}
+
 // Failed reports whether any metric is out of tolerance.
 func (r *Report) Failed() bool {
 	return slices.ContainsFunc(r.Rows, func(row Row) bool { return row.Status == Fail })
@@ -747,9 +761,14 @@ func (r *Report) Write(w io.Writer) error {
 	tw.Flush()
 	b.WriteString("\n")
 	judged := counts[Pass] + counts[Fail]
-	if counts[Fail] > 0 {
+	switch {
+	case r.Conformal != nil && r.Conformal.Alarm:
+		fmt.Fprintf(&b, "calibrate: FAIL as a whole (p = %.3f), %d of %d metrics out of tolerance", r.Conformal.P, counts[Fail], judged)
+	case r.Conformal != nil:
+		fmt.Fprintf(&b, "calibrate: pass as a whole (p = %.3f), %d of %d metrics out of tolerance, a diagnosis", r.Conformal.P, counts[Fail], judged)
+	case counts[Fail] > 0:
 		fmt.Fprintf(&b, "calibrate: FAIL, %d of %d metrics out of tolerance", counts[Fail], judged)
-	} else {
+	default:
 		fmt.Fprintf(&b, "calibrate: pass, %d metrics in tolerance", judged)
 	}
 	fmt.Fprintf(&b, " (%d info, %d not judged for too few samples, %d without prod data", counts[Info], counts[Unjudged], counts[NoData])
@@ -803,10 +822,12 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	}
 	out := struct {
 		*Report
-		Rows   []jrow   `json:"rows"`
-		Failed bool     `json:"failed"`
-		NoData []string `json:"no_data"`
-	}{r, rows, r.Failed(), r.NoData()}
+		Rows   []jrow `json:"rows"`
+		Failed bool   `json:"failed"`
+		// Alarmed is the verdict (Report.Alarmed); Failed, any row.
+		Alarmed bool     `json:"alarmed"`
+		NoData  []string `json:"no_data"`
+	}{r, rows, r.Failed(), r.Alarmed(), r.NoData()}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)

@@ -22,14 +22,19 @@ func TestConformal_AlarmsOnAWrongModelNotOnTheRightOne(t *testing.T) {
 		if c := r.Conformal; c == nil || c.Alarm || len(c.SeedFails) != 20 {
 			t.Errorf("prod seed %d, the model's own run: %+v, want no alarm from 20 seeds", seed, c)
 		}
+		// The verdict is the rule's, not the rows': a right model's
+		// failing row is a diagnosis.
+		if r.Alarmed() {
+			t.Errorf("prod seed %d: the verdict fails (rows failing: %v) where the rule does not alarm", seed, r.Failed())
+		}
 	}
 	_, prod := threeRegion(t, "three_region_3m_legacy", 1)
 	sc, err := scenarios.Load("testdata/three_region_3m.toml", builtin.Registry())
 	must(t, err)
 	r, err := Run(sc, prod, Options{FirstSeed: 100, Seeds: 20, AllowSimProd: true})
 	must(t, err)
-	if c := r.Conformal; c == nil || !c.Alarm || c.P != 1.0/21 {
-		t.Fatalf("legacy against fixed: %+v, want an alarm at p = 1/21", c)
+	if c := r.Conformal; c == nil || !c.Alarm || c.P != 1.0/21 || !r.Alarmed() {
+		t.Fatalf("legacy against fixed: %+v (verdict fails: %v), want an alarm at p = 1/21 and a failing verdict", c, r.Alarmed())
 	}
 	var out bytes.Buffer
 	must(t, r.Write(&out))
@@ -42,7 +47,7 @@ func TestConformal_AlarmsOnAWrongModelNotOnTheRightOne(t *testing.T) {
 	must(t, err)
 	out.Reset()
 	must(t, r.Write(&out))
-	if r.Conformal != nil || !strings.Contains(out.String(), "as a whole: not judged with 10 seeds; --seeds 19 or more") {
+	if r.Conformal != nil || r.Alarmed() != r.Failed() || !strings.Contains(out.String(), "as a whole: not judged with 10 seeds; --seeds 19 or more") {
 		t.Errorf("ten seeds: %+v\n%s", r.Conformal, out.String())
 	}
 }

@@ -736,10 +736,16 @@ func (b *builder) queued(m causal.Rec) {
 		subj := p.Str("subject")
 		why := fmt.Sprintf("queued %s before %s", dur(m.At()-p.At()), idText(m))
 		n := full - fullAt(k)
+		msgs := "messages"
+		if n == 1 {
+			msgs = "message"
+		}
 		if partial || !all {
-			why += fmt.Sprintf(", sent with at least %d messages since", n)
+			why += fmt.Sprintf(", sent with at least %d %s since", n, msgs)
+		} else if n == 1 {
+			why += ", sent with the 1 message since"
 		} else {
-			why += fmt.Sprintf(", sent with all %d messages since", n)
+			why += fmt.Sprintf(", sent with all %d %s since", n, msgs)
 		}
 		if nx < len(pushes) {
 			nq := pushes[nx]
