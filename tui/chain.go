@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/detsim/detsim/debugger"
@@ -42,19 +43,19 @@ func (m Model) chainKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		n = len(m.chain.Links)
 	}
 	switch {
-	case matches(k, km.Interrupt, km.Chain):
+	case key.Matches(k, km.Interrupt, km.Chain):
 		m.overlay = screen.OverlayNone
-	case matches(k, km.Up):
+	case key.Matches(k, km.Up):
 		m.chainSel = screen.Clamp(m.chainSel-1, 0, n-1)
-	case matches(k, km.Down):
+	case key.Matches(k, km.Down):
 		m.chainSel = screen.Clamp(m.chainSel+1, 0, n-1)
-	case matches(k, km.Open):
+	case key.Matches(k, km.Open):
 		if m.chainSel < n {
 			l := m.chain.Links[m.chainSel]
 			m.overlay = screen.OverlayNone
 			return m.start(&job{kind: jobGotoRecord, target: l.Line}, "going to record "+screen.FmtInt(l.Line)+": "+l.Text+"…")
 		}
-	case matches(k, km.Help):
+	case key.Matches(k, km.Help):
 		m.overlay, m.helpScroll = screen.OverlayHelp, 0
 	}
 	return m, nil

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"charm.land/bubbles/v2/key"
+
 	"github.com/detsim/detsim/debugger"
 	"github.com/detsim/detsim/tui/screen"
 )
@@ -64,12 +66,12 @@ func TestHelp_ScrollsAndListsEveryKey(t *testing.T) {
 		}
 		km := reflect.ValueOf(screen.NewKeyMap())
 		for i := range km.NumField() {
-			k := km.Field(i).Interface().(screen.Key)
-			if !strings.Contains(seen, k.Help) {
-				t.Errorf("%dx%d: the help never shows key %q (%s)", sz[0], sz[1], k.Help, km.Type().Field(i).Name)
+			k := km.Field(i).Interface().(key.Binding).Help()
+			if !strings.Contains(seen, k.Key) {
+				t.Errorf("%dx%d: the help never shows key %q (%s)", sz[0], sz[1], k.Key, km.Type().Field(i).Name)
 			}
 			if sz[0] >= 80 && !strings.Contains(seen, firstWords(k.Desc)) {
-				t.Errorf("%dx%d: the help never shows what %q does (%q)", sz[0], sz[1], k.Help, k.Desc)
+				t.Errorf("%dx%d: the help never shows what %q does (%q)", sz[0], sz[1], k.Key, k.Desc)
 			}
 		}
 		m = drive(t, m, keys("esc")...)

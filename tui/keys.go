@@ -1,23 +1,17 @@
 package tui
 
 import (
-	"slices"
-
-	tea "charm.land/bubbletea/v2"
+	"charm.land/bubbles/v2/help"
 
 	"github.com/detsim/detsim/tui/screen"
 )
 
-// matches reports whether k is one of the keys of any of ks. The keys
-// and their help are one list, screen.KeyMap: the screen draws the help
-// from it, the stepper matches key presses against it (as bubbles'
-// key.Matches would, by the key's name).
-func matches(k tea.KeyPressMsg, ks ...screen.Key) bool {
-	name := k.String()
-	for _, b := range ks {
-		if slices.Contains(b.Keys, name) {
-			return true
-		}
-	}
-	return false
-}
+// The stepper's keys are bubbles key bindings in two help.KeyMaps, the
+// stepper's (screen.KeyMap) and the breakpoints list's
+// (screen.BreakpointKeys): key presses are matched with key.Matches, and
+// the screen draws the help from the same bindings, laid out as the help
+// model lays a KeyMap out.
+var (
+	_ help.KeyMap = screen.KeyMap{}
+	_ help.KeyMap = screen.BreakpointKeys{}
+)

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/detsim/detsim/causal"
@@ -210,6 +211,16 @@ func (m Model) applyJob(msg jobMsg) (tea.Model, tea.Cmd) {
 	if finished == nil || finished.kind != jobLand {
 		m.hit = msg.hit
 	}
+	if msg.hit != nil && msg.fr != nil {
+		// As a debugger switches to the thread that stopped, the panes
+		// go to the host whose step the breakpoint stopped at: with a
+		// thousand hosts it is rarely among those on screen (issue 33).
+		// The frame built for the old selection does not cover the new
+		// one; maybeRefresh below asks for one that does.
+		if h := msg.fr.Last().Host; h != "" {
+			m.scr.SelectHost(h)
+		}
+	}
 	m.job = nil
 	m.interrupt = false
 	if len(m.pending) > 0 {
@@ -301,7 +312,7 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m.promptKey(k)
 	}
 	km := m.keys
-	if matches(k, km.Quit) {
+	if key.Matches(k, km.Quit) {
 		return m, tea.Quit
 	}
 	switch m.overlay {
@@ -324,7 +335,7 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	count := max(m.count, 1)
 	m.count = 0
 	switch {
-	case matches(k, km.Interrupt):
+	case key.Matches(k, km.Interrupt):
 		switch {
 		case m.job != nil && m.job.kind.long():
 			m.interrupt = true
@@ -335,95 +346,98 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		case m.scr.CloseRecord():
 		}
 		return m, nil
-	case matches(k, km.Help):
+	case key.Matches(k, km.Help):
 		m.overlay, m.helpScroll = screen.OverlayHelp, 0
 		return m, nil
-	case matches(k, km.Breakpoints):
+	case key.Matches(k, km.Breakpoints):
 		m.overlay = screen.OverlayBreakpoints
 		return m, nil
-	case matches(k, km.Step):
+	case key.Matches(k, km.Step):
 		return m.start(&job{kind: jobStep, count: count}, "")
-	case matches(k, km.Back):
+	case key.Matches(k, km.Back):
 		return m.start(&job{kind: jobBack, count: count}, "")
-	case matches(k, km.Continue):
+	case key.Matches(k, km.Continue):
 		return m.start(&job{kind: jobContinue, count: count, bps: append([]debugger.Breakpoint(nil), m.bps...)}, "continuing…")
-	case matches(k, km.Reverse):
+	case key.Matches(k, km.Reverse):
 		return m.start(&job{kind: jobReverse, count: count, bps: append([]debugger.Breakpoint(nil), m.bps...)}, "reverse-continuing…")
-	case matches(k, km.Goto):
+	case key.Matches(k, km.Goto):
 		m.prompt = newPrompt(promptGoto, "go to step N, time (12.5s) or record (L8427): ", "")
 		return m, nil
-	case matches(k, km.Verdicts):
+	case key.Matches(k, km.Host):
+		m.prompt = newPrompt(promptHost, "select host (its name, or the start of one): ", "")
+		return m, nil
+	case key.Matches(k, km.Verdicts):
 		m.overlay = screen.OverlayVerdicts
 		return m, nil
-	case matches(k, km.Search):
+	case key.Matches(k, km.Search):
 		label := "search (text, or type=T host=H field=V …): "
 		if m.search != nil {
 			label = "search (enter alone: " + m.search.String() + "): "
 		}
 		m.prompt = newPrompt(promptSearch, label, "")
 		return m, nil
-	case matches(k, km.NextMatch), matches(k, km.PrevMatch):
+	case key.Matches(k, km.NextMatch), key.Matches(k, km.PrevMatch):
 		if m.search == nil {
 			m.setError("no search yet: / searches")
 			return m, nil
 		}
-		return m.startSearch(*m.search, matches(k, km.NextMatch))
-	case matches(k, km.Filter):
+		return m.startSearch(*m.search, key.Matches(k, km.NextMatch))
+	case key.Matches(k, km.Filter):
 		v := ""
 		if m.filter != nil {
 			v = m.filter.String()
 		}
 		m.prompt = newPrompt(promptFilter, "filter the log (host=H type=T subject=S …; empty clears): ", v)
 		return m, nil
-	case matches(k, km.Follow):
+	case key.Matches(k, km.Follow):
 		m.scr.FollowLog()
 		m.status, m.isError = "the log follows the current step", false
 		return m, m.maybeRefresh()
-	case matches(k, km.Record):
+	case key.Matches(k, km.Record):
 		m.scr.ToggleRecord()
 		return m, nil
-	case matches(k, km.Seed):
+	case key.Matches(k, km.Seed):
 		m.prompt = newPrompt(promptSeed, "re-seed with: ", strconv.FormatUint(m.seed+1, 10))
 		return m, nil
-	case matches(k, km.Focus):
+	case key.Matches(k, km.Focus):
 		m.scr.CycleFocus(1)
 		return m, nil
-	case matches(k, km.FocusBack):
+	case key.Matches(k, km.FocusBack):
 		m.scr.CycleFocus(-1)
 		return m, nil
-	case matches(k, km.Up):
+	case key.Matches(k, km.Up):
 		return m.scroll(-1)
-	case matches(k, km.Down):
+	case key.Matches(k, km.Down):
 		return m.scroll(1)
-	case matches(k, km.PageUp):
+	case key.Matches(k, km.PageUp):
 		return m.scroll(-m.scr.Page())
-	case matches(k, km.PageDown):
+	case key.Matches(k, km.PageDown):
 		return m.scroll(m.scr.Page())
-	case matches(k, km.Open):
+	case key.Matches(k, km.Open):
 		if m.scr.Focus() == screen.PaneHost {
 			return m.why()
 		}
 		return m.openStep()
-	case matches(k, km.Message):
+	case key.Matches(k, km.Message):
 		return m.followMessage()
-	case matches(k, km.Why):
+	case key.Matches(k, km.Why):
 		return m.why()
-	case matches(k, km.Chain):
+	case key.Matches(k, km.Chain):
 		return m.explain()
-	case matches(k, km.Watch):
+	case key.Matches(k, km.Watch):
 		v := ""
 		if m.watch != nil {
 			v = m.watch.String()
 		}
 		m.prompt = newPrompt(promptWatch, "watch (host=H member=M field=F; empty clears): ", v)
 		return m, nil
-	case matches(k, km.NextChange), matches(k, km.PrevChange):
+	case key.Matches(k, km.NextChange), key.Matches(k, km.PrevChange):
 		if m.watch == nil {
 			m.setError("no watch yet: = watches a value (host=H member=M field=F)")
 			return m, nil
 		}
-		return m.startWatch(matches(k, km.NextChange))
-	case matches(k, km.Picture):
+		return m.startWatch(key.Matches(k, km.NextChange))
+	case key.Matches(k, km.Picture):
 		return m.picture()
 	}
 	return m, nil

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/detsim/detsim/debugger"
@@ -13,15 +14,15 @@ func (m Model) helpKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	km := m.keys
 	limit := m.scr.HelpMaxScroll()
 	switch {
-	case matches(k, km.Help, km.Interrupt, km.Quit):
+	case key.Matches(k, km.Help, km.Interrupt, km.Quit):
 		m.overlay = screen.OverlayNone
-	case matches(k, km.Up):
+	case key.Matches(k, km.Up):
 		m.helpScroll = screen.Clamp(m.helpScroll-1, 0, limit)
-	case matches(k, km.Down):
+	case key.Matches(k, km.Down):
 		m.helpScroll = screen.Clamp(m.helpScroll+1, 0, limit)
-	case matches(k, km.PageUp):
+	case key.Matches(k, km.PageUp):
 		m.helpScroll = screen.Clamp(m.helpScroll-m.scr.Page(), 0, limit)
-	case matches(k, km.PageDown):
+	case key.Matches(k, km.PageDown):
 		m.helpScroll = screen.Clamp(m.helpScroll+m.scr.Page(), 0, limit)
 	}
 	return m, nil
@@ -29,27 +30,29 @@ func (m Model) helpKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 
 // breakpointsKey handles keys while the breakpoints list is open.
 func (m Model) breakpointsKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
-	km := m.keys
+	km, bk := m.keys, screen.NewBreakpointKeys()
 	switch {
-	case matches(k, km.Interrupt, km.Breakpoints):
+	case key.Matches(k, bk.Close):
 		m.overlay = screen.OverlayNone
-	case matches(k, km.Up):
+	case key.Matches(k, bk.Up):
 		m.bpSel = screen.Clamp(m.bpSel-1, 0, len(m.bps)-1)
-	case matches(k, km.Down):
+	case key.Matches(k, bk.Down):
 		m.bpSel = screen.Clamp(m.bpSel+1, 0, len(m.bps)-1)
-	case matches(k, km.BPToggle):
+	case key.Matches(k, bk.Toggle):
 		if m.bpSel < len(m.bps) {
 			m.bps = append([]debugger.Breakpoint(nil), m.bps...)
 			m.bps[m.bpSel].Off = !m.bps[m.bpSel].Off
 		}
-	case matches(k, km.BPDelete):
+	case key.Matches(k, bk.Delete):
 		if m.bpSel < len(m.bps) {
 			m.bps = append(append([]debugger.Breakpoint(nil), m.bps[:m.bpSel]...), m.bps[m.bpSel+1:]...)
 			m.bpSel = screen.Clamp(m.bpSel, 0, len(m.bps)-1)
 		}
-	case matches(k, km.BPAdd):
-		m.prompt = newPrompt(promptBreakpoint, "add breakpoint (fail, fail=NAME, verdict, type=T field=V …, host=H, time=12.5s, step=N): ", "")
-	case matches(k, km.Help):
+	case key.Matches(k, bk.Add):
+		// The list shows what a breakpoint may be (screen.BreakpointSyntax):
+		// the label stays short, so what is typed has the line.
+		m.prompt = newPrompt(promptBreakpoint, "add breakpoint: ", "")
+	case key.Matches(k, km.Help):
 		m.overlay, m.helpScroll = screen.OverlayHelp, 0
 	}
 	return m, nil

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/detsim/detsim/bundle/verdict"
@@ -19,13 +20,13 @@ func (m Model) verdictsKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	vs := m.frame().Verdicts()
 	n := len(vs)
 	switch {
-	case matches(k, km.Interrupt, km.Verdicts):
+	case key.Matches(k, km.Interrupt, km.Verdicts):
 		m.overlay = screen.OverlayNone
-	case matches(k, km.Up):
+	case key.Matches(k, km.Up):
 		m.vSel = screen.Clamp(m.vSel-1, 0, n-1)
-	case matches(k, km.Down):
+	case key.Matches(k, km.Down):
 		m.vSel = screen.Clamp(m.vSel+1, 0, n-1)
-	case matches(k, km.Open):
+	case key.Matches(k, km.Open):
 		if m.vSel >= n {
 			return m, nil
 		}
@@ -36,7 +37,7 @@ func (m Model) verdictsKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		m.overlay = screen.OverlayNone
 		return m.start(&job{kind: jobGotoRecord, target: line}, "going to the evidence, record "+screen.FmtInt(line)+"…")
-	case matches(k, km.Help):
+	case key.Matches(k, km.Help):
 		m.overlay, m.helpScroll = screen.OverlayHelp, 0
 	}
 	return m, nil

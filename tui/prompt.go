@@ -2,6 +2,8 @@ package tui
 
 import (
 	"errors"
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -9,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/detsim/detsim/debugger"
+	"github.com/detsim/detsim/internal/suggest"
 )
 
 // promptKind is what a one-line prompt asks for.
@@ -21,6 +24,7 @@ const (
 	promptSearch
 	promptFilter
 	promptWatch
+	promptHost
 )
 
 // prompt is a one-line editor in the status line. It is deliberately
@@ -30,6 +34,7 @@ type prompt struct {
 	kind  promptKind
 	label string
 	value string
+	err   string // why the last entry was refused, "" none
 }
 
 // maxPromptLen bounds what a prompt accepts.
@@ -58,7 +63,8 @@ func (p *prompt) backspace() {
 	}
 }
 
-func (p *prompt) view() string { return p.label + p.value + "█" }
+// input is what has been typed, with the cursor.
+func (p *prompt) input() string { return p.value + "█" }
 
 // promptKey edits the prompt; enter submits it, esc cancels.
 func (m Model) promptKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
@@ -70,6 +76,7 @@ func (m Model) promptKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case "enter":
 		m.prompt = nil
+		p.err = ""
 		return m.submit(p)
 	case "backspace":
 		p.backspace()
@@ -84,6 +91,17 @@ func (m Model) promptKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
+// reject refuses a prompt's entry: the prompt stays open with what was
+// typed and why, so the next keys correct it rather than run as commands
+// (issue 33: a refused breakpoint closed its prompt, and the rest of what
+// was being typed ran as the breakpoints list's keys: d deleted one).
+func (m Model) reject(p prompt, why string) (tea.Model, tea.Cmd) {
+	p.err = why
+	m.prompt = &p
+	m.setError(why)
+	return m, nil
+}
+
 // submit acts on a completed prompt.
 func (m Model) submit(p prompt) (tea.Model, tea.Cmd) {
 	v := strings.TrimSpace(p.value)
@@ -91,15 +109,13 @@ func (m Model) submit(p prompt) (tea.Model, tea.Cmd) {
 	case promptGoto:
 		j, err := parseGoto(v)
 		if err != nil {
-			m.setError("go to: " + err.Error())
-			return m, nil
+			return m.reject(p, "go to: "+err.Error())
 		}
 		return m.start(j, "going to "+v+"…")
 	case promptSeed:
 		seed, err := strconv.ParseUint(v, 10, 64)
 		if err != nil {
-			m.setError("seed: want an unsigned 64-bit integer, got " + strconv.Quote(v))
-			return m, nil
+			return m.reject(p, "seed: want an unsigned 64-bit integer, got "+strconv.Quote(v))
 		}
 		return m.start(&job{kind: jobReseed, seed: seed}, "re-seeding…")
 	case promptSearch:
@@ -114,8 +130,7 @@ func (m Model) submit(p prompt) (tea.Model, tea.Cmd) {
 			err = m.schema.CheckQuery(q)
 		}
 		if err != nil {
-			m.setError("search: " + err.Error())
-			return m, nil
+			return m.reject(p, "search: "+err.Error())
 		}
 		return m.startSearch(q, true)
 	case promptFilter:
@@ -124,8 +139,7 @@ func (m Model) submit(p prompt) (tea.Model, tea.Cmd) {
 			err = m.schema.CheckQuery(q)
 		}
 		if err != nil {
-			m.setError("filter: " + err.Error())
-			return m, nil
+			return m.reject(p, "filter: "+err.Error())
 		}
 		if q.Empty() {
 			m.filter = nil
@@ -146,25 +160,60 @@ func (m Model) submit(p prompt) (tea.Model, tea.Cmd) {
 			err = m.schema.CheckWatch(&w)
 		}
 		if err != nil {
-			m.setError(err.Error())
-			return m, nil
+			return m.reject(p, err.Error())
 		}
 		m.watch = &w
 		return m.startWatch(true)
+	case promptHost:
+		return m.selectHost(p, v)
 	case promptBreakpoint:
 		b, err := debugger.ParseBreakpoint(v)
 		if err == nil && m.schema != nil {
 			err = m.schema.Check(b)
 		}
 		if err != nil {
-			m.setError(err.Error())
-			return m, nil
+			return m.reject(p, err.Error())
 		}
 		m.bps = append(m.bps, b)
 		m.bpSel = len(m.bps) - 1
 		m.status, m.isError = "breakpoint "+b.String()+" added", false
 	}
 	return m, nil
+}
+
+// selectHost selects the host named v, or the one host whose name starts
+// with it: with a thousand hosts the matrix shows a few dozen, and j/k
+// would take hundreds of presses to reach one (issue 33).
+func (m Model) selectHost(p prompt, v string) (tea.Model, tea.Cmd) {
+	peers := m.frame().Peers()
+	id := v
+	if !slices.Contains(peers, v) {
+		var starts []string
+		for _, h := range peers {
+			if v != "" && strings.HasPrefix(h, v) {
+				starts = append(starts, h)
+			}
+		}
+		switch {
+		case len(starts) == 1:
+			id = starts[0]
+		case len(starts) > 1:
+			more := ""
+			if len(starts) > 5 {
+				starts, more = starts[:5], ", …"
+			}
+			return m.reject(p, fmt.Sprintf("host: %q starts %d hosts' names (%s%s): type more of one", v, len(starts), strings.Join(starts, ", "), more))
+		default:
+			why := fmt.Sprintf("host: no host %q", v)
+			if s := suggest.Near(v, peers); s != "" {
+				why += fmt.Sprintf(": did you mean %q?", s)
+			}
+			return m.reject(p, why)
+		}
+	}
+	m.scr.SelectHost(id)
+	m.status, m.isError = "host "+id+" selected", false
+	return m, m.maybeRefresh()
 }
 
 var errBadGoto = errors.New("want a step (18211, 18 211), a virtual time (12.5s, 250ms, time=12500000000) or a record (L8427, events.ndjson#L8427)")

@@ -28,7 +28,7 @@ func (m Model) render() string {
 		st.Running = m.job.kind.verb()
 	}
 	if m.prompt != nil {
-		st.Prompt = m.prompt.view()
+		st.Prompt, st.PromptInput, st.PromptErr = m.prompt.label, m.prompt.input(), m.prompt.err
 	}
 	return m.scr.Render(st)
 }

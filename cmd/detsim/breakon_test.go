@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -50,5 +51,22 @@ func TestBatchBreakOn_ImportsNoStepper(t *testing.T) {
 	}
 	if !screen {
 		t.Errorf("%s, which holds runToBreak, does not draw with tui/screen", name)
+	}
+}
+
+// --break-on or --until with --out is refused, and nothing is written:
+// a run stopped part-way writes no bundle, and taking --out left the
+// directory silently empty (issue 33).
+func TestBatchBreakOn_RefusesOut(t *testing.T) {
+	for _, stop := range [][]string{{"--break-on", "fail"}, {"--until", "5s"}} {
+		out := filepath.Join(t.TempDir(), "b")
+		args := append([]string{"--batch", "--out", out}, stop...)
+		r := runIn(append(args, "reference/echo_parity")...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, "--out goes with a whole --batch run") || !strings.Contains(r.stderr, "write no bundle") {
+			t.Errorf("%v: exit %d, stderr %q", args, r.code, r.stderr)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("%v: %s exists (%v)", args, out, err)
+		}
 	}
 }

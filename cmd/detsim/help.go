@@ -50,8 +50,8 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 const helpUsage = `usage: detsim help [COMMAND]
 
 Prints the usage and flags of COMMAND (verify, compress, list, sweep, shrink,
-check, live, calibrate, schemadiff, render, why, provider-serve, edge,
-tool-run), or with no COMMAND the overview and the flags of a run.
+check, live, testbed, calibrate, schemadiff, render, why, provider-serve,
+edge, tool-run), or with no COMMAND the overview and the flags of a run.
 detsim -h and detsim COMMAND -h print the same.
 `
 

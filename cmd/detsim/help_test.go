@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"flag"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -109,6 +110,22 @@ func TestUsageErrors_OneLineAndWhereToLook(t *testing.T) {
 	}
 }
 
+// TestHelp_OverviewNamesEveryCommand: detsim help lists each command
+// of the table, and help's own usage names each (issue 33: testbed was
+// in neither).
+func TestHelp_OverviewNamesEveryCommand(t *testing.T) {
+	r := runIn("help")
+	h := runIn("help", "help")
+	for _, c := range commands {
+		if !strings.Contains(r.stdout, "\n  detsim "+c.name+" ") {
+			t.Errorf("detsim help does not list %q", c.name)
+		}
+		if !regexp.MustCompile(`\b` + regexp.QuoteMeta(c.name) + `\b`).MatchString(h.stdout) {
+			t.Errorf("detsim help help does not name %q", c.name)
+		}
+	}
+}
+
 // TestDidYouMean: a first argument that is not a file or an embedded
 // scenario but is near a command names the command; a near-miss
 // scenario or property name names the nearest one.
@@ -133,6 +150,13 @@ func TestDidYouMean(t *testing.T) {
 		{[]string{"shrink", "smoke/ring"}, `did you mean "smoke/ring8"?`},
 		{[]string{"sweep", "gossip_flp", "--seeds", "2"}, `gossip_flp: no such file, and no embedded property of that name: did you mean "gossip_flap"?`},
 		{[]string{"sweep", "gossip_flap_legac", "--seeds", "2"}, `did you mean "gossip_flap_legacy"?`},
+		// Issue 33: as near to calibration/ and testbed/ as to
+		// reproduction/, the run means the reproduction.
+		{[]string{"--batch", "gossip_flap"}, `gossip_flap: no such file, and no embedded scenario of that name: did you mean "reproduction/gossip_flap"? (also "calibration/gossip_flap", "testbed/gossip_flap")`},
+		// Issue 33: a mistyped flag names the flag it was near.
+		{[]string{"--seeed", "3", "smoke/three_mesh"}, "detsim: flag provided but not defined: -seeed: did you mean --seed?"},
+		{[]string{"sweep", "gossip_flap", "--sedds", "3"}, "detsim: sweep: flag provided but not defined: -sedds: did you mean --seeds?"},
+		{[]string{"list", "--x"}, "detsim: list: flag provided but not defined: -x\n"},
 		// Far from everything: the loader's own message, with the list.
 		{[]string{"--batch", "zzzzzzzz"}, "zzzzzzzz: no such file, and no embedded scenario of that name (embedded: "},
 		{[]string{"sweep", "zzzzzzzz", "--seeds", "2"}, "zzzzzzzz: no embedded property of that name (embedded: agent_faults, agent_faults_bug, gossip_flap, gossip_flap_legacy, gossip_flap_wan, gossip_flap_wan_legacy, raft_partitions, raft_partitions_bug, raft_read_pauses, raft_read_pauses_reuse)"},
@@ -198,6 +222,8 @@ func TestList_ShowsExpectationAndDescription(t *testing.T) {
 		"reproduction/gossip_flap ", "fail-until-fix", `Reproduces the N3 "gossip flap" (bug B1, spec §0): three peers in three`,
 		"reproduction/gossip_flap_fixed", "The gossip-flap fix:",
 		"smoke/three_mesh", "Smoke: three SWIM members on a clean full mesh",
+		// The whole first sentence, across the scenario's comment lines.
+		"agent/cancel_mid_stream", "Harness fault: a Cancel mutation between two chunks of a stream: the call is aborted and settles as cancelled at once.",
 	} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("list lacks %q:\n%s", want, r.stdout)
@@ -210,15 +236,24 @@ func TestList_ShowsExpectationAndDescription(t *testing.T) {
 	}
 }
 
-func TestFirstProseLine(t *testing.T) {
+// TestFirstSentence: list gives a description's first sentence across
+// its comment lines, not its first line (issue 33: "Harness fault: a
+// Cancel mutation between two chunks of a"), and a long one ends at a
+// word with "…".
+func TestFirstSentence(t *testing.T) {
+	long := "# " + strings.Repeat("word ", 40) + "end.\n"
 	for src, want := range map[string]string{
 		"# expect: pass-now\n#\n# Hello there.\n# More.\nname = 'x'\n": "Hello there.",
 		"\n\n#   First.  \n# expect: pass-now\n":                       "First.",
 		"# expect: pass-now\n\nname = 'x'\n# Late.\n":                  "",
 		"name = 'x'\n": "",
+		"# Harness fault: a Cancel between two\n# chunks of a stream. Then more.\n": "Harness fault: a Cancel between two chunks of a stream.",
+		"# Two lines, e.g. this one,\n# and no full stop\n#\n# Next paragraph.\n":   "Two lines, e.g. this one, and no full stop",
+		"# Costs 1.5 s per fsync.\n": "Costs 1.5 s per fsync.",
+		long:                         strings.TrimSpace(strings.Repeat("word ", 31)) + " …",
 	} {
-		if got := firstProseLine([]byte(src)); got != want {
-			t.Errorf("firstProseLine(%q) = %q, want %q", src, got, want)
+		if got := firstSentence([]byte(src)); got != want {
+			t.Errorf("firstSentence(%q) = %q, want %q", src, got, want)
 		}
 	}
 }

@@ -15,7 +15,7 @@ const listUsage = `usage: detsim list
 
 Lists the embedded scenario library: each scenario's name (what SCENARIO
 accepts), its "# expect:" header (pass-now, fail-until-fix,
-sensitivity-study) and the first line of its description.
+sensitivity-study) and the first sentence of its description.
 `
 
 func cmdList(args []string, stdout, stderr io.Writer) int {
@@ -39,7 +39,7 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 			r.expect = sc.Expect
 		}
 		data, _ := scenarios.ReadLibrary(reg, name+".toml") // listed, so present
-		r.about = firstProseLine(data)
+		r.about = firstSentence(data)
 		rows = append(rows, r)
 		nameW, expectW = max(nameW, len(r.name)), max(expectW, len(r.expect))
 	}
@@ -49,25 +49,60 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// firstProseLine is the first line of a scenario's description: the first
-// non-empty line of its leading comment block that is not the
-// "# expect:" header.
-func firstProseLine(data []byte) string {
-	started := false
+// maxAbout bounds a listed description: a longer first sentence ends at
+// the last word that fits, marked "…", so a row stays one line.
+const maxAbout = 160
+
+// firstSentence is the first sentence of a scenario's description: the
+// first paragraph of its leading comment block that is not the
+// "# expect:" header, its lines joined, up to the first full stop that
+// ends a word, and at most maxAbout bytes (cut at a word, marked "…").
+// The first line alone stopped mid-sentence without saying so (issue
+// 33); a paragraph without a full stop is given whole.
+func firstSentence(data []byte) string {
+	var para []string
 	for raw := range bytes.Lines(data) {
 		line := strings.TrimSpace(string(raw))
-		if line == "" && !started {
+		if line == "" && len(para) == 0 {
 			continue
 		}
 		text, ok := strings.CutPrefix(line, "#")
 		if !ok {
 			break
 		}
-		started = true
 		text = strings.TrimSpace(text)
-		if text != "" && !strings.HasPrefix(text, "expect:") {
-			return text
+		if strings.HasPrefix(text, "expect:") {
+			continue
+		}
+		if text == "" {
+			if len(para) > 0 {
+				break
+			}
+			continue
+		}
+		para = append(para, text)
+	}
+	p := strings.Join(para, " ")
+	for i := 0; i < len(p); i++ {
+		if (p[i] == '.' || p[i] == '?' || p[i] == '!') && (i+1 == len(p) || p[i+1] == ' ') && !abbreviation(p[:i+1]) {
+			p = p[:i+1]
+			break
 		}
 	}
-	return ""
+	if len(p) > maxAbout {
+		cut := strings.LastIndexByte(p[:maxAbout-len(" …")+1], ' ')
+		p = strings.TrimRight(p[:max(cut, 0)], ",;:—- ") + " …"
+	}
+	return p
+}
+
+// abbreviation reports whether s ends with an abbreviation whose full
+// stop ends no sentence ("e.g.", "i.e.", "vs.").
+func abbreviation(s string) bool {
+	for _, a := range []string{"e.g.", "i.e.", "vs.", "cf.", "etc."} {
+		if strings.HasSuffix(s, " "+a) || strings.HasSuffix(s, "("+a) || s == a {
+			return true
+		}
+	}
+	return false
 }

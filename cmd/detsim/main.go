@@ -134,6 +134,7 @@ const usage = `usage:
   detsim verify BUNDLE                             recheck every hash in a bundle
   detsim compress BUNDLE...                        store bundles gzip-compressed (and in the current format)
   detsim live SCENARIO [--procs] [--out DIR]       run the peers as real SWIM nodes on 127.0.0.1
+  detsim testbed SCENARIO [--out DIR]              run the peers as real daemons on a kernel network (root)
   detsim calibrate SCENARIO PROD_BUNDLE [--seeds K] compare the sim's metrics with a production bundle
   detsim schemadiff A B                            compare two bundles' event schemas
   detsim render BUNDLE [-o FILE.html]              draw a bundle as one self-contained web page

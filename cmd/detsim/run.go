@@ -81,6 +81,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if *f.until != "" && !*f.batch {
 		return usageErr(stderr, "--until goes with --batch (in the stepper: g 12.5s, or --break-on time=12.5s and c)")
 	}
+	if stopping && *f.batch && flagSet(f.fs, "out") {
+		// A run stopped at a breakpoint prints the panes and writes no
+		// bundle; taking --out silently left the directory empty
+		// (issue 33).
+		return usageErr(stderr, "--out goes with a whole --batch run: --break-on and --until stop it part-way, print the panes there and write no bundle (drop --out, or run --batch --out DIR SCENARIO for the bundle)")
+	}
 	arg := tui.DefaultScenario
 	if len(pos) == 1 {
 		arg = pos[0]

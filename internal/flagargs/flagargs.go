@@ -4,7 +4,11 @@ package flagargs
 
 import (
 	"flag"
+	"fmt"
 	"io"
+	"strings"
+
+	"github.com/detsim/detsim/internal/suggest"
 )
 
 // Interspersed parses flags wherever they appear among the positional
@@ -17,7 +21,7 @@ func Interspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, err
+			return nil, didYouMean(fs, err)
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
@@ -29,4 +33,27 @@ func Interspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// didYouMean adds to the flag package's "flag provided but not defined:
+// -seeed" the flag of fs nearest the one given, when one is near
+// ("did you mean --seed?"): a mistyped flag was refused with no hint
+// (issue 33).
+func didYouMean(fs *flag.FlagSet, err error) error {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
+	if !ok {
+		return err
+	}
+	name = strings.TrimLeft(name, "-")
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	s := suggest.Near(name, names)
+	if s == "" {
+		return err
+	}
+	dashes := "--"
+	if len(s) == 1 {
+		dashes = "-"
+	}
+	return fmt.Errorf("%w: did you mean %s%s?", err, dashes, s)
 }

@@ -3,13 +3,16 @@ package screen
 import (
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	"charm.land/lipgloss/v2"
 )
 
 // The footer's key line and the `?` screen, drawn from KeyMap as
 // bubbles' help model (charm.land/bubbles/v2/help) draws a key map: the
-// same separators, ellipsis, styles and truncation, so the screen reads
-// as it did when bubbles drew it, and the text renderer needs no bubbles.
+// same separators, ellipsis, styles and truncation, and like it leaving
+// out disabled bindings. The help model itself imports bubbletea, which
+// the text renderer must not link (TestImportsNoBubbletea); the bindings
+// (charm.land/bubbles/v2/key) import nothing but fmt.
 
 // helpEllipsis ends a key line cut short.
 const helpEllipsis = "…"
@@ -21,11 +24,12 @@ const helpEllipsis = "…"
 // (issue 22: at 80 columns it was cut before "? help"). As in bubbles, a
 // key that does not fit is still written when the ellipsis would not fit
 // either: fit cuts the line to the screen then.
-func (st *styles) shortHelp(keys []Key, sep string, width, keep int) string {
+func (st *styles) shortHelp(keys []key.Binding, sep string, width, keep int) string {
+	keys = enabled(keys)
 	keep = min(keep, len(keys))
 	sep = st.helpSep.Inline(true).Render(sep)
-	item := func(k Key) string {
-		return st.helpKey.Inline(true).Render(k.Help) + " " + st.helpDesc.Inline(true).Render(k.Desc)
+	item := func(k key.Binding) string {
+		return st.helpKey.Inline(true).Render(k.Help().Key) + " " + st.helpDesc.Inline(true).Render(k.Help().Desc)
 	}
 	tail := ""
 	for _, k := range keys[len(keys)-keep:] {
@@ -64,17 +68,18 @@ func (st *styles) shortHelp(keys []Key, sep string, width, keep int) string {
 
 // fullHelp is the groups of keys as columns side by side, each a column
 // of keys beside a column of descriptions, four spaces apart.
-func (st *styles) fullHelp(groups [][]Key) string {
+func (st *styles) fullHelp(groups [][]key.Binding) string {
 	var cols []string
 	sep := st.helpSep.Inline(true).Render("    ")
 	for _, g := range groups {
+		g = enabled(g)
 		if len(g) == 0 {
 			continue
 		}
 		var keys, descs []string
 		for _, k := range g {
-			keys = append(keys, k.Help)
-			descs = append(descs, k.Desc)
+			keys = append(keys, k.Help().Key)
+			descs = append(descs, k.Help().Desc)
 		}
 		s := ""
 		if len(cols) > 0 {
@@ -84,4 +89,15 @@ func (st *styles) fullHelp(groups [][]Key) string {
 			st.helpKey.Render(strings.Join(keys, "\n")), " ", st.helpDesc.Render(strings.Join(descs, "\n"))))
 	}
 	return lipgloss.JoinHorizontal(lipgloss.Top, cols...)
+}
+
+// enabled is ks without the disabled bindings, which help does not show.
+func enabled(ks []key.Binding) []key.Binding {
+	out := make([]key.Binding, 0, len(ks))
+	for _, k := range ks {
+		if k.Enabled() {
+			out = append(out, k)
+		}
+	}
+	return out
 }

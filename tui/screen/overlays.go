@@ -33,8 +33,12 @@ func widest(block string) string {
 	return best
 }
 
-// breakpointsView draws the breakpoint list in w×h, sel selected.
-func (scr *Screen) breakpointsView(bps []debugger.Breakpoint, sel, w, h int) []string {
+// breakpointsView draws the breakpoint list in w×h, st.BPSel selected,
+// with its keys and, while one is being added, what a breakpoint may be
+// and why the last entry was refused, wrapped so nothing of it is cut
+// (issue 33: the suggestions were cut off the status line).
+func (scr *Screen) breakpointsView(st Status, w, h int) []string {
+	bps, sel := st.Breakpoints, st.BPSel
 	c := &drawCtx{f: scr.fr, st: scr.st, focused: true}
 	out := []string{titleLine(c, "breakpoints", w)}
 	if len(bps) == 0 {
@@ -55,10 +59,25 @@ func (scr *Screen) breakpointsView(bps []debugger.Breakpoint, sel, w, h int) []s
 		}
 		out = append(out, line)
 	}
-	out = append(out, "", scr.st.dim.Render(" a add · space toggle · d delete · j/k move · esc close"),
+	out = append(out, "")
+	if st.Prompt != "" {
+		for _, l := range wrapText(BreakpointSyntax, w-2, " ") {
+			out = append(out, scr.st.dim.Render(l))
+		}
+		if st.PromptErr != "" {
+			for _, l := range wrapText(st.PromptErr, w-2, " ") {
+				out = append(out, scr.st.errText.Render(term.Escape(l)))
+			}
+		}
+		return padLines(out, w, h)
+	}
+	out = append(out, " "+scr.st.shortHelp(NewBreakpointKeys().ShortHelp(), " · ", w-1, 1),
 		scr.st.dim.Render(" c continues forward to the next enabled breakpoint, C backward to the previous one."))
 	return padLines(out, w, h)
 }
+
+// BreakpointSyntax is what a breakpoint may be, shown while one is typed.
+const BreakpointSyntax = "a breakpoint is fail, fail=NAME, verdict, host=H, time=12.5s, step=N, or record conditions type=T field=V … (= != < <= > >=); enter adds it, esc cancels"
 
 // helpView draws the full key help in w×h, scrolled down by scroll
 // lines (clamped): the title says which lines are shown when they do not
@@ -100,8 +119,8 @@ func (scr *Screen) helpBody(w int) []string {
 		}
 		if ansi.StringWidth(widest(scr.st.fullHelp(groups[:1]))) > w-1 {
 			for _, k := range groups[0] {
-				key := " " + scr.st.helpKey.Render(k.Help)
-				desc := wrapText(k.Desc, w-4, "   ")
+				key := " " + scr.st.helpKey.Render(k.Help().Key)
+				desc := wrapText(k.Help().Desc, w-4, "   ")
 				out = append(out, key)
 				for _, d := range desc {
 					out = append(out, scr.st.helpDesc.Render(d))

@@ -117,17 +117,27 @@ func (p eventsPane) View(c *drawCtx, filter *debugger.Query) []string {
 }
 
 // filteredView draws only the records of the frame's window that meet
-// filter, the cursor's among them, ending at the cursor.
+// filter, the cursor's among them, ending at the cursor. The title
+// counts the records that meet it: the cursor's is drawn whether or not
+// it does, and counted only when it does (issue 33).
 func (p eventsPane) filteredView(c *drawCtx, filter *debugger.Query, title string, lw int, cur int64) []string {
 	f := c.f
 	var match []int64
+	meet := 0
 	for i := range f.log {
 		l := &f.log[i]
-		if l.Bytes != nil && (l.N == cur || filter.Match(l.Bytes, l.Step, l.At)) {
+		if l.Bytes == nil {
+			continue
+		}
+		ok := filter.Match(l.Bytes, l.Step, l.At)
+		if ok {
+			meet++
+		}
+		if ok || l.N == cur {
 			match = append(match, l.N)
 		}
 	}
-	title += " filter " + filter.String() + ": " + FmtInt(int64(len(match))) + " of " + FmtInt(int64(len(f.log))) + " held"
+	title += " filter " + filter.String() + ": " + FmtInt(int64(meet)) + " of " + FmtInt(int64(len(f.log))) + " held"
 	out := []string{titleLine(c, title, p.w)}
 	body := max(p.body(), 1)
 	end := len(match)

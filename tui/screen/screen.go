@@ -1,6 +1,7 @@
 package screen
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -60,9 +61,14 @@ type Status struct {
 	Running string
 	Line    string // the status line
 	IsError bool   // the status line is an error
-	// Prompt is the prompt being typed, drawn instead of the status
-	// line; "" when none.
-	Prompt string
+	// Prompt is the label of the prompt being typed and PromptInput what
+	// has been typed (its cursor included), drawn instead of the status
+	// line; Prompt is "" when none. A label too long for the line is cut
+	// before the input is, so what is typed stays on screen.
+	Prompt, PromptInput string
+	// PromptErr is why the prompt's last entry was refused, drawn under
+	// it (and in full in the breakpoints list) while it is corrected.
+	PromptErr string
 
 	Overlay    Overlay
 	HelpScroll int             // lines the key help is scrolled down by
@@ -286,6 +292,21 @@ func (scr *Screen) SelectedHost() (string, bool) {
 	return scr.fr.peers[scr.matrix.sel], true
 }
 
+// SelectHost selects host id in the matrix, scrolling it into view;
+// false when the run has no such host. The frame
+// may not hold the host's row yet: FrameCovers then asks for one that
+// does.
+func (scr *Screen) SelectHost(id string) bool {
+	i := slices.Index(scr.fr.peers, id)
+	if i < 0 {
+		return false
+	}
+	scr.matrix.sel = i
+	scr.matrix.follow(len(scr.fr.peers), scr.fr.views != "")
+	scr.host.off = 0
+	return true
+}
+
 // Target is what a line of the host pane is about (hosts.PaneLine): a
 // member, the query for the record that brought what the line shows,
 // and what that is, in words.
@@ -325,7 +346,7 @@ func (scr *Screen) Render(st Status) string {
 	case st.Overlay == OverlayHelp:
 		lines = append(lines, scr.helpView(W, main, st.HelpScroll)...)
 	case st.Overlay == OverlayBreakpoints:
-		lines = append(lines, scr.breakpointsView(st.Breakpoints, st.BPSel, W, main)...)
+		lines = append(lines, scr.breakpointsView(st, W, main)...)
 	case st.Overlay == OverlayVerdicts:
 		lines = append(lines, scr.verdictsView(st.VSel, W, main)...)
 	case st.Overlay == OverlayChain:
@@ -461,7 +482,7 @@ func (scr *Screen) footerView(W int, st Status) []string {
 	status := term.Escape(st.Line) // may quote a path or an error about a bundle
 	switch {
 	case st.Prompt != "":
-		status = term.Escape(st.Prompt)
+		status = promptLine(term.Escape(st.Prompt), term.Escape(st.PromptInput), W-1)
 	case st.IsError:
 		status = scr.st.errText.Render(status)
 	}
@@ -471,6 +492,11 @@ func (scr *Screen) footerView(W int, st Status) []string {
 		sep = "  "
 	}
 	keys := " " + scr.st.shortHelp(scr.keys.ShortHelp(), sep, W-1, 2)
+	if st.Prompt != "" && st.PromptErr != "" {
+		// The keys do not apply while a prompt is typed; why its entry
+		// was refused does.
+		keys = " " + scr.st.errText.Render(term.Escape(st.PromptErr))
+	}
 	switch scr.footer {
 	case 0:
 		return nil
@@ -481,6 +507,21 @@ func (scr *Screen) footerView(W int, st Status) []string {
 		return []string{keys}
 	}
 	return []string{status, keys}
+}
+
+// promptLine is a prompt's label and input in w cells: the label is cut
+// (…) to leave the input room, and an input wider than the line shows
+// its end, where the typing is (issue 33: the breakpoint prompt's label
+// filled the line at 80 columns and hid what was typed).
+func promptLine(label, input string, w int) string {
+	iw := ansi.StringWidth(input)
+	switch {
+	case ansi.StringWidth(label)+iw <= w:
+		return label + input
+	case iw+8 <= w:
+		return ansi.Truncate(label, w-iw, "… ") + input
+	}
+	return "…" + ansi.TruncateLeft(input, iw-max(w-1, 0), "")
 }
 
 // DescribeStep says what a step dispatched: "Deliver b", "Mutation".
