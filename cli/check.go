@@ -2,15 +2,17 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
-	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/sweep"
 )
 
@@ -24,7 +26,7 @@ verdicts file) exactly. Exit: 0 all as expected, 1 a mismatch, 2 a file
 does not load, 3 a run crashed, 130 interrupted.
 `
 
-func cmdCheck(args []string, stdout, stderr io.Writer) int {
+func cmdCheck(reg *hosts.Registry, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	workers := fs.Int("workers", 0, "`W` runs at once (default: every core)")
 	pos, err := parseInterspersed(fs, args)
@@ -37,12 +39,14 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	if *workers < 0 {
 		return usageErrIn(stderr, "check", "--workers %d: want a positive number", *workers)
 	}
-	reg := builtin.Registry()
 	var items []sweep.Item
 	if len(pos) == 1 {
 		items, err = sweep.DirItems(pos[0], reg)
 	} else {
 		items, err = sweep.LibraryItems(reg)
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			err = errors.Join(slices.DeleteFunc(j.Unwrap(), forOtherKinds)...)
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "detsim: check: %v\n", err)

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/detsim/detsim/calibrate"
-	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/schemadiff"
 )
 
@@ -42,7 +42,7 @@ the scenario's, a simulated production bundle, a malformed tolerances
 or perturbation file), 3 internal error.
 `
 
-func cmdCalibrate(args []string, stdout, stderr io.Writer) int {
+func cmdCalibrate(reg *hosts.Registry, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("calibrate", flag.ContinueOnError)
 	seeds := fs.Int("seeds", 10, "simulator seeds to run (K)")
 	first := fs.Uint64("first-seed", 0, "the first simulator seed (default: the scenario's seed)")
@@ -61,7 +61,6 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) int {
 	if *seeds <= 0 {
 		return usageErrIn(stderr, "calibrate", "--seeds %d: want a positive number", *seeds)
 	}
-	reg := builtin.Registry()
 	opts := calibrate.Options{Seeds: *seeds, FirstSeed: *first, Registry: reg, AllowSimProd: *allowSim}
 	if *tolPath != "" {
 		if opts.Tolerances, err = calibrate.LoadTolerances(*tolPath); err != nil {

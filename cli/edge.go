@@ -8,15 +8,15 @@ import (
 	"syscall"
 
 	"github.com/detsim/detsim/edge"
-	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/internal/term"
 )
 
-func cmdEdge(args []string, stdout, stderr io.Writer) int {
+func cmdEdge(reg *hosts.Registry, args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	stopOnDone(ctx, stop)
-	return edge.Command(ctx, args, stdout, stderr, builtin.Registry(), version())
+	return edge.Command(ctx, args, stdout, stderr, reg, version())
 }
 
 // cmdToolRun is `detsim tool-run`: SIGINT and SIGTERM, the agent

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/internal/suggest"
 )
 
@@ -24,22 +25,22 @@ func subcommandNames() []string {
 // one command's usage and flags, on stdout. Each command prints its own
 // help when asked with -h, so this asks it: the flags listed are the ones
 // its FlagSet really has.
-func cmdHelp(args []string, stdout, stderr io.Writer) int {
+func cmdHelp(reg *hosts.Registry, args []string, stdout, stderr io.Writer) int {
 	switch {
 	case len(args) == 0:
-		return cmdRun([]string{"-h"}, stdout, stderr)
+		return cmdRun(reg, []string{"-h"}, stdout, stderr)
 	case len(args) > 1:
 		return usageErrIn(stderr, "help", "one COMMAND at a time, got %d: %s", len(args), strings.Join(args, " "))
 	}
 	if c, ok := lookupCommand(args[0]); ok {
-		return c.run([]string{"-h"}, stdout, stderr)
+		return c.run(reg, []string{"-h"}, stdout, stderr)
 	}
 	switch args[0] {
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(stdout, helpUsage)
 		return exitOK
 	case "run", "batch", "--batch":
-		return cmdRun([]string{"-h"}, stdout, stderr)
+		return cmdRun(reg, []string{"-h"}, stdout, stderr)
 	}
 	if s := suggest.Closest(args[0], subcommandNames(), 2); s != "" {
 		return usageErrIn(stderr, "help", "no command %q: did you mean \"detsim help %s\"?", args[0], s)

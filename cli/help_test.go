@@ -5,13 +5,15 @@ import (
 	"flag"
 	"strings"
 	"testing"
+
+	"github.com/detsim/detsim/hosts/builtin"
 )
 
 // runIn is run in this process, for commands that print and return
 // without starting a run.
 func runIn(args ...string) result {
 	var out, errb bytes.Buffer
-	code := run(args, &out, &errb)
+	code := Run(args, &out, &errb, builtin.Kinds()...)
 	return result{code, out.String(), errb.String()}
 }
 
@@ -159,7 +161,7 @@ func TestSuggestCommand(t *testing.T) {
 		"main.go":                  "", // a file (this package's)
 		"xyzzy":                    "",
 	} {
-		if got := suggestCommand(arg); got != want {
+		if got := suggestCommand(arg, builtin.Registry()); got != want {
 			t.Errorf("suggestCommand(%q) = %q, want %q", arg, got, want)
 		}
 	}

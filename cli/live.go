@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/detsim/detsim/bundle/verdict"
-	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/internal/daemoncli"
 	"github.com/detsim/detsim/internal/term"
 	"github.com/detsim/detsim/live"
@@ -38,7 +38,7 @@ can read it). Exit: 0 nothing failed, 1 an assertion failed, 2 invalid
 input, 3 internal error, 130 interrupted.
 `
 
-func cmdLive(args []string, stdout, stderr io.Writer) int {
+func cmdLive(reg *hosts.Registry, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("live", flag.ContinueOnError)
 	out := fs.String("out", "", "bundle directory (default bundles/<name>-<seed>-live)")
 	procs := fs.Bool("procs", false, "run each peer as a swimd child process")
@@ -57,7 +57,6 @@ func cmdLive(args []string, stdout, stderr io.Writer) int {
 	if *maxDur <= 0 {
 		return usageErrIn(stderr, "live", "--max-duration %v: want a positive duration", *maxDur)
 	}
-	reg := builtin.Registry()
 	sc, err := resolveScenario(pos[0], reg)
 	if err != nil {
 		fmt.Fprintln(stderr, err)

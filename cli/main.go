@@ -1,4 +1,9 @@
-// Command detsim runs deterministic simulations of distributed protocols.
+// Package cli is the detsim command: flags, subcommands and exit codes,
+// for whichever host kinds the binary is built with. cmd/detsim is
+// Main with the kinds detsim ships (hosts/builtin); a module outside
+// this repository builds the same command for its own protocol by
+// calling Main with its own kinds, alone or beside the built-in ones
+// (docs/kinds.md, examples/outside-kind):
 //
 //	detsim [--seed N] [SCENARIO]                     step through a run in the terminal
 //	detsim --batch [--seed N] [--out DIR] SCENARIO   run headless, write a bundle
@@ -15,21 +20,27 @@
 // SCENARIO is a file path, else the name of an embedded scenario
 // (reproduction/gossip_flap). Exit codes: 0 nothing failed (Inconclusive
 // included), 1 an assertion failed (or verify found a mismatch), 2 invalid
-// input or usage, 3 internal error, 130 interrupted (143 for a batch run
-// stopped by SIGTERM).
+// input or usage (and a host kind Main refuses), 3 internal error, 130
+// interrupted (143 for a batch run stopped by SIGTERM).
 //
 // This package holds flags, subcommands and exit codes only; the work is
-// done by the packages it calls.
+// done by the packages it calls. It is outside the determinism fence
+// (internal/detlint), as a command is: it reads the clock, the
+// environment and signals for the user, never for a run.
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
+	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/internal/daemoncli"
 	"github.com/detsim/detsim/internal/term"
 	"github.com/detsim/detsim/live/swimd"
+	"github.com/detsim/detsim/scenarios"
 )
 
 // Exit codes (DESIGN §4 "Bundle and CLI").
@@ -40,26 +51,81 @@ const (
 	exitInternal = 3
 )
 
-// Main is the detsim command on the process's arguments; it returns the
-// exit code.
-func Main() int {
+// Main is the detsim command on the process's arguments, for kinds: it
+// returns the exit code, for the caller's os.Exit. Every command sees
+// exactly kinds (append builtin.Kinds() to have detsim's own too); a
+// kind the registry refuses (hosts.Registry.Add: a name already taken,
+// an assertion without a judge, a chart on an undeclared record type)
+// is reported, naming the kind and the field, with exit 2 before any
+// argument is read.
+func Main(kinds ...*hosts.Kind) int {
 	if len(os.Args) > 1 && os.Args[1] == swimdMode {
 		daemoncli.MainArgs(swimd.Run, os.Args[2:])
 	}
-	return run(os.Args[1:], os.Stdout, os.Stderr)
+	return Run(os.Args[1:], os.Stdout, os.Stderr, kinds...)
+}
+
+// Run is Main on args (without the program name) and the given writers:
+// what a test runs in process.
+func Run(args []string, stdout, stderr io.Writer, kinds ...*hosts.Kind) int {
+	reg, err := registry(kinds)
+	if err != nil {
+		w := term.NewWriter(stderr)
+		for line := range strings.Lines(err.Error()) {
+			fmt.Fprintf(w, "detsim: %s", strings.TrimSuffix(line, "\n")+"\n")
+		}
+		w.Flush()
+		return exitUsage
+	}
+	return run(reg, args, stdout, stderr)
+}
+
+// registry registers kinds, refusing what hosts.Registry.Add refuses
+// and an assertion kind named as one of the core's (event_count,
+// event_rate), which the scenario loader would find first, so the
+// kind's would never be judged.
+func registry(kinds []*hosts.Kind) (*hosts.Registry, error) {
+	if len(kinds) == 0 {
+		return nil, errors.New("cli.Main was given no host kind: pass your own, builtin.Kinds(), or both")
+	}
+	core := map[string]bool{}
+	for _, a := range scenarios.AssertionKinds(hosts.NewRegistry()) {
+		core[a.Kind] = true
+	}
+	reg := hosts.NewRegistry()
+	var errs []error
+	for _, k := range kinds {
+		if k != nil && k.Assertions != nil {
+			for i, a := range k.Assertions.Kinds {
+				if core[a.Name] {
+					errs = append(errs, &hosts.KindError{Kind: k.Tag, Field: fmt.Sprintf("Assertions.Kinds[%d].Name", i),
+						Msg: fmt.Sprintf("name %q already taken by the core's own assertion kind", a.Name)})
+				}
+			}
+		}
+		if err := reg.Add(k); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return reg, errors.Join(errs...)
 }
 
 // command is one subcommand: its name and its entry point.
 type command struct {
 	name string
-	run  func(args []string, stdout, stderr io.Writer) int
+	run  func(reg *hosts.Registry, args []string, stdout, stderr io.Writer) int
+}
+
+// kindless is a command that reads no kind's declarations.
+func kindless(run func(args []string, stdout, stderr io.Writer) int) func(*hosts.Registry, []string, io.Writer, io.Writer) int {
+	return func(_ *hosts.Registry, args []string, stdout, stderr io.Writer) int { return run(args, stdout, stderr) }
 }
 
 // commands are detsim's commands other than a run, in the order the
 // overview lists them; dispatch, help and "did you mean" all read this
 // one table.
 var commands = []command{
-	{"verify", cmdVerify},
+	{"verify", kindless(cmdVerify)},
 	{"list", cmdList},
 	{"sweep", cmdSweep},
 	{"shrink", cmdShrink},
@@ -67,13 +133,13 @@ var commands = []command{
 	{"live", cmdLive},
 	{"testbed", cmdTestbed},
 	{"calibrate", cmdCalibrate},
-	{"schemadiff", cmdSchemadiff},
+	{"schemadiff", kindless(cmdSchemadiff)},
 	{"render", cmdRender},
 	{"why", cmdWhy},
 	{"provider-serve", cmdProviderServe},
 	{"edge", cmdEdge},
-	{"tool-run", cmdToolRun},
-	{"compress", cmdCompress},
+	{"tool-run", kindless(cmdToolRun)},
+	{"compress", kindless(cmdCompress)},
 }
 
 func lookupCommand(name string) (command, bool) {
@@ -94,7 +160,7 @@ func lookupCommand(name string) (command, bool) {
 // did not write"). Detsim's own progress-line sequences go through
 // term.Raw; the stepper draws on the terminal itself and escapes what it
 // shows (tui/screen).
-func run(args []string, stdout, stderr io.Writer) (code int) {
+func run(reg *hosts.Registry, args []string, stdout, stderr io.Writer) (code int) {
 	eout, eerr := term.NewWriter(stdout), term.NewWriter(stderr)
 	stdout, stderr = eout, eerr
 	defer func() {
@@ -108,20 +174,20 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	if len(args) > 0 {
 		switch args[0] {
 		case "help":
-			return cmdHelp(args[1:], stdout, stderr)
+			return cmdHelp(reg, args[1:], stdout, stderr)
 		case "-h", "--help", "-help":
-			return cmdHelp(nil, stdout, stderr)
+			return cmdHelp(reg, nil, stdout, stderr)
 		case "--version", "-version", "version":
 			return cmdVersion(args[1:], stdout, stderr)
 		}
 		if c, ok := lookupCommand(args[0]); ok {
-			return c.run(args[1:], stdout, stderr)
+			return c.run(reg, args[1:], stdout, stderr)
 		}
-		if s := suggestCommand(args[0]); s != "" {
+		if s := suggestCommand(args[0], reg); s != "" {
 			return usageErr(stderr, "unknown command %q: did you mean \"detsim %s\"?", args[0], s)
 		}
 	}
-	return cmdRun(args, stdout, stderr)
+	return cmdRun(reg, args, stdout, stderr)
 }
 
 const usage = `usage:

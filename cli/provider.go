@@ -8,7 +8,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/providerserve"
 )
 
@@ -27,7 +27,7 @@ flags:
   -q                 no line per request
 `
 
-func cmdProviderServe(args []string, stdout, stderr io.Writer) int {
+func cmdProviderServe(reg *hosts.Registry, args []string, stdout, stderr io.Writer) int {
 	for _, a := range args {
 		if a == "-h" || a == "-help" || a == "--help" {
 			fmt.Fprint(stdout, providerServeUsage)
@@ -36,5 +36,5 @@ func cmdProviderServe(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return providerserve.Command(ctx, args, stderr, builtin.Registry())
+	return providerserve.Command(ctx, args, stderr, reg)
 }

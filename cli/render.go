@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/detsim/detsim/debugger"
+	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/internal/outfile"
 	"github.com/detsim/detsim/render"
 )
@@ -28,7 +29,7 @@ never replaced unless --force is given. Exit: 0 written, 1 a bundle that
 fails verify, 2 invalid input.
 `
 
-func cmdRender(args []string, stdout, stderr io.Writer) int {
+func cmdRender(reg *hosts.Registry, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("render", flag.ContinueOnError)
 	out := fs.String("o", "", "the page to write (default BUNDLE.html)")
 	from := fs.String("from", "", "draw from this virtual time (12.5s, 250ms, or ns)")
@@ -47,7 +48,7 @@ func cmdRender(args []string, stdout, stderr io.Writer) int {
 	if len(pos) != want {
 		return usageErrIn(stderr, "render", "needs %d bundle(s), got %d", want, len(pos))
 	}
-	opts := render.Options{NoCharts: *noCharts}
+	opts := render.Options{NoCharts: *noCharts, Kinds: reg}
 	for _, t := range []struct {
 		flag, val string
 		dst       *int64

@@ -17,7 +17,6 @@ import (
 	"github.com/detsim/detsim/debugger"
 	"github.com/detsim/detsim/engine"
 	"github.com/detsim/detsim/hosts"
-	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/internal/scratch"
 	"github.com/detsim/detsim/internal/vtime"
 	"github.com/detsim/detsim/scenarios"
@@ -68,7 +67,7 @@ func newRunFlags() *runFlags {
 
 // cmdRun is `detsim [flags] [SCENARIO]`: the stepper, a batch run, or a
 // headless run to a breakpoint.
-func cmdRun(args []string, stdout, stderr io.Writer) int {
+func cmdRun(reg *hosts.Registry, args []string, stdout, stderr io.Writer) int {
 	f := newRunFlags()
 	pos, err := parseInterspersed(f.fs, args)
 	if err != nil {
@@ -108,7 +107,6 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	case len(watches) > 1 && !*f.batch:
 		return usageErr(stderr, "the stepper follows one --watch at a time")
 	}
-	reg := builtin.Registry()
 	sc, code := f.scenario(arg, reg, stderr)
 	if code != exitOK {
 		return code

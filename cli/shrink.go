@@ -14,7 +14,7 @@ import (
 	"unicode"
 
 	"github.com/detsim/detsim/batch"
-	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/internal/outfile"
 	"github.com/detsim/detsim/internal/term"
 	"github.com/detsim/detsim/scenarios"
@@ -33,7 +33,7 @@ itself, never its target. Exit: 0 written, 2 invalid input or nothing failing, 3
 crashed, 130 interrupted (the smallest so far is still written).
 `
 
-func cmdShrink(args []string, stdout, stderr io.Writer) int {
+func cmdShrink(reg *hosts.Registry, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("shrink", flag.ContinueOnError)
 	assert := fs.String("assert", "", "the assertion `NAME` that must keep failing (default: the first to fail)")
 	out := fs.String("out", "", "write the result to `FILE` (default: <name>-shrunk.toml)")
@@ -49,7 +49,6 @@ func cmdShrink(args []string, stdout, stderr io.Writer) int {
 	if *budget <= 0 {
 		return usageErrIn(stderr, "shrink", "--budget %d: want a positive number of runs", *budget)
 	}
-	reg := builtin.Registry()
 	sc, err := resolveScenario(pos[0], reg)
 	if err != nil {
 		fmt.Fprintln(stderr, err)

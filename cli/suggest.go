@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/detsim/detsim/hosts"
-	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/internal/suggest"
 	"github.com/detsim/detsim/property"
 	"github.com/detsim/detsim/scenarios"
@@ -16,8 +15,8 @@ import (
 // suggestCommand returns the subcommand arg was probably meant to be
 // (within two edits: "swep", "chekc"), or "". An argument that names a
 // file or an embedded scenario is a run's SCENARIO, never a typo.
-func suggestCommand(arg string) string {
-	if strings.HasPrefix(arg, "-") || exists(arg) || isLibraryScenario(arg, builtin.Registry()) {
+func suggestCommand(arg string, reg *hosts.Registry) string {
+	if strings.HasPrefix(arg, "-") || exists(arg) || isLibraryScenario(arg, reg) {
 		return ""
 	}
 	return suggest.Closest(arg, subcommandNames(), 2)

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/detsim/detsim/batch"
-	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/internal/term"
 	"github.com/detsim/detsim/property"
 	"github.com/detsim/detsim/sweep"
@@ -44,7 +44,7 @@ failing seed NOT PINNED, 3 a run crashed, 130 interrupted with nothing
 failing.
 `
 
-func cmdSweep(args []string, stdout, stderr io.Writer) int {
+func cmdSweep(reg *hosts.Registry, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
 	seeds := fs.String("seeds", "", "run `N` seeds (required)")
 	start := fs.String("start", "0", "the first seed, `S`")
@@ -61,7 +61,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) int {
 		return flagErr(fs, err, stdout, stderr)
 	}
 	if len(pos) != 1 {
-		return usageErrIn(stderr, "sweep", "want one PROPERTY (a property file, or one of: %s), got %d", strings.Join(property.LibraryNames(builtin.Registry()), ", "), len(pos))
+		return usageErrIn(stderr, "sweep", "want one PROPERTY (a property file, or one of: %s), got %d", strings.Join(property.LibraryNames(reg), ", "), len(pos))
 	}
 	count, err := strconv.ParseUint(*seeds, 10, 63)
 	if err != nil || count == 0 {
@@ -81,7 +81,6 @@ func cmdSweep(args []string, stdout, stderr io.Writer) int {
 	if err := sweep.CheckSeeds(shard, first, count); err != nil {
 		return usageErrIn(stderr, "sweep", "%v", err)
 	}
-	reg := builtin.Registry()
 	prop, err := resolveProperty(pos[0], reg)
 	if err != nil {
 		fmt.Fprintln(stderr, err)

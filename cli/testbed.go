@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/internal/outfile"
 	"github.com/detsim/detsim/internal/term"
 	"github.com/detsim/detsim/scenarios"
@@ -65,7 +65,7 @@ Exit: 0 nothing failed, 1 an assertion failed, 2 invalid input or a
 machine that cannot run it, 3 internal error, 130 interrupted.
 `
 
-func cmdTestbed(args []string, stdout, stderr io.Writer) int {
+func cmdTestbed(reg *hosts.Registry, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("testbed", flag.ContinueOnError)
 	out := fs.String("out", "", "bundle directory (default bundles/<name>-<seed>-testbed-<impl>)")
 	impl := fs.String("impl", testbed.ImplSwimd, "the daemons: swimd or memberlist")
@@ -106,7 +106,7 @@ func cmdTestbed(args []string, stdout, stderr io.Writer) int {
 	if *maxDur <= 0 {
 		return usageErrIn(stderr, "testbed", "--max-duration %v: want a positive duration", *maxDur)
 	}
-	sc, err := resolveScenario(pos[0], builtin.Registry())
+	sc, err := resolveScenario(pos[0], reg)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage

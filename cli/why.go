@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/detsim/detsim/debugger"
-	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/internal/vtime"
 )
 
@@ -31,7 +31,7 @@ Exit: 0 explained, 2 invalid input (an unknown host, no transition there,
 a record that is not a state transition).
 `
 
-func cmdWhy(args []string, stdout, stderr io.Writer) int {
+func cmdWhy(reg *hosts.Registry, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("why", flag.ContinueOnError)
 	host := fs.String("host", "", "the observer: whose view")
 	subject := fs.String("subject", "", "the member the view is of")
@@ -68,7 +68,7 @@ func cmdWhy(args []string, stdout, stderr io.Writer) int {
 			return usageErrIn(stderr, "why", "--at %q: %v", *at, err)
 		}
 	}
-	c, target, err := debugger.WhyInBundle(pos[0], builtin.Registry(), q)
+	c, target, err := debugger.WhyInBundle(pos[0], reg, q)
 	if err != nil {
 		var we *debugger.WhyError
 		if errors.As(err, &we) {
