@@ -1,6 +1,7 @@
 package hosts
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -181,7 +182,9 @@ type FaultCatalog struct {
 // only after that.
 type Registry struct{ kinds map[string]*Kind }
 
-// NewRegistry returns a registry holding kinds.
+// NewRegistry returns a registry holding kinds. It panics on a kind Add
+// refuses: the kinds a binary is built with are its author's, and a bad
+// one is a build mistake, not an input error.
 func NewRegistry(kinds ...*Kind) *Registry {
 	r := &Registry{kinds: make(map[string]*Kind, len(kinds))}
 	for _, k := range kinds {
@@ -190,20 +193,137 @@ func NewRegistry(kinds ...*Kind) *Registry {
 	return r
 }
 
-// Register adds k. It panics on a duplicate tag or assertion kind name:
-// two kinds with one name is a build mistake, not an input error.
+// Register is Add that panics on a kind Add refuses.
 func (r *Registry) Register(k *Kind) {
-	if _, dup := r.kinds[k.Tag]; dup {
-		panic(fmt.Sprintf("hosts: kind %q registered twice", k.Tag))
+	if err := r.Add(k); err != nil {
+		panic("hosts: " + err.Error())
+	}
+}
+
+// Add registers k, or refuses it, registering nothing, with every
+// problem found as a *KindError joined (errors.Join): a tag already
+// taken, a missing New or Codec, an assertion kind whose name another
+// kind declares or that has no judge to check it, a chart, watch, mark,
+// view, band or history on a record type no prototype in k.Events has
+// (when k lists any).
+// A kind from outside this repository (cli.Main) is checked here before
+// any scenario is read, so its author learns which field is wrong at
+// start-up rather than as a chart that never draws or an assertion that
+// never judges (docs/kinds.md).
+func (r *Registry) Add(k *Kind) error {
+	if k == nil {
+		return &KindError{Kind: "", Field: "Kind", Msg: "nil"}
+	}
+	var errs []error
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, &KindError{Kind: k.Tag, Field: field, Msg: fmt.Sprintf(format, args...)})
+	}
+	switch _, dup := r.kinds[k.Tag]; {
+	case k.Tag == "":
+		bad("Tag", "empty: scenarios name a kind by its tag")
+	case k.Tag == EngineTag:
+		bad("Tag", "%q is the engine's own kind_tag", k.Tag)
+	case dup:
+		bad("Tag", "name already taken by another registered kind")
+	}
+	if k.New == nil {
+		bad("New", "nil: the engine builds the kind's hosts with it")
+	}
+	if k.Codec == nil {
+		bad("Codec", "nil: the engine encodes the kind's messages with it")
 	}
 	if k.Assertions != nil {
-		for _, a := range k.Assertions.Kinds {
-			if _, other, dup := r.Assertion(a.Name); dup {
-				panic(fmt.Sprintf("hosts: assertion kind %q declared by kinds %q and %q", a.Name, other.Tag, k.Tag))
+		a := k.Assertions
+		if len(a.Kinds) == 0 {
+			bad("Assertions.Kinds", "empty: declare the assertion kinds the judge checks, or leave Assertions nil")
+		}
+		if a.Judge == nil && len(a.Kinds) > 0 {
+			bad("Assertions.Judge", "nil: assertion kind %q has no checker", a.Kinds[0].Name)
+		}
+		for i, ak := range a.Kinds {
+			field := fmt.Sprintf("Assertions.Kinds[%d]", i)
+			if ak.Name == "" {
+				bad(field+".Name", "empty")
+				continue
+			}
+			if ak.Fresh == nil || ak.Holds == nil {
+				bad(field, "assertion kind %q has no parameters (Fresh, Holds): declare it with hosts.Def", ak.Name)
+			}
+			if j := slices.IndexFunc(a.Kinds[:i], func(o AssertionKind) bool { return o.Name == ak.Name }); j >= 0 {
+				bad(field+".Name", "%q is declared twice (also Assertions.Kinds[%d])", ak.Name, j)
+			} else if _, other, dup := r.Assertion(ak.Name); dup {
+				bad(field+".Name", "name %q already taken by kind %q", ak.Name, other.Tag)
 			}
 		}
 	}
+	declared := make(map[string]bool, len(k.Events))
+	for _, e := range k.Events {
+		declared[e.Type()] = true
+	}
+	// A kind that lists no prototypes (the agent family's, whose records
+	// are one generic type built at run time) names its record types
+	// nowhere else, so there is nothing to check its declarations by.
+	typed := func(field, what, typ string) {
+		if len(k.Events) > 0 && !declared[typ] {
+			bad(field, "%s on record type %q, which no prototype in Events has", what, typ)
+		}
+	}
+	for i, s := range k.Series {
+		what := fmt.Sprintf("chart %q", s.ID)
+		if s.Snapshot != "" {
+			continue // read from snapshots, not records
+		}
+		if len(s.Types) == 0 {
+			bad(fmt.Sprintf("Series[%d].Types", i), "%s reads no record type", what)
+		}
+		for j, t := range s.Types {
+			typed(fmt.Sprintf("Series[%d].Types[%d]", i, j), what, t)
+		}
+		if s.Span != nil {
+			typed(fmt.Sprintf("Series[%d].Span.Start", i), what, s.Span.Start)
+		}
+		if s.Limit != nil && k.Assertions != nil {
+			if _, ok := k.Assertions.Lookup(s.Limit.Assertion); !ok {
+				bad(fmt.Sprintf("Series[%d].Limit.Assertion", i), "%s is limited by assertion kind %q, which Assertions does not declare", what, s.Limit.Assertion)
+			}
+		}
+	}
+	for i, w := range k.Watches {
+		typed(fmt.Sprintf("Watches[%d].Type", i), fmt.Sprintf("watch %q", w.Field), w.Type)
+	}
+	for i, m := range k.Marks {
+		typed(fmt.Sprintf("Marks[%d].Type", i), "a mark", m.Type)
+	}
+	if k.Views != nil {
+		typed("Views.Type", "views", k.Views.Type)
+	}
+	if k.Band != nil {
+		typed("Band.Type", "a band", k.Band.Type)
+	}
+	if h := k.History; h != nil {
+		typed("History.Invoke", "a history", h.Invoke)
+		typed("History.Return", "a history", h.Return)
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
 	r.kinds[k.Tag] = k
+	return nil
+}
+
+// EngineTag is the kind_tag of the engine's own records (message sends,
+// drops, mutations): no kind may take it.
+const EngineTag = "engine"
+
+// KindError is one reason Registry.Add refused a kind: the kind's tag,
+// the field of Kind at fault as a Go path ("Series[2].Types[0]"), and
+// what is wrong with it.
+type KindError struct {
+	Kind, Field, Msg string
+}
+
+func (e *KindError) Error() string {
+	return fmt.Sprintf("kind %q: %s: %s", e.Kind, e.Field, e.Msg)
 }
 
 // Lookup returns the kind registered under tag.

@@ -12,7 +12,14 @@ import (
 	"github.com/detsim/detsim/hosts/tool"
 )
 
+// Kinds returns every built-in host kind, in registration order: what
+// cmd/detsim hands cli.Main, and what an outside module adds its own
+// kinds to when it wants both (docs/kinds.md).
+func Kinds() []*hosts.Kind {
+	return []*hosts.Kind{echo.Kind, swimhost.Kind, provider.Kind, tool.Kind, agent.Kind, rafthost.Kind}
+}
+
 // Registry returns a new registry holding every built-in host kind.
 func Registry() *hosts.Registry {
-	return hosts.NewRegistry(echo.Kind, swimhost.Kind, provider.Kind, tool.Kind, agent.Kind, rafthost.Kind)
+	return hosts.NewRegistry(Kinds()...)
 }

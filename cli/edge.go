@@ -1,0 +1,41 @@
+package cli
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/detsim/detsim/edge"
+	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/internal/term"
+)
+
+func cmdEdge(reg *hosts.Registry, args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	stopOnDone(ctx, stop)
+	return edge.Command(ctx, args, stdout, stderr, reg, version())
+}
+
+// cmdToolRun is `detsim tool-run`: SIGINT and SIGTERM, the agent
+// cancelling its child, cancel the run at the edge.
+//
+// Its stdout is the tool's output, data its agent reads as the tool's
+// own bytes (binary output as bytes, docs/agents.md): it goes to the
+// writer under run's escaping, untouched. Only detsim's own messages, on
+// stderr, are escaped.
+func cmdToolRun(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	stopOnDone(ctx, stop)
+	return edge.ToolRun(ctx, args, term.Raw(stdout), stderr)
+}
+
+// stopOnDone restores the signals' default behaviour once ctx is done
+// (the first SIGINT or SIGTERM), so a second one kills the process even
+// if the command is stuck ending, as signal.NotifyContext's docs advise.
+func stopOnDone(ctx context.Context, stop context.CancelFunc) {
+	context.AfterFunc(ctx, stop)
+}
