@@ -8,12 +8,16 @@ import (
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/hosts/swimcheck"
+	"github.com/detsim/detsim/rng"
 )
 
 // echoKind stands in for hosts/echo: the loader only needs its tag, its
-// states and its Validate.
+// states and its Validate (New and Codec are there because a registry
+// refuses a kind without them).
 var echoKind = &hosts.Kind{
 	Tag:          "echo",
+	New:          noHost,
+	Codec:        nopCodec{},
 	States:       []string{"up", "down"},
 	DownState:    "down",
 	RestartState: "up",
@@ -34,7 +38,14 @@ var echoKind = &hosts.Kind{
 
 // checksKind declares the swim kind's assertions and nothing else: the
 // loader finds a kind's assertion kinds through the registry.
-var checksKind = &hosts.Kind{Tag: "checks", States: []string{"up"}, Assertions: swimcheck.Family}
+var checksKind = &hosts.Kind{Tag: "checks", States: []string{"up"}, New: noHost, Codec: nopCodec{}, Assertions: swimcheck.Family}
+
+func noHost(string, map[string]any, string, []string, *rng.Stream) hosts.Host { return nil }
+
+type nopCodec struct{}
+
+func (nopCodec) Append(dst []byte, _ any) ([]byte, error) { return dst, nil }
+func (nopCodec) Decode([]byte) (any, error)               { return nil, nil }
 
 func testRegistry() *hosts.Registry { return hosts.NewRegistry(echoKind, checksKind) }
 
