@@ -162,6 +162,8 @@ type Engine struct {
 	// calls, so a checkpoint neither copies nor shares it.
 	reuse   []hosts.ReusingCodec
 	decoded []any
+	// sizing[i] is host i's codec when it is a hosts.SizingCodec.
+	sizing []hosts.SizingCodec
 }
 
 // state is everything Checkpoint copies.
@@ -251,8 +253,10 @@ func New(sc *scenarios.Scenario, reg *hosts.Registry, opts Options) (*Engine, er
 	}
 	e.byAddr = newByAddr(e.peers)
 	e.reuse, e.decoded = make([]hosts.ReusingCodec, len(e.st.hosts)), make([]any, len(e.st.hosts))
+	e.sizing = make([]hosts.SizingCodec, len(e.st.hosts))
 	for i := range e.st.hosts {
 		e.reuse[i], _ = e.st.hosts[i].kind.Codec.(hosts.ReusingCodec)
+		e.sizing[i], _ = e.st.hosts[i].kind.Codec.(hosts.SizingCodec)
 	}
 	e.nullEnvelope = bundle.NewEnvelope("", engineTag)
 	for _, s := range e.st.hosts {
@@ -801,7 +805,13 @@ func (e *Engine) send(hi int32, to string, msg any, id uint64, via hosts.Transpo
 			panic(fmt.Sprintf("engine: host %q sent to undeclared peer %q", s.id, to))
 		}
 	}
-	e.slabs.room(2048)
+	room := 2048
+	if sc := e.sizing[hi]; sc != nil {
+		// Room for all of it, up to a slab: otherwise Append gives a
+		// longer message an array of its own.
+		room = min(max(room, sc.EncodedLen(msg)), slabSize)
+	}
+	e.slabs.room(room)
 	start := len(e.slabs.cur)
 	b, err := s.kind.Codec.Append(e.slabs.cur[start:start], msg)
 	if err != nil {

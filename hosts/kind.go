@@ -39,6 +39,20 @@ type ReusingCodec interface {
 	DecodeInto(b []byte, into any) (any, error)
 }
 
+// SizingCodec is a Codec that can say a message's encoded length without
+// encoding it. The engine encodes each message into a slab it recycles,
+// leaving room for a typical message; one longer than that room made
+// Append allocate an array of its own, which a legacy SWIM queue's
+// datagrams of tens of kilobytes did on every send (docs/BENCHMARKS.md,
+// "A sweep does only what a seed needs"). With the length known the
+// engine leaves room for all of it.
+type SizingCodec interface {
+	Codec
+	// EncodedLen is len of what Append would append for msg, or any
+	// smaller guess (0 when unknown); it must not fail or allocate.
+	EncodedLen(msg any) int
+}
+
 // FieldError is one problem with a peer's kind_config or initial_state,
 // named by its field path relative to the peer ("kind_config.seeds").
 type FieldError struct {

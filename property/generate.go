@@ -138,23 +138,36 @@ func (p *Property) TOML(pt Point) ([]byte, error) { return p.encode(pt, nil) }
 // no fault is placed and every mutation group is included at
 // pick(at_ns).
 func (p *Property) encode(pt Point, pick func(Range) int64) ([]byte, error) {
+	_, data, err := p.encodeTree(pt, pick)
+	return data, err
+}
+
+// encodeTree is encode, also returning the tree it encoded.
+func (p *Property) encodeTree(pt Point, pick func(Range) int64) (map[string]any, []byte, error) {
 	var buf bytes.Buffer
 	enc := toml.NewEncoder(&buf)
 	enc.Indent = ""
 	t, err := p.tree(pt, pick)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := enc.Encode(t); err != nil {
-		return nil, fmt.Errorf("property %s: encoding seed %d: %w", p.Name, pt.Seed, err)
+		return nil, nil, fmt.Errorf("property %s: encoding seed %d: %w", p.Name, pt.Seed, err)
 	}
-	return buf.Bytes(), nil
+	return t, buf.Bytes(), nil
 }
 
+// build makes the point's scenario from its file, as Parse reads the
+// file: the file is still encoded (its bytes are the scenario's source,
+// hashed, and bound its size), but not decoded again, since the tree it
+// was encoded from is at hand (scenarios.ParseEncoded).
 func (p *Property) build(pt Point, path string, reg *hosts.Registry, pick func(Range) int64) (*scenarios.Scenario, error) {
-	data, err := p.encode(pt, pick)
+	t, data, err := p.encodeTree(pt, pick)
 	if err != nil {
 		return nil, err
+	}
+	if sc, ok, err := scenarios.ParseEncoded(path, data, t, reg); ok {
+		return sc, err
 	}
 	return scenarios.Parse(path, data, reg, func(string) ([]byte, error) {
 		return nil, errors.New("a generated scenario extends nothing")

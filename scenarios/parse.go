@@ -23,10 +23,103 @@ import (
 // and an Errors holding every problem found. It never panics and never
 // reads anything but through readFile.
 func Parse(file string, data []byte, reg *hosts.Registry, readFile func(path string) ([]byte, error)) (*Scenario, error) {
+	return parse(file, data, nil, reg, readFile)
+}
+
+// ParseEncoded is Parse of data, the TOML encoding of tree, taking a copy
+// of tree for what decoding data gives instead of decoding it: a sweep
+// builds each seed's scenario as a tree, and decoding the file it
+// encoded from that tree was a seventh of a gossip_flap seed
+// (docs/BENCHMARKS.md, "A sweep does only what a seed needs"). tree may
+// hold only what the TOML encoder writes as it reads back: tables as
+// map[string]any, arrays as []any, []map[string]any, []string or
+// []int64, and string, bool, int64 and float64 values; ok is false if it
+// holds anything else, and the caller parses data instead.
+// property.TestScenario_TreeIsWhatItsTOMLDecodesTo holds every library
+// property's trees to it.
+func ParseEncoded(file string, data []byte, tree map[string]any, reg *hosts.Registry) (sc *Scenario, ok bool, err error) {
+	decoded, ok := Decoded(tree)
+	if !ok {
+		return nil, false, nil
+	}
+	sc, err = parse(file, data, decoded, reg, func(string) ([]byte, error) {
+		return nil, errors.New("a generated scenario extends nothing")
+	})
+	return sc, true, err
+}
+
+// Decoded returns a deep copy of tree as DecodeTree(the TOML encoding of
+// tree) reads it back, or false if tree holds a value ParseEncoded does
+// not take. Like the encoder it leaves out nil values.
+func Decoded(tree map[string]any) (map[string]any, bool) {
+	v, ok := decoded(tree)
+	if !ok {
+		return nil, false
+	}
+	return v.(map[string]any), true
+}
+
+func decoded(v any) (any, bool) {
+	switch x := v.(type) {
+	case string, bool, int64, float64:
+		return x, true
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			if e == nil {
+				continue
+			}
+			d, ok := decoded(e)
+			if !ok {
+				return nil, false
+			}
+			if d != nil {
+				out[k] = d
+			}
+		}
+		return out, true
+	case []any:
+		return decodedList(x)
+	case []map[string]any:
+		if x == nil {
+			return nil, true
+		}
+		return decodedList(x)
+	case []string:
+		if x == nil {
+			return nil, true
+		}
+		return decodedList(x)
+	case []int64:
+		if x == nil {
+			return nil, true
+		}
+		return decodedList(x)
+	}
+	return nil, false
+}
+
+func decodedList[E any](x []E) (any, bool) {
+	if x == nil {
+		return nil, true
+	}
+	out := make([]any, len(x))
+	for i, e := range x {
+		d, ok := decoded(any(e))
+		if !ok || d == nil {
+			return nil, false
+		}
+		out[i] = d
+	}
+	return out, true
+}
+
+// parse is Parse; tree, when set, is what decoding data gives.
+func parse(file string, data []byte, tree map[string]any, reg *hosts.Registry, readFile func(path string) ([]byte, error)) (*Scenario, error) {
 	var errs Errors
 	top := filepath.ToSlash(file)
-	p := &parser{errs: &errs, readFile: readFile, top: top}
-	tree := p.load(top, data, nil)
+	p := &parser{errs: &errs, readFile: readFile, top: top, decoded: tree}
+	tree = p.load(top, data, nil)
 	expect := parseExpect(report{file: top, errs: &errs}, data)
 	if tree == nil {
 		return nil, errs.sorted()
@@ -48,6 +141,8 @@ type parser struct {
 	readFile func(string) ([]byte, error)
 	top      string                      // the file run, which merged-scenario errors name
 	counts   [len(chainLimits)]listCount // per chainLimits entry, over the files read so far
+	// decoded, when set, is the top file's data decoded (ParseEncoded).
+	decoded map[string]any
 }
 
 // load decodes the file at name (slash-separated) and everything it
@@ -64,12 +159,17 @@ func (p *parser) load(name string, data []byte, chain []string) map[string]any {
 		r.add("", "%v", err)
 		return nil
 	}
-	var raw map[string]any
-	if _, err := toml.Decode(string(data), &raw); err != nil {
-		r.add("", "%s", syntaxMsg(err))
-		return nil
+	var tree map[string]any
+	if p.decoded != nil && len(chain) == 0 {
+		tree = p.decoded
+	} else {
+		var raw map[string]any
+		if _, err := toml.Decode(string(data), &raw); err != nil {
+			r.add("", "%s", syntaxMsg(err))
+			return nil
+		}
+		tree = normalize(raw).(map[string]any)
 	}
-	tree := normalize(raw).(map[string]any)
 	if !p.inlineScriptFiles(r, name, tree) {
 		return nil
 	}

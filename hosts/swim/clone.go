@@ -27,5 +27,6 @@ func (n *Node) Clone(r Rand) *Node {
 	c.out = nil
 	c.output = nil
 	c.scratch = nil
+	c.sent, c.reuseSent = nil, false
 	return &c
 }

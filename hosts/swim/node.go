@@ -54,6 +54,11 @@ type Node struct {
 	out      []Effect
 	output   Output // when set, effects go here instead of out
 	scratch  []int32
+	// sent holds the Updates of the messages this call sent, when
+	// reuseSent says the caller is done with them by the next call
+	// (ReuseSentUpdates).
+	sent      []Update
+	reuseSent bool
 
 	// viaStream says the message being received came over a reliable
 	// stream (ReceiveStream); false between calls.
@@ -306,11 +311,46 @@ const maxKeptEffects = 256
 // one used at most maxKeptEffects), so a node that steadily needs more
 // keeps its buffer instead of regrowing it every call.
 func (n *Node) resetEffects() {
+	if cap(n.sent) > maxKeptSent && len(n.sent) <= maxKeptSent {
+		n.sent = nil
+	}
+	n.sent = n.sent[:0]
 	if cap(n.out) > maxKeptEffects && len(n.out) <= maxKeptEffects {
 		n.out = nil
 		return
 	}
 	n.out = n.out[:0]
+}
+
+// maxKeptSent is the largest sent-updates array (ReuseSentUpdates) a node
+// keeps between calls, by the rule of maxKeptEffects: a legacy queue's
+// call sends a few hundred updates, a bounded one's a few dozen.
+const maxKeptSent = 1024
+
+// ReuseSentUpdates tells the node whether its caller is done with every
+// message it hands over (as an Effect or to the Output) by the time the
+// call that handed it over returns, as the simulator's engine is, which
+// encodes a call's sends before it makes the next call. When on, the
+// Updates of a call's messages share an array the node reuses on its
+// next call instead of allocating one per message, which for a legacy
+// queue's hundreds of updates a message kept the garbage collector busy
+// (docs/BENCHMARKS.md, "A sweep does only what a seed needs"). Off by
+// default; a clone (Clone) starts with it off.
+func (n *Node) ReuseSentUpdates(on bool) { n.reuseSent = on }
+
+// sendUpdates returns an empty slice with room for k updates for a
+// message being sent: its own array, or, when the node reuses them, the
+// rest of this call's sent array (growing a new one if it is full; the
+// messages this call already sent keep the old one).
+func (n *Node) sendUpdates(k int) []Update {
+	if !n.reuseSent {
+		return make([]Update, 0, k)
+	}
+	if cap(n.sent)-len(n.sent) < k {
+		n.sent = make([]Update, 0, max(k, 2*cap(n.sent)))
+	}
+	l := len(n.sent)
+	return n.sent[l : l : l+k]
 }
 
 // Tick advances the node to now: it concludes anything whose deadline
@@ -467,7 +507,7 @@ func (n *Node) send(to string, msg *Message) {
 	if n.queue.len() > 0 || n.accused > 0 {
 		// Sized once: a legacy queue piggybacks hundreds of updates, and
 		// growing the slice to them copied each several times.
-		ups = make([]Update, 0, n.queue.len()+1)
+		ups = n.sendUpdates(n.queue.len() + 1)
 	}
 	var staple *Update
 	if n.accused == 0 || n.cfg.NoBuddy {
@@ -488,6 +528,9 @@ func (n *Node) send(to string, msg *Message) {
 		ups, budget = n.queue.take(ups, budget, retransmitLimit(n.cfg.RetransmitMult, n.known()), staple)
 	}
 	msg.Updates = ups
+	if n.reuseSent {
+		n.sent = n.sent[:len(n.sent)+len(ups)]
+	}
 	size := bare
 	if free := limit - bare; free > 0 {
 		size += free - budget

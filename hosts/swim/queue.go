@@ -127,6 +127,9 @@ func (q *queue) take(dst []Update, budget, limit int, skip *Update) ([]Update, i
 	if len(q.items) == 0 {
 		return dst, budget
 	}
+	if skip == nil && q.bytes <= budget {
+		return q.takeAll(dst, budget, limit)
+	}
 	picked, rest := q.picked[:0], q.rest[:0]
 	for _, b := range q.items {
 		if budget >= b.size && (skip == nil || !sameNews(&b.u, skip)) {
@@ -163,5 +166,30 @@ func (q *queue) take(dst []Update, budget, limit int, skip *Update) ([]Update, i
 	clear(picked)
 	clear(rest)
 	q.picked, q.rest = picked[:0], rest[:0]
+	return dst, budget
+}
+
+// takeAll is take when every item fits and none is skipped, as nearly
+// every take of a legacy queue below a datagram's worth: every item is
+// picked, so the merge would give back the order they were in (each
+// gained one transmit) and take only has to drop, in place, the items
+// that retire. It saves take's two passes through picked and rest.
+func (q *queue) takeAll(dst []Update, budget, limit int) ([]Update, int) {
+	kept := q.items[:0]
+	for _, b := range q.items {
+		dst = append(dst, b.u)
+		budget -= b.size
+		b.transmits++
+		if !q.legacy && b.transmits >= limit {
+			q.bytes -= b.size
+			if q.latest[b.u.Member] == b {
+				delete(q.latest, b.u.Member)
+			}
+			continue
+		}
+		kept = append(kept, b)
+	}
+	clear(q.items[len(kept):])
+	q.items = kept
 	return dst, budget
 }

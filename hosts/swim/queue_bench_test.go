@@ -56,3 +56,21 @@ func BenchmarkDecodeUpdates(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecoderUpdates is BenchmarkDecodeUpdates through a warm
+// Decoder, as the engine decodes every delivery to a SWIM host: issue 32
+// asks it to allocate nothing.
+func BenchmarkDecoderUpdates(b *testing.B) {
+	buf, err := Encode(&Message{Kind: Ping, From: "p1", Target: "p2", Seq: 7, Updates: legacyUpdates(200, 5)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var d Decoder
+	b.SetBytes(int64(len(buf)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := d.Decode(buf); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

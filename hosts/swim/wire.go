@@ -318,16 +318,80 @@ func checkMeta(meta []byte) error {
 // than MaxDatagramBytes. It never panics, and for every accepted input
 // Encode(Decode(b)) equals b. The message shares no memory with b.
 func Decode(b []byte) (*Message, error) {
+	m := new(Message)
+	if err := decode(b, m, nil, nil); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// Decoder decodes one message after another into memory it keeps: its
+// Message, the Updates array (up to maxKeptUpdates long), and the ids and
+// metadata the recent messages carried. A legacy queue's messages carry
+// the same few members and their same metadata hundreds of times over,
+// message after message, so once warm a Decoder allocates nothing (issue
+// 32 asked the receiving side's hot path to be allocation-free:
+// docs/BENCHMARKS.md, "A sweep does only what a seed needs"). It accepts
+// and rejects exactly what Decode does, and the message it returns equals
+// Decode's.
+//
+// NB: the returned message and its Updates are the Decoder's and are
+// overwritten by the next Decode, so whoever reads one must copy what it
+// keeps before then. Ids are strings and metadata is never modified in
+// place (see Update), so both may be kept as they are.
+type Decoder struct {
+	msg Message
+	ups []Update
+	in  interner
+}
+
+// maxKeptUpdates bounds the Updates array a Decoder keeps: an engine keeps
+// a Decoder per host, and a thousand-peer run's hosts each holding the
+// array of their largest message would cost more than their views. A
+// join_response's Members (rare, and as long as the view) are never kept.
+const maxKeptUpdates = 512
+
+// Decode is Decode into the Decoder's memory. On error it returns nil and
+// the Decoder stays usable.
+func (d *Decoder) Decode(b []byte) (*Message, error) {
+	d.msg = Message{}
+	if err := decode(b, &d.msg, &d.in, &d.ups); err != nil {
+		d.msg = Message{}
+		return nil, err
+	}
+	return &d.msg, nil
+}
+
+// Message is the message the last successful Decode returned, or nil
+// before one.
+func (d *Decoder) Message() *Message {
+	if d.msg.Kind == 0 {
+		return nil
+	}
+	return &d.msg
+}
+
+// decode parses b into m (zero on entry). in, when set, is the interner
+// to start from and is left holding what this message added; ups, when
+// set, holds the array to reuse for m.Updates.
+func decode(b []byte, m *Message, in *interner, ups *[]Update) error {
 	if len(b) > MaxDatagramBytes {
-		return nil, fmt.Errorf("swim: decode: %d bytes exceeds the %d-byte datagram limit", len(b), MaxDatagramBytes)
+		return fmt.Errorf("swim: decode: %d bytes exceeds the %d-byte datagram limit", len(b), MaxDatagramBytes)
 	}
 	r := reader{b: b}
-	if v := r.u8(wireField{what: "version"}, ""); r.err == nil && v != WireVersion {
-		return nil, fmt.Errorf("swim: decode: unsupported wire version %d at byte 0", v)
+	if in != nil {
+		// Copied in and out rather than pointed to: the reader's error
+		// is returned, and escape analysis would send a pointer held
+		// beside it, and so Decode's own interner, to the heap.
+		r.in = *in
+		defer func() { *in = r.in }()
 	}
-	m := &Message{Kind: MessageKind(r.u8(wireField{what: "kind"}, ""))}
+	if v := r.u8(wireField{what: "version"}, ""); r.err == nil && v != WireVersion {
+		return fmt.Errorf("swim: decode: unsupported wire version %d at byte 0", v)
+	}
+	m.Kind = MessageKind(r.u8(wireField{what: "kind"}, ""))
 	if r.err == nil && (m.Kind < Ping || m.Kind > JoinResponse) {
-		return nil, fmt.Errorf("swim: decode: unknown message kind %d at byte 1", m.Kind)
+		return fmt.Errorf("swim: decode: unknown message kind %d at byte 1", m.Kind)
 	}
 	m.From = r.id(wireField{what: "from"})
 	switch m.Kind {
@@ -351,16 +415,13 @@ func Decode(b []byte) (*Message, error) {
 		m.Incarnation = r.u64(wireField{what: "incarnation"}, "")
 		m.Meta = r.meta(wireField{what: "join_request"})
 	case JoinResponse:
-		m.Members = r.updates("member")
+		m.Members = r.updates("member", nil)
 	}
-	m.Updates = r.updates("update")
+	m.Updates = r.updates("update", ups)
 	if r.err == nil && r.off != len(b) {
 		r.fail(r.off, fmt.Sprintf("%d trailing bytes", len(b)-r.off))
 	}
-	if r.err != nil {
-		return nil, r.err
-	}
-	return m, nil
+	return r.err
 }
 
 // reader is a bounds-checked cursor with a sticky error: after the first
@@ -369,11 +430,16 @@ type reader struct {
 	b   []byte
 	off int
 	err error
-	// The ids and metadata this message has already carried, newest
-	// last: a legacy queue's message names the same few members and
-	// their same metadata hundreds of times, and each repeat shares the
-	// first copy instead of allocating its own (strings are immutable,
-	// and nobody modifies Meta in place: see Update).
+	in  interner
+}
+
+// interner remembers the ids and metadata decoded last, newest last: a
+// legacy queue's message names the same few members and their same
+// metadata hundreds of times, and each repeat shares the first copy
+// instead of allocating its own (strings are immutable, and nobody
+// modifies Meta in place: see Update). Decode keeps one per message, a
+// Decoder one for all its messages.
+type interner struct {
 	ids   [internSlots]string
 	metas [internSlots][]byte
 	nIDs  int
@@ -384,30 +450,29 @@ type reader struct {
 // distinct members costs a few comparisons an id, not a thousand.
 const internSlots = 8
 
-// internID returns an earlier id of this message equal to b, or b as a
-// new string, remembered.
-func (r *reader) internID(b []byte) string {
-	for i := range min(r.nIDs, internSlots) {
-		if r.ids[i] == string(b) {
-			return r.ids[i]
+// id returns an earlier id equal to b, or b as a new string, remembered.
+func (in *interner) id(b []byte) string {
+	for i := range min(in.nIDs, internSlots) {
+		if in.ids[i] == string(b) {
+			return in.ids[i]
 		}
 	}
 	s := string(b)
-	r.ids[r.nIDs%internSlots] = s
-	r.nIDs++
+	in.ids[in.nIDs%internSlots] = s
+	in.nIDs++
 	return s
 }
 
-// internMeta is internID for metadata.
-func (r *reader) internMeta(b []byte) []byte {
-	for i := range min(r.nMeta, internSlots) {
-		if bytes.Equal(r.metas[i], b) {
-			return r.metas[i]
+// meta is id for metadata.
+func (in *interner) meta(b []byte) []byte {
+	for i := range min(in.nMeta, internSlots) {
+		if bytes.Equal(in.metas[i], b) {
+			return in.metas[i]
 		}
 	}
 	v := bytes.Clone(b)
-	r.metas[r.nMeta%internSlots] = v
-	r.nMeta++
+	in.metas[in.nMeta%internSlots] = v
+	in.nMeta++
 	return v
 }
 
@@ -485,7 +550,7 @@ func (r *reader) id(f wireField) string {
 	if !r.need(n, f, "id") {
 		return ""
 	}
-	s := r.internID(r.b[r.off : r.off+n])
+	s := r.in.id(r.b[r.off : r.off+n])
 	r.off += n
 	return s
 }
@@ -506,12 +571,15 @@ func (r *reader) meta(f wireField) []byte {
 	if n == 0 || !r.need(n, f, "metadata") {
 		return nil
 	}
-	v := r.internMeta(r.b[r.off : r.off+n])
+	v := r.in.meta(r.b[r.off : r.off+n])
 	r.off += n
 	return v
 }
 
-func (r *reader) updates(what string) []Update {
+// updates reads a count and that many updates, into *reuse's array when
+// reuse is set (growing it there, up to maxKeptUpdates), else a new one.
+// No updates is nil.
+func (r *reader) updates(what string, reuse *[]Update) []Update {
 	f := wireField{what: what}
 	count := int(r.u16(f, "count"))
 	if r.err != nil || count == 0 {
@@ -523,20 +591,30 @@ func (r *reader) updates(what string) []Update {
 		r.fail(r.off-2, fmt.Sprintf("%s count %d exceeds the remaining input", what, count))
 		return nil
 	}
-	us := make([]Update, count)
+	var us []Update
+	if reuse != nil && cap(*reuse) >= count {
+		us = (*reuse)[:count]
+	} else {
+		us = make([]Update, count)
+		if reuse != nil && count <= maxKeptUpdates {
+			*reuse = us
+		}
+	}
 	for i := range us {
 		at := r.off
 		s := State(r.u8(f, "state"))
 		if r.err == nil && !s.valid() {
 			r.fail(at, fmt.Sprintf("invalid %s state %d", what, s))
 		}
-		us[i].State = s
-		us[i].Incarnation = r.u64(f, "incarnation")
-		us[i].Member = r.id(f)
+		u := &us[i]
+		u.State = s
+		u.Incarnation = r.u64(f, "incarnation")
+		u.Member = r.id(f)
+		u.From, u.Meta = "", nil
 		if s == Alive {
-			us[i].Meta = r.meta(f)
+			u.Meta = r.meta(f)
 		} else {
-			us[i].From = r.id(wireField{what: what, part: "accuser"})
+			u.From = r.id(wireField{what: what, part: "accuser"})
 		}
 		if r.err != nil {
 			return nil

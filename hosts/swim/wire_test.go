@@ -227,17 +227,34 @@ func TestEncode_RejectsInvalid(t *testing.T) {
 }
 
 // FuzzDecode: Decode never panics, and whatever it accepts re-encodes to
-// the same bytes with a matching EncodedSize.
+// the same bytes with a matching EncodedSize; a Decoder that decoded
+// something else first decodes it to the same message.
 func FuzzDecode(f *testing.F) {
 	for _, v := range wireVectors {
 		f.Add(unhex(f, v.hex))
 	}
 	f.Add([]byte{})
 	f.Add([]byte{1, 6, 1, 'a', 0xFF, 0xFF})
+	warm, err := Encode(&Message{Kind: JoinRequest, From: "p1", Incarnation: 3, Meta: []byte("m"),
+		Updates: legacyUpdates(40, 5)})
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
+		var d Decoder
+		if _, err := d.Decode(warm); err != nil {
+			t.Fatal(err)
+		}
+		dm, derr := d.Decode(b)
 		m, err := Decode(b)
+		if (err == nil) != (derr == nil) {
+			t.Fatalf("Decode error %v, Decoder error %v", err, derr)
+		}
 		if err != nil {
 			return
+		}
+		if !reflect.DeepEqual(*dm, *m) {
+			t.Fatalf("Decoder\n got %+v\nwant %+v", *dm, *m)
 		}
 		again, err := Encode(m)
 		if err != nil {

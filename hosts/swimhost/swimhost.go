@@ -77,6 +77,8 @@ func newHost(id string, config map[string]any, state string, peers []string, r *
 func adopt(node *swim.Node, r *rng.Stream) *host {
 	h := &host{node: node, rng: r}
 	node.SetOutput(h)
+	// The engine encodes a call's sends before it makes the next call.
+	node.ReuseSentUpdates(true)
 	return h
 }
 
@@ -106,9 +108,9 @@ func (h *host) Recv(m hosts.Message, now int64) []hosts.Action {
 	switch m := m.(type) {
 	case *hosts.Delivery:
 		if m.Reliable { // it came over a stream: the node answers on it
-			h.node.ReceiveStreamID(m.From, m.ID, m.Payload.(*swim.Message), now)
+			h.node.ReceiveStreamID(m.From, m.ID, payload(m.Payload), now)
 		} else {
-			h.node.ReceiveID(m.From, m.ID, m.Payload.(*swim.Message), now)
+			h.node.ReceiveID(m.From, m.ID, payload(m.Payload), now)
 		}
 	case *hosts.TimerFired:
 		h.node.TimerFired(m.Token, now)
@@ -253,6 +255,35 @@ func (codec) Append(b []byte, m any) ([]byte, error) {
 }
 
 func (codec) Decode(b []byte) (any, error) { return swim.Decode(b) }
+
+// EncodedLen makes codec a hosts.SizingCodec: a legacy queue's datagrams
+// run to tens of kilobytes, beyond the room the engine leaves by default.
+func (codec) EncodedLen(m any) int {
+	msg, _ := m.(*swim.Message)
+	return swim.EncodedSize(msg)
+}
+
+// DecodeInto makes codec a hosts.ReusingCodec: a node reads a delivered
+// message within Receive and copies what it keeps (ids and metadata, which
+// a swim.Decoder may share between messages, are immutable). The payload
+// is the host's *swim.Decoder, holding the message; Recv takes either.
+func (codec) DecodeInto(b []byte, into any) (any, error) {
+	d, ok := into.(*swim.Decoder)
+	if !ok {
+		d = new(swim.Decoder)
+	}
+	_, err := d.Decode(b)
+	return d, err
+}
+
+// payload is the message a delivery carries: a *swim.Decoder's (from
+// DecodeInto) or a *swim.Message (from Decode).
+func payload(p any) *swim.Message {
+	if d, ok := p.(*swim.Decoder); ok {
+		return d.Message()
+	}
+	return p.(*swim.Message)
+}
 
 // ApproxBytes estimates what a Clone holds (the engine's checkpoint byte
 // budget): the node's state plus the adapter's own few words.

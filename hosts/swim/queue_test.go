@@ -1,0 +1,54 @@
+package swim
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+)
+
+// TestQueueTake_AllFitIsTheMerge: take's shortcut for a take where every
+// item fits and none is skipped (takeAll) leaves the queue and returns
+// the updates exactly as take's pick-and-merge does. A skip that matches
+// no item makes take merge, so each take is done both ways on clones of
+// one queue, through random pushes (superseding ones included) and takes
+// of random budgets, in both modes.
+func TestQueueTake_AllFitIsTheMerge(t *testing.T) {
+	state := func(q *queue) string {
+		s := fmt.Sprintf("bytes=%d oversized=%d next=%d |", q.bytes, q.oversized, q.nextID)
+		for _, b := range q.items {
+			s += fmt.Sprintf(" %s/%d/%d:t%d,id%d,latest=%v", b.u.Member, b.u.State, b.u.Incarnation, b.transmits, b.id, q.latest[b.u.Member] == b)
+		}
+		return s + fmt.Sprint(" latest:", len(q.latest))
+	}
+	nobody := &Update{Member: "nobody", State: Dead, From: "x"}
+	for _, mode := range []GossipMode{Bounded, Legacy} {
+		r := &testRand{s: 11}
+		q := newQueue(mode, 300)
+		shortcuts := 0
+		for step := range 600 {
+			if r.Uint64()%3 != 0 {
+				u := Update{Member: fmt.Sprintf("m%d", r.Uint64()%7), State: Alive, Incarnation: uint64(step), Meta: make([]byte, r.Uint64()%40)}
+				if r.Uint64()%2 == 0 {
+					u = Update{Member: u.Member, State: Suspect, Incarnation: uint64(step), From: "m0"}
+				}
+				q.push(u)
+				continue
+			}
+			budget := int(r.Uint64() % uint64(2*q.bytes+2))
+			limit := 1 + int(r.Uint64()%6)
+			a, b := q.clone(), q.clone()
+			ga, ra := a.take(nil, budget, limit, nil)
+			gb, rb := b.take(nil, budget, limit, nobody)
+			if q.bytes <= budget {
+				shortcuts++
+			}
+			if !reflect.DeepEqual(ga, gb) || ra != rb || state(&a) != state(&b) {
+				t.Fatalf("%s step %d budget %d limit %d:\nshortcut %v %d %s\nmerge    %v %d %s", mode, step, budget, limit, ga, ra, state(&a), gb, rb, state(&b))
+			}
+			q = a
+		}
+		if shortcuts < 30 {
+			t.Fatalf("%s: only %d takes where all fit", mode, shortcuts)
+		}
+	}
+}

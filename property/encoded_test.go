@@ -1,0 +1,73 @@
+package property
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/scenarios"
+)
+
+// TestScenario_TreeIsWhatItsTOMLDecodesTo holds build's shortcut to
+// Parse: for every library property, at both corners and over many
+// seeds, the tree a scenario file was encoded from, as
+// scenarios.Decoded copies it, is what decoding the file gives; it is
+// taken (no tree falls back to decoding); and the scenario built from it
+// is deeply equal to the one Parse makes of the file, its merged tree
+// (what TOML() and every pin write) included.
+func TestScenario_TreeIsWhatItsTOMLDecodesTo(t *testing.T) {
+	reg := builtin.Registry()
+	for _, name := range LibraryNames(reg) {
+		p, err := LoadLibrary(name, reg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		type point struct {
+			what string
+			pt   Point
+			pick func(Range) int64
+		}
+		var pts []point
+		for _, pick := range []func(Range) int64{
+			func(rg Range) int64 { return rg.Min },
+			func(rg Range) int64 { return rg.Max },
+		} {
+			pts = append(pts, point{"corner", p.corner(pick), pick})
+		}
+		for seed := range uint64(60) {
+			pts = append(pts, point{fmt.Sprint("seed ", seed), p.Point(seed), nil})
+		}
+		for _, c := range pts {
+			tree, data, err := p.encodeTree(c.pt, c.pick)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := scenarios.DecodeTree(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, ok := scenarios.Decoded(tree)
+			if !ok {
+				t.Fatalf("%s %s: the tree holds a value ParseEncoded does not take", name, c.what)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s %s: the tree is not what its file decodes to:\n tree %v\n file %v", name, c.what, got, want)
+			}
+			fast, ok, ferr := scenarios.ParseEncoded("x.toml", data, tree, reg)
+			if !ok {
+				t.Fatalf("%s %s: ParseEncoded refused the tree", name, c.what)
+			}
+			slow, serr := scenarios.Parse("x.toml", data, reg, func(string) ([]byte, error) {
+				return nil, errors.New("a generated scenario extends nothing")
+			})
+			if fmt.Sprint(ferr) != fmt.Sprint(serr) {
+				t.Fatalf("%s %s: ParseEncoded error %v, Parse error %v", name, c.what, ferr, serr)
+			}
+			if !reflect.DeepEqual(fast, slow) {
+				t.Fatalf("%s %s: ParseEncoded and Parse made different scenarios", name, c.what)
+			}
+		}
+	}
+}
