@@ -1,6 +1,8 @@
 // Package batch runs one scenario headless from start to finish and leaves
-// its bundle on disk: engine with the bundle writer attached, the
-// authoritative post-run evaluation of every assertion, then the manifest.
+// its bundle on disk: engine with the bundle writer attached, every
+// assertion judged from the records as they are written (the verdicts
+// verdict.EvaluateBundle reaches from the bundle, the authority for a
+// reader of it), then the manifest.
 // It is what `detsim --batch` and seed sweeps run; the stepper uses the
 // engine directly and writes nothing.
 package batch
@@ -121,16 +123,19 @@ func Run(sc *scenarios.Scenario, reg *hosts.Registry, cfg Config) (*Result, erro
 			w.Abort()
 		}
 	}()
-	var mon engine.Monitor
-	if sc.EarlyTerminate {
-		ev, err := verdict.New(sc.Assertions)
-		if err != nil {
-			return nil, err
-		}
-		mon = Monitor(ev)
+	// The assertions are judged as the run writes its records, from the
+	// values the hosts built, rather than by reading events.ndjson back:
+	// the same verdicts (TestRun_PostRunAgreesWithStreaming_Library holds
+	// them byte-equal to verdict.EvaluateBundle over the bundle written,
+	// which stays what a reader of the bundle uses) without parsing
+	// hundreds of megabytes a second time. The same evaluator ends the
+	// run early when the scenario asks for it.
+	ev, err := verdict.New(sc.Assertions)
+	if err != nil {
+		return nil, err
 	}
 	maxRecords, maxBytes := caps(cfg.MaxRecords, DefaultMaxRecords), caps(cfg.MaxBytes, DefaultMaxBytes)
-	opts := engine.Options{Writer: w, Monitor: mon, MaxRecords: maxRecords, MaxBytes: maxBytes}
+	opts := engine.Options{Writer: w, Monitor: Monitor(ev), JudgeBuilt: true, MaxRecords: maxRecords, MaxBytes: maxBytes}
 	var e *engine.Engine
 	if cfg.Tap != nil {
 		// e is set before the first step, the only time the tap runs.
@@ -145,26 +150,25 @@ func Run(sc *scenarios.Scenario, reg *hosts.Registry, cfg Config) (*Result, erro
 		return nil, writeErr("writing the bundle", err)
 	}
 	w.SetEventsSHA256(e.EventsSHA256())
+	if err := e.Err(); err != nil { // the last batch of records is written by EventsSHA256
+		return nil, writeErr("writing the bundle", err)
+	}
 	if err := w.FlushEvents(); err != nil {
 		return nil, writeErr("writing the bundle", err)
 	}
 	// Everything the result needs from the engine, taken now: nothing
 	// after this point refers to the engine, so the collector may reuse
-	// its memory during the evaluation.
+	// its memory while the verdicts are concluded.
 	end, digest, early, steps, records := e.Now(), e.Digest(), e.EarlyTerminated(), e.Index(), e.Records()
 	truncated := ""
 	if e.Truncated() {
 		truncated = fmt.Sprintf("the run stopped at virtual time %s, before its duration_ns (%s), having written %d records (%d bytes): the cap is %s",
 			vtime.Seconds(end), vtime.Seconds(sc.DurationNs), e.Records()+e.Snapshots(), e.Bytes(), capText(maxRecords, maxBytes))
 	}
-	evaluate := verdict.EvaluateBundle
-	if truncated != "" {
-		evaluate = verdict.EvaluateCutBundle
-	}
-	vs, err := evaluate(w.Dir(), sc.Assertions, end)
-	if err != nil {
+	if err := ev.Err(); err != nil {
 		return nil, fmt.Errorf("evaluating assertions: %w", err)
 	}
+	vs := ev.Conclude(end, truncated != "")
 	m := bundle.Manifest{
 		SimulatorVersion: cfg.Version,
 		ScenarioPath:     sc.Path,

@@ -6,21 +6,39 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/bundle/verdict"
 	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/scenarios"
 )
 
 // runPostRun runs sc as `detsim --batch` does, bundle on disk, and
-// returns the authoritative post-run verdicts after checking that the
-// streaming evaluator, fed the same run in memory, reached the same ones.
-// Post-run evaluation reads only the payloads its checkers need
-// (bundle.ScanEvents); this is where that shortcut meets real runs.
+// returns its verdicts after checking that they are, byte for byte, what
+// the authoritative post-run evaluation reads from the bundle written
+// (the run judges the values its hosts built as it writes them), and
+// that the streaming evaluator, fed the same run in memory, reached the
+// same ones. Post-run evaluation reads only the payloads its checkers
+// need (bundle.ScanEvents); this is where that shortcut meets real runs.
 func runPostRun(t *testing.T, sc *scenarios.Scenario) []verdict.Verdict {
 	t.Helper()
 	res, err := Run(sc, builtin.Registry(), Config{Out: filepath.Join(t.TempDir(), "bundle"), Version: "test"})
 	if err != nil {
 		t.Fatal(err)
+	}
+	written, err := os.ReadFile(filepath.Join(res.Out, bundle.VerdictsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evaluate := verdict.EvaluateBundle
+	if res.Truncated != "" {
+		evaluate = verdict.EvaluateCutBundle
+	}
+	read, err := evaluate(res.Out, sc.Assertions, res.EndNs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(verdict.Marshal(read)); got != string(written) {
+		t.Fatalf("%s: verdicts.json differs from the post-run evaluation of the bundle:\nwritten:\n%s\npost-run:\n%s", sc.Path, written, got)
 	}
 	if streamed := runVerdicts(t, sc); !reflect.DeepEqual(res.Verdicts, streamed) {
 		t.Fatalf("%s: post-run verdicts differ from streaming ones:\npost-run  %+v\nstreaming %+v", sc.Path, res.Verdicts, streamed)

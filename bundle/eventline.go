@@ -36,11 +36,20 @@ func NewEnvelope(hostID, kindTag string) Envelope { return appendEnvelope(nil, h
 // AppendEventLineWith is AppendEventLine with the host id and kind tag of
 // env: the bytes are the same.
 func AppendEventLineWith(dst []byte, virtualTimeNs int64, env Envelope, ev hosts.Event) []byte {
+	dst, _ = AppendEventLineAt(dst, virtualTimeNs, env, ev)
+	return dst
+}
+
+// AppendEventLineAt is AppendEventLineWith that also returns where ev's
+// JSON starts in dst: the line's payload (LinePayload) is
+// dst[at:len(dst)-2], known without searching the line for it.
+func AppendEventLineAt(dst []byte, virtualTimeNs int64, env Envelope, ev hosts.Event) (_ []byte, at int) {
 	dst = append(dst, lineTimeKey...)
 	dst = jsonw.AppendInt(dst, virtualTimeNs)
 	dst = append(dst, env...)
+	at = len(dst)
 	dst = ev.AppendJSON(dst)
-	return append(dst, '}', '\n')
+	return append(dst, '}', '\n'), at
 }
 
 func appendEnvelope(dst []byte, hostID, kindTag string) []byte {

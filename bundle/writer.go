@@ -195,6 +195,31 @@ func (w *Writer) WriteEventLine(line []byte) error {
 	return nil
 }
 
+// WriteEventLines appends lines whole lines, as AppendEventLine builds
+// them, to events.ndjson in one piece: a writer that serialises its
+// records into one buffer of its own (the engine) hands it over so, and
+// a full buffer goes to the file in one system call without being copied
+// first. Every line must end in its only newline, as for WriteEventLine:
+// b must end in a newline and hold exactly lines of them.
+func (w *Writer) WriteEventLines(b []byte, lines int64) error {
+	if err := w.usable(writing, "WriteEventLines"); err != nil {
+		return err
+	}
+	if lines == 0 && len(b) == 0 {
+		return nil
+	}
+	if len(b) == 0 || b[len(b)-1] != '\n' || int64(bytes.Count(b, newline)) != lines {
+		return fmt.Errorf("bundle: event lines %d to %d must each end with their only newline: %.80q", w.records+1, w.records+lines, b)
+	}
+	if _, err := w.eventsBuf.Write(b); err != nil {
+		return w.fail(fmt.Errorf("bundle: writing %s: %w", EventsFile, err))
+	}
+	w.records += lines
+	return nil
+}
+
+var newline = []byte{'\n'}
+
 // WriteSnapshotAt appends host hostID's answer to snapshot request seq,
 // due at atNs (the request's at_ns), to snapshots.records as one record:
 // the header line the run digest hashes,

@@ -289,3 +289,31 @@ func TestWriteSnapshot_RejectsBadNames(t *testing.T) {
 		t.Error("second snapshot a/3 accepted, want an error")
 	}
 }
+
+func TestWriteEventLines_RejectsBatchesThatAreNotWholeLines(t *testing.T) {
+	w, err := Create(filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	for _, c := range []struct {
+		b string
+		n int64
+	}{{"{}", 1}, {"{}\n{}", 2}, {"{}\n{}\n", 1}, {"{}\n", 2}, {"", 1}} {
+		if err := w.WriteEventLines([]byte(c.b), c.n); err == nil {
+			t.Errorf("WriteEventLines(%q, %d) succeeded, want an error", c.b, c.n)
+		}
+	}
+	if err := w.WriteEventLines([]byte("{}\n{}\n"), 2); err != nil {
+		t.Errorf("a rejected batch poisoned the writer: %v", err)
+	}
+	if err := w.WriteEventLine([]byte("{}\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.FlushEvents(); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(w.Dir(), EventsFile)); err != nil || string(b) != "{}\n{}\n{}\n" {
+		t.Errorf("events.ndjson = %q, %v", b, err)
+	}
+}

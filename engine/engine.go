@@ -53,6 +53,13 @@ type Options struct {
 	// seed with serialisation only when its digest is wanted
 	// (docs/BENCHMARKS.md, "Judging typed records").
 	Headless bool
+	// JudgeBuilt, when set with a Monitor that is a BuiltMonitor, hands
+	// the Monitor each record as the value its host built beside the
+	// JSON serialised for the Writer, instead of the JSON alone: a batch
+	// run judges its assertions so while it writes the bundle, rather
+	// than reading events.ndjson back (docs/BENCHMARKS.md, "The bundle:
+	// a few files, hashed once").
+	JudgeBuilt bool
 	// Tap, when set, sees every serialised event record: its 1-based line
 	// number in events.ndjson and the line itself (valid only during the
 	// call). It is outside the checkpointed state: a run is deterministic,
@@ -72,6 +79,17 @@ type Options struct {
 // writer) or has WriteSnapshot(hostID string, seq int, data []byte) error.
 type RecordWriter interface {
 	WriteEventLine(line []byte) error
+}
+
+// EventLinesWriter is a RecordWriter that also takes many whole lines in
+// one call (the bundle writer): the engine then hands over its buffer of
+// serialised records each time it hashes them, not each line as it is
+// made, so a full buffer reaches the file in one system call. The last
+// batch goes to it when Digest or EventsSHA256 is asked for: read Err
+// after that, not only Run's error.
+type EventLinesWriter interface {
+	RecordWriter
+	WriteEventLines(b []byte, lines int64) error
 }
 
 // SnapshotRecordWriter is a RecordWriter that writes each snapshot as the
@@ -146,7 +164,13 @@ type Engine struct {
 	st state
 
 	pending []byte // serialised records not yet hashed; see flushDigest
-	slabs   slabs  // wire bytes of queued messages; see slab.go
+	// lines is the Writer when it takes records in batches: pending goes
+	// to it whole at each flush, holding unwritten records, rather than
+	// a line at a time; flushAt is the size of pending that flushes.
+	lines     EventLinesWriter
+	unwritten int64
+	flushAt   int
+	slabs     slabs // wire bytes of queued messages; see slab.go
 
 	// The messages handed to Recv, reused call after call (hosts must
 	// not keep the pointers).
@@ -209,6 +233,17 @@ type TypedMonitor interface {
 	ObserveEvent(line int64, at int64, hostID, kindTag string, ev hosts.Event)
 }
 
+// BuiltMonitor is a Monitor that judges a record from the value its
+// host built and the JSON serialised for it, together
+// (Options.JudgeBuilt).
+type BuiltMonitor interface {
+	Monitor
+	// ObserveBuilt sees every event record as Observe does, with the
+	// built value besides its payload (both valid only during the
+	// call).
+	ObserveBuilt(line int64, at int64, hostID, kindTag string, ev hosts.Event, payload []byte)
+}
+
 // New builds an engine for sc, validating that every peer's kind is in reg.
 // The queue is pre-populated as spec §4.1 says: one Tick per running host
 // at its seed-derived offset, one Mutation per scenario mutation, one
@@ -220,7 +255,7 @@ func New(sc *scenarios.Scenario, reg *hosts.Registry, opts Options) (*Engine, er
 		root:    rng.New(sc.Seed),
 		index:   make(map[string]int, len(sc.Peers)),
 		opts:    opts,
-		pending: make([]byte, 0, pendingFlush+4096),
+		flushAt: pendingFlush,
 		slabs:   newSlabs(),
 	}
 	for i := range sc.Peers {
@@ -251,6 +286,10 @@ func New(sc *scenarios.Scenario, reg *hosts.Registry, opts Options) (*Engine, er
 			fault: fault{cost: p.RecvCostNs, bufLimit: buf},
 		})
 	}
+	if lw, ok := opts.Writer.(EventLinesWriter); ok {
+		e.lines, e.flushAt = lw, writeFlush
+	}
+	e.pending = make([]byte, 0, e.flushAt+4096)
 	e.byAddr = newByAddr(e.peers)
 	e.reuse, e.decoded = make([]hosts.ReusingCodec, len(e.st.hosts)), make([]any, len(e.st.hosts))
 	e.sizing = make([]hosts.SizingCodec, len(e.st.hosts))

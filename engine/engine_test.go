@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -546,5 +547,77 @@ func TestSteps_EchoMeshAllocatesNothing(t *testing.T) {
 		}
 	}); n > steps/1000 {
 		t.Fatalf("%v allocations in %d steps", n, steps)
+	}
+}
+
+// batchLines is a RecordWriter that takes whole batches of lines, as the
+// bundle writer does (EventLinesWriter).
+type batchLines struct {
+	lines
+	calls int
+	n     int64
+}
+
+func (l *batchLines) WriteEventLines(b []byte, n int64) error {
+	if len(b) == 0 || b[len(b)-1] != '\n' || int64(bytes.Count(b, []byte{'\n'})) != n {
+		return fmt.Errorf("batch of %d bytes is not %d whole lines", len(b), n)
+	}
+	l.calls++
+	l.n += n
+	l.buf.Write(b)
+	return nil
+}
+
+// builtMonitor is typedMonitor that also takes the value and the written
+// payload together (BuiltMonitor), and checks they agree.
+type builtMonitor struct {
+	typedMonitor
+	mismatch string
+}
+
+func (m *builtMonitor) ObserveBuilt(line, at int64, host, tag string, ev hosts.Event, payload []byte) {
+	if got := string(ev.AppendJSON(nil)); got != string(payload) && m.mismatch == "" {
+		m.mismatch = fmt.Sprintf("line %d: value %s, payload %s", line, got, payload)
+	}
+	m.Observe(line, at, host, tag, ev.Type(), payload)
+}
+
+// TestBatchedWrites_SameBytesAndDigest: a writer that takes the engine's
+// records in batches gets every line a line-at-a-time writer gets, the
+// last batch by the time the events' hash is asked for, in far fewer
+// calls; a monitor judging built values beside the JSON sees the records
+// a JSON monitor sees.
+func TestBatchedWrites_SameBytesAndDigest(t *testing.T) {
+	sc := meshScenario("echo", 3, lossyPolicy, 20_000_000_000)
+	var one lines
+	var plain typedMonitor
+	a := mustEngine(t, sc, Options{Writer: &one, Monitor: &plain})
+	if err := a.Run(); err != nil {
+		t.Fatal(err)
+	}
+	var batched batchLines
+	var built builtMonitor
+	b := mustEngine(t, sc, Options{Writer: &batched, Monitor: &built, JudgeBuilt: true})
+	if err := b.Run(); err != nil {
+		t.Fatal(err)
+	}
+	sum := b.EventsSHA256()
+	if err := b.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if batched.buf.String() != one.buf.String() || batched.n != a.Records() || batched.n == 0 {
+		t.Fatalf("batched writer got %d lines (%d bytes), line writer %d (%d bytes)", batched.n, batched.buf.Len(), a.Records(), one.buf.Len())
+	}
+	if batched.calls >= int(batched.n)/10 {
+		t.Errorf("%d batches for %d lines: not batched", batched.calls, batched.n)
+	}
+	if sum != a.EventsSHA256() || b.Digest() != a.Digest() {
+		t.Errorf("digest differs: %s / %s", b.Digest(), a.Digest())
+	}
+	if built.mismatch != "" {
+		t.Error(built.mismatch)
+	}
+	if !slices.Equal(built.lines, plain.lines) {
+		t.Errorf("the built-value monitor saw %d records, the JSON one %d", len(built.lines), len(plain.lines))
 	}
 }

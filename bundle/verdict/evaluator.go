@@ -32,6 +32,10 @@ type Evaluator struct {
 	val     hosts.Event
 	payload []byte
 	encoded bool
+	// written is the record at hand's JSON as the engine wrote it
+	// (ObserveBuilt), handed to the judges that read JSON instead of
+	// serialising val again; nil otherwise. Borrowed for the call.
+	written []byte
 }
 
 // family is one kind's judge and which assertions it judges.
@@ -130,6 +134,23 @@ func (e *Evaluator) ObserveEvent(line int, at int64, hostID, kindTag string, ev 
 	}
 }
 
+// ObserveBuilt is ObserveEvent for a run that serialised the record
+// too (a batch run writing its bundle: engine.Options.JudgeBuilt):
+// payload is ev's JSON as written to events.ndjson, handed to the judges
+// that read JSON rather than serialising ev a second time. Its verdicts
+// are those EvaluateBundle reaches from the bundle written, which stays
+// the authority a reader of the bundle uses (batch
+// TestRun_PostRunAgreesWithStreaming_Library holds them byte-equal).
+// ObserveBuilt keeps nothing of ev or payload once it returns.
+func (e *Evaluator) ObserveBuilt(line int, at int64, hostID, kindTag string, ev hosts.Event, payload []byte) {
+	e.val, e.encoded, e.written = ev, false, payload
+	err := e.observe(line, bundle.EventRecord{VirtualTimeNs: at, HostID: hostID, KindTag: kindTag, Type: ev.Type(), Event: payload})
+	e.val, e.written = nil, nil
+	if err != nil {
+		e.malformed(line, err)
+	}
+}
+
 // observe is Observe, returning hosts.ErrRecheck, having changed nothing
 // but the time, for an unchecked payload a judge could not read on its
 // fast path (EvaluateBundle hands the same line again, checked).
@@ -209,6 +230,10 @@ func (e *Evaluator) hand(j hosts.Judge, read hosts.Read, line int, rec *bundle.E
 	default:
 		// What the engine would have written: the simulator's own
 		// JSON, so it is handed as checked, as the engine's line is.
+		if e.written != nil {
+			e.rec.Event = e.written
+			break
+		}
 		if !e.encoded {
 			e.payload, e.encoded = e.val.AppendJSON(e.payload[:0]), true
 		}
@@ -338,6 +363,12 @@ func (e *Evaluator) Finish(endNs int64) []Verdict {
 	return e.Clone().finish(endNs, false)
 }
 
+// Conclude is Finish for an evaluator nobody feeds again (a batch run's,
+// once its last record is judged): it concludes e itself instead of a
+// copy. cut is as for EvaluateCutBundle: the run stopped at an output
+// cap before its end. e must not be fed or finished again.
+func (e *Evaluator) Conclude(endNs int64, cut bool) []Verdict { return e.finish(endNs, cut) }
+
 // finish is Finish for an evaluator nobody feeds again: it concludes e
 // itself instead of a copy, which for a thousand peers' views saves
 // copying tens of megabytes. cut says the run was stopped short of its
@@ -384,7 +415,7 @@ func (e *Evaluator) finish(endNs int64, cut bool) []Verdict {
 // never changes the other.
 func (e *Evaluator) Clone() *Evaluator {
 	c := *e
-	c.payload = nil // a buffer of its own
+	c.payload, c.written = nil, nil // a buffer of its own
 	c.world = e.world.clone()
 	c.checkers = make([]checker, len(e.checkers))
 	for i, k := range e.checkers {

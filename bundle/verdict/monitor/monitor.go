@@ -19,7 +19,10 @@ type Monitor struct{ ev *verdict.Evaluator }
 // New adapts ev to the engine's Monitor.
 func New(ev *verdict.Evaluator) engine.Monitor { return Monitor{ev} }
 
-var _ engine.TypedMonitor = Monitor{}
+var (
+	_ engine.TypedMonitor = Monitor{}
+	_ engine.BuiltMonitor = Monitor{}
+)
 
 // Evaluator returns the evaluator of an engine's monitor (e.Monitor()),
 // nil when the engine runs without one. After a Restore the engine holds
@@ -46,6 +49,12 @@ func (m Monitor) Observe(line, at int64, hostID, kindTag, typ string, payload []
 // run: engine.Options.Headless).
 func (m Monitor) ObserveEvent(line, at int64, hostID, kindTag string, ev hosts.Event) {
 	m.ev.ObserveEvent(int(line), at, hostID, kindTag, ev)
+}
+
+// ObserveBuilt feeds one record as the value its host built and the
+// JSON the engine wrote for it (a batch run: engine.Options.JudgeBuilt).
+func (m Monitor) ObserveBuilt(line, at int64, hostID, kindTag string, ev hosts.Event, payload []byte) {
+	m.ev.ObserveBuilt(int(line), at, hostID, kindTag, ev, payload)
 }
 
 // Resolved reports whether every assertion's verdict is determined.
