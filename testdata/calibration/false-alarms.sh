@@ -14,7 +14,8 @@
 # passed a tenth of the smallest latency asked, manifest "testbed"), then
 # per configuration and overall: recordings, alarms, alarms among the
 # unmarked, and the whole-recording rule's alarms (calibrate.Conformal,
-# judged from 19 seeds: run with -k 20); then every failing row with how
+# judged from 19 seeds: run with -k 20 or more; the docs use -k 40,
+# as CI does); then every failing row with how
 # many recordings it failed in.
 # Needs python3 for the JSON. Run from the repository root.
 set -euo pipefail
