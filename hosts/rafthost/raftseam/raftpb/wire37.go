@@ -5,7 +5,7 @@ package raftpb
 import "google.golang.org/protobuf/encoding/protowire"
 
 // The messages raft peers exchange are a handful of varints and a list
-// of entries; protobuf's table-driven codec spent a quarter of a raft
+// of entries; protobuf's table-driven codec spent a seventh of a raft
 // run on them, and its decoder made one allocation per field (every
 // field of v3.7's Message is a pointer). Here the wire form is read and
 // written directly, for exactly the shapes peers send: the varint
@@ -14,7 +14,7 @@ import "google.golang.org/protobuf/encoding/protowire"
 // wire type, a repeated singular entry field, malformed bytes) goes to
 // protobuf's own codec, so the bytes and the messages are protobuf's
 // whatever arrives; TestWire_IsProtobufs and FuzzWire hold the two
-// equal (docs/raft.md, "The transport").
+// equal (docs/raft.md, "The codec").
 
 // msgBox is a decoded message with the scalars its pointers point to:
 // one allocation where protobuf makes one per field.
