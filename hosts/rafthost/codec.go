@@ -31,11 +31,15 @@ type inbound struct {
 }
 
 func (codec) Decode(b []byte) (any, error) {
-	m, err := decode(b)
+	// The message's entries may alias the bytes decoded (pb.Unmarshal):
+	// decoded from the copy, which nothing changes, they share it
+	// rather than each holding a copy of its own.
+	wire := append([]byte(nil), b...)
+	m, err := decode(wire)
 	if err != nil {
 		return nil, err
 	}
-	return &inbound{msg: m, wire: append([]byte(nil), b...)}, nil
+	return &inbound{msg: m, wire: wire}, nil
 }
 
 // decode reads one raft message and refuses what no raft peer sends:

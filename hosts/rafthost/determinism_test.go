@@ -211,3 +211,23 @@ func TestEntropy_InstalledOnlyWithARaftHost(t *testing.T) {
 		t.Fatalf("child: %v\n%s", err, out)
 	}
 }
+
+// TestObserveSoon_SameRecordsAsEveryLook: a host that looks at its node
+// only when a Ready says the role or leader moved (observeSoon) writes
+// the records, in the order, of one that looks after every call and
+// every Ready: through slow disks holding Readys back, restarts, a
+// partitioned leader, clients' reads and a planted early ack.
+func TestObserveSoon_SameRecordsAsEveryLook(t *testing.T) {
+	names := []string{"raft/slow_disk_leader", "raft/rolling_restart", "raft/leader_isolation", "raft/clients",
+		"raft/bug_ack_before_fsync", "raft/disk_loss", "raft/follower_rejoin_no_prevote"}
+	soon := make([]string, len(names))
+	for i, name := range names {
+		soon[i] = digest(t, loadLibrary(t, name))
+	}
+	rafthost.ObserveEagerlyForTest(t)
+	for i, name := range names {
+		if every := digest(t, loadLibrary(t, name)); every != soon[i] {
+			t.Errorf("%s: digest %s looking every time, %s looking when a Ready says", name, every, soon[i])
+		}
+	}
+}

@@ -306,11 +306,24 @@ type msgEvent struct {
 
 func (e *msgEvent) Type() string { return e.typ }
 func (e *msgEvent) AppendJSON(b []byte) []byte {
-	b = jsonw.AppendStringField(jsonw.AppendTypeField(b, e.typ), "peer", e.peer)
-	b = jsonw.AppendStringField(b, "message", e.message)
+	// The type, the peer ids (scenarios' [A-Za-z0-9_-]) and raftpb's
+	// message names have nothing to escape: appended as they are, the
+	// run's most frequent record takes a third less time
+	// (BenchmarkMsgEvent_AppendJSON; TestMsgEvent_UnescapedIsEscaped).
+	b = append(b, `{"type":"`...)
+	b = append(b, e.typ...)
+	b = append(b, `","peer":"`...)
+	b = append(b, e.peer...)
+	b = append(b, `","message":"`...)
+	b = append(b, e.message...)
+	return e.appendRest(append(b, '"'))
+}
+
+// appendRest writes the members after message.
+func (e *msgEvent) appendRest(b []byte) []byte {
 	if e.id != 0 {
 		b = append(b, `,"id":"`...)
-		b = append(b, e.sender...) // a peer id: [A-Za-z0-9_-], nothing to escape
+		b = append(b, e.sender...)
 		b = append(b, '#')
 		b = strconv.AppendUint(b, e.id, 10)
 		b = append(b, '"')

@@ -20,3 +20,10 @@ func PlantForTest(t testing.TB, bug string, hosts ...string) {
 	}
 	t.Cleanup(func() { testBugs = old })
 }
+
+// ObserveEagerlyForTest makes every host look at its node after every
+// call and Ready, as it did before observeSoon, for the rest of t.
+func ObserveEagerlyForTest(t testing.TB) {
+	observeEagerly = true
+	t.Cleanup(func() { observeEagerly = false })
+}

@@ -242,14 +242,17 @@ type appended struct {
 // do, and its entries are most of what the judge reads).
 func (r *rec) appended() (appended, error) {
 	if !r.appRead {
-		r.app, r.appErr = readAppended(r.p)
+		r.app, r.appErr = readAppended(r.p, r.app.Terms[:0], r.app.Chains[:0])
 		r.appRead = true
 	}
 	return r.app, r.appErr
 }
 
-func readAppended(p hosts.Payload) (appended, error) {
-	a, ok := scanAppended(p)
+// readAppended reads p, its terms and chains appended to terms and
+// chains (the judge's, reused from record to record: every oracle copies
+// what it keeps of them).
+func readAppended(p hosts.Payload, terms, chains []uint64) (appended, error) {
+	a, ok := scanAppended(p, terms, chains)
 	if !ok {
 		// Not as the hosts write it (another producer's spacing or
 		// member order): the slow, general reader.
@@ -281,8 +284,8 @@ func readAppended(p hosts.Payload) (appended, error) {
 // scanAppended reads a log_append in one pass without allocating more
 // than its two slices; false for anything it does not recognise,
 // which readAppended then reads the general way.
-func scanAppended(p []byte) (appended, bool) {
-	var a appended
+func scanAppended(p []byte, terms, chains []uint64) (appended, bool) {
+	a := appended{Terms: terms, Chains: chains}
 	o := jsonscan.NewObject(p, 0)
 	for o.Next() {
 		switch string(o.Key()) {
@@ -312,6 +315,10 @@ func scanAppended(p []byte) (appended, bool) {
 type judge struct {
 	oracles []oracle
 	results []*hosts.Result
+	// r is the record being observed, one for the run: no oracle keeps
+	// it past observe, and a record each was a third of the judge's
+	// allocations.
+	r rec
 }
 
 func newJudge(params []hosts.AssertionParams) hosts.Judge {
@@ -372,7 +379,10 @@ func (j *judge) Reads(tag, typ string) hosts.Read {
 }
 
 func (j *judge) Observe(e *hosts.EventRec) error {
-	r := &rec{line: e.Line, at: e.TimeNs, host: e.HostID, typ: e.Type, p: hosts.Payload(e.Event)}
+	r := &j.r
+	terms, chains := r.app.Terms, r.app.Chains
+	*r = rec{line: e.Line, at: e.TimeNs, host: e.HostID, typ: e.Type, p: hosts.Payload(e.Event)}
+	r.app.Terms, r.app.Chains = terms[:0], chains[:0]
 	for _, o := range j.oracles {
 		if !o.result().Resolved && o.reads(r.typ) {
 			if err := o.observe(r); err != nil {

@@ -15,12 +15,20 @@ import (
 // different prefixes, whichever entry differs. Entries are compared as
 // they are written, committed or not: the property is about logs.
 type logMatching struct {
-	res    hosts.Result
-	chains map[indexTerm]chainAt // the first chain seen at each (index, term)
-	n      int                   // entries compared
+	res hosts.Result
+	// The first chain seen at each (index, term): in first, the first
+	// term seen at each index; in more, another term's.
+	first indexed[termChain]
+	more  map[indexTerm]chainAt
+	n     int // entries compared
 }
 
 type indexTerm struct{ index, term uint64 }
+
+type termChain struct {
+	term uint64
+	at   chainAt
+}
 
 type chainAt struct {
 	chain uint64
@@ -28,7 +36,7 @@ type chainAt struct {
 	cite  hosts.Cite
 }
 
-func newLogMatching() *logMatching { return &logMatching{chains: map[indexTerm]chainAt{}} }
+func newLogMatching() *logMatching { return &logMatching{more: map[indexTerm]chainAt{}} }
 
 func (o *logMatching) reads(typ string) bool { return typ == tLogAppend }
 
@@ -40,10 +48,17 @@ func (o *logMatching) observe(r *rec) error {
 	for i, c := range a.Chains {
 		k := indexTerm{a.First + uint64(i), a.Terms[i]}
 		o.n++
-		first, ok := o.chains[k]
-		if !ok {
-			o.chains[k] = chainAt{c, r.host, r.cite()}
+		f, ok := o.first.get(k.index)
+		first := f.at
+		switch {
+		case !ok:
+			o.first.put(k.index, termChain{k.term, chainAt{c, r.host, r.cite()}})
 			continue
+		case f.term != k.term:
+			if first, ok = o.more[k]; !ok {
+				o.more[k] = chainAt{c, r.host, r.cite()}
+				continue
+			}
 		}
 		if first.chain != c {
 			o.res.Resolve(hosts.Fail, fmt.Sprintf("%s and %s both hold an entry at index %d in term %d, after different logs (chains %016x and %016x)",
@@ -63,5 +78,5 @@ func (o *logMatching) finish(int64) {
 func (o *logMatching) result() *hosts.Result { return &o.res }
 
 func (o *logMatching) clone() oracle {
-	return &logMatching{res: o.res.Clone(), chains: maps.Clone(o.chains), n: o.n}
+	return &logMatching{res: o.res.Clone(), first: o.first.clone(), more: maps.Clone(o.more), n: o.n}
 }

@@ -12,7 +12,7 @@ import (
 func TestReadAppended_FastPathAgreesWithEncodingJSON(t *testing.T) {
 	e := &logAppend{first: 7, last: 9, truncated: true, terms: []uint64{2, 2, 3}, chains: []uint64{0xdeadbeef, 1, 0xffffffffffffffff}}
 	written := e.AppendJSON(nil)
-	fast, ok := scanAppended(written)
+	fast, ok := scanAppended(written, nil, nil)
 	if !ok {
 		t.Fatalf("the fast reader did not recognise %s", written)
 	}
@@ -21,10 +21,10 @@ func TestReadAppended_FastPathAgreesWithEncodingJSON(t *testing.T) {
 		t.Fatalf("fast %+v, want %+v", fast, want)
 	}
 	spaced := []byte(`{"chains": ["00000000deadbeef","0000000000000001","ffffffffffffffff"], "terms":[2,2,3], "last":9, "first":7, "type":"log_append"}`)
-	if _, ok := scanAppended(spaced); ok {
+	if _, ok := scanAppended(spaced, nil, nil); ok {
 		t.Fatal("the fast reader took spacing it is not written with")
 	}
-	slow, err := readAppended(spaced)
+	slow, err := readAppended(spaced, nil, nil)
 	if err != nil || !reflect.DeepEqual(slow, want) {
 		t.Fatalf("slow %+v %v, want %+v", slow, err, want)
 	}
@@ -33,7 +33,7 @@ func TestReadAppended_FastPathAgreesWithEncodingJSON(t *testing.T) {
 		`{"type":"log_append","first":7,"last":7,"terms":[2],"chains":["beef"]}`,
 		`{"type":"log_append","first":9,"last":7,"terms":[],"chains":[]}`,
 	} {
-		if a, err := readAppended([]byte(bad)); err == nil {
+		if a, err := readAppended([]byte(bad), nil, nil); err == nil {
 			t.Errorf("%s read as %+v", bad, a)
 		}
 	}

@@ -19,8 +19,8 @@ import (
 // disk put in its store.
 type stateMachineSafety struct {
 	res     hosts.Result
-	applied map[uint64]appliedAt // index → the first member's apply there
-	next    map[string]uint64    // member → the index it applies next (0: not known yet)
+	applied indexed[appliedAt] // index → the first member's apply there
+	next    map[string]uint64  // member → the index it applies next (0: not known yet)
 }
 
 type appliedAt struct {
@@ -31,7 +31,7 @@ type appliedAt struct {
 }
 
 func newStateMachineSafety() *stateMachineSafety {
-	return &stateMachineSafety{applied: map[uint64]appliedAt{}, next: map[string]uint64{}}
+	return &stateMachineSafety{next: map[string]uint64{}}
 }
 
 func (o *stateMachineSafety) reads(typ string) bool {
@@ -63,9 +63,9 @@ func (o *stateMachineSafety) observe(r *rec) error {
 	}
 	want := o.next[r.host]
 	o.next[r.host] = e.index + 1
-	first, ok := o.applied[e.index]
+	first, ok := o.applied.get(e.index)
 	if !ok {
-		o.applied[e.index] = appliedAt{e.term, e.chain, cmd, state, r.host, r.cite()}
+		o.applied.put(e.index, appliedAt{e.term, e.chain, cmd, state, r.host, r.cite()})
 	}
 	switch {
 	case ok && first.cmd != cmd:
@@ -92,11 +92,11 @@ func outOfOrder(want, index uint64) string {
 func (*stateMachineSafety) hold(int64) {}
 
 func (o *stateMachineSafety) finish(int64) {
-	o.res.Resolve(hosts.Pass, count(len(o.applied), "index", "indexes")+" applied; every member applied the same command at each, in order, and held the same store after it")
+	o.res.Resolve(hosts.Pass, count(o.applied.len(), "index", "indexes")+" applied; every member applied the same command at each, in order, and held the same store after it")
 }
 
 func (o *stateMachineSafety) result() *hosts.Result { return &o.res }
 
 func (o *stateMachineSafety) clone() oracle {
-	return &stateMachineSafety{res: o.res.Clone(), applied: maps.Clone(o.applied), next: maps.Clone(o.next)}
+	return &stateMachineSafety{res: o.res.Clone(), applied: o.applied.clone(), next: maps.Clone(o.next)}
 }

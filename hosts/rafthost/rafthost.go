@@ -94,6 +94,12 @@ type host struct {
 	lead uint64
 	term uint64
 	hard hardState // the last durable term and vote recorded
+	// The role and leader as of the last Ready raft handed over (its
+	// prevSoftSt), and whether a look at the node waits for the next
+	// Ready (observeSoon).
+	readyRole  etcd.StateType
+	readyLead  uint64
+	unobserved bool
 
 	started   bool
 	startedAt int64
@@ -264,7 +270,7 @@ func (h *host) run(in input) {
 		h.failed(in.peer, in.id == failKeepsStream)
 	}
 	if in.op != opStart { // Started's actions go nowhere: its work waits for the first call
-		h.observe()
+		h.observeSoon()
 		h.drain(in.now)
 		h.armClient(in.now)
 		h.armRequests(in.now)
@@ -273,6 +279,13 @@ func (h *host) run(in input) {
 
 // died records a panic and halts the host: no more ticks or deliveries.
 func (h *host) died(in input, r any) {
+	if h.unobserved {
+		// The look observeSoon deferred, which the old order made before
+		// the HasReady or Ready that panicked: neither changes the role
+		// or the leader, so this one sees what that one would have.
+		h.unobserved = false
+		h.observe()
+	}
 	h.dead = fmt.Sprint(r)
 	if h.dead == "" {
 		h.dead = "panic"
@@ -335,6 +348,7 @@ func (h *host) start(now int64, resumed bool) {
 	h.newNode()
 	st := h.node.BasicStatus()
 	h.role, h.lead, h.term = st.RaftState, st.Lead, st.GetTerm()
+	h.readyRole, h.readyLead, h.unobserved = h.role, h.lead, false // a new RawNode's prevSoftSt
 	h.hard = hardState{term: st.GetTerm(), vote: h.peer(st.GetVote()), commit: st.GetCommit()}
 	h.startNote = &nodeStart{disk: cause, term: st.GetTerm(), vote: h.peer(st.GetVote()), commit: st.GetCommit(), applied: h.d.applied,
 		last: h.d.last(), lastChain: h.d.chainAt(h.d.last()), voters: len(h.d.conf.GetVoters()), state: h.d.state}
@@ -561,6 +575,28 @@ func (h *host) observe() {
 	h.role, h.lead, h.term = st.RaftState, st.Lead, st.GetTerm()
 }
 
+// observeSoon is observe, made at the next Ready when that sees the
+// same: BasicStatus allocates a HardState each call (etcd's v3.7), and a
+// look after every call and every Ready was 4 % of a run. raft
+// hands a Ready's SoftState over when the role or leader differ from
+// the last Ready's, and HasReady is true then; so when the host's view
+// is that last Ready's, a change shows as the next Ready's SoftState,
+// and no Ready means no change. Nothing is recorded between here and
+// that Ready (drain), so the records and their order are observe's.
+// Otherwise (the view differs from the last Ready's, or a slow write
+// holds the Readys back) it looks now.
+func (h *host) observeSoon() {
+	if observeEagerly || h.write != nil || h.role != h.readyRole || h.lead != h.readyLead {
+		h.observe()
+		return
+	}
+	h.unobserved = true
+}
+
+// observeEagerly makes observeSoon look every time, as the host did
+// before it: a test holds the two to the same records.
+var observeEagerly = false
+
 // roleName is a raft state as records write it.
 func roleName(s etcd.StateType) string {
 	switch s {
@@ -584,6 +620,14 @@ func roleName(s etcd.StateType) string {
 func (h *host) drain(now int64) {
 	for h.write == nil && h.node.HasReady() {
 		rd := h.node.Ready()
+		if ss := rd.SoftState; ss != nil {
+			h.readyRole, h.readyLead = ss.RaftState, ss.Lead
+			if h.unobserved {
+				h.unobserved = false
+				h.observe()
+			}
+		}
+		h.unobserved = false
 		h.readStates(rd.ReadStates, now)
 		leader := h.role == etcd.StateLeader || h.cfg.bug == BugAckBeforeFsync
 		if leader {
@@ -597,8 +641,9 @@ func (h *host) drain(now int64) {
 			return
 		}
 		h.finish(rd, leader, 0)
-		h.observe()
+		h.observeSoon()
 	}
+	h.unobserved = false // no Ready: the role and leader are the last Ready's, which the host saw
 }
 
 // finish completes a Ready once its write is durable.
@@ -777,7 +822,7 @@ func (h *host) noteMessage(typ, peer string, m *pb.Message, id uint64, bytes int
 		// point into the old block, which the engine has not read yet.
 		h.mev = make([]msgEvent, 0, max(16, 2*cap(h.mev)))
 	}
-	h.mev = append(h.mev, msgEvent{typ: typ, peer: peer, message: m.GetType().String(), sender: h.id, id: id, bytes: bytes,
+	h.mev = append(h.mev, msgEvent{typ: typ, peer: peer, message: pb.TypeName(m.GetType()), sender: h.id, id: id, bytes: bytes,
 		term: m.GetTerm(), index: m.GetIndex(), logTerm: m.GetLogTerm(), commit: m.GetCommit(),
 		entries: len(m.GetEntries()), reject: m.GetReject()})
 	ev := &h.mev[len(h.mev)-1]

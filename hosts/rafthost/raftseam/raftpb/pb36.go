@@ -119,6 +119,9 @@ func Unmarshal(b []byte) (*Message, error) {
 	return (*Message)(m), nil
 }
 
+// TypeName is t.String(), which gogo's enums make without reflection.
+func TypeName(t MessageType) string { return t.String() }
+
 // NewProp is a MsgProp carrying one entry of data.
 func NewProp(from, to uint64, data []byte) *Message {
 	return &Message{Type: MsgProp, From: from, To: to, Entries: []pb.Entry{{Data: data}}}
