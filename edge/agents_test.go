@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -210,4 +211,129 @@ func seedList(t *testing.T, name, r string) []uint64 {
 		}
 	}
 	return seeds
+}
+
+// tsPlantedAgents: each bug of testdata/agents/agent.mts — one that
+// lives in how an agent uses the official TypeScript SDKs —, the oracle
+// that must catch it from what the edge saw, the library scenarios where
+// its fault fires and the seeds of agent_faults it is caught on with
+// both SDKs (docs/assertions.md, "What the edge saw", has the table).
+var tsPlantedAgents = []struct {
+	bug, oracle string
+	scenarios   []string
+	seeds       []uint64
+}{
+	{"ignore_retry_after", "retry_budget", []string{"agent/rate_limit"}, []uint64{9, 10}},
+	{"sdk_retries", "retry_budget", nil, []uint64{9}},
+}
+
+// TestPlantedAgents_TypeScript runs testdata/agents/agent.mts on the
+// official SDKs against the edge, with each SDK: on the library
+// scenarios and seeds of agent_faults where its fault fires, each
+// planted bug is caught by its oracle, and the correct agent keeps every
+// oracle there. DETSIM_TS_AGENT_SEEDS=1-30 runs every bug on those seeds
+// instead and logs which each was caught on.
+func TestPlantedAgents_TypeScript(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real agents for a few seconds")
+	}
+	node, dir, tsx := nodeSDKs(t)
+	src, err := os.ReadFile(filepath.Join("..", "testdata", "agents", "agent.mts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Beside node_modules, where its imports resolve.
+	file := filepath.Join(dir, "detsim-edge-agent.mts")
+	if err := os.WriteFile(file, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(file) })
+	p, err := property.LoadLibrary("agent_faults", builtin.Registry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	type target struct {
+		name string
+		sc   *scenarios.Scenario
+		bugs []string // caught there
+	}
+	var targets []target
+	add := func(name string, sc *scenarios.Scenario, bug string) {
+		for i := range targets {
+			if targets[i].name == name {
+				targets[i].bugs = append(targets[i].bugs, bug)
+				return
+			}
+		}
+		targets = append(targets, target{name, sc, []string{bug}})
+	}
+	sweep := os.Getenv("DETSIM_TS_AGENT_SEEDS")
+	for _, c := range tsPlantedAgents {
+		for _, name := range c.scenarios {
+			sc, err := scenarios.LoadLibrary(name, builtin.Registry())
+			if err != nil {
+				t.Fatal(err)
+			}
+			add(name, sc, c.bug)
+		}
+		seeds := c.seeds
+		if sweep != "" {
+			seeds = seedList(t, "DETSIM_TS_AGENT_SEEDS", sweep)
+		}
+		for _, seed := range seeds {
+			sc, err := p.Scenario(seed, builtin.Registry())
+			if err != nil {
+				t.Fatal(err)
+			}
+			add(fmt.Sprintf("seed%02d", seed), sc, c.bug)
+		}
+	}
+	caught := map[string][]string{}
+	for _, tg := range targets {
+		for _, api := range []string{"anthropic", "openai"} {
+			runs := append([]string{""}, tg.bugs...)
+			if sweep != "" {
+				runs = tg.bugs // the correct client's seeds are TestClients_TypeScript's
+			}
+			for _, bug := range runs {
+				t.Run(tg.name+"/"+api+"/"+cmp.Or(bug, "correct"), func(t *testing.T) {
+					// 0.1, not the clients' 0.02: node's path from a 429
+					// to its next request takes tens of ms of CPU (the
+					// SDK's error, cold code), and a retry at once must
+					// come well inside the scaled retry-after to be seen.
+					ep := clientRun(t, tg.sc, 0.1, func(ctx context.Context, url, scale string) *exec.Cmd {
+						args := []string{tsx, file, url, "t1", api, scale}
+						if bug != "" {
+							args = append(args, bug)
+						}
+						cmd := exec.CommandContext(ctx, node, args...)
+						cmd.Dir = dir
+						return cmd
+					})
+					f := failedOracles(ep)
+					switch oracle := tsOracle(bug); {
+					case bug == "" && len(f) > 0:
+						t.Errorf("the correct agent failed: %v", failing(ep))
+					case bug != "" && slices.Contains(f, oracle):
+						caught[bug+"/"+api] = append(caught[bug+"/"+api], tg.name)
+					case bug != "" && sweep == "":
+						t.Errorf("bug %s not caught by %s: failed %v", bug, oracle, failing(ep))
+					}
+				})
+			}
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(caught)) {
+		t.Logf("%s caught on %v", k, caught[k])
+	}
+}
+
+// tsOracle is the oracle that catches bug of agent.mts.
+func tsOracle(bug string) string {
+	for _, c := range tsPlantedAgents {
+		if c.bug == bug {
+			return c.oracle
+		}
+	}
+	return ""
 }
