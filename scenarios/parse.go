@@ -65,7 +65,7 @@ func decoded(v any) (any, bool) {
 		return x, true
 	case map[string]any:
 		out := make(map[string]any, len(x))
-		for k, e := range x {
+		for k, e := range x { //detlint:allow maprange a map copied into a map; any element that cannot be read fails the whole
 			if e == nil {
 				continue
 			}

@@ -79,7 +79,7 @@ func Unmarshal(b []byte) (*Message, error) {
 // typeNames is MessageType_name by number.
 var typeNames = func() []string {
 	var names []string
-	for t, name := range MessageType_name {
+	for t, name := range MessageType_name { //detlint:allow maprange each name goes to its own index
 		if t >= 0 && t < 64 {
 			names = append(names, make([]string, max(0, int(t)+1-len(names)))...)
 			names[t] = name
