@@ -14,7 +14,7 @@ import (
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/agentcheck"
 	"github.com/detsim/detsim/hosts/builtin"
-	"github.com/detsim/detsim/hosts/rafthost"
+	"github.com/detsim/detsim/kinds/raft/rafthost"
 	"github.com/detsim/detsim/hosts/swimcheck"
 	"github.com/detsim/detsim/scenarios"
 )

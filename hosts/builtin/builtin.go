@@ -7,9 +7,9 @@ import (
 	"github.com/detsim/detsim/hosts/agent"
 	"github.com/detsim/detsim/hosts/echo"
 	"github.com/detsim/detsim/hosts/provider"
-	"github.com/detsim/detsim/hosts/rafthost"
 	"github.com/detsim/detsim/hosts/swimhost"
 	"github.com/detsim/detsim/hosts/tool"
+	"github.com/detsim/detsim/kinds/raft/rafthost"
 )
 
 // Kinds returns every built-in host kind, in registration order: what

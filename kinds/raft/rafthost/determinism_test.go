@@ -14,7 +14,7 @@ import (
 
 	"github.com/detsim/detsim/batch"
 	"github.com/detsim/detsim/engine"
-	"github.com/detsim/detsim/hosts/rafthost"
+	"github.com/detsim/detsim/kinds/raft/rafthost"
 	"github.com/detsim/detsim/rng"
 )
 

@@ -12,8 +12,8 @@ import (
 	"github.com/detsim/detsim/debugger"
 	"github.com/detsim/detsim/engine"
 	"github.com/detsim/detsim/hosts"
-	"github.com/detsim/detsim/hosts/rafthost"
 	"github.com/detsim/detsim/internal/golden"
+	"github.com/detsim/detsim/kinds/raft/rafthost"
 	"github.com/detsim/detsim/render"
 )
 

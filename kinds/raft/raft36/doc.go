@@ -3,13 +3,13 @@
 // Package raft36 builds detsim with go.etcd.io/raft/v3 v3.6.0 behind the
 // raft kind, the release whose ReadIndex flow etcd-io/etcd#20418 ran on
 // (docs/raft.md, "etcd-io/etcd#20418, found again"). It holds no code of
-// its own: the build tag raft36 selects hosts/rafthost/raftseam's v3.6
+// its own: the build tag raft36 selects kinds/raft/rafthost/raftseam's v3.6
 // half, and the go.mod's replace pins the release.
 //
-//	cd raft36 && go build -tags raft36 -o detsim36 github.com/detsim/detsim/cmd/detsim
+//	cd kinds/raft/raft36 && go build -tags raft36 -o detsim36 github.com/detsim/detsim/cmd/detsim
 package raft36
 
-import "github.com/detsim/detsim/hosts/rafthost/raftseam"
+import "github.com/detsim/detsim/kinds/raft/rafthost/raftseam"
 
 // The tag and the replace go together: a build without the tag would
 // compile v3.7's half of the seam against v3.6 and fail there; this

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/detsim/detsim/bundle/verdict"
-	"github.com/detsim/detsim/hosts/rafthost"
+	"github.com/detsim/detsim/kinds/raft/rafthost"
 )
 
 // healedCluster is raft/cluster.toml with n5 cut off from 5 s to 10 s

@@ -10,7 +10,7 @@ import (
 
 	"github.com/detsim/detsim/batch"
 	"github.com/detsim/detsim/bundle/verdict"
-	"github.com/detsim/detsim/hosts/rafthost"
+	"github.com/detsim/detsim/kinds/raft/rafthost"
 	"github.com/detsim/detsim/scenarios"
 )
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/detsim/detsim/bundle/verdict"
-	"github.com/detsim/detsim/hosts/rafthost"
+	"github.com/detsim/detsim/kinds/raft/rafthost"
 	"github.com/detsim/detsim/scenarios"
 )
 

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	etcd "github.com/detsim/detsim/hosts/rafthost/raftseam"
+	etcd "github.com/detsim/detsim/kinds/raft/rafthost/raftseam"
 )
 
 // The clients of kind_config.clients (docs/raft.md, "Clients"): count

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"testing"
 
-	pb "github.com/detsim/detsim/hosts/rafthost/raftseam/raftpb"
 	"github.com/detsim/detsim/internal/jsonw"
+	pb "github.com/detsim/detsim/kinds/raft/rafthost/raftseam/raftpb"
 )
 
 // appendEscaped is msgEvent.AppendJSON with its strings escaped by

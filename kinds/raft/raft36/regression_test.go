@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/detsim/detsim/hosts/builtin"
-	"github.com/detsim/detsim/hosts/rafthost/raftseam"
+	"github.com/detsim/detsim/kinds/raft/rafthost/raftseam"
 	"github.com/detsim/detsim/scenarios"
 	"github.com/detsim/detsim/sweep"
 )

@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	etcd "github.com/detsim/detsim/hosts/rafthost/raftseam"
-	pb "github.com/detsim/detsim/hosts/rafthost/raftseam/raftpb"
+	etcd "github.com/detsim/detsim/kinds/raft/rafthost/raftseam"
+	pb "github.com/detsim/detsim/kinds/raft/rafthost/raftseam/raftpb"
 )
 
 // The client beside each peer issues the puts of its kind_config: the

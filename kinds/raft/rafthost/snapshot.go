@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strconv"
 
-	etcd "github.com/detsim/detsim/hosts/rafthost/raftseam"
+	etcd "github.com/detsim/detsim/kinds/raft/rafthost/raftseam"
 
 	"github.com/detsim/detsim/internal/jsonw"
 )

@@ -7,8 +7,8 @@ import (
 	"slices"
 
 	"github.com/dchest/siphash"
-	etcd "github.com/detsim/detsim/hosts/rafthost/raftseam"
-	pb "github.com/detsim/detsim/hosts/rafthost/raftseam/raftpb"
+	etcd "github.com/detsim/detsim/kinds/raft/rafthost/raftseam"
+	pb "github.com/detsim/detsim/kinds/raft/rafthost/raftseam/raftpb"
 )
 
 // disk is what a raft host's crash leaves behind: etcd's WAL and snap

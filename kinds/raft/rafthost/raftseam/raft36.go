@@ -6,7 +6,7 @@ import (
 	etcd "go.etcd.io/raft/v3"
 	pb36 "go.etcd.io/raft/v3/raftpb"
 
-	pb "github.com/detsim/detsim/hosts/rafthost/raftseam/raftpb"
+	pb "github.com/detsim/detsim/kinds/raft/rafthost/raftseam/raftpb"
 )
 
 // Version is the release of go.etcd.io/raft/v3 this build links.

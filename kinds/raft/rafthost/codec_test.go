@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	seampb "github.com/detsim/detsim/hosts/rafthost/raftseam/raftpb"
+	seampb "github.com/detsim/detsim/kinds/raft/rafthost/raftseam/raftpb"
 	pb "go.etcd.io/raft/v3/raftpb"
 	"google.golang.org/protobuf/proto"
 )

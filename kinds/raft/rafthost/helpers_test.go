@@ -8,7 +8,7 @@ import (
 
 	"github.com/detsim/detsim/engine"
 	"github.com/detsim/detsim/hosts"
-	"github.com/detsim/detsim/hosts/rafthost"
+	"github.com/detsim/detsim/kinds/raft/rafthost"
 	"github.com/detsim/detsim/scenarios"
 )
 

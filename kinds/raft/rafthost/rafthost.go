@@ -12,7 +12,7 @@
 // host's inputs (replay.go): etcd's RawNode has no copy.
 //
 // The kind's records, assertions, library and viewers are declared
-// here too (docs/raft.md); nothing outside hosts/rafthost names them.
+// here too (docs/raft.md); nothing outside kinds/raft/rafthost names them.
 package rafthost
 
 import (
@@ -21,8 +21,8 @@ import (
 	"fmt"
 	"slices"
 
-	etcd "github.com/detsim/detsim/hosts/rafthost/raftseam"
-	pb "github.com/detsim/detsim/hosts/rafthost/raftseam/raftpb"
+	etcd "github.com/detsim/detsim/kinds/raft/rafthost/raftseam"
+	pb "github.com/detsim/detsim/kinds/raft/rafthost/raftseam/raftpb"
 
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/rng"

@@ -3,7 +3,7 @@ package rafthost
 import (
 	"unsafe"
 
-	pb "github.com/detsim/detsim/hosts/rafthost/raftseam/raftpb"
+	pb "github.com/detsim/detsim/kinds/raft/rafthost/raftseam/raftpb"
 )
 
 // etcd's RawNode cannot be copied: it holds method values bound to

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strconv"
 
-	etcd "github.com/detsim/detsim/hosts/rafthost/raftseam"
-	pb "github.com/detsim/detsim/hosts/rafthost/raftseam/raftpb"
+	etcd "github.com/detsim/detsim/kinds/raft/rafthost/raftseam"
+	pb "github.com/detsim/detsim/kinds/raft/rafthost/raftseam/raftpb"
 )
 
 // codec is raftpb's own marshalling (raftseam/raftpb.AppendMarshal): the

@@ -1,4 +1,4 @@
-module github.com/detsim/detsim/raft36
+module github.com/detsim/detsim/kinds/raft/raft36
 
 go 1.26.8
 
@@ -33,7 +33,7 @@ require (
 	google.golang.org/protobuf v1.36.11 // indirect
 )
 
-replace github.com/detsim/detsim => ../
+replace github.com/detsim/detsim => ../../../
 
 // The release before etcd-io/raft#397: readOnly keys pending reads by
 // their request context (docs/raft.md, "etcd-io/etcd#20418, found again").

@@ -3,7 +3,7 @@ package rafthost
 import (
 	"bytes"
 
-	pb "github.com/detsim/detsim/hosts/rafthost/raftseam/raftpb"
+	pb "github.com/detsim/detsim/kinds/raft/rafthost/raftseam/raftpb"
 )
 
 // A put is written into an entry as req NUL key NUL value: the request's
