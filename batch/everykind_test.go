@@ -30,7 +30,7 @@ func TestEveryKind_FailsOnARealSWIMRun(t *testing.T) { // and the agent oracles 
 		{"kill.toml", "no_drops", "event_count"},
 		{"partial_partition.toml", "transition_rate", "event_rate"},
 		// The agent oracles, each on a real agent run with its planted bug
-		// (hosts/agent TestOracles_CatchPlantedFaults has the passing side).
+		// (kinds/agent/agent TestOracles_CatchPlantedFaults has the passing side).
 		{"agent_drop_timeout_outcome.toml", "oracle", "effect_outcome_once"},
 		{"agent_slow_cancel.toml", "oracle", "cancel_settles_within"},
 		{"agent_accept_truncated.toml", "oracle", "no_torn_success"},
