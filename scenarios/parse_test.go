@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/detsim/detsim/hosts/swimcheck"
+	"github.com/detsim/detsim/kinds/swim/swimcheck"
 	"github.com/detsim/detsim/network"
 )
 
