@@ -11,7 +11,7 @@ import (
 	"github.com/detsim/detsim/rng"
 )
 
-// echoKind stands in for hosts/echo: the loader only needs its tag, its
+// echoKind stands in for kinds/echo: the loader only needs its tag, its
 // states and its Validate (New and Codec are there because a registry
 // refuses a kind without them).
 var echoKind = &hosts.Kind{

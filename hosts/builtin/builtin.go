@@ -4,10 +4,10 @@ package builtin
 
 import (
 	"github.com/detsim/detsim/hosts"
-	"github.com/detsim/detsim/hosts/echo"
 	"github.com/detsim/detsim/kinds/agent/agent"
 	"github.com/detsim/detsim/kinds/agent/provider"
 	"github.com/detsim/detsim/kinds/agent/tool"
+	"github.com/detsim/detsim/kinds/echo"
 	"github.com/detsim/detsim/kinds/raft/rafthost"
 	"github.com/detsim/detsim/kinds/swim/swimhost"
 )

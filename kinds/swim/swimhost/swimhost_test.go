@@ -7,7 +7,7 @@ import (
 
 	"github.com/detsim/detsim/engine"
 	"github.com/detsim/detsim/hosts"
-	"github.com/detsim/detsim/hosts/echo"
+	"github.com/detsim/detsim/kinds/echo"
 	"github.com/detsim/detsim/kinds/swim/swimhost"
 	"github.com/detsim/detsim/rng"
 	"github.com/detsim/detsim/scenarios"
