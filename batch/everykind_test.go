@@ -30,7 +30,7 @@ func TestEveryKind_FailsOnARealSWIMRun(t *testing.T) { // and the agent oracles 
 		{"kill.toml", "no_drops", "event_count"},
 		{"partial_partition.toml", "transition_rate", "event_rate"},
 		// The agent oracles, each on a real agent run with its planted bug
-		// (hosts/agent TestOracles_CatchPlantedFaults has the passing side).
+		// (kinds/agent/agent TestOracles_CatchPlantedFaults has the passing side).
 		{"agent_drop_timeout_outcome.toml", "oracle", "effect_outcome_once"},
 		{"agent_slow_cancel.toml", "oracle", "cancel_settles_within"},
 		{"agent_accept_truncated.toml", "oracle", "no_torn_success"},
@@ -58,7 +58,7 @@ func TestEveryKind_FailsOnARealSWIMRun(t *testing.T) { // and the agent oracles 
 		{"agent_timeout_untold_hang.toml", "oracle", "tool_deadline_kept"},
 		{"agent_ignore_cancel_work.toml", "oracle", "no_work_after_cancel"},
 		// The raft oracles, each on a raft library scenario: a planted
-		// bug, or a setting etcd turns on turned off (hosts/rafthost
+		// bug, or a setting etcd turns on turned off (kinds/raft/rafthost
 		// TestLibrary_EachScenarioFailsExactlyWhatItSays has the rest).
 		{"raft/bug_vote_twice", "one_leader_per_term", "election_safety"},
 		{"raft/bug_corrupt_entry", "logs_match", "log_matching"},

@@ -20,7 +20,7 @@ var goldenScenarios = []string{
 	"reference/echo_parity",
 	"reproduction/gossip_flap",
 	// etcd's raft, wrapped unchanged: its election draws come through
-	// the crypto/rand hook (hosts/rafthost/entropy.go), restarts keep or
+	// the crypto/rand hook (kinds/raft/rafthost/entropy.go), restarts keep or
 	// lose the disk, a partition forces an election.
 	"raft/leader_isolation",
 	"raft/rolling_restart",

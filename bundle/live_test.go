@@ -116,7 +116,7 @@ func TestManifest_SimOmitsLiveFields(t *testing.T) {
 	}
 }
 
-// A witness bundle (bench/: memberlist on the scenario's links in a
+// A witness bundle (kinds/swim/bench/: memberlist on the scenario's links in a
 // synctest bubble): mode "witness" with the virtual clock verifies; with a
 // wall clock it does not.
 func TestVerify_WitnessBundle(t *testing.T) {

@@ -90,7 +90,7 @@ type Manifest struct {
 	Substitutions []string `json:"substitutions"`
 	// Mode is ModeLive for a bundle of real nodes on real sockets (package
 	// live), ModeWitness for one recorded from another SWIM implementation
-	// run on the scenario's links in virtual time (bench/: memberlist),
+	// run on the scenario's links in virtual time (kinds/swim/bench/: memberlist),
 	// absent for a simulated run. A live bundle's Clock is "wall", a
 	// witness bundle's "virtual".
 	Mode string `json:"mode,omitempty"`
@@ -212,7 +212,7 @@ type TestbedEdge struct {
 const ModeLive = "live"
 
 // ModeWitness is Manifest.Mode of a witness bundle: the records of a SWIM
-// that is not hosts/swim (hashicorp/memberlist, in bench/), run on the
+// that is not kinds/swim/swim (hashicorp/memberlist, in kinds/swim/bench/), run on the
 // scenario's links inside a testing/synctest bubble, so its clock is
 // virtual, and mapped onto detsim's event schema. Verify checks it as a
 // simulated bundle; the comparison tools read it as production.

@@ -7,8 +7,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/detsim/detsim/calibrate"
 	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/kinds/swim/calibrate"
 	"github.com/detsim/detsim/schemadiff"
 )
 
@@ -19,14 +19,14 @@ Runs the simulator on SCENARIO for K seeds and compares every spec §11.3
 metric (and issue 20's: round trips, probe timeouts, suspicions, a
 kill's detection, sizes on the wire) with the production bundle
 PROD_BUNDLE, each by the rule its tolerances file declares (the shipped
-calibrate/tolerances.toml by default; docs/calibration.md). Prints one
+kinds/swim/calibrate/tolerances.toml by default; docs/calibration.md). Prints one
 table: metric, sim median and spread, prod, tolerance, pass.
 PROD_BUNDLE must be a testbed or live recording: a simulated bundle as
 production is the circularity calibration exists to avoid, and is
 refused unless --allow-sim-prod says it is meant (a sim-vs-sim check).
 
 --sensitivity proves calibration can fail: it applies every
-perturbation of the table (the shipped calibrate/sensitivity.toml by
+perturbation of the table (the shipped kinds/swim/calibrate/sensitivity.toml by
 default) to every testbed pair — each DIR/NAME.toml of --pairs
 (scenarios/calibration) whose --corpus (testdata/calibration) bundle
 NAME is a testbed recording — and prints, per perturbation, the rows
@@ -53,11 +53,11 @@ func cmdCalibrate(reg *hosts.Registry, args []string, stdout, stderr io.Writer) 
 	fs := flag.NewFlagSet("calibrate", flag.ContinueOnError)
 	seeds := fs.Int("seeds", 10, "simulator seeds to run (K)")
 	first := fs.Uint64("first-seed", 0, "the first simulator seed (default: the scenario's seed)")
-	tolPath := fs.String("tolerances", "", "tolerances file (default: the shipped calibrate/tolerances.toml)")
+	tolPath := fs.String("tolerances", "", "tolerances file (default: the shipped kinds/swim/calibrate/tolerances.toml)")
 	asJSON := fs.Bool("json", false, "write the report as JSON")
 	allowSim := fs.Bool("allow-sim-prod", false, "accept a simulated bundle as production (a sim-vs-sim check)")
 	sens := fs.Bool("sensitivity", false, "run the sensitivity suite over the testbed corpus")
-	table := fs.String("table", "", "with --sensitivity: the perturbation table (default: the shipped calibrate/sensitivity.toml)")
+	table := fs.String("table", "", "with --sensitivity: the perturbation table (default: the shipped kinds/swim/calibrate/sensitivity.toml)")
 	pairsDir := fs.String("pairs", "scenarios/calibration", "with --sensitivity: the calibration scenarios")
 	corpusDir := fs.String("corpus", "testdata/calibration", "with --sensitivity: the bundles they pair with")
 	verbose := fs.Bool("v", false, "with --sensitivity: list every row that caught a perturbation, not the first 6 of each pair's")

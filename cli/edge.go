@@ -7,9 +7,9 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/detsim/detsim/edge"
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/internal/term"
+	"github.com/detsim/detsim/kinds/agent/edge"
 )
 
 func cmdEdge(reg *hosts.Registry, args []string, stdout, stderr io.Writer) int {

@@ -15,17 +15,17 @@ import (
 
 	"github.com/detsim/detsim/bundle/verdict"
 	"github.com/detsim/detsim/hosts"
-	"github.com/detsim/detsim/internal/daemoncli"
 	"github.com/detsim/detsim/internal/term"
-	"github.com/detsim/detsim/live"
-	"github.com/detsim/detsim/live/node"
+	"github.com/detsim/detsim/kinds/swim/daemoncli"
+	"github.com/detsim/detsim/kinds/swim/live"
+	"github.com/detsim/detsim/kinds/swim/live/node"
 	"github.com/detsim/detsim/scenarios"
 )
 
 const liveUsage = `usage: detsim live SCENARIO [--out DIR] [--procs [--swimd PATH]] [--key-file FILE] [--max-duration D]
 
 Runs every peer of a swim SCENARIO as a real SWIM node on 127.0.0.1 —
-the same hosts/swim code on a UDP socket, the wall clock and real timers
+the same kinds/swim/swim code on a UDP socket, the wall clock and real timers
 — with the scenario's links applied by a user-space shaper (detsim's own
 link model) and its mutations at their times, and writes a bundle with
 the simulator's layout and schema, marked live (docs/live.md). It takes
@@ -179,8 +179,8 @@ func printRunSummary(w io.Writer, r runSummary, wall time.Duration) {
 func fmtShortNs(ns int64) string { return (time.Duration(ns) / time.Second * time.Second).String() }
 
 // swimdMode is the first argument that makes detsim the swimd daemon
-// (main): `detsim swimd --id a ...` is cmd/swimd, the same package
-// (live/swimd) in this binary, so that testbed and live --procs need no
+// (main): `detsim swimd --id a ...` is kinds/swim/cmd/swimd, the same package
+// (kinds/swim/live/swimd) in this binary, so that testbed and live --procs need no
 // other binary. It is no command of the overview: a user runs swimd.
 const swimdMode = "swimd"
 
@@ -190,12 +190,12 @@ const swimdMode = "swimd"
 // build as the simulator it is compared with.
 func findSwimd(flagValue string) (path string, args []string, err error) {
 	if flagValue != "" {
-		path, err := findDaemon(flagValue, "swimd", "go build ./cmd/swimd")
+		path, err := findDaemon(flagValue, "swimd", "go build ./kinds/swim/cmd/swimd")
 		return path, nil, err
 	}
 	self, err := os.Executable()
 	if err != nil {
-		return "", nil, fmt.Errorf("finding this executable to run as swimd: %v; pass a swimd binary (go build ./cmd/swimd)", err)
+		return "", nil, fmt.Errorf("finding this executable to run as swimd: %v; pass a swimd binary (go build ./kinds/swim/cmd/swimd)", err)
 	}
 	return self, []string{swimdMode}, nil
 }

@@ -37,9 +37,9 @@ import (
 	"strings"
 
 	"github.com/detsim/detsim/hosts"
-	"github.com/detsim/detsim/internal/daemoncli"
 	"github.com/detsim/detsim/internal/term"
-	"github.com/detsim/detsim/live/swimd"
+	"github.com/detsim/detsim/kinds/swim/daemoncli"
+	"github.com/detsim/detsim/kinds/swim/live/swimd"
 	"github.com/detsim/detsim/scenarios"
 )
 

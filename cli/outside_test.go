@@ -11,7 +11,7 @@ import (
 
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/builtin"
-	"github.com/detsim/detsim/hosts/echo"
+	"github.com/detsim/detsim/kinds/echo"
 )
 
 // TestOutsideKind_Example builds examples/outside-kind as what it is, a

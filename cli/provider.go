@@ -9,7 +9,7 @@ import (
 	"syscall"
 
 	"github.com/detsim/detsim/hosts"
-	"github.com/detsim/detsim/providerserve"
+	"github.com/detsim/detsim/kinds/agent/providerserve"
 )
 
 const providerServeUsage = `usage: detsim provider-serve SCRIPT [--addr 127.0.0.1:PORT] [--time-scale F] [-q]

@@ -20,7 +20,7 @@ func TestRaft_ByNameAndBadConfig(t *testing.T) {
 	if r := runIn("sweep", "raft_partitions", "--seeds", "1", "--corpus", ""); r.code != 0 {
 		t.Errorf("sweep raft_partitions: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	bad := filepath.Join("..", "hosts", "rafthost", "testdata", "bad_config.toml")
+	bad := filepath.Join("..", "kinds", "raft", "rafthost", "testdata", "bad_config.toml")
 	out := filepath.Join(dir, "out")
 	r := runIn("--batch", bad, "--out", out)
 	if r.code != exitUsage {

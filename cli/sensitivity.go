@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/detsim/detsim/bundle"
-	"github.com/detsim/detsim/calibrate"
 	"github.com/detsim/detsim/internal/safefile"
+	"github.com/detsim/detsim/kinds/swim/calibrate"
 )
 
 // runSensitivity is `detsim calibrate --sensitivity`.

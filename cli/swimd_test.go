@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// `detsim swimd` is the swimd daemon (live/swimd, as cmd/swimd): its
+// `detsim swimd` is the swimd daemon (kinds/swim/live/swimd, as kinds/swim/cmd/swimd): its
 // flags, its ready line, its exit at --duration.
 func TestSwimdMode_IsTheDaemon(t *testing.T) {
 	r := detsim(t, "swimd", "--id", "a", "--bind", "127.0.0.1:0", "--insecure", "--duration", "300ms")
@@ -24,7 +24,7 @@ func TestSwimdMode_IsTheDaemon(t *testing.T) {
 // With no swimd built anywhere, the detsim binary alone runs live
 // --procs (and testbed, which finds its daemon the same way, findSwimd):
 // each peer's process is detsim in swimd mode. Before, both refused:
-// "no swimd beside detsim or on PATH: build it with go build ./cmd/swimd".
+// "no swimd beside detsim or on PATH: build it with go build ./kinds/swim/cmd/swimd".
 func TestLive_ProcsNeedsOnlyTheDetsimBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs three daemons for two seconds of real time")

@@ -15,8 +15,8 @@ import (
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/internal/outfile"
 	"github.com/detsim/detsim/internal/term"
+	"github.com/detsim/detsim/kinds/swim/testbed"
 	"github.com/detsim/detsim/scenarios"
-	"github.com/detsim/detsim/testbed"
 )
 
 const testbedUsage = `usage: detsim testbed SCENARIO [--out DIR] [--impl swimd|memberlist] [--daemon PATH] [--max-duration D]
@@ -36,9 +36,9 @@ edge in its manifest and every delay drawn in testbed/delays.tsv
 few seconds to build and remove the network. Needs root, ip, tc and nft.
 
 --impl swimd runs detsim's SWIM daemon, this binary as 'detsim swimd'
-(the same code as cmd/swimd; --daemon names another); --impl memberlist runs
+(the same code as kinds/swim/cmd/swimd; --daemon names another); --impl memberlist runs
 bench's memberlistd (unmodified hashicorp/memberlist): build it with
-(cd bench && go build -o ../memberlistd ./cmd/memberlistd).
+(cd kinds/swim/bench && go build -o ../../../memberlistd ./cmd/memberlistd).
 
 --probe builds the scenario's network with no daemons, measures each
 edge with its own probes (RTT, loss of small and of MTU-exceeding
@@ -138,7 +138,7 @@ func cmdTestbed(reg *hosts.Registry, args []string, stdout, stderr io.Writer) in
 		return exitUsage
 	}
 	if *impl == testbed.ImplMemberlist { // bench's module: not in this binary
-		cfg.Daemon, err = findDaemon(*daemonPath, "memberlistd", "(cd bench && go build -o ../memberlistd ./cmd/memberlistd)")
+		cfg.Daemon, err = findDaemon(*daemonPath, "memberlistd", "(cd kinds/swim/bench && go build -o ../../../memberlistd ./cmd/memberlistd)")
 	} else {
 		cfg.Daemon, cfg.DaemonArgs, err = findSwimd(*daemonPath)
 	}

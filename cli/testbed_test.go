@@ -12,7 +12,7 @@ import (
 
 	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/internal/realtime"
-	"github.com/detsim/detsim/testbed"
+	"github.com/detsim/detsim/kinds/swim/testbed"
 )
 
 // testbedScenario is a small scenario the testbed realises, running for
@@ -92,7 +92,7 @@ func TestTestbed_SignalsLeaveNothing(t *testing.T) {
 		t.Skip(err)
 	}
 	swimd := filepath.Join(t.TempDir(), "swimd")
-	if out, err := exec.Command("go", "build", "-o", swimd, "../cmd/swimd").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", swimd, "../kinds/swim/cmd/swimd").CombinedOutput(); err != nil {
 		t.Fatalf("building swimd: %v\n%s", err, out)
 	}
 	sc := testbedScenario(t, 60, "")

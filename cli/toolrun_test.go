@@ -14,11 +14,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/detsim/detsim/edge"
 	"github.com/detsim/detsim/hosts/builtin"
-	"github.com/detsim/detsim/hosts/tool"
 	"github.com/detsim/detsim/internal/realtime"
-	"github.com/detsim/detsim/providerserve"
+	"github.com/detsim/detsim/kinds/agent/edge"
+	"github.com/detsim/detsim/kinds/agent/providerserve"
+	"github.com/detsim/detsim/kinds/agent/tool"
 	"github.com/detsim/detsim/scenarios"
 )
 

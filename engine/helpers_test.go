@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/detsim/detsim/hosts"
-	"github.com/detsim/detsim/hosts/echo"
 	"github.com/detsim/detsim/internal/jsonw"
+	"github.com/detsim/detsim/kinds/echo"
 	"github.com/detsim/detsim/network"
 	"github.com/detsim/detsim/rng"
 	"github.com/detsim/detsim/scenarios"

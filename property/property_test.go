@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/detsim/detsim/hosts/builtin"
-	"github.com/detsim/detsim/hosts/swimcheck"
 	"github.com/detsim/detsim/internal/golden"
+	"github.com/detsim/detsim/kinds/swim/swimcheck"
 	"github.com/detsim/detsim/scenarios"
 )
 

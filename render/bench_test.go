@@ -33,7 +33,7 @@ func BenchmarkRender_Reproduction(b *testing.B) {
 // BenchmarkRender_Big renders the bundle DETSIM_RENDER_BIG names, with
 // and without the charts (issue 22: they may add under 20 %), e.g.
 //
-//	go run ./cmd/detsim --batch --out /dev/shm/b1000 bench/testdata/swim1000_60s.toml
+//	go run ./cmd/detsim --batch --out /dev/shm/b1000 kinds/swim/bench/testdata/swim1000_60s.toml
 //	DETSIM_RENDER_BIG=/dev/shm/b1000 go test -run '^$' -bench Render_Big -benchtime 3x -count 3 ./render
 //
 // On a shared machine compare the two sub-benchmarks in one run with a

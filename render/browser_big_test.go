@@ -26,7 +26,7 @@ const (
 func TestBrowser_BigBundle(t *testing.T) {
 	dir := os.Getenv("DETSIM_RENDER_BIG")
 	if dir == "" {
-		t.Skip("set DETSIM_RENDER_BIG to a big bundle, e.g. bench/testdata/swim1000_60s.toml's (docs/BENCHMARKS.md)")
+		t.Skip("set DETSIM_RENDER_BIG to a big bundle, e.g. kinds/swim/bench/testdata/swim1000_60s.toml's (docs/BENCHMARKS.md)")
 	}
 	start := time.Now()
 	path, st := renderFile(t, dir, Options{})

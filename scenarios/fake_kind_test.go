@@ -7,11 +7,11 @@ import (
 
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/builtin"
-	"github.com/detsim/detsim/hosts/swimcheck"
+	"github.com/detsim/detsim/kinds/swim/swimcheck"
 	"github.com/detsim/detsim/rng"
 )
 
-// echoKind stands in for hosts/echo: the loader only needs its tag, its
+// echoKind stands in for kinds/echo: the loader only needs its tag, its
 // states and its Validate (New and Codec are there because a registry
 // refuses a kind without them).
 var echoKind = &hosts.Kind{

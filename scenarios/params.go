@@ -49,7 +49,7 @@ func (EventRate) Family() *hosts.Assertions  { return nil }
 // kind-agnostic ones (§10.1's `kind` parameter of event_count and
 // event_rate is `event_type`: `kind` already names the assertion kind in
 // the [[assertions]] table, DESIGN §4). Every other kind is its host
-// kind's (the agent family's oracles: hosts/agentcheck).
+// kind's (the agent family's oracles: kinds/agent/agentcheck).
 var coreKinds = []hosts.AssertionKind{
 	hosts.Def[EventCount](hosts.NoPair, hosts.NoPair),
 	hosts.Def[EventRate](hosts.NoPair, hosts.NoPair),

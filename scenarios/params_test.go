@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/detsim/detsim/hosts/agentcheck"
-	"github.com/detsim/detsim/hosts/rafthost"
-	"github.com/detsim/detsim/hosts/swimcheck"
+	"github.com/detsim/detsim/kinds/agent/agentcheck"
+	"github.com/detsim/detsim/kinds/raft/rafthost"
+	"github.com/detsim/detsim/kinds/swim/swimcheck"
 )
 
 // everyKind is one valid value of each kind, in catalog order.

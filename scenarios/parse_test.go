@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/detsim/detsim/hosts/swimcheck"
+	"github.com/detsim/detsim/kinds/swim/swimcheck"
 	"github.com/detsim/detsim/network"
 )
 
@@ -266,7 +266,7 @@ func TestAssertionKinds_AreTheTenOf_10_1(t *testing.T) {
 		"effect_outcome_once", "cancel_settles_within", "no_torn_success", "no_lost_ack",
 		"tool_result_matched", "output_bounded", "retry_budget", "response_bounded", "no_commit_after_settle", "turn_outcome_once",
 		"tool_run_once", "tool_result_returned", "turn_not_repeated", "tool_deadline_kept", "no_work_after_cancel",
-		// The raft kind's (hosts/rafthost, docs/raft.md).
+		// The raft kind's (kinds/raft/rafthost, docs/raft.md).
 		"election_safety", "log_matching", "leader_completeness", "state_machine_safety",
 		"proposal_commits_within", "no_leader_change", "no_raft_panic", "catches_up_after_heal", "linearizable"}
 	slices.Sort(names)

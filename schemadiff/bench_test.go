@@ -8,7 +8,7 @@ import (
 // benchBundle is the 1000-node bundle the benchmark reads; generate it
 // with
 //
-//	go run ./cmd/detsim --batch --out /dev/shm/b1000 bench/testdata/swim1000_60s.toml
+//	go run ./cmd/detsim --batch --out /dev/shm/b1000 kinds/swim/bench/testdata/swim1000_60s.toml
 //
 // or point DETSIM_SCHEMADIFF_BUNDLE at another.
 func benchBundle(b *testing.B) string {

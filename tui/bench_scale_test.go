@@ -15,7 +15,7 @@ import (
 	"github.com/detsim/detsim/tui/screen"
 )
 
-// The issue-12 scale benchmarks, on bench/testdata/swim1000_60s.toml: a
+// The issue-12 scale benchmarks, on kinds/swim/bench/testdata/swim1000_60s.toml: a
 // thousand SWIM members on a full mesh for 60 virtual seconds (539 002
 // steps, 1.83 M records). Each is cheap enough for a 2-core machine with
 // -benchtime 1x (one or two runs of the scenario each); the figures are
@@ -28,7 +28,7 @@ func scale1000(b *testing.B) *scenarios.Scenario {
 	b.Helper()
 	old := debug.SetMemoryLimit(memoryLimit(engine.DefaultCheckpointBudget))
 	b.Cleanup(func() { debug.SetMemoryLimit(old) })
-	return loadScenario(b, filepath.Join("..", "bench", "testdata", "swim1000_60s.toml"))
+	return loadScenario(b, filepath.Join("..", "kinds", "swim", "bench", "testdata", "swim1000_60s.toml"))
 }
 
 // heapPeak samples the heap between chunks of a job, as a session would

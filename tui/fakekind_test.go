@@ -9,7 +9,7 @@ import (
 
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/builtin"
-	"github.com/detsim/detsim/hosts/swimhost"
+	"github.com/detsim/detsim/kinds/swim/swimhost"
 	"github.com/detsim/detsim/network"
 	"github.com/detsim/detsim/rng"
 	"github.com/detsim/detsim/scenarios"

@@ -3,7 +3,7 @@ package verdict
 import (
 	"testing"
 
-	"github.com/detsim/detsim/hosts/swimcheck"
+	"github.com/detsim/detsim/kinds/swim/swimcheck"
 )
 
 // initial(0, "a", "b", "c") writes these lines.

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/detsim/detsim/bundle"
-	"github.com/detsim/detsim/hosts/swimcheck"
+	"github.com/detsim/detsim/kinds/swim/swimcheck"
 	"github.com/detsim/detsim/scenarios"
 )
 

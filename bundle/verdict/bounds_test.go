@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/detsim/detsim/hosts/swimcheck"
+	"github.com/detsim/detsim/kinds/swim/swimcheck"
 	"github.com/detsim/detsim/scenarios"
 )
 

@@ -12,10 +12,10 @@ import (
 
 	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/hosts"
-	"github.com/detsim/detsim/hosts/agentcheck"
 	"github.com/detsim/detsim/hosts/builtin"
-	"github.com/detsim/detsim/hosts/rafthost"
-	"github.com/detsim/detsim/hosts/swimcheck"
+	"github.com/detsim/detsim/kinds/agent/agentcheck"
+	"github.com/detsim/detsim/kinds/raft/rafthost"
+	"github.com/detsim/detsim/kinds/swim/swimcheck"
 	"github.com/detsim/detsim/scenarios"
 )
 

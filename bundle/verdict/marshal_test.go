@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/detsim/detsim/hosts/swimcheck"
 	"github.com/detsim/detsim/internal/golden"
+	"github.com/detsim/detsim/kinds/swim/swimcheck"
 	"github.com/detsim/detsim/scenarios"
 )
 

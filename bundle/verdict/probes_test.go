@@ -3,7 +3,7 @@ package verdict
 import (
 	"testing"
 
-	"github.com/detsim/detsim/hosts/swimcheck"
+	"github.com/detsim/detsim/kinds/swim/swimcheck"
 )
 
 const ms = int64(1_000_000)
@@ -61,7 +61,7 @@ func TestNoFlapWhileProbesOK_10_1(t *testing.T) {
 				s.probeOK(10*sec+500*ms, "c", "a", 7)
 				s.probe(11*sec, "a", "probe_sent", "c", 1)
 				s.probe(11*sec+500*ms, "a", "probe_timed_out", "c", 1)
-				s.probe(11*sec+700*ms, "a", "probe_acked", "c", 1) // late: hosts/swim still records it
+				s.probe(11*sec+700*ms, "a", "probe_acked", "c", 1) // late: kinds/swim/swim still records it
 				s.view(12*sec, "a", "c", "alive", 1)
 				s.view(14*sec, "a", "c", "suspect", 1)
 				s.probeOK(20*sec, "a", "c", 2) // the precondition fires later in the window

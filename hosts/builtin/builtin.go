@@ -4,12 +4,12 @@ package builtin
 
 import (
 	"github.com/detsim/detsim/hosts"
-	"github.com/detsim/detsim/hosts/agent"
-	"github.com/detsim/detsim/hosts/echo"
-	"github.com/detsim/detsim/hosts/provider"
-	"github.com/detsim/detsim/hosts/rafthost"
-	"github.com/detsim/detsim/hosts/swimhost"
-	"github.com/detsim/detsim/hosts/tool"
+	"github.com/detsim/detsim/kinds/agent/agent"
+	"github.com/detsim/detsim/kinds/agent/provider"
+	"github.com/detsim/detsim/kinds/agent/tool"
+	"github.com/detsim/detsim/kinds/echo"
+	"github.com/detsim/detsim/kinds/raft/rafthost"
+	"github.com/detsim/detsim/kinds/swim/swimhost"
 )
 
 // Kinds returns every built-in host kind, in registration order: what

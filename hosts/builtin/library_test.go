@@ -6,7 +6,7 @@ import (
 	"testing/fstest"
 
 	"github.com/detsim/detsim/hosts/builtin"
-	"github.com/detsim/detsim/hosts/echo"
+	"github.com/detsim/detsim/kinds/echo"
 	"github.com/detsim/detsim/property"
 	"github.com/detsim/detsim/scenarios"
 )

@@ -63,7 +63,7 @@ func (in Info) Cut() string {
 // A bundle is live when its manifest has "live": true, or "runtime" other
 // than "sim"/"simulator"/"detsim", or "clock" other than "virtual" (every
 // simulated bundle says "virtual"), or any "mode" (a simulated bundle has
-// none; "live", or "witness" for memberlist recorded by bench/, whose
+// none; "live", or "witness" for memberlist recorded by kinds/swim/bench/, whose
 // clock is virtual). Whichever of these the runtime writes, the rule
 // finds it.
 func Read(dir string) (Info, error) {

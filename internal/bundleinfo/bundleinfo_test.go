@@ -7,7 +7,7 @@ import (
 )
 
 // Any "mode" marks a bundle as production: "live" (whose clock is also
-// "wall") and "witness" (memberlist recorded by bench/, whose clock is
+// "wall") and "witness" (memberlist recorded by kinds/swim/bench/, whose clock is
 // virtual like the simulator's).
 func TestRead_ModeMarksProduction(t *testing.T) {
 	for manifest, live := range map[string]bool{

@@ -1,4 +1,4 @@
-// Package daemon supervises one node daemon (cmd/swimd, bench's
+// Package daemon supervises one node daemon (kinds/swim/cmd/swimd, bench's
 // memberlistd) as a child process: it starts it and waits for the line
 // saying it is ready, asks it for snapshots with SIGUSR1, and stops it
 // with SIGTERM, killing it if it does not go. Used by package live

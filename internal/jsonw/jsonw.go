@@ -101,7 +101,7 @@ func AppendKey(dst []byte, key string) []byte {
 // The field writers below append one member of an event object, the
 // comma before it included, for the kinds that write their records in a
 // fixed member order ({"type":… first). Keys are written as they are:
-// package constants that need no escaping. hosts/swim has twins of them,
+// package constants that need no escaping. kinds/swim/swim has twins of them,
 // because it imports nothing of the simulator (TestFields_SameAsSwim).
 
 // AppendTypeField opens an event object with its "type" member.

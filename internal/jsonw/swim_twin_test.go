@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/detsim/detsim/hosts/swim"
 	"github.com/detsim/detsim/internal/jsonw"
+	"github.com/detsim/detsim/kinds/swim/swim"
 )
 
-// TestAppendString_SameAsSwim: hosts/swim has its own string escaper,
+// TestAppendString_SameAsSwim: kinds/swim/swim has its own string escaper,
 // because it imports nothing of the simulator; its event bytes and the
 // records around them must still escape every string the same way, or a
 // record's bytes would depend on which side wrote its strings. swim's
@@ -43,7 +43,7 @@ func TestAppendString_SameAsSwim(t *testing.T) {
 	}
 }
 
-// TestFields_SameAsSwim: the field writers write what hosts/swim's twins
+// TestFields_SameAsSwim: the field writers write what kinds/swim/swim's twins
 // write (read through a swim event's AppendJSON), so a kind using them
 // and swim write a record the same way.
 func TestFields_SameAsSwim(t *testing.T) {

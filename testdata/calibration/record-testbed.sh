@@ -38,8 +38,8 @@ names=("$@")
 mkdir -p "$out"
 bin=$(mktemp -d)
 go build -o "$bin/detsim" ./cmd/detsim
-go build -o "$bin/swimd" ./cmd/swimd
-(cd bench && go build -o "$bin/memberlistd" ./cmd/memberlistd)
+go build -o "$bin/swimd" ./kinds/swim/cmd/swimd
+(cd kinds/swim/bench && go build -o "$bin/memberlistd" ./cmd/memberlistd)
 echo "commit $(git rev-parse --short HEAD)$(git diff --quiet || echo ' (with uncommitted changes)')"
 load() { cut -d' ' -f1 /proc/loadavg; }
 

@@ -1,0 +1,149 @@
+package swimhost_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/detsim/detsim/engine"
+	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/kinds/echo"
+	"github.com/detsim/detsim/kinds/swim/swimhost"
+	"github.com/detsim/detsim/rng"
+	"github.com/detsim/detsim/scenarios"
+)
+
+// recordingCodec wraps the SWIM codec and remembers the length of every
+// message it encodes, in order.
+type recordingCodec struct {
+	hosts.Codec
+	lens *[]int
+}
+
+func (c recordingCodec) Append(b []byte, m any) ([]byte, error) {
+	start := len(b)
+	out, err := c.Codec.Append(b, m)
+	*c.lens = append(*c.lens, len(out)-start)
+	return out, err
+}
+
+// sentSizes collects message_sent.bytes in record order.
+type sentSizes struct{ bytes []int }
+
+func (s *sentSizes) Event(_ int64, _ string, tag string, ev hosts.Event) {
+	if tag != swimhost.Tag || ev.Type() != "message_sent" {
+		return
+	}
+	var p struct {
+		Bytes int `json:"bytes"`
+	}
+	if err := json.Unmarshal(ev.AppendJSON(nil), &p); err != nil {
+		panic(err)
+	}
+	s.bytes = append(s.bytes, p.Bytes)
+}
+func (s *sentSizes) Snapshot(int64, string, int, []byte) {}
+
+// TestMessageSentBytes_EqualsWhatTheCodecProduced is the §3.3 contract in a
+// real run: every message_sent record's byte count is the length of the
+// bytes the codec put on the wire for that message, so the bandwidth
+// model charges exactly what the node accounted. The gossip-flap
+// reproduction is used because its messages range from tens of bytes to
+// kilobytes.
+func TestMessageSentBytes_EqualsWhatTheCodecProduced(t *testing.T) {
+	var lens []int
+	kind := *swimhost.Kind
+	kind.Codec = recordingCodec{Codec: swimhost.Kind.Codec, lens: &lens}
+	reg := hosts.NewRegistry(&kind, echo.Kind)
+	sc, err := scenarios.LoadLibrary("reproduction/gossip_flap", reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := &sentSizes{}
+	e, err := engine.New(sc, reg, engine.Options{Sink: sink})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if len(lens) != len(sink.bytes) || len(lens) < 1000 {
+		t.Fatalf("%d encodes but %d message_sent records", len(lens), len(sink.bytes))
+	}
+	big := 0
+	for i := range lens {
+		if lens[i] != sink.bytes[i] {
+			t.Fatalf("message %d: message_sent says %d bytes, the codec produced %d", i, sink.bytes[i], lens[i])
+		}
+		if lens[i] > 1400 {
+			big++
+		}
+	}
+	if big == 0 {
+		t.Fatal("no message above 1400 bytes: the run did not exercise large messages")
+	}
+}
+
+// TestAdapter_PanicsOnMessagesItCannotRoute: silently dropping what the
+// state machine cannot handle is the bug class the simulator exists for
+// (§6.2).
+func TestAdapter_PanicsOnMessagesItCannotRoute(t *testing.T) {
+	reg := hosts.NewRegistry(swimhost.Kind)
+	sc, err := scenarios.LoadLibrary("smoke/three_mesh", reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := swimhost.Kind.New("a", map[string]any{}, "member", []string{"a", "b", "c"}, nil)
+	_ = sc
+	defer func() {
+		if recover() == nil {
+			t.Fatal("an echo payload delivered to a SWIM host did not panic")
+		}
+	}()
+	h.Recv(&hosts.Delivery{From: "b", Payload: "not a swim message"}, 0)
+}
+
+var _ = engine.Options{}
+
+// untrimmed hides the host's Trim, so the engine never calls it; its
+// clones hide it too.
+type untrimmed struct{ hosts.Host }
+
+func (u untrimmed) Clone() hosts.Host { return untrimmed{u.Host.Clone()} }
+
+// TestTrim_ChangesNothingButMemory: a 300-member cluster's first calls
+// each return 300 initial transitions, so the engine trims every swim
+// host after them. The run must be the same, record for record, as one
+// whose hosts cannot be trimmed.
+func TestTrim_ChangesNothingButMemory(t *testing.T) {
+	src := []byte("name = \"trim\"\nseed = 3\nduration_ns = 3_000_000_000\n[default_tick]\nperiod_ns = 200_000_000\n" +
+		"[default_link]\nlatency_ns = 1_000_000\nbandwidth_bps = 100_000_000\n")
+	for i := range 300 {
+		src = fmt.Appendf(src, "[[peers]]\nid = \"n%03d\"\nkind = \"swim\"\ninitial_state = \"member\"\n", i)
+	}
+	plain := *swimhost.Kind
+	plain.New = func(id string, cfg map[string]any, initial string, peers []string, r *rng.Stream) hosts.Host {
+		return untrimmed{swimhost.Kind.New(id, cfg, initial, peers, r)}
+	}
+	digest := func(kind *hosts.Kind) string {
+		reg := hosts.NewRegistry(kind)
+		sc, err := scenarios.Parse("trim.toml", src, reg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := engine.New(sc, reg, engine.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Run(); err != nil {
+			t.Fatal(err)
+		}
+		return e.Digest()
+	}
+	if _, ok := any(untrimmed{}).(hosts.Trimmer); ok {
+		t.Fatal("the wrapper still offers Trim")
+	}
+	if a, b := digest(swimhost.Kind), digest(&plain); a != b {
+		t.Fatalf("trimmed run digest %s, untrimmed %s", a, b)
+	}
+}

@@ -1,0 +1,568 @@
+package testbed
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/detsim/detsim/bundle"
+	"github.com/detsim/detsim/bundle/verdict"
+	"github.com/detsim/detsim/engine"
+	"github.com/detsim/detsim/internal/daemon"
+	"github.com/detsim/detsim/internal/scratch"
+	"github.com/detsim/detsim/internal/spool"
+	"github.com/detsim/detsim/network"
+	"github.com/detsim/detsim/scenarios"
+)
+
+// Config says where a testbed run goes and how it runs.
+type Config struct {
+	// Out is the bundle directory: missing, or a bundle, which is
+	// replaced (as for a batch run).
+	Out string
+	// Version is the simulator's commit, recorded in the manifest.
+	Version string
+	// Impl is ImplSwimd or ImplMemberlist; Daemon the path of its binary
+	// (kinds/swim/cmd/swimd, or kinds/swim/bench/cmd/memberlistd), and DaemonArgs what goes
+	// before the daemon's own arguments: ["swimd"] when Daemon is detsim
+	// itself, which runs swimd in that mode.
+	Impl, Daemon string
+	DaemonArgs   []string
+	// MaxDuration caps the run's real duration below the scenario's
+	// duration_ns (then the bundle is marked interrupted); 0 means
+	// DefaultMaxDuration.
+	MaxDuration time.Duration
+	// MaxRecords stops the run, marked interrupted, once the daemons have
+	// written this many records; 0 means DefaultMaxRecords.
+	MaxRecords int64
+	// Progress, when set, is called about every ProgressEvery (default
+	// 1 s) and once at the end.
+	Progress      func(Progress)
+	ProgressEvery time.Duration
+}
+
+// Defaults.
+const (
+	DefaultMaxDuration = 15 * time.Minute
+	DefaultMaxRecords  = 20_000_000
+)
+
+// LoadEvery is how often a run samples the machine's load.
+const LoadEvery = time.Second
+
+// Progress is one progress report.
+type Progress struct {
+	ElapsedNs, DurationNs int64
+	Records               int64
+}
+
+// Result is what a finished testbed run reports.
+type Result struct {
+	Out         string
+	EndNs       int64
+	Interrupted string
+	Records     int64
+	Late        int64 // records the daemons wrote after the end instant, left out
+	Digest      string
+	Verdicts    []verdict.Verdict
+	Manifest    bundle.Manifest
+	// HeldDropped is how many packets the delay line dropped because it
+	// held MaxHeldBytes; WireFull how many it dropped because a
+	// serialised edge's queue was full (the FIFO behind a wire); Foreign
+	// how many it passed that were not between two peers.
+	HeldDropped, WireFull, Foreign int64
+	// Swept is what the sweep before this run removed, and left.
+	Swept Swept
+	// SetupNs and TeardownNs are how long building and removing the
+	// kernel network took.
+	SetupNs, TeardownNs int64
+	// Lateness, Load and Marked are the manifest's record of the run's
+	// own error (docs/testbed.md, "The testbed's own error").
+	Lateness bundle.TestbedLateness
+	Load     *bundle.TestbedLoad
+	Marked   string
+}
+
+// InputError is a scenario, a machine or an output path the testbed
+// cannot take: the CLI's exit 2.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// spoolPrefix names the temporary directory the daemons' records wait in.
+const spoolPrefix = "detsim-testbed"
+
+// run is one testbed run's state.
+type run struct {
+	plan       *Plan
+	cfg        Config
+	w          *bundle.Writer
+	work       string
+	net        *Net
+	epoch      time.Time
+	end        int64
+	daemonSeed uint64
+	records    atomic.Int64
+	events     *spool.Sink // this process's own records (mutations)
+	sources    []string
+	peers      *daemons
+	line       *delayLine
+	load       *bundle.TestbedLoad // while execute ran
+
+	// mu guards the link state the mutations change, and the timers
+	// that end loss bursts and pauses.
+	mu     sync.Mutex
+	cut    map[[2]int]bool
+	burst  []int64 // per edge: the LossBurst ppm in force, or -1
+	timers []*time.Timer
+}
+
+// Run runs sc's peers on the kernel testbed and writes its bundle to
+// cfg.Out. Cancelling ctx ends the run early with a complete bundle marked
+// interrupted; every namespace, link and rule it made is removed before
+// it returns, whatever happened.
+func Run(ctx context.Context, sc *scenarios.Scenario, cfg Config) (*Result, error) {
+	plan, err := NewPlan(sc, cfg.Impl)
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	if err := Preflight(); err != nil {
+		return nil, &InputError{err}
+	}
+	if _, err := os.Stat(cfg.Daemon); err != nil {
+		return nil, &InputError{fmt.Errorf("testbed: the %s binary: %w", cfg.Impl, err)}
+	}
+	w, err := bundle.Create(cfg.Out)
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	defer w.Abort()
+	_ = scratch.Sweep(os.TempDir(), spoolPrefix, nil)
+	spoolDir, err := scratch.Dir(os.TempDir(), spoolPrefix)
+	if err != nil {
+		return nil, err
+	}
+	defer spoolDir.Remove()
+
+	r := &run{plan: plan, cfg: cfg, w: w, work: spoolDir.Path, cut: map[[2]int]bool{}}
+	r.end = sc.DurationNs
+	maxDur := cfg.MaxDuration
+	if maxDur <= 0 {
+		maxDur = DefaultMaxDuration
+	}
+	capped := int64(maxDur) < r.end
+	if capped {
+		r.end = int64(maxDur)
+	}
+	var seed [8]byte
+	rand.Read(seed[:])
+	r.daemonSeed = binary.LittleEndian.Uint64(seed[:]) >> 1 // a scenario seed's range
+	r.burst = make([]int64, len(plan.Edges))
+	for k := range r.burst {
+		r.burst[k] = -1
+	}
+
+	setup := time.Now()
+	if r.net, err = Build(plan); err != nil {
+		return nil, err
+	}
+	res := &Result{Swept: r.net.Swept, SetupNs: int64(time.Since(setup))}
+	defer func() {
+		if r.net != nil {
+			r.net.Close()
+		}
+	}()
+	if r.events, err = spool.NewSink(r.spoolPath("testbed"), &r.records); err != nil {
+		return nil, err
+	}
+	r.sources = append(r.sources, r.events.Path())
+	r.peers = &daemons{r: r, kids: make([]*daemon.Child, len(plan.IDs)), lives: make([]int, len(plan.IDs))}
+	if err := r.peers.writeKindConfigs(); err != nil {
+		return nil, err
+	}
+
+	r.epoch = time.Now()
+	if r.line, err = startDelayLine(r.net.TUN, plan, r.clock, filepath.Join(r.work, "delays.tsv")); err != nil {
+		return nil, err
+	}
+	load := startLoadSampler(LoadEvery)
+	end, interrupted, runErr := r.execute(ctx, capped, maxDur)
+	r.load = load.stop(runtime.NumCPU())
+	r.stopTimers()
+	r.peers.close()
+	dropped, wireFull, foreign, lineErr := r.line.stop()
+	r.events.Close()
+	teardown := time.Now()
+	netErr := r.net.Close()
+	r.net = nil
+	res.TeardownNs = int64(time.Since(teardown))
+	switch {
+	case runErr != nil:
+		return nil, runErr
+	case lineErr != nil:
+		return nil, lineErr
+	case netErr != nil:
+		return nil, netErr
+	}
+	res.HeldDropped, res.WireFull, res.Foreign = dropped, wireFull, foreign
+	return r.finish(res, end, interrupted)
+}
+
+func (r *run) clock() int64 { return int64(time.Since(r.epoch)) }
+
+func (r *run) spoolPath(name string) string { return filepath.Join(r.work, name+".ndjson") }
+
+func (r *run) tickPeriod(i int) int64 {
+	if p := r.plan.Scenario.Peers[i].TickPeriodNs; p > 0 {
+		return p
+	}
+	return r.plan.Scenario.TickPeriodNs
+}
+
+// execute starts the peers, applies the timeline at its times and stops
+// at the end, at a cap, on cancellation or when a daemon dies.
+func (r *run) execute(ctx context.Context, capped bool, maxDur time.Duration) (int64, string, error) {
+	sc := r.plan.Scenario
+	maxRecords := r.cfg.MaxRecords
+	if maxRecords <= 0 {
+		maxRecords = DefaultMaxRecords
+	}
+	every := r.cfg.ProgressEvery
+	if every <= 0 {
+		every = time.Second
+	}
+	for i, p := range sc.Peers {
+		if p.InitialState == "down" {
+			continue
+		}
+		if err := r.peers.start(i, p.InitialState); err != nil {
+			return 0, "", err
+		}
+	}
+	items := sc.Timeline()
+	progress := time.NewTicker(every)
+	defer progress.Stop()
+	watch := time.NewTicker(50 * time.Millisecond) // a daemon that died
+	defer watch.Stop()
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	report := func() {
+		if r.cfg.Progress != nil {
+			r.cfg.Progress(Progress{ElapsedNs: min(r.clock(), r.end), DurationNs: r.end, Records: r.records.Load()})
+		}
+	}
+	next := 0
+	for {
+		due := r.end
+		if next < len(items) && items[next].At <= r.end {
+			due = items[next].At
+		}
+		timer.Reset(time.Duration(max(due-r.clock(), 0)))
+		select {
+		case <-ctx.Done():
+			stop := r.clock()
+			report()
+			return stop, fmt.Sprintf("cancelled after %d ns of the scenario's %d ns (%v)", stop, sc.DurationNs, context.Cause(ctx)), nil
+		case <-progress.C:
+			report()
+			if n := r.records.Load(); n >= maxRecords {
+				stop := r.clock()
+				return stop, fmt.Sprintf("stopped after %d ns having written %d records: the cap is %d records", stop, n, maxRecords), nil
+			}
+			continue
+		case <-watch.C:
+			if i, how := r.peers.crashed(); i >= 0 {
+				stop := r.clock()
+				report()
+				return stop, fmt.Sprintf("peer %s's daemon exited by itself after %d ns: %s", r.plan.IDs[i], stop, how), nil
+			}
+			continue
+		case <-timer.C:
+		}
+		if next < len(items) && items[next].At <= r.end {
+			if err := r.apply(items[next]); err != nil {
+				return 0, "", err
+			}
+			next++
+			continue
+		}
+		report()
+		if capped {
+			return r.end, fmt.Sprintf("stopped at the duration cap of %v, before the scenario's %d ns", maxDur, sc.DurationNs), nil
+		}
+		return r.end, "", nil
+	}
+}
+
+// record writes one of this process's own records (a mutation) at t.
+func (r *run) record(t int64, m *network.Mutation, index int) {
+	line := bundle.AppendEventLineWith(nil, t, bundle.NewEnvelope("", engine.RecordTag), engine.MutationRecord(index, m))
+	r.events.Write(line)
+}
+
+// apply carries out one timeline item at its time.
+func (r *run) apply(it scenarios.Scheduled) error {
+	p := r.plan
+	if it.Snapshot {
+		for i, id := range p.IDs {
+			if !r.peers.running(i) {
+				continue
+			}
+			data, err := r.peers.kids[i].Snapshot()
+			if err != nil {
+				return fmt.Errorf("testbed: %w", err)
+			}
+			if err := r.w.WriteSnapshotAt(id, it.Index, it.At, data); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	m := &p.Scenario.Mutations[it.Index]
+	now := r.clock()
+	r.record(now, m, it.Index)
+	switch m.Kind {
+	case network.Partition:
+		var cuts [][2]int
+		for _, a := range m.PeersA {
+			for _, b := range m.PeersB {
+				cuts = append(cuts, [2]int{p.Index(a), p.Index(b)}, [2]int{p.Index(b), p.Index(a)})
+			}
+		}
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		for _, c := range cuts {
+			k := p.EdgeOf(c[0], c[1])
+			if k < 0 || r.cut[c] {
+				continue
+			}
+			r.cut[c] = true
+			if err := r.setIngress(k); err != nil {
+				return err
+			}
+		}
+	case network.Heal:
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		cut := r.cut
+		r.cut = map[[2]int]bool{}
+		keys := make([][2]int, 0, len(cut))
+		for c := range cut {
+			keys = append(keys, c)
+		}
+		sort.Slice(keys, func(i, j int) bool {
+			return keys[i][0] < keys[j][0] || keys[i][0] == keys[j][0] && keys[i][1] < keys[j][1]
+		})
+		for _, c := range keys {
+			if err := r.setIngress(p.EdgeOf(c[0], c[1])); err != nil {
+				return err
+			}
+		}
+	case network.LossBurst:
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		for _, k := range r.edgesOf(m.Links) {
+			r.burst[k] = m.ProbPPM
+			if err := r.setIngress(k); err != nil {
+				return err
+			}
+			k := k
+			r.after(m.At+m.DurationNs, func() error {
+				r.burst[k] = -1
+				return r.setIngress(k)
+			})
+		}
+	case network.LatencySpike:
+		for _, k := range r.edgesOf(m.Links) {
+			r.line.spike(k, m.FactorX100, m.At+m.DurationNs)
+		}
+	case network.RelayBuffer:
+		for _, k := range r.edgesOf(m.Links) {
+			r.line.floor(k, m.FloorNs, m.At+m.DurationNs)
+		}
+	case network.PeerKill:
+		r.peers.stop(p.Index(m.Peer))
+	case network.PeerResurrect:
+		i := p.Index(m.Peer)
+		r.peers.stop(i)
+		state := p.Scenario.Peers[i].InitialState
+		if state == "down" {
+			state = "joining"
+		}
+		return r.peers.start(i, state)
+	case network.PeerPause:
+		i := p.Index(m.Peer)
+		if err := r.peers.pause(i, true); err != nil {
+			return fmt.Errorf("testbed: pausing %s: %w", m.Peer, err)
+		}
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.after(m.At+m.DurationNs, func() error { return r.peers.pause(i, false) })
+	}
+	return nil
+}
+
+// edgesOf maps a mutation's links to plan edges, leaving out undeclared
+// ones (the network model ignores those too).
+func (r *run) edgesOf(links []network.Edge) []int {
+	var out []int
+	for _, l := range links {
+		if k := r.plan.EdgeOf(r.plan.Index(l.From), r.plan.Index(l.To)); k >= 0 {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// setIngress writes edge k's chain from the state in force. Call with
+// mu held.
+func (r *run) setIngress(k int) error {
+	e := r.plan.Edges[k]
+	ppm := e.LossPPM
+	if r.burst[k] >= 0 {
+		ppm = r.burst[k]
+	}
+	if err := r.net.SetIngress(e.From, e.To, r.cut[[2]int{e.From, e.To}], ppm); err != nil {
+		return fmt.Errorf("testbed: %w", err)
+	}
+	return nil
+}
+
+// after runs f at run time atNs (a burst's or a pause's end), under mu.
+// Its error is kept and ends nothing: the next mutation or the run's end
+// reports the state as it is. Call with mu held.
+func (r *run) after(atNs int64, f func() error) {
+	t := time.AfterFunc(time.Duration(max(atNs-r.clock(), 0)), func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.timers == nil {
+			return // stopped
+		}
+		if err := f(); err != nil {
+			fmt.Fprintf(os.Stderr, "testbed: at %d ns: %v\n", atNs, err)
+		}
+	})
+	r.timers = append(r.timers, t)
+}
+
+func (r *run) stopTimers() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, t := range r.timers {
+		t.Stop()
+	}
+	r.timers = nil
+}
+
+// finish merges the records, copies the delay log in, evaluates the
+// assertions and writes the manifest.
+func (r *run) finish(res *Result, end int64, interrupted string) (*Result, error) {
+	// A daemon that died before it wrote anything left no file.
+	var sources []string
+	for _, src := range r.sources {
+		if _, err := os.Stat(src); err == nil {
+			sources = append(sources, src)
+		}
+	}
+	r.w.TrustEventsHash()
+	sum, late, err := spool.Merge(sources, end, r.w)
+	if err != nil {
+		return nil, fmt.Errorf("testbed: merging records: %w", err)
+	}
+	r.w.SetEventsSHA256(fmt.Sprintf("%x", sum))
+	if err := r.w.FlushEvents(); err != nil {
+		return nil, err
+	}
+	if err := r.w.CopyTestbedFile("delays.tsv", filepath.Join(r.work, "delays.tsv")); err != nil {
+		return nil, err
+	}
+	sc := r.plan.Scenario
+	evaluate := verdict.EvaluateBundle
+	if interrupted != "" {
+		evaluate = verdict.EvaluateCutBundle
+	}
+	vs, err := evaluate(r.w.Dir(), sc.Assertions, end)
+	if err != nil {
+		return nil, fmt.Errorf("testbed: evaluating assertions: %w", err)
+	}
+	digest := r.w.RunDigestOf(sum) // the snapshots as written, hashed as written
+	edges := r.plan.Realised()
+	lateness := r.line.lateness(edges)
+	m := bundle.Manifest{
+		SimulatorVersion: r.cfg.Version,
+		ScenarioPath:     sc.Path,
+		ScenarioSHA256:   fmt.Sprintf("%x", sc.SourceSHA256),
+		Seed:             sc.Seed,
+		DurationNs:       end,
+		HostArch:         runtime.GOARCH,
+		Digest:           digest,
+		Mode:             bundle.ModeTestbed,
+		Interrupted:      interrupted,
+		Machine:          &bundle.Machine{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version()},
+		Testbed: &bundle.Testbed{
+			Kernel: kernelRelease(), Impl: r.plan.Impl, DaemonSeed: r.daemonSeed,
+			DelayLine:  "a TUN device in the router namespace read by detsim: per-packet delay = latency + N(0, jitter²) from crypto/rand, clamped at 0, packets may overtake; every draw in testbed/delays.tsv",
+			Edges:      edges,
+			Unobserved: Unobserved(r.plan.Impl),
+			Lateness:   &lateness,
+			Load:       r.load,
+			Marked:     LatenessMark(lateness),
+		},
+	}
+	if err := r.w.Finish(m, sc.TOML(), verdict.Marshal(vs)); err != nil {
+		return nil, err
+	}
+	final, err := bundle.ReadManifest(r.cfg.Out)
+	if err != nil {
+		return nil, err
+	}
+	res.Out, res.EndNs, res.Interrupted, res.Records, res.Late = r.cfg.Out, end, interrupted, final.Records, late
+	res.Digest, res.Verdicts, res.Manifest = digest, vs, final
+	res.Lateness, res.Load, res.Marked = lateness, r.load, m.Testbed.Marked
+	return res, nil
+}
+
+// Unobserved is what the simulator records that a testbed run of impl
+// cannot: the network model's own records, which no daemon sees and the
+// kernel does not report, and the message fields the daemons cannot know.
+func Unobserved(impl string) []bundle.Unobserved {
+	out := []bundle.Unobserved{
+		{What: "engine/cache_state_change", Why: "UDP on a kernel has no connection cache"},
+		{What: "engine/dial_start", Why: "UDP on a kernel has no connection to dial"},
+		{What: "engine/dial_outcome", Why: "UDP on a kernel has no connection to dial"},
+		{What: "engine/drop_on_send", Why: "the kernel drops a datagram that finds no route or a full queue without a record; the sender sees at most an error it counts"},
+		{What: "engine/drop_on_delivery", Why: "nftables drops packets (loss, partitions) at the receiver's ingress without a record"},
+		{What: "swim/message_received event.id", Why: "the sender's message id is not on the wire, so the receiver cannot record it"},
+		{What: "engine/delivery_queued", Why: "a datagram for a paused (SIGSTOPped) daemon waits in its socket buffer, which no one records"},
+		{What: "engine/host_resumed", Why: "the daemons do not record their own SIGCONT"},
+		{What: "swim/broadcast_queue", Why: "the simulator's adapter (kinds/swim/swimhost) writes the queue's depth; the daemons do not"},
+	}
+	if impl == ImplMemberlist {
+		out = append(out,
+			bundle.Unobserved{What: "swim/message_sent event.id", Why: "memberlist does not number its messages"},
+			bundle.Unobserved{What: "swim/message_sent event.seq", Why: "memberlist does not number its messages"},
+			bundle.Unobserved{What: "swim/message_received event.seq", Why: "memberlist does not number its messages"})
+	}
+	return out
+}
+
+// kernelRelease is uname's release and version.
+func kernelRelease() string {
+	var u unix.Utsname
+	if err := unix.Uname(&u); err != nil {
+		return "unknown"
+	}
+	return strings.TrimRight(string(u.Release[:]), "\x00") + " " + strings.TrimRight(string(u.Version[:]), "\x00")
+}
