@@ -244,6 +244,21 @@ func (n *Node) loop() {
 			// (docs/calibration.md, mechanism 1). The node's time never
 			// goes back: a receive handled after the scheduled instant
 			// keeps its own.
+			//
+			// A tick a whole period late or more means the process did not
+			// run (SIGSTOP, a VM paused): a ticker drops the ticks it
+			// missed and its runtime reads the clock, so the node is
+			// handed the clock's time, once. Handing the missed instants
+			// one by one replayed the stall at once: a probe started
+			// "at" the first of them timed out and failed on the replayed
+			// ticks that followed, with no real wait for its ack, and the
+			// resumed daemon suspected a member the simulator's PeerPause
+			// (whose skipped ticks are gone) never does
+			// (docs/calibration.md, "False alarms").
+			if late := n.cfg.Clock() - n.nextTick; late >= n.cfg.TickPeriodNs {
+				n.begin()
+				n.nextTick += late / n.cfg.TickPeriodNs * n.cfg.TickPeriodNs
+			}
 			n.now = max(n.now, n.nextTick)
 			n.sw.Tick(n.now)
 			n.settle()
