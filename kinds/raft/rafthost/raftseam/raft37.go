@@ -9,8 +9,8 @@ import (
 // Version is the release of go.etcd.io/raft/v3 this build links.
 const Version = "v3.7.0"
 
-// The v3.7 types the adapter names are raft's own; seam.go has the
-// names v3.6 spells alike.
+// Not in seam.go: v3.6's build wraps these (raft36.go), so each release
+// names them on its own; seam.go has the names both spell alike.
 type (
 	RawNode       = etcd.RawNode
 	Config        = etcd.Config

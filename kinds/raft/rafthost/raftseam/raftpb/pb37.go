@@ -9,8 +9,8 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// The message types are raft's own; names.go has the names v3.6
-// spells alike.
+// Not in names.go: v3.6's build renames these to carry v3.7's getters
+// (pb36.go), so each release names them on its own.
 type (
 	Message          = pb.Message
 	Entry            = pb.Entry
