@@ -3,7 +3,6 @@ package bundle
 import (
 	"compress/gzip"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -14,7 +13,6 @@ import (
 	"strings"
 
 	"github.com/detsim/detsim/internal/safefile"
-	"github.com/detsim/detsim/internal/scratch"
 )
 
 // Compress rewrites the bundle at dir as a detsim-bundle/2 bundle whose
@@ -75,26 +73,13 @@ func Compress(dir string) error {
 		}
 	}
 	m.Format, m.Files = Format, files
-	data, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := w.writeFile(ManifestFile, append(data, '\n')); err != nil {
+	if err := w.writeManifest(m); err != nil {
 		return err
 	}
 	if problems, err := Verify(w.dir); err != nil || len(problems) > 0 {
 		return fmt.Errorf("bundle: the compressed copy of %s does not verify (%v %v); %s is unchanged", dir, err, problems, dir)
 	}
-	if err := scratch.Critical(w.install); err != nil {
-		return err
-	}
-	w.state = finished
-	err = w.work.Remove()
-	w.lock.Release()
-	if err != nil {
-		return fmt.Errorf("bundle: %s is compressed, but removing the work directory failed: %w", dir, err)
-	}
-	return nil
+	return w.put(dir + " is compressed")
 }
 
 // gzipCopy writes the content of src's file rel into the bundle being

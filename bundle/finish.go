@@ -67,6 +67,15 @@ func (w *Writer) Finish(m Manifest, scenarioTOML []byte, verdictsJSON []byte) er
 	m.EventsSHA256 = w.files[EventsFile]
 	m.Files = maps.Clone(w.files)
 	m.Substitutions = mergeSubstitutions(first, m.Substitutions)
+	if err := w.writeManifest(m); err != nil {
+		return err
+	}
+	return w.put(w.out + " is complete")
+}
+
+// writeManifest writes m as manifest.json: the last file a bundle is
+// given (Finish and Compress alike), the one every reader opens first.
+func (w *Writer) writeManifest(m Manifest) error {
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return w.fail(fmt.Errorf("bundle: encoding manifest: %w", err))
@@ -75,15 +84,22 @@ func (w *Writer) Finish(m Manifest, scenarioTOML []byte, verdictsJSON []byte) er
 		return err
 	}
 	delete(w.files, ManifestFile) // the manifest does not list itself
+	return nil
+}
 
+// put moves the built bundle to the output path (install, as a critical
+// section), then removes the work directory and releases the lock. done
+// says what is already true should only that removal fail: the bundle
+// is in place by then.
+func (w *Writer) put(done string) error {
 	if err := scratch.Critical(w.install); err != nil {
 		return err
 	}
 	w.state = finished
-	err = w.work.Remove()
+	err := w.work.Remove()
 	w.lock.Release()
 	if err != nil {
-		return fmt.Errorf("bundle: %s is complete, but removing the work directory failed: %w", w.out, err)
+		return fmt.Errorf("bundle: %s, but removing the work directory failed: %w", done, err)
 	}
 	return nil
 }

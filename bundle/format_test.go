@@ -105,7 +105,6 @@ func gzipFile(t *testing.T, path string) {
 }
 
 func TestVerify_Format2_ReportsEveryDifference(t *testing.T) {
-	type want struct{ path, msg string }
 	recs := filepath.FromSlash(SnapshotsFile)
 	tests := []struct {
 		name   string
@@ -164,18 +163,7 @@ func TestVerify_Format2_ReportsEveryDifference(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
 			writeSample(t, out, sampleRecords)
 			tt.tamper(t, out)
-			got, err := verifyWithin(t, out)
-			if err != nil {
-				t.Fatalf("Verify: %v", err)
-			}
-			if len(got) != len(tt.want) {
-				t.Fatalf("Verify = %v, want %d problems %v", got, len(tt.want), tt.want)
-			}
-			for i, w := range tt.want {
-				if got[i].Path != w.path || !strings.Contains(got[i].Msg, w.msg) {
-					t.Errorf("problem %d = %v, want path %s and a message containing %q", i, got[i], w.path, w.msg)
-				}
-			}
+			checkProblems(t, out, tt.want)
 		})
 	}
 }

@@ -130,11 +130,18 @@ func sampleDigest(records []record) string {
 // Verify finds intact.
 func writeSample(t *testing.T, out string, records []record) {
 	t.Helper()
+	finishSample(t, sampleWriter(t, out, records), sampleManifestOf(records))
+}
+
+// sampleWriter is a bundle being written at out that holds records and
+// sampleSnapshots, for a test to add to and finish (finishSample).
+func sampleWriter(t *testing.T, out string, records []record) *Writer {
+	t.Helper()
 	w, err := Create(out)
 	if err != nil {
 		t.Fatalf("Create: %v", err)
 	}
-	defer w.Abort()
+	t.Cleanup(w.Abort)
 	var line []byte
 	for _, r := range records {
 		line = AppendEventLine(line[:0], r.at, r.host, r.kindTag, r.ev)
@@ -147,8 +154,19 @@ func writeSample(t *testing.T, out string, records []record) {
 			t.Fatalf("WriteSnapshotAt: %v", err)
 		}
 	}
+	return w
+}
+
+// sampleManifestOf is sampleManifest with the digest of records.
+func sampleManifestOf(records []record) Manifest {
 	m := sampleManifest
 	m.Digest = sampleDigest(records)
+	return m
+}
+
+// finishSample finishes w with m, sampleScenario and no verdicts.
+func finishSample(t *testing.T, w *Writer, m Manifest) {
+	t.Helper()
 	if err := w.Finish(m, []byte(sampleScenario), []byte(`{"verdicts":[]}`+"\n")); err != nil {
 		t.Fatalf("Finish: %v", err)
 	}

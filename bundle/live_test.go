@@ -33,28 +33,14 @@ func TestRunDigest_IsTheVerifiedDigest(t *testing.T) {
 func TestVerify_LiveBundle(t *testing.T) {
 	for _, interrupted := range []string{"", "cancelled at 5 s"} {
 		out := filepath.Join(t.TempDir(), "b")
-		w, err := Create(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var line []byte
-		for _, r := range sampleRecords {
-			line = AppendEventLine(line[:0], r.at, r.host, r.kindTag, r.ev)
-			w.WriteEventLine(line)
-		}
-		for _, s := range sampleSnapshots {
-			w.WriteSnapshotAt(s.host, s.seq, sampleRequestsAt[s.seq], []byte(s.data))
-		}
-		m := sampleManifest
-		m.Digest = sampleDigest(sampleRecords)
+		w := sampleWriter(t, out, sampleRecords)
+		m := sampleManifestOf(sampleRecords)
 		m.Mode, m.Interrupted = ModeLive, interrupted
 		m.Machine = &Machine{GOOS: "linux", GOARCH: "amd64", CPUs: 2, GoVersion: "go1.26"}
 		if interrupted != "" {
 			m.DurationNs = 5_000_000
 		}
-		if err := w.Finish(m, []byte(sampleScenario), []byte(`{"verdicts":[]}`+"\n")); err != nil {
-			t.Fatal(err)
-		}
+		finishSample(t, w, m)
 		got, err := ReadManifest(out)
 		if err != nil {
 			t.Fatal(err)
@@ -121,24 +107,9 @@ func TestManifest_SimOmitsLiveFields(t *testing.T) {
 // wall clock it does not.
 func TestVerify_WitnessBundle(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "b")
-	w, err := Create(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var line []byte
-	for _, r := range sampleRecords {
-		line = AppendEventLine(line[:0], r.at, r.host, r.kindTag, r.ev)
-		w.WriteEventLine(line)
-	}
-	for _, s := range sampleSnapshots {
-		w.WriteSnapshotAt(s.host, s.seq, sampleRequestsAt[s.seq], []byte(s.data))
-	}
-	m := sampleManifest
-	m.Digest = sampleDigest(sampleRecords)
+	m := sampleManifestOf(sampleRecords)
 	m.Mode = ModeWitness
-	if err := w.Finish(m, []byte(sampleScenario), []byte(`{"verdicts":[]}`+"\n")); err != nil {
-		t.Fatal(err)
-	}
+	finishSample(t, sampleWriter(t, out, sampleRecords), m)
 	got, err := ReadManifest(out)
 	if err != nil {
 		t.Fatal(err)
@@ -166,26 +137,14 @@ func TestVerify_TestbedBundle(t *testing.T) {
 	}
 	for _, mode := range []string{ModeTestbed, ModeLive} {
 		out := filepath.Join(t.TempDir(), "b")
-		w, err := Create(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var line []byte
-		for _, r := range sampleRecords {
-			line = AppendEventLine(line[:0], r.at, r.host, r.kindTag, r.ev)
-			w.WriteEventLine(line)
-		}
-		for _, s := range sampleSnapshots {
-			w.WriteSnapshotAt(s.host, s.seq, sampleRequestsAt[s.seq], []byte(s.data))
-		}
+		w := sampleWriter(t, out, sampleRecords)
 		if err := w.CopyTestbedFile("delays.tsv", draws); err != nil {
 			t.Fatal(err)
 		}
 		if err := w.CopyTestbedFile("../x", draws); err == nil {
 			t.Error("CopyTestbedFile took a name with a path in it")
 		}
-		m := sampleManifest
-		m.Digest = sampleDigest(sampleRecords)
+		m := sampleManifestOf(sampleRecords)
 		m.Mode = mode
 		if mode == ModeTestbed {
 			m.Testbed = &Testbed{Kernel: "6.18", Impl: "swimd", Edges: []TestbedEdge{{From: "a", To: "b", LatencyNs: 45e6, MTUBytes: 1500}},
@@ -193,9 +152,7 @@ func TestVerify_TestbedBundle(t *testing.T) {
 				Load:     &TestbedLoad{CPUs: 2, Samples: 9, Load1Min: 1.5, Load1Median: 2.25, Load1Max: 4},
 				Marked:   "the delay line's p99 lateness 5.00 ms > 1/10 of the 45.0 ms smallest latency asked"}
 		}
-		if err := w.Finish(m, []byte(sampleScenario), []byte(`{"verdicts":[]}`+"\n")); err != nil {
-			t.Fatal(err)
-		}
+		finishSample(t, w, m)
 		problems, err := Verify(out)
 		if err != nil {
 			t.Fatal(err)

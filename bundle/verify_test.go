@@ -92,12 +92,33 @@ func verifyWithin(t *testing.T, dir string) ([]Problem, error) {
 	}
 }
 
+// want is a problem Verify must report: the file, and a part of the
+// message.
+type want struct{ path, msg string }
+
+// checkProblems runs Verify on out and checks that it reports want, in
+// order, and nothing else.
+func checkProblems(t *testing.T, out string, want []want) {
+	t.Helper()
+	got, err := verifyWithin(t, out)
+	if err != nil {
+		t.Fatalf("Verify: %v", err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("Verify = %v, want %d problems %v", got, len(want), want)
+	}
+	for i, w := range want {
+		if got[i].Path != w.path || !strings.Contains(got[i].Msg, w.msg) {
+			t.Errorf("problem %d = %v, want path %s and a message containing %q", i, got[i], w.path, w.msg)
+		}
+	}
+}
+
 // TestVerify_ReportsEveryDifference holds the checks of a
 // detsim-bundle/1 bundle, the layout of the bundles detsim wrote before
 // snapshots.records: a new detsim verifies them as the old one did
 // (TestVerify_Format2_ReportsEveryDifference holds the new layout).
 func TestVerify_ReportsEveryDifference(t *testing.T) {
-	type want struct{ path, msg string }
 	tests := []struct {
 		name   string
 		tamper func(t *testing.T, out string)
@@ -244,18 +265,7 @@ func TestVerify_ReportsEveryDifference(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
 			writeSampleV1(t, out, sampleRecords)
 			tt.tamper(t, out)
-			got, err := verifyWithin(t, out)
-			if err != nil {
-				t.Fatalf("Verify: %v", err)
-			}
-			if len(got) != len(tt.want) {
-				t.Fatalf("Verify = %v, want %d problems %v", got, len(tt.want), tt.want)
-			}
-			for i, w := range tt.want {
-				if got[i].Path != w.path || !strings.Contains(got[i].Msg, w.msg) {
-					t.Errorf("problem %d = %v, want path %s and a message containing %q", i, got[i], w.path, w.msg)
-				}
-			}
+			checkProblems(t, out, tt.want)
 		})
 	}
 }

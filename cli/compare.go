@@ -84,10 +84,9 @@ func cmdCalibrate(reg *hosts.Registry, args []string, stdout, stderr io.Writer) 
 	if len(pos) != 2 {
 		return usageErrIn(stderr, "calibrate", "needs SCENARIO and PROD_BUNDLE, got %d arguments", len(pos))
 	}
-	sc, err := resolveScenario(pos[0], reg)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitUsage
+	sc, code := loadScenario(pos[0], reg, stderr)
+	if code != exitOK {
+		return code
 	}
 	rep, err := calibrate.Run(sc, pos[1], opts)
 	if err != nil {
@@ -97,13 +96,7 @@ func cmdCalibrate(reg *hosts.Registry, args []string, stdout, stderr io.Writer) 
 		}
 		return exitInternal
 	}
-	if *asJSON {
-		err = rep.WriteJSON(stdout)
-	} else {
-		err = rep.Write(stdout)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "detsim: calibrate: %v\n", err)
+	if !writeReport(rep, *asJSON, "calibrate", stdout, stderr) {
 		return exitInternal
 	}
 	if rep.Alarmed() {
@@ -161,19 +154,35 @@ func cmdSchemadiff(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "detsim: schemadiff: %v\n", err)
 		return exitUsage
 	}
-	if *asJSON {
-		err = rep.WriteJSON(stdout)
-	} else {
-		err = rep.Write(stdout)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "detsim: schemadiff: %v\n", err)
+	if !writeReport(rep, *asJSON, "schemadiff", stdout, stderr) {
 		return exitInternal
 	}
 	if rep.Failed() {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// report is a comparison's report: a table, or JSON.
+type report interface {
+	Write(io.Writer) error
+	WriteJSON(io.Writer) error
+}
+
+// writeReport prints rep, as JSON with asJSON; false when it could not
+// (the command's exit 3, said under what).
+func writeReport(rep report, asJSON bool, what string, stdout, stderr io.Writer) bool {
+	var err error
+	if asJSON {
+		err = rep.WriteJSON(stdout)
+	} else {
+		err = rep.Write(stdout)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "detsim: %s: %v\n", what, err)
+		return false
+	}
+	return true
 }
 
 // dirList is a repeatable flag of paths.

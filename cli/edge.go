@@ -1,11 +1,7 @@
 package cli
 
 import (
-	"context"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/internal/term"
@@ -13,9 +9,8 @@ import (
 )
 
 func cmdEdge(reg *hosts.Registry, args []string, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible()
 	defer stop()
-	stopOnDone(ctx, stop)
 	return edge.Command(ctx, args, stdout, stderr, reg, version())
 }
 
@@ -27,15 +22,7 @@ func cmdEdge(reg *hosts.Registry, args []string, stdout, stderr io.Writer) int {
 // writer under run's escaping, untouched. Only detsim's own messages, on
 // stderr, are escaped.
 func cmdToolRun(args []string, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible()
 	defer stop()
-	stopOnDone(ctx, stop)
 	return edge.ToolRun(ctx, args, term.Raw(stdout), stderr)
-}
-
-// stopOnDone restores the signals' default behaviour once ctx is done
-// (the first SIGINT or SIGTERM), so a second one kills the process even
-// if the command is stuck ending, as signal.NotifyContext's docs advise.
-func stopOnDone(ctx context.Context, stop context.CancelFunc) {
-	context.AfterFunc(ctx, stop)
 }

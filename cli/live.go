@@ -1,21 +1,16 @@
 package cli
 
 import (
-	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/detsim/detsim/bundle/verdict"
 	"github.com/detsim/detsim/hosts"
-	"github.com/detsim/detsim/internal/term"
 	"github.com/detsim/detsim/kinds/swim/daemoncli"
 	"github.com/detsim/detsim/kinds/swim/live"
 	"github.com/detsim/detsim/kinds/swim/live/node"
@@ -57,10 +52,9 @@ func cmdLive(reg *hosts.Registry, args []string, stdout, stderr io.Writer) int {
 	if *maxDur <= 0 {
 		return usageErrIn(stderr, "live", "--max-duration %v: want a positive duration", *maxDur)
 	}
-	sc, err := resolveScenario(pos[0], reg)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitUsage
+	sc, code := loadScenario(pos[0], reg, stderr)
+	if code != exitOK {
+		return code
 	}
 	if flagSet(fs, "seed") {
 		if *seedFlag > scenarios.MaxSeed {
@@ -68,20 +62,9 @@ func cmdLive(reg *hosts.Registry, args []string, stdout, stderr io.Writer) int {
 		}
 		sc.Seed = *seedFlag
 	}
-	cfg := live.Config{Out: *out, Version: version(), MaxDuration: *maxDur}
-	if cfg.Out == "" {
-		if flagSet(fs, "out") {
-			return usageErrIn(stderr, "live", "--out is empty; name a directory, or leave --out out")
-		}
-		dir, err := defaultBundlePath(sc)
-		if err == nil {
-			err = checkDefaultOut(dir+"-live", sc)
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "detsim: %v\n", err)
-			return exitUsage
-		}
-		cfg.Out = dir + "-live"
+	cfg := live.Config{Version: version(), MaxDuration: *maxDur}
+	if cfg.Out, code = bundleDir(fs, *out, sc, "-live", stderr); code != exitOK {
+		return code
 	}
 	if flagSet(fs, "key") {
 		return usageErrIn(stderr, "live", "--key: a cluster key is never taken on the command line, where any local user can read it (ps); write it in hex to a file only you can read and pass --key-file FILE")
@@ -101,39 +84,19 @@ func cmdLive(reg *hosts.Registry, args []string, stdout, stderr io.Writer) int {
 	} else if *swimd != "" {
 		return usageErrIn(stderr, "live", "--swimd goes with --procs")
 	}
-	tty := isTerminal(stderr)
-	if tty {
-		cfg.Progress = func(p live.Progress) {
-			term.ClearLine(stderr)
-			fmt.Fprintf(stderr, "live %s  %s / %s  %d records", sc.Name, fmtShortNs(p.ElapsedNs), fmtShortNs(p.DurationNs), p.Records)
-		}
-	}
+	var clearProgress func()
+	cfg.Progress, clearProgress = realtimeProgress(stderr, "live", sc)
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible()
 	defer stop()
-	go func() { <-ctx.Done(); stop() }() // a second Ctrl-C kills at once
 	fmt.Fprintf(stdout, "live      %s (%s), seed %d, %d peers, %s real time\n", sc.Name, sc.Path, sc.Seed, len(sc.Peers), fmtShortNs(sc.DurationNs))
 	start := time.Now()
 	res, err := live.Run(ctx, sc, reg, cfg)
-	if tty {
-		term.ClearLine(stderr)
-	}
+	clearProgress()
 	if err != nil {
-		fmt.Fprintf(stderr, "detsim: live: %v\n", err)
-		var ie *live.InputError
-		if errors.As(err, &ie) {
-			return exitUsage
-		}
-		return exitInternal
+		return runFailed(stderr, "live", err)
 	}
-	printRunSummary(stdout, runSummary{res.EndNs, res.Interrupted, res.Records, res.Late, res.Digest, res.Out, res.Verdicts}, time.Since(start))
-	switch {
-	case res.Interrupted != "" && ctx.Err() != nil:
-		return exitInterrupted
-	case failed(res.Verdicts):
-		return exitFailed
-	}
-	return exitOK
+	return realtimeExit(ctx, stdout, runSummary{res.EndNs, res.Interrupted, res.Records, res.Late, res.Digest, res.Out, res.Verdicts}, start)
 }
 
 func failed(vs []verdict.Verdict) bool {

@@ -41,7 +41,13 @@ type result struct {
 
 func detsim(t *testing.T, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(detsimBinary(t), args...)
+	return runResult(t, exec.Command(detsimBinary(t), args...))
+}
+
+// runResult runs cmd, a detsim, to its end: its exit code and output. A
+// process that could not run fails the test.
+func runResult(t *testing.T, cmd *exec.Cmd) result {
+	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

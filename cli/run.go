@@ -174,10 +174,9 @@ func (f *runFlags) breakpoints(stderr io.Writer) ([]debugger.Breakpoint, int) {
 
 // scenario loads arg with --seed applied.
 func (f *runFlags) scenario(arg string, reg *hosts.Registry, stderr io.Writer) (*scenarios.Scenario, int) {
-	sc, err := resolveScenario(arg, reg)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return nil, exitUsage
+	sc, code := loadScenario(arg, reg, stderr)
+	if code != exitOK {
+		return nil, code
 	}
 	if *f.seed != "" {
 		s, err := strconv.ParseUint(*f.seed, 10, 63)
@@ -191,19 +190,9 @@ func (f *runFlags) scenario(arg string, reg *hosts.Registry, stderr io.Writer) (
 
 // runBatch is `detsim --batch SCENARIO`: one run written as a bundle.
 func (f *runFlags) runBatch(sc *scenarios.Scenario, reg *hosts.Registry, arg string, watches []debugger.Watch, stdout, stderr io.Writer) int {
-	dir := *f.out
-	switch {
-	case flagSet(f.fs, "out") && dir == "":
-		return usageErr(stderr, "--out is empty; name a directory, or leave --out out for bundles/<name>-<seed>")
-	case dir == "":
-		var err error
-		if dir, err = defaultBundlePath(sc); err == nil {
-			err = checkDefaultOut(dir, sc)
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "detsim: %v\n", err)
-			return exitUsage
-		}
+	dir, code := bundleDir(f.fs, *f.out, sc, "", stderr)
+	if code != exitOK {
+		return code
 	}
 	if *f.maxRecords < 0 || *f.maxBytes < 0 {
 		return usageErr(stderr, "--max-records and --max-bytes take a count, or 0 for no cap")

@@ -2,15 +2,11 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"unicode"
 
 	"github.com/detsim/detsim/batch"
@@ -49,10 +45,9 @@ func cmdShrink(reg *hosts.Registry, args []string, stdout, stderr io.Writer) int
 	if *budget <= 0 {
 		return usageErrIn(stderr, "shrink", "--budget %d: want a positive number of runs", *budget)
 	}
-	sc, err := resolveScenario(pos[0], reg)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitUsage
+	sc, code := loadScenario(pos[0], reg, stderr)
+	if code != exitOK {
+		return code
 	}
 	dest := *out
 	if dest == "" {
@@ -64,9 +59,8 @@ func cmdShrink(reg *hosts.Registry, args []string, stdout, stderr io.Writer) int
 	if err := outfile.Check(dest, *force); err != nil {
 		return usageErrIn(stderr, "shrink", "--out: %v", err)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible()
 	defer stop()
-	go func() { <-ctx.Done(); stop() }()
 
 	tty := isTerminal(stderr)
 	fmt.Fprintf(stdout, "shrink    %s (%s), seed %d, budget %d runs\n", sc.Name, sc.Path, sc.Seed, *budget)

@@ -1,18 +1,15 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/detsim/detsim/batch"
@@ -91,9 +88,8 @@ func cmdSweep(reg *hosts.Registry, args []string, stdout, stderr io.Writer) int 
 		dir = sweep.DefaultCorpus
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible()
 	defer stop()
-	go func() { <-ctx.Done(); stop() }() // a second Ctrl-C kills at once
 	relaxGC()
 
 	prog := sweep.NewProgress(stderr, isTerminal(stderr), "sweep "+prop.Name)

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -126,16 +125,7 @@ func detsimEnv(t *testing.T, env []string, args ...string) result {
 			cmd.Env = append(cmd.Env, e)
 		}
 	}
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return result{code, out.String(), errb.String()}
+	return runResult(t, cmd)
 }
 
 // TestSweep_JSONShardsConcatenate: for n = 1 … 4, the per-seed lines of
@@ -245,11 +235,7 @@ func TestSweep_InterruptKeepsTheFailuresFound(t *testing.T) {
 			signalled = true
 		}
 	}
-	err = cmd.Wait()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	}
+	code := exitCode(cmd.Wait())
 	text := strings.Join(out, "\n")
 	if code != 1 || !strings.Contains(text, "INTERRUPTED") || !strings.Contains(text, "summary") {
 		t.Fatalf("exit %d\n%s", code, text)

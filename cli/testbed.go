@@ -2,19 +2,14 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/internal/outfile"
-	"github.com/detsim/detsim/internal/term"
 	"github.com/detsim/detsim/kinds/swim/testbed"
 	"github.com/detsim/detsim/scenarios"
 )
@@ -106,14 +101,12 @@ func cmdTestbed(reg *hosts.Registry, args []string, stdout, stderr io.Writer) in
 	if *maxDur <= 0 {
 		return usageErrIn(stderr, "testbed", "--max-duration %v: want a positive duration", *maxDur)
 	}
-	sc, err := resolveScenario(pos[0], reg)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitUsage
+	sc, code := loadScenario(pos[0], reg, stderr)
+	if code != exitOK {
+		return code
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible() // a second Ctrl-C kills at once; the next run sweeps
 	defer stop()
-	go func() { <-ctx.Done(); stop() }() // a second Ctrl-C kills at once; the next run sweeps
 	if *probe {
 		if *probeDur <= 0 || *probeDur > 10*time.Minute {
 			return usageErrIn(stderr, "testbed", "--probe-duration %v: want more than 0 and at most 10m (each of three phases)", *probeDur)
@@ -128,7 +121,7 @@ func cmdTestbed(reg *hosts.Registry, args []string, stdout, stderr io.Writer) in
 		return usageErrIn(stderr, "testbed", "--derive goes with --probe")
 	}
 
-	cfg := testbed.Config{Out: *out, Version: version(), Impl: *impl, MaxDuration: *maxDur}
+	cfg := testbed.Config{Version: version(), Impl: *impl, MaxDuration: *maxDur}
 	if _, err := testbed.NewPlan(sc, *impl); err != nil { // before looking for binaries
 		fmt.Fprintf(stderr, "detsim: %v\n", err)
 		return exitUsage
@@ -145,40 +138,17 @@ func cmdTestbed(reg *hosts.Registry, args []string, stdout, stderr io.Writer) in
 	if err != nil {
 		return usageErrIn(stderr, "testbed", "--impl %s: %v", *impl, err)
 	}
-	if cfg.Out == "" {
-		if flagSet(fs, "out") {
-			return usageErrIn(stderr, "testbed", "--out is empty; name a directory, or leave --out out")
-		}
-		dir, err := defaultBundlePath(sc)
-		if err == nil {
-			err = checkDefaultOut(dir+"-testbed-"+*impl, sc)
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "detsim: %v\n", err)
-			return exitUsage
-		}
-		cfg.Out = dir + "-testbed-" + *impl
+	if cfg.Out, code = bundleDir(fs, *out, sc, "-testbed-"+*impl, stderr); code != exitOK {
+		return code
 	}
-	tty := isTerminal(stderr)
-	if tty {
-		cfg.Progress = func(p testbed.Progress) {
-			term.ClearLine(stderr)
-			fmt.Fprintf(stderr, "testbed %s  %s / %s  %d records", sc.Name, fmtShortNs(p.ElapsedNs), fmtShortNs(p.DurationNs), p.Records)
-		}
-	}
+	var clearProgress func()
+	cfg.Progress, clearProgress = realtimeProgress(stderr, "testbed", sc)
 	fmt.Fprintf(stdout, "testbed   %s (%s), %d peers as %s, %s real time\n", sc.Name, sc.Path, len(sc.Peers), *impl, fmtShortNs(sc.DurationNs))
 	start := time.Now()
 	res, err := testbed.Run(ctx, sc, cfg)
-	if tty {
-		term.ClearLine(stderr)
-	}
+	clearProgress()
 	if err != nil {
-		fmt.Fprintf(stderr, "detsim: testbed: %v\n", err)
-		var ie *testbed.InputError
-		if errors.As(err, &ie) {
-			return exitUsage
-		}
-		return exitInternal
+		return runFailed(stderr, "testbed", err)
 	}
 	for _, ns := range res.Swept.Removed {
 		fmt.Fprintf(stdout, "swept     %s (a killed run's)\n", ns)
@@ -196,14 +166,7 @@ func cmdTestbed(reg *hosts.Registry, args []string, stdout, stderr io.Writer) in
 	if res.Marked != "" {
 		fmt.Fprintf(stdout, "marked    %s: the recording's own error is large against its links (docs/testbed.md, \"The testbed's own error\")\n", res.Marked)
 	}
-	printRunSummary(stdout, runSummary{res.EndNs, res.Interrupted, res.Records, res.Late, res.Digest, res.Out, res.Verdicts}, time.Since(start))
-	switch {
-	case res.Interrupted != "" && ctx.Err() != nil:
-		return exitInterrupted
-	case failed(res.Verdicts):
-		return exitFailed
-	}
-	return exitOK
+	return realtimeExit(ctx, stdout, runSummary{res.EndNs, res.Interrupted, res.Records, res.Late, res.Digest, res.Out, res.Verdicts}, start)
 }
 
 // usNs is ns as a duration to the microsecond: a delay line's lateness
@@ -222,12 +185,7 @@ func printLeft(w io.Writer, left []testbed.Left) {
 func runProbe(ctx context.Context, sc *scenarios.Scenario, each time.Duration, derive string, force bool, stdout, stderr io.Writer) int {
 	rep, err := testbed.Probe(ctx, sc, testbed.ProbeConfig{Duration: each})
 	if err != nil {
-		fmt.Fprintf(stderr, "detsim: testbed --probe: %v\n", err)
-		var ie *testbed.InputError
-		if errors.As(err, &ie) {
-			return exitUsage
-		}
-		return exitInternal
+		return runFailed(stderr, "testbed --probe", err)
 	}
 	rep.Print(stdout)
 	if ctx.Err() != nil {

@@ -13,10 +13,7 @@ import (
 // every link a record; T as g takes a time; bad input is exit 2 saying
 // what it accepts (issue 22 item 2, "Bad input").
 func TestWhy_ExplainsFromABundle(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "b")
-	if r := runIn("--batch", "--out", out, "reproduction/gossip_flap"); r.code != exitFailed {
-		t.Fatalf("the reproduction: exit %d\n%s", r.code, r.stderr)
-	}
+	out := failedBundle(t, "reproduction/gossip_flap")
 	// fra's view of orch when the first flap was decided: the verdict's
 	// evidence time.
 	r := runIn("--batch", "--break-on", "type=state_transition host=fra subject=orch to=suspect", "reproduction/gossip_flap")
@@ -139,15 +136,8 @@ func TestList_HasTheThousandPeerFlap(t *testing.T) {
 // origin. Before, it said "no indirect_ack by the end of the probe
 // interval" and stopped at the direct timeout.
 func TestWhy_ReachesTheQueuedUpdates(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "b")
-	if r := runIn("--batch", "--seed", "42", "--out", out, "reproduction/gossip_flap"); r.code != exitFailed {
-		t.Fatalf("the reproduction: exit %d\n%s", r.code, r.stderr)
-	}
-	w := runIn("why", out, "--host", "fra", "--subject", "orch", "--at", "221.5s")
-	if w.code != exitOK {
-		t.Fatalf("exit %d\n%s", w.code, w.stderr)
-	}
-	for _, want := range []string{
+	out := failedBundle(t, "--seed", "42", "reproduction/gossip_flap")
+	chain := whySays(t, out, []string{"--host", "fra", "--subject", "orch", "--at", "221.5s"},
 		"direct: the ack orch#592 arrived 78.2 ms after the end of the probe interval",
 		"via fra: the indirect_ack fra#647 arrived 778.0 ms after the end of the probe interval",
 		"[via fra] fra sent indirect_ack fra#647 to sgp",
@@ -157,23 +147,16 @@ func TestWhy_ReachesTheQueuedUpdates(t *testing.T) {
 		"stale: orch suspect inc 1 was queued after it",
 		"the first update sgp queued: fra alive inc 0 (gossip)  [origin]",
 		"complete: it ends at its origin",
-	} {
-		if !strings.Contains(w.stdout, want) {
-			t.Errorf("the chain does not say %q:\n%s", want, w.stdout)
-		}
-	}
-	if strings.Contains(w.stdout, "no indirect_ack by the end") {
-		t.Errorf("the chain says no ack came, though the indirect ack came late:\n%s", w.stdout)
+	)
+	if strings.Contains(chain, "no indirect_ack by the end") {
+		t.Errorf("the chain says no ack came, though the indirect ack came late:\n%s", chain)
 	}
 }
 
 // why's errors name what the bundle's own kinds explain: a SWIM bundle's
 // user is not told about raft's leader_change.
 func TestWhy_ErrorsSpeakOfTheBundlesKinds(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "b")
-	if r := runIn("--batch", "--out", out, "reproduction/gossip_flap"); r.code != exitFailed {
-		t.Fatalf("the reproduction: exit %d\n%s", r.code, r.stderr)
-	}
+	out := failedBundle(t, "reproduction/gossip_flap")
 	for _, args := range [][]string{{"--line", "3"}, {"--host", "fra", "--subject", "orch", "--at", "0ns"}} {
 		r := runIn(append([]string{"why", out}, args...)...)
 		if r.code != exitUsage || !strings.Contains(r.stderr, "a swim state_transition record") || strings.Contains(r.stderr, "leader_change") || strings.Contains(r.stderr, "raft") {
@@ -189,26 +172,42 @@ func TestWhy_ThousandPeerSuspicionReachesTheThinLinkAndQueue(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the 1000-peer scenario (~20 s)")
 	}
-	out := filepath.Join(t.TempDir(), "b")
-	if r := runIn("--batch", "--out", out, "reproduction/gossip_flap_wan1000"); r.code != exitFailed {
-		t.Fatalf("exit %d\n%s", r.code, r.stderr)
-	}
-	w := runIn("why", out, "--host", "us-168", "--subject", "sa-050", "--at", "28.015065971s")
-	if w.code != exitOK {
-		t.Fatalf("exit %d\n%s", w.code, w.stderr)
-	}
-	for _, want := range []string{
+	out := failedBundle(t, "reproduction/gossip_flap_wan1000")
+	chain := whySays(t, out, []string{"--host", "us-168", "--subject", "sa-050", "--at", "28.015065971s"},
 		"sa-050 sent ack sa-050#79 to eu-301: 3 614 B, 69 updates",
 		"sa-050→eu-301 moves each byte more than twice as slowly, a thin link",
 		"sa-050#79 carried 69 updates: all 42 sa-050 had queued since the start of the run",
 		"[origin]",
 		"complete: it ends at its origin",
-	} {
+	)
+	if strings.Contains(chain, "was dropped (lossy)  [origin]") {
+		t.Errorf("the chain still ends at the lost ping:\n%s", chain)
+	}
+}
+
+// failedBundle runs a failing scenario (args: --batch's flags and the
+// scenario) and returns its bundle.
+func failedBundle(t *testing.T, args ...string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "b")
+	if r := runIn(append([]string{"--batch", "--out", out}, args...)...); r.code != exitFailed {
+		t.Fatalf("%v: exit %d, want 1\n%s", args, r.code, r.stderr)
+	}
+	return out
+}
+
+// whySays runs why on bundle with args, wants exit 0 and a chain that
+// says each of says, and returns the chain.
+func whySays(t *testing.T, bundle string, args []string, says ...string) string {
+	t.Helper()
+	w := runIn(append([]string{"why", bundle}, args...)...)
+	if w.code != exitOK {
+		t.Fatalf("why %v: exit %d\n%s", args, w.code, w.stderr)
+	}
+	for _, want := range says {
 		if !strings.Contains(w.stdout, want) {
 			t.Errorf("the chain does not say %q:\n%s", want, w.stdout)
 		}
 	}
-	if strings.Contains(w.stdout, "was dropped (lossy)  [origin]") {
-		t.Errorf("the chain still ends at the lost ping:\n%s", w.stdout)
-	}
+	return w.stdout
 }

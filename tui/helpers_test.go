@@ -84,30 +84,19 @@ func keys(specs ...string) []tea.Msg {
 	return out
 }
 
+// namedKeys are the keys a test names by a word rather than types.
+var namedKeys = map[string]rune{
+	"enter": tea.KeyEnter, "esc": tea.KeyEscape, "tab": tea.KeyTab, "backspace": tea.KeyBackspace,
+	"left": tea.KeyLeft, "right": tea.KeyRight, "up": tea.KeyUp, "down": tea.KeyDown,
+	"pgdown": tea.KeyPgDown, "pgup": tea.KeyPgUp,
+}
+
 func keyPress(s string) tea.KeyPressMsg {
-	switch s {
-	case "space":
+	if s == "space" {
 		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
-	case "enter":
-		return tea.KeyPressMsg{Code: tea.KeyEnter}
-	case "esc":
-		return tea.KeyPressMsg{Code: tea.KeyEscape}
-	case "tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab}
-	case "backspace":
-		return tea.KeyPressMsg{Code: tea.KeyBackspace}
-	case "left":
-		return tea.KeyPressMsg{Code: tea.KeyLeft}
-	case "right":
-		return tea.KeyPressMsg{Code: tea.KeyRight}
-	case "up":
-		return tea.KeyPressMsg{Code: tea.KeyUp}
-	case "down":
-		return tea.KeyPressMsg{Code: tea.KeyDown}
-	case "pgdown":
-		return tea.KeyPressMsg{Code: tea.KeyPgDown}
-	case "pgup":
-		return tea.KeyPressMsg{Code: tea.KeyPgUp}
+	}
+	if code, ok := namedKeys[s]; ok {
+		return tea.KeyPressMsg{Code: code}
 	}
 	r := []rune(s)[0]
 	return tea.KeyPressMsg{Code: r, Text: s}

@@ -41,7 +41,13 @@ func Sub(a, b int64) int64 {
 // product held in 128 bits so it never wraps; a quotient above
 // math.MaxInt64 saturates. A non-positive x or mul gives 0; otherwise a
 // non-positive div means "infinitely slow" and saturates.
-func MulDiv(x, mul, div int64) int64 {
+func MulDiv(x, mul, div int64) int64 { return mulDiv(x, mul, div, false) }
+
+// MulDivCeil is MulDiv rounding up: ceil(x*mul/div), saturating the same
+// way.
+func MulDivCeil(x, mul, div int64) int64 { return mulDiv(x, mul, div, true) }
+
+func mulDiv(x, mul, div int64, up bool) int64 {
 	if x <= 0 || mul <= 0 {
 		return 0
 	}
@@ -52,32 +58,15 @@ func MulDiv(x, mul, div int64) int64 {
 	if hi >= uint64(div) { // the quotient would not fit in 64 bits
 		return math.MaxInt64
 	}
-	q, _ := bits.Div64(hi, lo, uint64(div))
+	q, r := bits.Div64(hi, lo, uint64(div))
 	if q > math.MaxInt64 {
 		return math.MaxInt64
 	}
-	return int64(q)
-}
-
-// MulDivCeil is MulDiv rounding up: ceil(x*mul/div), saturating the same
-// way.
-func MulDivCeil(x, mul, div int64) int64 {
-	if x <= 0 || mul <= 0 {
-		return 0
+	if up && r != 0 {
+		q++ // at most 2^63: rounding up from the maximum saturates below
 	}
-	if div <= 0 {
+	if q > math.MaxInt64 {
 		return math.MaxInt64
-	}
-	hi, lo := bits.Mul64(uint64(x), uint64(mul))
-	if hi >= uint64(div) {
-		return math.MaxInt64
-	}
-	q, r := bits.Div64(hi, lo, uint64(div))
-	if q >= math.MaxInt64 { // rounding up would pass the maximum either way
-		return math.MaxInt64
-	}
-	if r != 0 {
-		q++
 	}
 	return int64(q)
 }

@@ -111,6 +111,10 @@ func (o *Object) Uint() (v uint64, null bool) {
 }
 
 // Int reads an integer that fits in an int64, or null.
+//
+// It is Uint again over int64, on purpose: one generic taking the number
+// parser as a value would make every integer field of every record read
+// through Object (bundle readers, the judges) an indirect call.
 func (o *Object) Int() (v int64, null bool) {
 	if o.state != open {
 		return 0, false

@@ -9,15 +9,7 @@ import (
 )
 
 func TestWrite_NeverOverwritesWithoutForce(t *testing.T) {
-	dir := t.TempDir()
-	target := filepath.Join(dir, "target.toml")
-	if err := os.WriteFile(target, []byte("precious"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	link := filepath.Join(dir, "link.toml")
-	if err := os.Symlink(target, link); err != nil {
-		t.Fatal(err)
-	}
+	dir, target, link := linkedFile(t, "target.toml", "precious", "link.toml")
 	for _, p := range []string{target, link} {
 		if err := Check(p, false); !errors.Is(err, ErrExists) {
 			t.Errorf("Check(%s) = %v, want ErrExists", p, err)
@@ -33,15 +25,7 @@ func TestWrite_NeverOverwritesWithoutForce(t *testing.T) {
 }
 
 func TestWrite_ForceReplacesALinkNotItsTarget(t *testing.T) {
-	dir := t.TempDir()
-	target := filepath.Join(dir, "target.toml")
-	if err := os.WriteFile(target, []byte("precious"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	link := filepath.Join(dir, "link.toml")
-	if err := os.Symlink(target, link); err != nil {
-		t.Fatal(err)
-	}
+	dir, target, link := linkedFile(t, "target.toml", "precious", "link.toml")
 	if err := Write(link, []byte("new"), true); err != nil {
 		t.Fatal(err)
 	}
@@ -89,6 +73,21 @@ func TestCheck_RefusesUnusablePathsUpFront(t *testing.T) {
 	}
 }
 
+// linkedFile is a new directory holding the file name with data and
+// linkName, a symbolic link to it.
+func linkedFile(t *testing.T, name, data, linkName string) (dir, file, link string) {
+	t.Helper()
+	dir = t.TempDir()
+	file, link = filepath.Join(dir, name), filepath.Join(dir, linkName)
+	if err := os.WriteFile(file, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(file, link); err != nil {
+		t.Fatal(err)
+	}
+	return dir, file, link
+}
+
 func assertOnly(t *testing.T, dir string, want ...string) {
 	t.Helper()
 	ents, _ := os.ReadDir(dir)
@@ -104,15 +103,7 @@ func assertOnly(t *testing.T, dir string, want ...string) {
 // Holds recognises only a regular file with exactly the bytes: not a
 // link to them, not a longer or different file.
 func TestHolds_OnlyARegularFileWithExactlyTheBytes(t *testing.T) {
-	dir := t.TempDir()
-	file := filepath.Join(dir, "f")
-	if err := os.WriteFile(file, []byte("data"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	link := filepath.Join(dir, "link")
-	if err := os.Symlink(file, link); err != nil {
-		t.Fatal(err)
-	}
+	dir, file, link := linkedFile(t, "f", "data", "link")
 	if !Holds(file, []byte("data")) {
 		t.Error("the file holding the bytes was not recognised")
 	}

@@ -60,54 +60,59 @@ type Entry struct {
 // <prefix>.detsim-tmp-<random>, holding its lock file, and registers it
 // for RemoveLive.
 func Dir(parent, prefix string) (*Entry, error) {
-	mu.Lock()
-	defer mu.Unlock()
-	if closing {
-		return nil, ErrClosing
-	}
-	path, err := os.MkdirTemp(parent, prefix+TempInfix+"*")
-	if err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(filepath.Join(path, lockName), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
-	if err == nil {
-		err = tryLock(f)
+	return create(func() (*Entry, error) {
+		path, err := os.MkdirTemp(parent, prefix+TempInfix+"*")
 		if err != nil {
-			f.Close()
+			return nil, err
 		}
-	}
-	if err != nil {
-		_ = os.RemoveAll(path)
-		return nil, err
-	}
-	return register(&Entry{Path: path, dir: true, lock: f}), nil
+		f, err := os.OpenFile(filepath.Join(path, lockName), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if err == nil {
+			err = tryLock(f)
+			if err != nil {
+				f.Close()
+			}
+		}
+		if err != nil {
+			_ = os.RemoveAll(path)
+			return nil, err
+		}
+		return &Entry{Path: path, dir: true, lock: f}, nil
+	})
 }
 
 // File creates a new temporary file in parent named
 // <prefix>.detsim-tmp-<random>, locked, and registers it. Write to
 // Entry.File(); then Keep it under its final name, or Remove it.
 func File(parent, prefix string) (*Entry, error) {
+	return create(func() (*Entry, error) {
+		f, err := os.CreateTemp(parent, prefix+TempInfix+"*")
+		if err != nil {
+			return nil, err
+		}
+		if err := tryLock(f); err != nil {
+			f.Close()
+			os.Remove(f.Name())
+			return nil, err
+		}
+		return &Entry{Path: f.Name(), lock: f}, nil
+	})
+}
+
+// create makes an entry, holding mu so that RemoveLive cannot run
+// between its making and its registering, and registers it; once
+// RemoveLive has begun it makes nothing (ErrClosing).
+func create(build func() (*Entry, error)) (*Entry, error) {
 	mu.Lock()
 	defer mu.Unlock()
 	if closing {
 		return nil, ErrClosing
 	}
-	f, err := os.CreateTemp(parent, prefix+TempInfix+"*")
+	e, err := build()
 	if err != nil {
 		return nil, err
 	}
-	if err := tryLock(f); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return nil, err
-	}
-	return register(&Entry{Path: f.Name(), lock: f}), nil
-}
-
-// register records e; the caller holds mu.
-func register(e *Entry) *Entry {
 	live[e] = true
-	return e
+	return e, nil
 }
 
 // File is the open temporary file of an Entry made by File.

@@ -8,8 +8,9 @@ import (
 )
 
 // The record types a raft host writes (docs/raft.md, "Events"). Each is
-// a struct whose AppendJSON writes its members in a fixed order; Events
-// below holds one prototype of each with every member set.
+// a struct whose AppendJSON lists its members, in a fixed order, to the
+// one encoder they share (jsonw.Object); Events below holds one
+// prototype of each with every member set.
 const (
 	tNodeStart     = "node_start"
 	tRoleChange    = "role_change"
@@ -77,16 +78,6 @@ const (
 	opConf = "conf"
 )
 
-// hex16 writes a log-prefix chain as the 16 hex digits records carry.
-func hex16(b []byte, v uint64) []byte {
-	const digits = "0123456789abcdef"
-	b = append(b, '"')
-	for s := 60; s >= 0; s -= 4 {
-		b = append(b, digits[(v>>uint(s))&0xf])
-	}
-	return append(b, '"')
-}
-
 // nodeStart is a life's start (or a restart's): what the disk held.
 type nodeStart struct {
 	disk                  string
@@ -104,16 +95,9 @@ type nodeStart struct {
 
 func (*nodeStart) Type() string { return tNodeStart }
 func (e *nodeStart) AppendJSON(b []byte) []byte {
-	b = jsonw.AppendStringField(jsonw.AppendTypeField(b, tNodeStart), "disk", e.disk)
-	b = jsonw.AppendUintField(b, "term", e.term)
-	b = jsonw.AppendStringField(b, "vote", e.vote)
-	b = jsonw.AppendUintField(b, "commit", e.commit)
-	b = jsonw.AppendUintField(b, "applied", e.applied)
-	b = jsonw.AppendUintField(b, "last_index", e.last)
-	b = hex16(append(b, `,"last_chain":`...), e.lastChain)
-	b = jsonw.AppendUintField(b, "voters", uint64(e.voters))
-	b = hex16(append(b, `,"state":`...), e.state)
-	return append(b, '}')
+	return jsonw.Open(b, tNodeStart).Str("disk", e.disk).Uint("term", e.term).Str("vote", e.vote).
+		Uint("commit", e.commit).Uint("applied", e.applied).Uint("last_index", e.last).
+		Hex64("last_chain", e.lastChain).Uint("voters", uint64(e.voters)).Hex64("state", e.state).End()
 }
 
 // roleChange is the node's raft state changing (follower, pre_candidate,
@@ -125,11 +109,7 @@ type roleChange struct {
 
 func (*roleChange) Type() string { return tRoleChange }
 func (e *roleChange) AppendJSON(b []byte) []byte {
-	b = jsonw.AppendUintField(jsonw.AppendTypeField(b, tRoleChange), "term", e.term)
-	b = jsonw.AppendStringField(b, "from", e.from)
-	b = jsonw.AppendStringField(b, "to", e.to)
-	b = jsonw.AppendStringField(b, "lead", e.lead)
-	return append(b, '}')
+	return jsonw.Open(b, tRoleChange).Uint("term", e.term).Str("from", e.from).Str("to", e.to).Str("lead", e.lead).End()
 }
 
 // leaderChange is the leader the node follows changing ("" for none).
@@ -140,10 +120,7 @@ type leaderChange struct {
 
 func (*leaderChange) Type() string { return tLeaderChange }
 func (e *leaderChange) AppendJSON(b []byte) []byte {
-	b = jsonw.AppendUintField(jsonw.AppendTypeField(b, tLeaderChange), "term", e.term)
-	b = jsonw.AppendStringField(b, "lead", e.lead)
-	b = jsonw.AppendStringField(b, "prev", e.prev)
-	return append(b, '}')
+	return jsonw.Open(b, tLeaderChange).Uint("term", e.term).Str("lead", e.lead).Str("prev", e.prev).End()
 }
 
 // hardState is a durable write that changed the term or the vote.
@@ -155,10 +132,7 @@ type hardState struct {
 
 func (*hardState) Type() string { return tHardState }
 func (e *hardState) AppendJSON(b []byte) []byte {
-	b = jsonw.AppendUintField(jsonw.AppendTypeField(b, tHardState), "term", e.term)
-	b = jsonw.AppendStringField(b, "vote", e.vote)
-	b = jsonw.AppendUintField(b, "commit", e.commit)
-	return append(b, '}')
+	return jsonw.Open(b, tHardState).Uint("term", e.term).Str("vote", e.vote).Uint("commit", e.commit).End()
 }
 
 // vote is a granted vote (pre true: a pre-vote) the node sends.
@@ -170,10 +144,7 @@ type vote struct {
 
 func (*vote) Type() string { return tVote }
 func (e *vote) AppendJSON(b []byte) []byte {
-	b = jsonw.AppendUintField(jsonw.AppendTypeField(b, tVote), "term", e.term)
-	b = jsonw.AppendStringField(b, "candidate", e.candidate)
-	b = jsonw.AppendBoolField(b, "pre", e.pre)
-	return append(b, '}')
+	return jsonw.Open(b, tVote).Uint("term", e.term).Str("candidate", e.candidate).Bool("pre", e.pre).End()
 }
 
 // logAppend is entries written to the node's log: [first, last], the
@@ -187,24 +158,8 @@ type logAppend struct {
 
 func (*logAppend) Type() string { return tLogAppend }
 func (e *logAppend) AppendJSON(b []byte) []byte {
-	b = jsonw.AppendUintField(jsonw.AppendTypeField(b, tLogAppend), "first", e.first)
-	b = jsonw.AppendUintField(b, "last", e.last)
-	b = jsonw.AppendBoolField(b, "truncated", e.truncated)
-	b = append(b, `,"terms":[`...)
-	for i, t := range e.terms {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendUint(b, t, 10)
-	}
-	b = append(b, `],"chains":[`...)
-	for i, c := range e.chains {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = hex16(b, c)
-	}
-	return append(b, "]}"...)
+	return jsonw.Open(b, tLogAppend).Uint("first", e.first).Uint("last", e.last).Bool("truncated", e.truncated).
+		Uints("terms", e.terms).Hex64s("chains", e.chains).End()
 }
 
 // apply is one committed entry applied to the key-value state machine:
@@ -219,17 +174,9 @@ type apply struct {
 
 func (*apply) Type() string { return tApply }
 func (e *apply) AppendJSON(b []byte) []byte {
-	b = jsonw.AppendUintField(jsonw.AppendTypeField(b, tApply), "index", e.index)
-	b = jsonw.AppendUintField(b, "term", e.term)
-	b = append(b, `,"chain":`...)
-	b = hex16(b, e.chain)
-	b = jsonw.AppendStringField(b, "op", e.op)
-	b = jsonw.AppendStringField(b, "req", e.req)
-	b = jsonw.AppendStringField(b, "key", e.key)
-	b = jsonw.AppendStringField(b, "value", e.value)
-	b = hex16(append(b, `,"cmd":`...), e.cmd)
-	b = hex16(append(b, `,"state":`...), e.state)
-	return append(b, '}')
+	return jsonw.Open(b, tApply).Uint("index", e.index).Uint("term", e.term).Hex64("chain", e.chain).
+		Str("op", e.op).Str("req", e.req).Str("key", e.key).Str("value", e.value).
+		Hex64("cmd", e.cmd).Hex64("state", e.state).End()
 }
 
 // proposalEv is a client request the peer's client issued: to the peer
@@ -241,11 +188,7 @@ type proposalEv struct {
 
 func (*proposalEv) Type() string { return tProposal }
 func (e *proposalEv) AppendJSON(b []byte) []byte {
-	b = jsonw.AppendStringField(jsonw.AppendTypeField(b, tProposal), "req", e.req)
-	b = jsonw.AppendStringField(b, "to", e.to)
-	b = jsonw.AppendStringField(b, "key", e.key)
-	b = jsonw.AppendUintField(b, "bytes", uint64(e.bytes))
-	return append(b, '}')
+	return jsonw.Open(b, tProposal).Str("req", e.req).Str("to", e.to).Str("key", e.key).Uint("bytes", uint64(e.bytes)).End()
 }
 
 // dropped is a proposal raft refused at this node (ErrProposalDropped).
@@ -253,9 +196,7 @@ type dropped struct{ req, reason string }
 
 func (*dropped) Type() string { return tPropDropped }
 func (e *dropped) AppendJSON(b []byte) []byte {
-	b = jsonw.AppendStringField(jsonw.AppendTypeField(b, tPropDropped), "req", e.req)
-	b = jsonw.AppendStringField(b, "reason", e.reason)
-	return append(b, '}')
+	return jsonw.Open(b, tPropDropped).Str("req", e.req).Str("reason", e.reason).End()
 }
 
 // snapTaken is a snapshot of the state machine at index, and the log
@@ -264,10 +205,7 @@ type snapTaken struct{ index, term, compacted uint64 }
 
 func (*snapTaken) Type() string { return tSnapTaken }
 func (e *snapTaken) AppendJSON(b []byte) []byte {
-	b = jsonw.AppendUintField(jsonw.AppendTypeField(b, tSnapTaken), "index", e.index)
-	b = jsonw.AppendUintField(b, "term", e.term)
-	b = jsonw.AppendUintField(b, "compacted", e.compacted)
-	return append(b, '}')
+	return jsonw.Open(b, tSnapTaken).Uint("index", e.index).Uint("term", e.term).Uint("compacted", e.compacted).End()
 }
 
 // snapInstalled is a leader's snapshot installed in place of the log:
@@ -279,12 +217,7 @@ type snapInstalled struct {
 
 func (*snapInstalled) Type() string { return tSnapInstalled }
 func (e *snapInstalled) AppendJSON(b []byte) []byte {
-	b = jsonw.AppendUintField(jsonw.AppendTypeField(b, tSnapInstalled), "index", e.index)
-	b = jsonw.AppendUintField(b, "term", e.term)
-	b = append(b, `,"chain":`...)
-	b = hex16(b, e.chain)
-	b = jsonw.AppendStringField(b, "from", e.from)
-	return append(b, '}')
+	return jsonw.Open(b, tSnapInstalled).Uint("index", e.index).Uint("term", e.term).Hex64("chain", e.chain).Str("from", e.from).End()
 }
 
 // msgEvent is message_sent or message_received: a raft message and what
@@ -362,11 +295,8 @@ type diskWrite struct {
 
 func (*diskWrite) Type() string { return tDiskWrite }
 func (e *diskWrite) AppendJSON(b []byte) []byte {
-	b = jsonw.AppendUintField(jsonw.AppendTypeField(b, tDiskWrite), "entries", uint64(e.entries))
-	b = jsonw.AppendBoolField(b, "hard_state", e.hardState)
-	b = jsonw.AppendUintField(b, "fsync_ns", uint64(e.fsyncNs))
-	b = jsonw.AppendUintField(b, "ticks_missed", uint64(e.ticksMissed))
-	return append(b, '}')
+	return jsonw.Open(b, tDiskWrite).Uint("entries", uint64(e.entries)).Bool("hard_state", e.hardState).
+		Uint("fsync_ns", uint64(e.fsyncNs)).Uint("ticks_missed", uint64(e.ticksMissed)).End()
 }
 
 // panicked is etcd raft (or the adapter) panicking inside a call: the
@@ -375,9 +305,7 @@ type panicked struct{ text, during string }
 
 func (*panicked) Type() string { return tPanic }
 func (e *panicked) AppendJSON(b []byte) []byte {
-	b = jsonw.AppendStringField(jsonw.AppendTypeField(b, tPanic), "panic", e.text)
-	b = jsonw.AppendStringField(b, "during", e.during)
-	return append(b, '}')
+	return jsonw.Open(b, tPanic).Str("panic", e.text).Str("during", e.during).End()
 }
 
 // Client operations and results (docs/raft.md, "Clients").
@@ -396,14 +324,11 @@ type clientInvoke struct{ client, req, op, key, value string }
 
 func (*clientInvoke) Type() string { return tClientInvoke }
 func (e *clientInvoke) AppendJSON(b []byte) []byte {
-	b = jsonw.AppendStringField(jsonw.AppendTypeField(b, tClientInvoke), "client", e.client)
-	b = jsonw.AppendStringField(b, "req", e.req)
-	b = jsonw.AppendStringField(b, "op", e.op)
-	b = jsonw.AppendStringField(b, "key", e.key)
+	o := jsonw.Open(b, tClientInvoke).Str("client", e.client).Str("req", e.req).Str("op", e.op).Str("key", e.key)
 	if e.op == clientPut {
-		b = jsonw.AppendStringField(b, "value", e.value)
+		o = o.Str("value", e.value)
 	}
-	return append(b, '}')
+	return o.End()
 }
 
 // clientReturn is the answer a client got: ok (a read's value with
@@ -412,16 +337,14 @@ type clientReturn struct{ client, req, result, value, reason string }
 
 func (*clientReturn) Type() string { return tClientReturn }
 func (e *clientReturn) AppendJSON(b []byte) []byte {
-	b = jsonw.AppendStringField(jsonw.AppendTypeField(b, tClientReturn), "client", e.client)
-	b = jsonw.AppendStringField(b, "req", e.req)
-	b = jsonw.AppendStringField(b, "result", e.result)
+	o := jsonw.Open(b, tClientReturn).Str("client", e.client).Str("req", e.req).Str("result", e.result)
 	if e.result == resultOK {
-		b = jsonw.AppendStringField(b, "value", e.value)
+		o = o.Str("value", e.value)
 	}
 	if e.reason != "" {
-		b = jsonw.AppendStringField(b, "reason", e.reason)
+		o = o.Str("reason", e.reason)
 	}
-	return append(b, '}')
+	return o.End()
 }
 
 // readIndexEv is a ReadIndex round sent to raft (retry: sent again
@@ -434,10 +357,7 @@ type readIndexEv struct {
 
 func (*readIndexEv) Type() string { return tReadIndex }
 func (e *readIndexEv) AppendJSON(b []byte) []byte {
-	b = jsonw.AppendUintField(jsonw.AppendTypeField(b, tReadIndex), "id", e.id)
-	b = jsonw.AppendUintField(b, "reads", uint64(e.reads))
-	b = jsonw.AppendBoolField(b, "retry", e.retry)
-	return append(b, '}')
+	return jsonw.Open(b, tReadIndex).Uint("id", e.id).Uint("reads", uint64(e.reads)).Bool("retry", e.retry).End()
 }
 
 // readStateEv is raft's ReadState for request id: its read index, and
@@ -450,8 +370,5 @@ type readStateEv struct {
 
 func (*readStateEv) Type() string { return tReadState }
 func (e *readStateEv) AppendJSON(b []byte) []byte {
-	b = jsonw.AppendUintField(jsonw.AppendTypeField(b, tReadState), "id", e.id)
-	b = jsonw.AppendUintField(b, "index", e.index)
-	b = jsonw.AppendBoolField(b, "taken", e.taken)
-	return append(b, '}')
+	return jsonw.Open(b, tReadState).Uint("id", e.id).Uint("index", e.index).Bool("taken", e.taken).End()
 }

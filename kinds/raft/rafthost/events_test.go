@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/internal/jsonw"
 	pb "github.com/detsim/detsim/kinds/raft/rafthost/raftseam/raftpb"
 )
@@ -55,4 +56,22 @@ func BenchmarkMsgEvent_AppendJSON(b *testing.B) {
 			buf = appendEscaped(buf[:0], e)
 		}
 	})
+}
+
+// BenchmarkEvents_AppendJSON: one of every record type but the message
+// records (BenchmarkMsgEvent_AppendJSON), as the run appends them.
+func BenchmarkEvents_AppendJSON(b *testing.B) {
+	var evs []hosts.Event
+	for _, e := range eventPrototypes() {
+		if _, msg := e.(*msgEvent); !msg {
+			evs = append(evs, e)
+		}
+	}
+	buf := make([]byte, 0, 512)
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, e := range evs {
+			buf = e.AppendJSON(buf[:0])
+		}
+	}
 }

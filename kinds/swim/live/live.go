@@ -21,16 +21,14 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"os"
-	"runtime"
 	"sync/atomic"
 	"time"
 
 	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/bundle/verdict"
 	"github.com/detsim/detsim/hosts"
-	"github.com/detsim/detsim/internal/scratch"
 	"github.com/detsim/detsim/internal/spool"
+	"github.com/detsim/detsim/internal/supervise"
 	"github.com/detsim/detsim/kinds/swim/swim"
 	"github.com/detsim/detsim/kinds/swim/swimcfg"
 	"github.com/detsim/detsim/network"
@@ -74,17 +72,14 @@ type Config struct {
 // Defaults.
 const (
 	DefaultMaxDuration = 10 * time.Minute
-	DefaultMaxRecords  = 20_000_000
+	DefaultMaxRecords  = supervise.DefaultMaxRecords
 	// MaxPeers bounds a live run: one socket (and, with Swimd, one
 	// process and n-1 proxy sockets) per peer on one machine.
 	MaxPeers = 64
 )
 
 // Progress is one progress report.
-type Progress struct {
-	ElapsedNs, DurationNs int64
-	Records               int64
-}
+type Progress = supervise.Progress
 
 // Result is what a finished live run reports.
 type Result struct {
@@ -105,7 +100,7 @@ type Result struct {
 // verifiable bundle marked interrupted. reg validates the peers' kinds.
 func Run(ctx context.Context, sc *scenarios.Scenario, reg *hosts.Registry, cfg Config) (*Result, error) {
 	if err := check(sc, reg, cfg); err != nil {
-		return nil, &InputError{err}
+		return nil, &InputError{Err: err}
 	}
 	if cfg.ClusterKey == nil {
 		cfg.ClusterKey = make([]byte, 32)
@@ -113,18 +108,11 @@ func Run(ctx context.Context, sc *scenarios.Scenario, reg *hosts.Registry, cfg C
 			return nil, fmt.Errorf("live: making the run's cluster key: %w", err)
 		}
 	}
-	w, err := bundle.Create(cfg.Out)
-	if err != nil {
-		return nil, &InputError{err}
-	}
-	defer w.Abort()
-	// The nodes spool their records in a detsim temporary (locked while
-	// this process lives), so a killed run's spool is swept by the next.
-	_ = scratch.Sweep(os.TempDir(), spoolPrefix, nil)
-	spoolDir, err := scratch.Dir(os.TempDir(), spoolPrefix)
+	w, spoolDir, err := supervise.Begin(cfg.Out, spoolPrefix)
 	if err != nil {
 		return nil, err
 	}
+	defer w.Abort()
 	defer spoolDir.Remove()
 	work := spoolDir.Path
 
@@ -145,10 +133,7 @@ const spoolPrefix = "detsim-live"
 
 // InputError is a scenario or output path a live run cannot take: the
 // CLI's exit 2, not a crash.
-type InputError struct{ Err error }
-
-func (e *InputError) Error() string { return e.Err.Error() }
-func (e *InputError) Unwrap() error { return e.Err }
+type InputError = supervise.InputError
 
 // check refuses what a live run cannot do before anything is bound.
 func check(sc *scenarios.Scenario, reg *hosts.Registry, cfg Config) error {
@@ -263,26 +248,11 @@ func (r *run) tickPeriod(i int) int64 {
 }
 
 // execute starts the peers, applies the schedule at its times and stops
-// at the end, at the cap or on cancellation. It returns the end instant
-// and, if the run ended before the scenario's end, why.
+// at the end, at the cap or on cancellation (internal/supervise, the
+// loop testbed runs too). It returns the end instant and, if the run
+// ended before the scenario's end, why.
 func (r *run) execute(ctx context.Context) (int64, string, error) {
-	end := r.sc.DurationNs
-	maxDur := r.cfg.MaxDuration
-	if maxDur <= 0 {
-		maxDur = DefaultMaxDuration
-	}
-	capped := int64(maxDur) < end
-	if capped {
-		end = int64(maxDur)
-	}
-	maxRecords := r.cfg.MaxRecords
-	if maxRecords <= 0 {
-		maxRecords = DefaultMaxRecords
-	}
-	every := r.cfg.ProgressEvery
-	if every <= 0 {
-		every = time.Second
-	}
+	end, capped, maxDur := supervise.End(r.sc, r.cfg.MaxDuration, DefaultMaxDuration)
 	for i, p := range r.sc.Peers {
 		if p.InitialState == "down" {
 			continue
@@ -291,55 +261,13 @@ func (r *run) execute(ctx context.Context) (int64, string, error) {
 			return r.clock(), stop, nil
 		}
 	}
-	items := r.sc.Timeline()
-	progress := time.NewTicker(every)
-	defer progress.Stop()
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	report := func() {
-		if r.cfg.Progress != nil {
-			r.cfg.Progress(Progress{ElapsedNs: min(r.clock(), end), DurationNs: end, Records: r.records.Load()})
-		}
+	loop := supervise.Loop{
+		Scenario: r.sc, End: end, Capped: capped, MaxDuration: maxDur,
+		Clock: r.clock, Records: &r.records, MaxRecords: r.cfg.MaxRecords,
+		Progress: r.cfg.Progress, ProgressEvery: r.cfg.ProgressEvery,
+		Apply: r.apply,
 	}
-	next := 0
-	for {
-		due := end
-		if next < len(items) && items[next].At <= end {
-			due = items[next].At
-		}
-		timer.Reset(time.Duration(max(due-r.clock(), 0)))
-		select {
-		case <-ctx.Done():
-			stop := r.clock()
-			report()
-			return stop, fmt.Sprintf("cancelled after %d ns of the scenario's %d ns (%v)", stop, r.sc.DurationNs, context.Cause(ctx)), nil
-		case <-progress.C:
-			report()
-			if n := r.records.Load(); n >= maxRecords {
-				stop := r.clock()
-				return stop, fmt.Sprintf("stopped after %d ns having written %d records: the cap is %d records", stop, n, maxRecords), nil
-			}
-			continue
-		case <-timer.C:
-		}
-		if next < len(items) && items[next].At <= end {
-			stop, err := r.apply(items[next])
-			if err != nil {
-				return 0, "", err
-			}
-			if stop != "" {
-				report()
-				return r.clock(), stop, nil
-			}
-			next++
-			continue
-		}
-		report()
-		if capped {
-			return end, fmt.Sprintf("stopped at the duration cap of %v, before the scenario's %d ns", maxDur, r.sc.DurationNs), nil
-		}
-		return end, "", nil
-	}
+	return loop.Run(ctx)
 }
 
 // apply carries out one scheduled item. stop, when not "", ends the run
@@ -429,46 +357,18 @@ func (r *run) teardown() {
 // finish merges the records, evaluates the assertions and writes the
 // manifest.
 func (r *run) finish(end int64, interrupted string) (*Result, error) {
-	r.w.TrustEventsHash() // merge hashes the lines it writes
-	sum, late, err := spool.Merge(r.sources, end, r.w)
-	if err != nil {
-		return nil, fmt.Errorf("live: merging records: %w", err)
-	}
-	r.w.SetEventsSHA256(fmt.Sprintf("%x", sum))
-	if err := r.w.FlushEvents(); err != nil {
-		return nil, err
-	}
-	evaluate := verdict.EvaluateBundle
-	if interrupted != "" {
-		evaluate = verdict.EvaluateCutBundle
-	}
-	vs, err := evaluate(r.w.Dir(), r.sc.Assertions, end)
-	if err != nil {
-		return nil, fmt.Errorf("live: evaluating assertions: %w", err)
-	}
-	digest := r.w.RunDigestOf(sum) // the snapshots as written, hashed as written
-	m := bundle.Manifest{
-		SimulatorVersion: r.cfg.Version,
-		ScenarioPath:     r.sc.Path,
-		ScenarioSHA256:   fmt.Sprintf("%x", r.sc.SourceSHA256),
-		Seed:             r.sc.Seed,
-		DurationNs:       end,
-		HostArch:         runtime.GOARCH,
-		Digest:           digest,
-		Mode:             bundle.ModeLive,
-		Interrupted:      interrupted,
-		Machine:          &bundle.Machine{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version()},
-		Substitutions:    []string{r.executorSubstitution()},
-	}
-	if err := r.w.Finish(m, r.sc.TOML(), verdict.Marshal(vs)); err != nil {
-		return nil, err
-	}
-	final, err := bundle.ReadManifest(r.cfg.Out)
+	j, err := supervise.Judge(r.w, r.sources, r.sc, end, interrupted, "live")
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Out: r.cfg.Out, EndNs: end, Interrupted: interrupted, Records: final.Records, Late: late,
-		Digest: digest, Verdicts: vs, Manifest: final}, nil
+	m := supervise.Manifest(r.sc, r.cfg.Version, bundle.ModeLive, end, interrupted, j)
+	m.Substitutions = []string{r.executorSubstitution()}
+	final, err := supervise.Finish(r.w, r.cfg.Out, m, r.sc, j)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Out: r.cfg.Out, EndNs: end, Interrupted: interrupted, Records: final.Records, Late: j.Late,
+		Digest: j.Digest, Verdicts: j.Verdicts, Manifest: final}, nil
 }
 
 func (r *run) executorSubstitution() string {

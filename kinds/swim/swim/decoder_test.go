@@ -12,13 +12,7 @@ import (
 // one message leaks into the next through the memory it reuses.
 func TestDecoder_DecodesAsDecode(t *testing.T) {
 	long := strings.Repeat("x", MaxIDBytes)
-	ups := []Update{
-		{Member: "m1", State: Alive, Incarnation: 0},
-		{Member: long, State: Suspect, Incarnation: 1 << 40, From: long},
-		{Member: "m3", State: Dead, Incarnation: ^uint64(0), From: "acc"},
-		{Member: long, State: Alive, Incarnation: 5, Meta: DerivedMeta(long, MaxMetaBytes)},
-		{Member: "m5", State: Alive, Incarnation: 6, Meta: []byte{0}},
-	}
+	ups := edgeUpdates(long)
 	msgs := []Message{
 		{Kind: Ping, From: long, Seq: ^uint64(0), Target: long, Updates: ups},
 		{Kind: Ack, From: "a", Seq: 0},

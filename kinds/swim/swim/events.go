@@ -156,14 +156,8 @@ func (*SelfIncarnationBump) Type() string { return "self_incarnation_bump" }
 
 // AppendJSON appends the event as one JSON object (see Event).
 func (e *StateTransition) AppendJSON(dst []byte) []byte {
-	dst = appendTypeField(dst, e.Type())
-	dst = appendStringField(dst, "observer", e.Observer)
-	dst = appendStringField(dst, "subject", e.Subject)
-	dst = appendStringField(dst, "from", e.From.String())
-	dst = appendStringField(dst, "to", e.To.String())
-	dst = appendUintField(dst, "incarnation", e.Incarnation)
-	dst = appendStringField(dst, "reason", e.Reason)
-	return append(dst, '}')
+	return openObject(dst, e.Type()).str("observer", e.Observer).str("subject", e.Subject).
+		str("from", e.From.String()).str("to", e.To.String()).uint("incarnation", e.Incarnation).str("reason", e.Reason).end()
 }
 
 // AppendJSON appends the event as one JSON object (see Event).
@@ -195,50 +189,26 @@ func appendMessageEvent(dst []byte, typ string, e *MessageSent) []byte {
 
 // AppendJSON appends the event as one JSON object (see Event).
 func (e *ProbeSent) AppendJSON(dst []byte) []byte {
-	dst = appendTypeField(dst, e.Type())
-	dst = appendStringField(dst, "target", e.Target)
-	dst = appendUintField(dst, "seq", e.Seq)
-	dst = appendStringField(dst, "mode", e.Mode)
+	o := openObject(dst, e.Type()).str("target", e.Target).uint("seq", e.Seq).str("mode", e.Mode)
 	if e.Mode == ModeIndirect {
-		dst = appendKey(dst, "via", false)
-		dst = append(dst, '[')
-		for i, v := range e.Via {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendJSONString(dst, v)
-		}
-		dst = append(dst, ']')
+		o = o.strs("via", e.Via)
 	}
-	return append(dst, '}')
+	return o.end()
 }
 
 // AppendJSON appends the event as one JSON object (see Event).
 func (e *ProbeAcked) AppendJSON(dst []byte) []byte {
-	dst = appendTypeField(dst, e.Type())
-	dst = appendStringField(dst, "target", e.Target)
-	dst = appendUintField(dst, "seq", e.Seq)
-	dst = appendStringField(dst, "mode", e.Mode)
-	dst = appendIntField(dst, "rtt_ns", e.RTTNs)
-	return append(dst, '}')
+	return openObject(dst, e.Type()).str("target", e.Target).uint("seq", e.Seq).str("mode", e.Mode).int("rtt_ns", e.RTTNs).end()
 }
 
 // AppendJSON appends the event as one JSON object (see Event).
 func (e *ProbeTimedOut) AppendJSON(dst []byte) []byte {
-	dst = appendTypeField(dst, e.Type())
-	dst = appendStringField(dst, "target", e.Target)
-	dst = appendUintField(dst, "seq", e.Seq)
-	dst = appendStringField(dst, "mode", e.Mode)
-	return append(dst, '}')
+	return openObject(dst, e.Type()).str("target", e.Target).uint("seq", e.Seq).str("mode", e.Mode).end()
 }
 
 // AppendJSON appends the event as one JSON object (see Event).
 func (e *SelfIncarnationBump) AppendJSON(dst []byte) []byte {
-	dst = appendTypeField(dst, e.Type())
-	dst = appendUintField(dst, "old", e.Old)
-	dst = appendUintField(dst, "new", e.New)
-	dst = appendStringField(dst, "cause", e.Cause)
-	return append(dst, '}')
+	return openObject(dst, e.Type()).uint("old", e.Old).uint("new", e.New).str("cause", e.Cause).end()
 }
 
 // EventPrototypes returns one value of every event a node records, each

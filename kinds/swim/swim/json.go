@@ -13,7 +13,8 @@ import (
 // simulator. Both escape exactly as encoding/json does with HTML escaping
 // off; internal/jsonw's TestAppendString_SameAsSwim fails if they drift.
 // The field writers below are twins of jsonw's Append*Field in the same
-// way (TestFields_SameAsSwim).
+// way (TestFields_SameAsSwim), and object of jsonw.Object: the one
+// encoder every event of this package writes through.
 
 const hexDigits = "0123456789abcdef"
 
@@ -104,4 +105,28 @@ func appendBoolField(dst []byte, key string, v bool) []byte {
 func appendTypeField(dst []byte, typ string) []byte {
 	dst = append(dst, `{"type":`...)
 	return appendJSONString(dst, typ)
+}
+
+// object is an event object being written: openObject writes its
+// "type", each method one member, end the closing brace, so an event's
+// AppendJSON is its member list.
+type object []byte
+
+func openObject(dst []byte, typ string) object { return appendTypeField(dst, typ) }
+
+func (o object) str(key, v string) object         { return appendStringField(o, key, v) }
+func (o object) int(key string, v int64) object   { return appendIntField(o, key, v) }
+func (o object) uint(key string, v uint64) object { return appendUintField(o, key, v) }
+func (o object) end() []byte                      { return append(o, '}') }
+
+// strs appends ,"key":["v0","v1",…], [] for none.
+func (o object) strs(key string, vs []string) object {
+	o = append(appendKey(o, key, false), '[')
+	for i, v := range vs {
+		if i > 0 {
+			o = append(o, ',')
+		}
+		o = appendJSONString(o, v)
+	}
+	return append(o, ']')
 }

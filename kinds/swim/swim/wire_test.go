@@ -83,15 +83,22 @@ func TestWire_HandWrittenVectors(t *testing.T) {
 	}
 }
 
-func TestWire_RoundTripEveryKind(t *testing.T) {
-	long := strings.Repeat("x", MaxIDBytes)
-	ups := []Update{
+// edgeUpdates are updates at the edges of the wire format: ids of
+// long's length (MaxIDBytes), the largest incarnation, metadata at its
+// bound and a single zero byte of it.
+func edgeUpdates(long string) []Update {
+	return []Update{
 		{Member: "m1", State: Alive, Incarnation: 0},
 		{Member: long, State: Suspect, Incarnation: 1 << 40, From: long},
 		{Member: "m3", State: Dead, Incarnation: ^uint64(0), From: "acc"},
 		{Member: long, State: Alive, Incarnation: 5, Meta: DerivedMeta(long, MaxMetaBytes)},
 		{Member: "m5", State: Alive, Incarnation: 6, Meta: []byte{0}},
 	}
+}
+
+func TestWire_RoundTripEveryKind(t *testing.T) {
+	long := strings.Repeat("x", MaxIDBytes)
+	ups := edgeUpdates(long)
 	msgs := []Message{
 		{Kind: Ping, From: long, Seq: ^uint64(0), Target: long, Updates: ups},
 		{Kind: Ack, From: "a", Seq: 0},

@@ -34,8 +34,14 @@ func runIndex(t testing.TB, name string, seed uint64) (*causal.Index, []record) 
 	if _, err := batch.Run(sc, reg, batch.Config{Out: dir, Version: "test"}); err != nil {
 		t.Fatal(err)
 	}
-	x := swimhost.Kind.Explain
-	ix := causal.NewIndex(0, x.Keeps()...)
+	return readIndex(t, dir)
+}
+
+// readIndex reads the bundle dir into an index as `detsim why` does,
+// returning every record by line (recs[0] is no record).
+func readIndex(t testing.TB, dir string) (*causal.Index, []record) {
+	t.Helper()
+	ix := causal.NewIndex(0, swimhost.Kind.Explain.Keeps()...)
 	recs := []record{{}}
 	if err := bundle.ReadEvents(dir, func(line int, rec bundle.EventRecord) error {
 		recs = append(recs, record{rec.Type, rec.HostID, rec.VirtualTimeNs})
@@ -231,15 +237,7 @@ func TestExplain_TestbedRecordingsChainToAnOrigin(t *testing.T) {
 	for _, name := range []string{"gossip_flap", "n5_kill", "n3_lossy"} {
 		dir := filepath.Join("..", "..", "..", "testdata", "calibration", name)
 		x := swimhost.Kind.Explain
-		ix := causal.NewIndex(0, x.Keeps()...)
-		recs := []record{{}}
-		if err := bundle.ReadEvents(dir, func(line int, rec bundle.EventRecord) error {
-			recs = append(recs, record{rec.Type, rec.HostID, rec.VirtualTimeNs})
-			ix.AddRecord(int64(line), 0, rec.VirtualTimeNs, rec.HostID, rec.Type, rec.Event)
-			return nil
-		}); err != nil {
-			t.Fatal(err)
-		}
+		ix, recs := readIndex(t, dir)
 		checked, short := 0, map[string]int{}
 		for line := int64(1); line < int64(len(recs)); line++ {
 			r, ok := ix.At(line)

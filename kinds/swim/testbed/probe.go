@@ -9,7 +9,6 @@ import (
 	"math"
 	"net"
 	"net/netip"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -17,7 +16,7 @@ import (
 	"time"
 
 	"github.com/detsim/detsim/bundle"
-	"github.com/detsim/detsim/internal/scratch"
+	"github.com/detsim/detsim/internal/supervise"
 	"github.com/detsim/detsim/kinds/swim/testbed/tbnet"
 	"github.com/detsim/detsim/scenarios"
 )
@@ -121,16 +120,15 @@ type ProbeReport struct {
 func Probe(ctx context.Context, sc *scenarios.Scenario, cfg ProbeConfig) (*ProbeReport, error) {
 	plan, err := NewPlan(sc, ImplSwimd)
 	if err != nil {
-		return nil, &InputError{err}
+		return nil, &InputError{Err: err}
 	}
 	if err := Preflight(); err != nil {
-		return nil, &InputError{err}
+		return nil, &InputError{Err: err}
 	}
 	if cfg.Duration <= 0 {
 		cfg.Duration = 10 * time.Second
 	}
-	_ = scratch.Sweep(os.TempDir(), spoolPrefix, nil)
-	work, err := scratch.Dir(os.TempDir(), spoolPrefix)
+	work, err := supervise.Spool(spoolPrefix)
 	if err != nil {
 		return nil, err
 	}

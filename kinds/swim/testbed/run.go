@@ -20,8 +20,8 @@ import (
 	"github.com/detsim/detsim/bundle/verdict"
 	"github.com/detsim/detsim/engine"
 	"github.com/detsim/detsim/internal/daemon"
-	"github.com/detsim/detsim/internal/scratch"
 	"github.com/detsim/detsim/internal/spool"
+	"github.com/detsim/detsim/internal/supervise"
 	"github.com/detsim/detsim/network"
 	"github.com/detsim/detsim/scenarios"
 )
@@ -55,17 +55,14 @@ type Config struct {
 // Defaults.
 const (
 	DefaultMaxDuration = 15 * time.Minute
-	DefaultMaxRecords  = 20_000_000
+	DefaultMaxRecords  = supervise.DefaultMaxRecords
 )
 
 // LoadEvery is how often a run samples the machine's load.
 const LoadEvery = time.Second
 
 // Progress is one progress report.
-type Progress struct {
-	ElapsedNs, DurationNs int64
-	Records               int64
-}
+type Progress = supervise.Progress
 
 // Result is what a finished testbed run reports.
 type Result struct {
@@ -96,10 +93,7 @@ type Result struct {
 
 // InputError is a scenario, a machine or an output path the testbed
 // cannot take: the CLI's exit 2.
-type InputError struct{ Err error }
-
-func (e *InputError) Error() string { return e.Err.Error() }
-func (e *InputError) Unwrap() error { return e.Err }
+type InputError = supervise.InputError
 
 // spoolPrefix names the temporary directory the daemons' records wait in.
 const spoolPrefix = "detsim-testbed"
@@ -136,36 +130,25 @@ type run struct {
 func Run(ctx context.Context, sc *scenarios.Scenario, cfg Config) (*Result, error) {
 	plan, err := NewPlan(sc, cfg.Impl)
 	if err != nil {
-		return nil, &InputError{err}
+		return nil, &InputError{Err: err}
 	}
 	if err := Preflight(); err != nil {
-		return nil, &InputError{err}
+		return nil, &InputError{Err: err}
 	}
 	if _, err := os.Stat(cfg.Daemon); err != nil {
-		return nil, &InputError{fmt.Errorf("testbed: the %s binary: %w", cfg.Impl, err)}
+		return nil, &InputError{Err: fmt.Errorf("testbed: the %s binary: %w", cfg.Impl, err)}
 	}
-	w, err := bundle.Create(cfg.Out)
-	if err != nil {
-		return nil, &InputError{err}
-	}
-	defer w.Abort()
-	_ = scratch.Sweep(os.TempDir(), spoolPrefix, nil)
-	spoolDir, err := scratch.Dir(os.TempDir(), spoolPrefix)
+	w, spoolDir, err := supervise.Begin(cfg.Out, spoolPrefix)
 	if err != nil {
 		return nil, err
 	}
+	defer w.Abort()
 	defer spoolDir.Remove()
 
 	r := &run{plan: plan, cfg: cfg, w: w, work: spoolDir.Path, cut: map[[2]int]bool{}}
-	r.end = sc.DurationNs
-	maxDur := cfg.MaxDuration
-	if maxDur <= 0 {
-		maxDur = DefaultMaxDuration
-	}
-	capped := int64(maxDur) < r.end
-	if capped {
-		r.end = int64(maxDur)
-	}
+	var capped bool
+	var maxDur time.Duration
+	r.end, capped, maxDur = supervise.End(sc, cfg.MaxDuration, DefaultMaxDuration)
 	var seed [8]byte
 	rand.Read(seed[:])
 	r.daemonSeed = binary.LittleEndian.Uint64(seed[:]) >> 1 // a scenario seed's range
@@ -232,17 +215,10 @@ func (r *run) tickPeriod(i int) int64 {
 }
 
 // execute starts the peers, applies the timeline at its times and stops
-// at the end, at a cap, on cancellation or when a daemon dies.
+// at the end, at a cap, on cancellation or when a daemon dies
+// (internal/supervise, the loop live runs too).
 func (r *run) execute(ctx context.Context, capped bool, maxDur time.Duration) (int64, string, error) {
 	sc := r.plan.Scenario
-	maxRecords := r.cfg.MaxRecords
-	if maxRecords <= 0 {
-		maxRecords = DefaultMaxRecords
-	}
-	every := r.cfg.ProgressEvery
-	if every <= 0 {
-		every = time.Second
-	}
 	for i, p := range sc.Peers {
 		if p.InitialState == "down" {
 			continue
@@ -251,59 +227,19 @@ func (r *run) execute(ctx context.Context, capped bool, maxDur time.Duration) (i
 			return 0, "", err
 		}
 	}
-	items := sc.Timeline()
-	progress := time.NewTicker(every)
-	defer progress.Stop()
-	watch := time.NewTicker(50 * time.Millisecond) // a daemon that died
-	defer watch.Stop()
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	report := func() {
-		if r.cfg.Progress != nil {
-			r.cfg.Progress(Progress{ElapsedNs: min(r.clock(), r.end), DurationNs: r.end, Records: r.records.Load()})
-		}
-	}
-	next := 0
-	for {
-		due := r.end
-		if next < len(items) && items[next].At <= r.end {
-			due = items[next].At
-		}
-		timer.Reset(time.Duration(max(due-r.clock(), 0)))
-		select {
-		case <-ctx.Done():
-			stop := r.clock()
-			report()
-			return stop, fmt.Sprintf("cancelled after %d ns of the scenario's %d ns (%v)", stop, sc.DurationNs, context.Cause(ctx)), nil
-		case <-progress.C:
-			report()
-			if n := r.records.Load(); n >= maxRecords {
-				stop := r.clock()
-				return stop, fmt.Sprintf("stopped after %d ns having written %d records: the cap is %d records", stop, n, maxRecords), nil
-			}
-			continue
-		case <-watch.C:
+	loop := supervise.Loop{
+		Scenario: sc, End: r.end, Capped: capped, MaxDuration: maxDur,
+		Clock: r.clock, Records: &r.records, MaxRecords: r.cfg.MaxRecords,
+		Progress: r.cfg.Progress, ProgressEvery: r.cfg.ProgressEvery,
+		Apply: func(it scenarios.Scheduled) (string, error) { return "", r.apply(it) },
+		Watch: func(now int64) string {
 			if i, how := r.peers.crashed(); i >= 0 {
-				stop := r.clock()
-				report()
-				return stop, fmt.Sprintf("peer %s's daemon exited by itself after %d ns: %s", r.plan.IDs[i], stop, how), nil
+				return fmt.Sprintf("peer %s's daemon exited by itself after %d ns: %s", r.plan.IDs[i], now, how)
 			}
-			continue
-		case <-timer.C:
-		}
-		if next < len(items) && items[next].At <= r.end {
-			if err := r.apply(items[next]); err != nil {
-				return 0, "", err
-			}
-			next++
-			continue
-		}
-		report()
-		if capped {
-			return r.end, fmt.Sprintf("stopped at the duration cap of %v, before the scenario's %d ns", maxDur, sc.DurationNs), nil
-		}
-		return r.end, "", nil
+			return ""
+		},
 	}
+	return loop.Run(ctx)
 }
 
 // record writes one of this process's own records (a mutation) at t.
@@ -476,60 +412,32 @@ func (r *run) finish(res *Result, end int64, interrupted string) (*Result, error
 			sources = append(sources, src)
 		}
 	}
-	r.w.TrustEventsHash()
-	sum, late, err := spool.Merge(sources, end, r.w)
+	sc := r.plan.Scenario
+	j, err := supervise.Judge(r.w, sources, sc, end, interrupted, "testbed")
 	if err != nil {
-		return nil, fmt.Errorf("testbed: merging records: %w", err)
-	}
-	r.w.SetEventsSHA256(fmt.Sprintf("%x", sum))
-	if err := r.w.FlushEvents(); err != nil {
 		return nil, err
 	}
 	if err := r.w.CopyTestbedFile("delays.tsv", filepath.Join(r.work, "delays.tsv")); err != nil {
 		return nil, err
 	}
-	sc := r.plan.Scenario
-	evaluate := verdict.EvaluateBundle
-	if interrupted != "" {
-		evaluate = verdict.EvaluateCutBundle
-	}
-	vs, err := evaluate(r.w.Dir(), sc.Assertions, end)
-	if err != nil {
-		return nil, fmt.Errorf("testbed: evaluating assertions: %w", err)
-	}
-	digest := r.w.RunDigestOf(sum) // the snapshots as written, hashed as written
 	edges := r.plan.Realised()
 	lateness := r.line.lateness(edges)
-	m := bundle.Manifest{
-		SimulatorVersion: r.cfg.Version,
-		ScenarioPath:     sc.Path,
-		ScenarioSHA256:   fmt.Sprintf("%x", sc.SourceSHA256),
-		Seed:             sc.Seed,
-		DurationNs:       end,
-		HostArch:         runtime.GOARCH,
-		Digest:           digest,
-		Mode:             bundle.ModeTestbed,
-		Interrupted:      interrupted,
-		Machine:          &bundle.Machine{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version()},
-		Testbed: &bundle.Testbed{
-			Kernel: kernelRelease(), Impl: r.plan.Impl, DaemonSeed: r.daemonSeed,
-			DelayLine:  "a TUN device in the router namespace read by detsim: per-packet delay = latency + N(0, jitter²) from crypto/rand, clamped at 0, packets may overtake; every draw in testbed/delays.tsv",
-			Edges:      edges,
-			Unobserved: Unobserved(r.plan.Impl),
-			Lateness:   &lateness,
-			Load:       r.load,
-			Marked:     LatenessMark(lateness),
-		},
+	m := supervise.Manifest(sc, r.cfg.Version, bundle.ModeTestbed, end, interrupted, j)
+	m.Testbed = &bundle.Testbed{
+		Kernel: kernelRelease(), Impl: r.plan.Impl, DaemonSeed: r.daemonSeed,
+		DelayLine:  "a TUN device in the router namespace read by detsim: per-packet delay = latency + N(0, jitter²) from crypto/rand, clamped at 0, packets may overtake; every draw in testbed/delays.tsv",
+		Edges:      edges,
+		Unobserved: Unobserved(r.plan.Impl),
+		Lateness:   &lateness,
+		Load:       r.load,
+		Marked:     LatenessMark(lateness),
 	}
-	if err := r.w.Finish(m, sc.TOML(), verdict.Marshal(vs)); err != nil {
-		return nil, err
-	}
-	final, err := bundle.ReadManifest(r.cfg.Out)
+	final, err := supervise.Finish(r.w, r.cfg.Out, m, sc, j)
 	if err != nil {
 		return nil, err
 	}
-	res.Out, res.EndNs, res.Interrupted, res.Records, res.Late = r.cfg.Out, end, interrupted, final.Records, late
-	res.Digest, res.Verdicts, res.Manifest = digest, vs, final
+	res.Out, res.EndNs, res.Interrupted, res.Records, res.Late = r.cfg.Out, end, interrupted, final.Records, j.Late
+	res.Digest, res.Verdicts, res.Manifest = j.Digest, j.Verdicts, final
 	res.Lateness, res.Load, res.Marked = lateness, r.load, m.Testbed.Marked
 	return res, nil
 }

@@ -12,31 +12,6 @@ import (
 // Version is the release of go.etcd.io/raft/v3 this build links.
 const Version = "v3.6.0"
 
-type (
-	ReadState      = etcd.ReadState
-	StateType      = etcd.StateType
-	Status         = etcd.Status
-	SnapshotStatus = etcd.SnapshotStatus
-	ReadOnlyOption = etcd.ReadOnlyOption
-	Logger         = etcd.Logger
-)
-
-const (
-	StateFollower      = etcd.StateFollower
-	StateCandidate     = etcd.StateCandidate
-	StateLeader        = etcd.StateLeader
-	StatePreCandidate  = etcd.StatePreCandidate
-	SnapshotFinish     = etcd.SnapshotFinish
-	SnapshotFailure    = etcd.SnapshotFailure
-	ReadOnlySafe       = etcd.ReadOnlySafe
-	ReadOnlyLeaseBased = etcd.ReadOnlyLeaseBased
-)
-
-var (
-	ErrProposalDropped = etcd.ErrProposalDropped
-	IsLocalMsg         = etcd.IsLocalMsg
-)
-
 // Config is the part of etcd.Config the adapter sets.
 type Config struct {
 	ID                        uint64

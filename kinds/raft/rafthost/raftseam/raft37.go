@@ -9,36 +9,19 @@ import (
 // Version is the release of go.etcd.io/raft/v3 this build links.
 const Version = "v3.7.0"
 
+// Not in seam.go: v3.6's build wraps these (raft36.go), so each release
+// names them on its own; seam.go has the names both spell alike.
 type (
-	RawNode        = etcd.RawNode
-	Config         = etcd.Config
-	Ready          = etcd.Ready
-	ReadState      = etcd.ReadState
-	StateType      = etcd.StateType
-	BasicStatus    = etcd.BasicStatus
-	Status         = etcd.Status
-	MemoryStorage  = etcd.MemoryStorage
-	SnapshotStatus = etcd.SnapshotStatus
-	ReadOnlyOption = etcd.ReadOnlyOption
-	Logger         = etcd.Logger
-)
-
-const (
-	StateFollower      = etcd.StateFollower
-	StateCandidate     = etcd.StateCandidate
-	StateLeader        = etcd.StateLeader
-	StatePreCandidate  = etcd.StatePreCandidate
-	SnapshotFinish     = etcd.SnapshotFinish
-	SnapshotFailure    = etcd.SnapshotFailure
-	ReadOnlySafe       = etcd.ReadOnlySafe
-	ReadOnlyLeaseBased = etcd.ReadOnlyLeaseBased
+	RawNode       = etcd.RawNode
+	Config        = etcd.Config
+	Ready         = etcd.Ready
+	BasicStatus   = etcd.BasicStatus
+	MemoryStorage = etcd.MemoryStorage
 )
 
 var (
-	ErrProposalDropped = etcd.ErrProposalDropped
-	NewRawNode         = etcd.NewRawNode
-	NewMemoryStorage   = etcd.NewMemoryStorage
-	IsEmptySnap        = etcd.IsEmptySnap
-	IsEmptyHardState   = etcd.IsEmptyHardState
-	IsLocalMsg         = etcd.IsLocalMsg
+	NewRawNode       = etcd.NewRawNode
+	NewMemoryStorage = etcd.NewMemoryStorage
+	IsEmptySnap      = etcd.IsEmptySnap
+	IsEmptyHardState = etcd.IsEmptyHardState
 )

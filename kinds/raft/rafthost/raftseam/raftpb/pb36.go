@@ -13,30 +13,12 @@ import (
 
 type (
 	Message          pb.Message
-	MessageType      = pb.MessageType
 	Entry            pb.Entry
-	EntryType        = pb.EntryType
 	HardState        pb.HardState
 	Snapshot         pb.Snapshot
 	SnapshotMetadata pb.SnapshotMetadata
 	ConfState        pb.ConfState
-	ConfChange       = pb.ConfChange
-	ConfChangeV2     = pb.ConfChangeV2
-	ConfChangeI      = pb.ConfChangeI
 )
-
-const (
-	MsgProp         = pb.MsgProp
-	MsgVote         = pb.MsgVote
-	MsgVoteResp     = pb.MsgVoteResp
-	MsgPreVote      = pb.MsgPreVote
-	MsgPreVoteResp  = pb.MsgPreVoteResp
-	MsgSnap         = pb.MsgSnap
-	EntryNormal     = pb.EntryNormal
-	EntryConfChange = pb.EntryConfChange
-)
-
-var MessageType_name = pb.MessageType_name //nolint:revive // raftpb's name
 
 func (m *Message) GetType() MessageType {
 	if m == nil {

@@ -9,34 +9,15 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
+// Not in names.go: v3.6's build renames these to carry v3.7's getters
+// (pb36.go), so each release names them on its own.
 type (
 	Message          = pb.Message
-	MessageType      = pb.MessageType
 	Entry            = pb.Entry
-	EntryType        = pb.EntryType
 	HardState        = pb.HardState
 	Snapshot         = pb.Snapshot
 	SnapshotMetadata = pb.SnapshotMetadata
 	ConfState        = pb.ConfState
-	ConfChange       = pb.ConfChange
-	ConfChangeV2     = pb.ConfChangeV2
-	ConfChangeI      = pb.ConfChangeI
-)
-
-const (
-	MsgProp         = pb.MsgProp
-	MsgVote         = pb.MsgVote
-	MsgVoteResp     = pb.MsgVoteResp
-	MsgPreVote      = pb.MsgPreVote
-	MsgPreVoteResp  = pb.MsgPreVoteResp
-	MsgSnap         = pb.MsgSnap
-	EntryNormal     = pb.EntryNormal
-	EntryConfChange = pb.EntryConfChange
-)
-
-var (
-	MessageType_name = pb.MessageType_name //nolint:revive // raftpb's name
-	EntryType_name   = pb.EntryType_name   //nolint:revive // raftpb's name
 )
 
 var marshal = proto.MarshalOptions{Deterministic: true}
