@@ -83,6 +83,7 @@ func agentRun(t *testing.T, py string, sc *scenarios.Scenario, bug string) Episo
 	if len(eps) != 1 || eps[0].Err != nil {
 		t.Fatalf("episodes %+v, want the agent's one", eps)
 	}
+	verifies(t, eps[0])
 	return eps[0]
 }
 
@@ -101,10 +102,7 @@ func failedOracles(ep Episode) []string {
 // bug is caught by its oracle from what the edge saw, and the correct
 // agent keeps every oracle there.
 func TestPlantedAgents(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("no python3")
-	}
+	py := python3(t)
 	if testing.Short() {
 		t.Skip("runs real agents for a few seconds")
 	}
@@ -146,10 +144,7 @@ func TestPlantedAgents(t *testing.T) {
 // every seed, and each bug is caught by its oracle where plantedSeeds
 // says its fault fires.
 func TestPlantedAgents_Seeds(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("no python3")
-	}
+	py := python3(t)
 	if testing.Short() {
 		t.Skip("runs real agents for a few seconds")
 	}
