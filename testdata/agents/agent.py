@@ -18,7 +18,8 @@ started), so it never asks for a committed turn again nor re-runs a tool.
 
 Bugs (--bug), each the one the oracle after it catches:
   ignore_retry_after   retries a 429 at once                      retry_budget
-  unbounded_retries    the SDK's 3 tries inside the agent's 3     retry_budget
+  unbounded_retries    retries a failed call with no cap of its
+                       own, until an answer comes                 retry_budget
   rerun_tool           runs a tool use again after it timed out
                        or failed                                  tool_run_once
   drop_result          never sends a tool result back             tool_result_returned
@@ -114,13 +115,19 @@ journal = {"turns": [], "msgs": [{"role": "user", "content": "fix the build"}], 
 # accepted and the tool runs it started.
 
 
+# The unbounded_retries bug has no cap; this one is only so that a test
+# whose every answer fails (the edge's "script exhausted" after the last
+# entry) ends: a real agent with the bug goes on for ever.
+UNBOUNDED_STOP = 30
+
+
 def ask(turn, msgs):
     """The model call of a turn: (message, None) or (None, reason)."""
-    sdk = 3 if BUG == "unbounded_retries" else 1  # the SDK's own retries inside the agent's
+    cap = UNBOUNDED_STOP if BUG == "unbounded_retries" else a.max_attempts
     last = "retries exhausted"
     while True:
         n = journal["attempts"].get(turn, 0)
-        if n >= a.max_attempts and BUG != "unbounded_retries" or n >= a.max_attempts * sdk:
+        if n >= cap:
             return None, last
         poll()
         journal["attempts"][turn] = n + 1

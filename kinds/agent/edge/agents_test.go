@@ -28,13 +28,13 @@ var plantedAgents = []struct {
 	scenarios   []string
 }{
 	{"ignore_retry_after", "retry_budget", []string{"agent/rate_limit"}},
-	{"unbounded_retries", "retry_budget", nil},
+	{"unbounded_retries", "retry_budget", []string{"agent/retries_exhausted"}},
 	{"rerun_tool", "tool_run_once", []string{"agent/tool_hang", "agent/tool_exit_nonzero", "agent/tool_partial_then_fail", "agent/tool_cancelled"}},
 	{"drop_result", "tool_result_returned", []string{"agent/faults_base", "agent/tool_huge_output"}},
 	// agent/store_fault_restart kills the agent during turn 1's call,
 	// before anything is committed: asking turn 1 again is right there.
-	// The seeds below kill it later.
-	{"restart_from_scratch", "turn_not_repeated", nil},
+	// agent/restart_after_turn kills it during turn 2's.
+	{"restart_from_scratch", "turn_not_repeated", []string{"agent/restart_after_turn"}},
 	{"leak_hung_tool", "tool_deadline_kept", []string{"agent/tool_hang"}},
 	{"ignore_cancel", "no_work_after_cancel", []string{"agent/cancel_mid_stream", "agent/cancel_mid_tool"}},
 }
@@ -83,6 +83,7 @@ func agentRun(t *testing.T, py string, sc *scenarios.Scenario, bug string) Episo
 	if len(eps) != 1 || eps[0].Err != nil {
 		t.Fatalf("episodes %+v, want the agent's one", eps)
 	}
+	verifies(t, eps[0])
 	return eps[0]
 }
 
@@ -101,10 +102,7 @@ func failedOracles(ep Episode) []string {
 // bug is caught by its oracle from what the edge saw, and the correct
 // agent keeps every oracle there.
 func TestPlantedAgents(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("no python3")
-	}
+	py := python3(t)
 	if testing.Short() {
 		t.Skip("runs real agents for a few seconds")
 	}
@@ -146,10 +144,7 @@ func TestPlantedAgents(t *testing.T) {
 // every seed, and each bug is caught by its oracle where plantedSeeds
 // says its fault fires.
 func TestPlantedAgents_Seeds(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("no python3")
-	}
+	py := python3(t)
 	if testing.Short() {
 		t.Skip("runs real agents for a few seconds")
 	}
@@ -224,7 +219,7 @@ var tsPlantedAgents = []struct {
 	seeds       []uint64
 }{
 	{"ignore_retry_after", "retry_budget", []string{"agent/rate_limit"}, []uint64{9, 10}},
-	{"sdk_retries", "retry_budget", nil, []uint64{9}},
+	{"sdk_retries", "retry_budget", []string{"agent/retries_exhausted"}, []uint64{9}},
 }
 
 // TestPlantedAgents_TypeScript runs testdata/agents/agent.mts on the

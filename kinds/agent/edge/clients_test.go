@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/bundle/verdict"
 	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/internal/realtime"
@@ -94,7 +95,18 @@ func clientRun(t *testing.T, sc *scenarios.Scenario, idle float64, cmd func(ctx 
 	if len(eps) != 1 {
 		t.Fatalf("%d episodes, want the client's one", len(eps))
 	}
+	verifies(t, eps[0])
 	return eps[0]
+}
+
+// verifies fails t unless ep's bundle verifies: an episode's bundle
+// always does, whatever the outside agent did (issue 31), and every real
+// agent's run holds the edge to it.
+func verifies(t *testing.T, ep Episode) {
+	t.Helper()
+	if res, err := bundle.Verify(ep.Bundle); err != nil || len(res) > 0 {
+		t.Errorf("the episode's bundle %s does not verify: %v %+v", ep.Bundle, err, res)
+	}
 }
 
 func failing(ep Episode) []string {
@@ -111,10 +123,7 @@ func failing(ep Episode) []string {
 // docs/agents.md against the edge on every seed it is shown with: an
 // honest agent keeps every oracle under every fault schedule.
 func TestClients_Python(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("no python3")
-	}
+	py := python3(t)
 	file := filepath.Join(t.TempDir(), "client.py")
 	if err := os.WriteFile(file, []byte(docClient(t, "client.py")), 0o644); err != nil {
 		t.Fatal(err)
@@ -186,6 +195,52 @@ func TestClients_TypeScript(t *testing.T) {
 	}
 }
 
+// TestOutsideAgents_FailUnderCIWithoutTheirRuntime: under CI (CI set, as
+// .ci/run sets it) a machine without python3 or node fails the tests
+// that run the outside agents instead of skipping them. Before, they
+// skipped, and CI passed having run none of the planted agents nor the
+// page's clients.
+func TestOutsideAgents_FailUnderCIWithoutTheirRuntime(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside := []string{"TestClients_Python", "TestClients_TypeScript", "TestPlantedAgents", "TestPlantedAgents_Seeds", "TestPlantedAgents_TypeScript"}
+	c := exec.Command(exe, "-test.run", "^("+strings.Join(outside, "|")+")$", "-test.v", "-test.count=1")
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "CI=") {
+			env = append(env, kv)
+		}
+	}
+	c.Env = append(env, "PATH="+t.TempDir(), "CI=true")
+	out, err := c.CombinedOutput()
+	if err == nil {
+		t.Errorf("under CI with neither python3 nor node the outside agents' tests passed:\n%s", out)
+	}
+	for _, name := range outside {
+		if !strings.Contains(string(out), "--- FAIL: "+name+" ") {
+			t.Errorf("%s did not fail under CI without its runtime:\n%s", name, out)
+		}
+	}
+}
+
+// python3 is the interpreter of the Python agents and the page's Python
+// client; it skips the test without one, but fails it under CI, which
+// installs it (.ci/run): a skip there would pass CI with no outside
+// agent run at all.
+func python3(t *testing.T) string {
+	t.Helper()
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("CI without python3: .ci/run installs it for the Python agents (testdata/agents/agent.py, docs/agents.md's client)")
+		}
+		t.Skip("no python3")
+	}
+	return py
+}
+
 // nodeSDKs is node, the directory whose node_modules holds the official
 // SDKs and tsx ($DETSIM_EDGE_NODE_MODULES, which .ci/run installs), and
 // tsx's command line; it skips the test without them, but fails it under CI.
@@ -193,6 +248,9 @@ func nodeSDKs(t *testing.T) (node, dir, tsx string) {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("CI without node: .ci/run installs it for the TypeScript agents")
+		}
 		t.Skip("no node")
 	}
 	dir = os.Getenv("DETSIM_EDGE_NODE_MODULES")

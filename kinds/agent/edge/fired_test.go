@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -31,10 +30,7 @@ func TestFaultsFired(t *testing.T) {
 	if r == "" {
 		t.Skip("DETSIM_AGENT_FIRED is not set (seeds of agent_faults, 1-100)")
 	}
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("no python3")
-	}
+	py := python3(t)
 	reg := builtin.Registry()
 	p, err := property.LoadLibrary("agent_faults", reg)
 	if err != nil {
