@@ -12,6 +12,7 @@ import (
 
 	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/engine"
+	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/internal/fstree"
 )
@@ -312,7 +313,7 @@ func TestCharts_FromTheKindsDeclarations(t *testing.T) {
 	docs := map[string]string{}  // series id → its legend line
 	for _, tag := range reg.Tags() {
 		k, _ := reg.Lookup(tag)
-		for _, d := range k.Series {
+		for _, d := range hosts.SeriesOf(k) {
 			owner[d.ID], docs[d.ID] = tag, d.Doc
 		}
 	}
