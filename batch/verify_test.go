@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/detsim/detsim/bundle"
+	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/scenarios"
 )
@@ -222,10 +223,11 @@ func TestVerify_AgreesWithTheLoaderAndKinds(t *testing.T) {
 	reg := builtin.Registry()
 	for _, tag := range reg.Tags() {
 		k, _ := reg.Lookup(tag)
-		if k.DownState != bundle.DownState {
-			t.Errorf("kind %q: DownState %q; Verify's snapshot plan assumes %q", tag, k.DownState, bundle.DownState)
+		down, _ := hosts.DownStates(k)
+		if down != bundle.DownState {
+			t.Errorf("kind %q: DownState %q; Verify's snapshot plan assumes %q", tag, down, bundle.DownState)
 		}
-		if len(k.States) > 0 && k.States[0] == k.DownState {
+		if len(k.States()) > 0 && k.States()[0] == down {
 			t.Errorf("kind %q: its default initial_state is its DownState; Verify's plan assumes a peer without initial_state runs", tag)
 		}
 	}

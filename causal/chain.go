@@ -37,8 +37,17 @@ type Chain struct {
 	Note     string
 }
 
-// Explainer is what a host kind declares to have its state explained
-// (hosts.Kind.Explain).
+// Explains is the optional interface of a host kind (hosts.Kind) whose
+// hosts' state can be explained: `W` in the stepper and `detsim why`
+// find it by a type assertion on the kind. It is declared here, beside
+// what it returns, so the kind contract in package hosts need not know
+// the causal index.
+type Explains interface {
+	Explainer() Explainer
+}
+
+// Explainer is what a host kind gives to have its state explained
+// (Explains).
 type Explainer interface {
 	// Keeps lists the records and members the index must hold.
 	Keeps() []Keep

@@ -5,8 +5,8 @@
 // record as the session runs) and a bundle on disk, simulated, live or
 // from the testbed.
 //
-// The package knows no kind's events. A host kind declares an Explainer
-// (hosts.Kind.Explain): which records and members the index keeps, and
+// The package knows no kind's events. A host kind gives an Explainer
+// (Explains): which records and members the index keeps, and
 // how its transitions chain. causal holds the index, the chain and the
 // links, and checks that a chain is made of real records.
 package causal

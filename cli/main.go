@@ -58,7 +58,7 @@ const (
 // an assertion without a judge, a chart on an undeclared record type)
 // is reported, naming the kind and the field, with exit 2 before any
 // argument is read.
-func Main(kinds ...*hosts.Kind) int {
+func Main(kinds ...hosts.Kind) int {
 	if len(os.Args) > 1 && os.Args[1] == swimdMode {
 		daemoncli.MainArgs(swimd.Run, os.Args[2:])
 	}
@@ -67,7 +67,7 @@ func Main(kinds ...*hosts.Kind) int {
 
 // Run is Main on args (without the program name) and the given writers:
 // what a test runs in process.
-func Run(args []string, stdout, stderr io.Writer, kinds ...*hosts.Kind) int {
+func Run(args []string, stdout, stderr io.Writer, kinds ...hosts.Kind) int {
 	reg, err := registry(kinds)
 	if err != nil {
 		w := term.NewWriter(stderr)
@@ -84,7 +84,7 @@ func Run(args []string, stdout, stderr io.Writer, kinds ...*hosts.Kind) int {
 // and an assertion kind named as one of the core's (event_count,
 // event_rate), which the scenario loader would find first, so the
 // kind's would never be judged.
-func registry(kinds []*hosts.Kind) (*hosts.Registry, error) {
+func registry(kinds []hosts.Kind) (*hosts.Registry, error) {
 	if len(kinds) == 0 {
 		return nil, errors.New("cli.Main was given no host kind: pass your own, builtin.Kinds(), or both")
 	}
@@ -95,10 +95,10 @@ func registry(kinds []*hosts.Kind) (*hosts.Registry, error) {
 	reg := hosts.NewRegistry()
 	var errs []error
 	for _, k := range kinds {
-		if k != nil && k.Assertions != nil {
-			for i, a := range k.Assertions.Kinds {
+		if k != nil && hosts.AssertionsOf(k) != nil {
+			for i, a := range hosts.AssertionsOf(k).Kinds {
 				if core[a.Name] {
-					errs = append(errs, &hosts.KindError{Kind: k.Tag, Field: fmt.Sprintf("Assertions.Kinds[%d].Name", i),
+					errs = append(errs, &hosts.KindError{Kind: k.Tag(), Field: fmt.Sprintf("Assertions.Kinds[%d].Name", i),
 						Msg: fmt.Sprintf("name %q already taken by the core's own assertion kind", a.Name)})
 				}
 			}

@@ -73,21 +73,19 @@ func TestOutsideKind_Example(t *testing.T) {
 // naming the kind and the field; the core's own assertion names are
 // taken too.
 func TestRun_RefusesABadKind(t *testing.T) {
-	twin := *echo.Kind
-	coreName := *echo.Kind
-	coreName.Tag = "echo2"
-	coreName.Assertions = &hosts.Assertions{
+	twin := struct{ hosts.Kind }{echo.Kind}
+	coreName := oracleKind{Kind: echo.Kind, tag: "echo2", a: &hosts.Assertions{
 		Kinds: []hosts.AssertionKind{{Name: "event_count", Fresh: func() ([]hosts.Slot, func() hosts.AssertionParams) { return nil, nil },
 			Holds: func(hosts.AssertionParams) bool { return false }}},
 		Judge: func([]hosts.AssertionParams) hosts.Judge { return nil },
-	}
+	}}
 	for _, c := range []struct {
 		name  string
-		kinds []*hosts.Kind
+		kinds []hosts.Kind
 		want  string
 	}{
-		{"a name already taken", []*hosts.Kind{echo.Kind, &twin}, `detsim: kind "echo": Tag: name already taken`},
-		{"a core assertion's name", []*hosts.Kind{&coreName}, `detsim: kind "echo2": Assertions.Kinds[0].Name: name "event_count" already taken by the core's`},
+		{"a name already taken", []hosts.Kind{echo.Kind, twin}, `detsim: kind "echo": Tag: name already taken`},
+		{"a core assertion's name", []hosts.Kind{coreName}, `detsim: kind "echo2": Assertions.Kinds[0].Name: name "event_count" already taken by the core's`},
 		{"no kind", nil, "no host kind"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -102,12 +100,23 @@ func TestRun_RefusesABadKind(t *testing.T) {
 	}
 }
 
+// oracleKind is a kind's runtime under another tag, with assertions
+// (hosts.Oracle).
+type oracleKind struct {
+	hosts.Kind
+	tag string
+	a   *hosts.Assertions
+}
+
+func (k oracleKind) Tag() string                   { return k.tag }
+func (k oracleKind) Assertions() *hosts.Assertions { return k.a }
+
 // TestRun_KindsAloneOrWithTheBuiltIns: the caller chooses the kinds
 // every command sees. With echo alone, list shows the core's echo
 // scenario and leaves out those of kinds the binary lacks, and a run of
 // one still works; with the built-in kinds, the SWIM ones are back.
 func TestRun_KindsAloneOrWithTheBuiltIns(t *testing.T) {
-	list := func(kinds ...*hosts.Kind) string {
+	list := func(kinds ...hosts.Kind) string {
 		var out, errb bytes.Buffer
 		if code := Run([]string{"list"}, &out, &errb, kinds...); code != exitOK {
 			t.Fatalf("list: exit %d\n%s", code, errb.String())

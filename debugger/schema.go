@@ -18,7 +18,7 @@ import (
 // Schema is what a breakpoint or a search may name in one scenario: its
 // event types and each type's fields, its hosts and its assertions. The
 // types and fields come from the prototypes each host kind registers
-// (hosts.Kind.Events) and the engine's (engine.EventPrototypes): the one
+// (hosts.Records) and the engine's (engine.EventPrototypes): the one
 // place they are named, so a check here cannot drift from the records.
 type Schema struct {
 	fields     map[string][]string      // event type → its members after "type"
@@ -45,13 +45,13 @@ func NewSchema(sc *scenarios.Scenario, reg *hosts.Registry) *Schema {
 		s.kinds[p.ID] = p.Kind
 		k, ok := reg.Lookup(p.Kind)
 		if ok {
-			s.watches[p.ID] = k.Watches
+			s.watches[p.ID] = hosts.WatchesOf(k)
 		}
 		if seen[p.Kind] || !ok {
 			continue
 		}
 		seen[p.Kind] = true
-		protos = append(protos, k.Events...)
+		protos = append(protos, hosts.EventsOf(k)...)
 	}
 	s.hosts = natsort.Sorted(s.hosts)
 	all := map[string]bool{}

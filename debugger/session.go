@@ -52,9 +52,10 @@ func NewSession(sc *scenarios.Scenario, reg *hosts.Registry, seed *uint64) (*Ses
 	seen := map[string]bool{}
 	for i := range sc.Peers {
 		s.peerIdx[sc.Peers[i].ID] = i
-		if k, ok := reg.Lookup(sc.Peers[i].Kind); ok && k.Explain != nil && !seen[k.Tag] {
-			seen[k.Tag] = true
-			s.exps = append(s.exps, k.Explain)
+		k, _ := reg.Lookup(sc.Peers[i].Kind)
+		if x, ok := k.(causal.Explains); ok && !seen[k.Tag()] {
+			seen[k.Tag()] = true
+			s.exps = append(s.exps, x.Explainer())
 		}
 	}
 	if len(s.exps) > 0 {
@@ -144,7 +145,7 @@ func (s *Session) Failed() bool {
 }
 
 // Why explains the record on line: the causal chain back to its origin
-// (hosts.Kind.Explain), from the records the session has run so far. It
+// (causal.Explains), from the records the session has run so far. It
 // does not move the session. An error says what a chain can start from
 // when the record is not one.
 func (s *Session) Why(line int64) (causal.Chain, error) {

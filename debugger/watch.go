@@ -11,7 +11,7 @@ import (
 
 // Watch is one value of one host's state, followed for its changes:
 // "host=fra member=orch field=state" is fra's view of orch. What records
-// set it is the host kind's declaration (hosts.Kind.Watches), so the
+// set it is the host kind's declaration (hosts.Watcher), so the
 // debugger names no kind's events.
 type Watch struct {
 	Host, Member, Field string

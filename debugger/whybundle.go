@@ -33,7 +33,7 @@ func (e *WhyError) Error() string { return e.Msg }
 const whyMargin = 60_000_000_000
 
 // WhyInBundle explains from a bundle's records, as the stepper's W does
-// from a session's: the chain back to the origin (hosts.Kind.Explain of
+// from a session's: the chain back to the origin (causal.Explains of
 // the kinds whose records the bundle holds), so it works on simulated,
 // live and testbed bundles alike. It reads events.ndjson once, keeping
 // only what the explainers ask for (in causal's bounded index), up to a
@@ -43,9 +43,10 @@ func WhyInBundle(dir string, reg *hosts.Registry, q WhyQuery) (causal.Chain, int
 	var all []causal.Explainer
 	explains := map[string]causal.Explainer{}
 	for _, tag := range reg.Tags() {
-		if k, _ := reg.Lookup(tag); k.Explain != nil {
-			all = append(all, k.Explain)
-			explains[tag] = k.Explain
+		k, _ := reg.Lookup(tag)
+		if x, ok := k.(causal.Explains); ok {
+			all = append(all, x.Explainer())
+			explains[tag] = x.Explainer()
 		}
 	}
 	if len(all) == 0 {

@@ -129,11 +129,32 @@ func (s hostState) String() string {
 	return "?"
 }
 
+// kindRT is what the engine reads of a host kind, resolved once per kind
+// when the engine is built: the kind's runtime (hosts.Kind) and the
+// optional interfaces the engine asks for (hosts.Restartable,
+// hosts.Canceller, hosts.Describer), so the paths that run per message
+// read fields rather than call methods.
+type kindRT struct {
+	hosts.Kind
+	tag           string
+	codec         hosts.Codec
+	down, restart string          // "" for a kind that is not Restartable
+	cancellable   bool            // its hosts accept a *hosts.Cancel
+	describe      hosts.Describer // nil when the kind names no messages
+}
+
+func newKindRT(k hosts.Kind) *kindRT {
+	rt := &kindRT{Kind: k, tag: k.Tag(), codec: k.Codec(), cancellable: hosts.IsCancellable(k)}
+	rt.down, rt.restart = hosts.DownStates(k)
+	rt.describe, _ = k.(hosts.Describer)
+	return rt
+}
+
 // slot is one row of the host table.
 type slot struct {
 	id         string
 	decl       *scenarios.Peer
-	kind       *hosts.Kind
+	kind       *kindRT
 	h          hosts.Host // nil until first started
 	period     int64
 	ticks      *rng.Stream // first-tick offsets, one draw per life
@@ -258,14 +279,20 @@ func New(sc *scenarios.Scenario, reg *hosts.Registry, opts Options) (*Engine, er
 		flushAt: pendingFlush,
 		slabs:   newSlabs(),
 	}
+	kinds := map[string]*kindRT{}
 	for i := range sc.Peers {
 		p := &sc.Peers[i]
 		if i > 0 && sc.Peers[i-1].ID >= p.ID {
 			return nil, fmt.Errorf("engine: peers not sorted by id at %q", p.ID)
 		}
-		k, ok := reg.Lookup(p.Kind)
+		k, ok := kinds[p.Kind]
 		if !ok {
-			return nil, fmt.Errorf("engine: peer %q: unknown host kind %q", p.ID, p.Kind)
+			hk, found := reg.Lookup(p.Kind)
+			if !found {
+				return nil, fmt.Errorf("engine: peer %q: unknown host kind %q", p.ID, p.Kind)
+			}
+			k = newKindRT(hk)
+			kinds[p.Kind] = k
 		}
 		period := p.TickPeriodNs
 		if period <= 0 {
@@ -294,12 +321,12 @@ func New(sc *scenarios.Scenario, reg *hosts.Registry, opts Options) (*Engine, er
 	e.reuse, e.decoded = make([]hosts.ReusingCodec, len(e.st.hosts)), make([]any, len(e.st.hosts))
 	e.sizing = make([]hosts.SizingCodec, len(e.st.hosts))
 	for i := range e.st.hosts {
-		e.reuse[i], _ = e.st.hosts[i].kind.Codec.(hosts.ReusingCodec)
-		e.sizing[i], _ = e.st.hosts[i].kind.Codec.(hosts.SizingCodec)
+		e.reuse[i], _ = e.st.hosts[i].kind.codec.(hosts.ReusingCodec)
+		e.sizing[i], _ = e.st.hosts[i].kind.codec.(hosts.SizingCodec)
 	}
 	e.nullEnvelope = bundle.NewEnvelope("", engineTag)
 	for _, s := range e.st.hosts {
-		e.envelopes = append(e.envelopes, [2]bundle.Envelope{bundle.NewEnvelope(s.id, s.kind.Tag), bundle.NewEnvelope(s.id, engineTag)})
+		e.envelopes = append(e.envelopes, [2]bundle.Envelope{bundle.NewEnvelope(s.id, s.kind.tag), bundle.NewEnvelope(s.id, engineTag)})
 	}
 	switch {
 	case sc.FullMesh:
@@ -321,7 +348,7 @@ func New(sc *scenarios.Scenario, reg *hosts.Registry, opts Options) (*Engine, er
 	e.st.monitor = opts.Monitor
 	for i := range e.st.hosts {
 		s := &e.st.hosts[i]
-		if s.decl.InitialState != s.kind.DownState {
+		if s.decl.InitialState != s.kind.down {
 			e.start(int32(i), s.decl.InitialState, 0)
 		}
 	}
@@ -678,7 +705,7 @@ func (e *Engine) handOver(en *entry) {
 		msg, err = rc.DecodeInto(data, e.decoded[en.host])
 		e.decoded[en.host] = msg
 	} else {
-		msg, err = s.kind.Codec.Decode(data)
+		msg, err = s.kind.codec.Decode(data)
 	}
 	if err != nil {
 		s.decodeErrs++
@@ -739,8 +766,8 @@ func (e *Engine) dispatchMutation(i int) {
 			return
 		}
 		initial := s.decl.InitialState
-		if initial == s.kind.DownState {
-			initial = s.kind.RestartState
+		if initial == s.kind.down {
+			initial = s.kind.restart
 		}
 		e.start(hi, initial, e.st.now)
 	case network.PeerPause:
@@ -750,7 +777,7 @@ func (e *Engine) dispatchMutation(i int) {
 		// falls between two of the host's calls (docs/decisions.md).
 		hi := int32(e.index[m.Peer])
 		s := &e.st.hosts[hi]
-		if s.state == hostRunning && !s.recvHalted && s.kind.Cancellable {
+		if s.state == hostRunning && !s.recvHalted && s.kind.cancellable {
 			e.actions(hi, s.h.Recv(&e.cancel, e.st.now), false)
 		}
 	}
@@ -799,7 +826,7 @@ func (e *Engine) actions(hi int32, acts []hosts.Action, fromTick bool) {
 		case hosts.ActSend:
 			e.send(hi, a.To(), a.Msg(), a.ID(), a.Transport())
 		case hosts.ActRecord:
-			e.emit(hi, s.kind.Tag, a.Event())
+			e.emit(hi, s.kind.tag, a.Event())
 		case hosts.ActTimer:
 			at := a.At()
 			if at < e.st.now {
@@ -852,7 +879,7 @@ func (e *Engine) send(hi int32, to string, msg any, id uint64, via hosts.Transpo
 	}
 	e.slabs.room(room)
 	start := len(e.slabs.cur)
-	b, err := s.kind.Codec.Append(e.slabs.cur[start:start], msg)
+	b, err := s.kind.codec.Append(e.slabs.cur[start:start], msg)
 	if err != nil {
 		panic(fmt.Sprintf("engine: host %q: encode %T: %v", s.id, msg, err))
 	}

@@ -29,7 +29,7 @@ func Series() []hosts.Series {
 // EventPrototypes returns one value of every record the engine
 // synthesises, one per shape (a mutation per kind), every member set.
 // Viewers derive the engine's event types and fields from their JSON
-// (hosts.Kind.Events is the same for a host kind), so the list cannot
+// (hosts.Records is the same for a host kind), so the list cannot
 // drift from what is written.
 func EventPrototypes() []hosts.Event {
 	out := []hosts.Event{

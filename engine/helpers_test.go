@@ -82,24 +82,27 @@ func registry() *hosts.Registry { return hosts.NewRegistry(echo.Kind, scriptKind
 // Nth receive, "timer_ns" schedules a timer that far ahead on every tick,
 // "send_to" sends a message to that peer on every tick, of "send_bytes"
 // bytes when set. A SendFailed is recorded with its reason.
-var scriptKind = &hosts.Kind{
-	Tag:          "script",
-	States:       []string{"up", "down"},
-	DownState:    "down",
-	RestartState: "up",
-	Validate:     func(map[string]any, []string) []hosts.FieldError { return nil },
-	New: func(id string, cfg map[string]any, _ string, _ []string, r *rng.Stream) hosts.Host {
-		h := &scriptHost{id: id, draw: r.Uint64()}
-		h.haltTick, _ = cfg["halt_tick"].(int64)
-		h.haltRecv, _ = cfg["halt_recv"].(int64)
-		h.timerNs, _ = cfg["timer_ns"].(int64)
-		h.sendTo, _ = cfg["send_to"].(string)
-		h.sendBytes, _ = cfg["send_bytes"].(int64)
-		h.bad, _ = cfg["bad"].(bool)
-		h.records, _ = cfg["records"].(int64)
-		return h
-	},
-	Codec: scriptCodec{},
+var scriptKind = scriptKindT{}
+
+type scriptKindT struct{}
+
+func (scriptKindT) Tag() string                                          { return "script" }
+func (scriptKindT) States() []string                                     { return []string{"up", "down"} }
+func (scriptKindT) DownState() string                                    { return "down" }
+func (scriptKindT) RestartState() string                                 { return "up" }
+func (scriptKindT) Validate(map[string]any, []string) []hosts.FieldError { return nil }
+func (scriptKindT) Codec() hosts.Codec                                   { return scriptCodec{} }
+
+func (scriptKindT) New(id string, cfg map[string]any, _ string, _ []string, r *rng.Stream) hosts.Host {
+	h := &scriptHost{id: id, draw: r.Uint64()}
+	h.haltTick, _ = cfg["halt_tick"].(int64)
+	h.haltRecv, _ = cfg["halt_recv"].(int64)
+	h.timerNs, _ = cfg["timer_ns"].(int64)
+	h.sendTo, _ = cfg["send_to"].(string)
+	h.sendBytes, _ = cfg["send_bytes"].(int64)
+	h.bad, _ = cfg["bad"].(bool)
+	h.records, _ = cfg["records"].(int64)
+	return h
 }
 
 type scriptHost struct {

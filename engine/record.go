@@ -62,7 +62,7 @@ func (e *Engine) envelope(hi int32, kindTag string) bundle.Envelope {
 		return bundle.NewEnvelope("", kindTag)
 	case kindTag == engineTag:
 		return e.envelopes[hi][1]
-	case kindTag == e.st.hosts[hi].kind.Tag:
+	case kindTag == e.st.hosts[hi].kind.tag:
 		return e.envelopes[hi][0]
 	}
 	return bundle.NewEnvelope(e.peers[hi], kindTag)

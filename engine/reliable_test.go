@@ -12,16 +12,19 @@ import (
 // streamKind opens a reliable stream to "p01" on every tick of "p00" and
 // sends a datagram beside it; a reliable delivery is answered on its
 // stream and recorded as "reliable", a datagram as "datagram".
-var streamKind = &hosts.Kind{
-	Tag:          "stream",
-	States:       []string{"up", "down"},
-	DownState:    "down",
-	RestartState: "up",
-	Validate:     func(map[string]any, []string) []hosts.FieldError { return nil },
-	New: func(id string, _ map[string]any, _ string, _ []string, _ *rng.Stream) hosts.Host {
-		return &streamHost{id: id}
-	},
-	Codec: scriptCodec{},
+var streamKind = streamKindT{}
+
+type streamKindT struct{}
+
+func (streamKindT) Tag() string                                          { return "stream" }
+func (streamKindT) States() []string                                     { return []string{"up", "down"} }
+func (streamKindT) DownState() string                                    { return "down" }
+func (streamKindT) RestartState() string                                 { return "up" }
+func (streamKindT) Validate(map[string]any, []string) []hosts.FieldError { return nil }
+func (streamKindT) Codec() hosts.Codec                                   { return scriptCodec{} }
+
+func (streamKindT) New(id string, _ map[string]any, _ string, _ []string, _ *rng.Stream) hosts.Host {
+	return &streamHost{id: id}
 }
 
 type streamHost struct{ id string }

@@ -22,7 +22,7 @@ type QueueEntry struct {
 	Size int    // Deliver, Process: wire bytes
 	Cut  bool   // Deliver: invalidated in flight; pops only to report a failed dial
 	// What is what the entry carries or is for, as the host kind says:
-	// Deliver and Process, the message ("ping #12", hosts.Kind.Describe);
+	// Deliver and Process, the message ("ping #12", hosts.Describer);
 	// Timer, its purpose ("probe timeout → b #12",
 	// hosts.Inspector.DescribeTimer). "" when the kind does not say.
 	What string
@@ -61,8 +61,8 @@ func (e *Engine) describeDelivery(q *QueueEntry, en *entry) {
 	q.From = e.peers[en.peer]
 	wire := e.st.wires.get(en.wire)
 	q.Size = len(wire)
-	if d := e.st.hosts[en.host].kind.Describe; d != nil {
-		q.What = d(wire)
+	if d := e.st.hosts[en.host].kind.describe; d != nil {
+		q.What = d.Describe(wire)
 	}
 	if id := e.st.wires.id(en.wire); id != 0 {
 		q.ID = q.From + "#" + strconv.FormatUint(id, 10)
@@ -220,7 +220,7 @@ func (e *Engine) Hosts() []HostView {
 // only the rows it shows.
 func (e *Engine) HostAt(i int) HostView {
 	s := &e.st.hosts[i]
-	v := HostView{ID: s.id, Kind: s.kind.Tag, State: s.state.String(), TickHalted: s.tickHalted, RecvHalted: s.recvHalted, Lives: s.lives}
+	v := HostView{ID: s.id, Kind: s.kind.tag, State: s.state.String(), TickHalted: s.tickHalted, RecvHalted: s.recvHalted, Lives: s.lives}
 	if f := &s.fault; s.state == hostRunning {
 		v.Paused, v.PausedUntil = f.paused, f.pauseEnd
 		v.Busy, v.BusyUntil = f.serving, f.svcEnd

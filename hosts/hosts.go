@@ -1,8 +1,11 @@
 // Package hosts defines what a simulated peer is (spec §6): the Host
 // interface the engine drives, the closed set of Actions a host returns, the
-// Messages it receives, the diagnostics Events it records, and the registry
-// of host kinds the scenario loader validates against and the engine builds
-// from. It holds no simulation logic of its own.
+// Messages it receives, the diagnostics Events it records, the host kind
+// contract (Kind, the runtime every kind provides, and the small optional
+// interfaces for the rest, which the core finds by type assertion:
+// kind.go) and the registry of kinds the scenario loader validates
+// against and the engine builds from. It holds no simulation logic of its
+// own, and imports nothing of the core but rng (internal/arch).
 package hosts
 
 // Host is one peer's code. The engine calls it only from its single
@@ -167,7 +170,7 @@ func (a Action) ID() uint64 {
 }
 
 // Message is what Recv receives: a *Delivery, a *TimerFired, a
-// *SendFailed, or (for a kind that declares Kind.Cancellable) a *Cancel.
+// *SendFailed, or (for a kind whose Canceller says so) a *Cancel.
 // NB: the engine reuses the pointed-to value for the next
 // call, so a host must copy what it wants to keep, never the pointer.
 type Message interface{ isMessage() }
@@ -198,7 +201,7 @@ type SendFailed struct {
 // Cancel is a Cancel mutation aimed at this host (an amendment to spec
 // §5.5, docs/decisions.md): cancel whatever is in progress, settle every
 // pending effect with an explicit outcome. The engine delivers it only to
-// a running host of a kind whose Kind.Cancellable is set, at the
+// a running host of a Cancellable kind (Canceller), at the
 // mutation's instant, between two of its other calls: so at a chunk
 // boundary of anything the host is receiving.
 type Cancel struct{}

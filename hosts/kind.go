@@ -7,7 +7,6 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/detsim/detsim/causal"
 	"github.com/detsim/detsim/rng"
 )
 
@@ -68,108 +67,236 @@ type PeerConfig struct {
 	Config map[string]any
 }
 
-// Kind is a host kind: its tag, its codec, how to validate a peer's
-// declaration and how to build a host from it.
-type Kind struct {
+// Kind is a host kind: what every kind provides, the runtime the loader
+// and the engine need to run its peers. Everything else a kind may tell
+// detsim is an optional interface of its own, which the core discovers
+// by a type assertion on the Kind (as memberlist's Config discovers its
+// delegates), so a kind implements only what it has, and each consumer
+// asks only for the part it reads:
+//
+//   - runtime: Restartable (a "down" initial state), PeersValidator,
+//     Canceller, Describer (messages named for viewers);
+//   - records and views: Records (the event prototypes), Charts, Lanes,
+//     Watcher, and the stepper's pane (hosts/pane: Drawer, Summarizer);
+//   - oracles: Oracle (assertion kinds and their judge), and the causal
+//     explanation of a host's state (causal.Explains);
+//   - Librarian (scenarios and properties) and Faulter (a fault catalog).
+//
+// docs/kinds.md lists each with what the core does with it.
+type Kind interface {
 	// Tag is the `kind` string scenarios use and the kind_tag of events
 	// the kind's hosts record.
-	Tag string
+	Tag() string
 	// States lists the accepted initial_state values; the first is the
 	// default when a peer omits it.
-	States []string
-	// DownState is the initial_state meaning "not running until a
-	// PeerResurrect"; RestartState is what a fresh life of such a peer
-	// starts as.
-	DownState, RestartState string
+	States() []string
 	// Validate checks a peer's kind_config against the declared peer ids
 	// (sorted) and returns every problem it finds.
-	Validate func(config map[string]any, peers []string) []FieldError
-	// ValidatePeers, when set, checks the kind's peers together, once
-	// each has passed Validate: a bound no one peer's kind_config shows,
-	// such as the raft kind's on its members' memory summed
-	// (docs/raft.md). members are the kind's peers in id order; peers are
+	Validate(config map[string]any, peers []string) []FieldError
+	// New builds a host. It is called only with a config Validate accepted
+	// and a state from States other than a Restartable's DownState, so it
+	// does not fail. r is the host's own substream; peers are all
+	// declared ids, sorted.
+	New(id string, config map[string]any, state string, peers []string, r *rng.Stream) Host
+	// Codec encodes and decodes the kind's application messages; the
+	// engine asks for it once per peer.
+	Codec() Codec
+}
+
+// Restartable is a Kind one of whose States means "not running until a
+// PeerResurrect".
+type Restartable interface {
+	// DownState is that initial_state; RestartState is what a fresh
+	// life of such a peer starts as.
+	DownState() string
+	RestartState() string
+}
+
+// PeersValidator is a Kind that checks its peers together, once each has
+// passed Validate: a bound no one peer's kind_config shows, such as the
+// raft kind's on its members' memory summed (docs/raft.md).
+type PeersValidator interface {
+	// ValidatePeers is given the kind's peers in id order (members) and
 	// all declared ids, sorted. Each error's Field is a path within a
 	// [[peers]] entry ("kind_config.snapshot_entries"), which the loader
 	// reports under "peers".
-	ValidatePeers func(members []PeerConfig, peers []string) []FieldError
-	// New builds a host. It is called only with a config Validate accepted
-	// and a state from States other than DownState, so it does not fail.
-	// r is the host's own substream; peers are all declared ids, sorted.
-	New func(id string, config map[string]any, state string, peers []string, r *rng.Stream) Host
-	// Codec encodes and decodes the kind's application messages.
-	Codec Codec
-	// Describe, when set, names a message from its wire bytes for
-	// viewers (the stepper's queue pane): its kind and what identifies it,
-	// "ping #12". It reads only what it needs, never fails ("" for bytes
-	// it cannot read) and must not retain b.
-	Describe func(b []byte) string
+	ValidatePeers(members []PeerConfig, peers []string) []FieldError
+}
+
+// Canceller is a Kind whose hosts accept a *Cancel through Recv when
+// Cancellable says so; the loader rejects a Cancel mutation aimed at any
+// other kind.
+type Canceller interface {
+	Cancellable() bool
+}
+
+// Describer is a Kind that names a message from its wire bytes for
+// viewers (the stepper's queue pane): its kind and what identifies it,
+// "ping #12". Describe reads only what it needs, never fails ("" for
+// bytes it cannot read) and must not retain b.
+type Describer interface {
+	Describe(b []byte) string
+}
+
+// Records is a Kind that declares the events its hosts record.
+type Records interface {
 	// Events lists one prototype of every event the kind's hosts record,
-	// with every optional member set (one per shape when members differ by
-	// variant). It is the one place the event types and fields are named:
-	// the debugger derives from the prototypes' JSON which breakpoint and
-	// search fields exist, so the list cannot drift from what is written.
-	Events []Event
-	// Cancellable says the kind's hosts accept a *Cancel through Recv;
-	// the loader rejects a Cancel mutation aimed at any other kind.
-	Cancellable bool
-	// Faults, when set, is the kind's fault catalog: where in a peer's
-	// kind_config a fault can be placed, and how. Properties draw seeded
-	// fault schedules over it ([space.faults], docs/sweeps.md).
-	Faults *FaultCatalog
-	// Summary, when set, renders a snapshot the kind's hosts produced as
-	// one short line for the stepper's host pane (agent: turn, pending
-	// call, retries, store length). It returns "" for bytes it cannot
-	// read, and never panics.
-	Summary func(snapshot []byte) string
-	// Watches lists the values of a host's state a viewer may watch for
-	// changes (hosts/declare.go); Series the numbers of its records the
-	// page charts over time. Explain, when set, explains how a host came
-	// to hold what it holds: the causal chain of a state transition.
-	Watches []Watch
-	Series  []Series
-	Explain causal.Explainer
-	// Assertions, when set, are the assertion kinds the kind's records
-	// are judged by, and their judge (hosts/assert.go). The loader
-	// accepts them in [[assertions]]; the evaluator hands the judge the
-	// records it reads, routed by kind_tag.
-	Assertions *Assertions
+	// with every optional member set (one per shape when members differ
+	// by variant). It is the one place the event types and fields are
+	// named: the debugger derives from the prototypes' JSON which
+	// breakpoint and search fields exist, so the list cannot drift from
+	// what is written, and registration checks every declaration below
+	// against it.
+	Events() []Event
+}
+
+// Charts is a Kind whose records carry numbers the page charts over
+// time (hosts/declare.go).
+type Charts interface {
+	Series() []Series
+}
+
+// Lanes is a Kind that says how its records are drawn along each host's
+// lane of the page and in the stepper. Each method returns nil for what
+// the kind does not have.
+type Lanes interface {
 	// Marks say how viewers draw the kind's records (the page's ticks,
 	// the stepper's event log), one per type that wants more than its
-	// name; Views, when set, that its hosts hold views of one another
-	// (the page's membership timeline, the stepper's matrix).
-	Marks []Mark
-	Views *Views
-	// Band, when set, shades each host's lane on the page by a state its
-	// records set; History, when set, says its records hold a client
-	// history the page draws (hosts/declare.go).
-	Band    *Band
-	History *History
-	// Pane, when set, draws the selected host for the stepper's host
-	// pane from its snapshot; without one the stepper shows Summary and
-	// the snapshot as a tree. It must not panic on bytes it cannot read
-	// (it returns what it can, or nil).
-	Pane func(in PaneInput) []PaneLine
-	// Library, when set, holds the kind's library: scenarios as
-	// <dir>/<name>.toml (named "<dir>/<name>", as the embedded library
-	// names them: `detsim <dir>/<name>`, `detsim list`, `detsim check`)
-	// and properties as properties/<name>.toml (`detsim sweep <name>`).
-	// Names must not clash with the core's library or another kind's.
-	Library fs.FS
+	// name.
+	Marks() []Mark
+	// Views, when not nil, says its hosts hold views of one another (the
+	// page's membership timeline, the stepper's matrix).
+	Views() *Views
+	// Band, when not nil, shades each host's lane on the page by a state
+	// its records set.
+	Band() *Band
+	// History, when not nil, says its records hold a client history the
+	// page draws.
+	History() *History
 }
 
-// Assertion returns the assertion kind named name that k declares.
-func (k *Kind) Assertion(name string) (AssertionKind, bool) {
-	if k.Assertions == nil {
+// Watcher is a Kind whose hosts' state holds values a viewer may watch
+// for changes (hosts/declare.go).
+type Watcher interface {
+	Watches() []Watch
+}
+
+// Oracle is a Kind whose records are judged by assertion kinds of its
+// own (hosts/assert.go). The loader accepts them in [[assertions]]; the
+// evaluator hands the judge the records it reads, routed by kind_tag.
+type Oracle interface {
+	Assertions() *Assertions
+}
+
+// Librarian is a Kind that ships a library.
+type Librarian interface {
+	// Library holds scenarios as <dir>/<name>.toml (named
+	// "<dir>/<name>", as the embedded library names them: `detsim
+	// <dir>/<name>`, `detsim list`, `detsim check`) and properties as
+	// properties/<name>.toml (`detsim sweep <name>`). Names must not
+	// clash with the core's library or another kind's.
+	Library() fs.FS
+}
+
+// Faulter is a Kind with a fault catalog: where in a peer's kind_config
+// a fault can be placed, and how. Properties draw seeded fault schedules
+// over it ([space.faults], docs/sweeps.md).
+type Faulter interface {
+	Faults() *FaultCatalog
+}
+
+// What the core reads of the optional interfaces, each the zero value
+// for a kind that does not implement it.
+
+// DownStates returns k's Restartable states, "" and "" when it has none.
+func DownStates(k Kind) (down, restart string) {
+	if r, ok := k.(Restartable); ok {
+		return r.DownState(), r.RestartState()
+	}
+	return "", ""
+}
+
+// IsCancellable says k's hosts accept a *Cancel (Canceller).
+func IsCancellable(k Kind) bool {
+	c, ok := k.(Canceller)
+	return ok && c.Cancellable()
+}
+
+// EventsOf is k's event prototypes (Records).
+func EventsOf(k Kind) []Event {
+	if r, ok := k.(Records); ok {
+		return r.Events()
+	}
+	return nil
+}
+
+// SeriesOf is k's charts (Charts).
+func SeriesOf(k Kind) []Series {
+	if c, ok := k.(Charts); ok {
+		return c.Series()
+	}
+	return nil
+}
+
+// WatchesOf is k's watches (Watcher).
+func WatchesOf(k Kind) []Watch {
+	if w, ok := k.(Watcher); ok {
+		return w.Watches()
+	}
+	return nil
+}
+
+// ViewsOf is k's Views, nil when it has none (Lanes).
+func ViewsOf(k Kind) *Views {
+	if l, ok := k.(Lanes); ok {
+		return l.Views()
+	}
+	return nil
+}
+
+// AssertionsOf is k's assertion family, nil when it has none (Oracle).
+func AssertionsOf(k Kind) *Assertions {
+	if o, ok := k.(Oracle); ok {
+		return o.Assertions()
+	}
+	return nil
+}
+
+// FaultsOf is k's fault catalog, nil when it has none (Faulter).
+func FaultsOf(k Kind) *FaultCatalog {
+	if f, ok := k.(Faulter); ok {
+		return f.Faults()
+	}
+	return nil
+}
+
+// LibraryOf is k's library, nil when it has none (Librarian).
+func LibraryOf(k Kind) fs.FS {
+	if l, ok := k.(Librarian); ok {
+		return l.Library()
+	}
+	return nil
+}
+
+// AssertionOf returns the assertion kind named name that k declares.
+func AssertionOf(k Kind, name string) (AssertionKind, bool) {
+	a := AssertionsOf(k)
+	if a == nil {
 		return AssertionKind{}, false
 	}
-	return k.Assertions.Lookup(name)
+	return a.Lookup(name)
 }
 
-// Mark returns k's Mark for record type typ.
-func (k *Kind) Mark(typ string) (*Mark, bool) {
-	for i := range k.Marks {
-		if k.Marks[i].Type == typ {
-			return &k.Marks[i], true
+// MarkOf returns k's Mark for record type typ (Lanes).
+func MarkOf(k Kind, typ string) (*Mark, bool) {
+	l, ok := k.(Lanes)
+	if !ok {
+		return nil, false
+	}
+	ms := l.Marks()
+	for i := range ms {
+		if ms[i].Type == typ {
+			return &ms[i], true
 		}
 	}
 	return nil, false
@@ -194,13 +321,13 @@ type FaultCatalog struct {
 
 // Registry maps kind tags to kinds. It is built once at start-up and read
 // only after that.
-type Registry struct{ kinds map[string]*Kind }
+type Registry struct{ kinds map[string]Kind }
 
 // NewRegistry returns a registry holding kinds. It panics on a kind Add
 // refuses: the kinds a binary is built with are its author's, and a bad
 // one is a build mistake, not an input error.
-func NewRegistry(kinds ...*Kind) *Registry {
-	r := &Registry{kinds: make(map[string]*Kind, len(kinds))}
+func NewRegistry(kinds ...Kind) *Registry {
+	r := &Registry{kinds: make(map[string]Kind, len(kinds))}
 	for _, k := range kinds {
 		r.Register(k)
 	}
@@ -208,7 +335,7 @@ func NewRegistry(kinds ...*Kind) *Registry {
 }
 
 // Register is Add that panics on a kind Add refuses.
-func (r *Registry) Register(k *Kind) {
+func (r *Registry) Register(k Kind) {
 	if err := r.Add(k); err != nil {
 		panic("hosts: " + err.Error())
 	}
@@ -216,40 +343,39 @@ func (r *Registry) Register(k *Kind) {
 
 // Add registers k, or refuses it, registering nothing, with every
 // problem found as a *KindError joined (errors.Join): a tag already
-// taken, a missing New or Codec, an assertion kind whose name another
-// kind declares or that has no judge to check it, a chart, watch, mark,
-// view, band or history on a record type no prototype in k.Events has
-// (when k lists any).
+// taken, no Codec, an assertion kind whose name another kind declares or
+// that has no judge to check it, a chart, watch, mark, view, band or
+// history on a record type no prototype in its Events has (when it
+// lists any). A KindError's Field names the method of k's interface at
+// fault ("Series[2].Types[0]": the third chart Series returns).
 // A kind from outside this repository (cli.Main) is checked here before
-// any scenario is read, so its author learns which field is wrong at
-// start-up rather than as a chart that never draws or an assertion that
-// never judges (docs/kinds.md).
-func (r *Registry) Add(k *Kind) error {
+// any scenario is read, so its author learns which declaration is wrong
+// at start-up rather than as a chart that never draws or an assertion
+// that never judges (docs/kinds.md).
+func (r *Registry) Add(k Kind) error {
 	if k == nil {
 		return &KindError{Kind: "", Field: "Kind", Msg: "nil"}
 	}
+	tag := k.Tag()
 	var errs []error
 	bad := func(field, format string, args ...any) {
-		errs = append(errs, &KindError{Kind: k.Tag, Field: field, Msg: fmt.Sprintf(format, args...)})
+		errs = append(errs, &KindError{Kind: tag, Field: field, Msg: fmt.Sprintf(format, args...)})
 	}
-	switch _, dup := r.kinds[k.Tag]; {
-	case k.Tag == "":
+	switch _, dup := r.kinds[tag]; {
+	case tag == "":
 		bad("Tag", "empty: scenarios name a kind by its tag")
-	case k.Tag == EngineTag:
-		bad("Tag", "%q is the engine's own kind_tag", k.Tag)
+	case tag == EngineTag:
+		bad("Tag", "%q is the engine's own kind_tag", tag)
 	case dup:
 		bad("Tag", "name already taken by another registered kind")
 	}
-	if k.New == nil {
-		bad("New", "nil: the engine builds the kind's hosts with it")
-	}
-	if k.Codec == nil {
+	if k.Codec() == nil {
 		bad("Codec", "nil: the engine encodes the kind's messages with it")
 	}
-	if k.Assertions != nil {
-		a := k.Assertions
+	a := AssertionsOf(k)
+	if a != nil {
 		if len(a.Kinds) == 0 {
-			bad("Assertions.Kinds", "empty: declare the assertion kinds the judge checks, or leave Assertions nil")
+			bad("Assertions.Kinds", "empty: declare the assertion kinds the judge checks, or return nil from Assertions")
 		}
 		if a.Judge == nil && len(a.Kinds) > 0 {
 			bad("Assertions.Judge", "nil: assertion kind %q has no checker", a.Kinds[0].Name)
@@ -266,23 +392,24 @@ func (r *Registry) Add(k *Kind) error {
 			if j := slices.IndexFunc(a.Kinds[:i], func(o AssertionKind) bool { return o.Name == ak.Name }); j >= 0 {
 				bad(field+".Name", "%q is declared twice (also Assertions.Kinds[%d])", ak.Name, j)
 			} else if _, other, dup := r.Assertion(ak.Name); dup {
-				bad(field+".Name", "name %q already taken by kind %q", ak.Name, other.Tag)
+				bad(field+".Name", "name %q already taken by kind %q", ak.Name, other.Tag())
 			}
 		}
 	}
-	declared := make(map[string]bool, len(k.Events))
-	for _, e := range k.Events {
+	events := EventsOf(k)
+	declared := make(map[string]bool, len(events))
+	for _, e := range events {
 		declared[e.Type()] = true
 	}
 	// A kind that lists no prototypes (the agent family's, whose records
 	// are one generic type built at run time) names its record types
 	// nowhere else, so there is nothing to check its declarations by.
 	typed := func(field, what, typ string) {
-		if len(k.Events) > 0 && !declared[typ] {
+		if len(events) > 0 && !declared[typ] {
 			bad(field, "%s on record type %q, which no prototype in Events has", what, typ)
 		}
 	}
-	for i, s := range k.Series {
+	for i, s := range SeriesOf(k) {
 		what := fmt.Sprintf("chart %q", s.ID)
 		if s.Snapshot != "" {
 			continue // read from snapshots, not records
@@ -296,32 +423,34 @@ func (r *Registry) Add(k *Kind) error {
 		if s.Span != nil {
 			typed(fmt.Sprintf("Series[%d].Span.Start", i), what, s.Span.Start)
 		}
-		if s.Limit != nil && k.Assertions != nil {
-			if _, ok := k.Assertions.Lookup(s.Limit.Assertion); !ok {
+		if s.Limit != nil && a != nil {
+			if _, ok := a.Lookup(s.Limit.Assertion); !ok {
 				bad(fmt.Sprintf("Series[%d].Limit.Assertion", i), "%s is limited by assertion kind %q, which Assertions does not declare", what, s.Limit.Assertion)
 			}
 		}
 	}
-	for i, w := range k.Watches {
+	for i, w := range WatchesOf(k) {
 		typed(fmt.Sprintf("Watches[%d].Type", i), fmt.Sprintf("watch %q", w.Field), w.Type)
 	}
-	for i, m := range k.Marks {
-		typed(fmt.Sprintf("Marks[%d].Type", i), "a mark", m.Type)
-	}
-	if k.Views != nil {
-		typed("Views.Type", "views", k.Views.Type)
-	}
-	if k.Band != nil {
-		typed("Band.Type", "a band", k.Band.Type)
-	}
-	if h := k.History; h != nil {
-		typed("History.Invoke", "a history", h.Invoke)
-		typed("History.Return", "a history", h.Return)
+	if l, ok := k.(Lanes); ok {
+		for i, m := range l.Marks() {
+			typed(fmt.Sprintf("Marks[%d].Type", i), "a mark", m.Type)
+		}
+		if v := l.Views(); v != nil {
+			typed("Views.Type", "views", v.Type)
+		}
+		if b := l.Band(); b != nil {
+			typed("Band.Type", "a band", b.Type)
+		}
+		if h := l.History(); h != nil {
+			typed("History.Invoke", "a history", h.Invoke)
+			typed("History.Return", "a history", h.Return)
+		}
 	}
 	if len(errs) > 0 {
 		return errors.Join(errs...)
 	}
-	r.kinds[k.Tag] = k
+	r.kinds[tag] = k
 	return nil
 }
 
@@ -330,8 +459,9 @@ func (r *Registry) Add(k *Kind) error {
 const EngineTag = "engine"
 
 // KindError is one reason Registry.Add refused a kind: the kind's tag,
-// the field of Kind at fault as a Go path ("Series[2].Types[0]"), and
-// what is wrong with it.
+// the declaration at fault as a Go path from the method of Kind or of
+// one of its optional interfaces that returns it ("Series[2].Types[0]"),
+// and what is wrong with it.
 type KindError struct {
 	Kind, Field, Msg string
 }
@@ -341,7 +471,7 @@ func (e *KindError) Error() string {
 }
 
 // Lookup returns the kind registered under tag.
-func (r *Registry) Lookup(tag string) (*Kind, bool) {
+func (r *Registry) Lookup(tag string) (Kind, bool) {
 	k, ok := r.kinds[tag]
 	return k, ok
 }
@@ -352,8 +482,8 @@ func (r *Registry) Tags() []string {
 }
 
 // Kinds returns every registered kind, in tag order.
-func (r *Registry) Kinds() []*Kind {
-	out := make([]*Kind, 0, len(r.kinds))
+func (r *Registry) Kinds() []Kind {
+	out := make([]Kind, 0, len(r.kinds))
 	for _, t := range r.Tags() {
 		out = append(out, r.kinds[t])
 	}
@@ -362,9 +492,9 @@ func (r *Registry) Kinds() []*Kind {
 
 // Assertion returns the assertion kind named name and the host kind
 // declaring it, whichever registered kind does.
-func (r *Registry) Assertion(name string) (AssertionKind, *Kind, bool) {
+func (r *Registry) Assertion(name string) (AssertionKind, Kind, bool) {
 	for _, k := range r.Kinds() {
-		if a, ok := k.Assertion(name); ok {
+		if a, ok := AssertionOf(k, name); ok {
 			return a, k, true
 		}
 	}

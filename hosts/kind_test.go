@@ -25,15 +25,37 @@ func (p *params) Bind() []hosts.Slot     { return []hosts.Slot{hosts.CountParam(
 func (p params) Slots() []hosts.Slot     { return p.Bind() }
 func (params) Kind() string              { return "ticks_at_most" }
 func (params) Family() *hosts.Assertions { return nil }
-func newKind(tag string, edit func(*hosts.Kind)) *hosts.Kind {
-	k := &hosts.Kind{
-		Tag:    tag,
-		States: []string{"up"},
-		New:    func(string, map[string]any, string, []string, *rng.Stream) hosts.Host { return nil },
-		Codec:  nopCodec{},
-		Events: []hosts.Event{tickEvent{}},
-		Series: []hosts.Series{{ID: "ticks", Title: "ticks", Types: []string{"tick"}, Agg: hosts.AggCount}},
-		Assertions: &hosts.Assertions{
+
+// testKind is a kind whose declarations a test edits: the runtime and
+// the optional Records, Charts, Watcher and Oracle.
+type testKind struct {
+	tag        string
+	codec      hosts.Codec
+	events     []hosts.Event
+	series     []hosts.Series
+	watches    []hosts.Watch
+	assertions *hosts.Assertions
+}
+
+func (k *testKind) Tag() string                                          { return k.tag }
+func (k *testKind) States() []string                                     { return []string{"up"} }
+func (k *testKind) Validate(map[string]any, []string) []hosts.FieldError { return nil }
+func (k *testKind) Codec() hosts.Codec                                   { return k.codec }
+func (k *testKind) Events() []hosts.Event                                { return k.events }
+func (k *testKind) Series() []hosts.Series                               { return k.series }
+func (k *testKind) Watches() []hosts.Watch                               { return k.watches }
+func (k *testKind) Assertions() *hosts.Assertions                        { return k.assertions }
+func (k *testKind) New(string, map[string]any, string, []string, *rng.Stream) hosts.Host {
+	return nil
+}
+
+func newKind(tag string, edit func(*testKind)) *testKind {
+	k := &testKind{
+		tag:    tag,
+		codec:  nopCodec{},
+		events: []hosts.Event{tickEvent{}},
+		series: []hosts.Series{{ID: "ticks", Title: "ticks", Types: []string{"tick"}, Agg: hosts.AggCount}},
+		assertions: &hosts.Assertions{
 			Kinds: []hosts.AssertionKind{hosts.Def[params](hosts.NoPair, hosts.NoPair)},
 			Judge: func([]hosts.AssertionParams) hosts.Judge { return nil },
 		},
@@ -51,23 +73,23 @@ func newKind(tag string, edit func(*hosts.Kind)) *hosts.Kind {
 func TestRegistryAdd_RefusesBadKinds(t *testing.T) {
 	for _, c := range []struct {
 		name       string
-		kind       *hosts.Kind
+		kind       *testKind
 		field, msg string
 	}{
-		{"name already taken", newKind("ping", func(k *hosts.Kind) { k.Assertions = nil }), "Tag", "already taken"},
-		{"assertion without a checker", newKind("pong", func(k *hosts.Kind) { k.Assertions.Judge = nil }),
+		{"name already taken", newKind("ping", func(k *testKind) { k.assertions = nil }), "Tag", "already taken"},
+		{"assertion without a checker", newKind("pong", func(k *testKind) { k.assertions.Judge = nil }),
 			"Assertions.Judge", `assertion kind "ticks_at_most" has no checker`},
 		{"assertion name taken", newKind("pong", nil), "Assertions.Kinds[0].Name", `"ticks_at_most" already taken by kind "ping"`},
-		{"chart on an undeclared event", newKind("pong", func(k *hosts.Kind) {
-			k.Assertions = nil
-			k.Series[0].Types = []string{"tock"}
+		{"chart on an undeclared event", newKind("pong", func(k *testKind) {
+			k.assertions = nil
+			k.series[0].Types = []string{"tock"}
 		}), "Series[0].Types[0]", `chart "ticks" on record type "tock", which no prototype in Events has`},
-		{"watch on an undeclared event", newKind("pong", func(k *hosts.Kind) {
-			k.Assertions = nil
-			k.Watches = []hosts.Watch{{Field: "n", Type: "tock", Value: "n"}}
+		{"watch on an undeclared event", newKind("pong", func(k *testKind) {
+			k.assertions = nil
+			k.watches = []hosts.Watch{{Field: "n", Type: "tock", Value: "n"}}
 		}), "Watches[0].Type", `record type "tock"`},
-		{"no codec", newKind("pong", func(k *hosts.Kind) { k.Assertions, k.Codec = nil, nil }), "Codec", "nil"},
-		{"the engine's tag", newKind("engine", func(k *hosts.Kind) { k.Assertions = nil }), "Tag", "the engine's own"},
+		{"no codec", newKind("pong", func(k *testKind) { k.assertions, k.codec = nil, nil }), "Codec", "nil"},
+		{"the engine's tag", newKind("engine", func(k *testKind) { k.assertions = nil }), "Tag", "the engine's own"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			reg := hosts.NewRegistry(newKind("ping", nil))
@@ -76,10 +98,10 @@ func TestRegistryAdd_RefusesBadKinds(t *testing.T) {
 			if !errors.As(err, &ke) {
 				t.Fatalf("Add = %v, want a *hosts.KindError", err)
 			}
-			if ke.Kind != c.kind.Tag || ke.Field != c.field || !strings.Contains(ke.Msg, c.msg) {
-				t.Errorf("Add = %q, want kind %q field %s saying %q", err, c.kind.Tag, c.field, c.msg)
+			if ke.Kind != c.kind.tag || ke.Field != c.field || !strings.Contains(ke.Msg, c.msg) {
+				t.Errorf("Add = %q, want kind %q field %s saying %q", err, c.kind.tag, c.field, c.msg)
 			}
-			if !strings.Contains(err.Error(), `kind "`+c.kind.Tag+`": `+c.field+": ") {
+			if !strings.Contains(err.Error(), `kind "`+c.kind.tag+`": `+c.field+": ") {
 				t.Errorf("message %q does not name the kind and the field", err)
 			}
 			if got := reg.Tags(); len(got) != 1 || got[0] != "ping" {
@@ -109,5 +131,5 @@ func TestRegister_PanicsOnABadBuiltInKind(t *testing.T) {
 			t.Errorf("recovered %v", r)
 		}
 	}()
-	hosts.NewRegistry(newKind("ping", nil), newKind("ping", func(k *hosts.Kind) { k.Assertions = nil }))
+	hosts.NewRegistry(newKind("ping", nil), newKind("ping", func(k *testKind) { k.assertions = nil }))
 }

@@ -12,7 +12,7 @@ import (
 )
 
 // FaultSpace is [space.faults]: a seeded fault schedule over the fault
-// catalogs of the host kinds (hosts.Kind.Faults), swarm-style. Each seed
+// catalogs of the host kinds (hosts.Faulter), swarm-style. Each seed
 // turns every listed fault kind on with probability EnablePPM / 10^6,
 // then gives each place of each peer's kind_config (a provider's script
 // entry, a tool's effect, the agent's store) a fault with probability
@@ -80,27 +80,28 @@ func (p *Property) checkFaults(r *report, v any, reg *hosts.Registry) {
 			continue
 		}
 		field := "space.faults." + tag
-		k, known := reg.Lookup(tag)
-		if !known || k.Faults == nil {
+		k, _ := reg.Lookup(tag)
+		cat := hosts.FaultsOf(k)
+		if cat == nil {
 			r.add(field, "not a host kind with a fault catalog (space.faults has enable_ppm, place_ppm and one list per kind: %v)", catalogTags(reg))
 			continue
 		}
-		kf := KindFaults{Tag: tag, Catalog: k.Faults}
+		kf := KindFaults{Tag: tag, Catalog: cat}
 		switch x := tbl[tag].(type) {
 		case string:
 			if x != "*" {
 				r.add(field, "want \"*\" (the whole catalog) or a list of its faults, got %q", x)
 				continue
 			}
-			kf.Faults = slices.Clone(k.Faults.Kinds)
+			kf.Faults = slices.Clone(cat.Kinds)
 		case []any:
 			for i, e := range x {
 				s, isStr := e.(string)
 				switch {
 				case !isStr:
 					r.add(field+"["+strconv.Itoa(i)+"]", "want a fault name, got %s", scenarios.Describe(e))
-				case !slices.Contains(k.Faults.Kinds, s):
-					r.add(field+"["+strconv.Itoa(i)+"]", "unknown %s fault %q (the catalog: %v)", tag, s, k.Faults.Kinds)
+				case !slices.Contains(cat.Kinds, s):
+					r.add(field+"["+strconv.Itoa(i)+"]", "unknown %s fault %q (the catalog: %v)", tag, s, cat.Kinds)
 				case slices.Contains(kf.Faults, s):
 					r.add(field+"["+strconv.Itoa(i)+"]", "%q listed twice", s)
 				default:
@@ -109,7 +110,7 @@ func (p *Property) checkFaults(r *report, v any, reg *hosts.Registry) {
 			}
 			// Catalog order, whatever order the file lists them in.
 			slices.SortFunc(kf.Faults, func(a, b string) int {
-				return slices.Index(k.Faults.Kinds, a) - slices.Index(k.Faults.Kinds, b)
+				return slices.Index(cat.Kinds, a) - slices.Index(cat.Kinds, b)
 			})
 		default:
 			r.add(field, "want \"*\" or a list of fault names, got %s", scenarios.Describe(x))
@@ -126,7 +127,7 @@ func (p *Property) checkFaults(r *report, v any, reg *hosts.Registry) {
 func catalogTags(reg *hosts.Registry) []string {
 	var out []string
 	for _, t := range reg.Tags() {
-		if k, _ := reg.Lookup(t); k.Faults != nil {
+		if k, _ := reg.Lookup(t); hosts.FaultsOf(k) != nil {
 			out = append(out, t)
 		}
 	}

@@ -21,7 +21,7 @@ import (
 var Library embed.FS
 
 // libraries are where properties are named from: the core's library/
-// directory, then each of reg's kinds' properties/ (hosts.Kind.Library),
+// directory, then each of reg's kinds' properties/ (hosts.Librarian),
 // as scenarios.Libraries orders them.
 func libraries(reg *hosts.Registry) []fs.FS {
 	libs := scenarios.Libraries(reg)

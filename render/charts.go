@@ -15,7 +15,7 @@ import (
 
 // Charts (issue 22): the numbers that grow in a failure, drawn under the
 // space-time diagram on its time axis. What is charted is what the host
-// kinds declare (hosts.Kind.Series) and the engine's own series
+// kinds declare (hosts.Charts) and the engine's own series
 // (engine.Series): render names no kind's events. A kind's series reads
 // only the records of its kind_tag (two kinds may both name a type
 // message_sent), and the page holds only the charts of the kinds whose
@@ -133,7 +133,7 @@ func (r *run) newCharts(opts Options) *charts {
 	var decls []decl
 	for _, tag := range reg.Tags() {
 		if k, _ := reg.Lookup(tag); k != nil {
-			for _, d := range k.Series {
+			for _, d := range hosts.SeriesOf(k) {
 				decls = append(decls, decl{tag, d})
 			}
 		}

@@ -62,11 +62,11 @@ type extras struct {
 
 // feed reads one record of kind k in the first pass; it says whether the
 // page draws the record (so the second pass inlines its text).
-func (x *extras) feed(r *run, k *hosts.Kind, t int64, h int32, line int, typ string, ev hosts.Payload, first bool) bool {
-	if k.Views != nil {
+func (x *extras) feed(r *run, k *kindLanes, t int64, h int32, line int, typ string, ev hosts.Payload, first bool) bool {
+	if k.views != nil {
 		x.views = true
 	}
-	if b := k.Band; b != nil && h >= 0 {
+	if b := k.band; b != nil && h >= 0 {
 		if x.band == nil {
 			x.band, x.bandSeen = b, map[int32]bool{}
 		}
@@ -85,7 +85,7 @@ func (x *extras) feed(r *run, k *hosts.Kind, t int64, h int32, line int, typ str
 			return true
 		}
 	}
-	hs := k.History
+	hs := k.history
 	if hs == nil || (typ != hs.Invoke && typ != hs.Return) {
 		return false
 	}

@@ -107,10 +107,12 @@ type run struct {
 	x extras
 
 	// reg is where records' kinds are looked up, by kind_tag: their
-	// marks and views (hosts.Kind.Marks, .Views) are how they are drawn.
+	// lanes (hosts.Lanes: marks, views, band, history) are how they are
+	// drawn, resolved once per tag into lanes.
 	reg      *hosts.Registry
+	lanes    map[string]*kindLanes
 	lastTag  string
-	lastKind *hosts.Kind
+	lastKind *kindLanes
 	healthy  string // the healthy view state of the kind whose view changes last
 
 	// The record texts the page inlines, by line (plan.go).
@@ -121,23 +123,57 @@ type run struct {
 
 func (r *run) str(s string) int32 { return r.strs.intern(s) }
 
-// kindOf is the registered kind of a record's kind_tag (nil for the
-// engine's records and an unknown tag).
-func (r *run) kindOf(tag string) *hosts.Kind {
+// kindLanes is what the page draws a registered kind's records by (its
+// hosts.Lanes), read from the kind once per run: each is nil (or empty)
+// when the kind does not declare it, all of them for a kind that
+// implements no Lanes.
+type kindLanes struct {
+	marks   []hosts.Mark
+	views   *hosts.Views
+	band    *hosts.Band
+	history *hosts.History
+}
+
+// mark returns the kind's Mark for record type typ.
+func (k *kindLanes) mark(typ string) (*hosts.Mark, bool) {
+	for i := range k.marks {
+		if k.marks[i].Type == typ {
+			return &k.marks[i], true
+		}
+	}
+	return nil, false
+}
+
+// kindOf is the lanes of the registered kind of a record's kind_tag (nil
+// for the engine's records and an unknown tag).
+func (r *run) kindOf(tag string) *kindLanes {
 	if tag != r.lastTag {
 		r.lastTag = tag
-		r.lastKind, _ = r.reg.Lookup(tag)
+		k, ok := r.lanes[tag]
+		if !ok {
+			if hk, found := r.reg.Lookup(tag); found {
+				k = &kindLanes{}
+				if l, ok := hk.(hosts.Lanes); ok {
+					k.marks, k.views, k.band, k.history = l.Marks(), l.Views(), l.Band(), l.History()
+				}
+			}
+			if r.lanes == nil {
+				r.lanes = map[string]*kindLanes{}
+			}
+			r.lanes[tag] = k
+		}
+		r.lastKind = k
 	}
 	return r.lastKind
 }
 
 // viewType is the record type that changes a view of kind k, "" for a
 // kind without views.
-func viewType(k *hosts.Kind) string {
-	if k == nil || k.Views == nil {
+func viewType(k *kindLanes) string {
+	if k == nil || k.views == nil {
 		return ""
 	}
-	return k.Views.Type
+	return k.views.Type
 }
 
 func (r *run) host(id string) int32 {
@@ -519,13 +555,13 @@ func (rd *reader) record(line int, rec bundle.EventRecord) error {
 // a view change on the membership timeline (and, when it is news, a mark
 // on the observer's lane), else a mark labelled by the kind's Mark for
 // its type, or by the type alone.
-func (rd *reader) kindRecord(k *hosts.Kind, views bool, t int64, h int32, line int, rec *bundle.EventRecord) {
+func (rd *reader) kindRecord(k *kindLanes, views bool, t int64, h int32, line int, rec *bundle.EventRecord) {
 	r, ev := rd.r, hosts.Payload(rec.Event)
 	if r.x.feed(r, k, t, h, line, rec.Type, ev, !rd.keep) {
 		rd.hi = true
 	}
 	if views {
-		v := k.Views
+		v := k.views
 		obs := rec.HostID
 		if v.Observer != "" {
 			obs = ev.Str(v.Observer)
@@ -540,7 +576,7 @@ func (rd *reader) kindRecord(k *hosts.Kind, views bool, t int64, h int32, line i
 		}
 		return
 	}
-	m, ok := k.Mark(rec.Type)
+	m, ok := k.mark(rec.Type)
 	if !ok {
 		rd.mark(t, h, rec.Type, rec.Type, line, true)
 		return

@@ -47,7 +47,7 @@ type Options struct {
 	// Title replaces the page title (default: the scenario name and seed).
 	Title string
 	// Kinds are the host kinds whose declared series the page charts
-	// (hosts.Kind.Series); nil is every kind detsim ships.
+	// (hosts.Charts); nil is every kind detsim ships.
 	Kinds *hosts.Registry
 	// NoCharts leaves the charts out (a smaller page; and what their
 	// cost is measured against).

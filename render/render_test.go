@@ -12,6 +12,7 @@ import (
 
 	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/engine"
+	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/internal/fstree"
 )
@@ -298,6 +299,39 @@ func TestCompare_DensityOnEveryLaneOfBothRuns(t *testing.T) {
 	}
 }
 
+// TestLanes_ReadOnlyTheirOwnKindsRecords (issue 33): a kind's lanes
+// (hosts.Lanes) match records by kind_tag as well as type, as its charts
+// do. Records tagged echo but typed as SWIM's view change and raft's role
+// change are echo's, drawn as plain marks: no membership view, no role
+// band, none of SWIM's controls. The same records under their own kinds'
+// tags draw all three.
+func TestLanes_ReadOnlyTheirOwnKindsRecords(t *testing.T) {
+	for _, c := range []struct {
+		swim, raft string
+		own        bool
+	}{{"swim", "raft", true}, {"echo", "echo", false}} {
+		lines := []string{
+			`{"virtual_time_ns":1,"host_id":"a","kind_tag":"` + c.swim + `","event":{"type":"state_transition","observer":"a","subject":"b","from":"alive","to":"suspect","incarnation":0,"reason":"probe_timeout"}}`,
+			`{"virtual_time_ns":2,"host_id":"b","kind_tag":"` + c.raft + `","event":{"type":"role_change","from":"follower","to":"leader","term":2}}`,
+		}
+		dir := filepath.Join(t.TempDir(), "b")
+		writeBundle(t, dir, lines, "[]\n")
+		r, err := load(dir, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(r.transKept) > 0; got != c.own {
+			t.Errorf("kind_tags %s/%s: a membership view drawn %v, want %v", c.swim, c.raft, got, c.own)
+		}
+		if got := len(r.x.bands) > 0; got != c.own {
+			t.Errorf("kind_tags %s/%s: a role band drawn %v, want %v", c.swim, c.raft, got, c.own)
+		}
+		if r.x.views != c.own {
+			t.Errorf("kind_tags %s/%s: SWIM's controls %v, want %v", c.swim, c.raft, r.x.views, c.own)
+		}
+	}
+}
+
 // Charts come from the kinds' declared series: an agent run charts its
 // calls' latency, retries and bytes, a provider its requests, and a swim
 // run none of theirs (issue 22: "agent and provider hosts get theirs").
@@ -312,7 +346,7 @@ func TestCharts_FromTheKindsDeclarations(t *testing.T) {
 	docs := map[string]string{}  // series id → its legend line
 	for _, tag := range reg.Tags() {
 		k, _ := reg.Lookup(tag)
-		for _, d := range k.Series {
+		for _, d := range hosts.SeriesOf(k) {
 			owner[d.ID], docs[d.ID] = tag, d.Doc
 		}
 	}
@@ -326,6 +360,8 @@ func TestCharts_FromTheKindsDeclarations(t *testing.T) {
 		{"agent/rate_limit", []string{"agent_latency", "agent_retries", "agent_request_bytes", "provider_request_bytes"}},
 		{"reproduction/gossip_flap", []string{"swim_bytes", "swim_updates", "swim_suspicions", "swim_refutations", "swim_incarnation", "swim_link_bytes", "swim_queue"}},
 		{"raft/leader_isolation", []string{"raft_applied", "raft_term", "raft_campaigns", "raft_msg_bytes", "raft_link_bytes"}},
+		// echo declares no charts: its page holds the engine's alone.
+		{"reference/echo_parity", nil},
 	} {
 		dir := libraryBundle(t, c.scenario)
 		present := map[string]bool{}

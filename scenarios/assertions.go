@@ -55,9 +55,9 @@ func describeKind(k hosts.AssertionKind, host string) AssertionKind {
 func AssertionKinds(reg *hosts.Registry) []AssertionKind {
 	var out []AssertionKind
 	for _, hk := range reg.Kinds() {
-		if hk.Assertions != nil {
-			for _, k := range hk.Assertions.Kinds {
-				out = append(out, describeKind(k, hk.Tag))
+		if a := hosts.AssertionsOf(hk); a != nil {
+			for _, k := range a.Kinds {
+				out = append(out, describeKind(k, hk.Tag()))
 			}
 		}
 	}
@@ -85,7 +85,7 @@ func lookupDef(reg *hosts.Registry, kind string) (hosts.AssertionKind, string, b
 		}
 	}
 	if k, hk, ok := reg.Assertion(kind); ok {
-		return k, hk.Tag, true
+		return k, hk.Tag(), true
 	}
 	return hosts.AssertionKind{}, "", false
 }

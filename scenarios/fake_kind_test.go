@@ -12,35 +12,51 @@ import (
 )
 
 // echoKind stands in for kinds/echo: the loader only needs its tag, its
-// states and its Validate (New and Codec are there because a registry
-// refuses a kind without them).
-var echoKind = &hosts.Kind{
-	Tag:          "echo",
-	New:          noHost,
-	Codec:        nopCodec{},
-	States:       []string{"up", "down"},
-	DownState:    "down",
-	RestartState: "up",
-	Validate: func(config map[string]any, peers []string) []hosts.FieldError {
-		var errs []hosts.FieldError
-		for _, k := range slices.Sorted(maps.Keys(config)) {
-			if k != "payload_bytes" {
-				errs = append(errs, hosts.FieldError{Field: "kind_config." + k, Msg: "unknown key"})
-				continue
-			}
-			if v, ok := config[k].(int64); !ok || v <= 0 {
-				errs = append(errs, hosts.FieldError{Field: "kind_config.payload_bytes", Msg: fmt.Sprintf("must be an integer > 0, got %v", config[k])})
-			}
+// states and its Validate (New and Codec are there because every kind
+// has them).
+var echoKind = fakeEcho{}
+
+type fakeEcho struct{ nopKind }
+
+func (fakeEcho) Tag() string          { return "echo" }
+func (fakeEcho) States() []string     { return []string{"up", "down"} }
+func (fakeEcho) DownState() string    { return "down" }
+func (fakeEcho) RestartState() string { return "up" }
+
+func (fakeEcho) Validate(config map[string]any, peers []string) []hosts.FieldError {
+	var errs []hosts.FieldError
+	for _, k := range slices.Sorted(maps.Keys(config)) {
+		if k != "payload_bytes" {
+			errs = append(errs, hosts.FieldError{Field: "kind_config." + k, Msg: "unknown key"})
+			continue
 		}
-		return errs
-	},
+		if v, ok := config[k].(int64); !ok || v <= 0 {
+			errs = append(errs, hosts.FieldError{Field: "kind_config.payload_bytes", Msg: fmt.Sprintf("must be an integer > 0, got %v", config[k])})
+		}
+	}
+	return errs
 }
 
 // checksKind declares the swim kind's assertions and nothing else: the
 // loader finds a kind's assertion kinds through the registry.
-var checksKind = &hosts.Kind{Tag: "checks", States: []string{"up"}, New: noHost, Codec: nopCodec{}, Assertions: swimcheck.Family}
+var checksKind = fakeChecks{}
 
-func noHost(string, map[string]any, string, []string, *rng.Stream) hosts.Host { return nil }
+type fakeChecks struct{ nopKind }
+
+func (fakeChecks) Tag() string                   { return "checks" }
+func (fakeChecks) Assertions() *hosts.Assertions { return swimcheck.Family }
+
+// nopKind is a kind's runtime that accepts every config and builds no
+// host: the loader never builds one.
+type nopKind struct{}
+
+func (nopKind) Tag() string                                          { return "nop" }
+func (nopKind) States() []string                                     { return []string{"up"} }
+func (nopKind) Validate(map[string]any, []string) []hosts.FieldError { return nil }
+func (nopKind) Codec() hosts.Codec                                   { return nopCodec{} }
+func (nopKind) New(string, map[string]any, string, []string, *rng.Stream) hosts.Host {
+	return nil
+}
 
 type nopCodec struct{}
 

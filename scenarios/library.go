@@ -19,7 +19,7 @@ import (
 var Library embed.FS
 
 // Libraries are the libraries scenarios are named from: the core's
-// (Library) first, then each kind of reg that ships one (hosts.Kind.Library),
+// (Library) first, then each kind of reg that ships one (hosts.Librarian),
 // in registration order. A kind's scenarios are <dir>/<name>.toml there;
 // its properties/ directory holds properties, not scenarios.
 func Libraries(reg *hosts.Registry) []fs.FS {
@@ -28,8 +28,8 @@ func Libraries(reg *hosts.Registry) []fs.FS {
 		return libs
 	}
 	for _, k := range reg.Kinds() {
-		if k.Library != nil {
-			libs = append(libs, k.Library)
+		if lib := hosts.LibraryOf(k); lib != nil {
+			libs = append(libs, lib)
 		}
 	}
 	return libs

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/network"
 )
 
@@ -71,7 +72,8 @@ func (c *checker) lives(muts []network.Mutation, decl []int) {
 		if !ok {
 			continue
 		}
-		peers[p.ID] = &life{running: kind.DownState == "" || p.InitialState != kind.DownState, by: -1}
+		down, _ := hosts.DownStates(kind)
+		peers[p.ID] = &life{running: down == "" || p.InitialState != down, by: -1}
 	}
 	order := make([]int, len(muts))
 	for i := range order {
@@ -228,14 +230,14 @@ func (c *checker) edgeList(f fields, key string) []network.Edge {
 }
 
 // cancellable rejects a Cancel aimed at a peer whose kind does not take
-// one (hosts.Kind.Cancellable): the engine would have nothing to deliver
+// one (hosts.Canceller): the engine would have nothing to deliver
 // it to, and a silent no-op hides a scenario mistake.
 func (c *checker) cancellable(f fields, id string) {
 	for _, p := range c.s.Peers {
 		if p.ID != id {
 			continue
 		}
-		if k, ok := c.reg.Lookup(p.Kind); ok && !k.Cancellable {
+		if k, ok := c.reg.Lookup(p.Kind); ok && !hosts.IsCancellable(k) {
 			f.add("peer", "Cancel of %q, whose kind %q takes no Cancel", id, p.Kind)
 		}
 	}

@@ -10,8 +10,8 @@ import (
 // AssertionParams is one assertion's parameters, typed: a value of the
 // parameter struct of its kind (hosts.AssertionParams). The core's own
 // kind-agnostic kinds are declared here (EventCount, EventRate); every
-// other kind is declared by the host kind it judges (hosts.Kind's
-// Assertions), and the loader finds it through the registry.
+// other kind is declared by the host kind it judges (hosts.Oracle), and
+// the loader finds it through the registry.
 type AssertionParams = hosts.AssertionParams
 
 // EventCount is event_count { event_type, max } (§10.1's `kind`, renamed).

@@ -65,23 +65,24 @@ func (c *checker) peers(top fields) {
 	c.kindPeers(peers, refused)
 }
 
-// kindPeers runs each kind's ValidatePeers over its peers together, for
-// the kinds whose every peer passed Validate.
+// kindPeers runs each hosts.PeersValidator over its kind's peers
+// together, for the kinds whose every peer passed Validate.
 func (c *checker) kindPeers(peers []Peer, refused map[string]bool) {
 	for _, kind := range c.reg.Kinds() {
-		if kind.ValidatePeers == nil || refused[kind.Tag] {
+		pv, ok := kind.(hosts.PeersValidator)
+		if !ok || refused[kind.Tag()] {
 			continue
 		}
 		var members []hosts.PeerConfig
 		for _, p := range peers {
-			if p.Kind == kind.Tag {
+			if p.Kind == kind.Tag() {
 				members = append(members, hosts.PeerConfig{ID: p.ID, Config: p.KindConfig})
 			}
 		}
 		if len(members) == 0 {
 			continue
 		}
-		for _, fe := range kind.ValidatePeers(members, c.ids) {
+		for _, fe := range pv.ValidatePeers(members, c.ids) {
 			c.r.add("peers."+fe.Field, "%s", fe.Msg)
 		}
 	}
@@ -95,7 +96,7 @@ func (c *checker) peer(label string, e map[string]any) (Peer, bool) {
 	p := Peer{TickPeriodNs: c.s.TickPeriodNs}
 	p.ID, _ = e["id"].(string)
 
-	var kind *hosts.Kind
+	var kind hosts.Kind
 	if tag, ok := f.str("kind", true); ok {
 		p.Kind = tag
 		if kind, ok = c.reg.Lookup(tag); !ok {
@@ -104,11 +105,11 @@ func (c *checker) peer(label string, e map[string]any) (Peer, bool) {
 	}
 	if state, ok := f.str("initial_state", false); ok {
 		p.InitialState = state
-		if kind != nil && !slices.Contains(kind.States, state) {
-			f.add("initial_state", "%q is not a state of kind %q (one of: %s)", state, kind.Tag, strings.Join(kind.States, ", "))
+		if kind != nil && !slices.Contains(kind.States(), state) {
+			f.add("initial_state", "%q is not a state of kind %q (one of: %s)", state, kind.Tag(), strings.Join(kind.States(), ", "))
 		}
-	} else if !f.has("initial_state") && kind != nil && len(kind.States) > 0 {
-		p.InitialState = kind.States[0]
+	} else if !f.has("initial_state") && kind != nil && len(kind.States()) > 0 {
+		p.InitialState = kind.States()[0]
 	}
 	if f.has("tick_period_ns_override") {
 		p.TickPeriodNs, _ = f.integer("tick_period_ns_override", 1, MaxTimeNs, false)
@@ -122,7 +123,7 @@ func (c *checker) peer(label string, e map[string]any) (Peer, bool) {
 	if config, ok := f.table("kind_config", false); ok {
 		p.KindConfig = clone(config).(map[string]any)
 		checkConfigValues(f, "kind_config", config)
-		if kind != nil && kind.Validate != nil {
+		if kind != nil {
 			for _, fe := range kind.Validate(p.KindConfig, c.ids) {
 				c.r.add(label+"."+fe.Field, "%s", fe.Msg)
 			}

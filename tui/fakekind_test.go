@@ -9,6 +9,7 @@ import (
 
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/hosts/pane"
 	"github.com/detsim/detsim/kinds/swim/swimhost"
 	"github.com/detsim/detsim/network"
 	"github.com/detsim/detsim/rng"
@@ -21,24 +22,33 @@ import (
 // message to a random peer and may move its view of a random peer along
 // alive → suspect → dead → alive (with a higher incarnation), recording a
 // state_transition as SWIM would.
-var fakeKind = &hosts.Kind{
-	Tag:          "mship",
-	States:       []string{"member", "down"},
-	DownState:    "down",
-	RestartState: "member",
-	Validate:     func(map[string]any, []string) []hosts.FieldError { return nil },
-	New: func(id string, _ map[string]any, _ string, peers []string, r *rng.Stream) hosts.Host {
-		h := &fakeHost{id: id, peers: peers, r: r, view: make([]fakeView, len(peers))}
-		return h
-	},
-	Codec: fakeCodec{},
-	// Its snapshots and records have SWIM's shape, and it says so: the
-	// stepper draws a kind as the kind declares (issue 24), never by
-	// guessing from a snapshot's shape.
-	Views: swimhost.Kind.Views,
-	Marks: swimhost.Kind.Marks,
-	Pane:  swimhost.Kind.Pane,
+var fakeKind = mshipKind{plainKind{"mship"}}
+
+// plainKind is the fake kind's runtime alone: no views, marks or pane.
+type plainKind struct{ tag string }
+
+func (k plainKind) Tag() string                                        { return k.tag }
+func (plainKind) States() []string                                     { return []string{"member", "down"} }
+func (plainKind) DownState() string                                    { return "down" }
+func (plainKind) RestartState() string                                 { return "member" }
+func (plainKind) Validate(map[string]any, []string) []hosts.FieldError { return nil }
+func (plainKind) Codec() hosts.Codec                                   { return fakeCodec{} }
+func (plainKind) New(id string, _ map[string]any, _ string, peers []string, r *rng.Stream) hosts.Host {
+	return &fakeHost{id: id, peers: peers, r: r, view: make([]fakeView, len(peers))}
 }
+
+// mshipKind's snapshots and records have SWIM's shape, and it says so:
+// the stepper draws a kind as the kind declares (issue 24), never by
+// guessing from a snapshot's shape.
+type mshipKind struct{ plainKind }
+
+var swimLanes = swimhost.Kind.(hosts.Lanes)
+
+func (mshipKind) Marks() []hosts.Mark            { return swimLanes.Marks() }
+func (mshipKind) Views() *hosts.Views            { return swimLanes.Views() }
+func (mshipKind) Band() *hosts.Band              { return nil }
+func (mshipKind) History() *hosts.History        { return nil }
+func (mshipKind) Pane(in pane.Input) []pane.Line { return swimhost.Kind.(pane.Drawer).Pane(in) }
 
 type fakeView struct {
 	state string
@@ -170,16 +180,12 @@ func meshScenario(n int, dur int64) *scenarios.Scenario {
 // no views or pane, is drawn as its snapshot, never as a membership
 // matrix; before, the stepper guessed SWIM from the snapshot's shape.
 func TestKind_DrawnAsItDeclaresNotBySnapshotShape(t *testing.T) {
-	plain := *fakeKind
-	plain.Tag, plain.Views, plain.Marks, plain.Pane = "lookalike", nil, nil, nil
-	plain.New = func(id string, c map[string]any, s string, peers []string, r *rng.Stream) hosts.Host {
-		return &lookalike{fakeKind.New(id, c, s, peers, r).(*fakeHost)}
-	}
+	plain := lookalikeKind{plainKind{"lookalike"}}
 	reg := builtin.Registry()
-	reg.Register(&plain)
+	reg.Register(plain)
 	sc := meshScenario(4, 2_000_000_000)
 	for i := range sc.Peers {
-		sc.Peers[i].Kind = plain.Tag
+		sc.Peers[i].Kind = plain.Tag()
 	}
 	m, err := NewModel(sc, reg, Options{Width: 160, Height: 48})
 	if err != nil {
@@ -190,6 +196,13 @@ func TestKind_DrawnAsItDeclaresNotBySnapshotShape(t *testing.T) {
 	if m.frame().Views() != "" || strings.Contains(s, "membership") || !strings.Contains(s, "─ hosts") {
 		t.Fatalf("a kind without views drawn as a matrix:\n%s", s)
 	}
+}
+
+// lookalikeKind builds lookalikes, and declares nothing but its runtime.
+type lookalikeKind struct{ plainKind }
+
+func (k lookalikeKind) New(id string, c map[string]any, s string, peers []string, r *rng.Stream) hosts.Host {
+	return &lookalike{k.plainKind.New(id, c, s, peers, r).(*fakeHost)}
 }
 
 // lookalike is a fakeHost under another tag.

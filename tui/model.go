@@ -486,19 +486,19 @@ func (m Model) followMessage() (tea.Model, tea.Cmd) {
 }
 
 // sendType is the record type that sends a message with an id, as the
-// kinds declare their events (hosts.Kind.Events): a "<kind>_sent"
+// kinds declare their events (hosts.Records): a "<kind>_sent"
 // prototype carrying an id (SWIM's message_sent). It is looked up in the
 // record's own kind, else (the engine's drops of a message) in the one
 // kind that has such a type; "" when none does.
 func sendType(reg *hosts.Registry, ev screen.Event) string {
 	var found []string
 	for _, k := range reg.Kinds() {
-		for _, e := range k.Events {
+		for _, e := range hosts.EventsOf(k) {
 			t := e.Type()
 			if !strings.HasSuffix(t, "_sent") || !bytes.Contains(e.AppendJSON(nil), []byte(`"id":`)) || slices.Contains(found, t) {
 				continue
 			}
-			if k.Tag == ev.Tag {
+			if k.Tag() == ev.Tag {
 				return t
 			}
 			found = append(found, t)

@@ -15,8 +15,8 @@ import (
 // Kinds returns every built-in host kind, in registration order: what
 // cmd/detsim hands cli.Main, and what an outside module adds its own
 // kinds to when it wants both (docs/kinds.md).
-func Kinds() []*hosts.Kind {
-	return []*hosts.Kind{echo.Kind, swimhost.Kind, provider.Kind, tool.Kind, agent.Kind, rafthost.Kind}
+func Kinds() []hosts.Kind {
+	return []hosts.Kind{echo.Kind, swimhost.Kind, provider.Kind, tool.Kind, agent.Kind, rafthost.Kind}
 }
 
 // Registry returns a new registry holding every built-in host kind.

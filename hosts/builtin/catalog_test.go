@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/hosts/kindcfg"
 	"github.com/detsim/detsim/rng"
@@ -28,25 +29,26 @@ func TestFaultCatalogs_ApplyGivesValidConfigs(t *testing.T) {
 	applied := map[string]int{}
 	for _, p := range sc.Peers {
 		k, _ := reg.Lookup(p.Kind)
-		if k.Faults == nil {
+		cat := hosts.FaultsOf(k)
+		if cat == nil {
 			t.Fatalf("%s: kind %s has no fault catalog", p.ID, p.Kind)
 		}
 		before := kindcfg.Clone(p.KindConfig)
-		for place := range k.Faults.Places(p.KindConfig) {
-			for _, f := range k.Faults.Kinds {
-				if !k.Faults.Fits(p.KindConfig, place, f) {
+		for place := range cat.Places(p.KindConfig) {
+			for _, f := range cat.Kinds {
+				if !cat.Fits(p.KindConfig, place, f) {
 					continue
 				}
 				for s := range uint64(20) {
-					out := k.Faults.Apply(p.KindConfig, place, f, rng.New(s).Host("t", "x"))
-					again := k.Faults.Apply(p.KindConfig, place, f, rng.New(s).Host("t", "x"))
+					out := cat.Apply(p.KindConfig, place, f, rng.New(s).Host("t", "x"))
+					again := cat.Apply(p.KindConfig, place, f, rng.New(s).Host("t", "x"))
 					if !reflect.DeepEqual(out, again) {
 						t.Fatalf("%s place %d %s: Apply is not a function of its stream", p.ID, place, f)
 					}
 					if errs := k.Validate(out, ids); len(errs) > 0 {
 						t.Fatalf("%s place %d %s (stream %d): %v", p.ID, place, f, s, errs)
 					}
-					if k.Faults.Fits(out, place, f) {
+					if cat.Fits(out, place, f) {
 						t.Errorf("%s place %d %s: the place still fits a fault after one was put there", p.ID, place, f)
 					}
 				}
@@ -59,7 +61,7 @@ func TestFaultCatalogs_ApplyGivesValidConfigs(t *testing.T) {
 	}
 	for _, tag := range []string{"provider", "tool", "agent"} {
 		k, _ := reg.Lookup(tag)
-		for _, f := range k.Faults.Kinds {
+		for _, f := range hosts.FaultsOf(k).Kinds {
 			if applied[tag+"/"+f] == 0 {
 				t.Errorf("%s/%s fits no place of the base: the sweep would never draw it", tag, f)
 			}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/builtin"
 )
 
@@ -30,13 +31,14 @@ var corePackages = []string{
 func TestCoreNamesNoKind(t *testing.T) {
 	names := map[string]string{} // literal -> what it names
 	for _, k := range builtin.Registry().Kinds() {
-		names[k.Tag] = "kind " + k.Tag
-		for _, e := range k.Events {
-			names[e.Type()] = "an event type of kind " + k.Tag
+		tag := k.Tag()
+		names[tag] = "kind " + tag
+		for _, e := range hosts.EventsOf(k) {
+			names[e.Type()] = "an event type of kind " + tag
 		}
-		if k.Assertions != nil {
-			for _, a := range k.Assertions.Kinds {
-				names[a.Name] = "an assertion kind of kind " + k.Tag
+		if a := hosts.AssertionsOf(k); a != nil {
+			for _, a := range a.Kinds {
+				names[a.Name] = "an assertion kind of kind " + tag
 			}
 		}
 	}

@@ -1,10 +1,12 @@
 package builtin_test
 
 import (
+	"io/fs"
 	"slices"
 	"testing"
 	"testing/fstest"
 
+	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/kinds/echo"
 	"github.com/detsim/detsim/property"
@@ -20,15 +22,13 @@ func TestLibrary_BuiltinKindsDoNotClash(t *testing.T) {
 }
 
 // TestLibrary_AKindsLibraryJoinsTheCore: a kind that ships scenarios and
-// properties in Kind.Library adds them to the names the CLI accepts, a
-// scenario of it may extend a core one across the libraries, its
-// property's base is its scenario, and its properties/ are not taken for
-// scenarios. Registering it is the only change (spec §6.3: a strict
+// properties in its Library (hosts.Librarian) adds them to the names the
+// CLI accepts, a scenario of it may extend a core one across the
+// libraries, its property's base is its scenario, and its properties/
+// are not taken for scenarios. Registering it is the only change (spec §6.3: a strict
 // superset).
 func TestLibrary_AKindsLibraryJoinsTheCore(t *testing.T) {
-	k := *echo.Kind
-	k.Tag = "libkind"
-	k.Library = fstest.MapFS{
+	k := libKind{Kind: echo.Kind, tag: "libkind", lib: fstest.MapFS{
 		"libkind/mesh.toml": {Data: []byte("# expect: pass-now\n# A three-mesh of the core library, renamed: extends reaches the core's files.\nname = \"libkind_mesh\"\n\n[base]\nextends = \"../smoke/three_mesh.toml\"\n")},
 		"properties/libkind_mesh.toml": {Data: []byte(`name = "libkind_mesh"
 expect = "pass"
@@ -47,10 +47,10 @@ name = "no_dead"
 kind = "no_dead_when_probes_ok"
 peer = "*"
 `)},
-	}
+	}}
 	reg := builtin.Registry()
 	before := scenarios.LibraryNames(reg)
-	reg.Register(&k)
+	reg.Register(k)
 
 	names := scenarios.LibraryNames(reg)
 	if want := append(slices.Clone(before), "libkind/mesh"); !slices.Equal(names, slices.Sorted(slices.Values(want))) {
@@ -77,11 +77,20 @@ peer = "*"
 		t.Fatalf("property %q", p.Name)
 	}
 
-	clash := k
-	clash.Tag = "clash"
-	clash.Library = fstest.MapFS{"smoke/three_mesh.toml": {Data: []byte("name = \"x\"\n")}}
-	reg.Register(&clash)
+	clash := libKind{Kind: echo.Kind, tag: "clash", lib: fstest.MapFS{"smoke/three_mesh.toml": {Data: []byte("name = \"x\"\n")}}}
+	reg.Register(clash)
 	if c := scenarios.LibraryClashes(reg); !slices.Equal(c, []string{"smoke/three_mesh.toml"}) {
 		t.Fatalf("clashes %v, want smoke/three_mesh.toml", c)
 	}
 }
+
+// libKind is echo's runtime under another tag, with a library
+// (hosts.Librarian).
+type libKind struct {
+	hosts.Kind
+	tag string
+	lib fs.FS
+}
+
+func (k libKind) Tag() string    { return k.tag }
+func (k libKind) Library() fs.FS { return k.lib }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/hosts/pane"
 )
 
 // TestSummaries: each kind's Summary reads its own snapshot shape and
@@ -22,14 +23,14 @@ func TestSummaries(t *testing.T) {
 			"effects 1/2 used · t1.toolu_1 hang started"},
 	} {
 		k, _ := reg.Lookup(c.tag)
-		if got := k.Summary([]byte(c.snap)); got != c.want {
+		if got := k.(pane.Summarizer).Summary([]byte(c.snap)); got != c.want {
 			t.Errorf("%s: %q\nwant %q", c.tag, got, c.want)
 		}
 	}
 	for _, tag := range []string{"agent", "provider", "tool"} {
 		k, _ := reg.Lookup(tag)
 		for _, junk := range []string{"", "null", "[]", "{", `{"phase":7}`, strings.Repeat("[", 10000), "\xff"} {
-			if got := k.Summary([]byte(junk)); got != "" {
+			if got := k.(pane.Summarizer).Summary([]byte(junk)); got != "" {
 				t.Errorf("%s on %.20q: %q", tag, junk, got)
 			}
 		}

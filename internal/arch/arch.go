@@ -1,8 +1,8 @@
 // Package arch holds the import rules of the module's layers, one place
 // for all of them (docs/architecture.md): the core knows no kind, kinds
-// do not know each other, and only the registry the detsim command builds
+// do not know each other, only the registry the detsim command builds
 // (hosts/builtin) and the kind-specific commands of cli reach into
-// kinds/. It also draws the package graph that docs/architecture.md
+// kinds/, and the contract (hosts) imports nothing of the core but rng. It also draws the package graph that docs/architecture.md
 // shows, from the same import lists, so the picture cannot drift from
 // the code.
 package arch
@@ -44,6 +44,19 @@ var MayImportKinds = map[string]string{
 	"cli":           "the kind-specific subcommands: live, testbed, calibrate (swim); edge, provider-serve (agent)",
 }
 
+// IsContract says rel is the contract between the core and the kinds:
+// hosts and its subpackages but the registry (hosts/builtin).
+func IsContract(rel string) bool {
+	return (rel == "hosts" || strings.HasPrefix(rel, "hosts/")) && rel != "hosts/builtin"
+}
+
+// contractMayImport are the packages of the module the contract may
+// import besides itself and internal/ helpers: what a host is handed
+// (its random stream). The contract names no viewer's or oracle's
+// internals (the causal index, the stepper), so a kind implementing it
+// links only what it uses (issue 33).
+var contractMayImport = []string{"rng"}
+
 // Fenced-out packages read the wall clock or use floating point in
 // judgement; no package inside the determinism fence may depend on one
 // (docs/spec.md, the determinism fence).
@@ -63,6 +76,10 @@ func Violations(pkgs []Package) []string {
 		for _, imp := range p.Imports {
 			rel, ok := strings.CutPrefix(imp, Module+"/")
 			if !ok {
+				continue
+			}
+			if IsContract(p.Path) && !IsContract(rel) && !strings.HasPrefix(rel, "internal/") && !slices.Contains(contractMayImport, rel) {
+				out = append(out, fmt.Sprintf("%s imports %s: the contract imports only %s and internal/ helpers", p.Path, rel, strings.Join(contractMayImport, ", ")))
 				continue
 			}
 			to, isKind := KindOf(rel)
@@ -103,7 +120,7 @@ func sortedKeys(m map[string]string) []string {
 }
 
 // Group names the room of the house a package lives in: the kind for
-// kinds/<k>/..., the registry, the contract (hosts and hosts/kindcfg),
+// kinds/<k>/..., the registry, the contract (hosts and its subpackages),
 // or its top-level folder.
 func Group(rel string) string {
 	if k, ok := KindOf(rel); ok {
@@ -112,7 +129,7 @@ func Group(rel string) string {
 	switch {
 	case rel == "hosts/builtin":
 		return rel
-	case rel == "hosts" || rel == "hosts/kindcfg":
+	case IsContract(rel):
 		return "hosts"
 	}
 	top, _, _ := strings.Cut(rel, "/")

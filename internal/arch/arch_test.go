@@ -25,8 +25,9 @@ func load(t *testing.T) []Package {
 }
 
 // TestLayers holds every import rule of the module at once: the core
-// imports no kind, kinds do not import each other, and only the registry
-// and cli's kind-specific commands reach into kinds/.
+// imports no kind, kinds do not import each other, only the registry
+// and cli's kind-specific commands reach into kinds/, and the contract
+// imports nothing of the core but rng.
 func TestLayers(t *testing.T) {
 	pkgs := load(t)
 	kinds := map[string]bool{}
@@ -56,6 +57,8 @@ func TestLayers_PlantedViolation(t *testing.T) {
 	}{
 		{"core imports a kind", Package{"engine", []string{"fmt", k("kinds/swim/swim")}}, "engine imports kinds/swim/swim: nothing outside kinds/"},
 		{"contract imports a kind", Package{"hosts", []string{k("kinds/raft/rafthost")}}, "hosts imports kinds/raft/rafthost"},
+		{"contract imports the causal index", Package{"hosts", []string{k("causal"), k("rng"), k("internal/vtime")}}, "hosts imports causal: the contract imports only rng"},
+		{"the pane's contract imports the stepper", Package{"hosts/pane", []string{k("hosts"), k("tui/screen")}}, "hosts/pane imports tui/screen: the contract"},
 		{"kind imports a kind", Package{"kinds/agent/edge", []string{k("kinds/swim/swimcfg")}}, "kinds do not import each other"},
 	} {
 		got := Violations([]Package{tc.pkg})
@@ -67,6 +70,8 @@ func TestLayers_PlantedViolation(t *testing.T) {
 		{"hosts/builtin", []string{k("kinds/swim/swimhost"), k("kinds/raft/rafthost"), k("hosts")}},
 		{"cli", []string{k("kinds/swim/live"), k("engine")}},
 		{"kinds/swim/swimhost", []string{k("kinds/swim/swim"), k("hosts"), k("engine")}},
+		{"hosts/pane", []string{k("hosts")}},
+		{"hosts", []string{k("rng"), k("internal/jsonmember")}},
 	}
 	if got := Violations(ok); len(got) != 0 {
 		t.Errorf("allowed imports refused: %q", got)

@@ -26,19 +26,35 @@ const DefaultPayloadBytes = 64
 const MaxPayloadBytes = maxWire - headerLen
 
 // Kind is the echo host kind for the registry.
-var Kind = &hosts.Kind{
-	Tag:          Tag,
-	States:       []string{"up", "down"},
-	DownState:    "down",
-	RestartState: "up",
-	Validate:     validate,
-	New:          newHost,
-	Codec:        codec{},
-	Describe:     describe,
-	Events: []hosts.Event{
+var Kind hosts.Kind = kind{}
+
+// kind is the echo kind: the runtime, a "down" state (hosts.Restartable),
+// its messages named for viewers (hosts.Describer) and its records
+// (hosts.Records).
+type kind struct{}
+
+var (
+	states = []string{"up", "down"}
+	events = []hosts.Event{
 		&event{typ: "ping_sent"}, &event{typ: "ping_received"},
 		&event{typ: "pong_sent"}, &event{typ: "pong_received"},
-	},
+	}
+)
+
+func (kind) Tag() string              { return Tag }
+func (kind) States() []string         { return states }
+func (kind) DownState() string        { return "down" }
+func (kind) RestartState() string     { return "up" }
+func (kind) Codec() hosts.Codec       { return codec{} }
+func (kind) Describe(b []byte) string { return describe(b) }
+func (kind) Events() []hosts.Event    { return events }
+
+func (kind) Validate(config map[string]any, peers []string) []hosts.FieldError {
+	return validate(config, peers)
+}
+
+func (kind) New(id string, config map[string]any, state string, peers []string, r *rng.Stream) hosts.Host {
+	return newHost(id, config, state, peers, r)
 }
 
 func validate(config map[string]any, _ []string) []hosts.FieldError {

@@ -106,7 +106,7 @@ func (ev *Event) Field(k string) string {
 func (ev *Event) summary(kinds *hosts.Registry) string {
 	if kinds != nil {
 		if k, ok := kinds.Lookup(ev.Tag); ok {
-			if m, ok := k.Mark(ev.Type); ok && m.Gist != nil {
+			if m, ok := hosts.MarkOf(k, ev.Type); ok && m.Gist != nil {
 				return m.Gist(ev.Host, ev.shown())
 			}
 		}

@@ -94,7 +94,7 @@ func (f *Frame) Last() engine.StepInfo { return f.last }
 func (f *Frame) Peers() []string { return f.peers }
 
 // Views names the views the hosts hold of one another ("membership"),
-// as their kind declares them (hosts.Kind.Views): the screen draws them
+// as their kind declares them (hosts.Lanes): the screen draws them
 // as a matrix. "" when no host shown has any.
 func (f *Frame) Views() string { return f.views }
 
@@ -269,7 +269,7 @@ func (f *Frame) addRows(s *debugger.Session, vp ViewParams, before *capture) {
 	for i := f.bandLo; i < vp.BandHi && i < len(f.peers); i++ {
 		r := reuseRow(vp.Reuse, i, e.HostAt(f.order.engine(i)), f.order.position, len(f.peers), vp.Kinds)
 		if r.cells != nil && f.views == "" {
-			f.views = r.kind.Views.Title
+			f.views = hosts.ViewsOf(r.kind).Title
 		}
 		if before != nil && i-before.lo >= 0 && i-before.lo < len(before.rows) {
 			b := before.rows[i-before.lo]

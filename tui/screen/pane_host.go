@@ -4,11 +4,11 @@ import (
 	"strings"
 
 	"github.com/detsim/detsim/engine"
-	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/hosts/pane"
 )
 
 // hostPane is the selected host's full view, as its kind draws it
-// (hosts.Kind.Pane: SWIM's incarnation, health, probe, members and
+// (pane.Drawer: SWIM's incarnation, health, probe, members and
 // accusers), or its summary and snapshot tree. Focused, j/k move a cursor
 // (▶) over its lines: w on a line about a member goes to the record that
 // brought it, W explains it.
@@ -108,7 +108,7 @@ func hostFault(v engine.HostView) string {
 }
 
 // lines is the pane's whole body, before scrolling: the kind's own pane
-// (hosts.Kind.Pane) when it declares one and can read the snapshot,
+// (pane.Drawer) when it draws one and can read the snapshot,
 // else its summary and the snapshot as a tree (pane_kind.go).
 func (p hostPane) lines(c *drawCtx, r *HostRow) []hostLine {
 	plainLines := func(ss []string) []hostLine {
@@ -121,18 +121,19 @@ func (p hostPane) lines(c *drawCtx, r *HostRow) []hostLine {
 	if r.view.Snapshot == nil {
 		return plainLines([]string{" not started"})
 	}
-	if r.kind == nil || r.kind.Pane == nil {
+	drawer, ok := r.kind.(pane.Drawer)
+	if !ok {
 		return plainLines(kindLines(c, r.kind, r, p.w))
 	}
 	f := c.f
-	in := hosts.PaneInput{Snapshot: r.view.Snapshot, NowNs: f.now, Peers: f.peers, Width: p.w}
+	in := pane.Input{Snapshot: r.view.Snapshot, NowNs: f.now, Peers: f.peers, Width: p.w}
 	if r.changed != nil || r.kvChanged != nil {
 		in.Before = r.before
 	}
 	if f.sel == r.idx {
 		in.Inspect = f.inspect
 	}
-	pl := r.kind.Pane(in)
+	pl := drawer.Pane(in)
 	if pl == nil {
 		return plainLines(kindLines(c, r.kind, r, p.w))
 	}

@@ -7,10 +7,11 @@ import (
 	"strings"
 
 	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/hosts/pane"
 )
 
-// The host pane for a kind without a pane of its own (hosts.Kind.Pane):
-// the kind's one-line summary (hosts.Kind.Summary), then its
+// The host pane for a kind without a pane of its own (pane.Drawer):
+// the kind's one-line summary (pane.Summarizer), then its
 // snapshot as a tree — objects indented under their key, arrays of
 // scalars on one line, arrays of objects as numbered children — with
 // the leaves the last step changed marked "*". A flat snapshot (echo)
@@ -18,10 +19,10 @@ import (
 
 // kindLines is the pane body of a host whose kind k draws no pane of
 // its own (k nil: an unregistered kind).
-func kindLines(c *drawCtx, k *hosts.Kind, r *HostRow, w int) []string {
+func kindLines(c *drawCtx, k hosts.Kind, r *HostRow, w int) []string {
 	var out []string
-	if k != nil && k.Summary != nil {
-		if s := k.Summary(r.view.Snapshot); s != "" {
+	if sum, ok := k.(pane.Summarizer); ok {
+		if s := sum.Summary(r.view.Snapshot); s != "" {
 			out = append(out, c.st.dim.Render(clip(" "+s, w)))
 		}
 	}

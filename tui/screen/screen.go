@@ -307,7 +307,7 @@ func (scr *Screen) SelectHost(id string) bool {
 	return true
 }
 
-// Target is what a line of the host pane is about (hosts.PaneLine): a
+// Target is what a line of the host pane is about (pane.Line): a
 // member, the query for the record that brought what the line shows,
 // and what that is, in words.
 type Target struct {

@@ -20,9 +20,9 @@ type cell struct {
 type HostRow struct {
 	idx  int // index in the peer list
 	view engine.HostView
-	kind *hosts.Kind // the host's kind; nil when not registered
-	self string      // the id the host's views name as its own; "" when its kind has no views
-	kv   []kv        // a snapshot without views, flattened
+	kind hosts.Kind // the host's kind; nil when not registered
+	self string     // the id the host's views name as its own; "" when its kind has no views
+	kv   []kv       // a snapshot without views, flattened
 	// cells is the host's views indexed by peer index (nil without).
 	cells []cell
 	// changed marks cells (views) or kv entries (other kinds) that differ
@@ -37,7 +37,7 @@ type HostRow struct {
 }
 
 // Self is the id the host's views name as its own, "" when its kind
-// declares no views (hosts.Kind.Views).
+// declares no views (hosts.Lanes).
 func (r *HostRow) Self() string { return r.self }
 
 // Cell is the host's view of the subject at display position j: the
@@ -61,13 +61,13 @@ func parseRow(idx int, v engine.HostView, peerIdx func(id string) (int, bool), n
 	if len(v.Snapshot) == 0 {
 		return r
 	}
-	if r.kind != nil && r.kind.Views != nil && r.kind.Views.Of != nil {
-		if self, views, ok := r.kind.Views.Of(v.Snapshot); ok {
+	if vs := hosts.ViewsOf(r.kind); vs != nil && vs.Of != nil {
+		if self, views, ok := vs.Of(v.Snapshot); ok {
 			r.self = self
 			r.cells = make([]cell, npeers)
 			for _, m := range views {
 				if i, ok := peerIdx(m.Member); ok {
-					st, _ := r.kind.Views.StateNamed(m.State)
+					st, _ := vs.StateNamed(m.State)
 					r.cells[i] = cell{state: st.Letter, tone: st.Tone, inc: m.Version}
 				}
 			}

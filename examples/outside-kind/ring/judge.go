@@ -27,7 +27,7 @@ func (p *SingleHolder) Bind() []hosts.Slot {
 
 func (p SingleHolder) Slots() []hosts.Slot     { return p.Bind() }
 func (SingleHolder) Kind() string              { return "single_holder" }
-func (SingleHolder) Family() *hosts.Assertions { return Kind.Assertions }
+func (SingleHolder) Family() *hosts.Assertions { return family }
 
 // holder is a host holding the token, and the record that says so.
 type holder struct {

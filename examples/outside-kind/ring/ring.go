@@ -48,34 +48,71 @@ const (
 var library embed.FS
 
 // Kind is the token ring host kind: hand it to cli.Main.
-var Kind = &hosts.Kind{
-	Tag:          Tag,
-	States:       []string{"up", "down"},
-	DownState:    "down",
-	RestartState: "up",
-	Validate:     validate,
-	New:          newHost,
-	Codec:        codec{},
-	Describe:     describe,
-	Events: []hosts.Event{
-		&event{typ: tAcquired, seq: 1}, &event{typ: tReleased, seq: 1},
-		&event{typ: tPassed, to: "b", seq: 1}, &event{typ: tResent, to: "b", seq: 1},
-	},
-	Watches: []hosts.Watch{
-		{Field: "seq", Type: tAcquired, Value: "seq", Doc: "the sequence number of the last token the host took"},
-	},
-	Series: []hosts.Series{
-		{ID: "ring_acquisitions", Title: "tokens taken", Types: []string{tAcquired}, Agg: hosts.AggCount,
-			Doc: "how many times a host took the token"},
-		{ID: "ring_resends", Title: "tokens resent", Types: []string{tResent}, Agg: hosts.AggCount,
-			Doc: "tokens sent again for want of an acknowledgement"},
-	},
-	Assertions: &hosts.Assertions{
-		Kinds: []hosts.AssertionKind{hosts.Def[SingleHolder](hosts.NoPair, hosts.NoPair)},
-		Judge: newJudge,
-	},
-	Library: mustSub(library, "library"),
+var Kind hosts.Kind = kind{}
+
+// kind is the ring. The methods of hosts.Kind are its runtime, what
+// every kind provides; each of the others is one of the optional
+// interfaces detsim looks for (hosts/kind.go), and a kind implements
+// only those it has something for.
+type kind struct{}
+
+// The runtime: hosts.Kind.
+func (kind) Tag() string        { return Tag }
+func (kind) States() []string   { return []string{"up", "down"} }
+func (kind) Codec() hosts.Codec { return codec{} }
+
+func (kind) Validate(config map[string]any, peers []string) []hosts.FieldError {
+	return validate(config, peers)
 }
+
+func (kind) New(id string, config map[string]any, state string, peers []string, r *rng.Stream) hosts.Host {
+	return newHost(id, config, state, peers, r)
+}
+
+// hosts.Restartable: a "down" peer runs from a PeerResurrect on, as "up".
+func (kind) DownState() string    { return "down" }
+func (kind) RestartState() string { return "up" }
+
+// hosts.Describer: a message named for the stepper's queue pane.
+func (kind) Describe(b []byte) string { return describe(b) }
+
+// hosts.Records: one prototype of every record a ring host writes.
+func (kind) Events() []hosts.Event { return events }
+
+var events = []hosts.Event{
+	&event{typ: tAcquired, seq: 1}, &event{typ: tReleased, seq: 1},
+	&event{typ: tPassed, to: "b", seq: 1}, &event{typ: tResent, to: "b", seq: 1},
+}
+
+// hosts.Watcher: `--watch 'host=a field=seq'`.
+func (kind) Watches() []hosts.Watch { return watches }
+
+var watches = []hosts.Watch{
+	{Field: "seq", Type: tAcquired, Value: "seq", Doc: "the sequence number of the last token the host took"},
+}
+
+// hosts.Charts: the page's charts.
+func (kind) Series() []hosts.Series { return series }
+
+var series = []hosts.Series{
+	{ID: "ring_acquisitions", Title: "tokens taken", Types: []string{tAcquired}, Agg: hosts.AggCount,
+		Doc: "how many times a host took the token"},
+	{ID: "ring_resends", Title: "tokens resent", Types: []string{tResent}, Agg: hosts.AggCount,
+		Doc: "tokens sent again for want of an acknowledgement"},
+}
+
+// hosts.Oracle: the single_holder assertion and its judge (judge.go).
+func (kind) Assertions() *hosts.Assertions { return family }
+
+var family = &hosts.Assertions{
+	Kinds: []hosts.AssertionKind{hosts.Def[SingleHolder](hosts.NoPair, hosts.NoPair)},
+	Judge: newJudge,
+}
+
+// hosts.Librarian: the scenarios under library/, embedded.
+func (kind) Library() fs.FS { return lib }
+
+var lib = mustSub(library, "library")
 
 func mustSub(f fs.FS, dir string) fs.FS {
 	sub, err := fs.Sub(f, dir)

@@ -49,22 +49,32 @@ import (
 const Tag = "agent"
 
 // Kind is the agent host kind for the registry.
-var Kind = &hosts.Kind{
-	Tag:          Tag,
-	States:       []string{"up", "down"},
-	DownState:    "down",
-	RestartState: "up",
-	Validate: func(config map[string]any, peers []string) []hosts.FieldError {
-		_, errs := parse(config, peers)
-		return errs
-	},
-	New:         newHost,
-	Codec:       llmwire.Codec{},
-	Cancellable: true,
-	Faults:      Catalog,
-	Summary:     Summary,
-	Series:      series,
-	Assertions:  agentcheck.Family,
+var Kind hosts.Kind = kind{}
+
+// kind is the agent kind: the runtime, a "down" state
+// (hosts.Restartable), cancellable hosts (hosts.Canceller), a fault
+// catalog (hosts.Faulter), a summary line (pane.Summarizer), charts
+// (hosts.Charts) and its assertions (hosts.Oracle, agentcheck).
+type kind struct{}
+
+func (kind) Tag() string                    { return Tag }
+func (kind) States() []string               { return []string{"up", "down"} }
+func (kind) DownState() string              { return "down" }
+func (kind) RestartState() string           { return "up" }
+func (kind) Codec() hosts.Codec             { return llmwire.Codec{} }
+func (kind) Cancellable() bool              { return true }
+func (kind) Faults() *hosts.FaultCatalog    { return Catalog }
+func (kind) Summary(snapshot []byte) string { return Summary(snapshot) }
+func (kind) Series() []hosts.Series         { return series }
+func (kind) Assertions() *hosts.Assertions  { return agentcheck.Family }
+
+func (kind) Validate(config map[string]any, peers []string) []hosts.FieldError {
+	_, errs := parse(config, peers)
+	return errs
+}
+
+func (kind) New(id string, config map[string]any, state string, peers []string, r *rng.Stream) hosts.Host {
+	return newHost(id, config, state, peers, r)
 }
 
 // series are what the page charts of an agent run: how long its calls

@@ -60,14 +60,32 @@ func (c wireCodec) Append(dst []byte, m any) ([]byte, error) {
 // wireRegistry is builtin.Registry with every kind's codec logging to log.
 func wireRegistry(log *[]string) *hosts.Registry {
 	reg := builtin.Registry()
-	var kinds []*hosts.Kind
+	var kinds []hosts.Kind
 	for _, tag := range reg.Tags() {
 		k, _ := reg.Lookup(tag)
-		c := *k
-		c.Codec = wireCodec{Codec: k.Codec, log: log}
-		kinds = append(kinds, &c)
+		kinds = append(kinds, wireKind{Kind: k, codec: wireCodec{Codec: k.Codec(), log: log}})
 	}
 	return hosts.NewRegistry(kinds...)
+}
+
+// wireKind is k with its codec replaced, and what a run reads of k's
+// optional interfaces passed on (each the zero value where k has none,
+// which the loader and the engine read as none).
+type wireKind struct {
+	hosts.Kind
+	codec hosts.Codec
+}
+
+func (k wireKind) Codec() hosts.Codec            { return k.codec }
+func (k wireKind) DownState() string             { d, _ := hosts.DownStates(k.Kind); return d }
+func (k wireKind) RestartState() string          { _, r := hosts.DownStates(k.Kind); return r }
+func (k wireKind) Cancellable() bool             { return hosts.IsCancellable(k.Kind) }
+func (k wireKind) Assertions() *hosts.Assertions { return hosts.AssertionsOf(k.Kind) }
+func (k wireKind) ValidatePeers(members []hosts.PeerConfig, peers []string) []hosts.FieldError {
+	if v, ok := k.Kind.(hosts.PeersValidator); ok {
+		return v.ValidatePeers(members, peers)
+	}
+	return nil
 }
 
 // agentEvents are the agent's records of type typ, as lines.

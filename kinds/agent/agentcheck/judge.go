@@ -1,7 +1,7 @@
 // Package agentcheck is the agent family's assertions (docs/assertions.md,
 // "Agent oracles"): each checks what the agent peer it names claims in
 // its records against the facts the provider, the tools and the engine
-// record. The agent kind declares them (kinds/agent/agent: Kind.Assertions);
+// record. The agent kind declares them (kinds/agent/agent: its hosts.Oracle);
 // the evaluator hands their judge the records it reads, by kind_tag.
 package agentcheck
 

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/kinds/agent/provider"
 	"github.com/detsim/detsim/kinds/agent/tool"
 	"github.com/detsim/detsim/rng"
@@ -79,16 +80,17 @@ func checkCatalog(t *testing.T, tag string, cfg map[string]any, peers []string) 
 	if tag == "tool" {
 		k = tool.Kind
 	}
-	n := k.Faults.Places(cfg)
+	cat := hosts.FaultsOf(k)
+	n := cat.Places(cfg)
 	if n > 64 {
 		n = 64
 	}
 	for place := range n {
-		for _, f := range k.Faults.Kinds {
-			if !k.Faults.Fits(cfg, place, f) {
+		for _, f := range cat.Kinds {
+			if !cat.Fits(cfg, place, f) {
 				continue
 			}
-			out := k.Faults.Apply(cfg, place, f, rng.New(uint64(place)).Host("fuzz", f))
+			out := cat.Apply(cfg, place, f, rng.New(uint64(place)).Host("fuzz", f))
 			if errs := k.Validate(out, peers); len(errs) > 0 {
 				t.Fatalf("%s fault %s at place %d gives an invalid config: %v", tag, f, place, errs)
 			}

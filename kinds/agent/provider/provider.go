@@ -28,22 +28,33 @@ import (
 const Tag = "provider"
 
 // Kind is the provider host kind for the registry.
-var Kind = &hosts.Kind{
-	Tag:          Tag,
-	States:       []string{"up", "down"},
-	DownState:    "down",
-	RestartState: "up",
-	Validate: func(config map[string]any, _ []string) []hosts.FieldError {
-		_, errs := ParseScript(config)
-		return errs
-	},
-	New:     newHost,
-	Codec:   llmwire.Codec{},
-	Faults:  Catalog,
-	Summary: Summary,
-	Series: []hosts.Series{{ID: "provider_request_bytes", Title: "requests received", Unit: "B", Types: []string{"request_received"}, Field: "bytes", Agg: hosts.AggMaxMedian,
-		Doc: "largest and median request the provider received"}},
+var Kind hosts.Kind = kind{}
+
+// kind is the provider kind: the runtime, a "down" state
+// (hosts.Restartable), a fault catalog (hosts.Faulter), a summary line
+// (pane.Summarizer) and a chart (hosts.Charts).
+type kind struct{}
+
+func (kind) Tag() string                    { return Tag }
+func (kind) States() []string               { return []string{"up", "down"} }
+func (kind) DownState() string              { return "down" }
+func (kind) RestartState() string           { return "up" }
+func (kind) Codec() hosts.Codec             { return llmwire.Codec{} }
+func (kind) Faults() *hosts.FaultCatalog    { return Catalog }
+func (kind) Summary(snapshot []byte) string { return Summary(snapshot) }
+func (kind) Series() []hosts.Series         { return series }
+
+func (kind) Validate(config map[string]any, _ []string) []hosts.FieldError {
+	_, errs := ParseScript(config)
+	return errs
 }
+
+func (kind) New(id string, config map[string]any, state string, peers []string, r *rng.Stream) hosts.Host {
+	return newHost(id, config, state, peers, r)
+}
+
+var series = []hosts.Series{{ID: "provider_request_bytes", Title: "requests received", Unit: "B", Types: []string{"request_received"}, Field: "bytes", Agg: hosts.AggMaxMedian,
+	Doc: "largest and median request the provider received"}}
 
 type host struct {
 	id      string

@@ -48,23 +48,35 @@ const (
 var Effects = []string{Success, ExitNonzero, Hang, HugeOutput, BinaryOutput, PartialFail, CancelledMid}
 
 // Kind is the tool host kind for the registry.
-var Kind = &hosts.Kind{
-	Tag:          Tag,
-	States:       []string{"up", "down"},
-	DownState:    "down",
-	RestartState: "up",
-	Validate: func(config map[string]any, _ []string) []hosts.FieldError {
-		_, errs := parse(config)
-		return errs
-	},
-	New:         newHost,
-	Codec:       llmwire.Codec{},
-	Cancellable: true,
-	Faults:      Catalog,
-	Summary:     Summary,
-	Series: []hosts.Series{{ID: "tool_bytes", Title: "tool output", Unit: "B", Types: []string{"tool_state"}, Field: "bytes", Agg: hosts.AggMaxMedian,
-		Doc: "largest and median output a tool call produced"}},
+var Kind hosts.Kind = kind{}
+
+// kind is the tool kind: the runtime, a "down" state
+// (hosts.Restartable), cancellable hosts (hosts.Canceller), a fault
+// catalog (hosts.Faulter), a summary line (pane.Summarizer) and a chart
+// (hosts.Charts).
+type kind struct{}
+
+func (kind) Tag() string                    { return Tag }
+func (kind) States() []string               { return []string{"up", "down"} }
+func (kind) DownState() string              { return "down" }
+func (kind) RestartState() string           { return "up" }
+func (kind) Codec() hosts.Codec             { return llmwire.Codec{} }
+func (kind) Cancellable() bool              { return true }
+func (kind) Faults() *hosts.FaultCatalog    { return Catalog }
+func (kind) Summary(snapshot []byte) string { return Summary(snapshot) }
+func (kind) Series() []hosts.Series         { return series }
+
+func (kind) Validate(config map[string]any, _ []string) []hosts.FieldError {
+	_, errs := parse(config)
+	return errs
 }
+
+func (kind) New(id string, config map[string]any, state string, peers []string, r *rng.Stream) hosts.Host {
+	return newHost(id, config, state, peers, r)
+}
+
+var series = []hosts.Series{{ID: "tool_bytes", Title: "tool output", Unit: "B", Types: []string{"tool_state"}, Field: "bytes", Agg: hosts.AggMaxMedian,
+	Doc: "largest and median output a tool call produced"}}
 
 // Effect is one scripted tool run of kind_config.effects. The HTTP edge
 // (package edge) applies the same effects to the real commands an

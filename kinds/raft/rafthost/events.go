@@ -38,7 +38,7 @@ const (
 	engineTag = "engine"
 )
 
-// eventPrototypes is hosts.Kind.Events: one of each type, every member
+// eventPrototypes is the kind's hosts.Records: one of each type, every member
 // set, so the debugger knows every field a breakpoint may name.
 func eventPrototypes() []hosts.Event {
 	return []hosts.Event{

@@ -5,7 +5,7 @@ import (
 	"io/fs"
 )
 
-// libraryFiles is the kind's library (hosts.Kind.Library): scenarios as
+// libraryFiles is the kind's library (hosts.Librarian): scenarios as
 // raft/<name>.toml, properties as properties/<name>.toml. Each
 // scenario's first comment block says what it reproduces and what it
 // expects.

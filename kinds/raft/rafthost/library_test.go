@@ -10,6 +10,7 @@ import (
 
 	"github.com/detsim/detsim/batch"
 	"github.com/detsim/detsim/bundle/verdict"
+	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/kinds/raft/rafthost"
 	"github.com/detsim/detsim/scenarios"
 )
@@ -17,7 +18,7 @@ import (
 // loadLibrary reads the raft library's scenario name ("raft/cluster").
 func loadLibrary(t testing.TB, name string) *scenarios.Scenario {
 	t.Helper()
-	lib := rafthost.Kind.Library
+	lib := hosts.LibraryOf(rafthost.Kind)
 	data, err := fs.ReadFile(lib, name+".toml")
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +77,7 @@ func TestLibrary_EachScenarioFailsExactlyWhatItSays(t *testing.T) {
 		// The bug needs a partition to show: the sweep's job.
 		"raft/partitions_base_bug": nil,
 	}
-	names, err := fs.Glob(rafthost.Kind.Library, "raft/*.toml")
+	names, err := fs.Glob(hosts.LibraryOf(rafthost.Kind), "raft/*.toml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -107,7 +107,7 @@ func (NoRaftPanic) Family() *hosts.Assertions           { return family }
 func (CatchesUpAfterHeal) Family() *hosts.Assertions    { return family }
 func (Linearizable) Family() *hosts.Assertions          { return family }
 
-// family is hosts.Kind.Assertions.
+// family is the kind's hosts.Oracle.
 var family = &hosts.Assertions{
 	Kinds: []hosts.AssertionKind{
 		hosts.Def[ElectionSafety](hosts.NoPair, hosts.NoPair),

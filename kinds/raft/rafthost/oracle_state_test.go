@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/detsim/detsim/bundle/verdict"
+	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/kinds/raft/rafthost"
 	"github.com/detsim/detsim/scenarios"
 )
@@ -15,7 +16,7 @@ import (
 // scenarios, as if it were the library's raft/<name>.toml.
 func extendLibrary(t testing.TB, name, src string) *scenarios.Scenario {
 	t.Helper()
-	lib := rafthost.Kind.Library
+	lib := hosts.LibraryOf(rafthost.Kind)
 	sc, err := scenarios.Parse("raft/"+name+".toml", []byte(src), registry(), func(p string) ([]byte, error) { return fs.ReadFile(lib, path.Clean(p)) })
 	if err != nil {
 		t.Fatal(err)

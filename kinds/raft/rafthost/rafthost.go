@@ -19,12 +19,15 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 
 	etcd "github.com/detsim/detsim/kinds/raft/rafthost/raftseam"
 	pb "github.com/detsim/detsim/kinds/raft/rafthost/raftseam/raftpb"
 
+	"github.com/detsim/detsim/causal"
 	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/hosts/pane"
 	"github.com/detsim/detsim/rng"
 )
 
@@ -34,30 +37,52 @@ const Tag = "raft"
 // Kind is the raft host kind. initial_state: "member" (a voter of the
 // cluster of every declared peer, with an empty disk) or "down" (not
 // running until a PeerResurrect, which starts it as a member).
-var Kind = &hosts.Kind{
-	Tag:          Tag,
-	States:       []string{"member", "down"},
-	DownState:    "down",
-	RestartState: "member",
-	Validate:     validate,
-	// What each member's config bounds, the members could still hold
-	// many times over together.
-	ValidatePeers: validateMembers,
-	New:           newHost,
-	Codec:         codec{},
-	Describe:      describe,
-	Events:        eventPrototypes(),
-	Summary:       summary,
-	Watches:       watches,
-	Series:        series,
-	Explain:       explainer{},
-	Assertions:    family,
-	Marks:         marks,
-	Band:          band,
-	History:       clientHistory,
-	Pane:          pane,
-	Library:       library,
+var Kind hosts.Kind = kind{}
+
+// kind is the raft kind: the runtime, its records and how they are
+// drawn (viewers.go), its assertions (oracle.go), the explanation of a
+// host's state (explain.go), the stepper's pane (pane.go) and its
+// library (library.go).
+type kind struct{}
+
+var (
+	states     = []string{"member", "down"}
+	prototypes = eventPrototypes()
+)
+
+func (kind) Tag() string          { return Tag }
+func (kind) States() []string     { return states }
+func (kind) DownState() string    { return "down" }
+func (kind) RestartState() string { return "member" }
+func (kind) Codec() hosts.Codec   { return codec{} }
+
+func (kind) Validate(config map[string]any, peers []string) []hosts.FieldError {
+	return validate(config, peers)
 }
+
+// ValidatePeers: what each member's config bounds, the members could
+// still hold many times over together.
+func (kind) ValidatePeers(members []hosts.PeerConfig, peers []string) []hosts.FieldError {
+	return validateMembers(members, peers)
+}
+
+func (kind) New(id string, config map[string]any, state string, peers []string, r *rng.Stream) hosts.Host {
+	return newHost(id, config, state, peers, r)
+}
+
+func (kind) Describe(b []byte) string       { return describe(b) }
+func (kind) Events() []hosts.Event          { return prototypes }
+func (kind) Summary(snapshot []byte) string { return summary(snapshot) }
+func (kind) Watches() []hosts.Watch         { return watches }
+func (kind) Series() []hosts.Series         { return series }
+func (kind) Marks() []hosts.Mark            { return marks }
+func (kind) Views() *hosts.Views            { return nil }
+func (kind) Band() *hosts.Band              { return band }
+func (kind) History() *hosts.History        { return clientHistory }
+func (kind) Assertions() *hosts.Assertions  { return family }
+func (kind) Explainer() causal.Explainer    { return explainer{} }
+func (kind) Pane(in pane.Input) []pane.Line { return drawPane(in) }
+func (kind) Library() fs.FS                 { return library }
 
 // maxKeptEvents is the most message records a host keeps room for
 // between calls.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/detsim/detsim/bundle/verdict"
+	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/kinds/raft/rafthost"
 	"github.com/detsim/detsim/scenarios"
 )
@@ -156,7 +157,7 @@ peer = "n1"
 preserve_state = true
 `
 	}
-	lib := rafthost.Kind.Library
+	lib := hosts.LibraryOf(rafthost.Kind)
 	sc, err := scenarios.Parse("raft/restart_after_applying_ahead.toml", []byte(src), registry(), func(p string) ([]byte, error) { return fs.ReadFile(lib, path.Clean(p)) })
 	if err != nil {
 		t.Fatal(err)

@@ -149,7 +149,7 @@ func readSnapshot(b []byte) (snapshotView, bool) {
 	return v, true
 }
 
-// summary is hosts.Kind.Summary: one line about a host.
+// summary is the kind's pane.Summarizer: one line about a host.
 func summary(snapshot []byte) string {
 	v, ok := readSnapshot(snapshot)
 	switch {

@@ -12,6 +12,7 @@ import (
 	"github.com/detsim/detsim/debugger"
 	"github.com/detsim/detsim/engine"
 	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/hosts/pane"
 	"github.com/detsim/detsim/internal/golden"
 	"github.com/detsim/detsim/kinds/raft/rafthost"
 	"github.com/detsim/detsim/render"
@@ -40,7 +41,7 @@ func chainText(c causal.Chain) string {
 // explains the record on line.
 func explainLine(t *testing.T, rs *records, line int) causal.Chain {
 	t.Helper()
-	x := rafthost.Kind.Explain
+	x := rafthost.Kind.(causal.Explains).Explainer()
 	ix := causal.NewIndex(1<<30, x.Keeps()...)
 	for i, r := range rs.all {
 		ix.Add(int64(i+1), 0, r.At, []byte(r.Raw))
@@ -162,7 +163,7 @@ func TestBreakOn_LeaderChangeTermAbove3_ThenWhy(t *testing.T) {
 
 // paneText is a pane as plain text, each changed cell in *stars* and
 // each line's search after it.
-func paneText(lines []hosts.PaneLine) string {
+func paneText(lines []pane.Line) string {
 	var b strings.Builder
 	for _, l := range lines {
 		for _, c := range l.Cells {
@@ -200,11 +201,11 @@ func TestPane_LeaderAndFollower(t *testing.T) {
 		e.RunUntil(func(engine.StepInfo) bool { return !bytes.Equal(e.HostAt(i).Snapshot, before) })
 		now := e.HostAt(i).Snapshot
 		got.WriteString("== " + h.ID + "\n")
-		got.WriteString(paneText(rafthost.Kind.Pane(hosts.PaneInput{Snapshot: now, Before: before, NowNs: e.Now(), Peers: e.Peers(), Width: 60})))
+		got.WriteString(paneText(rafthost.Kind.(pane.Drawer).Pane(pane.Input{Snapshot: now, Before: before, NowNs: e.Now(), Peers: e.Peers(), Width: 60})))
 	}
 	golden.Check(t, "testdata/pane.golden", got.String())
 	for _, b := range []string{"", "{", `{"id":3}`, `{"id":"n1","log_tail":7}`, `null`} {
-		if l := rafthost.Kind.Pane(hosts.PaneInput{Snapshot: []byte(b)}); l != nil {
+		if l := rafthost.Kind.(pane.Drawer).Pane(pane.Input{Snapshot: []byte(b)}); l != nil {
 			t.Errorf("pane of %q: %v", b, l)
 		}
 	}
@@ -256,7 +257,7 @@ func TestPane_ElectionClock(t *testing.T) {
 	look := func(i int) clock {
 		h := e.HostAt(i)
 		var c clock
-		lines := rafthost.Kind.Pane(hosts.PaneInput{Snapshot: h.Snapshot, Inspect: e.Inspect(i, 8), Width: 40})
+		lines := rafthost.Kind.(pane.Drawer).Pane(pane.Input{Snapshot: h.Snapshot, Inspect: e.Inspect(i, 8), Width: 40})
 		if len(lines) == 0 {
 			return c
 		}

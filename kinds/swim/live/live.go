@@ -143,7 +143,7 @@ func check(sc *scenarios.Scenario, reg *hosts.Registry, cfg Config) error {
 	ids := peerIDs(sc)
 	for _, p := range sc.Peers {
 		k, ok := reg.Lookup(p.Kind)
-		if !ok || k.Tag != "swim" {
+		if !ok || k.Tag() != "swim" {
 			return fmt.Errorf("live: peer %q is of kind %q: a live run runs only swim peers", p.ID, p.Kind)
 		}
 		if _, errs := swimcfg.Parse(p.KindConfig, ids); len(errs) > 0 {

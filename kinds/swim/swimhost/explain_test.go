@@ -41,7 +41,7 @@ func runIndex(t testing.TB, name string, seed uint64) (*causal.Index, []record) 
 // returning every record by line (recs[0] is no record).
 func readIndex(t testing.TB, dir string) (*causal.Index, []record) {
 	t.Helper()
-	ix := causal.NewIndex(0, swimhost.Kind.Explain.Keeps()...)
+	ix := causal.NewIndex(0, swimhost.Kind.(causal.Explains).Explainer().Keeps()...)
 	recs := []record{{}}
 	if err := bundle.ReadEvents(dir, func(line int, rec bundle.EventRecord) error {
 		recs = append(recs, record{rec.Type, rec.HostID, rec.VirtualTimeNs})
@@ -101,7 +101,7 @@ func TestExplain_EveryChainEndsAtAnOriginOfRealRecords(t *testing.T) {
 	if testing.Short() {
 		names, seeds = names[:2], seeds[2:]
 	}
-	x := swimhost.Kind.Explain
+	x := swimhost.Kind.(causal.Explains).Explainer()
 	for _, name := range names {
 		for _, seed := range seeds {
 			ix, recs := runIndex(t, name, seed)
@@ -135,7 +135,7 @@ func TestExplain_EveryChainEndsAtAnOriginOfRealRecords(t *testing.T) {
 // behind big messages on the thin link; and the refutations orch made.
 func TestExplain_TheFlapGoesBackToALateProbe(t *testing.T) {
 	ix, recs := runIndex(t, "reproduction/gossip_flap", 42)
-	x := swimhost.Kind.Explain
+	x := swimhost.Kind.(causal.Explains).Explainer()
 	var target causal.Rec
 	for line := int64(1); line < int64(len(recs)); line++ {
 		r, ok := ix.At(line)
@@ -207,7 +207,7 @@ func TestExplain_ReceivesWithoutIDsArePairedOrSaidUnseen(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			x := swimhost.Kind.Explain
+			x := swimhost.Kind.(causal.Explains).Explainer()
 			ix := causal.NewIndex(0, x.Keeps()...)
 			var target causal.Rec
 			for i, e := range tc.evs {
@@ -236,7 +236,7 @@ func TestExplain_ReceivesWithoutIDsArePairedOrSaidUnseen(t *testing.T) {
 func TestExplain_TestbedRecordingsChainToAnOrigin(t *testing.T) {
 	for _, name := range []string{"gossip_flap", "n5_kill", "n3_lossy"} {
 		dir := filepath.Join("..", "..", "..", "testdata", "calibration", name)
-		x := swimhost.Kind.Explain
+		x := swimhost.Kind.(causal.Explains).Explainer()
 		ix, recs := readIndex(t, dir)
 		checked, short := 0, map[string]int{}
 		for line := int64(1); line < int64(len(recs)); line++ {
@@ -272,7 +272,7 @@ func TestExplain_TestbedRecordingsChainToAnOrigin(t *testing.T) {
 // only, and a busy sender's link went unmeasured.
 func TestExplain_PaceReadsTheWholeLink(t *testing.T) {
 	const ms = int64(1_000_000)
-	x := swimhost.Kind.Explain
+	x := swimhost.Kind.(causal.Explains).Explainer()
 	ix := causal.NewIndex(0, x.Keeps()...)
 	line := int64(0)
 	add := func(at int64, host, typ, json string) {
@@ -308,7 +308,7 @@ func TestExplain_PaceReadsTheWholeLink(t *testing.T) {
 // flap, as the page's and the test's sweeps over a bundle do.
 func BenchmarkExplain_EveryChain(b *testing.B) {
 	ix, recs := runIndex(b, "failure_modes/overloaded_prober_swim", 1)
-	x := swimhost.Kind.Explain
+	x := swimhost.Kind.(causal.Explains).Explainer()
 	for b.Loop() {
 		ix.Forget()
 		for line := int64(1); line < int64(len(recs)); line++ {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/hosts/pane"
 	"github.com/detsim/detsim/internal/natsort"
 	"github.com/detsim/detsim/internal/numfmt"
 	"github.com/detsim/detsim/kinds/swim/swim"
@@ -96,13 +97,13 @@ func readSnap(b []byte) (*snap, bool) {
 // maxLabel bounds the member column, as the stepper's matrix does.
 const maxLabel = 10
 
-// pane is the stepper's host pane of a swim host: its incarnation, local
+// drawPane is the stepper's host pane of a swim host: its incarnation, local
 // health, broadcast queue and probe, then every member with its
 // suspicion deadline and, for a suspect or dead one, its accuser in full
 // (the key fact of a flap: `w` on it goes to the record where the
 // accusation arrived, `W` explains it), then the broadcast queue's
 // entries and the counters.
-func pane(in hosts.PaneInput) []hosts.PaneLine {
+func drawPane(in pane.Input) []pane.Line {
 	s, ok := readSnap(in.Snapshot)
 	if !ok {
 		return nil
@@ -120,8 +121,8 @@ func pane(in hosts.PaneInput) []hosts.PaneLine {
 		idw = max(idw, len(id))
 	}
 	idw = min(idw, maxLabel)
-	text := func(s string) hosts.PaneLine { return hosts.Line(hosts.Text(s)) }
-	out := []hosts.PaneLine{
+	text := func(s string) pane.Line { return pane.Cells(pane.Text(s)) }
+	out := []pane.Line{
 		text(" inc " + numfmt.Uint(s.Incarnation) + "  health " + numfmt.Int(s.Health) + "/" + numfmt.Int(s.HealthMax) + gossipMode(s.Gossip) + joined(s.Joined)),
 		text(" bq " + numfmt.Int(s.BroadcastQueue.Depth) + " (" + numfmt.Bytes(s.BroadcastQueue.Bytes) + oversized(s.BroadcastQueue.Oversized) + ")" +
 			"  probe r" + numfmt.Uint(s.Probe.Round) + " " + numfmt.Int(s.Probe.Position) + "/" + numfmt.Int(s.Probe.RoundLength) +
@@ -140,9 +141,9 @@ func pane(in hosts.PaneInput) []hosts.PaneLine {
 			}
 			tail += "  conf " + numfmt.Int(m.Confirmations)
 		}
-		l := hosts.Line(hosts.Text(" "+numfmt.Fit(m.ID, idw)+" "), hosts.Cell{Text: numfmt.Fit(m.State, 7), Tone: stateTone(m.State)}, hosts.Text(tail))
+		l := pane.Cells(pane.Text(" "+numfmt.Fit(m.ID, idw)+" "), pane.Cell{Text: numfmt.Fit(m.State, 7), Tone: stateTone(m.State)}, pane.Text(tail))
 		if changed[m.ID] {
-			l.Cells = []hosts.Cell{{Text: cellText(l.Cells) + " *", Tone: hosts.ToneChanged}}
+			l.Cells = []pane.Cell{{Text: cellText(l.Cells) + " *", Tone: hosts.ToneChanged}}
 		}
 		accused := m.State == swim.Suspect.String() || m.State == swim.Dead.String()
 		if accused {
@@ -177,34 +178,34 @@ func pane(in hosts.PaneInput) []hosts.PaneLine {
 		}
 		if because != "" {
 			w := l
-			w.Cells, w.Wrap, w.Indent = []hosts.Cell{{Text: because, Tone: hosts.ToneDim}}, true, 4
+			w.Cells, w.Wrap, w.Indent = []pane.Cell{{Text: because, Tone: hosts.ToneDim}}, true, 4
 			out = append(out, w)
 		}
 	}
 	if why != nil {
 		q := &why.Queue
-		out = append(out, hosts.Line(hosts.Cell{Text: " broadcast queue (" + numfmt.Int(int64(q.Total)) + ", " + numfmt.Bytes(s.BroadcastQueue.Bytes) + "), next out first", Tone: hosts.ToneDim}))
+		out = append(out, pane.Cells(pane.Cell{Text: " broadcast queue (" + numfmt.Int(int64(q.Total)) + ", " + numfmt.Bytes(s.BroadcastQueue.Bytes) + "), next out first", Tone: hosts.ToneDim}))
 		for _, e := range q.Entries {
 			tail := " inc " + numfmt.Uint(e.Incarnation)
 			if e.Accuser != "" {
 				tail += " by " + e.Accuser
 			}
 			tail += "  tx " + numfmt.Int(int64(e.Transmits)) + "  " + numfmt.Bytes(int64(e.Bytes))
-			out = append(out, hosts.Line(hosts.Text("  "+numfmt.Fit(e.Member, idw)+" "), hosts.Cell{Text: numfmt.Fit(e.State, 7), Tone: stateTone(e.State)}, hosts.Text(tail)))
+			out = append(out, pane.Cells(pane.Text("  "+numfmt.Fit(e.Member, idw)+" "), pane.Cell{Text: numfmt.Fit(e.State, 7), Tone: stateTone(e.State)}, pane.Text(tail)))
 		}
 		if more := q.Total - len(q.Entries); more > 0 {
 			out = append(out, text("  … "+numfmt.Int(int64(more))+" more (the first "+numfmt.Int(int64(len(q.Entries)))+" listed)"))
 		}
 	}
 	if len(s.Counters) > 0 {
-		out = append(out, hosts.Line(hosts.Cell{Text: " counters", Tone: hosts.ToneDim}), hosts.PaneLine{JSON: s.Counters})
+		out = append(out, pane.Cells(pane.Cell{Text: " counters", Tone: hosts.ToneDim}), pane.Line{JSON: s.Counters})
 	}
 	return out
 }
 
 // changedViews names the members whose view (state, incarnation) the
 // last step changed; nil when nothing is known of the step before.
-func changedViews(in hosts.PaneInput) map[string]bool {
+func changedViews(in pane.Input) map[string]bool {
 	if in.Before == nil {
 		return nil
 	}
@@ -223,7 +224,7 @@ func changedViews(in hosts.PaneInput) map[string]bool {
 	return out
 }
 
-func cellText(cs []hosts.Cell) string {
+func cellText(cs []pane.Cell) string {
 	var b strings.Builder
 	for _, c := range cs {
 		b.WriteString(c.Text)

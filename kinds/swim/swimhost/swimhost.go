@@ -11,7 +11,9 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/detsim/detsim/causal"
 	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/hosts/pane"
 	"github.com/detsim/detsim/internal/jsonw"
 	"github.com/detsim/detsim/kinds/swim/swim"
 	"github.com/detsim/detsim/kinds/swim/swimcfg"
@@ -27,24 +29,43 @@ const Tag = swimcheck.Tag
 // (knows every declared peer as alive at incarnation 0), "joining" (knows
 // only kind_config.seeds and sends them join requests) or "down" (not
 // running until a PeerResurrect, which starts it as joining).
-var Kind = &hosts.Kind{
-	Tag:          Tag,
-	States:       []string{"member", "joining", "down"},
-	DownState:    "down",
-	RestartState: "joining",
-	Validate:     validate,
-	New:          newHost,
-	Codec:        codec{},
-	Describe:     swim.DescribeWire,
-	Events:       events(),
-	Watches:      watches,
-	Series:       series,
-	Explain:      explainer{},
-	Assertions:   swimcheck.Family,
-	Marks:        marks,
-	Views:        views,
-	Pane:         pane,
+var Kind hosts.Kind = kind{}
+
+// kind is the SWIM kind: the runtime, its records and how they are drawn
+// (declare.go), its assertions (swimcheck), the explanation of a view
+// (explain.go) and the stepper's pane (pane.go).
+type kind struct{}
+
+var (
+	states     = []string{"member", "joining", "down"}
+	prototypes = events()
+)
+
+func (kind) Tag() string          { return Tag }
+func (kind) States() []string     { return states }
+func (kind) DownState() string    { return "down" }
+func (kind) RestartState() string { return "joining" }
+func (kind) Codec() hosts.Codec   { return codec{} }
+
+func (kind) Validate(config map[string]any, peers []string) []hosts.FieldError {
+	return validate(config, peers)
 }
+
+func (kind) New(id string, config map[string]any, state string, peers []string, r *rng.Stream) hosts.Host {
+	return newHost(id, config, state, peers, r)
+}
+
+func (kind) Describe(b []byte) string       { return swim.DescribeWire(b) }
+func (kind) Events() []hosts.Event          { return prototypes }
+func (kind) Watches() []hosts.Watch         { return watches }
+func (kind) Series() []hosts.Series         { return series }
+func (kind) Marks() []hosts.Mark            { return marks }
+func (kind) Views() *hosts.Views            { return views }
+func (kind) Band() *hosts.Band              { return nil }
+func (kind) History() *hosts.History        { return nil }
+func (kind) Assertions() *hosts.Assertions  { return swimcheck.Family }
+func (kind) Explainer() causal.Explainer    { return explainer{} }
+func (kind) Pane(in pane.Input) []pane.Line { return drawPane(in) }
 
 func events() []hosts.Event {
 	var out []hosts.Event

@@ -52,9 +52,8 @@ func (s *sentSizes) Snapshot(int64, string, int, []byte) {}
 // kilobytes.
 func TestMessageSentBytes_EqualsWhatTheCodecProduced(t *testing.T) {
 	var lens []int
-	kind := *swimhost.Kind
-	kind.Codec = recordingCodec{Codec: swimhost.Kind.Codec, lens: &lens}
-	reg := hosts.NewRegistry(&kind, echo.Kind)
+	kind := recordingKind{codec: recordingCodec{Codec: swimhost.Kind.Codec(), lens: &lens}}
+	reg := hosts.NewRegistry(kind, echo.Kind)
 	sc, err := scenarios.LoadLibrary("reproduction/gossip_flap", reg)
 	if err != nil {
 		t.Fatal(err)
@@ -84,6 +83,14 @@ func TestMessageSentBytes_EqualsWhatTheCodecProduced(t *testing.T) {
 	}
 }
 
+// recordingKind is the swim kind with its codec replaced.
+type recordingKind struct {
+	swimhost.KindImpl
+	codec hosts.Codec
+}
+
+func (k recordingKind) Codec() hosts.Codec { return k.codec }
+
 // TestAdapter_PanicsOnMessagesItCannotRoute: silently dropping what the
 // state machine cannot handle is the bug class the simulator exists for
 // (§6.2).
@@ -111,6 +118,13 @@ type untrimmed struct{ hosts.Host }
 
 func (u untrimmed) Clone() hosts.Host { return untrimmed{u.Host.Clone()} }
 
+// untrimmedKind is the swim kind whose hosts are untrimmed.
+type untrimmedKind struct{ swimhost.KindImpl }
+
+func (k untrimmedKind) New(id string, cfg map[string]any, initial string, peers []string, r *rng.Stream) hosts.Host {
+	return untrimmed{k.KindImpl.New(id, cfg, initial, peers, r)}
+}
+
 // TestTrim_ChangesNothingButMemory: a 300-member cluster's first calls
 // each return 300 initial transitions, so the engine trims every swim
 // host after them. The run must be the same, record for record, as one
@@ -121,11 +135,7 @@ func TestTrim_ChangesNothingButMemory(t *testing.T) {
 	for i := range 300 {
 		src = fmt.Appendf(src, "[[peers]]\nid = \"n%03d\"\nkind = \"swim\"\ninitial_state = \"member\"\n", i)
 	}
-	plain := *swimhost.Kind
-	plain.New = func(id string, cfg map[string]any, initial string, peers []string, r *rng.Stream) hosts.Host {
-		return untrimmed{swimhost.Kind.New(id, cfg, initial, peers, r)}
-	}
-	digest := func(kind *hosts.Kind) string {
+	digest := func(kind hosts.Kind) string {
 		reg := hosts.NewRegistry(kind)
 		sc, err := scenarios.Parse("trim.toml", src, reg, nil)
 		if err != nil {
@@ -143,7 +153,7 @@ func TestTrim_ChangesNothingButMemory(t *testing.T) {
 	if _, ok := any(untrimmed{}).(hosts.Trimmer); ok {
 		t.Fatal("the wrapper still offers Trim")
 	}
-	if a, b := digest(swimhost.Kind), digest(&plain); a != b {
+	if a, b := digest(swimhost.Kind), digest(untrimmedKind{}); a != b {
 		t.Fatalf("trimmed run digest %s, untrimmed %s", a, b)
 	}
 }
