@@ -32,8 +32,7 @@ for dir in "$@"; do
     run=$(basename "$rec")
     cfg=${run%-run*}
     sc=scenarios/calibration/$cfg.toml
-    [ -f "$sc" ] || sc=scenarios/calibration_unpaired/$cfg.toml
-    [ -f "$sc" ] || { echo "skip $rec: no scenarios/{calibration,calibration_unpaired}/$cfg.toml" >&2; continue; }
+    [ -f "$sc" ] || { echo "skip $rec: no $sc" >&2; continue; }
     "$bin/detsim" calibrate --json --seeds "$k" "$sc" "$rec" > "$bin/$run.json" 2>/dev/null || true
     printf '%s\t%s\t%s\n' "$cfg" "$run" "$bin/$run.json"
   done

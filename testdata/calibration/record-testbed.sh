@@ -34,7 +34,8 @@ out=${1:?usage: record-testbed.sh OUTDIR [probe|record|all] [NAME...]}
 stage=${2:-all}
 shift $(( $# >= 2 ? 2 : 1 ))
 names=("$@")
-[ ${#names[@]} -gt 0 ] || names=(n3_default n3_legacy n3_lossy n3_memberlist n5_kill n5_memberlist gossip_flap gossip_flap_wire n3_thin)
+[ ${#names[@]} -gt 0 ] || names=(n3_default n3_legacy n3_lossy n3_memberlist n5_kill n5_memberlist gossip_flap gossip_flap_wire n3_thin
+  n3_pause n3_pause_lossy n5_pause n3_pause_memberlist n3_pause_lossy_memberlist n5_pause_memberlist)
 mkdir -p "$out"
 bin=$(mktemp -d)
 go build -o "$bin/detsim" ./cmd/detsim
