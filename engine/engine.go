@@ -289,7 +289,9 @@ func New(sc *scenarios.Scenario, reg *hosts.Registry, opts Options) (*Engine, er
 	if lw, ok := opts.Writer.(EventLinesWriter); ok {
 		e.lines, e.flushAt = lw, writeFlush
 	}
-	e.pending = make([]byte, 0, e.flushAt+4096)
+	if !opts.Headless { // a headless run serialises nothing
+		e.pending = make([]byte, 0, e.flushAt+4096)
+	}
 	e.byAddr = newByAddr(e.peers)
 	e.reuse, e.decoded = make([]hosts.ReusingCodec, len(e.st.hosts)), make([]any, len(e.st.hosts))
 	e.sizing = make([]hosts.SizingCodec, len(e.st.hosts))
@@ -486,15 +488,33 @@ func (e *Engine) EventsSHA256() string {
 // on the way without counting as a step. Step on a finished run does
 // nothing and reports Done.
 func (e *Engine) Step() StepInfo {
+	var en entry
+	before := e.st.records
+	if !e.next(&en) {
+		return StepInfo{Index: e.st.steps, At: e.st.now, Done: true}
+	}
+	var host string
+	if en.host >= 0 {
+		host = e.peers[en.host]
+	}
+	// One literal returned, not a variable filled and then copied
+	// out: the copy stalled on its own stores (docs/BENCHMARKS.md,
+	// "The engine near its floor").
+	return StepInfo{Index: e.st.steps, At: en.at, Kind: en.kind.String(), Host: host, Records: e.st.records - before, Done: e.st.done}
+}
+
+// next is Step without its StepInfo: it dispatches the next live entry,
+// which it leaves in en, and reports whether there was one (if not, the
+// run is done).
+func (e *Engine) next(en *entry) bool {
 	for !e.st.done && e.st.q.len() > 0 {
-		en := e.st.q.pop()
-		if e.stale(&en) {
+		*en = e.st.q.pop()
+		if e.stale(en) {
 			continue
 		}
 		e.st.now = en.at
 		e.st.steps++
-		before := e.st.records
-		e.dispatch(&en)
+		e.dispatch(en)
 		e.st.lastKind, e.st.lastHost = en.kind, en.host
 		if !e.st.done && e.sc.EarlyTerminate && e.st.monitor != nil && e.st.monitor.Resolved() {
 			e.st.done, e.st.early = true, true
@@ -505,25 +525,30 @@ func (e *Engine) Step() StepInfo {
 		if e.err != nil {
 			e.st.done = true
 		}
-		var host string
-		if en.host >= 0 {
-			host = e.peers[en.host]
-		}
-		// One literal returned, not a variable filled and then copied
-		// out: the copy stalled on its own stores (docs/BENCHMARKS.md,
-		// "The engine near its floor").
-		return StepInfo{Index: e.st.steps, At: en.at, Kind: en.kind.String(), Host: host, Records: e.st.records - before, Done: e.st.done}
+		return true
 	}
 	e.st.done = true
-	return StepInfo{Index: e.st.steps, At: e.st.now, Done: true}
+	return false
 }
 
 // Run steps until the run ends and returns the first record-writing error.
 func (e *Engine) Run() error {
-	for !e.st.done {
-		e.Step()
+	var en entry
+	for e.next(&en) {
 	}
 	return e.err
+}
+
+// RunTo steps until the run ends or Index reaches steps, and reports
+// whether the run ended. It is RunUntil for a caller that looks only
+// every so many steps, without a StepInfo and a call per step (a
+// sweep's seeds: docs/BENCHMARKS.md, "A sweep does only what a seed
+// needs").
+func (e *Engine) RunTo(steps int64) bool {
+	var en entry
+	for e.st.steps < steps && e.next(&en) {
+	}
+	return e.st.done
 }
 
 // RunUntil steps until the run ends or stop returns true after a step.
@@ -615,7 +640,7 @@ func (e *Engine) dispatch(en *entry) {
 // schedules the next one (§4.3).
 func (e *Engine) dispatchTick(en *entry) {
 	s := &e.st.hosts[en.host]
-	if !s.tickHalted && !s.fault.paused { // a tick in a pause is skipped; the chain goes on
+	if !s.tickHalted && !s.fault.paused && !dozing(s.h, e.st.now) { // a tick in a pause is skipped; the chain goes on
 		e.actions(en.host, s.h.Tick(e.st.now), true)
 	}
 	s = &e.st.hosts[en.host] // actions never resize the table, but stay honest
@@ -623,6 +648,13 @@ func (e *Engine) dispatchTick(en *entry) {
 		e.add(checked.Add(e.st.now, s.period), kindTick, en.host).gen = s.gen
 		e.st.q.up()
 	}
+}
+
+// dozing reports whether h says nothing is due at now (hosts.Dozer): its
+// Tick would do nothing, so it is not called.
+func dozing(h hosts.Host, now int64) bool {
+	d, ok := h.(hosts.Dozer)
+	return ok && now < d.TickDue()
 }
 
 // dispatchDeliver reports a paid dial's outcome, then hands the message to
