@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"math"
 
 	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/hosts"
@@ -144,6 +145,11 @@ type slot struct {
 	recvHalted bool
 	decodeErrs int64
 	fault      fault
+	// due is the host's TickDue as last asked (hosts.Dozer): no Tick
+	// before it does anything. It holds until the host's next call,
+	// which resets it to "ask again" (math.MinInt64; zero is as good,
+	// since no tick is due before time zero).
+	due int64
 }
 
 // Engine runs one scenario. It is not safe for concurrent use: one
@@ -366,6 +372,7 @@ func (e *Engine) revive(i int32, now int64) {
 	s := &e.st.hosts[i]
 	s.gen++
 	s.state = hostRunning
+	s.due = math.MinInt64 // a new life, or Started told it it resumed
 	s.tickHalted, s.recvHalted = false, false
 	off := int64(s.ticks.Below(uint64(s.period)))
 	e.push(entry{at: checked.Add(now, off), kind: kindTick, host: i, gen: s.gen})
@@ -640,7 +647,7 @@ func (e *Engine) dispatch(en *entry) {
 // schedules the next one (§4.3).
 func (e *Engine) dispatchTick(en *entry) {
 	s := &e.st.hosts[en.host]
-	if !s.tickHalted && !s.fault.paused && !dozing(s.h, e.st.now) { // a tick in a pause is skipped; the chain goes on
+	if !s.tickHalted && !s.fault.paused && !e.dozing(s) { // a tick in a pause is skipped; the chain goes on
 		e.actions(en.host, s.h.Tick(e.st.now), true)
 	}
 	s = &e.st.hosts[en.host] // actions never resize the table, but stay honest
@@ -650,11 +657,18 @@ func (e *Engine) dispatchTick(en *entry) {
 	}
 }
 
-// dozing reports whether h says nothing is due at now (hosts.Dozer): its
-// Tick would do nothing, so it is not called.
-func dozing(h hosts.Host, now int64) bool {
-	d, ok := h.(hosts.Dozer)
-	return ok && now < d.TickDue()
+// dozing reports whether s's host says nothing is due now (hosts.Dozer):
+// its Tick would do nothing, so it is not called.
+func (e *Engine) dozing(s *slot) bool {
+	if e.st.now < s.due {
+		return true
+	}
+	d, ok := s.h.(hosts.Dozer)
+	if !ok {
+		return false
+	}
+	s.due = d.TickDue()
+	return e.st.now < s.due
 }
 
 // dispatchDeliver reports a paid dial's outcome, then hands the message to
@@ -825,6 +839,7 @@ func (e *Engine) dispatchSnapshot(seq int) {
 // actions processes a host's returned actions in order (§4.6).
 func (e *Engine) actions(hi int32, acts []hosts.Action, fromTick bool) {
 	s := &e.st.hosts[hi]
+	s.due = math.MinInt64 // every Tick and Recv comes through here
 	for i := range acts {
 		a := &acts[i]
 		switch a.Kind() {
