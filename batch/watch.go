@@ -54,12 +54,20 @@ func watch(ctx context.Context, sc *scenarios.Scenario, reg *hosts.Registry, ev 
 		return nil, err
 	}
 	stopped := false
-	e.RunUntil(func(info engine.StepInfo) bool {
-		if info.Index%checkEvery == 0 && ctx.Err() != nil {
-			stopped = true
+	if stop == nil {
+		// The context is looked at after every checkEvery-th step, as
+		// below, without a call per step.
+		for !stopped && !e.RunTo((e.Index()/checkEvery+1)*checkEvery) {
+			stopped = ctx.Err() != nil
 		}
-		return stopped || stop != nil && stop()
-	})
+	} else {
+		e.RunUntil(func(info engine.StepInfo) bool {
+			if info.Index%checkEvery == 0 && ctx.Err() != nil {
+				stopped = true
+			}
+			return stopped || stop()
+		})
+	}
 	if stopped && !e.Done() {
 		return nil, ErrStopped
 	}

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"math"
 
 	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/hosts"
@@ -165,6 +166,11 @@ type slot struct {
 	recvHalted bool
 	decodeErrs int64
 	fault      fault
+	// due is the host's TickDue as last asked (hosts.Dozer): no Tick
+	// before it does anything. It holds until the host's next call,
+	// which resets it to "ask again" (math.MinInt64; zero is as good,
+	// since no tick is due before time zero).
+	due int64
 }
 
 // Engine runs one scenario. It is not safe for concurrent use: one
@@ -316,7 +322,9 @@ func New(sc *scenarios.Scenario, reg *hosts.Registry, opts Options) (*Engine, er
 	if lw, ok := opts.Writer.(EventLinesWriter); ok {
 		e.lines, e.flushAt = lw, writeFlush
 	}
-	e.pending = make([]byte, 0, e.flushAt+4096)
+	if !opts.Headless { // a headless run serialises nothing
+		e.pending = make([]byte, 0, e.flushAt+4096)
+	}
 	e.byAddr = newByAddr(e.peers)
 	e.reuse, e.decoded = make([]hosts.ReusingCodec, len(e.st.hosts)), make([]any, len(e.st.hosts))
 	e.sizing = make([]hosts.SizingCodec, len(e.st.hosts))
@@ -391,6 +399,7 @@ func (e *Engine) revive(i int32, now int64) {
 	s := &e.st.hosts[i]
 	s.gen++
 	s.state = hostRunning
+	s.due = math.MinInt64 // a new life, or Started told it it resumed
 	s.tickHalted, s.recvHalted = false, false
 	off := int64(s.ticks.Below(uint64(s.period)))
 	e.push(entry{at: checked.Add(now, off), kind: kindTick, host: i, gen: s.gen})
@@ -513,15 +522,33 @@ func (e *Engine) EventsSHA256() string {
 // on the way without counting as a step. Step on a finished run does
 // nothing and reports Done.
 func (e *Engine) Step() StepInfo {
+	var en entry
+	before := e.st.records
+	if !e.next(&en) {
+		return StepInfo{Index: e.st.steps, At: e.st.now, Done: true}
+	}
+	var host string
+	if en.host >= 0 {
+		host = e.peers[en.host]
+	}
+	// One literal returned, not a variable filled and then copied
+	// out: the copy stalled on its own stores (docs/BENCHMARKS.md,
+	// "The engine near its floor").
+	return StepInfo{Index: e.st.steps, At: en.at, Kind: en.kind.String(), Host: host, Records: e.st.records - before, Done: e.st.done}
+}
+
+// next is Step without its StepInfo: it dispatches the next live entry,
+// which it leaves in en, and reports whether there was one (if not, the
+// run is done).
+func (e *Engine) next(en *entry) bool {
 	for !e.st.done && e.st.q.len() > 0 {
-		en := e.st.q.pop()
-		if e.stale(&en) {
+		*en = e.st.q.pop()
+		if e.stale(en) {
 			continue
 		}
 		e.st.now = en.at
 		e.st.steps++
-		before := e.st.records
-		e.dispatch(&en)
+		e.dispatch(en)
 		e.st.lastKind, e.st.lastHost = en.kind, en.host
 		if !e.st.done && e.sc.EarlyTerminate && e.st.monitor != nil && e.st.monitor.Resolved() {
 			e.st.done, e.st.early = true, true
@@ -532,25 +559,30 @@ func (e *Engine) Step() StepInfo {
 		if e.err != nil {
 			e.st.done = true
 		}
-		var host string
-		if en.host >= 0 {
-			host = e.peers[en.host]
-		}
-		// One literal returned, not a variable filled and then copied
-		// out: the copy stalled on its own stores (docs/BENCHMARKS.md,
-		// "The engine near its floor").
-		return StepInfo{Index: e.st.steps, At: en.at, Kind: en.kind.String(), Host: host, Records: e.st.records - before, Done: e.st.done}
+		return true
 	}
 	e.st.done = true
-	return StepInfo{Index: e.st.steps, At: e.st.now, Done: true}
+	return false
 }
 
 // Run steps until the run ends and returns the first record-writing error.
 func (e *Engine) Run() error {
-	for !e.st.done {
-		e.Step()
+	var en entry
+	for e.next(&en) {
 	}
 	return e.err
+}
+
+// RunTo steps until the run ends or Index reaches steps, and reports
+// whether the run ended. It is RunUntil for a caller that looks only
+// every so many steps, without a StepInfo and a call per step (a
+// sweep's seeds: docs/BENCHMARKS.md, "A sweep does only what a seed
+// needs").
+func (e *Engine) RunTo(steps int64) bool {
+	var en entry
+	for e.st.steps < steps && e.next(&en) {
+	}
+	return e.st.done
 }
 
 // RunUntil steps until the run ends or stop returns true after a step.
@@ -642,7 +674,7 @@ func (e *Engine) dispatch(en *entry) {
 // schedules the next one (§4.3).
 func (e *Engine) dispatchTick(en *entry) {
 	s := &e.st.hosts[en.host]
-	if !s.tickHalted && !s.fault.paused { // a tick in a pause is skipped; the chain goes on
+	if !s.tickHalted && !s.fault.paused && !e.dozing(s) { // a tick in a pause is skipped; the chain goes on
 		e.actions(en.host, s.h.Tick(e.st.now), true)
 	}
 	s = &e.st.hosts[en.host] // actions never resize the table, but stay honest
@@ -650,6 +682,20 @@ func (e *Engine) dispatchTick(en *entry) {
 		e.add(checked.Add(e.st.now, s.period), kindTick, en.host).gen = s.gen
 		e.st.q.up()
 	}
+}
+
+// dozing reports whether s's host says nothing is due now (hosts.Dozer):
+// its Tick would do nothing, so it is not called.
+func (e *Engine) dozing(s *slot) bool {
+	if e.st.now < s.due {
+		return true
+	}
+	d, ok := s.h.(hosts.Dozer)
+	if !ok {
+		return false
+	}
+	s.due = d.TickDue()
+	return e.st.now < s.due
 }
 
 // dispatchDeliver reports a paid dial's outcome, then hands the message to
@@ -820,6 +866,7 @@ func (e *Engine) dispatchSnapshot(seq int) {
 // actions processes a host's returned actions in order (§4.6).
 func (e *Engine) actions(hi int32, acts []hosts.Action, fromTick bool) {
 	s := &e.st.hosts[hi]
+	s.due = math.MinInt64 // every Tick and Recv comes through here
 	for i := range acts {
 		a := &acts[i]
 		switch a.Kind() {

@@ -39,6 +39,19 @@ type Trimmer interface {
 	Trim()
 }
 
+// Dozer is a Host that can say when its next Tick can do anything.
+// TickDue returns the earliest virtual time at which Tick would return
+// an action or change the host's state: a Tick before it returns no
+// actions and changes nothing, so the engine skips the call and keeps
+// the tick's place in the queue (the step, its chain and every record
+// stay what they were). The answer holds until the host's next call of
+// any kind. Most ticks of a SWIM host probing every few seconds on a
+// 100 ms tick find nothing due (docs/BENCHMARKS.md, "A sweep does only
+// what a seed needs").
+type Dozer interface {
+	TickDue() int64
+}
+
 // Inspector is a Host that tells viewers more about itself than its
 // snapshot holds. Only viewers call it (the stepper, between steps), never
 // the engine in a run, and it changes nothing: a run is the same whether

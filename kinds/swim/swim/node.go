@@ -1,6 +1,7 @@
 package swim
 
 import (
+	"math"
 	"slices"
 	"strings"
 )
@@ -375,6 +376,42 @@ func (n *Node) Tick(now int64) []Effect {
 		n.startProbe(now)
 	}
 	return n.out
+}
+
+// TickDue returns the earliest time at which Tick would do anything: a
+// Tick at an earlier time finds no probe, relay or suspicion overdue, no
+// join request, push/pull or probe due, emits nothing and changes
+// nothing. It holds until the node's next call. A simulator skips the
+// Ticks before it (hosts.Dozer); each condition here is one of Tick's.
+func (n *Node) TickDue() int64 {
+	if !n.started {
+		return math.MinInt64 // the first call emits the initial view
+	}
+	due := int64(math.MaxInt64)
+	if p := &n.probe; p.active {
+		if !p.timedOut {
+			due = min(due, p.timeoutAt)
+		}
+		due = min(due, p.deadline)
+	} else {
+		due = min(due, n.nextProbeAt)
+	}
+	for i := range n.relays {
+		due = min(due, n.relays[i].deadline)
+	}
+	for _, idx := range n.suspects {
+		s := n.members[idx].suspicion()
+		if s == nil {
+			return math.MinInt64 // Tick takes it off the list
+		}
+		due = min(due, s.deadline)
+	}
+	if !n.joined {
+		due = min(due, n.nextJoinAt)
+	} else if n.cfg.PushPullIntervalNs > 0 {
+		due = min(due, n.nextPushPullAt)
+	}
+	return due
 }
 
 // Receive handles a message from the member from. Piggybacked updates are

@@ -9,6 +9,7 @@ package swimhost
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/detsim/detsim/causal"
@@ -122,6 +123,16 @@ func (h *host) Tick(now int64) []hosts.Action {
 	h.node.Tick(now)
 	h.noteQueue()
 	return h.acts
+}
+
+// TickDue makes host a hosts.Dozer: the node's TickDue, unless the
+// queue's depth moved since the last record of it, which the next Tick
+// records.
+func (h *host) TickDue() int64 {
+	if d, _ := h.node.QueueDepth(); d != h.depth {
+		return math.MinInt64
+	}
+	return h.node.TickDue()
 }
 
 func (h *host) Recv(m hosts.Message, now int64) []hosts.Action {

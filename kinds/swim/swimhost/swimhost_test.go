@@ -157,3 +157,70 @@ func TestTrim_ChangesNothingButMemory(t *testing.T) {
 		t.Fatalf("trimmed run digest %s, untrimmed %s", a, b)
 	}
 }
+
+// ticking counts a host's Tick calls; awake also hides its TickDue, so
+// the engine calls every Tick.
+type ticking struct {
+	hosts.Host
+	n *int
+}
+
+func (t ticking) Tick(now int64) []hosts.Action { *t.n++; return t.Host.Tick(now) }
+func (t ticking) Clone() hosts.Host             { return ticking{t.Host.Clone(), t.n} }
+func (t ticking) TickDue() int64                { return t.Host.(hosts.Dozer).TickDue() }
+
+type awake struct {
+	hosts.Host
+	n *int
+}
+
+func (a awake) Tick(now int64) []hosts.Action { *a.n++; return a.Host.Tick(now) }
+func (a awake) Clone() hosts.Host             { return awake{a.Host.Clone(), a.n} }
+
+// TestTickDue_SkippedTicksChangeNothing: the engine skips the Ticks a
+// SWIM host says find nothing due (hosts.Dozer). Every record and
+// snapshot of a run (its digest) must be what it is when every Tick is
+// made, over scenarios that join, probe, suspect, refute, kill, pause,
+// restart, partition and fall back to streams, with either queue.
+func TestTickDue_SkippedTicksChangeNothing(t *testing.T) {
+	if _, ok := any(awake{}).(hosts.Dozer); ok {
+		t.Fatal("the wrapper still offers TickDue")
+	}
+	for _, name := range []string{
+		"reproduction/gossip_flap", "reproduction/gossip_flap_fixed", "reproduction/gossip_flap_fallback",
+		"failure_modes/dead_never_hears", "failure_modes/restart_low_incarnation",
+		"failure_modes/long_partition", "topology/churn",
+	} {
+		t.Run(name, func(t *testing.T) {
+			run := func(wrap func(h hosts.Host, n *int) hosts.Host) (string, int) {
+				ticks := 0
+				kind := *swimhost.Kind
+				kind.New = func(id string, cfg map[string]any, initial string, peers []string, r *rng.Stream) hosts.Host {
+					return wrap(swimhost.Kind.New(id, cfg, initial, peers, r), &ticks)
+				}
+				reg := hosts.NewRegistry(&kind, echo.Kind)
+				sc, err := scenarios.LoadLibrary(name, reg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				e, err := engine.New(sc, reg, engine.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := e.Run(); err != nil {
+					t.Fatal(err)
+				}
+				return e.Digest(), ticks
+			}
+			every, all := run(func(h hosts.Host, n *int) hosts.Host { return awake{h, n} })
+			dozing, some := run(func(h hosts.Host, n *int) hosts.Host { return ticking{h, n} })
+			if every != dozing {
+				t.Fatalf("digest %s with every Tick made, %s with the dozing ones skipped", every, dozing)
+			}
+			if some >= all {
+				t.Fatalf("%d Ticks made of %d: none was skipped", some, all)
+			}
+			t.Logf("%d of %d Ticks made", some, all)
+		})
+	}
+}
