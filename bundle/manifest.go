@@ -149,6 +149,19 @@ type Testbed struct {
 	// asked (docs/testbed.md, "The testbed's own error"). A comparison
 	// against a marked recording says so beside what it judges.
 	Marked string `json:"marked,omitempty"`
+	// Start is how the run's daemons started: absent in bundles
+	// recorded before the start barrier, whose daemons began as each
+	// came up (docs/testbed.md, "How a run starts").
+	Start *TestbedStart `json:"start,omitempty"`
+}
+
+// TestbedStart is a testbed run's start barrier: the run chose its start
+// instant MarginNs ahead, then started its daemons, and every daemon up
+// at t = 0 had bound its socket ReadyNs after the choice (less than
+// MarginNs, or the run was refused).
+type TestbedStart struct {
+	MarginNs int64 `json:"margin_ns"`
+	ReadyNs  int64 `json:"ready_ns"`
 }
 
 // TestbedLateness summarises how late the delay line released packets:

@@ -112,7 +112,7 @@ func (f *Flags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.SnapDir, "snapshot-dir", "", "directory for tier-2 snapshots (<n>.json), written on SIGUSR1 and --snapshot-every")
 	fs.DurationVar(&f.SnapEvery, "snapshot-every", 0, "write a snapshot at this interval (0: only on SIGUSR1)")
 	fs.BoolVar(&f.SnapshotOnStop, "snapshot-on-stop", false, "write a last snapshot when stopping")
-	fs.Int64Var(&f.StartUnixNs, "start-unix-ns", 0, "the run's shared start instant, Unix ns; virtual_time_ns counts from it (default: now)")
+	fs.Int64Var(&f.StartUnixNs, "start-unix-ns", 0, "the run's shared start instant, Unix ns; virtual_time_ns counts from it, and a daemon bound before it sends nothing until it (default: now)")
 	fs.DurationVar(&f.Duration, "duration", DefaultDuration, "stop after this long (at most 1h)")
 }
 
@@ -307,6 +307,15 @@ func Clock(startUnixNs int64) func() int64 {
 	return func() int64 { return offset + int64(time.Since(t0)) }
 }
 
+// UntilStart is how long until the start instant startUnixNs (0: now),
+// never negative.
+func UntilStart(startUnixNs int64) time.Duration {
+	if startUnixNs == 0 {
+		return 0
+	}
+	return max(time.Until(time.Unix(0, startUnixNs)), 0)
+}
+
 // OpenEvents opens where the records go: stdout for "-", else a new file
 // (O_EXCL: a daemon never writes over records it did not write). close
 // closes the file, if one was opened.
@@ -355,9 +364,15 @@ func (l *LineWriter) Flush() error {
 	return l.err
 }
 
-// Loop is a started node's life under its daemon: snapshots on SIGUSR1
-// and --snapshot-every, the records flushed every FlushEvery, until
-// SIGTERM or SIGINT or the end of --duration.
+// Loop is a node's life under its daemon, from its bound socket on: it
+// calls Start at the run's start instant (--start-unix-ns; at once when
+// that has passed), takes snapshots on SIGUSR1 and --snapshot-every and
+// flushes the records every FlushEvery, until SIGTERM or SIGINT or the
+// end of --duration. Waiting for the start instant is the daemon's half
+// of a supervisor's start barrier: every daemon binds before the run's
+// clock starts and none sends before it, as in the simulator, where
+// every host can receive from t = 0 (docs/testbed.md, "How a run
+// starts").
 type Loop struct {
 	Name   string // the daemon's name, starting each message
 	Stderr io.Writer
@@ -367,6 +382,10 @@ type Loop struct {
 	Snapshot func() []byte
 	// Flush writes out the records (LineWriter.Flush).
 	Flush func() error
+	// Start begins the node's protocol: its first join, probe or tick.
+	// nil: the node began before Run. A node stopped before the start
+	// instant never begins.
+	Start func()
 }
 
 // Run runs the loop, then writes the --snapshot-on-stop snapshot. It
@@ -404,22 +423,46 @@ func (l Loop) Run() int {
 	defer flush.Stop()
 	deadline := time.NewTimer(f.Duration)
 	defer deadline.Stop()
+	var begin <-chan time.Time // nil: never ready
+	if l.Start != nil {
+		t := time.NewTimer(UntilStart(f.StartUnixNs))
+		defer t.Stop()
+		begin = t.C
+	}
 	fail := func(what string, err error) int {
 		fmt.Fprintf(l.Stderr, "%s: %s: %v\n", l.Name, what, err)
 		return 1
+	}
+	// started begins the node if the start instant has come: a snapshot
+	// asked for at t = 0 may arrive before the timer fires, and is of
+	// the node begun. Before the instant no snapshot is written.
+	started := func() bool {
+		if begin != nil && UntilStart(f.StartUnixNs) == 0 {
+			begin = nil
+			l.Start()
+		}
+		return begin == nil
 	}
 	for {
 		select {
 		case s := <-l.Sigs:
 			if s != syscall.SIGUSR1 {
+				if begin != nil {
+					return 0 // never begun: nothing to snapshot
+				}
 				return l.stop(snapshot)
 			}
-			if f.SnapDir == "" {
+			if !started() {
+				fmt.Fprintf(l.Stderr, "%s: SIGUSR1 before the start instant: snapshot not written\n", l.Name)
+			} else if f.SnapDir == "" {
 				fmt.Fprintf(l.Stderr, "%s: SIGUSR1: no --snapshot-dir, snapshot not written\n", l.Name)
 			} else if err := snapshot(); err != nil {
 				return fail("snapshot", err)
 			}
 		case <-snapTick:
+			if !started() {
+				continue
+			}
 			if err := snapshot(); err != nil {
 				return fail("snapshot", err)
 			}
@@ -428,7 +471,13 @@ func (l Loop) Run() int {
 				return fail("writing events", err)
 			}
 		case <-deadline.C:
+			if begin != nil {
+				return 0
+			}
 			return l.stop(snapshot)
+		case <-begin:
+			begin = nil
+			l.Start()
 		}
 	}
 }

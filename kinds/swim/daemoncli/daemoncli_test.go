@@ -1,12 +1,17 @@
 package daemoncli
 
 import (
+	"bytes"
 	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/detsim/detsim/internal/realtime"
 )
 
 func parse(t *testing.T, args ...string) (*Flags, error) {
@@ -64,5 +69,51 @@ func TestCheck_SeedsFoldIntoKindConfig(t *testing.T) {
 	}
 	if f, err := parse(t, "--id", "a", "--bind", "127.0.0.1:1"); err != nil || f.State != "member" {
 		t.Errorf("no seeds: state %q, %v", f.State, err)
+	}
+}
+
+// Loop begins the node at the start instant, not before: the daemon's
+// half of the testbed's start barrier (docs/testbed.md, "How a run
+// starts").
+func TestLoop_StartsAtTheStartInstant(t *testing.T) {
+	start := time.Now().Add(300 * time.Millisecond)
+	sigs := make(chan os.Signal, 1)
+	began := make(chan time.Time, 1)
+	done := make(chan int, 1)
+	go func() {
+		done <- Loop{Name: "d", Stderr: io.Discard, Sigs: sigs,
+			Flags:    &Flags{StartUnixNs: start.UnixNano(), Duration: time.Hour},
+			Snapshot: func() []byte { return nil }, Flush: func() error { return nil },
+			Start: func() { began <- time.Now() }}.Run()
+	}()
+	select {
+	case at := <-began:
+		if at.Before(start) {
+			t.Errorf("began %v before the start instant", start.Sub(at))
+		}
+	case <-time.After(realtime.Scaled(10 * time.Second)):
+		t.Fatal("never began")
+	}
+	sigs <- syscall.SIGTERM
+	if code := <-done; code != 0 {
+		t.Errorf("exit %d", code)
+	}
+}
+
+// Before the start instant a snapshot is refused (the node has not
+// begun, and swimd's could not answer) and SIGTERM ends the loop at once
+// without beginning: a refused testbed run stops its daemons there.
+func TestLoop_StoppedBeforeTheStartInstantNeverBegins(t *testing.T) {
+	sigs := make(chan os.Signal, 2)
+	var stderr bytes.Buffer
+	sigs <- syscall.SIGUSR1
+	sigs <- syscall.SIGTERM
+	code := Loop{Name: "d", Stderr: &stderr, Sigs: sigs,
+		Flags:    &Flags{StartUnixNs: time.Now().Add(time.Hour).UnixNano(), Duration: time.Hour, SnapDir: t.TempDir(), SnapshotOnStop: true},
+		Snapshot: func() []byte { t.Error("a snapshot before the start instant"); return nil },
+		Flush:    func() error { return nil },
+		Start:    func() { t.Error("began before the start instant") }}.Run()
+	if code != 0 || !strings.Contains(stderr.String(), "before the start instant") {
+		t.Errorf("exit %d, stderr %q", code, stderr.String())
 	}
 }

@@ -63,7 +63,10 @@ type delayLine struct {
 	dropped  int64 // packets refused for MaxHeldBytes
 	wireFull int64 // packets refused for a serialised edge's full queue
 	foreign  int64 // packets not between two peers, passed at once
-	closed   bool
+	// unreachable counts the ICMP destination-unreachable packets
+	// between two peers: a datagram that met no bound socket.
+	unreachable int64
+	closed      bool
 
 	// late is how late each packet was written back against its due
 	// instant: the writer's alone until stop, then read.
@@ -173,6 +176,22 @@ func (d *delayLine) edgeOf(pkt []byte) int {
 	return d.plan.EdgeOf(src, dst)
 }
 
+// isUnreachable reports whether pkt, an IPv4 packet, is an ICMP
+// destination unreachable: how a peer's kernel answers a datagram for a
+// port no socket is bound to (a daemon not yet up, or killed).
+func isUnreachable(pkt []byte) bool {
+	ihl := int(pkt[0]&0x0f) * 4
+	return len(pkt) > ihl && ihl >= 20 && pkt[9] == 1 && pkt[ihl] == 3
+}
+
+// unreachables is how many ICMP destination-unreachable packets passed
+// between peers; call after stop.
+func (d *delayLine) unreachables() int64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.unreachable
+}
+
 func (d *delayLine) reader() {
 	defer d.done.Done()
 	buf := make([]byte, 65536)
@@ -194,6 +213,9 @@ func (d *delayLine) reader() {
 			d.mu.Unlock()
 			d.tun.Write(pkt) // not ours to delay (no such packet is expected)
 			continue
+		}
+		if isUnreachable(pkt) {
+			d.unreachable++
 		}
 		if d.bytes+int64(n) > MaxHeldBytes {
 			d.dropped++

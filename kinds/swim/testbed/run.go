@@ -43,6 +43,10 @@ type Config struct {
 	// duration_ns (then the bundle is marked interrupted); 0 means
 	// DefaultMaxDuration.
 	MaxDuration time.Duration
+	// StartMargin is how far ahead the run puts its start instant when
+	// it starts its daemons (docs/testbed.md, "How a run starts"); 0
+	// means DefaultStartMargin.
+	StartMargin time.Duration
 	// MaxRecords stops the run, marked interrupted, once the daemons have
 	// written this many records; 0 means DefaultMaxRecords.
 	MaxRecords int64
@@ -79,6 +83,11 @@ type Result struct {
 	// serialised edge's queue was full (the FIFO behind a wire); Foreign
 	// how many it passed that were not between two peers.
 	HeldDropped, WireFull, Foreign int64
+	// Unreachable is how many ICMP destination-unreachable packets
+	// passed between peers: datagrams that met no bound socket, as a
+	// killed peer's do. With the start barrier none is from start-up
+	// (docs/testbed.md, "How a run starts").
+	Unreachable int64
 	// Swept is what the sweep before this run removed, and left.
 	Swept Swept
 	// SetupNs and TeardownNs are how long building and removing the
@@ -114,6 +123,8 @@ type run struct {
 	peers      *daemons
 	line       *delayLine
 	load       *bundle.TestbedLoad // while execute ran
+	margin     time.Duration       // the epoch's distance when chosen
+	readyNs    int64               // from choosing the epoch to the last daemon's ready line
 
 	// mu guards the link state the mutations change, and the timers
 	// that end loss bursts and pauses.
@@ -176,7 +187,14 @@ func Run(ctx context.Context, sc *scenarios.Scenario, cfg Config) (*Result, erro
 		return nil, err
 	}
 
-	r.epoch = time.Now()
+	// The start barrier (docs/testbed.md, "How a run starts"): the
+	// run's clock starts a margin from now, by when every daemon up at
+	// t = 0 has bound its socket and waits, silent, for the instant.
+	r.margin = cfg.StartMargin
+	if r.margin <= 0 {
+		r.margin = DefaultStartMargin(sc)
+	}
+	r.epoch = time.Now().Add(r.margin)
 	if r.line, err = startDelayLine(r.net.TUN, plan, r.clock, filepath.Join(r.work, "delays.tsv")); err != nil {
 		return nil, err
 	}
@@ -200,6 +218,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, cfg Config) (*Result, erro
 		return nil, netErr
 	}
 	res.HeldDropped, res.WireFull, res.Foreign = dropped, wireFull, foreign
+	res.Unreachable = r.line.unreachables()
 	return r.finish(res, end, interrupted)
 }
 
@@ -227,6 +246,19 @@ func (r *run) execute(ctx context.Context, capped bool, maxDur time.Duration) (i
 			return 0, "", err
 		}
 	}
+	// Every daemon has said it is bound (daemon.Start waits for the
+	// line); one that said so after the start instant may have missed
+	// another's first datagram, so the run would record its own
+	// start-up: refuse it rather than record that.
+	late := r.clock()
+	r.readyNs = int64(r.margin) + late
+	if late >= 0 {
+		return 0, "", fmt.Errorf("testbed: the daemons took %v to bind their sockets, past the start margin of %v (%d ns late): the machine is too loaded to start this run's %d daemons before its clock starts (docs/testbed.md, \"How a run starts\")",
+			time.Duration(r.readyNs).Round(time.Millisecond), r.margin, late, startsAtZero(sc))
+	}
+	if stop, why := r.awaitEpoch(ctx); why != "" {
+		return stop, why, nil
+	}
 	loop := supervise.Loop{
 		Scenario: sc, End: r.end, Capped: capped, MaxDuration: maxDur,
 		Clock: r.clock, Records: &r.records, MaxRecords: r.cfg.MaxRecords,
@@ -240,6 +272,47 @@ func (r *run) execute(ctx context.Context, capped bool, maxDur time.Duration) (i
 		},
 	}
 	return loop.Run(ctx)
+}
+
+// DefaultStartMargin is how far ahead a run puts its start instant when
+// it starts sc's daemons: time for every daemon up at t = 0 to start and
+// bind, generous for a loaded machine (up to about half a second each
+// was seen, docs/calibration.md, "False alarms").
+func DefaultStartMargin(sc *scenarios.Scenario) time.Duration {
+	return 2*time.Second + time.Duration(startsAtZero(sc))*500*time.Millisecond
+}
+
+// startsAtZero is how many peers' daemons are up at t = 0.
+func startsAtZero(sc *scenarios.Scenario) int {
+	n := 0
+	for _, p := range sc.Peers {
+		if p.InitialState != "down" {
+			n++
+		}
+	}
+	return n
+}
+
+// awaitEpoch waits for the start instant, watching for a daemon that
+// dies or a cancellation meanwhile: then it returns the run's end (0)
+// and why.
+func (r *run) awaitEpoch(ctx context.Context) (int64, string) {
+	at := time.NewTimer(time.Until(r.epoch))
+	defer at.Stop()
+	watch := time.NewTicker(50 * time.Millisecond)
+	defer watch.Stop()
+	for {
+		select {
+		case <-at.C:
+			return 0, ""
+		case <-ctx.Done():
+			return 0, fmt.Sprintf("cancelled before the start instant (%v)", context.Cause(ctx))
+		case <-watch.C:
+			if i, how := r.peers.crashed(); i >= 0 {
+				return 0, fmt.Sprintf("peer %s's daemon exited by itself before the start instant: %s", r.plan.IDs[i], how)
+			}
+		}
+	}
 }
 
 // record writes one of this process's own records (a mutation) at t.
@@ -431,6 +504,7 @@ func (r *run) finish(res *Result, end int64, interrupted string) (*Result, error
 		Lateness:   &lateness,
 		Load:       r.load,
 		Marked:     LatenessMark(lateness),
+		Start:      &bundle.TestbedStart{MarginNs: int64(r.margin), ReadyNs: r.readyNs},
 	}
 	final, err := supervise.Finish(r.w, r.cfg.Out, m, sc, j)
 	if err != nil {

@@ -182,10 +182,12 @@ func TestRun_CancelledIsInterruptedAndClean(t *testing.T) {
 	needKernel(t)
 	bin := swimd(t)
 	before := runNamespaces(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	sc := loadFile(t, "three.toml")
+	// Part way: past the start margin the run waits out first.
+	ctx, cancel := context.WithTimeout(context.Background(), DefaultStartMargin(sc)+1500*time.Millisecond)
 	defer cancel()
 	out := filepath.Join(t.TempDir(), "b")
-	res, err := Run(ctx, loadFile(t, "three.toml"), Config{Out: out, Impl: ImplSwimd, Daemon: bin})
+	res, err := Run(ctx, sc, Config{Out: out, Impl: ImplSwimd, Daemon: bin})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,6 +226,54 @@ func TestRun_CrashedDaemonEndsTheRun(t *testing.T) {
 	}
 	if problems, err := bundle.Verify(out); err != nil || len(problems) > 0 {
 		t.Errorf("verify: %v %v", problems, err)
+	}
+}
+
+// TestRun_StartBarrier: daemons that each take half a second to come up
+// (a wrapper that sleeps, then runs swimd) all bind before the run's
+// clock starts and send nothing before it: no peer's datagram meets an
+// unbound socket (no ICMP unreachable crosses the delay line, the
+// testbed's start-up as calibration found it, docs/calibration.md,
+// "False alarms"), no record precedes t = 0, and the manifest says how
+// long the daemons took against the margin.
+func TestRun_StartBarrier(t *testing.T) {
+	needKernel(t)
+	bin := swimd(t)
+	before := runNamespaces(t)
+	slow := filepath.Join(t.TempDir(), "slow-swimd")
+	script := "#!/bin/sh\nsleep 0.5\nexec " + bin + " \"$@\"\n"
+	if err := os.WriteFile(slow, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sc := loadFile(t, "quiet.toml")
+	out := filepath.Join(t.TempDir(), "b")
+	// A margin the slow starts cannot outgrow on a loaded machine: the
+	// test is of the order, not of the default margin.
+	const margin = 8 * time.Second
+	res, err := Run(context.Background(), sc, Config{Out: out, Impl: ImplSwimd, Daemon: slow, Version: "test", StartMargin: margin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertNoNewNamespaces(t, before)
+	if res.Interrupted != "" {
+		t.Fatalf("interrupted: %s", res.Interrupted)
+	}
+	if res.Unreachable != 0 {
+		t.Errorf("%d ICMP unreachable packets between peers: a daemon sent before another had bound its socket", res.Unreachable)
+	}
+	st := res.Manifest.Testbed.Start
+	if st == nil || st.MarginNs != int64(margin) || st.ReadyNs < int64(3*500*time.Millisecond) || st.ReadyNs >= st.MarginNs {
+		t.Errorf("start %+v: want the three slow starts, within the margin", st)
+	}
+	events, err := os.ReadFile(filepath.Join(out, bundle.EventsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(events), `"type":"probe_acked"`) {
+		t.Errorf("no probe was acked")
+	}
+	if strings.Contains(string(events), `"virtual_time_ns":-`) {
+		t.Errorf("a record before t = 0")
 	}
 }
 

@@ -505,3 +505,90 @@ func TestKindConfigSharedParser(t *testing.T) {
 		t.Errorf("exit %d %q", code, msg)
 	}
 }
+
+// A daemon given a start instant still to come binds, says it is ready,
+// and sends nothing until the instant: the daemon's half of the
+// testbed's start barrier (docs/testbed.md, "How a run starts"). A
+// member knowing a peer probes it from its first tick, so the test's
+// socket standing in for b hears from a soon after the instant, never
+// before it; SIGTERM then stops a with every record at t >= 0.
+func TestSilentUntilTheStartInstant(t *testing.T) {
+	peer, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer peer.Close()
+	addr := freePorts(t, 1)[0]
+	events := filepath.Join(t.TempDir(), "a.ndjson")
+	start := time.Now().Add(1500 * time.Millisecond)
+	cmd := exec.Command(swimdBin, "--id", "a", "--bind", addr,
+		"--peers", "a="+addr+",b="+peer.LocalAddr().String(), "--insecure",
+		"--start-unix-ns", fmt.Sprint(start.UnixNano()), "--events", events, "--duration", "30s")
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	}()
+	peer.SetReadDeadline(time.Now().Add(realtime.Scaled(20 * time.Second)))
+	buf := make([]byte, 1<<16)
+	if _, _, err := peer.ReadFromUDP(buf); err != nil {
+		t.Fatalf("no datagram from a: %v\n%s", err, stderr.String())
+	}
+	if heard := time.Now(); heard.Before(start) {
+		t.Errorf("b heard from a %v before the start instant", start.Sub(heard))
+	}
+	if !strings.Contains(stderr.String(), "ready on") {
+		t.Errorf("no ready line: %q", stderr.String())
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("SIGTERM must exit 0: %v\n%s", err, stderr.String())
+	}
+	recs := readRecords(t, events)
+	if len(recs) == 0 {
+		t.Fatal("no records")
+	}
+	for _, r := range recs {
+		if r.T < 0 {
+			t.Errorf("a record before t = 0: %+v", r)
+		}
+	}
+}
+
+// A daemon stopped before its start instant exits 0 without beginning:
+// a supervisor that refuses a run whose daemons were not all ready stops
+// the ones that were.
+func TestStoppedBeforeTheStartInstant(t *testing.T) {
+	addr := freePorts(t, 2)
+	events := filepath.Join(t.TempDir(), "a.ndjson")
+	cmd := exec.Command(swimdBin, "--id", "a", "--bind", addr[0],
+		"--peers", "a="+addr[0]+",b="+addr[1], "--insecure",
+		"--start-unix-ns", fmt.Sprint(time.Now().Add(time.Hour).UnixNano()), "--events", events)
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	}()
+	realtime.WaitFor(t, "a's ready line", 10*time.Second, func() bool { return strings.Contains(stderr.String(), "ready on") })
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("SIGTERM before the start instant must exit 0: %v\n%s", err, stderr.String())
+	}
+	for _, r := range readRecords(t, events) {
+		if r.Event.Type == "message_sent" {
+			t.Errorf("a sent before its start instant: %+v", r)
+		}
+	}
+}

@@ -104,7 +104,9 @@ func Run(args []string, stdout, stderr io.Writer, sigs <-chan os.Signal) int {
 	period := int64(o.tick)
 	first := o.firstTickNs
 	if first < 0 {
-		first = clock() + int64(root.Tick(o.ID).Below(uint64(period)))
+		// Within one tick of the start instant, or of now when this
+		// daemon starts later (a resurrected peer): never before t = 0.
+		first = max(clock(), 0) + int64(root.Tick(o.ID).Below(uint64(period)))
 	}
 	n, err := node.New(node.Config{
 		ID: o.ID, Peers: peers, Swim: cfg, Start: swimcfg.Start(o.State),
@@ -115,17 +117,24 @@ func Run(args []string, stdout, stderr io.Writer, sigs <-chan os.Signal) int {
 		conn.Close()
 		return exitf(stderr, 2, "%v", err)
 	}
-	n.Start()
-	// A supervisor (package live) waits for this line before it signals.
+	// A supervisor (package live, the testbed) waits for this line
+	// before it signals: the socket is bound, and the node begins at the
+	// start instant (daemoncli.Loop).
 	if o.insecure {
 		fmt.Fprintf(stderr, "swimd: %s ready on %s (INSECURE: no cluster key; any process that reaches the port can forge membership)\n", o.ID, n.Addr())
 	} else {
 		fmt.Fprintf(stderr, "swimd: %s ready on %s\n", o.ID, n.Addr())
 	}
 
+	started := false
 	code := daemoncli.Loop{Name: "swimd", Stderr: stderr, Sigs: sigs, Flags: &o.Flags,
-		Snapshot: n.Snapshot, Flush: lw.Flush}.Run()
-	n.Stop()
+		Snapshot: n.Snapshot, Flush: lw.Flush,
+		Start: func() { started = true; n.Start() }}.Run()
+	if started {
+		n.Stop()
+	} else {
+		conn.Close()
+	}
 	if err := lw.Flush(); err != nil {
 		return exitf(stderr, 1, "writing events: %v", err)
 	}

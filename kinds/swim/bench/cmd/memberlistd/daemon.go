@@ -310,19 +310,27 @@ func run(args []string, stdout, stderr io.Writer, sigs <-chan os.Signal) int {
 		return exitf(stderr, 1, "memberlist: %v", err)
 	}
 	d.ml.Store(m)
-	// A supervisor (package live, the testbed) waits for this line.
+	// A supervisor (package live, the testbed) waits for this line: the
+	// sockets are bound, and memberlist, alone so far, sends nothing
+	// until it joins at the start instant (daemoncli.Loop).
 	fmt.Fprintf(stderr, "memberlistd: %s ready on %s\n", f.ID, tr.addr)
 
-	d.sample() // the start-up view, memberlist alone: its own entry is "initial"
 	stopJoin, stopSampler, sampled := make(chan struct{}), make(chan struct{}), make(chan struct{})
-	go d.sampler(stopSampler, sampled)
-	// The joiner is not waited for: a dial in progress may take memberlist's
-	// TCPTimeout, longer than a supervisor waits for an exit, and whatever
-	// it does after finish is not recorded.
-	go join(m, joinTargets(f, settings), conf.ProbeInterval, stopJoin)
-
+	start := func() {
+		d.sample() // the start-up view, memberlist alone: its own entry is "initial"
+		go d.sampler(stopSampler, sampled)
+		// The joiner is not waited for: a dial in progress may take memberlist's
+		// TCPTimeout, longer than a supervisor waits for an exit, and whatever
+		// it does after finish is not recorded.
+		go join(m, joinTargets(f, settings), conf.ProbeInterval, stopJoin)
+	}
+	started := false
 	code := daemoncli.Loop{Name: "memberlistd", Stderr: stderr, Sigs: sigs, Flags: f,
-		Snapshot: func() []byte { return mlevents.Snapshot(f.ID, m) }, Flush: d.flush}.Run()
+		Snapshot: func() []byte { return mlevents.Snapshot(f.ID, m) }, Flush: d.flush,
+		Start: func() { started = true; start() }}.Run()
+	if !started {
+		close(sampled) // no sampler ran
+	}
 	close(stopJoin)
 	// Shutdown, not Leave: a PeerKill is a process stopping, which the
 	// others must find out by probing; a Leave would tell them first.
