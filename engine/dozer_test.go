@@ -32,21 +32,24 @@ func (h *dozyHost) Clone() hosts.Host {
 	return &dozyHost{h.scriptHost.Clone().(*scriptHost), h.wake}
 }
 
+// dozyKind is the script kind whose hosts doze until a call wakes them.
+type dozyKind struct{ scriptKindT }
+
+func (dozyKind) Tag() string { return "dozy" }
+func (dozyKind) New(id string, cfg map[string]any, st string, peers []string, r *rng.Stream) hosts.Host {
+	return &dozyHost{scriptHost: scriptKind.New(id, cfg, st, peers, r).(*scriptHost)}
+}
+
 // TestDozer_TickAfterAWakingCall: the engine skips a dozing host's Ticks
 // but asks again after every call it makes to the host, so a Recv that
 // makes a tick due is followed by that tick. One life, 5 s, a timer 1 s
 // after each tick: five ticks, each at the timer's instant (the first at
 // the first tick's), and every other tick skipped.
 func TestDozer_TickAfterAWakingCall(t *testing.T) {
-	kind := *scriptKind
-	kind.Tag = "dozy"
-	kind.New = func(id string, cfg map[string]any, st string, peers []string, r *rng.Stream) hosts.Host {
-		return &dozyHost{scriptHost: scriptKind.New(id, cfg, st, peers, r).(*scriptHost)}
-	}
 	sc := meshScenario("dozy", 1, lossyPolicy, 5_000_000_000)
 	sc.Peers[0].KindConfig = map[string]any{"timer_ns": int64(1_000_000_000)}
 	w := &lines{}
-	e, err := New(sc, hosts.NewRegistry(&kind), Options{Writer: w})
+	e, err := New(sc, hosts.NewRegistry(dozyKind{}), Options{Writer: w})
 	if err != nil {
 		t.Fatal(err)
 	}

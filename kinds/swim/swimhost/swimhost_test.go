@@ -182,6 +182,16 @@ func (a awake) Clone() hosts.Host             { return awake{a.Host.Clone(), a.n
 // snapshot of a run (its digest) must be what it is when every Tick is
 // made, over scenarios that join, probe, suspect, refute, kill, pause,
 // restart, partition and fall back to streams, with either queue.
+// wrappedKind is the swim kind whose hosts are wrapped as they are made.
+type wrappedKind struct {
+	swimhost.KindImpl
+	wrap func(hosts.Host) hosts.Host
+}
+
+func (k wrappedKind) New(id string, cfg map[string]any, initial string, peers []string, r *rng.Stream) hosts.Host {
+	return k.wrap(k.KindImpl.New(id, cfg, initial, peers, r))
+}
+
 func TestTickDue_SkippedTicksChangeNothing(t *testing.T) {
 	if _, ok := any(awake{}).(hosts.Dozer); ok {
 		t.Fatal("the wrapper still offers TickDue")
@@ -194,11 +204,7 @@ func TestTickDue_SkippedTicksChangeNothing(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			run := func(wrap func(h hosts.Host, n *int) hosts.Host) (string, int) {
 				ticks := 0
-				kind := *swimhost.Kind
-				kind.New = func(id string, cfg map[string]any, initial string, peers []string, r *rng.Stream) hosts.Host {
-					return wrap(swimhost.Kind.New(id, cfg, initial, peers, r), &ticks)
-				}
-				reg := hosts.NewRegistry(&kind, echo.Kind)
+				reg := hosts.NewRegistry(wrappedKind{swimhost.KindImpl{}, func(h hosts.Host) hosts.Host { return wrap(h, &ticks) }}, echo.Kind)
 				sc, err := scenarios.LoadLibrary(name, reg)
 				if err != nil {
 					t.Fatal(err)
