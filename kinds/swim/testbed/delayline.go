@@ -184,8 +184,8 @@ func isUnreachable(pkt []byte) bool {
 	return len(pkt) > ihl && ihl >= 20 && pkt[9] == 1 && pkt[ihl] == 3
 }
 
-// unreachables is how many ICMP destination-unreachable packets passed
-// between peers; call after stop.
+// unreachables is how many ICMP destination-unreachable packets have
+// passed between peers so far.
 func (d *delayLine) unreachables() int64 {
 	d.mu.Lock()
 	defer d.mu.Unlock()

@@ -84,7 +84,8 @@ type Result struct {
 	// how many it passed that were not between two peers.
 	HeldDropped, WireFull, Foreign int64
 	// Unreachable is how many ICMP destination-unreachable packets
-	// passed between peers: datagrams that met no bound socket, as a
+	// passed between peers until the run's end (not while its daemons
+	// are stopped after it): datagrams that met no bound socket, as a
 	// killed peer's do. With the start barrier none is from start-up
 	// (docs/testbed.md, "How a run starts").
 	Unreachable int64
@@ -200,6 +201,10 @@ func Run(ctx context.Context, sc *scenarios.Scenario, cfg Config) (*Result, erro
 	}
 	load := startLoadSampler(LoadEvery)
 	end, interrupted, runErr := r.execute(ctx, capped, maxDur)
+	// Counted before the daemons stop: stopping them one by one makes
+	// the datagrams still in the delay line meet closed sockets, which
+	// says nothing about the run.
+	unreachable := r.line.unreachables()
 	r.load = load.stop(runtime.NumCPU())
 	r.stopTimers()
 	r.peers.close()
@@ -218,7 +223,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, cfg Config) (*Result, erro
 		return nil, netErr
 	}
 	res.HeldDropped, res.WireFull, res.Foreign = dropped, wireFull, foreign
-	res.Unreachable = r.line.unreachables()
+	res.Unreachable = unreachable
 	return r.finish(res, end, interrupted)
 }
 
