@@ -1,21 +1,35 @@
 package tui
 
 import (
-	"bytes"
+	"strings"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 )
 
-// waitScreen waits until the program's output contains want. The output
-// is a stream of screen updates that rewrite only the cells that changed,
-// so want must be text that appears whole when it first shows.
+// waitScreen waits until the screen shows want. The output is a stream
+// of screen updates that rewrite only the cells that changed and may
+// break a line's text with style changes, so the bytes are read with
+// their escape sequences stripped, and a wait that has not matched for a
+// second asks the program for a full repaint (tea.ClearScreen), after
+// which every line on screen is in the stream whole: a string that showed
+// up cell by cell, across frames, is still found, on a loaded machine
+// too.
 func waitScreen(t *testing.T, tm *teatest.TestModel, want string) {
 	t.Helper()
-	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(want)) },
-		teatest.WithDuration(20*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
+	checks := 0
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+		if strings.Contains(ansi.Strip(string(b)), want) {
+			return true
+		}
+		if checks++; checks%100 == 0 {
+			tm.Send(tea.ClearScreen())
+		}
+		return false
+	}, teatest.WithDuration(20*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
 }
 
 // A whole session through the real bubbletea runtime: keys typed faster
@@ -87,4 +101,32 @@ func TestLongJobQueuesBehindShort(t *testing.T) {
 	if m.job == nil || m.job.kind != jobContinue || len(m.pending) != 0 {
 		t.Fatalf("after the redraw the queued continue should run: job %v pending %v", m.job, m.pending)
 	}
+}
+
+// textModel shows one line, which the key "x" changes in a single cell.
+type textModel struct{ line string }
+
+func (m textModel) Init() tea.Cmd { return nil }
+func (m textModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		switch k.String() {
+		case "x":
+			m.line = "breakpoint hit at step 25"
+		case "q":
+			return m, tea.Quit
+		}
+	}
+	return m, nil
+}
+func (m textModel) View() tea.View { return tea.NewView(m.line) }
+
+// The renderer rewrites only the cell that changed, so the new line is
+// never in the stream whole until waitScreen asks for a repaint.
+func TestWaitScreen_FindsTextChangedInOneCell(t *testing.T) {
+	tm := teatest.NewTestModel(t, textModel{line: "breakpoint hit at step 26"}, teatest.WithInitialTermSize(40, 3))
+	waitScreen(t, tm, "breakpoint hit at step 26")
+	tm.Type("x")
+	waitScreen(t, tm, "breakpoint hit at step 25")
+	tm.Type("q")
+	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
 }

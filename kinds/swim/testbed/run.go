@@ -204,7 +204,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, cfg Config) (*Result, erro
 	// Counted before the daemons stop: stopping them one by one makes
 	// the datagrams still in the delay line meet closed sockets, which
 	// says nothing about the run.
-	unreachable := r.line.unreachables()
+	res.Unreachable = r.line.unreachables()
 	r.load = load.stop(runtime.NumCPU())
 	r.stopTimers()
 	r.peers.close()
@@ -223,7 +223,6 @@ func Run(ctx context.Context, sc *scenarios.Scenario, cfg Config) (*Result, erro
 		return nil, netErr
 	}
 	res.HeldDropped, res.WireFull, res.Foreign = dropped, wireFull, foreign
-	res.Unreachable = unreachable
 	return r.finish(res, end, interrupted)
 }
 
