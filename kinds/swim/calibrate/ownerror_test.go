@@ -68,11 +68,11 @@ func checkRows(t *testing.T, r *Report, want string) {
 }
 
 // A testbed recording made before the manifest held the delay line's
-// lateness (the corpus as committed): calibration says its lateness was
-// not recorded, in its header and beside every row it judges, and
-// invents no figure.
+// lateness (n3_memberlist's, 2026-12-02, as committed): calibration says
+// its lateness was not recorded, in its header and beside every row it
+// judges, and invents no figure.
 func TestRun_OldTestbedBundle_LatenessNotRecorded(t *testing.T) {
-	sc, prod := corpusPair(t, "n3_default", nil)
+	sc, prod := corpusPair(t, "n3_memberlist", nil)
 	r, err := Run(sc, prod, Options{Seeds: 2})
 	must(t, err)
 	if r.Recording == nil || r.Recording.Recorded || r.Recording.Marked || !strings.Contains(r.Recording.Note, "lateness not recorded") {
