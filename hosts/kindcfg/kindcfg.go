@@ -66,18 +66,7 @@ func (t T) Int(key string, def, lo, hi int64) int64 {
 }
 
 // Str reads a string, def when absent.
-func (t T) Str(key, def string) string {
-	v, ok := t.M[key]
-	if !ok {
-		return def
-	}
-	s, isStr := v.(string)
-	if !isStr {
-		t.R.Add(t.Path(key), "must be a string, got %s", describe(v))
-		return def
-	}
-	return s
-}
+func (t T) Str(key, def string) string { return scalar(t, key, def, "a string") }
 
 // OneOf reads a string that must be one of allowed, def when absent.
 func (t T) OneOf(key, def string, allowed []string) string {
@@ -90,16 +79,21 @@ func (t T) OneOf(key, def string, allowed []string) string {
 }
 
 // Bool reads a boolean, false when absent.
-func (t T) Bool(key string) bool {
+func (t T) Bool(key string) bool { return scalar(t, key, false, "a boolean") }
+
+// scalar reads the value of type V at key (what names V in the problem
+// a value of another type is): def when absent or of another type.
+func scalar[V any](t T, key string, def V, what string) V {
 	v, ok := t.M[key]
 	if !ok {
-		return false
+		return def
 	}
-	b, isBool := v.(bool)
-	if !isBool {
-		t.R.Add(t.Path(key), "must be a boolean, got %s", describe(v))
+	x, isV := v.(V)
+	if !isV {
+		t.R.Add(t.Path(key), "must be %s, got %s", what, describe(v))
+		return def
 	}
-	return b
+	return x
 }
 
 // Strs reads an array of strings.
