@@ -10,7 +10,8 @@ import (
 
 // The engine-synthesised events of spec §4.7, plus mutation records and
 // decode errors. Each is recorded with kind_tag "engine"; docs/events.md
-// gives their schemas. Field order is fixed by AppendJSON.
+// gives their schemas. Field order is fixed by AppendJSON, a jsonw.Object
+// chain a record: the declarations look alike and differ in members.
 
 const engineTag = "engine"
 
