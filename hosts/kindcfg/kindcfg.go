@@ -209,30 +209,6 @@ func describe(v any) string {
 // Clone deep-copies a kind_config (maps and arrays; scalars are shared,
 // being immutable), so a fault catalog's Apply can edit its copy.
 func Clone(m map[string]any) map[string]any {
-	out, _ := cloneValue(m).(map[string]any)
+	out, _ := hosts.CloneTree(m).(map[string]any)
 	return out
-}
-
-func cloneValue(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for _, k := range slices.Sorted(maps.Keys(x)) {
-			out[k] = cloneValue(x[k])
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = cloneValue(e)
-		}
-		return out
-	case []map[string]any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = cloneValue(e)
-		}
-		return out
-	}
-	return v
 }
