@@ -2,6 +2,7 @@ package batch
 
 import (
 	"crypto/sha256"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -21,58 +22,9 @@ import (
 // starts c down, resurrects it and kills a, and asks for snapshots before
 // and after the early end, so Verify meets every rule of the snapshot
 // plan on one real run.
-const earlyScenario = `# expect: fail-until-fix
-name = "early"
-seed = 11
-duration_ns = 30_000_000_000
-early_terminate_on_all_assertions_resolved = true
-
-[default_tick]
-period_ns = 100_000_000
-
-[default_link]
-latency_ns = 10_000_000
-bandwidth_bps = 1_000_000
-
-[[peers]]
-id = "a"
-kind = "echo"
-
-[[peers]]
-id = "b"
-kind = "echo"
-
-[[peers]]
-id = "c"
-kind = "echo"
-initial_state = "down"
-
-[[mutations]]
-at_ns = 300_000_000
-kind = "PeerResurrect"
-peer = "c"
-preserve_state = false
-
-[[mutations]]
-at_ns = 600_000_000
-kind = "PeerKill"
-peer = "a"
-
-[[snapshots]]
-at_ns = 600_000_000 # the kill at the same instant comes first: no a/0
-
-[[snapshots]]
-at_ns = 100_000_000 # before c starts: no c/1
-
-[[snapshots]]
-at_ns = 20_000_000_000 # after the early end: no files at all
-
-[[assertions]]
-name = "few_pings"
-kind = "event_count"
-event_type = "ping_sent"
-max = 40
-`
+//
+//go:embed testdata/early.toml
+var earlyScenario string
 
 // verifiedRun runs sc through Run and returns its bundle directory and
 // result after checking that Verify finds nothing: the digest Verify

@@ -3,6 +3,7 @@ package bundle
 import (
 	"bytes"
 	"crypto/sha256"
+	_ "embed"
 	"encoding/hex"
 	"encoding/json"
 	"os"
@@ -54,28 +55,9 @@ var sampleRecords = []record{
 // snapshot requests at 1 ms and 3 ms, and a killed at 2 ms, so request 1
 // finds only b running — the snapshots sampleSnapshots holds. Its seed and
 // duration are sampleManifest's.
-const sampleScenario = `seed = 9223372036854775807
-duration_ns = 10000000000
-
-[[peers]]
-id = "a"
-kind = "echo"
-
-[[peers]]
-id = "b"
-kind = "echo"
-
-[[mutations]]
-at_ns = 2000000
-kind = "PeerKill"
-peer = "a"
-
-[[snapshots]]
-at_ns = 1000000
-
-[[snapshots]]
-at_ns = 3000000
-`
+//
+//go:embed testdata/sample_scenario.toml
+var sampleScenario string
 
 // sampleRequestsAt are sampleScenario's snapshot request times, by seq.
 var sampleRequestsAt = []int64{1_000_000, 3_000_000}

@@ -114,17 +114,15 @@ func TestStepAPI_IndexNowQueue(t *testing.T) {
 	}
 }
 
-// TestGoto_EqualsFreshRun is the timeline's contract: for random i, going
-// to i after running past it gives the digest and queue of a fresh run
-// stepped to i.
-func TestGoto_EqualsFreshRun(t *testing.T) {
-	sc := meshScenario("echo", 4, lossyPolicy, 2_000_000_000)
-	sc.Mutations = []network.Mutation{
-		{Kind: network.PeerKill, At: 700_000_000, Peer: "p01"},
-		{Kind: network.PeerResurrect, At: 1_100_000_000, Peer: "p01", PreserveState: true},
-	}
+// gotoMatchesFresh runs a timeline of sc, checkpointed every `every`
+// steps, to its end, then goes to 25 indexes drawn from seed and checks
+// each against a fresh run stepped there: digest, time, records and the
+// queue's head, and what same compares beyond them (nil for nothing). It
+// returns the timeline, at its last Goto, and the run's last index.
+func gotoMatchesFresh(t *testing.T, sc *scenarios.Scenario, every int64, seed uint64, same func(e, ref *Engine) bool) (*Timeline, int64) {
+	t.Helper()
 	fresh := func() (*Engine, error) { return New(sc, registry(), Options{}) }
-	tl, err := NewTimeline(fresh, 97)
+	tl, err := NewTimeline(fresh, every)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +130,7 @@ func TestGoto_EqualsFreshRun(t *testing.T) {
 		tl.Step()
 	}
 	end := tl.Engine().Index()
-	r := rand.New(rand.NewPCG(1, 2))
+	r := rand.New(rand.NewPCG(seed, seed+1))
 	for n := 0; n < 25; n++ {
 		i := r.Int64N(end + 1)
 		if got, err := tl.Goto(i); err != nil || got != i {
@@ -146,10 +144,23 @@ func TestGoto_EqualsFreshRun(t *testing.T) {
 		if e.Digest() != ref.Digest() || e.Now() != ref.Now() || e.Records() != ref.Records() {
 			t.Fatalf("Goto(%d): digest %s now %d, fresh run %s now %d", i, e.Digest(), e.Now(), ref.Digest(), ref.Now())
 		}
-		if !slices.Equal(e.Queue(40), ref.Queue(40)) {
-			t.Fatalf("Goto(%d): queue differs from a fresh run", i)
+		if !slices.Equal(e.Queue(40), ref.Queue(40)) || (same != nil && !same(e, ref)) {
+			t.Fatalf("Goto(%d): differs from a fresh run", i)
 		}
 	}
+	return tl, end
+}
+
+// TestGoto_EqualsFreshRun is the timeline's contract: for random i, going
+// to i after running past it gives the digest and queue of a fresh run
+// stepped to i.
+func TestGoto_EqualsFreshRun(t *testing.T) {
+	sc := meshScenario("echo", 4, lossyPolicy, 2_000_000_000)
+	sc.Mutations = []network.Mutation{
+		{Kind: network.PeerKill, At: 700_000_000, Peer: "p01"},
+		{Kind: network.PeerResurrect, At: 1_100_000_000, Peer: "p01", PreserveState: true},
+	}
+	tl, end := gotoMatchesFresh(t, sc, 97, 1, nil)
 	// Back from the end, then forward again, lands on the same digest.
 	tl.Goto(end)
 	final := tl.Engine().Digest()

@@ -10,7 +10,8 @@ import (
 
 // The engine-synthesised events of spec §4.7, plus mutation records and
 // decode errors. Each is recorded with kind_tag "engine"; docs/events.md
-// gives their schemas. Field order is fixed by AppendJSON.
+// gives their schemas. Field order is fixed by AppendJSON, a jsonw.Object
+// chain a record: the declarations look alike and differ in members.
 
 const engineTag = "engine"
 
@@ -50,15 +51,8 @@ type dropOnSend struct {
 
 func (dropOnSend) Type() string { return "drop_on_send" }
 func (e dropOnSend) AppendJSON(b []byte) []byte {
-	b = append(b, `{"type":"drop_on_send","from":`...)
-	b = jsonw.AppendString(b, e.from)
-	b = append(b, `,"to":`...)
-	b = jsonw.AppendString(b, e.to)
-	b = append(b, `,"reason":"`...)
-	b = append(b, e.reason.String()...)
-	b = append(b, '"')
-	b = appendMessageID(b, e.from, e.id)
-	return append(b, '}')
+	o := jsonw.Open(b, "drop_on_send").Str("from", e.from).Str("to", e.to).Str("reason", e.reason.String())
+	return withMessageID(o, e.from, e.id).End()
 }
 
 // dropOnDelivery: a delivery refused at arrival time or cut in flight by a
@@ -71,14 +65,8 @@ type dropOnDelivery struct {
 
 func (dropOnDelivery) Type() string { return "drop_on_delivery" }
 func (e dropOnDelivery) AppendJSON(b []byte) []byte {
-	b = append(b, `{"type":"drop_on_delivery","from":`...)
-	b = jsonw.AppendString(b, e.from)
-	b = append(b, `,"to":`...)
-	b = jsonw.AppendString(b, e.to)
-	b = append(b, `,"reason":`...)
-	b = jsonw.AppendString(b, e.reason)
-	b = appendMessageID(b, e.from, e.id)
-	return append(b, '}')
+	o := jsonw.Open(b, "drop_on_delivery").Str("from", e.from).Str("to", e.to).Str("reason", e.reason)
+	return withMessageID(o, e.from, e.id).End()
 }
 
 // cacheStateChange: an edge's connection cache changed state.
@@ -90,15 +78,8 @@ type cacheStateChange struct {
 
 func (cacheStateChange) Type() string { return "cache_state_change" }
 func (e cacheStateChange) AppendJSON(b []byte) []byte {
-	b = append(b, `{"type":"cache_state_change","from":`...)
-	b = jsonw.AppendString(b, e.from)
-	b = append(b, `,"to":`...)
-	b = jsonw.AppendString(b, e.to)
-	b = append(b, `,"transition":"`...)
-	b = append(b, e.transition.String()...)
-	b = append(b, `","state":"`...)
-	b = append(b, e.state.String()...)
-	return append(b, `"}`...)
+	return jsonw.Open(b, "cache_state_change").Str("from", e.from).Str("to", e.to).
+		Str("transition", e.transition.String()).Str("state", e.state.String()).End()
 }
 
 // dialStart: a send on a cold edge began a dial.
@@ -106,11 +87,7 @@ type dialStart struct{ from, to string }
 
 func (dialStart) Type() string { return "dial_start" }
 func (e dialStart) AppendJSON(b []byte) []byte {
-	b = append(b, `{"type":"dial_start","from":`...)
-	b = jsonw.AppendString(b, e.from)
-	b = append(b, `,"to":`...)
-	b = jsonw.AppendString(b, e.to)
-	return append(b, '}')
+	return jsonw.Open(b, "dial_start").Str("from", e.from).Str("to", e.to).End()
 }
 
 // dialOutcome: the delivery that paid a dial penalty popped (ok) or had
@@ -122,14 +99,11 @@ type dialOutcome struct {
 
 func (dialOutcome) Type() string { return "dial_outcome" }
 func (e dialOutcome) AppendJSON(b []byte) []byte {
-	b = append(b, `{"type":"dial_outcome","from":`...)
-	b = jsonw.AppendString(b, e.from)
-	b = append(b, `,"to":`...)
-	b = jsonw.AppendString(b, e.to)
+	outcome := "failed"
 	if e.ok {
-		return append(b, `,"outcome":"ok"}`...)
+		outcome = "ok"
 	}
-	return append(b, `,"outcome":"failed"}`...)
+	return jsonw.Open(b, "dial_outcome").Str("from", e.from).Str("to", e.to).Str("outcome", outcome).End()
 }
 
 // decodeError: wire bytes the receiver's codec rejected. count is the
@@ -144,18 +118,9 @@ type decodeError struct {
 
 func (decodeError) Type() string { return "decode_error" }
 func (e decodeError) AppendJSON(b []byte) []byte {
-	b = append(b, `{"type":"decode_error","from":`...)
-	b = jsonw.AppendString(b, e.from)
-	b = append(b, `,"to":`...)
-	b = jsonw.AppendString(b, e.to)
-	b = append(b, `,"bytes":`...)
-	b = strconv.AppendInt(b, int64(e.bytes), 10)
-	b = append(b, `,"error":`...)
-	b = jsonw.AppendString(b, e.err)
-	b = append(b, `,"count":`...)
-	b = strconv.AppendInt(b, e.count, 10)
-	b = appendMessageID(b, e.from, e.id)
-	return append(b, '}')
+	o := jsonw.Open(b, "decode_error").Str("from", e.from).Str("to", e.to).Int("bytes", int64(e.bytes)).
+		Str("error", e.err).Int("count", e.count)
+	return withMessageID(o, e.from, e.id).End()
 }
 
 // mutationRecord is the MutationRecord of spec §3.2: one per popped
@@ -168,52 +133,42 @@ type mutationRecord struct {
 func (mutationRecord) Type() string { return "mutation" }
 func (r mutationRecord) AppendJSON(b []byte) []byte {
 	m := r.m
-	b = append(b, `{"type":"mutation","index":`...)
-	b = strconv.AppendInt(b, int64(r.index), 10)
-	b = append(b, `,"kind":"`...)
-	b = append(b, m.Kind.String()...)
-	b = append(b, '"')
+	o := jsonw.Open(b, "mutation").Int("index", int64(r.index)).Str("kind", m.Kind.String())
 	switch m.Kind {
 	case network.Partition:
-		b = appendIDs(append(b, `,"peers_a":`...), m.PeersA)
-		b = appendIDs(append(b, `,"peers_b":`...), m.PeersB)
+		o = jsonw.AppendStringArray(append(o, `,"peers_a":`...), m.PeersA)
+		o = jsonw.AppendStringArray(append(o, `,"peers_b":`...), m.PeersB)
 	case network.LatencySpike, network.LossBurst, network.RelayBuffer:
-		b = append(b, `,"links":[`...)
+		o = append(o, `,"links":[`...)
 		for i, l := range m.Links {
 			if i > 0 {
-				b = append(b, ',')
+				o = append(o, ',')
 			}
-			b = append(b, `{"from":`...)
-			b = jsonw.AppendString(b, l.From)
-			b = append(b, `,"to":`...)
-			b = jsonw.AppendString(b, l.To)
-			b = append(b, '}')
+			o = append(jsonw.AppendString(append(o, `{"from":`...), l.From), `,"to":`...)
+			o = append(jsonw.AppendString(o, l.To), '}')
 		}
-		b = append(b, ']')
+		o = append(o, ']')
 		switch m.Kind {
 		case network.LatencySpike:
-			b = appendIntField(b, "factor_x100", m.FactorX100)
+			o = o.Int("factor_x100", m.FactorX100)
 		case network.LossBurst:
-			b = appendIntField(b, "prob_ppm", m.ProbPPM)
+			o = o.Int("prob_ppm", m.ProbPPM)
 		case network.RelayBuffer:
-			b = appendIntField(b, "floor_ns", m.FloorNs)
+			o = o.Int("floor_ns", m.FloorNs)
 		}
-		b = appendIntField(b, "duration_ns", m.DurationNs)
+		o = o.Int("duration_ns", m.DurationNs)
 	case network.PeerKill, network.PeerResurrect, network.PeerPause:
-		b = append(b, `,"peer":`...)
-		b = jsonw.AppendString(b, m.Peer)
+		o = o.Str("peer", m.Peer)
 		switch m.Kind {
 		case network.PeerResurrect:
-			b = append(b, `,"preserve_state":`...)
-			b = strconv.AppendBool(b, m.PreserveState)
+			o = o.Bool("preserve_state", m.PreserveState)
 		case network.PeerPause:
-			b = appendIntField(b, "duration_ns", m.DurationNs)
+			o = o.Int("duration_ns", m.DurationNs)
 		}
 	case network.Cancel:
-		b = append(b, `,"peer":`...)
-		b = jsonw.AppendString(b, m.Peer)
+		o = o.Str("peer", m.Peer)
 	}
-	return append(b, '}')
+	return o.End()
 }
 
 // deliveryQueued: a delivery arrived at a host that cannot take it yet —
@@ -230,19 +185,12 @@ type deliveryQueued struct {
 
 func (deliveryQueued) Type() string { return "delivery_queued" }
 func (e deliveryQueued) AppendJSON(b []byte) []byte {
-	b = append(b, `{"type":"delivery_queued","from":`...)
-	b = jsonw.AppendString(b, e.from)
-	b = append(b, `,"to":`...)
-	b = jsonw.AppendString(b, e.to)
-	b = appendIntField(b, "bytes", e.bytes)
-	b = appendIntField(b, "ahead", int64(e.ahead))
+	cause := "busy"
 	if e.paused {
-		b = append(b, `,"cause":"paused"`...)
-	} else {
-		b = append(b, `,"cause":"busy"`...)
+		cause = "paused"
 	}
-	b = appendIntField(b, "until_ns", e.until)
-	return append(b, '}')
+	return jsonw.Open(b, "delivery_queued").Str("from", e.from).Str("to", e.to).Int("bytes", e.bytes).
+		Int("ahead", int64(e.ahead)).Str("cause", cause).Int("until_ns", e.until).End()
 }
 
 // hostResumed: a PeerPause ended (host_id: the host). timers is how many
@@ -256,39 +204,17 @@ type hostResumed struct {
 
 func (hostResumed) Type() string { return "host_resumed" }
 func (e hostResumed) AppendJSON(b []byte) []byte {
-	b = append(b, `{"type":"host_resumed","peer":`...)
-	b = jsonw.AppendString(b, e.peer)
-	b = appendIntField(b, "paused_ns", e.pausedNs)
-	b = appendIntField(b, "timers", int64(e.timers))
-	b = appendIntField(b, "waiting", int64(e.waiting))
-	return append(b, '}')
+	return jsonw.Open(b, "host_resumed").Str("peer", e.peer).Int("paused_ns", e.pausedNs).
+		Int("timers", int64(e.timers)).Int("waiting", int64(e.waiting)).End()
 }
 
-// appendMessageID appends `,"id":"<sender>#<n>"`, the message id as the
+// withMessageID appends `,"id":"<sender>#<n>"`, the message id as the
 // sender's own records write it (hosts.SendID), or nothing for id 0.
-func appendMessageID(b []byte, sender string, id uint64) []byte {
+func withMessageID(o jsonw.Object, sender string, id uint64) jsonw.Object {
 	if id == 0 {
-		return b
+		return o
 	}
-	b = jsonw.AppendString(append(b, `,"id":`...), sender)
-	b = strconv.AppendUint(append(b[:len(b)-1], '#'), id, 10)
-	return append(b, '"')
-}
-
-func appendIDs(b []byte, ids []string) []byte {
-	b = append(b, '[')
-	for i, id := range ids {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonw.AppendString(b, id)
-	}
-	return append(b, ']')
-}
-
-func appendIntField(b []byte, name string, v int64) []byte {
-	b = append(b, ',', '"')
-	b = append(b, name...)
-	b = append(b, '"', ':')
-	return strconv.AppendInt(b, v, 10)
+	o = jsonw.AppendString(append(o, `,"id":`...), sender)
+	o = strconv.AppendUint(append(o[:len(o)-1], '#'), id, 10)
+	return append(o, '"')
 }

@@ -67,6 +67,34 @@ type PeerConfig struct {
 	Config map[string]any
 }
 
+// CloneTree deep-copies a decoded TOML value (maps and arrays; scalars
+// are shared, being immutable): a scenario's tree or any part of it, a
+// peer's kind_config. An array of tables comes back as the []any the
+// loader normalizes it to.
+func CloneTree(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			out[k] = CloneTree(x[k])
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = CloneTree(e)
+		}
+		return out
+	case []map[string]any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = CloneTree(e)
+		}
+		return out
+	}
+	return v
+}
+
 // Kind is a host kind: what every kind provides, the runtime the loader
 // and the engine need to run its peers. Everything else a kind may tell
 // detsim is an optional interface of its own, which the core discovers

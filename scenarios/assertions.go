@@ -9,6 +9,9 @@ import (
 	"github.com/detsim/detsim/hosts"
 )
 
+// These alias lists have the shape of raftseam's (a name = pkg.Name a
+// line), on purpose: they re-export hosts' vocabulary, no logic.
+
 // The parameter vocabulary is hosts' (hosts/assert.go): a kind declares
 // its assertions' parameters with it, and the loader decodes by it.
 type (

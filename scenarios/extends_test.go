@@ -9,7 +9,7 @@ import (
 	"github.com/detsim/detsim/network"
 )
 
-const parentSrc = `# expect: pass-now
+var parentSrc = `# expect: pass-now
 name = "parent"
 seed = 3
 duration_ns = 1_000
@@ -18,13 +18,7 @@ period_ns = 10
 [default_link]
 latency_ns = 10
 bandwidth_bps = 1000
-[[peers]]
-id = "a"
-kind = "echo"
-[[peers]]
-id = "b"
-kind = "echo"
-kind_config = { payload_bytes = 10 }
+` + echoPeers("a", "b") + `kind_config = { payload_bytes = 10 }
 [[links]]
 from = "*"
 to = "*"

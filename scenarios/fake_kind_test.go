@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/builtin"
@@ -71,6 +72,16 @@ func libraryRegistry() *hosts.Registry { return builtin.Registry() }
 
 // noFiles is a readFile for scenarios that extend nothing.
 func noFiles(p string) ([]byte, error) { return nil, fmt.Errorf("no file %s in this test", p) }
+
+// echoPeers is the [[peers]] tables of echo peers named ids, in order,
+// as the tests' scenarios spell them.
+func echoPeers(ids ...string) string {
+	var b strings.Builder
+	for _, id := range ids {
+		b.WriteString("[[peers]]\nid = \"" + id + "\"\nkind = \"echo\"\n")
+	}
+	return b.String()
+}
 
 // files is a readFile over an in-memory file set.
 func files(m map[string]string) func(string) ([]byte, error) {

@@ -3,6 +3,8 @@ package scenarios
 import (
 	"maps"
 	"slices"
+
+	"github.com/detsim/detsim/hosts"
 )
 
 // listKeys names the [[arrays]] whose entries a child merges into its
@@ -97,27 +99,11 @@ func deepMerge(parent, child map[string]any) map[string]any {
 }
 
 // CloneTree deep-copies a decoded TOML value (a tree DecodeTree returned,
-// or any part of one).
-func CloneTree(v any) any { return clone(v) }
+// or any part of one): hosts.CloneTree, which copies kind_configs too.
+func CloneTree(v any) any { return hosts.CloneTree(v) }
 
 // clone deep-copies a decoded TOML value.
-func clone(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for _, k := range slices.Sorted(maps.Keys(x)) {
-			out[k] = clone(x[k])
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = clone(e)
-		}
-		return out
-	}
-	return v
-}
+func clone(v any) any { return hosts.CloneTree(v) }
 
 // chainLimits are the bounds on keyed lists that extends merge. They are
 // checked while the chain is read, child first, so a chain whose files

@@ -17,14 +17,7 @@ duration_ns = 10_000
 period_ns = 100
 [default_link]
 bandwidth_bps = 1000
-` + key + ` = ` + def + `
-[[peers]]
-id = "a"
-kind = "echo"
-[[peers]]
-id = "b"
-kind = "echo"
-[[links]]
+` + key + ` = ` + def + "\n" + echoPeers("a", "b") + `[[links]]
 from = "*"
 to = "*"
 [[links]]

@@ -9,23 +9,14 @@ import (
 
 // valid is the smallest scenario the loader accepts; the table below breaks
 // it one rule at a time.
-const valid = `name = "t"
+var valid = `name = "t"
 seed = 1
 duration_ns = 10_000
 [default_tick]
 period_ns = 100
 [default_link]
 bandwidth_bps = 1000
-[[peers]]
-id = "a"
-kind = "echo"
-[[peers]]
-id = "b"
-kind = "echo"
-[[peers]]
-id = "c"
-kind = "echo"
-`
+` + echoPeers("a", "b", "c")
 
 // with returns valid with old replaced by new (old must occur).
 func with(old, new string) string {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -146,35 +147,12 @@ func TestShrink_RefusesWhatIsNotFailing(t *testing.T) {
 // which validation rejects. The shrinker treats that candidate as not
 // kept, without a run and without an error, and keeps shrinking.
 func TestShrink_ACandidateTheLoaderRejectsIsNotKept_Issue9(t *testing.T) {
-	src := `name = "pair"
-seed = 1
-duration_ns = 1_000_000_000
-[default_tick]
-period_ns = 100_000_000
-[default_link]
-bandwidth_bps = 1_000_000
-[[peers]]
-id = "a"
-kind = "echo"
-[[peers]]
-id = "b"
-kind = "echo"
-[[mutations]]
-at_ns = 100_000_000
-kind = "PeerKill"
-peer = "a"
-[[mutations]]
-at_ns = 200_000_000
-kind = "PeerResurrect"
-peer = "a"
-[[assertions]]
-name = "at_most_one_mutation"
-kind = "event_count"
-event_type = "mutation"
-max = 1
-`
+	src, err := os.ReadFile("testdata/pair.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
 	reg := builtin.Registry()
-	sc, err := scenarios.Parse("pair.toml", []byte(src), reg, nil)
+	sc, err := scenarios.Parse("pair.toml", src, reg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"runtime/debug"
 	"testing"
-	"time"
 
 	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/property"
@@ -55,15 +54,5 @@ func BenchmarkSweep_AgentFaults(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, w := range []int{1, 2} {
-		b.Run(map[int]string{1: "workers=1", 2: "workers=2"}[w], func(b *testing.B) {
-			start, cpu := time.Now(), processCPU()
-			s, err := Run(context.Background(), p, reg, Config{Count: uint64(b.N), Workers: w})
-			if err != nil || s.Ran != uint64(b.N) {
-				b.Fatalf("ran %d of %d: %v", s.Ran, b.N, err)
-			}
-			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "seeds/s")
-			b.ReportMetric(float64(processCPU()-cpu)/float64(b.N)/1e6, "cpu-ms/seed")
-		})
-	}
+	benchWorkers(b, p, reg, 0)
 }

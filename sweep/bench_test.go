@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/property"
 )
@@ -20,14 +21,20 @@ func BenchmarkSweep(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	benchWorkers(b, p, reg, 1_000)
+}
+
+// benchWorkers sweeps b.N seeds of p from start on 1 and then 2 workers,
+// reporting seeds per second and CPU per seed.
+func benchWorkers(b *testing.B, p *property.Property, reg *hosts.Registry, start uint64) {
 	for _, w := range []int{1, 2} {
 		b.Run(map[int]string{1: "workers=1", 2: "workers=2"}[w], func(b *testing.B) {
-			start, cpu := time.Now(), processCPU()
-			s, err := Run(context.Background(), p, reg, Config{Start: 1_000, Count: uint64(b.N), Workers: w})
+			t0, cpu := time.Now(), processCPU()
+			s, err := Run(context.Background(), p, reg, Config{Start: start, Count: uint64(b.N), Workers: w})
 			if err != nil || s.Ran != uint64(b.N) {
 				b.Fatalf("ran %d of %d: %v", s.Ran, b.N, err)
 			}
-			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "seeds/s")
+			b.ReportMetric(float64(b.N)/time.Since(t0).Seconds(), "seeds/s")
 			// CPU per seed: on a shared machine, the speed-up from 1 to w
 			// workers an idle one would show is w × cpu(1) / cpu(w).
 			b.ReportMetric(float64(processCPU()-cpu)/float64(b.N)/1e6, "cpu-ms/seed")

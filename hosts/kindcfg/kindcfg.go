@@ -66,18 +66,7 @@ func (t T) Int(key string, def, lo, hi int64) int64 {
 }
 
 // Str reads a string, def when absent.
-func (t T) Str(key, def string) string {
-	v, ok := t.M[key]
-	if !ok {
-		return def
-	}
-	s, isStr := v.(string)
-	if !isStr {
-		t.R.Add(t.Path(key), "must be a string, got %s", describe(v))
-		return def
-	}
-	return s
-}
+func (t T) Str(key, def string) string { return scalar(t, key, def, "a string") }
 
 // OneOf reads a string that must be one of allowed, def when absent.
 func (t T) OneOf(key, def string, allowed []string) string {
@@ -90,62 +79,43 @@ func (t T) OneOf(key, def string, allowed []string) string {
 }
 
 // Bool reads a boolean, false when absent.
-func (t T) Bool(key string) bool {
+func (t T) Bool(key string) bool { return scalar(t, key, false, "a boolean") }
+
+// scalar reads the value of type V at key (what names V in the problem
+// a value of another type is): def when absent or of another type.
+func scalar[V any](t T, key string, def V, what string) V {
 	v, ok := t.M[key]
 	if !ok {
-		return false
+		return def
 	}
-	b, isBool := v.(bool)
-	if !isBool {
-		t.R.Add(t.Path(key), "must be a boolean, got %s", describe(v))
+	x, isV := v.(V)
+	if !isV {
+		t.R.Add(t.Path(key), "must be %s, got %s", what, describe(v))
+		return def
 	}
-	return b
+	return x
 }
 
 // Strs reads an array of strings.
 func (t T) Strs(key string) []string {
-	v, ok := t.M[key]
-	if !ok {
-		return nil
-	}
-	arr, isArr := v.([]any)
-	if !isArr {
-		t.R.Add(t.Path(key), "must be an array of strings, got %s", describe(v))
-		return nil
-	}
-	out := make([]string, 0, len(arr))
-	for i, e := range arr {
+	return array(t, key, "strings", func(_ int, e any) (string, string) {
 		s, isStr := e.(string)
 		if !isStr {
-			t.R.Add(fmt.Sprintf("%s[%d]", t.Path(key), i), "must be a string, got %s", describe(e))
-			continue
+			return "", "must be a string"
 		}
-		out = append(out, s)
-	}
-	return out
+		return s, ""
+	})
 }
 
 // Ints reads an array of integers, each in [lo, hi].
 func (t T) Ints(key string, lo, hi int64) []int64 {
-	v, ok := t.M[key]
-	if !ok {
-		return nil
-	}
-	arr, isArr := v.([]any)
-	if !isArr {
-		t.R.Add(t.Path(key), "must be an array of integers, got %s", describe(v))
-		return nil
-	}
-	out := make([]int64, 0, len(arr))
-	for i, e := range arr {
+	return array(t, key, "integers", func(_ int, e any) (int64, string) {
 		n, isInt := e.(int64)
 		if !isInt || n < lo || n > hi {
-			t.R.Add(fmt.Sprintf("%s[%d]", t.Path(key), i), "must be an integer in [%d, %d], got %s", lo, hi, describe(e))
-			continue
+			return 0, fmt.Sprintf("must be an integer in [%d, %d]", lo, hi)
 		}
-		out = append(out, n)
-	}
-	return out
+		return n, ""
+	})
 }
 
 // Table reads a sub-table.
@@ -164,23 +134,37 @@ func (t T) Table(key string) (T, bool) {
 
 // Tables reads an array of tables.
 func (t T) Tables(key string) []T {
+	return array(t, key, "tables", func(i int, e any) (T, string) {
+		m, isTbl := e.(map[string]any)
+		if !isTbl {
+			return T{}, "must be a table"
+		}
+		return T{R: t.R, Prefix: fmt.Sprintf("%s[%d].", t.Path(key), i), M: m}, ""
+	})
+}
+
+// array reads the array at key (an array of what) with elem, which
+// returns each element read, or what is wrong with it: a missing key is
+// no elements, and a value that is not an array, or an element elem
+// refuses, is a problem at its path and is left out.
+func array[E any](t T, key, what string, elem func(i int, e any) (E, string)) []E {
 	v, ok := t.M[key]
 	if !ok {
 		return nil
 	}
 	arr, isArr := v.([]any)
 	if !isArr {
-		t.R.Add(t.Path(key), "must be an array of tables, got %s", describe(v))
+		t.R.Add(t.Path(key), "must be an array of %s, got %s", what, describe(v))
 		return nil
 	}
-	out := make([]T, 0, len(arr))
+	out := make([]E, 0, len(arr))
 	for i, e := range arr {
-		m, isTbl := e.(map[string]any)
-		if !isTbl {
-			t.R.Add(fmt.Sprintf("%s[%d]", t.Path(key), i), "must be a table, got %s", describe(e))
+		x, bad := elem(i, e)
+		if bad != "" {
+			t.R.Add(fmt.Sprintf("%s[%d]", t.Path(key), i), "%s, got %s", bad, describe(e))
 			continue
 		}
-		out = append(out, T{R: t.R, Prefix: fmt.Sprintf("%s[%d].", t.Path(key), i), M: m})
+		out = append(out, x)
 	}
 	return out
 }
@@ -225,30 +209,6 @@ func describe(v any) string {
 // Clone deep-copies a kind_config (maps and arrays; scalars are shared,
 // being immutable), so a fault catalog's Apply can edit its copy.
 func Clone(m map[string]any) map[string]any {
-	out, _ := cloneValue(m).(map[string]any)
+	out, _ := hosts.CloneTree(m).(map[string]any)
 	return out
-}
-
-func cloneValue(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for _, k := range slices.Sorted(maps.Keys(x)) {
-			out[k] = cloneValue(x[k])
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = cloneValue(e)
-		}
-		return out
-	case []map[string]any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = cloneValue(e)
-		}
-		return out
-	}
-	return v
 }

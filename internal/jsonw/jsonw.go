@@ -199,6 +199,11 @@ func (o Object) Str(key, v string) Object { return AppendStringField(o, key, v) 
 // Uint appends ,"key":v.
 func (o Object) Uint(key string, v uint64) Object { return AppendUintField(o, key, v) }
 
+// Int appends ,"key":v.
+func (o Object) Int(key string, v int64) Object {
+	return strconv.AppendInt(appendFieldKey(o, key), v, 10)
+}
+
 // Bool appends ,"key":true or ,"key":false.
 func (o Object) Bool(key string, v bool) Object { return AppendBoolField(o, key, v) }
 

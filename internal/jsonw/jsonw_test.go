@@ -136,10 +136,10 @@ func BenchmarkAppendString(b *testing.B) {
 // arrays are [], and writing into capacity allocates nothing.
 func TestObject(t *testing.T) {
 	const chain = 0x00ab_cdef_0123_4567
-	got := Open(nil, `ty"pe`).Str("s", "a\"b").Uint("u", 1<<63).Bool("b", true).
+	got := Open(nil, `ty"pe`).Str("s", "a\"b").Uint("u", 1<<63).Bool("b", true).Int("i", -7).
 		Hex64("h", chain).Uints("us", []uint64{1, 2}).Hex64s("hs", []uint64{chain, 0}).Uints("none", nil).End()
 	want := AppendBoolField(AppendUintField(AppendStringField(AppendTypeField(nil, `ty"pe`), "s", "a\"b"), "u", 1<<63), "b", true)
-	want = append(want, `,"h":"`+fmt.Sprintf("%016x", uint64(chain))+`","us":[1,2],"hs":["00abcdef01234567","0000000000000000"],"none":[]}`...)
+	want = append(want, `,"i":-7,"h":"`+fmt.Sprintf("%016x", uint64(chain))+`","us":[1,2],"hs":["00abcdef01234567","0000000000000000"],"none":[]}`...)
 	if !bytes.Equal(got, want) || !json.Valid(got) {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}

@@ -54,7 +54,10 @@ var Kind hosts.Kind = kind{}
 // kind is the agent kind: the runtime, a "down" state
 // (hosts.Restartable), cancellable hosts (hosts.Canceller), a fault
 // catalog (hosts.Faulter), a summary line (pane.Summarizer), charts
-// (hosts.Charts) and its assertions (hosts.Oracle, agentcheck).
+// (hosts.Charts) and its assertions (hosts.Oracle, agentcheck). Its one-line methods read as
+// the other agent-family kinds' do, on purpose: each answers one of the
+// contract's small interfaces, and the family shares the up/down states
+// and llmwire's codec.
 type kind struct{}
 
 func (kind) Tag() string                    { return Tag }

@@ -134,6 +134,10 @@ func (p TurnNotRepeated) Slots() []hosts.Slot     { return p.Bind() }
 func (p ToolDeadlineKept) Slots() []hosts.Slot    { return p.Bind() }
 func (p NoWorkAfterCancel) Slots() []hosts.Slot   { return p.Bind() }
 
+// One Kind and one Family line a params type, as every family writes
+// them: hosts.AssertionParams asks each type for both, so the lines look
+// alike across families and differ only in names.
+
 func (EffectOutcomeOnce) Kind() string   { return "effect_outcome_once" }
 func (CancelSettlesWithin) Kind() string { return "cancel_settles_within" }
 func (NoTornSuccess) Kind() string       { return "no_torn_success" }

@@ -9,7 +9,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/detsim/detsim/bundle/verdict"
@@ -113,12 +112,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer, reg *
 		}
 	}
 	if !*quiet {
-		var mu sync.Mutex
-		opts.Logf = func(format string, a ...any) {
-			mu.Lock()
-			defer mu.Unlock()
-			fmt.Fprintf(stderr, format+"\n", a...)
-		}
+		opts.Logf = providerserve.Logger(stderr)
 	}
 	opts.Key = guard.NewKey() // New checks the rest first; the file is written only once all of it is good
 	e, err := New(sc, opts)
@@ -126,19 +120,9 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer, reg *
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
-	ln, err := providerserve.Listen(*addr)
-	if err != nil {
-		fmt.Fprintln(stderr, strings.Replace(err.Error(), "provider-serve", "edge", 1))
-		if strings.Contains(err.Error(), "loopback") {
-			return 2
-		}
-		return 3
-	}
-	key, err := guard.WriteKeyFile(*keyFile, "edge-key")
-	if err != nil {
-		ln.Close()
-		fmt.Fprintln(stderr, "detsim edge:", err)
-		return 2
+	ln, key, code := providerserve.ListenKeyed(*addr, *keyFile, "edge", stderr)
+	if code != 0 {
+		return code
 	}
 	defer key.Remove()
 	e.opts.Key = key.Key

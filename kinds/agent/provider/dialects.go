@@ -219,13 +219,20 @@ func (s *Script) usageChunk(id string, e *Entry) []byte {
 	b = jsonw.AppendString(b, id)
 	b = append(b, `,"object":"chat.completion.chunk","created":0,"model":`...)
 	b = jsonw.AppendString(b, s.Model)
-	b = append(b, `,"choices":[],"usage":{"prompt_tokens":`...)
+	b = append(b, `,"choices":[],"usage":`...)
+	return append(appendChatUsage(b, e), '}')
+}
+
+// appendChatUsage appends e's token counts as a chat completion's usage
+// object, which its last chunk and a whole response both end with.
+func appendChatUsage(b []byte, e *Entry) []byte {
+	b = append(b, `{"prompt_tokens":`...)
 	b = strconv.AppendInt(b, e.InputTokens, 10)
 	b = append(b, `,"completion_tokens":`...)
 	b = strconv.AppendInt(b, e.OutputTokens, 10)
 	b = append(b, `,"total_tokens":`...)
 	b = strconv.AppendInt(b, e.InputTokens+e.OutputTokens, 10)
-	return append(b, "}}"...)
+	return append(b, '}')
 }
 
 // WithRequestID is an Anthropic error body with the request_id the API
@@ -549,13 +556,8 @@ func (s *Script) openAIMessage(c llmwire.Content, call string, e *Entry) []byte 
 	}
 	b = append(b, `},"finish_reason":`...)
 	b = jsonw.AppendString(b, finish)
-	b = append(b, `}],"usage":{"prompt_tokens":`...)
-	b = strconv.AppendInt(b, e.InputTokens, 10)
-	b = append(b, `,"completion_tokens":`...)
-	b = strconv.AppendInt(b, e.OutputTokens, 10)
-	b = append(b, `,"total_tokens":`...)
-	b = strconv.AppendInt(b, e.InputTokens+e.OutputTokens, 10)
-	return append(b, "}}"...)
+	b = append(b, `}],"usage":`...)
+	return append(appendChatUsage(b, e), '}')
 }
 
 // RespondAs is Respond in format f: the entry a request for step takes,

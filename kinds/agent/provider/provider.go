@@ -32,7 +32,10 @@ var Kind hosts.Kind = kind{}
 
 // kind is the provider kind: the runtime, a "down" state
 // (hosts.Restartable), a fault catalog (hosts.Faulter), a summary line
-// (pane.Summarizer) and a chart (hosts.Charts).
+// (pane.Summarizer) and a chart (hosts.Charts). Its one-line methods read as
+// the other agent-family kinds' do, on purpose: each answers one of the
+// contract's small interfaces, and the family shares the up/down states
+// and llmwire's codec.
 type kind struct{}
 
 func (kind) Tag() string                    { return Tag }

@@ -258,6 +258,41 @@ func Listen(addr string) (net.Listener, error) {
 	return ln, nil
 }
 
+// ListenKeyed listens on addr (Listen) and writes the key file
+// (guard.WriteKeyFile) for the command cmd, as provider-serve and the
+// edge both start; what fails is said on stderr under cmd's name. The
+// exit status is 0 once both are ready, 2 for a usage error (an address
+// that is not loopback, a key file that cannot be written) and 3 for an
+// address that cannot be listened on.
+func ListenKeyed(addr, keyFile, cmd string, stderr io.Writer) (net.Listener, *guard.KeyFile, int) {
+	ln, err := Listen(addr)
+	if err != nil {
+		fmt.Fprintln(stderr, strings.Replace(err.Error(), "provider-serve", cmd, 1))
+		if strings.Contains(err.Error(), "loopback") {
+			return nil, nil, 2
+		}
+		return nil, nil, 3
+	}
+	key, err := guard.WriteKeyFile(keyFile, cmd+"-key")
+	if err != nil {
+		ln.Close()
+		fmt.Fprintln(stderr, "detsim "+cmd+":", err)
+		return nil, nil, 2
+	}
+	return ln, key, 0
+}
+
+// Logger is Options.Logf writing a line a call to w, one call at a time
+// (handlers log from their own goroutines).
+func Logger(w io.Writer) func(format string, a ...any) {
+	var mu sync.Mutex
+	return func(format string, a ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(w, format+"\n", a...)
+	}
+}
+
 // handler serves one script; its entries are taken once each, in the
 // order requests arrive.
 type handler struct {
@@ -573,31 +608,16 @@ func Command(ctx context.Context, args []string, stderr io.Writer, reg *hosts.Re
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
-	ln, err := Listen(*addr)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		if strings.Contains(err.Error(), "loopback") {
-			return 2
-		}
-		return 3
-	}
-	key, err := guard.WriteKeyFile(*keyFile, "provider-serve-key")
-	if err != nil {
-		ln.Close()
-		fmt.Fprintln(stderr, "detsim provider-serve:", err)
-		return 2
+	ln, key, code := ListenKeyed(*addr, *keyFile, "provider-serve", stderr)
+	if code != 0 {
+		return code
 	}
 	defer key.Remove()
 	fmt.Fprintf(stderr, "provider-serve: %d entries of %s on http://%s (POST /v1/messages; time scale %v)\n", len(sc.Entries), pos[0], ln.Addr(), *scale)
 	fmt.Fprintf(stderr, "provider-serve: key in %s (send it as x-api-key or Authorization: Bearer; the SDKs' apiKey)\n", key.Path)
 	opts := Options{TimeScale: *scale, MaxConns: *maxConns, IdleStop: *idle, Key: key.Key}
 	if !*quiet {
-		var mu sync.Mutex
-		opts.Logf = func(format string, a ...any) {
-			mu.Lock()
-			defer mu.Unlock()
-			fmt.Fprintf(stderr, format+"\n", a...)
-		}
+		opts.Logf = Logger(stderr)
 	}
 	if err := Serve(ctx, ln, sc, opts); err != nil {
 		fmt.Fprintln(stderr, "provider-serve:", err)

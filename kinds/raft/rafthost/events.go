@@ -10,7 +10,8 @@ import (
 // The record types a raft host writes (docs/raft.md, "Events"). Each is
 // a struct whose AppendJSON lists its members, in a fixed order, to the
 // one encoder they share (jsonw.Object); Events below holds one
-// prototype of each with every member set.
+// prototype of each with every member set. The declarations look alike,
+// a struct, a Type and a chain a record, and differ in their members.
 const (
 	tNodeStart     = "node_start"
 	tRoleChange    = "role_change"

@@ -87,6 +87,10 @@ func (p NoRaftPanic) Slots() []hosts.Slot           { return p.Bind() }
 func (p CatchesUpAfterHeal) Slots() []hosts.Slot    { return p.Bind() }
 func (p Linearizable) Slots() []hosts.Slot          { return p.Bind() }
 
+// One Kind and one Family line a params type, as every family writes
+// them: hosts.AssertionParams asks each type for both, so the lines look
+// alike across families and differ only in names.
+
 func (ElectionSafety) Kind() string        { return "election_safety" }
 func (LogMatching) Kind() string           { return "log_matching" }
 func (LeaderCompleteness) Kind() string    { return "leader_completeness" }
@@ -330,6 +334,12 @@ func newJudge(params []hosts.AssertionParams) hosts.Judge {
 	return j
 }
 
+// construct builds the oracle of p, one of this package's structs.
+//
+// Every family's judge builds, feeds and clones its checkers in the same
+// few lines, and dispatches on its params' types in a switch like this
+// one: each is over the family's own checker type and params, which the
+// contract (hosts.Judge) leaves to the family.
 func construct(p hosts.AssertionParams) oracle {
 	switch p := p.(type) {
 	case ElectionSafety:

@@ -61,6 +61,11 @@ func newJudge(params []hosts.AssertionParams) hosts.Judge {
 
 // construct builds the checker of p, one of this package's structs (the
 // evaluator hands a family only its own kinds' values).
+//
+// Every family's judge builds, feeds and clones its checkers in the same
+// few lines, and dispatches on its params' types in a switch like this
+// one: each is over the family's own checker type and params, which the
+// contract (hosts.Judge) leaves to the family.
 func construct(w *world, p hosts.AssertionParams) checker {
 	switch p := p.(type) {
 	case AllAliveAt:

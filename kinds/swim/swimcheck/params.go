@@ -109,6 +109,10 @@ func (p *DeadPeerResurrectsWithin) Bind() []hosts.Slot {
 	return []hosts.Slot{hosts.PeerParam("peer", &p.Peer), hosts.TimeParam("after_ns", hosts.Required, &p.AfterNs), hosts.TimeParam("within_ns", hosts.Required, &p.WithinNs)}
 }
 
+// One Kind and one Family line a params type, as every family writes
+// them: hosts.AssertionParams asks each type for both, so the lines look
+// alike across families and differ only in names.
+
 func (AllAliveAt) Kind() string               { return "all_alive_at" }
 func (AllAliveThroughout) Kind() string       { return "all_alive_throughout" }
 func (ConvergenceAfter) Kind() string         { return "convergence_after" }

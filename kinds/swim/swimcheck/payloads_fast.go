@@ -4,6 +4,10 @@ import (
 	"github.com/detsim/detsim/internal/jsonscan"
 )
 
+// Each payload type has a fast decoder of its own, alike in shape (a
+// switch over its members): one decoder over every type would read
+// through reflection or a table, which is the slow path this avoids.
+//
 // The fast path reads payloads as the simulator writes them (jsonw:
 // compact, ASCII keys, no escapes in the values read) without reflection
 // or allocation. It accepts a payload only when encoding/json would

@@ -4,6 +4,10 @@ import (
 	etcd "go.etcd.io/raft/v3"
 )
 
+// These alias lists have the shape of raft37.go's, raftpb's and
+// scenarios/assertions.go's (a name = pkg.Name a line), on purpose: each
+// aliases another package's names, and there is no logic to share.
+
 // The names both releases spell alike, aliased once: etcd here is
 // whichever release the build links (v3.7.0, or v3.6.0 under the tag
 // raft36), and raft36.go and raft37.go hold only what differs.

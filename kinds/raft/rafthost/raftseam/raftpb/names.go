@@ -4,6 +4,9 @@ import (
 	pb "go.etcd.io/raft/v3/raftpb"
 )
 
+// These alias lists have the shape of raftseam's seam.go (a name =
+// pkg.Name a line), on purpose: they name raftpb's values, not raft's.
+
 // The names both releases spell alike, aliased once: pb here is
 // whichever release the build links (v3.7.0, or v3.6.0 under the tag
 // raft36); pb36.go and pb37.go hold the message types, which differ.

@@ -9,6 +9,9 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
+// An alias list like names.go's, apart from it on purpose: pb36.go
+// defines these names instead of aliasing them.
+
 // Not in names.go: v3.6's build renames these to carry v3.7's getters
 // (pb36.go), so each release names them on its own.
 type (
