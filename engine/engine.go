@@ -542,15 +542,20 @@ func (e *Engine) Step() StepInfo {
 // run is done).
 func (e *Engine) next(en *entry) bool {
 	for !e.st.done && e.st.q.len() > 0 {
-		if !e.snooze(en) {
-			*en = e.st.q.pop()
-			if e.stale(en) {
-				continue
-			}
-			e.st.now = en.at
-			e.st.steps++
-			e.dispatch(en)
+		if e.snooze(en) {
+			// Nothing the checks below read has changed since the step
+			// before passed them: a snoozed tick emits nothing and calls
+			// nobody.
+			e.st.lastKind, e.st.lastHost = en.kind, en.host
+			return true
 		}
+		*en = e.st.q.pop()
+		if e.stale(en) {
+			continue
+		}
+		e.st.now = en.at
+		e.st.steps++
+		e.dispatch(en)
 		e.st.lastKind, e.st.lastHost = en.kind, en.host
 		if !e.st.done && e.sc.EarlyTerminate && e.st.monitor != nil && e.st.monitor.Resolved() {
 			e.st.done, e.st.early = true, true
