@@ -108,9 +108,17 @@ func (q *queue) pop() entry {
 	top := items[0]
 	last := len(items) - 1
 	items[0] = items[last]
-	items = items[:last]
-	q.items = items
-	n := last
+	q.items = items[:last]
+	q.down()
+	return top
+}
+
+// down restores the heap order after the top entry's key grew: pop's
+// last entry moved to the top, or a tick rescheduled in place
+// (Engine.snooze).
+func (q *queue) down() {
+	items := q.items
+	n := len(items)
 	i := 0
 	for {
 		c := 4*i + 1
@@ -129,7 +137,6 @@ func (q *queue) pop() entry {
 		items[i], items[m] = items[m], items[i]
 		i = m
 	}
-	return top
 }
 
 func (q *queue) clone() queue {

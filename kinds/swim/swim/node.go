@@ -360,58 +360,117 @@ func (n *Node) sendUpdates(k int) []Update {
 // requests while joining, and starts the next probe once the
 // health-scaled probe interval since the last one has elapsed. Call it
 // periodically, at least as often as the probe interval.
+//
+// Everything it does is a duty, done when due says its time has come;
+// TickDue reads the same duties, so the two cannot disagree.
 func (n *Node) Tick(now int64) []Effect {
 	n.resetEffects()
 	n.begin(now)
-	n.concludeOverdueProbe(now)
-	n.concludeOverdueRelays(now)
-	n.concludeOverdueSuspicions(now)
-	if !n.joined && now >= n.nextJoinAt {
-		n.sendJoinRequests(now)
-	}
-	if n.joined && n.cfg.PushPullIntervalNs > 0 && now >= n.nextPushPullAt {
-		n.pushPull(now)
-	}
-	if !n.probe.active && now >= n.nextProbeAt {
-		n.startProbe(now)
+	for d := range numDuties {
+		if at, ok := n.due(d); ok && now >= at {
+			n.do(d, now)
+		}
 	}
 	return n.out
 }
 
 // TickDue returns the earliest time at which Tick would do anything: a
-// Tick at an earlier time finds no probe, relay or suspicion overdue, no
-// join request, push/pull or probe due, emits nothing and changes
+// Tick at an earlier time finds no duty due, emits nothing and changes
 // nothing. It holds until the node's next call. A simulator skips the
-// Ticks before it (hosts.Dozer); each condition here is one of Tick's.
+// Ticks before it (hosts.Dozer), so a later answer than Tick's own would
+// lose work silently: it is the minimum over the duties Tick does.
 func (n *Node) TickDue() int64 {
 	if !n.started {
 		return math.MinInt64 // the first call emits the initial view
 	}
-	due := int64(math.MaxInt64)
-	if p := &n.probe; p.active {
-		if !p.timedOut {
-			due = min(due, p.timeoutAt)
+	next := int64(math.MaxInt64)
+	for d := range numDuties {
+		if at, ok := n.due(d); ok {
+			next = min(next, at)
 		}
-		due = min(due, p.deadline)
-	} else {
-		due = min(due, n.nextProbeAt)
 	}
-	for i := range n.relays {
-		due = min(due, n.relays[i].deadline)
-	}
-	for _, idx := range n.suspects {
-		s := n.members[idx].suspicion()
-		if s == nil {
-			return math.MinInt64 // Tick takes it off the list
+	return next
+}
+
+// duty is one thing Tick does when its time comes, in the order Tick does
+// them (an earlier one can change a later one's time: a probe whose
+// deadline passed is over, so the next probe may start in the same Tick).
+type duty uint8
+
+const (
+	// dutyProbeTimeout: the direct ping's timeout passed without its
+	// timer (the ping_req fan-out).
+	dutyProbeTimeout duty = iota
+	// dutyProbeDeadline: the probe's interval ended without its timer.
+	dutyProbeDeadline
+	// dutyRelays: a relayed ping's deadline passed without its timer.
+	dutyRelays
+	// dutySuspicions: a suspicion expired without its timer, or a listed
+	// member is no longer suspect.
+	dutySuspicions
+	// dutyJoin: (re)send join requests while joining.
+	dutyJoin
+	// dutyPushPull: the periodic push/pull.
+	dutyPushPull
+	// dutyProbe: start the next probe.
+	dutyProbe
+	numDuties
+)
+
+// due returns when duty d is next due, and false when it cannot become
+// due before the node's next call changes its state. Tick does d at now
+// exactly when ok && now >= at.
+func (n *Node) due(d duty) (at int64, ok bool) {
+	p := &n.probe
+	switch d {
+	case dutyProbeTimeout:
+		return p.timeoutAt, p.active && !p.timedOut
+	case dutyProbeDeadline:
+		return p.deadline, p.active
+	case dutyRelays:
+		at = math.MaxInt64
+		for i := range n.relays {
+			at = min(at, n.relays[i].deadline)
 		}
-		due = min(due, s.deadline)
+		return at, len(n.relays) > 0
+	case dutySuspicions:
+		at = math.MaxInt64
+		for _, idx := range n.suspects {
+			s := n.members[idx].suspicion()
+			if s == nil {
+				return math.MinInt64, true // taken off the list at once
+			}
+			at = min(at, s.deadline)
+		}
+		return at, len(n.suspects) > 0
+	case dutyJoin:
+		return n.nextJoinAt, !n.joined
+	case dutyPushPull:
+		return n.nextPushPullAt, n.joined && n.cfg.PushPullIntervalNs > 0
+	case dutyProbe:
+		return n.nextProbeAt, !p.active
 	}
-	if !n.joined {
-		due = min(due, n.nextJoinAt)
-	} else if n.cfg.PushPullIntervalNs > 0 {
-		due = min(due, n.nextPushPullAt)
+	return 0, false
+}
+
+// do does duty d, which due says is due at now.
+func (n *Node) do(d duty, now int64) {
+	switch d {
+	case dutyProbeTimeout:
+		n.onProbeTimeout()
+	case dutyProbeDeadline:
+		n.onProbeDeadline(now)
+	case dutyRelays:
+		n.concludeOverdueRelays(now)
+	case dutySuspicions:
+		n.concludeOverdueSuspicions(now)
+	case dutyJoin:
+		n.sendJoinRequests(now)
+	case dutyPushPull:
+		n.pushPull(now)
+	case dutyProbe:
+		n.startProbe(now)
 	}
-	return due
 }
 
 // Receive handles a message from the member from. Piggybacked updates are

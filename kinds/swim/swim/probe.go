@@ -4,18 +4,6 @@ package swim
 // ping_req fan-out after the probe timeout, and suspicion when the
 // health-scaled probe interval ends with no ack at all.
 
-// concludeOverdueProbe finishes the probe in flight if its deadlines
-// passed before their timers were delivered (a tick at the same instant).
-func (n *Node) concludeOverdueProbe(now int64) {
-	p := &n.probe
-	if p.active && !p.timedOut && now >= p.timeoutAt {
-		n.onProbeTimeout()
-	}
-	if p.active && now >= p.deadline {
-		n.onProbeDeadline(now)
-	}
-}
-
 // startProbe pings the next member of the round.
 func (n *Node) startProbe(now int64) {
 	interval := scaleByHealth(n.cfg.ProbeIntervalNs, n.health)

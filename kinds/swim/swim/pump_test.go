@@ -116,6 +116,12 @@ type cluster struct {
 	// outputs, when set (useOutputs), collect each node's effects through
 	// SetOutput instead of the slices its calls return.
 	outputs map[string]*collector
+	// timerLossPPM loses that many armed timers per million, drawn from
+	// lossRand, as a paused host loses them: Tick must conclude what they
+	// would have.
+	timerLossPPM uint64
+	// afterCall, when set, is called after each call a node answered.
+	afterCall func(id string)
 }
 
 // collector is an Output that gathers effects as the returned slice would.
@@ -238,6 +244,9 @@ func (c *cluster) run(until int64) {
 			}
 			c.apply(it.host, c.effects(it.host, n.TimerFired(it.token, c.now)))
 		}
+		if c.afterCall != nil && !c.down[it.host] {
+			c.afterCall(it.host)
+		}
 	}
 	c.now = until
 }
@@ -254,6 +263,9 @@ func (c *cluster) apply(host string, effects []Effect) {
 				c.log = append(c.log, record{c.now, host, e.Event})
 			}
 		case EffectTimer:
+			if c.timerLossPPM > 0 && below(&c.lossRand, 1_000_000) < c.timerLossPPM {
+				continue
+			}
 			c.push(item{at: max(e.At, c.now), kind: itemTimer, host: host, token: e.Token})
 		case EffectSend:
 			b, err := Encode(e.Msg)
