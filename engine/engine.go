@@ -168,8 +168,8 @@ type slot struct {
 	fault      fault
 	// due is the host's TickDue as last asked (hosts.Dozer): no Tick
 	// before it does anything. It holds until the host's next call,
-	// which resets it to "ask again" (math.MinInt64; zero is as good,
-	// since no tick is due before time zero).
+	// which resets it to "ask again": math.MinInt64, below any instant a
+	// tick can be scheduled at.
 	due int64
 }
 
