@@ -59,7 +59,7 @@ var plantedSeeds = map[uint64][]string{
 
 // agentRun serves sc, runs testdata/agents/agent.py with bug ("" the
 // correct agent) as one session, and returns the episode.
-func agentRun(t *testing.T, py string, sc *scenarios.Scenario, bug string) Episode {
+func agentRun(t *testing.T, py string, sc *scenarios.Scenario, in Span, bug string) Episode {
 	t.Helper()
 	// 0.02 on an idle machine: an agent's Python takes a millisecond or
 	// so per request, and a Cancel must settle within 2 s of schedule
@@ -67,7 +67,7 @@ func agentRun(t *testing.T, py string, sc *scenarios.Scenario, bug string) Episo
 	scale := 0.02 * float64(realtime.Scale())
 	// DETSIM_EDGE_SCHEDULE=time compares the control events at their
 	// instants (TestFaultsFired's table has both).
-	r := start(t, sc, Options{TimeScale: scale, Allow: []string{"echo"}, Schedule: os.Getenv("DETSIM_EDGE_SCHEDULE")})
+	r := start(t, sc, Options{TimeScale: scale, Allow: []string{"echo"}, Schedule: os.Getenv("DETSIM_EDGE_SCHEDULE"), DrawnIn: in})
 	ctx, cancel := context.WithTimeout(context.Background(), realtime.Scaled(60*time.Second))
 	defer cancel()
 	args := []string{filepath.Join("..", "..", "..", "testdata", "agents", "agent.py"), r.url, "a1", "--time-scale", fmt.Sprint(scale)}
@@ -121,7 +121,7 @@ func TestPlantedAgents(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Run(name+"/correct", func(t *testing.T) {
-			if f := failing(agentRun(t, py, sc, "")); len(f) > 0 {
+			if f := failing(agentRun(t, py, sc, Span{}, "")); len(f) > 0 {
 				t.Errorf("the correct agent failed: %v", f)
 			}
 		})
@@ -130,7 +130,7 @@ func TestPlantedAgents(t *testing.T) {
 				continue
 			}
 			t.Run(name+"/"+c.bug, func(t *testing.T) {
-				ep := agentRun(t, py, sc, c.bug)
+				ep := agentRun(t, py, sc, Span{}, c.bug)
 				if f := failedOracles(ep); !slices.Contains(f, c.oracle) {
 					t.Errorf("bug %s not caught by %s: failed %v", c.bug, c.oracle, failing(ep))
 				}
@@ -164,7 +164,7 @@ func TestPlantedAgents_Seeds(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Run(fmt.Sprintf("seed%d/correct", seed), func(t *testing.T) {
-			if f := failing(agentRun(t, py, sc, "")); len(f) > 0 {
+			if f := failing(agentRun(t, py, sc, DrawSpan(p), "")); len(f) > 0 {
 				t.Errorf("the correct agent failed: %v", f)
 			}
 		})
@@ -173,7 +173,7 @@ func TestPlantedAgents_Seeds(t *testing.T) {
 				continue
 			}
 			t.Run(fmt.Sprintf("seed%d/%s", seed, c.bug), func(t *testing.T) {
-				f := failedOracles(agentRun(t, py, sc, c.bug))
+				f := failedOracles(agentRun(t, py, sc, DrawSpan(p), c.bug))
 				switch {
 				case slices.Contains(f, c.oracle):
 					caught[c.bug] = append(caught[c.bug], seed)
@@ -250,17 +250,18 @@ func TestPlantedAgents_TypeScript(t *testing.T) {
 	type target struct {
 		name string
 		sc   *scenarios.Scenario
+		in   Span     // a seed's draw span
 		bugs []string // caught there
 	}
 	var targets []target
-	add := func(name string, sc *scenarios.Scenario, bug string) {
+	add := func(name string, sc *scenarios.Scenario, in Span, bug string) {
 		for i := range targets {
 			if targets[i].name == name {
 				targets[i].bugs = append(targets[i].bugs, bug)
 				return
 			}
 		}
-		targets = append(targets, target{name, sc, []string{bug}})
+		targets = append(targets, target{name, sc, in, []string{bug}})
 	}
 	sweep := os.Getenv("DETSIM_TS_AGENT_SEEDS")
 	for _, c := range tsPlantedAgents {
@@ -269,7 +270,7 @@ func TestPlantedAgents_TypeScript(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			add(name, sc, c.bug)
+			add(name, sc, Span{}, c.bug)
 		}
 		seeds := c.seeds
 		if sweep != "" {
@@ -280,7 +281,7 @@ func TestPlantedAgents_TypeScript(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			add(fmt.Sprintf("seed%02d", seed), sc, c.bug)
+			add(fmt.Sprintf("seed%02d", seed), sc, DrawSpan(p), c.bug)
 		}
 	}
 	caught := map[string][]string{}
@@ -296,7 +297,7 @@ func TestPlantedAgents_TypeScript(t *testing.T) {
 					// to its next request takes tens of ms of CPU (the
 					// SDK's error, cold code), and a retry at once must
 					// come well inside the scaled retry-after to be seen.
-					ep := clientRun(t, tg.sc, 0.1, func(ctx context.Context, url, scale string) *exec.Cmd {
+					ep := clientRun(t, tg.sc, tg.in, 0.1, func(ctx context.Context, url, scale string) *exec.Cmd {
 						args := []string{tsx, file, url, "t1", api, scale}
 						if bug != "" {
 							args = append(args, bug)
