@@ -142,7 +142,8 @@ func TestPlantedAgents(t *testing.T) {
 // TestPlantedAgents_Seeds runs the correct agent and each planted one
 // on seeds of agent_faults: the correct agent keeps every oracle on
 // every seed, and each bug is caught by its oracle where plantedSeeds
-// says its fault fires.
+// says its fault fires. With DETSIM_AGENT_SEEDS, DETSIM_AGENT_BUGS
+// (restart_from_scratch,ignore_cancel) runs only those bugs there.
 func TestPlantedAgents_Seeds(t *testing.T) {
 	py := python3(t)
 	if testing.Short() {
@@ -157,6 +158,10 @@ func TestPlantedAgents_Seeds(t *testing.T) {
 	if r := os.Getenv("DETSIM_AGENT_SEEDS"); r != "" {
 		seeds, want = seedList(t, "DETSIM_AGENT_SEEDS", r), nil
 	}
+	var only []string
+	if want == nil && os.Getenv("DETSIM_AGENT_BUGS") != "" {
+		only = strings.Split(os.Getenv("DETSIM_AGENT_BUGS"), ",")
+	}
 	caught := map[string][]uint64{}
 	for _, seed := range seeds {
 		sc, err := p.Scenario(seed, builtin.Registry())
@@ -169,7 +174,7 @@ func TestPlantedAgents_Seeds(t *testing.T) {
 			}
 		})
 		for _, c := range plantedAgents {
-			if want != nil && !slices.Contains(want[seed], c.bug) {
+			if want != nil && !slices.Contains(want[seed], c.bug) || only != nil && !slices.Contains(only, c.bug) {
 				continue
 			}
 			t.Run(fmt.Sprintf("seed%d/%s", seed, c.bug), func(t *testing.T) {
@@ -184,7 +189,9 @@ func TestPlantedAgents_Seeds(t *testing.T) {
 		}
 	}
 	for _, c := range plantedAgents {
-		t.Logf("%s (%s): caught on %d of %d seeds: %v", c.bug, c.oracle, len(caught[c.bug]), len(seeds), caught[c.bug])
+		if only == nil || slices.Contains(only, c.bug) {
+			t.Logf("%s (%s): caught on %d of %d seeds: %v", c.bug, c.oracle, len(caught[c.bug]), len(seeds), caught[c.bug])
+		}
 	}
 }
 
