@@ -3,6 +3,9 @@ package edge
 import (
 	"encoding/json"
 	"flag"
+	"maps"
+	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -139,4 +142,58 @@ func TestEdge_ControlFiresAtTheAgentsProgress(t *testing.T) {
 		t.Fatalf("control %+v, want the Cancel fired at the agent's progress", ctl)
 	}
 	r.stop()
+}
+
+// TestAnchors_AgentFaultsKillsLandAfterTurn1: over seeds 1-100 of
+// agent_faults, most kills drawn past the built-in agent's episode are
+// placed at or after its second model request, when turn 1 is committed
+// and a restart that asks it again is caught (docs/agents.md, "Faults
+// that meet the agent", has the counts). Placed over the scenario's
+// 300 s duration, every one was at the first step.
+func TestAnchors_AgentFaultsKillsLandAfterTurn1(t *testing.T) {
+	reg := builtin.Registry()
+	p, err := property.LoadLibrary("agent_faults", reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	past, late := map[string]int{}, map[string]int{}
+	for seed := uint64(1); seed <= 100; seed++ {
+		sc, err := p.Scenario(seed, reg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := New(sc, Options{DrawnIn: DrawSpan(p), Out: filepath.Join(t.TempDir(), "out"), Key: "k"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(e.control) == 0 {
+			continue
+		}
+		steps, _, err := referenceRun(sc, e.agentID, e.providerID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		second, reqs := len(steps)+1, 0
+		for i, s := range steps {
+			if !s.tool {
+				if reqs++; reqs == 2 {
+					second = i + 1
+				}
+			}
+		}
+		for i, a := range e.anchors {
+			if k := e.control[i].Kind.String(); a.On == "fraction" {
+				past[k]++
+				if a.N >= second {
+					late[k]++
+				}
+			}
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(past)) {
+		t.Logf("%s: %d drawn past the built-in agent's episode, %d of them placed at or after its second model request", k, past[k], late[k])
+	}
+	if kills := past["PeerKill"]; kills == 0 || 2*late["PeerKill"] <= kills {
+		t.Errorf("%d of %d kills past the episode placed after turn 1, want most", late["PeerKill"], kills)
+	}
 }
