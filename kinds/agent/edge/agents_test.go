@@ -47,13 +47,17 @@ var correctAlso = []string{"agent/store_fault_restart", "agent/auth_expired", "a
 // on (each a real episode), with the bugs each is caught on there: seed
 // 16 hangs a tool (no Cancel cuts it short), 9 fails every attempt of one step (one a 429) and
 // more, 10 answers 429 and cancels the agent at 7.5 s, 38 kills it at
-// 4.2 s, after its first turn, and restarts it. DETSIM_AGENT_SEEDS=1-20,38
-// runs those seeds instead and logs which each bug was caught on (the
-// table in docs/assertions.md).
+// 4.2 s, after its first turn, and restarts it; 22 kills it at 28.7 s,
+// long after the built-in agent's 4 s episode, which the edge places at
+// the agent's 4th step of 5 (where it falls in the draw's 0.1–40 s: at
+// its fraction of the 300 s duration it was the first, before turn 1
+// committed). DETSIM_AGENT_SEEDS=1-20,38 runs those seeds instead and
+// logs which each bug was caught on (the table in docs/assertions.md).
 var plantedSeeds = map[uint64][]string{
 	16: {"leak_hung_tool", "rerun_tool"},
 	9:  {"ignore_retry_after", "unbounded_retries", "drop_result"},
 	10: {"ignore_retry_after", "ignore_cancel"},
+	22: {"restart_from_scratch"},
 	38: {"rerun_tool", "restart_from_scratch"},
 }
 
