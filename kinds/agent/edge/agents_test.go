@@ -47,19 +47,23 @@ var correctAlso = []string{"agent/store_fault_restart", "agent/auth_expired", "a
 // on (each a real episode), with the bugs each is caught on there: seed
 // 16 hangs a tool (no Cancel cuts it short), 9 fails every attempt of one step (one a 429) and
 // more, 10 answers 429 and cancels the agent at 7.5 s, 38 kills it at
-// 4.2 s, after its first turn, and restarts it. DETSIM_AGENT_SEEDS=1-20,38
-// runs those seeds instead and logs which each bug was caught on (the
-// table in docs/assertions.md).
+// 4.2 s, after its first turn, and restarts it; 22 kills it at 28.7 s,
+// long after the built-in agent's 4 s episode, which the edge places at
+// the agent's 4th step of 5 (where it falls in the draw's 0.1–40 s: at
+// its fraction of the 300 s duration it was the first, before turn 1
+// committed). DETSIM_AGENT_SEEDS=1-20,38 runs those seeds instead and
+// logs which each bug was caught on (the table in docs/assertions.md).
 var plantedSeeds = map[uint64][]string{
 	16: {"leak_hung_tool", "rerun_tool"},
 	9:  {"ignore_retry_after", "unbounded_retries", "drop_result"},
 	10: {"ignore_retry_after", "ignore_cancel"},
+	22: {"restart_from_scratch"},
 	38: {"rerun_tool", "restart_from_scratch"},
 }
 
 // agentRun serves sc, runs testdata/agents/agent.py with bug ("" the
 // correct agent) as one session, and returns the episode.
-func agentRun(t *testing.T, py string, sc *scenarios.Scenario, bug string) Episode {
+func agentRun(t *testing.T, py string, sc *scenarios.Scenario, in Span, bug string) Episode {
 	t.Helper()
 	// 0.02 on an idle machine: an agent's Python takes a millisecond or
 	// so per request, and a Cancel must settle within 2 s of schedule
@@ -67,7 +71,7 @@ func agentRun(t *testing.T, py string, sc *scenarios.Scenario, bug string) Episo
 	scale := 0.02 * float64(realtime.Scale())
 	// DETSIM_EDGE_SCHEDULE=time compares the control events at their
 	// instants (TestFaultsFired's table has both).
-	r := start(t, sc, Options{TimeScale: scale, Allow: []string{"echo"}, Schedule: os.Getenv("DETSIM_EDGE_SCHEDULE")})
+	r := start(t, sc, Options{TimeScale: scale, Allow: []string{"echo"}, Schedule: os.Getenv("DETSIM_EDGE_SCHEDULE"), DrawnIn: in})
 	ctx, cancel := context.WithTimeout(context.Background(), realtime.Scaled(60*time.Second))
 	defer cancel()
 	args := []string{filepath.Join("..", "..", "..", "testdata", "agents", "agent.py"), r.url, "a1", "--time-scale", fmt.Sprint(scale)}
@@ -121,7 +125,7 @@ func TestPlantedAgents(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Run(name+"/correct", func(t *testing.T) {
-			if f := failing(agentRun(t, py, sc, "")); len(f) > 0 {
+			if f := failing(agentRun(t, py, sc, Span{}, "")); len(f) > 0 {
 				t.Errorf("the correct agent failed: %v", f)
 			}
 		})
@@ -130,7 +134,7 @@ func TestPlantedAgents(t *testing.T) {
 				continue
 			}
 			t.Run(name+"/"+c.bug, func(t *testing.T) {
-				ep := agentRun(t, py, sc, c.bug)
+				ep := agentRun(t, py, sc, Span{}, c.bug)
 				if f := failedOracles(ep); !slices.Contains(f, c.oracle) {
 					t.Errorf("bug %s not caught by %s: failed %v", c.bug, c.oracle, failing(ep))
 				}
@@ -142,7 +146,8 @@ func TestPlantedAgents(t *testing.T) {
 // TestPlantedAgents_Seeds runs the correct agent and each planted one
 // on seeds of agent_faults: the correct agent keeps every oracle on
 // every seed, and each bug is caught by its oracle where plantedSeeds
-// says its fault fires.
+// says its fault fires. With DETSIM_AGENT_SEEDS, DETSIM_AGENT_BUGS
+// (restart_from_scratch,ignore_cancel) runs only those bugs there.
 func TestPlantedAgents_Seeds(t *testing.T) {
 	py := python3(t)
 	if testing.Short() {
@@ -157,6 +162,10 @@ func TestPlantedAgents_Seeds(t *testing.T) {
 	if r := os.Getenv("DETSIM_AGENT_SEEDS"); r != "" {
 		seeds, want = seedList(t, "DETSIM_AGENT_SEEDS", r), nil
 	}
+	var only []string
+	if want == nil && os.Getenv("DETSIM_AGENT_BUGS") != "" {
+		only = strings.Split(os.Getenv("DETSIM_AGENT_BUGS"), ",")
+	}
 	caught := map[string][]uint64{}
 	for _, seed := range seeds {
 		sc, err := p.Scenario(seed, builtin.Registry())
@@ -164,16 +173,16 @@ func TestPlantedAgents_Seeds(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Run(fmt.Sprintf("seed%d/correct", seed), func(t *testing.T) {
-			if f := failing(agentRun(t, py, sc, "")); len(f) > 0 {
+			if f := failing(agentRun(t, py, sc, DrawSpan(p), "")); len(f) > 0 {
 				t.Errorf("the correct agent failed: %v", f)
 			}
 		})
 		for _, c := range plantedAgents {
-			if want != nil && !slices.Contains(want[seed], c.bug) {
+			if want != nil && !slices.Contains(want[seed], c.bug) || only != nil && !slices.Contains(only, c.bug) {
 				continue
 			}
 			t.Run(fmt.Sprintf("seed%d/%s", seed, c.bug), func(t *testing.T) {
-				f := failedOracles(agentRun(t, py, sc, c.bug))
+				f := failedOracles(agentRun(t, py, sc, DrawSpan(p), c.bug))
 				switch {
 				case slices.Contains(f, c.oracle):
 					caught[c.bug] = append(caught[c.bug], seed)
@@ -184,7 +193,9 @@ func TestPlantedAgents_Seeds(t *testing.T) {
 		}
 	}
 	for _, c := range plantedAgents {
-		t.Logf("%s (%s): caught on %d of %d seeds: %v", c.bug, c.oracle, len(caught[c.bug]), len(seeds), caught[c.bug])
+		if only == nil || slices.Contains(only, c.bug) {
+			t.Logf("%s (%s): caught on %d of %d seeds: %v", c.bug, c.oracle, len(caught[c.bug]), len(seeds), caught[c.bug])
+		}
 	}
 }
 
@@ -250,17 +261,18 @@ func TestPlantedAgents_TypeScript(t *testing.T) {
 	type target struct {
 		name string
 		sc   *scenarios.Scenario
+		in   Span     // a seed's draw span
 		bugs []string // caught there
 	}
 	var targets []target
-	add := func(name string, sc *scenarios.Scenario, bug string) {
+	add := func(name string, sc *scenarios.Scenario, in Span, bug string) {
 		for i := range targets {
 			if targets[i].name == name {
 				targets[i].bugs = append(targets[i].bugs, bug)
 				return
 			}
 		}
-		targets = append(targets, target{name, sc, []string{bug}})
+		targets = append(targets, target{name, sc, in, []string{bug}})
 	}
 	sweep := os.Getenv("DETSIM_TS_AGENT_SEEDS")
 	for _, c := range tsPlantedAgents {
@@ -269,7 +281,7 @@ func TestPlantedAgents_TypeScript(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			add(name, sc, c.bug)
+			add(name, sc, Span{}, c.bug)
 		}
 		seeds := c.seeds
 		if sweep != "" {
@@ -280,7 +292,7 @@ func TestPlantedAgents_TypeScript(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			add(fmt.Sprintf("seed%02d", seed), sc, c.bug)
+			add(fmt.Sprintf("seed%02d", seed), sc, DrawSpan(p), c.bug)
 		}
 	}
 	caught := map[string][]string{}
@@ -296,7 +308,7 @@ func TestPlantedAgents_TypeScript(t *testing.T) {
 					// to its next request takes tens of ms of CPU (the
 					// SDK's error, cold code), and a retry at once must
 					// come well inside the scaled retry-after to be seen.
-					ep := clientRun(t, tg.sc, 0.1, func(ctx context.Context, url, scale string) *exec.Cmd {
+					ep := clientRun(t, tg.sc, tg.in, 0.1, func(ctx context.Context, url, scale string) *exec.Cmd {
 						args := []string{tsx, file, url, "t1", api, scale}
 						if bug != "" {
 							args = append(args, bug)

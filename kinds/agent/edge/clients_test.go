@@ -50,8 +50,9 @@ func docClient(t *testing.T, name string) string {
 const clientSeeds = "1-12"
 
 // clientScenarios are the scenarios of clientSeeds (or of
-// $DETSIM_CLIENT_SEEDS), each named by its seed.
-func clientScenarios(t *testing.T) map[string]*scenarios.Scenario {
+// $DETSIM_CLIENT_SEEDS), each named by its seed, and the span their
+// control instants were drawn in.
+func clientScenarios(t *testing.T) (map[string]*scenarios.Scenario, Span) {
 	t.Helper()
 	p, err := property.LoadLibrary("agent_faults", builtin.Registry())
 	if err != nil {
@@ -69,18 +70,18 @@ func clientScenarios(t *testing.T) map[string]*scenarios.Scenario {
 		}
 		out[fmt.Sprintf("seed%02d", seed)] = sc
 	}
-	return out
+	return out, DrawSpan(p)
 }
 
-// clientRun serves sc, runs the client command as a session with the
+// clientRun serves sc (its control instants drawn in in), runs the client command as a session with the
 // edge's time scale, idle × the machine's load factor, and returns the
 // episode once the client ended it.
-func clientRun(t *testing.T, sc *scenarios.Scenario, idle float64, cmd func(ctx context.Context, url, scale string) *exec.Cmd) Episode {
+func clientRun(t *testing.T, sc *scenarios.Scenario, in Span, idle float64, cmd func(ctx context.Context, url, scale string) *exec.Cmd) Episode {
 	t.Helper()
 	// As agentRun's: the client must see a Cancel and settle within 2 s
 	// of schedule time, so the scale grows with the machine's load.
 	scale := idle * float64(realtime.Scale())
-	r := start(t, sc, Options{TimeScale: scale, Allow: []string{"echo"}})
+	r := start(t, sc, Options{TimeScale: scale, Allow: []string{"echo"}, DrawnIn: in})
 	ctx, cancel := context.WithTimeout(context.Background(), realtime.Scaled(60*time.Second))
 	defer cancel()
 	c := cmd(ctx, r.url, fmt.Sprint(scale))
@@ -128,10 +129,10 @@ func TestClients_Python(t *testing.T) {
 	if err := os.WriteFile(file, []byte(docClient(t, "client.py")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	scs := clientScenarios(t)
+	scs, in := clientScenarios(t)
 	for _, name := range slices.Sorted(maps.Keys(scs)) {
 		t.Run(name, func(t *testing.T) {
-			ep := clientRun(t, scs[name], 0.02, func(ctx context.Context, url, scale string) *exec.Cmd {
+			ep := clientRun(t, scs[name], in, 0.02, func(ctx context.Context, url, scale string) *exec.Cmd {
 				return exec.CommandContext(ctx, py, file, url, "p1", scale)
 			})
 			if f := failing(ep); len(f) > 0 || ep.Err != nil {
@@ -158,17 +159,18 @@ func TestClients_TypeScript(t *testing.T) {
 	type run struct {
 		name, api, fails string
 		sc               *scenarios.Scenario
+		in               Span
 	}
 	var runs []run
-	scs := clientScenarios(t)
+	scs, in := clientScenarios(t)
 	for _, name := range slices.Sorted(maps.Keys(scs)) {
-		runs = append(runs, run{name, "anthropic", "", scs[name]}, run{name, "openai", "", scs[name]})
+		runs = append(runs, run{name, "anthropic", "", scs[name], in}, run{name, "openai", "", scs[name], in})
 	}
 	dup, err := scenarios.LoadLibrary("agent/duplicate_fragment", builtin.Registry())
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs = append(runs, run{"duplicate_fragment", "anthropic", "", dup})
+	runs = append(runs, run{"duplicate_fragment", "anthropic", "", dup, Span{}})
 	for _, c := range runs {
 		t.Run(c.name+"/"+c.api, func(t *testing.T) {
 			// 0.05, not the Python client's 0.02: node spends several
@@ -177,7 +179,7 @@ func TestClients_TypeScript(t *testing.T) {
 			// CI's CPU burners the 40 ms a 2 s Cancel settle gets at 0.02
 			// was near the client's own cost, and seed 12 missed it once.
 			// The promise, 2 s of schedule time, is the same at any scale.
-			ep := clientRun(t, c.sc, 0.05, func(ctx context.Context, url, scale string) *exec.Cmd {
+			ep := clientRun(t, c.sc, c.in, 0.05, func(ctx context.Context, url, scale string) *exec.Cmd {
 				cmd := exec.CommandContext(ctx, node, tsx, file, url, "c1", c.api, scale)
 				cmd.Dir = dir
 				return cmd

@@ -18,6 +18,7 @@ import (
 	"github.com/detsim/detsim/kinds/agent/providerserve"
 	"github.com/detsim/detsim/property"
 	"github.com/detsim/detsim/scenarios"
+	"github.com/detsim/detsim/sweep"
 )
 
 // Usage is `detsim edge -h`.
@@ -96,7 +97,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer, reg *
 		fmt.Fprintln(stderr, "detsim edge: --time-scale, --max-conns and --max-sessions must be positive, --sessions and --idle-stop not negative")
 		return 2
 	}
-	sc, name, err := resolve(pos[0], *seed, fs, reg)
+	sc, name, span, err := resolve(pos[0], *seed, fs, reg)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 2
@@ -105,7 +106,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer, reg *
 		*out = "edge-" + strings.ReplaceAll(name, "/", "_") + "-" + strconv.FormatUint(sc.Seed, 10)
 	}
 	opts := Options{TimeScale: *scale, Out: *out, ToolDir: *toolDir, Sessions: *sessions, IdleStop: idleStop(*idle),
-		MaxConns: *maxConns, MaxSessions: *maxSessions, Version: version, Schedule: *schedule}
+		MaxConns: *maxConns, MaxSessions: *maxSessions, Version: version, Schedule: *schedule, DrawnIn: span}
 	for _, a := range strings.Split(*allow, ",") {
 		if a = strings.TrimSpace(a); a != "" {
 			opts.Allow = append(opts.Allow, a)
@@ -138,8 +139,11 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer, reg *
 	return summary(stdout, eps, time.Since(began))
 }
 
-// resolve reads ARG as a property (its seed's scenario) or a scenario.
-func resolve(arg string, seed uint64, fs *flag.FlagSet, reg *hosts.Registry) (*scenarios.Scenario, string, error) {
+// resolve reads ARG as a property (its seed's scenario) or a scenario,
+// and the span its control instants were drawn in: the property's, or a
+// pinned seed's (scenarios/regression/agent_faults-38.toml is seed 38's
+// scenario, served as the seed is); zero for a written scenario.
+func resolve(arg string, seed uint64, fs *flag.FlagSet, reg *hosts.Registry) (*scenarios.Scenario, string, Span, error) {
 	p, perr := property.LoadLibrary(arg, reg)
 	if perr != nil {
 		if _, statErr := os.Stat(arg); statErr == nil {
@@ -149,20 +153,28 @@ func resolve(arg string, seed uint64, fs *flag.FlagSet, reg *hosts.Registry) (*s
 	if perr == nil {
 		sc, err := p.Scenario(seed, reg)
 		if err != nil {
-			return nil, "", fmt.Errorf("detsim edge: %s seed %d: %v", arg, seed, err)
+			return nil, "", Span{}, fmt.Errorf("detsim edge: %s seed %d: %v", arg, seed, err)
 		}
-		return sc, p.Name, nil
+		return sc, p.Name, DrawSpan(p), nil
 	}
 	seedSet := false
 	fs.Visit(func(f *flag.Flag) { seedSet = seedSet || f.Name == "seed" })
 	sc, err := scenarios.Resolve(arg, reg)
 	if err != nil {
-		return nil, "", fmt.Errorf("detsim edge: %s is neither a property nor a scenario: %v", arg, err)
+		return nil, "", Span{}, fmt.Errorf("detsim edge: %s is neither a property nor a scenario: %v", arg, err)
+	}
+	var span Span
+	if data, err := os.ReadFile(arg); err == nil {
+		if h, ok := sweep.ReadPinHeader(data); ok {
+			if p, err := property.LoadLibrary(h.Property, reg); err == nil {
+				span = DrawSpan(p)
+			}
+		}
 	}
 	if seedSet {
 		sc.Seed = seed
 	}
-	return sc, sc.Name, nil
+	return sc, sc.Name, span, nil
 }
 
 // summary prints each episode's failing verdicts and the exit code.

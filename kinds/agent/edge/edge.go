@@ -81,6 +81,13 @@ type Options struct {
 	// the instant falls in the built-in agent's episode (docs/agents.md,
 	// "Faults that meet the agent"), ScheduleTime at the instant.
 	Schedule string
+	// DrawnIn is the schedule time a property drew the scenario's Cancel,
+	// kill and restart instants in when the scenario is one of its seeds
+	// (DrawSpan); zero for a written scenario, placed in its duration.
+	// The progress schedule spreads the instants past the built-in
+	// agent's episode over the agent's steps as the draw spread them over
+	// this span (anchors; docs/agents.md, "Faults that meet the agent").
+	DrawnIn Span
 	// Out is the directory every session's bundles are written under
 	// (Out/SESSION/EPISODE); it must not exist, or be empty.
 	Out string
@@ -239,7 +246,11 @@ func New(sc *scenarios.Scenario, opts Options) (*Edge, error) {
 			if err != nil {
 				return nil, fmt.Errorf("edge: the built-in agent's run of %s, which places the control events: %v", sc.Path, err)
 			}
-			e.anchors = anchors(e.control, steps, end, sc.DurationNs)
+			span := opts.DrawnIn
+			if span == (Span{}) {
+				span = Span{0, sc.DurationNs}
+			}
+			e.anchors = anchors(e.control, steps, end, span)
 		}
 	case ScheduleTime:
 	default:

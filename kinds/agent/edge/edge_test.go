@@ -537,7 +537,7 @@ func TestEdge_PropertySeedIsTheSweepsScenario(t *testing.T) {
 	reg := builtin.Registry()
 	fs := flag.NewFlagSet("edge", flag.ContinueOnError)
 	fs.Uint64("seed", 0, "")
-	got, _, err := resolve("agent_faults", 38, fs, reg)
+	got, _, _, err := resolve("agent_faults", 38, fs, reg)
 	if err != nil {
 		t.Fatal(err)
 	}

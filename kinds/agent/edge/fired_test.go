@@ -72,7 +72,7 @@ func TestFaultsFired(t *testing.T) {
 		}
 		hit := map[string]bool{}
 		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
-			ep := agentRun(t, py, sc, "")
+			ep := agentRun(t, py, sc, DrawSpan(p), "")
 			if f := failing(ep); len(f) > 0 {
 				t.Errorf("the correct agent failed: %v", f)
 			}
