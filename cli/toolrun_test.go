@@ -141,7 +141,7 @@ func TestToolRun_BytesUntouched(t *testing.T) {
 	if err := os.WriteFile(file, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	lib, err := os.ReadFile("../scenarios/agent/tool_binary_output.toml")
+	lib, err := scenarios.ReadLibrary(builtin.Registry(), "agent/tool_binary_output.toml")
 	if err != nil {
 		t.Fatal(err)
 	}

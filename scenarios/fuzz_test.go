@@ -11,8 +11,9 @@ import (
 // Any extends resolves to a fixed valid parent, or to the input itself
 // (a cycle).
 func FuzzParse(f *testing.F) {
-	for _, name := range LibraryNames(testRegistry()) {
-		data, err := Library.ReadFile(name + ".toml")
+	reg := libraryRegistry()
+	for _, name := range LibraryNames(reg) {
+		data, err := ReadLibrary(reg, name+".toml")
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -22,7 +23,6 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(parentSrc))
 	f.Add([]byte(childSrc))
 	f.Add([]byte(bufferSrc))
-	reg := libraryRegistry()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		read := func(p string) ([]byte, error) {
 			if p == "parent.toml" {

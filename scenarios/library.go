@@ -9,9 +9,13 @@ import (
 	"github.com/detsim/detsim/hosts"
 )
 
-// Library is the scenario library embedded in the binary: every .toml file
-// one directory below this package (smoke/, reproduction/, topology/,
-// calibration/, reference/, …), so detsim runs with no files around it.
+// Library is the core's scenario library embedded in the binary: every
+// .toml file one directory below this package (reference/, testbed/,
+// calibration/, regression/), so detsim runs with no files around it.
+// A kind's scenarios live in its own library (hosts.Librarian; SWIM's
+// smoke/ and reproduction/ in kinds/swim/swimhost/library); these stay
+// here because they are opened by path or are the core's own reference
+// (docs/architecture.md, "The libraries").
 // NB: the pattern also embeds a .toml put in testdata/; keep test
 // fixtures out of .toml files here.
 //

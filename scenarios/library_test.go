@@ -11,10 +11,15 @@ import (
 	"github.com/detsim/detsim/network"
 )
 
+// TestLibrary_EveryEmbeddedScenarioParses_8_3 reads the core's library
+// and every built-in kind's (SWIM's, the agent family's and raft's live
+// in their kinds: docs/architecture.md, "The libraries").
 func TestLibrary_EveryEmbeddedScenarioParses_8_3(t *testing.T) {
-	names := LibraryNames(testRegistry())
-	if !slices.Contains(names, "reference/echo_parity") {
-		t.Fatalf("LibraryNames = %v, want reference/echo_parity among them", names)
+	names := LibraryNames(libraryRegistry())
+	for _, want := range []string{"reference/echo_parity", "smoke/three_mesh", "agent/faults_base", "raft/cluster"} {
+		if !slices.Contains(names, want) {
+			t.Fatalf("LibraryNames = %v, want %s among them", names, want)
+		}
 	}
 	if !slices.IsSorted(names) {
 		t.Errorf("LibraryNames not sorted: %v", names)

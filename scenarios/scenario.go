@@ -1,6 +1,7 @@
-// Package scenarios loads and validates scenario files (spec §8) and embeds
-// the scenario library (smoke/, reproduction/, topology/, calibration/, …)
-// so detsim runs with no files around it. Loading is a pure function from
+// Package scenarios loads and validates scenario files (spec §8), embeds
+// the core's scenario library (reference/, testbed/, calibration/,
+// regression/) and joins it with each kind's (smoke/ is SWIM's), so
+// detsim runs with no files around it. Loading is a pure function from
 // bytes to a validated Scenario or to every error found, one per line.
 package scenarios
 

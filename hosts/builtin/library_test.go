@@ -3,12 +3,16 @@ package builtin_test
 import (
 	"io/fs"
 	"slices"
+	"strings"
 	"testing"
 	"testing/fstest"
 
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/kinds/agent/agent"
 	"github.com/detsim/detsim/kinds/echo"
+	"github.com/detsim/detsim/kinds/raft/rafthost"
+	"github.com/detsim/detsim/kinds/swim/swimhost"
 	"github.com/detsim/detsim/property"
 	"github.com/detsim/detsim/scenarios"
 )
@@ -94,3 +98,64 @@ type libKind struct {
 
 func (k libKind) Tag() string    { return k.tag }
 func (k libKind) Library() fs.FS { return k.lib }
+
+// TestLibrary_EachKindShipsItsOwnScenarios: SWIM's and the agent
+// family's scenarios live in their kinds' libraries (hosts.Librarian)
+// under the names they had in scenarios/, and the core's library holds
+// only what is opened by path or is the core's own reference
+// (docs/architecture.md, "The libraries"). Each library keeps its
+// scenarios one directory deep, the only files scenarios.LibraryNames
+// lists: one nested deeper would be embedded and never named.
+func TestLibrary_EachKindShipsItsOwnScenarios(t *testing.T) {
+	owner := map[string]string{ // a library folder and the kind that ships it
+		"smoke": swimhost.Tag, "reproduction": swimhost.Tag, "topology": swimhost.Tag,
+		"failure_modes": swimhost.Tag, "lifeguard": swimhost.Tag,
+		"agent": agent.Tag, "raft": rafthost.Tag,
+		"properties": "", // a kind's properties, not scenarios
+	}
+	core := []string{"calibration", "reference", "regression", "testbed"}
+	for _, k := range builtin.Kinds() {
+		lib := hosts.LibraryOf(k)
+		if lib == nil {
+			continue
+		}
+		err := fs.WalkDir(lib, ".", func(p string, d fs.DirEntry, err error) error {
+			if err != nil || p == "." {
+				return err
+			}
+			dir, rest, nested := strings.Cut(p, "/")
+			if d.IsDir() && !nested {
+				if o, ok := owner[dir]; !ok || (o != "" && o != k.Tag()) {
+					t.Errorf("kind %s ships %s/, which is not its folder", k.Tag(), dir)
+				}
+			}
+			if !d.IsDir() && (!nested || strings.Contains(rest, "/")) {
+				t.Errorf("kind %s: %s is not <dir>/<name>.toml", k.Tag(), p)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"smoke/three_mesh", "reproduction/gossip_flap", "topology/churn",
+		"failure_modes/semi_detached", "lifeguard/slow_members", "agent/faults_base"} {
+		if _, err := fs.Stat(scenarios.Library, name+".toml"); err == nil {
+			t.Errorf("%s is still in the core's library", name)
+		}
+		if _, err := scenarios.LoadLibrary(name, builtin.Registry()); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	dirs, err := fs.ReadDir(scenarios.Library, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range dirs {
+		got = append(got, d.Name())
+	}
+	if !slices.Equal(got, core) {
+		t.Errorf("the core's library holds %v, want %v", got, core)
+	}
+}

@@ -34,6 +34,7 @@ package agent
 
 import (
 	"bytes"
+	"io/fs"
 	"slices"
 	"strconv"
 	"unicode/utf8"
@@ -54,10 +55,11 @@ var Kind hosts.Kind = kind{}
 // kind is the agent kind: the runtime, a "down" state
 // (hosts.Restartable), cancellable hosts (hosts.Canceller), a fault
 // catalog (hosts.Faulter), a summary line (pane.Summarizer), charts
-// (hosts.Charts) and its assertions (hosts.Oracle, agentcheck). Its one-line methods read as
-// the other agent-family kinds' do, on purpose: each answers one of the
-// contract's small interfaces, and the family shares the up/down states
-// and llmwire's codec.
+// (hosts.Charts), its assertions (hosts.Oracle, agentcheck) and the
+// family's scenario library (hosts.Librarian, library.go). Its one-line
+// methods read as the other agent-family kinds' do, on purpose: each
+// answers one of the contract's small interfaces, and the family shares
+// the up/down states and llmwire's codec.
 type kind struct{}
 
 func (kind) Tag() string                    { return Tag }
@@ -70,6 +72,7 @@ func (kind) Faults() *hosts.FaultCatalog    { return Catalog }
 func (kind) Summary(snapshot []byte) string { return Summary(snapshot) }
 func (kind) Series() []hosts.Series         { return series }
 func (kind) Assertions() *hosts.Assertions  { return agentcheck.Family }
+func (kind) Library() fs.FS                 { return library }
 
 func (kind) Validate(config map[string]any, peers []string) []hosts.FieldError {
 	_, errs := parse(config, peers)

@@ -23,7 +23,7 @@ import (
 // A Cancel drawn at random (the agent_faults sweep) never landed in a
 // backoff: a backoff lasts under a second of a 300 s run.
 func TestAgent_CancelAtEveryBoundary(t *testing.T) {
-	src, err := os.ReadFile("../../../scenarios/agent/faults_base.toml")
+	src, err := os.ReadFile("library/agent/faults_base.toml")
 	if err != nil {
 		t.Fatal(err)
 	}

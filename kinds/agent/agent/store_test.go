@@ -34,7 +34,7 @@ func withStoreFailures(sc *scenarios.Scenario, ws ...int64) *scenarios.Scenario 
 // of faults_base holds.
 func TestAgent_StoreExhaustedSettlesEveryEffect(t *testing.T) {
 	for first := int64(1); first <= 16; first++ {
-		sc := withStoreFailures(load(t, "../../../scenarios/agent/faults_base.toml"), first, first+1, first+2, first+3)
+		sc := withStoreFailures(load(t, "library/agent/faults_base.toml"), first, first+1, first+2, first+3)
 		for _, v := range verdicts(t, sc) {
 			if v.Outcome != verdict.Pass {
 				t.Errorf("store exhausted from write %d: %s %s: %s", first, v.Name, v.Outcome, v.Reason)

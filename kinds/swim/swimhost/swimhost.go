@@ -9,6 +9,7 @@ package swimhost
 
 import (
 	"fmt"
+	"io/fs"
 	"math"
 	"strconv"
 
@@ -34,7 +35,8 @@ var Kind hosts.Kind = kind{}
 
 // kind is the SWIM kind: the runtime, its records and how they are drawn
 // (declare.go), its assertions (swimcheck), the explanation of a view
-// (explain.go) and the stepper's pane (pane.go).
+// (explain.go), the stepper's pane (pane.go) and its scenario library
+// (library.go).
 type kind struct{}
 
 var (
@@ -67,6 +69,7 @@ func (kind) History() *hosts.History        { return nil }
 func (kind) Assertions() *hosts.Assertions  { return swimcheck.Family }
 func (kind) Explainer() causal.Explainer    { return explainer{} }
 func (kind) Pane(in pane.Input) []pane.Line { return drawPane(in) }
+func (kind) Library() fs.FS                 { return library }
 
 func events() []hosts.Event {
 	var out []hosts.Event

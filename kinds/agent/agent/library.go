@@ -1,0 +1,25 @@
+package agent
+
+import (
+	"embed"
+	"io/fs"
+)
+
+// libraryFiles is the agent family's library (hosts.Librarian), shipped
+// by the agent kind, which every one of its scenarios runs beside the
+// provider and tool kinds: scenarios as agent/<name>.toml, named as they
+// were when they lived in scenarios/ ("agent/faults_base"). Each
+// scenario's first comment block says what it reproduces and what it
+// expects. Its pinned seeds stay in the core's regression corpus
+// (docs/architecture.md, "The libraries").
+//
+//go:embed library
+var libraryFiles embed.FS
+
+var library = func() fs.FS {
+	sub, err := fs.Sub(libraryFiles, "library")
+	if err != nil {
+		panic(err)
+	}
+	return sub
+}()
