@@ -314,7 +314,7 @@ func (r *run) encode(e *enc, lane map[int32]int32) {
 
 	e.key("other")
 	e.raw("[")
-	for i, k := range sortedKeys(r.otherRecs) {
+	for i, k := range slices.Sorted(maps.Keys(r.otherRecs)) {
 		e.comma(i)
 		e.raw("[")
 		e.str(k)
