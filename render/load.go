@@ -178,6 +178,9 @@ func viewType(k *kindLanes) string {
 	return k.views.Type
 }
 
+// host interns a host id as causal.Index interns its strings, in the same
+// few lines: each table is its own package's, and a shared generic would be
+// longer than the copy.
 func (r *run) host(id string) int32 {
 	if i, ok := r.hostIdx[id]; ok {
 		return i

@@ -190,6 +190,9 @@ func (t T) StrMap(key string) []Pair {
 	return out
 }
 
+// describe names a TOML value's type as swim's config reader does its own,
+// alike in shape: swim's reader is its own package's and has its own
+// wording.
 func describe(v any) string {
 	switch v.(type) {
 	case int64:
