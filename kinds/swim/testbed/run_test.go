@@ -284,26 +284,7 @@ func TestRun_StartBarrier(t *testing.T) {
 func TestProbe_LossIsPerFragment(t *testing.T) {
 	needKernel(t)
 	before := runNamespaces(t)
-	sc := loadText(t, `
-name = "probe"
-seed = 1
-duration_ns = 10_000_000_000
-[default_tick]
-period_ns = 100_000_000
-[default_link]
-latency_ns = 20_000_000
-loss_prob_ppm = 100_000
-bandwidth_bps = 200_000
-burst_bytes = 1564
-[[peers]]
-id = "a"
-kind = "swim"
-initial_state = "member"
-[[peers]]
-id = "b"
-kind = "swim"
-initial_state = "member"
-`)
+	sc := loadText(t, twoSwimPeers("probe", "10_000_000_000", "latency_ns = 20_000_000\nloss_prob_ppm = 100_000\nbandwidth_bps = 200_000\nburst_bytes = 1564"))
 	rep, err := Probe(context.Background(), sc, ProbeConfig{Duration: 4 * time.Second})
 	if err != nil {
 		t.Fatal(err)
