@@ -182,6 +182,17 @@ func readRecords(t *testing.T, path string) []record {
 	return out
 }
 
+// drops counts the datagrams d has dropped for reason so far.
+func drops(t *testing.T, d *daemon, reason string) int {
+	n := 0
+	for _, r := range readRecords(t, d.events) {
+		if r.Event.Type == "packet_dropped" && r.Event.Reason == reason {
+			n++
+		}
+	}
+	return n
+}
+
 // converged reports whether every daemon holds every member alive.
 func converged(t *testing.T, ds []*daemon) bool {
 	for _, d := range ds {
@@ -260,19 +271,10 @@ func TestWrongClusterKeyNeverConverges(t *testing.T) {
 		}
 		return to
 	}
-	badTags := func(d *daemon) int {
-		n := 0
-		for _, r := range readRecords(t, d.events) {
-			if r.Event.Type == "packet_dropped" && r.Event.Reason == "bad_tag" {
-				n++
-			}
-		}
-		return n
-	}
 	realtime.WaitFor(t, "a and b to hold each other alive and c accused, with c's datagrams refused", 20*time.Second, func() bool {
 		a, b := ds[0], ds[1]
 		return last(a, "b") == "alive" && last(b, "a") == "alive" &&
-			(last(a, "c") == "suspect" || last(a, "c") == "dead") && badTags(a) >= 2
+			(last(a, "c") == "suspect" || last(a, "c") == "dead") && drops(t, a, "bad_tag") >= 2
 	})
 	stopAll(t, ds)
 	for _, d := range ds[:2] {
@@ -389,17 +391,8 @@ func TestCapturedDatagramsRefusedByOtherMembers(t *testing.T) {
 			}
 		}
 	}
-	wrongDest := func(d *daemon) int {
-		n := 0
-		for _, r := range readRecords(t, d.events) {
-			if r.Event.Type == "packet_dropped" && r.Event.Reason == "wrong_destination" {
-				n++
-			}
-		}
-		return n
-	}
 	realtime.WaitFor(t, "c and a to refuse every datagram captured between a and b", 10*time.Second, func() bool {
-		return wrongDest(ds[2]) >= captures && wrongDest(ds[0]) >= captures
+		return drops(t, ds[2], "wrong_destination") >= captures && drops(t, ds[0], "wrong_destination") >= captures
 	})
 	stopAll(t, ds)
 	for _, d := range ds {
@@ -407,7 +400,7 @@ func TestCapturedDatagramsRefusedByOtherMembers(t *testing.T) {
 		if d != ds[1] {
 			want = captures
 		}
-		if got := wrongDest(d); got != want {
+		if got := drops(t, d, "wrong_destination"); got != want {
 			t.Errorf("%s: %d wrong_destination drops, want %d", d.id, got, want)
 		}
 	}
