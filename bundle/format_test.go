@@ -71,7 +71,7 @@ func TestWriter_NoSnapshotsNoFile(t *testing.T) {
 	if err := w.Finish(sampleManifest, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	if got := entries(t, out); slices.Contains(got, SnapshotsFile) || slices.Contains(got, SnapshotsDir) {
+	if got := fstree.Names(t, out); slices.Contains(got, SnapshotsFile) || slices.Contains(got, SnapshotsDir) {
 		t.Errorf("a run without snapshots wrote %v", got)
 	}
 }
@@ -251,7 +251,7 @@ func TestCompress_ConvertsAndReadsTheSame(t *testing.T) {
 		if after.Format != Format || after.Digest != before.Digest || after.EventsSHA256 != before.EventsSHA256 || after.Files[ScenarioFile] != before.Files[ScenarioFile] {
 			t.Errorf("manifest after Compress = %+v, want format %s and the digest and hashes of %+v", after, Format, before)
 		}
-		for _, name := range entries(t, out) {
+		for _, name := range fstree.Names(t, out) {
 			if name != ManifestFile && !strings.HasSuffix(name, GzipSuffix) {
 				t.Errorf("%s stored uncompressed", name)
 			}

@@ -145,7 +145,7 @@ func TestCreate_SecondWriterOfTheSameOutputIsInUse(t *testing.T) {
 		t.Error("the old bundle changed while the first writer held it")
 	}
 	w.Abort()
-	if got := entries(t, parent); len(got) != 1 || got[0] != "out" {
+	if got := fstree.Names(t, parent); len(got) != 1 || got[0] != "out" {
 		t.Errorf("parent holds %v after Abort, want only the old bundle", got)
 	}
 }
@@ -170,11 +170,11 @@ func TestCreate_RemovesWorkDirectoriesKilledRunsLeft(t *testing.T) {
 	out := filepath.Join(parent, "out")
 	killWhileWriting(t, out)
 	killWhileWriting(t, out)
-	if n := len(entries(t, parent)); n < 2 {
+	if n := len(fstree.Names(t, parent)); n < 2 {
 		t.Fatalf("the simulated kills left %d entries, want the work directories", n)
 	}
 	writeSample(t, out, sampleRecords)
-	if got := entries(t, parent); len(got) != 1 || got[0] != "out" {
+	if got := fstree.Names(t, parent); len(got) != 1 || got[0] != "out" {
 		t.Errorf("parent holds %v, want only the new bundle", got)
 	}
 }

@@ -1,7 +1,7 @@
 // Package fstree records a directory tree as a map, so a test can show
 // that a command refused to touch anything: take it before and after and
-// compare with maps.Equal; and copies one, for a test that damages a
-// copy.
+// compare with maps.Equal; lists a directory's names; and copies a tree,
+// for a test that damages a copy.
 package fstree
 
 import (
@@ -10,6 +10,20 @@ import (
 	"path/filepath"
 	"testing"
 )
+
+// Names lists the names in dir, sorted (os.ReadDir's order).
+func Names(t testing.TB, dir string) []string {
+	t.Helper()
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, de := range des {
+		names = append(names, de.Name())
+	}
+	return names
+}
 
 // Of maps every path under dir, relative to it ("." for dir itself), to
 // its content: a regular file's bytes, "<dir>" for a directory,
