@@ -4,53 +4,22 @@ import (
 	"bufio"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/internal/gobin"
 	"github.com/detsim/detsim/scenarios"
 )
 
-var (
-	swimdOnce sync.Once
-	swimdBin  string
-	swimdErr  error
-)
-
 // swimd builds kinds/swim/cmd/swimd once for the package's tests.
-func swimd(t *testing.T) string {
-	t.Helper()
-	swimdOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "detsim-testbed-test")
-		if err != nil {
-			swimdErr = err
-			return
-		}
-		swimdBin = filepath.Join(dir, "swimd")
-		if out, err := exec.Command("go", "build", "-o", swimdBin, "../cmd/swimd").CombinedOutput(); err != nil {
-			swimdErr = err
-			swimdBin = string(out)
-		}
-	})
-	if swimdErr != nil {
-		t.Fatalf("building swimd: %v\n%s", swimdErr, swimdBin)
-	}
-	return swimdBin
-}
+func swimd(t *testing.T) string { return gobin.Build(t, "../cmd/swimd") }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if swimdBin != "" && swimdErr == nil {
-		os.RemoveAll(filepath.Dir(swimdBin))
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { gobin.Main(m) }
 
 func loadFile(t *testing.T, name string) *scenarios.Scenario {
 	t.Helper()
