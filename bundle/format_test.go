@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -271,9 +270,7 @@ func TestCompress_ConvertsAndReadsTheSame(t *testing.T) {
 		if err := Compress(out); err != nil {
 			t.Fatal(err)
 		}
-		if again := fstree.Of(t, out); !maps.Equal(tree, again) {
-			t.Errorf("a second Compress changed the bundle")
-		}
+		fstree.Same(t, out, tree, "a second Compress changed the bundle")
 	}
 }
 
@@ -288,9 +285,7 @@ func TestCompress_RefusesABundleThatDoesNotVerify(t *testing.T) {
 	if err := Compress(out); err == nil || !strings.Contains(err.Error(), "does not verify") {
 		t.Errorf("Compress of a damaged bundle = %v, want a refusal", err)
 	}
-	if after := fstree.Of(t, parent); !maps.Equal(before, after) {
-		t.Errorf("Compress changed a bundle it refused")
-	}
+	fstree.Same(t, parent, before, "Compress changed a bundle it refused")
 }
 
 // A compressed file is read through a bound on what it decompresses to,
