@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -71,7 +70,7 @@ func TestWriter_NoSnapshotsNoFile(t *testing.T) {
 	if err := w.Finish(sampleManifest, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	if got := entries(t, out); slices.Contains(got, SnapshotsFile) || slices.Contains(got, SnapshotsDir) {
+	if got := fstree.Names(t, out); slices.Contains(got, SnapshotsFile) || slices.Contains(got, SnapshotsDir) {
 		t.Errorf("a run without snapshots wrote %v", got)
 	}
 }
@@ -251,7 +250,7 @@ func TestCompress_ConvertsAndReadsTheSame(t *testing.T) {
 		if after.Format != Format || after.Digest != before.Digest || after.EventsSHA256 != before.EventsSHA256 || after.Files[ScenarioFile] != before.Files[ScenarioFile] {
 			t.Errorf("manifest after Compress = %+v, want format %s and the digest and hashes of %+v", after, Format, before)
 		}
-		for _, name := range entries(t, out) {
+		for _, name := range fstree.Names(t, out) {
 			if name != ManifestFile && !strings.HasSuffix(name, GzipSuffix) {
 				t.Errorf("%s stored uncompressed", name)
 			}
@@ -271,9 +270,7 @@ func TestCompress_ConvertsAndReadsTheSame(t *testing.T) {
 		if err := Compress(out); err != nil {
 			t.Fatal(err)
 		}
-		if again := fstree.Of(t, out); !maps.Equal(tree, again) {
-			t.Errorf("a second Compress changed the bundle")
-		}
+		fstree.Same(t, out, tree, "a second Compress changed the bundle")
 	}
 }
 
@@ -288,9 +285,7 @@ func TestCompress_RefusesABundleThatDoesNotVerify(t *testing.T) {
 	if err := Compress(out); err == nil || !strings.Contains(err.Error(), "does not verify") {
 		t.Errorf("Compress of a damaged bundle = %v, want a refusal", err)
 	}
-	if after := fstree.Of(t, parent); !maps.Equal(before, after) {
-		t.Errorf("Compress changed a bundle it refused")
-	}
+	fstree.Same(t, parent, before, "Compress changed a bundle it refused")
 }
 
 // A compressed file is read through a bound on what it decompresses to,

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"testing"
 
@@ -152,21 +151,6 @@ func finishSample(t *testing.T, w *Writer, m Manifest) {
 	if err := w.Finish(m, []byte(sampleScenario), []byte(`{"verdicts":[]}`+"\n")); err != nil {
 		t.Fatalf("Finish: %v", err)
 	}
-}
-
-// entries lists the names in dir, sorted.
-func entries(t *testing.T, dir string) []string {
-	t.Helper()
-	des, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, de := range des {
-		names = append(names, de.Name())
-	}
-	slices.Sort(names)
-	return names
 }
 
 func mustWrite(t *testing.T, path, data string) {

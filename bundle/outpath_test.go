@@ -98,9 +98,7 @@ func TestCreate_NeverReplacesWhatDetsimDidNotWrite(t *testing.T) {
 			if !errors.Is(err, ErrOutExists) || !strings.Contains(err.Error(), tt.say) {
 				t.Errorf("Create = %v, want ErrOutExists saying %q", err, tt.say)
 			}
-			if after := fstree.Of(t, parent); !maps.Equal(before, after) {
-				t.Errorf("Create changed the tree:\nbefore %v\nafter  %v", before, after)
-			}
+			fstree.Same(t, parent, before, "Create changed the tree")
 		})
 	}
 }
@@ -119,9 +117,7 @@ func TestCreate_RefusesAnOutputInsideABundle(t *testing.T) {
 			t.Errorf("Create(%s) = %v, want a refusal naming the bundle", out, err)
 		}
 	}
-	if after := fstree.Of(t, parent); !maps.Equal(before, after) {
-		t.Errorf("the bundle changed:\nbefore %v\nafter  %v", before, after)
-	}
+	fstree.Same(t, parent, before, "the bundle changed")
 }
 
 func TestCreate_SecondWriterOfTheSameOutputIsInUse(t *testing.T) {
@@ -141,11 +137,9 @@ func TestCreate_SecondWriterOfTheSameOutputIsInUse(t *testing.T) {
 	if !errors.Is(err, ErrOutInUse) || !strings.Contains(err.Error(), "in use") {
 		t.Fatalf("second Create = %v, want ErrOutInUse", err)
 	}
-	if got := fstree.Of(t, out); !maps.Equal(old, got) {
-		t.Error("the old bundle changed while the first writer held it")
-	}
+	fstree.Same(t, out, old, "the old bundle changed while the first writer held it")
 	w.Abort()
-	if got := entries(t, parent); len(got) != 1 || got[0] != "out" {
+	if got := fstree.Names(t, parent); len(got) != 1 || got[0] != "out" {
 		t.Errorf("parent holds %v after Abort, want only the old bundle", got)
 	}
 }
@@ -170,11 +164,11 @@ func TestCreate_RemovesWorkDirectoriesKilledRunsLeft(t *testing.T) {
 	out := filepath.Join(parent, "out")
 	killWhileWriting(t, out)
 	killWhileWriting(t, out)
-	if n := len(entries(t, parent)); n < 2 {
+	if n := len(fstree.Names(t, parent)); n < 2 {
 		t.Fatalf("the simulated kills left %d entries, want the work directories", n)
 	}
 	writeSample(t, out, sampleRecords)
-	if got := entries(t, parent); len(got) != 1 || got[0] != "out" {
+	if got := fstree.Names(t, parent); len(got) != 1 || got[0] != "out" {
 		t.Errorf("parent holds %v, want only the new bundle", got)
 	}
 }
@@ -194,9 +188,7 @@ func TestCreate_RestoresTheBundleAKilledRunHadMovedAside(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w2.Abort()
-	if got := fstree.Of(t, out); !maps.Equal(want, got) {
-		t.Errorf("the old bundle was not restored:\nwant %v\ngot  %v", want, got)
-	}
+	fstree.Same(t, out, want, "the old bundle was not restored")
 }
 
 // FuzzCreate_OutPathDecision builds a random tree at the output path —
@@ -314,9 +306,7 @@ func TestCreate_KeepsTheOldBundleWhenSomethingElseTookItsPlace(t *testing.T) {
 		w2.Abort()
 		t.Fatal("Create succeeded, want a refusal naming both")
 	}
-	if got := fstree.Of(t, old); !maps.Equal(want, got) {
-		t.Errorf("the old bundle was not kept where the killed run left it")
-	}
+	fstree.Same(t, old, want, "the old bundle was not kept where the killed run left it")
 	if data, _ := os.ReadFile(filepath.Join(out, "mine.txt")); string(data) != "a user's file where the bundle was" {
 		t.Errorf("the user's file changed: %q", data)
 	}

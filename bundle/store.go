@@ -116,6 +116,10 @@ func OpenFile(dir, rel string) (io.ReadCloser, error) {
 // ReadFile reads the content of the bundle file rel inside dir, opened
 // as OpenFile opens it, refusing content over max bytes (for a compressed
 // file, max bounds what it decompresses to).
+//
+// ReadFile is safefile.ReadFileIn for a bundle file, alike in shape:
+// OpenFile also reads a gzip-compressed copy (GzipSuffix), which
+// safefile knows nothing of.
 func ReadFile(dir, rel string, max int64) ([]byte, error) {
 	f, err := OpenFile(dir, rel)
 	if err != nil {

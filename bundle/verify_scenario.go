@@ -10,6 +10,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/internal/tomlguard"
 )
 
@@ -78,7 +79,7 @@ func readRunScenario(root *os.Root) (*runScenario, error) {
 	}
 	seen := make(map[string]bool, len(sc.Peers))
 	for _, p := range sc.Peers {
-		if !validHostID(p.ID) {
+		if !hosts.ValidPeerID(p.ID) {
 			return nil, fmt.Errorf("peer id %q is not a peer id ([A-Za-z0-9_-]{1,64})", p.ID)
 		}
 		if seen[p.ID] {
@@ -175,7 +176,7 @@ func parseSnapshotPath(rel string) (host string, seq int, ok bool) {
 		return "", 0, false
 	}
 	host, file, ok := strings.Cut(rest, "/")
-	if !ok || !validHostID(host) {
+	if !ok || !hosts.ValidPeerID(host) {
 		return "", 0, false
 	}
 	num, ok := strings.CutSuffix(file, ".json")

@@ -14,6 +14,7 @@ import (
 	"path"
 	"path/filepath"
 
+	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/internal/scratch"
 )
 
@@ -235,7 +236,7 @@ func (w *Writer) WriteSnapshotAt(hostID string, seq int, atNs int64, data []byte
 	if err := w.usable(flushed, "WriteSnapshotAt"); err != nil {
 		return err
 	}
-	if !validHostID(hostID) {
+	if !hosts.ValidPeerID(hostID) {
 		return fmt.Errorf("bundle: snapshot host id %q is not a peer id ([A-Za-z0-9_-]{1,64})", hostID)
 	}
 	if seq < 0 || atNs < 0 {
@@ -495,21 +496,4 @@ func (w *Writer) writeFile(rel string, data []byte) error {
 	sum := sha256.Sum256(data)
 	w.files[rel] = hex.EncodeToString(sum[:])
 	return nil
-}
-
-// validHostID reports whether id is a peer id as the scenario loader
-// accepts it. The check is repeated here because the id becomes a path
-// component: "..", "/" or "" must never reach the filesystem.
-func validHostID(id string) bool {
-	if len(id) == 0 || len(id) > 64 {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
-		if !ok {
-			return false
-		}
-	}
-	return true
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/detsim/detsim/internal/fstree"
 )
 
 func TestWriter_WritesLayout_9_1(t *testing.T) {
@@ -29,7 +31,7 @@ func TestWriter_WritesLayout_9_1(t *testing.T) {
 	if !slices.Equal(files, want) {
 		t.Errorf("bundle files = %v, want %v", files, want)
 	}
-	if got := entries(t, filepath.Dir(out)); !slices.Equal(got, []string{"out"}) {
+	if got := fstree.Names(t, filepath.Dir(out)); !slices.Equal(got, []string{"out"}) {
 		t.Errorf("output's parent holds %v, want only the bundle (no work directory left)", got)
 	}
 	gaps, err := os.ReadFile(filepath.Join(out, KnownGapsFile))
@@ -128,7 +130,7 @@ func TestCreate_RefusesNonBundleOutput(t *testing.T) {
 			parent := t.TempDir()
 			out := filepath.Join(parent, "out")
 			tt.setup(t, out)
-			before := entries(t, parent)
+			before := fstree.Names(t, parent)
 			w, err := Create(out)
 			if err == nil {
 				w.Abort()
@@ -140,7 +142,7 @@ func TestCreate_RefusesNonBundleOutput(t *testing.T) {
 			if !strings.Contains(err.Error(), out) {
 				t.Errorf("error %q does not name the path", err)
 			}
-			if after := entries(t, parent); !slices.Equal(before, after) {
+			if after := fstree.Names(t, parent); !slices.Equal(before, after) {
 				t.Errorf("Create changed the parent: %v -> %v", before, after)
 			}
 		})
@@ -162,7 +164,7 @@ func TestFinish_ReplacesExistingBundle(t *testing.T) {
 	writeSample(t, out, sampleRecords)
 	writeSample(t, out, sampleRecords[:1])
 
-	if got := entries(t, parent); !slices.Equal(got, []string{"out"}) {
+	if got := fstree.Names(t, parent); !slices.Equal(got, []string{"out"}) {
 		t.Errorf("parent holds %v after replacing, want only the bundle", got)
 	}
 	m, err := ReadManifest(out)
@@ -193,7 +195,7 @@ func TestFinish_RefusesNonBundleThatAppearedSinceCreate(t *testing.T) {
 	if data, _ := os.ReadFile(out); string(data) != "precious" {
 		t.Errorf("the file at the output path was changed to %q", data)
 	}
-	if got := entries(t, parent); !slices.Equal(got, []string{"out"}) {
+	if got := fstree.Names(t, parent); !slices.Equal(got, []string{"out"}) {
 		t.Errorf("parent holds %v after Abort, want only the user's file", got)
 	}
 }
@@ -213,7 +215,7 @@ func TestAbort_RemovesWorkDirectory(t *testing.T) {
 	}
 	w.Abort()
 	w.Abort()
-	if got := entries(t, parent); len(got) != 0 {
+	if got := fstree.Names(t, parent); len(got) != 0 {
 		t.Errorf("parent holds %v after Abort, want nothing", got)
 	}
 	if err := w.WriteEventLine([]byte("{}\n")); err == nil {

@@ -2,6 +2,7 @@ package causal
 
 import (
 	"bytes"
+	"strconv"
 	"testing"
 )
 
@@ -31,7 +32,7 @@ func TestSplitLine(t *testing.T) {
 func TestIndex_KeepsSkipsForgets(t *testing.T) {
 	ix := NewIndex(1<<14, Keep{Type: "st", Str: []string{"who", "why"}, Num: []string{"n"}, IDs: []string{"id"}, Skip: [2]string{"why", "initial"}})
 	line := func(n int64, payload string) []byte {
-		return []byte(`{"virtual_time_ns":` + itoa(n) + `,"host_id":"h","kind_tag":"k","event":{"type":"st",` + payload + "}}\n")
+		return []byte(`{"virtual_time_ns":` + strconv.FormatInt(n, 10) + `,"host_id":"h","kind_tag":"k","event":{"type":"st",` + payload + "}}\n")
 	}
 	ix.Add(1, 1, 1, line(1, `"who":"a","why":"initial","n":1`))
 	ix.Add(2, 2, 2, line(2, `"n":-7,"id":"a#9","why":"gossip","who":"b","extra":[1,2],"more":{"x":"}"}`))
@@ -48,7 +49,7 @@ func TestIndex_KeepsSkipsForgets(t *testing.T) {
 		t.Errorf("WithID: %v", got)
 	}
 	for n := int64(4); n < 2000; n++ {
-		ix.Add(n, n, n, line(n, `"who":"c","why":"gossip","n":`+itoa(n)))
+		ix.Add(n, n, n, line(n, `"who":"c","why":"gossip","n":`+strconv.FormatInt(n, 10)))
 	}
 	if ix.Forgotten() == 0 || ix.bytes() > 1<<14 {
 		t.Errorf("forgot up to %d, holds %d bytes over a budget of %d", ix.Forgotten(), ix.bytes(), 1<<14)
@@ -59,17 +60,6 @@ func TestIndex_KeepsSkipsForgets(t *testing.T) {
 	if _, ok := ix.At(2); ok {
 		t.Errorf("line 2 still held after forgetting up to %d", ix.Forgotten())
 	}
-}
-
-func itoa(n int64) string {
-	if n == 0 {
-		return "0"
-	}
-	var b []byte
-	for ; n > 0; n /= 10 {
-		b = append([]byte{byte('0' + n%10)}, b...)
-	}
-	return string(b)
 }
 
 // TestIndex_TwoKindsKeepOneType: two kinds' explainers keeping one

@@ -1,22 +1,9 @@
 package cli
 
 import (
-	"os"
-	"path/filepath"
-	"sync"
 	"testing"
+
+	"github.com/detsim/detsim/internal/gobin"
 )
 
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if binPath != "" {
-		os.RemoveAll(filepath.Dir(binPath))
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { gobin.Main(m) }

@@ -96,6 +96,8 @@ func cmdCalibrate(reg *hosts.Registry, args []string, stdout, stderr io.Writer) 
 		}
 		return exitInternal
 	}
+	// The report and the exit code, as schemadiff's below, alike in
+	// shape: each report says failed in its own terms.
 	if !writeReport(rep, *asJSON, "calibrate", stdout, stderr) {
 		return exitInternal
 	}

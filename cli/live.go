@@ -42,6 +42,9 @@ func cmdLive(reg *hosts.Registry, args []string, stdout, stderr io.Writer) int {
 	fs.String("key", "", "refused: a key on the command line is readable by any local user (ps); use --key-file")
 	maxDur := fs.Duration("max-duration", live.DefaultMaxDuration, "stop (bundle marked interrupted) after this much real time")
 	seedFlag := fs.Uint64("seed", 0, "override the scenario's seed (the shaper's draws)")
+	// The flags, then this command's own checks of its arguments, alike
+	// in shape across the subcommands: the shared steps are
+	// prologue.go's, the checks and their messages are each command's.
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return flagErr(fs, err, stdout, stderr)

@@ -8,29 +8,14 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/detsim/detsim/internal/gobin"
 )
 
 // detsimBinary builds the command once per test binary, so the tests below
 // run it the way a user does: as a fresh process.
 func detsimBinary(t *testing.T) string {
-	t.Helper()
-	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "detsim-bin")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "detsim")
-		out, err := exec.Command("go", "build", "-o", binPath, "../cmd/detsim").CombinedOutput()
-		if err != nil {
-			binErr = err
-			t.Logf("%s", out)
-		}
-	})
-	if binErr != nil {
-		t.Fatalf("building detsim: %v", binErr)
-	}
-	return binPath
+	return gobin.Build(t, "../cmd/detsim")
 }
 
 type result struct {

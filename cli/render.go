@@ -37,6 +37,9 @@ func cmdRender(reg *hosts.Registry, args []string, stdout, stderr io.Writer) int
 	compare := fs.Bool("compare", false, "draw the two bundles A B on one time axis")
 	force := fs.Bool("force", false, "replace an existing file at -o")
 	noCharts := fs.Bool("no-charts", false, "leave out the charts of the kinds' series (a smaller page)")
+	// The flags, then this command's own checks of its arguments, alike
+	// in shape across the subcommands: the shared steps are
+	// prologue.go's, the checks and their messages are each command's.
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return flagErr(fs, err, stdout, stderr)

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -90,9 +89,7 @@ func TestBatch_OutNeverReplacesWhatDetsimDidNotWrite(t *testing.T) {
 			t.Errorf("--out %s: exit %d, want 2 with one line saying %q\n%s", c.out, r.code, c.say, r.stderr)
 		}
 	}
-	if after := fstree.Of(t, parent); !maps.Equal(before, after) {
-		t.Errorf("refused runs changed the tree")
-	}
+	fstree.Same(t, parent, before, "refused runs changed the tree")
 	if r := detsim(t, "--batch", "--out", "", "reference/echo_parity"); r.code != 2 || !strings.Contains(r.stderr, "--out is empty") {
 		t.Errorf("--out \"\": exit %d\n%s", r.code, r.stderr)
 	}
@@ -200,9 +197,7 @@ func TestShrink_NeverOverwritesAFileItDidNotWrite(t *testing.T) {
 			t.Errorf("--out %s: exit %d, want 2 before any run\n%s%s", out, r.code, r.stdout, r.stderr)
 		}
 	}
-	if after := fstree.Of(t, dir); !maps.Equal(before, after) {
-		t.Errorf("refused shrinks changed the directory")
-	}
+	fstree.Same(t, dir, before, "refused shrinks changed the directory")
 	if r := detsim(t, "shrink", input, "--out", ""); r.code != 2 || !strings.Contains(r.stderr, "empty") {
 		t.Errorf("--out \"\": exit %d\n%s", r.code, r.stderr)
 	}
@@ -444,9 +439,7 @@ func TestBatch_DefaultOutNeverReplacesAnotherScenariosBundle(t *testing.T) {
 	if r.code != exitUsage || !strings.Contains(r.stderr, out+" holds a run of another scenario") || !strings.Contains(r.stderr, "--out "+out) {
 		t.Fatalf("shrunk scenario, default --out: exit %d, want 2 refusing %s\n%s", r.code, out, r.stderr)
 	}
-	if after := fstree.Of(t, dir); !maps.Equal(before, after) {
-		t.Errorf("the refused run changed the tree")
-	}
+	fstree.Same(t, dir, before, "the refused run changed the tree")
 	if r := runIn("--batch", "--out", out, other); r.code != 0 {
 		t.Errorf("--out %s given: exit %d\n%s", out, r.code, r.stderr)
 	}

@@ -35,6 +35,9 @@ func cmdShrink(reg *hosts.Registry, args []string, stdout, stderr io.Writer) int
 	out := fs.String("out", "", "write the result to `FILE` (default: <name>-shrunk.toml)")
 	budget := fs.Int("budget", shrink.DefaultBudget, "at most `N` candidate runs")
 	force := fs.Bool("force", false, "replace an existing file at --out")
+	// The flags, then this command's own checks of its arguments, alike
+	// in shape across the subcommands: the shared steps are
+	// prologue.go's, the checks and their messages are each command's.
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return flagErr(fs, err, stdout, stderr)

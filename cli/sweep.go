@@ -53,6 +53,9 @@ func cmdSweep(reg *hosts.Registry, args []string, stdout, stderr io.Writer) int 
 	asJSON := fs.Bool("json", false, "one JSON object per seed, then a summary object")
 	verbose := fs.Bool("v", false, "also print passing seeds")
 	force := fs.Bool("force", false, "let a pin replace a different pin of the same seed (or any file at its path)")
+	// The flags, then this command's own checks of its arguments, alike
+	// in shape across the subcommands: the shared steps are
+	// prologue.go's, the checks and their messages are each command's.
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return flagErr(fs, err, stdout, stderr)
@@ -271,6 +274,8 @@ func (r *sweepReport) seed(s sweep.SeedResult) {
 	}
 }
 
+// A JSON report's fields, alike in shape to schemadiff's Report by chance of
+// field types only.
 type summaryJSON struct {
 	Type              string   `json:"type"`
 	Property          string   `json:"property"`

@@ -71,6 +71,9 @@ func cmdTestbed(reg *hosts.Registry, args []string, stdout, stderr io.Writer) in
 	derive := fs.String("derive", "", "with --probe: also write the measured links as [[links]] tables to this file (a calibration scenario's)")
 	force := fs.Bool("force", false, "with --derive: replace the file if it exists")
 	sweep := fs.Bool("sweep", false, "remove what killed testbed runs left, and exit")
+	// The flags, then this command's own checks of its arguments, alike
+	// in shape across the subcommands: the shared steps are
+	// prologue.go's, the checks and their messages are each command's.
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return flagErr(fs, err, stdout, stderr)

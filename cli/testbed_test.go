@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/detsim/detsim/bundle"
+	"github.com/detsim/detsim/internal/gobin"
 	"github.com/detsim/detsim/internal/realtime"
 	"github.com/detsim/detsim/kinds/swim/testbed"
 )
@@ -91,10 +92,7 @@ func TestTestbed_SignalsLeaveNothing(t *testing.T) {
 		}
 		t.Skip(err)
 	}
-	swimd := filepath.Join(t.TempDir(), "swimd")
-	if out, err := exec.Command("go", "build", "-o", swimd, "../kinds/swim/cmd/swimd").CombinedOutput(); err != nil {
-		t.Fatalf("building swimd: %v\n%s", err, out)
-	}
+	swimd := gobin.Build(t, "../kinds/swim/cmd/swimd")
 	sc := testbedScenario(t, 60, "")
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGKILL} {
 		t.Run(sig.String(), func(t *testing.T) {

@@ -37,6 +37,9 @@ func cmdWhy(reg *hosts.Registry, args []string, stdout, stderr io.Writer) int {
 	subject := fs.String("subject", "", "the member the view is of")
 	at := fs.String("at", "", "the virtual time (93.053269733s, 93053269733ns) or a record (L8427)")
 	line := fs.Int64("line", 0, "the state_transition record to explain, by its line in events.ndjson")
+	// The flags, then this command's own checks of its arguments, alike
+	// in shape across the subcommands: the shared steps are
+	// prologue.go's, the checks and their messages are each command's.
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return flagErr(fs, err, stdout, stderr)

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/internal/vtime"
 )
 
@@ -157,19 +158,9 @@ func parseCount(s string) (int64, error) {
 // stepper prints it, digits grouped or not.
 func ParseCount(s string) (int64, error) { return parseCount(s) }
 
-// validName reports whether s looks like a peer id or an event type.
-func validName(s string) bool {
-	if len(s) == 0 || len(s) > 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
+// validName reports whether s looks like a peer id or an event type:
+// both are spelled in a peer id's letters ([A-Za-z0-9_-]{1,64}).
+func validName(s string) bool { return hosts.ValidPeerID(s) }
 
 var timeUnits = []struct {
 	suffix string

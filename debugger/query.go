@@ -257,6 +257,8 @@ func decimal(s string) bool {
 	return whole != "" && digits(whole) && (!hasDot || frac != "" && digits(frac))
 }
 
+// A character class check alike in shape to tbnet.ValidName's: a query key
+// has its own letters and length.
 func validKey(k string) bool {
 	if k == "" || len(k) > 32 {
 		return false

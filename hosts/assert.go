@@ -441,6 +441,9 @@ type Assertions struct {
 }
 
 // Lookup returns the family's kind named name.
+//
+// A lookup by name, alike in shape to Views.StateNamed: each over its own
+// list.
 func (a *Assertions) Lookup(name string) (AssertionKind, bool) {
 	for _, k := range a.Kinds {
 		if k.Name == name {

@@ -262,3 +262,20 @@ type Event interface {
 	Type() string
 	AppendJSON(dst []byte) []byte
 }
+
+// ValidPeerID reports whether id is a peer id as a scenario may declare
+// it: [A-Za-z0-9_-]{1,64}. The bundle writer, the daemons' --id and the
+// stepper's queries check ids with it: an id becomes a path component in
+// a bundle, so "..", "/" or "" must never pass.
+func ValidPeerID(id string) bool {
+	if len(id) == 0 || len(id) > 64 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}

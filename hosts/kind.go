@@ -267,6 +267,8 @@ func SeriesOf(k Kind) []Series {
 }
 
 // WatchesOf is k's watches (Watcher).
+//
+// As every XOf: its own interface.
 func WatchesOf(k Kind) []Watch {
 	if w, ok := k.(Watcher); ok {
 		return w.Watches()
@@ -283,6 +285,9 @@ func ViewsOf(k Kind) *Views {
 }
 
 // AssertionsOf is k's assertion family, nil when it has none (Oracle).
+//
+// Each XOf answers its own optional interface, alike in shape on purpose:
+// the contract's interfaces are small and separate (kind.go's doc).
 func AssertionsOf(k Kind) *Assertions {
 	if o, ok := k.(Oracle); ok {
 		return o.Assertions()

@@ -228,11 +228,7 @@ func TestNewMesh_BehavesAsTheSpelledOutMesh(t *testing.T) {
 	for i := range 300 {
 		now += 7 * ms
 		if m, ok := muts[i]; ok {
-			inv1, notes1 := spelled.ApplyMutation(m, now)
-			inv2, notes2 := flagged.ApplyMutation(m, now)
-			if fmt.Sprint(inv1, notes1) != fmt.Sprint(inv2, notes2) {
-				t.Fatalf("mutation %d: %v %v, want %v %v", i, inv2, notes2, inv1, notes1)
-			}
+			sameMutation(t, fmt.Sprint("mutation ", i), m, now, spelled, flagged)
 		}
 		from, to := i%len(peers), (i*3+1)%len(peers)
 		o1, n1 := spelled.Send(from, to, int64(100+i), now)
@@ -284,11 +280,7 @@ func TestNewMesh_SparseIndexBehavesAsTheSpelledOutMesh(t *testing.T) {
 		now += 3 * ms
 		if i == 100 {
 			for _, m := range []*Mutation{{Kind: Partition, PeersA: peers[:2], PeersB: peers[5:7]}, {Kind: PeerKill, Peer: peers[3]}} {
-				inv1, notes1 := spelled.ApplyMutation(m, now)
-				inv2, notes2 := flagged.ApplyMutation(m, now)
-				if fmt.Sprint(inv1, notes1) != fmt.Sprint(inv2, notes2) {
-					t.Fatalf("%v: %v %v, want %v %v", m.Kind, inv2, notes2, inv1, notes1)
-				}
+				sameMutation(t, m.Kind.String(), m, now, spelled, flagged)
 			}
 		}
 		from, to := i%9, (i*7+1)%len(peers)
@@ -435,11 +427,7 @@ func TestNewGraph_BehavesAsTheSpelledOutGraph(t *testing.T) {
 	for i := range 400 {
 		now += 7 * ms
 		if m, ok := muts[i]; ok {
-			inv1, notes1 := spelled.ApplyMutation(m, now)
-			inv2, notes2 := lazy.ApplyMutation(m, now)
-			if fmt.Sprint(inv1, notes1) != fmt.Sprint(inv2, notes2) {
-				t.Fatalf("mutation %d: %v %v, want %v %v", i, inv2, notes2, inv1, notes1)
-			}
+			sameMutation(t, fmt.Sprint("mutation ", i), m, now, spelled, lazy)
 			check(m.Kind.String())
 		}
 		from, to := i%len(peers), (i*5+1)%len(peers)
@@ -456,4 +444,15 @@ func TestNewGraph_BehavesAsTheSpelledOutGraph(t *testing.T) {
 		}
 	}
 	check("at the end")
+}
+
+// sameMutation applies m at now to want and got, two builds of one
+// network, which must answer it alike (what names the mutation).
+func sameMutation(t *testing.T, what string, m *Mutation, now int64, want, got *Network) {
+	t.Helper()
+	inv1, notes1 := want.ApplyMutation(m, now)
+	inv2, notes2 := got.ApplyMutation(m, now)
+	if fmt.Sprint(inv1, notes1) != fmt.Sprint(inv2, notes2) {
+		t.Fatalf("%s: %v %v, want %v %v", what, inv2, notes2, inv1, notes1)
+	}
 }

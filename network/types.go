@@ -85,6 +85,9 @@ var mutationNames = [...]string{
 }
 
 // String returns the scenario spelling of k ("Partition", ...).
+//
+// A name table and its String, alike in shape to the engine's entryKind:
+// each over its own constants.
 func (k MutationKind) String() string {
 	if int(k) < len(mutationNames) && mutationNames[k] != "" {
 		return mutationNames[k]

@@ -222,6 +222,9 @@ func (x *extras) encode(e *enc, L func(int32) int64) {
 	e.ints("il", len(o), false, func(i int) int64 { return int64(o[i].iLine) })
 	e.ints("rl", len(o), false, func(i int) int64 { return int64(o[i].rLine) })
 	e.field("elided", int64(x.opsElided))
+	// An array of objects through the page's encoder, as encode.go
+	// writes its own arrays: alike in shape, the members are this
+	// table's.
 	e.key("viols")
 	e.raw("[")
 	for i, v := range x.viols {

@@ -208,6 +208,8 @@ func (r *run) encode(e *enc, lane map[int32]int32) {
 	e.raw("],")
 	e.key("marks")
 	e.raw("{")
+	// A table of columns as the messages' above, alike in shape: its
+	// columns are a mark's.
 	mk := func(i int) *mark { return &r.marks[i] }
 	nm := len(r.marks)
 	e.ints("t", nm, true, func(i int) int64 { return mk(i).t })
@@ -314,7 +316,7 @@ func (r *run) encode(e *enc, lane map[int32]int32) {
 
 	e.key("other")
 	e.raw("[")
-	for i, k := range sortedKeys(r.otherRecs) {
+	for i, k := range slices.Sorted(maps.Keys(r.otherRecs)) {
 		e.comma(i)
 		e.raw("[")
 		e.str(k)

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
 	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/bundle/verdict"
 	"github.com/detsim/detsim/hosts"
@@ -176,6 +178,9 @@ func viewType(k *kindLanes) string {
 	return k.views.Type
 }
 
+// host interns a host id as causal.Index interns its strings, in the same
+// few lines: each table is its own package's, and a shared generic would be
+// longer than the copy.
 func (r *run) host(id string) int32 {
 	if i, ok := r.hostIdx[id]; ok {
 		return i
@@ -787,7 +792,7 @@ func (r *run) addMutation(t int64, p *payload, line int, open map[string]int) {
 	}
 	switch {
 	case p.Kind == "Heal":
-		for _, k := range sortedKeys(open) {
+		for _, k := range slices.Sorted(maps.Keys(open)) {
 			if strings.HasPrefix(k, "partition") {
 				closeOpen(k)
 			}
@@ -808,16 +813,6 @@ func (r *run) addMutation(t int64, p *payload, line int, open map[string]int) {
 		open["kill:"+p.Peer] = len(r.muts) - 1
 	}
 }
-
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
-}
-
 func (r *run) readVerdicts() error {
 	path := filepath.Join(r.dir, bundle.VerdictsFile)
 	b, err := bundle.ReadFile(r.dir, bundle.VerdictsFile, bundle.MaxVerdictsBytes)

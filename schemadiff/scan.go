@@ -238,6 +238,9 @@ func (w *walker) object(i, depth int) int {
 			w.typ, w.hasTyp = w.text(start, i), true
 		}
 		w.path = w.path[:base]
+		// After a member: a comma or the close, as an array's
+		// elements below, alike in shape with each its own bracket
+		// and message.
 		i = w.space(i)
 		if i < len(b) && b[i] == ',' {
 			i = w.space(i + 1)
@@ -383,6 +386,9 @@ func (w *walker) number(i int) (next int, float bool) {
 		}
 		i, float = j, true
 	}
+	// JSON's number grammar, as jsonscan skips it: kept here because the
+	// schema needs whether a fraction or an exponent made the number a
+	// float, and where a bad one is.
 	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
 		i++
 		if i < len(b) && (b[i] == '+' || b[i] == '-') {

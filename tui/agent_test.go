@@ -13,13 +13,22 @@ type kindScreen struct {
 
 // checkKindScreens pins each screen as <name>_120x40.golden.
 func checkKindScreens(t *testing.T, screens []kindScreen) {
+	checkKindScreensAt(t, screens, 120, 40, nil)
+}
+
+// checkKindScreensAt pins each screen at w×h as <name>_<w>x<h>.golden,
+// after check (when not nil) has looked at it.
+func checkKindScreensAt(t *testing.T, screens []kindScreen, w, h int, check func(t *testing.T, got string)) {
 	for _, st := range screens {
-		name := fmt.Sprintf("%s_120x40.golden", st.name)
+		name := fmt.Sprintf("%s_%dx%d.golden", st.name, w, h)
 		t.Run(name, func(t *testing.T) {
-			m := newTestModel(t, loadScenario(t, st.scenario), 120, 40)
+			m := newTestModel(t, loadScenario(t, st.scenario), w, h)
 			m = drive(t, m, keys(st.keys...)...)
 			got := screenText(m)
-			checkScreenShape(t, got, 120, 40)
+			checkScreenShape(t, got, w, h)
+			if check != nil {
+				check(t, got)
+			}
 			checkGolden(t, name, got+"\n")
 		})
 	}

@@ -72,6 +72,9 @@ func (m Model) startWatch(forward bool) (tea.Model, tea.Cmd) {
 }
 
 // watchJob runs one chunk of a watch jump.
+//
+// watchJob runs in the steps searchJob does (jobs.go), alike in shape: over
+// a watch's changes rather than a query's matches, with messages of its own.
 func watchJob(s *debugger.Session, j *job, pause debugger.Pause) jobMsg {
 	c, done, err := s.WatchChange(j.watch, j.target, j.forward, &j.watchState, pause)
 	if err != nil {

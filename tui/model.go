@@ -424,6 +424,8 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m.why()
 	case key.Matches(k, km.Chain):
 		return m.explain()
+	// The watch prompt opens as the filter's does above, alike in shape:
+	// each with its own value and hint.
 	case key.Matches(k, km.Watch):
 		v := ""
 		if m.watch != nil {

@@ -15,6 +15,9 @@ import (
 // enter goes to the step that emitted the selected verdict's evidence
 // record.
 
+// verdictsKey is a list overlay's key handling, alike in shape to helpKey's
+// and chainKey's: each moves its own selection over its own list and opens
+// what its list holds.
 func (m Model) verdictsKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	km := m.keys
 	vs := m.frame().Verdicts()

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 )
@@ -23,19 +22,11 @@ func TestGoldenScreensRaft(t *testing.T) { checkKindScreens(t, raftStates) }
 // the pane is a third of the width there, and the election clock, the
 // line a member's next campaign is read from, must still show whole.
 func TestGoldenScreensRaft80x24(t *testing.T) {
-	for _, st := range raftStates {
-		name := fmt.Sprintf("%s_80x24.golden", st.name)
-		t.Run(name, func(t *testing.T) {
-			m := newTestModel(t, loadScenario(t, st.scenario), 80, 24)
-			m = drive(t, m, keys(st.keys...)...)
-			got := screenText(m)
-			checkScreenShape(t, got, 80, 24)
-			if !strings.Contains(got, "election ") && !strings.Contains(got, "quorum check ") {
-				t.Errorf("the pane has no election clock:\n%s", got)
-			}
-			checkGolden(t, name, got+"\n")
-		})
-	}
+	checkKindScreensAt(t, raftStates, 80, 24, func(t *testing.T, got string) {
+		if !strings.Contains(got, "election ") && !strings.Contains(got, "quorum check ") {
+			t.Errorf("the pane has no election clock:\n%s", got)
+		}
+	})
 }
 
 // The election clock is pinned by the screens above, driven through the

@@ -258,12 +258,7 @@ func TestClone_IsIndependent(t *testing.T) {
 // TestClone_ProbeSpansAreIndependent forks a run while a flap waits on a
 // pending probe: acked in one branch (Fail), timed out in the other.
 func TestClone_ProbeSpansAreIndependent(t *testing.T) {
-	s := &stream{}
-	s.initial(0, "a", "b", "c")
-	s.view(10*sec, "a", "c", "suspect", 0)
-	s.probeOK(11*sec, "c", "a", 7)
-	s.probeOK(11500*ms, "a", "c", 1)
-	s.view(12*sec, "a", "c", "alive", 1)
+	s := refutedSuspicion()
 	s.probe(13*sec, "a", "probe_sent", "c", 2)
 	s.view(14*sec, "a", "c", "suspect", 1)
 	prefix := len(s.lines)

@@ -47,6 +47,19 @@ func (s *stream) initial(t int64, peers ...string) {
 	}
 }
 
+// refutedSuspicion is a, b and c alive, then a suspecting c at 10 s
+// while probes between them succeed, and holding c alive again at 12 s:
+// the first half of a flap.
+func refutedSuspicion() *stream {
+	s := &stream{}
+	s.initial(0, "a", "b", "c")
+	s.view(10*sec, "a", "c", "suspect", 0)
+	s.probeOK(11*sec, "c", "a", 7)
+	s.probeOK(11500*ms, "a", "c", 1)
+	s.view(12*sec, "a", "c", "alive", 1)
+	return s
+}
+
 // probe records a direct probe step ("probe_sent", "probe_acked",
 // "probe_timed_out") by prober.
 func (s *stream) probe(t int64, prober, step, target string, seq int64) int {

@@ -14,12 +14,7 @@ import (
 // cycle still fails. Omitted, max_cycle_ns changes nothing.
 func TestNoFlap_MaxCycle(t *testing.T) {
 	cycle := func(gap int64) *stream {
-		s := &stream{}
-		s.initial(0, "a", "b", "c")
-		s.view(10*sec, "a", "c", "suspect", 0)
-		s.probeOK(11*sec, "c", "a", 7)
-		s.probeOK(11500*ms, "a", "c", 1)
-		s.view(12*sec, "a", "c", "alive", 1)
+		s := refutedSuspicion()
 		s.probeOK(10*sec+gap-sec, "a", "c", 2)
 		s.view(10*sec+gap, "a", "c", "suspect", 1)
 		return s

@@ -190,6 +190,9 @@ func (t T) StrMap(key string) []Pair {
 	return out
 }
 
+// describe names a TOML value's type as swim's config reader does its own,
+// alike in shape: swim's reader is its own package's and has its own
+// wording.
 func describe(v any) string {
 	switch v.(type) {
 	case int64:
@@ -210,5 +213,23 @@ func describe(v any) string {
 // being immutable), so a fault catalog's Apply can edit its copy.
 func Clone(m map[string]any) map[string]any {
 	out, _ := hosts.CloneTree(m).(map[string]any)
+	return out
+}
+
+// TableList is the tables of the array at config[key], the maps
+// themselves (not copies), so a fault catalog's Apply edits its Clone's
+// entries in place; an element that is not a table, or a key that is
+// not an array, is left out.
+func TableList(config map[string]any, key string) []map[string]any {
+	if ms, ok := config[key].([]map[string]any); ok {
+		return ms
+	}
+	arr, _ := config[key].([]any)
+	out := make([]map[string]any, 0, len(arr))
+	for _, e := range arr {
+		if m, ok := e.(map[string]any); ok {
+			out = append(out, m)
+		}
+	}
 	return out
 }

@@ -1,15 +1,39 @@
 // Package fstree records a directory tree as a map, so a test can show
-// that a command refused to touch anything: take it before and after and
-// compare with maps.Equal; and copies one, for a test that damages a
-// copy.
+// that a command refused to touch anything: take it before, and after
+// ask whether it is the Same; lists a directory's names; and copies a tree,
+// for a test that damages a copy.
 package fstree
 
 import (
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"testing"
 )
+
+// Same fails t, saying what, when the tree under dir is no longer want
+// (what Of returned before).
+func Same(t testing.TB, dir string, want map[string]string, what string) {
+	t.Helper()
+	if got := Of(t, dir); !maps.Equal(want, got) {
+		t.Errorf("%s:\nwant %v\ngot  %v", what, want, got)
+	}
+}
+
+// Names lists the names in dir, sorted (os.ReadDir's order).
+func Names(t testing.TB, dir string) []string {
+	t.Helper()
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, de := range des {
+		names = append(names, de.Name())
+	}
+	return names
+}
 
 // Of maps every path under dir, relative to it ("." for dir itself), to
 // its content: a regular file's bytes, "<dir>" for a directory,

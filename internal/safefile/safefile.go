@@ -139,6 +139,9 @@ func CheckRegular(name string, info os.FileInfo) error {
 
 // CheckDir returns an error naming what name is when info is not a
 // directory: a regular file, FIFO, socket or device.
+//
+// CheckDir is CheckRegular the other way round, alike in shape: the two name
+// different kinds.
 func CheckDir(name string, info os.FileInfo) error {
 	m := info.Mode()
 	switch {

@@ -9,20 +9,9 @@ import (
 	"slices"
 	"sync/atomic"
 	"testing"
-)
 
-func names(t *testing.T, dir string) []string {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range ents {
-		out = append(out, e.Name())
-	}
-	return out
-}
+	"github.com/detsim/detsim/internal/fstree"
+)
 
 // simulateDeath drops an entry's lock without removing it, as the kernel
 // does when the process holding it is killed.
@@ -132,7 +121,7 @@ func TestRemoveLive_TakesEveryEntryAndLock(t *testing.T) {
 	}
 	RemoveLive()
 	defer reopen()
-	if n := names(t, parent); len(n) != 0 {
+	if n := fstree.Names(t, parent); len(n) != 0 {
 		t.Errorf("left behind: %v", n)
 	}
 }
@@ -172,7 +161,7 @@ func signalDuring(t *testing.T, parent string, ready func() bool, work func(i in
 	RemoveLive()
 	close(stop)
 	<-done
-	if n := names(t, parent); len(n) != 0 {
+	if n := fstree.Names(t, parent); len(n) != 0 {
 		t.Fatalf("left behind: %v", n)
 	}
 }
@@ -213,7 +202,7 @@ func TestRemoveLive_WhileTheRunWritesIntoItsDirectory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		signalDuring(t, parent, func() bool { return len(names(t, d.Path)) >= 5 }, func(i int) bool {
+		signalDuring(t, parent, func() bool { return len(fstree.Names(t, d.Path)) >= 5 }, func(i int) bool {
 			sub := filepath.Join(d.Path, fmt.Sprintf("f%d", i))
 			os.Mkdir(sub, 0o777)
 			os.WriteFile(filepath.Join(sub, "x"), nil, 0o666)

@@ -96,6 +96,8 @@ type cursor struct {
 
 type cursors []*cursor
 
+// sort.Interface by (time, source), alike in shape to the live node's and
+// the testbed's heaps: each orders its own items.
 func (c cursors) Len() int { return len(c) }
 func (c cursors) Less(i, j int) bool {
 	if c[i].t != c[j].t {

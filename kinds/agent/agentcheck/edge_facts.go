@@ -116,6 +116,8 @@ func (c *toolRunOnce) finish(int64) {
 	c.res.Resolve(hosts.Pass, fmt.Sprintf("every tool use ran at most once (%d runs)", len(c.runs)))
 }
 
+// Every checker's clone copies its result and the maps it adds to, alike in
+// shape: which maps those are is each checker's own.
 func (c *toolRunOnce) clone() checker {
 	d := *c
 	d.res = c.res.Clone()
@@ -189,6 +191,7 @@ func (c *toolResultReturned) finish(int64) {
 	c.res.Resolve(hosts.Pass, fmt.Sprintf("every tool use run was sent back before a later turn (%d runs)", len(c.ran)))
 }
 
+// clone as every checker's: its result and its own maps.
 func (c *toolResultReturned) clone() checker {
 	d := *c
 	d.res = c.res.Clone()

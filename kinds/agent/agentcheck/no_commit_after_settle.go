@@ -32,6 +32,7 @@ func newNoCommitAfterSettle(p NoCommitAfterSettle) checker {
 
 func (c *noCommitAfterSettle) wants() want { return 0 }
 
+// onRecord opens as every checker's does, with its own facts and claims.
 func (c *noCommitAfterSettle) onRecord(rec *hosts.EventRec) {
 	fact := rec.KindTag == tool.Tag && rec.Type == "tool_state"
 	claim := rec.KindTag == agentTag && rec.HostID == c.peer && rec.Type == "effect_outcome"

@@ -115,6 +115,8 @@ func (o *oracle) reads(rec *hosts.EventRec) bool {
 		}
 		return false
 	}
+	// One case an assertion, alike in shape: each names the records its
+	// oracle reads.
 	switch o.kind {
 	case "effect_outcome_once":
 		return rec.Type == "effect_started" || rec.Type == "effect_outcome"

@@ -29,6 +29,9 @@ func newResponseBounded(p ResponseBounded) checker {
 
 func (c *responseBounded) wants() want { return 0 }
 
+// Every checker's onRecord opens alike, keeping the facts and the claims it
+// reads and decoding them: which records those are, and into what payload,
+// is each checker's own.
 func (c *responseBounded) onRecord(rec *hosts.EventRec) {
 	fact := rec.KindTag == provider.Tag && (rec.Type == "response_end" || rec.Type == "response_hang" || rec.Type == "response_aborted")
 	claim := rec.KindTag == agentTag && rec.HostID == c.peer && rec.Type == "effect_outcome"

@@ -82,6 +82,7 @@ func (c *turnOutcomeOnce) finish(int64) {
 	c.res.Resolve(hosts.Pass, fmt.Sprintf("every turn requested ended once (%d requested, %d ended)", len(c.requested), len(c.ended)))
 }
 
+// clone as every checker's, alike in shape: its result and its own maps.
 func (c *turnOutcomeOnce) clone() checker {
 	d := *c
 	d.res = c.res.Clone()

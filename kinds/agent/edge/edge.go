@@ -168,6 +168,10 @@ type Episode struct {
 // New prepares an edge for sc, which must have exactly one agent peer
 // and the provider it names; its tool peers serve the agent's tools.
 func New(sc *scenarios.Scenario, opts Options) (*Edge, error) {
+	// Each zero option takes its own default, field by field, as
+	// providerserve's NewHandler and guard.NewListener do theirs: the
+	// fields and defaults differ, so the lines look alike with nothing
+	// to share.
 	if opts.TimeScale <= 0 {
 		opts.TimeScale = 1
 	}

@@ -35,6 +35,9 @@ const TurnHeader = "x-detsim-turn"
 
 var sessionID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
+// serveHTTP opens as providerserve's ServeHTTP does, alike in shape: a panic
+// logged, then guard's refusals, each answered in its own API's error body
+// and log prefix.
 func (e *Edge) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	defer func() {
 		if p := recover(); p != nil && p != http.ErrAbortHandler {
@@ -438,6 +441,9 @@ func (e *Edge) rateLimitHeaders(hs []provider.Header, openAI bool, left int, ret
 	if status == http.StatusTooManyRequests {
 		reqs, toks, wait = 0, 0, e.scaled(retryAfterNs)
 	}
+	// The two dialects' rate-limit headers say the same things under
+	// each API's own names, alike in shape on purpose: each list is what
+	// that API sends.
 	if openAI {
 		reset := wait.String()
 		return append(hs,

@@ -72,6 +72,10 @@ func jsonObject(b []byte) bool {
 // inputs (whitespace between JSON tokens aside, as an SDK re-serialises
 // a parsed input) get the same digest, and one skipped or merged piece
 // changes it. Input that is not JSON enters as its raw bytes.
+//
+// A JSON array of objects appended by hand, alike in shape to the provider's
+// and the tool's snapshots and the OpenAI dialect's tool_calls: the members
+// are each one's own.
 func (c *Content) Digest() string {
 	b := []byte(`{"text":`)
 	b = jsonw.AppendString(b, c.Text)

@@ -97,6 +97,9 @@ const (
 type Codec struct{}
 
 // Append encodes m onto b.
+//
+// One case a message type, alike in shape on purpose: each appends its own
+// fields in the order Decode reads them back, which is the wire format.
 func (Codec) Append(b []byte, m any) ([]byte, error) {
 	switch x := m.(type) {
 	case *Request:

@@ -539,6 +539,8 @@ func (s *Script) openAIMessage(c llmwire.Content, call string, e *Entry) []byte 
 	finish := "stop"
 	if len(c.Tools) > 0 {
 		finish = "tool_calls"
+		// An array of objects by hand, alike in shape to llmwire's
+		// Digest: these are OpenAI's members.
 		b = append(b, `,"tool_calls":[`...)
 		for i, u := range c.Tools {
 			if i > 0 {

@@ -44,19 +44,7 @@ var Catalog = &hosts.FaultCatalog{
 	Apply: applyFault,
 }
 
-func entries(config map[string]any) []map[string]any {
-	if ms, ok := config["script"].([]map[string]any); ok {
-		return ms
-	}
-	arr, _ := config["script"].([]any)
-	out := make([]map[string]any, 0, len(arr))
-	for _, e := range arr {
-		if m, ok := e.(map[string]any); ok {
-			out = append(out, m)
-		}
-	}
-	return out
-}
+func entries(config map[string]any) []map[string]any { return kindcfg.TableList(config, "script") }
 
 // parsed is entry place of a valid config, as the provider reads it.
 func parsed(config map[string]any, place int) Entry {

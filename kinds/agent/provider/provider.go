@@ -214,6 +214,9 @@ func (h *host) fire(tok uint64, now int64) {
 func (h *host) record(ev *llmwire.Event) { h.acts = append(h.acts, hosts.Record(ev)) }
 
 // Snapshot reports the script position and the streams in flight.
+//
+// A snapshot appended by hand, alike in shape to every kind's: the members
+// are the provider's.
 func (h *host) Snapshot() []byte {
 	b := []byte(`{"id":`)
 	b = jsonw.AppendString(b, h.id)

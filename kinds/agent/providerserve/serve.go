@@ -306,6 +306,9 @@ type handler struct {
 // NewHandler is Serve's handler, for tests (httptest) and for callers
 // with their own http.Server.
 func NewHandler(script provider.Script, opts Options) http.Handler {
+	// Each zero option takes its own default, as the edge's New and
+	// guard.NewListener do theirs: alike in shape only, the fields
+	// differ.
 	if opts.TimeScale <= 0 {
 		opts.TimeScale = 1
 	}

@@ -55,15 +55,5 @@ var Catalog = &hosts.FaultCatalog{
 }
 
 func effectTables(config map[string]any) []map[string]any {
-	if ms, ok := config["effects"].([]map[string]any); ok {
-		return ms
-	}
-	arr, _ := config["effects"].([]any)
-	out := make([]map[string]any, 0, len(arr))
-	for _, e := range arr {
-		if m, ok := e.(map[string]any); ok {
-			out = append(out, m)
-		}
-	}
-	return out
+	return kindcfg.TableList(config, "effects")
 }

@@ -9,6 +9,9 @@ import (
 // Summary is the tool's one-line snapshot summary for the stepper: the
 // effects used and each run's effect state ("effects 1/2 used · t1.toolu_1
 // hang started").
+//
+// Summary reads the snapshot as the provider's Summary reads its own, alike
+// in shape only: the two snapshots have different fields.
 func Summary(snap []byte) string {
 	var s struct {
 		Effects *int64 `json:"effects"`

@@ -9,7 +9,6 @@ import (
 
 	"github.com/detsim/detsim/batch"
 	"github.com/detsim/detsim/bundle/verdict"
-	"github.com/detsim/detsim/engine"
 )
 
 // TestLinearizable_AloneCatchesAStaleRead: a member answering its
@@ -149,25 +148,5 @@ func TestClients_HistoryIsRecorded(t *testing.T) {
 func TestClone_ReplaysClients(t *testing.T) {
 	sc := loadLibrary(t, "raft/clients")
 	sc.DurationNs = 14_000_000_000
-	want := digest(t, sc)
-	e, err := engine.New(sc, registry(), engine.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cps []*engine.Checkpoint
-	for n := 0; !e.Done(); n++ {
-		if n%3000 == 0 {
-			cps = append(cps, e.Checkpoint())
-		}
-		e.Step()
-	}
-	for _, i := range []int{len(cps) - 1, len(cps) / 2, 1} {
-		e.Restore(cps[i])
-		for !e.Done() {
-			e.Step()
-		}
-		if got := e.Digest(); got != want {
-			t.Errorf("restored at step %d: ended at %s, want %s", cps[i].Index(), got, want)
-		}
-	}
+	checkReplays(t, sc, 3000, 2, func(n int) []int { return []int{n - 1, n / 2, 1} })
 }

@@ -12,6 +12,9 @@ import (
 // codec is raftpb's own marshalling (raftseam/raftpb.AppendMarshal): the
 // bytes etcd's transport frames for a raft message, so the network
 // charges what production sends.
+//
+// Alike in shape to every kind's codec: each hands the message to its own
+// protocol's marshalling.
 type codec struct{}
 
 func (codec) Append(b []byte, m any) ([]byte, error) {

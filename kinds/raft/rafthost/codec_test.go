@@ -5,9 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	seampb "github.com/detsim/detsim/kinds/raft/rafthost/raftseam/raftpb"
 	pb "go.etcd.io/raft/v3/raftpb"
 	"google.golang.org/protobuf/proto"
+
+	seampb "github.com/detsim/detsim/kinds/raft/rafthost/raftseam/raftpb"
 )
 
 // representative is a message of each shape raft peers exchange.

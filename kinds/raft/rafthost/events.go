@@ -131,6 +131,8 @@ type hardState struct {
 	commit uint64
 }
 
+// As every record here, a struct, a Type and one jsonw chain, alike in shape
+// on purpose (the const block's comment).
 func (*hardState) Type() string { return tHardState }
 func (e *hardState) AppendJSON(b []byte) []byte {
 	return jsonw.Open(b, tHardState).Uint("term", e.term).Str("vote", e.vote).Uint("commit", e.commit).End()
@@ -239,6 +241,9 @@ type msgEvent struct {
 }
 
 func (e *msgEvent) Type() string { return e.typ }
+
+// Alike in shape to other kinds' hand-written records (echo's event): the
+// members are raft's.
 func (e *msgEvent) AppendJSON(b []byte) []byte {
 	// The type, the peer ids (scenarios' [A-Za-z0-9_-]) and raftpb's
 	// message names have nothing to escape: appended as they are, the

@@ -109,6 +109,8 @@ func (o *catchUp) observe(r *rec) error {
 			return err
 		}
 		o.advance(r, index)
+	// Each member read with its error returned, alike in shape to every
+	// oracle's observe: the members are this record type's.
 	case tNodeStart:
 		applied, err := r.num("applied")
 		if err != nil {

@@ -114,6 +114,8 @@ func (o *leaderCompleteness) observe(r *rec) error {
 		l := o.log(r.host)
 		l.write(a.First, a.Chains)
 		l.forget(o.topIdx)
+	// Members read with their errors returned, as in every oracle's
+	// observe: the members are this record type's.
 	case tSnapInstalled:
 		index, err := r.num("index")
 		if err != nil {
@@ -124,6 +126,7 @@ func (o *leaderCompleteness) observe(r *rec) error {
 			return err
 		}
 		o.logs[r.host] = &memberLog{start: index, chains: []uint64{chain}}
+	// The same reading of members, for node_start's.
 	case tNodeStart:
 		if r.p.Str("disk") == diskEmpty {
 			o.logs[r.host] = emptyLog()

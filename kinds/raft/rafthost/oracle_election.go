@@ -32,6 +32,8 @@ func newElectionSafety() *electionSafety {
 	return &electionSafety{leaders: map[uint64]seen{}, votes: map[hostTerm]seen{}}
 }
 
+// reads and observe open alike in every oracle: the types and members are
+// each one's own.
 func (o *electionSafety) reads(typ string) bool { return typ == tRoleChange || typ == tVote }
 
 func (o *electionSafety) observe(r *rec) error {

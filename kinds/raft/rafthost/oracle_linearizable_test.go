@@ -1,6 +1,7 @@
 package rafthost
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -127,7 +128,7 @@ func TestLinearizable_TooLargeIsInconclusive(t *testing.T) {
 	maxKeyOps = 1000
 	o := newLinearizable()
 	for i := range maxKeyOps + 1 {
-		req := "n1#" + itoa(i)
+		req := "n1#" + strconv.Itoa(i)
 		inv := &clientInvoke{client: "n1.c0", req: req, op: clientPut, key: "c0", value: req}
 		ret := &clientReturn{client: "n1.c0", req: req, result: resultOK}
 		_ = o.observe(&rec{line: 2*i + 1, at: int64(10 * i), typ: tClientInvoke, p: hosts.Payload(inv.AppendJSON(nil))})
@@ -151,10 +152,10 @@ func TestLinearizable_StepBoundIsInconclusive(t *testing.T) {
 	// 200 puts all overlapping, then reads needing an order of them
 	// that only exhaustive search finds illegal.
 	for i := range 200 {
-		c.ops = append(c.ops, &linOp{key: "c0", value: "p" + itoa(i), call: 0, ret: 1 << 40})
+		c.ops = append(c.ops, &linOp{key: "c0", value: "p" + strconv.Itoa(i), call: 0, ret: 1 << 40})
 	}
 	for i := range 200 {
-		c.ops = append(c.ops, &linOp{key: "c0", read: true, value: "p" + itoa((i*7)%200), call: int64(2 + i), ret: int64(2 + i)})
+		c.ops = append(c.ops, &linOp{key: "c0", read: true, value: "p" + strconv.Itoa((i*7)%200), call: int64(2 + i), ret: int64(2 + i)})
 	}
 	c.ops = append(c.ops, &linOp{key: "c0", read: true, value: "p0", call: 1000, ret: 1000})
 	c.ops = append(c.ops, &linOp{key: "c0", read: true, value: "p1", call: 1001, ret: 1001})
@@ -162,15 +163,4 @@ func TestLinearizable_StepBoundIsInconclusive(t *testing.T) {
 	if got := c.check(allOps(len(c.ops)), false); got != checkBound {
 		t.Fatalf("check = %d, want the bound (%d)", got, checkBound)
 	}
-}
-
-func itoa(i int) string {
-	if i == 0 {
-		return "0"
-	}
-	var b []byte
-	for ; i > 0; i /= 10 {
-		b = append([]byte{byte('0' + i%10)}, b...)
-	}
-	return string(b)
 }

@@ -49,6 +49,8 @@ func (o *stateMachineSafety) observe(r *rec) error {
 		o.next[r.host] = applied + 1
 		return err
 	}
+	// Members read with their errors returned, alike in shape to every
+	// oracle's observe.
 	e, err := r.entry()
 	if err != nil {
 		return err

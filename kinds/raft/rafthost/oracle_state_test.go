@@ -37,6 +37,24 @@ func outcomes(t testing.TB, sc *scenarios.Scenario) (map[string]verdict.Outcome,
 	return got, why.String()
 }
 
+// catchesAlone runs the library scenario base with extra, first as it
+// is, when every raft assertion passes, then with bug planted at peer,
+// when the assertion named name alone fails, for reasons that say each
+// of wants.
+func catchesAlone(t *testing.T, base, extra, bug, peer, name string, wants ...string) {
+	t.Helper()
+	got, why := outcomes(t, extendLibrary(t, base, extra))
+	failsAlone(t, got, why, "")
+	rafthost.PlantForTest(t, bug, peer)
+	got, why = outcomes(t, extendLibrary(t, base, extra))
+	failsAlone(t, got, why, name)
+	for _, want := range wants {
+		if !strings.Contains(why, want) {
+			t.Errorf("the reason does not say %q:%s", want, why)
+		}
+	}
+}
+
 // failsAlone checks that exactly the assertion named fails (none, for
 // ""), and every other passes.
 func failsAlone(t *testing.T, got map[string]verdict.Outcome, why, name string) {
@@ -155,14 +173,7 @@ preserve_state = true
 // state_machine_safety fails, citing the two applies, and no other raft
 // assertion does. The same run without the bug passes every one.
 func TestStateMachineSafety_AloneCatchesReverseApply(t *testing.T) {
-	got, why := outcomes(t, extendLibrary(t, "dense", denseRejoin))
-	failsAlone(t, got, why, "")
-	rafthost.PlantForTest(t, rafthost.TestBugReverseApply, "n2")
-	got, why = outcomes(t, extendLibrary(t, "dense", denseRejoin))
-	failsAlone(t, got, why, "same_entries_applied")
-	if !strings.Contains(why, "n2's store after applying index") {
-		t.Errorf("the reason does not say n2's store differs:%s", why)
-	}
+	catchesAlone(t, "dense", denseRejoin, rafthost.TestBugReverseApply, "n2", "same_entries_applied", "n2's store after applying index")
 }
 
 // TestLeaderCompleteness_AloneCatchesALostTail: a member whose restart
@@ -172,12 +183,5 @@ func TestStateMachineSafety_AloneCatchesReverseApply(t *testing.T) {
 // holds, fails, and no other raft assertion does (the new leader cannot
 // commit before the end). The same run without the bug passes.
 func TestLeaderCompleteness_AloneCatchesALostTail(t *testing.T) {
-	got, why := outcomes(t, extendLibrary(t, "lost_tail", lostTail))
-	failsAlone(t, got, why, "")
-	rafthost.PlantForTest(t, rafthost.TestBugLoseTail, "n3")
-	got, why = outcomes(t, extendLibrary(t, "lost_tail", lostTail))
-	failsAlone(t, got, why, "leaders_complete")
-	if !strings.Contains(why, "n3 became leader of term 2 with its log ending at index") {
-		t.Errorf("the reason does not name n3's short log:%s", why)
-	}
+	catchesAlone(t, "lost_tail", lostTail, rafthost.TestBugLoseTail, "n3", "leaders_complete", "n3 became leader of term 2 with its log ending at index")
 }

@@ -50,6 +50,8 @@ var (
 	prototypes = eventPrototypes()
 )
 
+// One-line answers to the contract's small interfaces, alike in shape to
+// every kind's: the values are raft's.
 func (kind) Tag() string          { return Tag }
 func (kind) States() []string     { return states }
 func (kind) DownState() string    { return "down" }

@@ -88,24 +88,35 @@ func TestRestart_WithoutPreserveStateLosesTheDisk(t *testing.T) {
 // input it was handling, and whose evidence is the raft_panic record
 // (the stepper's g L<line> stands on its step).
 func TestPanic_IsAFailVerdictNamingTheTextAndTheRecord(t *testing.T) {
-	for _, v := range verdicts(t, loadLibrary(t, "raft/disk_loss")) {
+	v := panicFail(t, verdicts(t, loadLibrary(t, "raft/disk_loss")), "n5 panicked at ", " during MsgHeartbeat from n1: ", "Was the raft log corrupted, truncated, or lost?")
+	if v == nil {
+		t.Fatal("raft/disk_loss declares no no_raft_panic")
+	}
+	if len(v.Evidence) != 1 || !strings.HasPrefix(v.Evidence[0].Ref, "events.ndjson#L") {
+		t.Errorf("evidence %+v, want the raft_panic record", v.Evidence)
+	}
+}
+
+// panicFail is the first no_raft_panic verdict of vs, nil for none; it
+// must be a Fail whose reason says each of wants.
+func panicFail(t *testing.T, vs []verdict.Verdict, wants ...string) *verdict.Verdict {
+	t.Helper()
+	for i := range vs {
+		v := &vs[i]
 		if v.Kind != "no_raft_panic" {
 			continue
 		}
 		if v.Outcome != verdict.Fail {
 			t.Fatalf("%s: %s: %s", v.Name, v.Outcome, v.Reason)
 		}
-		for _, want := range []string{"n5 panicked at ", " during MsgHeartbeat from n1: ", "Was the raft log corrupted, truncated, or lost?"} {
+		for _, want := range wants {
 			if !strings.Contains(v.Reason, want) {
 				t.Errorf("reason %q does not say %q", v.Reason, want)
 			}
 		}
-		if len(v.Evidence) != 1 || !strings.HasPrefix(v.Evidence[0].Ref, "events.ndjson#L") {
-			t.Errorf("evidence %+v, want the raft_panic record", v.Evidence)
-		}
-		return
+		return v
 	}
-	t.Fatal("raft/disk_loss declares no no_raft_panic")
+	return nil
 }
 
 // restartedAfterApplyingAhead is raft/bug_apply_before_commit with n1,
@@ -171,19 +182,7 @@ preserve_state = true
 // call, and so a Fail of no_raft_panic with the panic's text.
 func TestPanic_DuringARestartIsRecordedAndHalts(t *testing.T) {
 	sc := restartedAfterApplyingAhead(t, false)
-	for _, v := range verdicts(t, sc) {
-		if v.Kind != "no_raft_panic" {
-			continue
-		}
-		if v.Outcome != verdict.Fail {
-			t.Fatalf("%s: %s: %s", v.Name, v.Outcome, v.Reason)
-		}
-		for _, want := range []string{"n1 panicked at ", " during restart: ", "is out of range"} {
-			if !strings.Contains(v.Reason, want) {
-				t.Errorf("reason %q does not say %q", v.Reason, want)
-			}
-		}
-	}
+	panicFail(t, verdicts(t, sc), "n1 panicked at ", " during restart: ", "is out of range")
 	rs, _ := run(t, restartedAfterApplyingAhead(t, false))
 	panics := rs.of("raft_panic", "n1")
 	if len(panics) != 1 {

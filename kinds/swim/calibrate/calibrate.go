@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"runtime"
 	"slices"
@@ -365,7 +366,7 @@ func checkPeers(sc *scenarios.Scenario, prod *collector) error {
 			missing = append(missing, p.ID)
 		}
 	}
-	for _, h := range sortedKeys(prod.hosts) {
+	for _, h := range slices.Sorted(maps.Keys(prod.hosts)) {
 		if !declared[h] {
 			extra = append(extra, h)
 		}
@@ -412,7 +413,7 @@ func compare(sims []side, prod side, tol *Tolerances) []Row {
 		}
 	}
 	var rows []Row
-	for _, name := range sortedKeys(names) {
+	for _, name := range slices.Sorted(maps.Keys(names)) {
 		fam, _, _ := strings.Cut(name, "/")
 		t := tol.ByFamily[fam]
 		var simVals []float64

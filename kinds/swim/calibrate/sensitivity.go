@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -79,7 +80,9 @@ func ParseSensitivity(source string, b []byte) ([]Perturbation, error) {
 		}
 		names[name] = true
 		p := Perturbation{Name: name, Row: where}
-		for _, k := range sortedKeys(row) {
+		for _, k := range slices.Sorted(maps.Keys(row)) {
+			// One case a key, alike in shape: each checks its
+			// own value's type.
 			switch k {
 			case "name":
 			case "field":

@@ -3,9 +3,9 @@ package calibrate
 import (
 	_ "embed"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -135,7 +135,7 @@ func ParseTolerances(source string, b []byte) (*Tolerances, error) {
 		return nil, fail("", "not valid TOML: %v", err)
 	}
 	t := &Tolerances{Source: source, ByFamily: map[string]Tolerance{}}
-	for _, fam := range sortedKeys(raw) {
+	for _, fam := range slices.Sorted(maps.Keys(raw)) {
 		if !slices.Contains(Families, fam) {
 			return nil, fail(fam, "not a metric family (one of: %s)", strings.Join(Families, ", "))
 		}
@@ -158,7 +158,7 @@ func ParseTolerances(source string, b []byte) (*Tolerances, error) {
 			return nil, fail(fam+".why", "missing: every tolerance states its reason")
 		}
 		tol.Why = strings.TrimSpace(why)
-		for _, k := range sortedKeys(tab) {
+		for _, k := range slices.Sorted(maps.Keys(tab)) {
 			if k == "rule" || k == "why" {
 				continue
 			}
@@ -321,15 +321,6 @@ func (t Tolerance) accepts(sorted []float64, median float64) (lo, hi float64) {
 		return median - w, median + w
 	}
 	return math.Inf(-1), math.Inf(1)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // quantileFamilies lists the families judged on quantiles of samples, in

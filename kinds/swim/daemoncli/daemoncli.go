@@ -25,6 +25,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/internal/outfile"
 	"github.com/detsim/detsim/internal/safefile"
 	"github.com/detsim/detsim/kinds/swim/swimcfg"
@@ -121,7 +122,7 @@ func (f *Flags) register(fs *flag.FlagSet) {
 // the process runs inside that testbed namespace; only then may --bind
 // and --peers name testbed addresses. Every error is a usage error.
 func (f *Flags) Check() error {
-	if !ValidID(f.ID) {
+	if !hosts.ValidPeerID(f.ID) {
 		return fmt.Errorf("--id %q: want 1 to 64 of [A-Za-z0-9_-]", f.ID)
 	}
 	if f.bind == "" {
@@ -243,7 +244,7 @@ func parseBook(s, netns string) (map[string]netip.AddrPort, error) {
 	book := map[string]netip.AddrPort{}
 	for _, item := range splitList(s) {
 		id, addr, ok := strings.Cut(item, "=")
-		if !ok || !ValidID(id) {
+		if !ok || !hosts.ValidPeerID(id) {
 			return nil, fmt.Errorf("--peers entry %q: want id=IP:port", item)
 		}
 		ap, err := netip.ParseAddrPort(addr)
@@ -277,21 +278,6 @@ func resolveSeed(s string, book map[string]netip.AddrPort) (string, error) {
 		return "", fmt.Errorf("--seeds %q: not an address and not an id in --peers", s)
 	}
 	return s, nil
-}
-
-// ValidID reports whether id is a member id: [A-Za-z0-9_-]{1,64}, as a
-// scenario's peer ids.
-func ValidID(id string) bool {
-	if len(id) == 0 || len(id) > 64 {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
 }
 
 // Clock is the daemon's time axis: nanoseconds since startUnixNs (now,

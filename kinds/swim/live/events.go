@@ -8,6 +8,9 @@ import "github.com/detsim/detsim/internal/jsonw"
 // port while it was down (port_in_use) — or its swimd exited before it
 // was ready (start_failed). The run stops there, its bundle marked
 // interrupted.
+//
+// The live run's records are written by hand as node's are (node/events.go),
+// alike in shape: the members are each record's own.
 type PeerStartFailed struct {
 	Peer   string
 	Reason string // "port_in_use" | "start_failed"

@@ -8,18 +8,17 @@ import (
 	"net"
 	"net/netip"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/bundle/verdict"
 	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/internal/gobin"
 	"github.com/detsim/detsim/internal/realtime"
 	"github.com/detsim/detsim/kinds/swim/live/node"
 	"github.com/detsim/detsim/kinds/swim/swim"
@@ -312,31 +311,10 @@ func TestRun_SwimdRefusesPreservedResurrect(t *testing.T) {
 	}
 }
 
-var (
-	swimdOnce sync.Once
-	swimdPath string
-	swimdErr  error
-)
-
 // swimdBinary builds kinds/swim/cmd/swimd once for the package's tests.
-func swimdBinary(t *testing.T) string {
-	t.Helper()
-	swimdOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "live-swimd-")
-		if err != nil {
-			swimdErr = err
-			return
-		}
-		swimdPath = filepath.Join(dir, "swimd")
-		if out, err := exec.Command("go", "build", "-o", swimdPath, "../cmd/swimd").CombinedOutput(); err != nil {
-			swimdErr = fmt.Errorf("building swimd: %v\n%s", err, out)
-		}
-	})
-	if swimdErr != nil {
-		t.Fatal(swimdErr)
-	}
-	return swimdPath
-}
+func swimdBinary(t *testing.T) string { return gobin.Build(t, "../cmd/swimd") }
+
+func TestMain(m *testing.M) { gobin.Main(m) }
 
 // A live run given no key makes one (issue 21): a local process that
 // forges datagrams — unkeyed, or sealed with a key of its own — naming

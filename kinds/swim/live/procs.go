@@ -138,6 +138,9 @@ func (p *procs) forward(from, to int, conn *net.UDPConn) {
 	}
 }
 
+// start begins a life as testbed's daemons.start does, alike in shape: here
+// a child process behind this run's proxies, there a daemon in its
+// namespace, with different address books and arguments.
 func (p *procs) start(i int, state string, _ bool) error {
 	r := p.r
 	life := p.lives[i]

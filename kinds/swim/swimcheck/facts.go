@@ -186,6 +186,8 @@ func slowProbe(raw []byte, typ string) (probePayload, error) {
 	return p, nil
 }
 
+// Each payload's reader tries its fast decoder, then encoding/json, alike in
+// shape on purpose (payloads_fast.go says why).
 func readMessage(raw []byte, tx *jsonscan.Strings) (messagePayload, error) {
 	if p, ok := fastMessage(raw, tx); ok {
 		return p, nil
@@ -220,6 +222,7 @@ func slowBump(raw []byte) (bumpPayload, error) {
 	return p, nil
 }
 
+// readMutation: the fast decoder, then encoding/json, as every reader here.
 func readMutation(raw []byte, tx *jsonscan.Strings) (mutationPayload, error) {
 	if p, ok := fastMutation(raw, tx); ok {
 		return p, nil

@@ -155,6 +155,8 @@ func fastTransition(raw []byte, tx *jsonscan.Strings) (p transitionPayload, ok b
 	return p, r.done()
 }
 
+// Alike in shape to every fast decoder here, on purpose (the file's comment
+// says why).
 func fastProbe(raw []byte, tx *jsonscan.Strings) (p probePayload, ok bool) {
 	r := newPayloadReader(raw, tx)
 	for r.Next() {
@@ -206,6 +208,7 @@ func fastBump(raw []byte) (p bumpPayload, ok bool) {
 	return p, r.done()
 }
 
+// As every fast decoder here: its own payload's members.
 func fastMutation(raw []byte, tx *jsonscan.Strings) (p mutationPayload, ok bool) {
 	r := newPayloadReader(raw, tx)
 	for r.Next() {

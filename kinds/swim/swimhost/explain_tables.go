@@ -102,6 +102,8 @@ type linkLog struct {
 	known []bool
 }
 
+// linkLog memoises a link's sends as queueLog memoises a sender's pushes, in
+// the same few lines over different records and keys.
 func (b *builder) linkLog(from, to string) *linkLog {
 	t := b.tables()
 	k := [2]string{from, to}

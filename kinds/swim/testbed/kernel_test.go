@@ -290,22 +290,4 @@ func TestSweep_LeavesARecordedNamespaceWithoutTheRunsMarker(t *testing.T) {
 }
 
 // twoPeers is the smallest scenario a testbed run builds a network for.
-const twoPeers = `
-name = "two"
-seed = 1
-duration_ns = 1_000_000_000
-[default_tick]
-period_ns = 100_000_000
-[default_link]
-latency_ns = 1_000_000
-bandwidth_bps = 1_000_000
-burst_bytes = 1564
-[[peers]]
-id = "a"
-kind = "swim"
-initial_state = "member"
-[[peers]]
-id = "b"
-kind = "swim"
-initial_state = "member"
-`
+var twoPeers = twoSwimPeers("two", "1_000_000_000", "latency_ns = 1_000_000\nbandwidth_bps = 1_000_000\nburst_bytes = 1564")

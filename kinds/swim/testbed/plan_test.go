@@ -26,18 +26,18 @@ func loadText(t *testing.T, text string) *scenarios.Scenario {
 	return sc
 }
 
-// base is a two-peer scenario the testbed realises; each case of
-// TestNewPlan_RefusesWhatItCannotRealise adds one thing to it.
-const base = `
-name = "p"
+// twoSwimPeers is a scenario of two swim members, a and b, with a
+// [default_link] of link's lines: the smallest the testbed builds a
+// network for, which each test gives its own name, length and link.
+func twoSwimPeers(name, durationNs, link string) string {
+	return `
+name = "` + name + `"
 seed = 1
-duration_ns = 10_000_000_000
+duration_ns = ` + durationNs + `
 [default_tick]
 period_ns = 100_000_000
 [default_link]
-latency_ns = 10_000_000
-bandwidth_bps = 100_000
-burst_bytes = 1564
+` + link + `
 [[peers]]
 id = "a"
 kind = "swim"
@@ -47,6 +47,11 @@ id = "b"
 kind = "swim"
 initial_state = "member"
 `
+}
+
+// base is a two-peer scenario the testbed realises; each case of
+// TestNewPlan_RefusesWhatItCannotRealise adds one thing to it.
+var base = twoSwimPeers("p", "10_000_000_000", "latency_ns = 10_000_000\nbandwidth_bps = 100_000\nburst_bytes = 1564")
 
 // TestNewPlan_RefusesWhatItCannotRealise: every scenario field the kernel
 // and the delay line cannot realise is refused before anything is made,

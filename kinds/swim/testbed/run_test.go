@@ -4,55 +4,24 @@ import (
 	"bufio"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/internal/gobin"
 	"github.com/detsim/detsim/kinds/swim/testbed/tbnet"
 	"github.com/detsim/detsim/scenarios"
 	"golang.org/x/sys/unix"
 )
 
-var (
-	swimdOnce sync.Once
-	swimdBin  string
-	swimdErr  error
-)
-
 // swimd builds kinds/swim/cmd/swimd once for the package's tests.
-func swimd(t *testing.T) string {
-	t.Helper()
-	swimdOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "detsim-testbed-test")
-		if err != nil {
-			swimdErr = err
-			return
-		}
-		swimdBin = filepath.Join(dir, "swimd")
-		if out, err := exec.Command("go", "build", "-o", swimdBin, "../cmd/swimd").CombinedOutput(); err != nil {
-			swimdErr = err
-			swimdBin = string(out)
-		}
-	})
-	if swimdErr != nil {
-		t.Fatalf("building swimd: %v\n%s", swimdErr, swimdBin)
-	}
-	return swimdBin
-}
+func swimd(t *testing.T) string { return gobin.Build(t, "../cmd/swimd") }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if swimdBin != "" && swimdErr == nil {
-		os.RemoveAll(filepath.Dir(swimdBin))
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { gobin.Main(m) }
 
 func loadFile(t *testing.T, name string) *scenarios.Scenario {
 	t.Helper()
@@ -323,26 +292,7 @@ func TestRun_StartBarrier(t *testing.T) {
 func TestProbe_LossIsPerFragment(t *testing.T) {
 	needKernel(t)
 	before := runNamespaces(t)
-	sc := loadText(t, `
-name = "probe"
-seed = 1
-duration_ns = 10_000_000_000
-[default_tick]
-period_ns = 100_000_000
-[default_link]
-latency_ns = 20_000_000
-loss_prob_ppm = 100_000
-bandwidth_bps = 200_000
-burst_bytes = 1564
-[[peers]]
-id = "a"
-kind = "swim"
-initial_state = "member"
-[[peers]]
-id = "b"
-kind = "swim"
-initial_state = "member"
-`)
+	sc := loadText(t, twoSwimPeers("probe", "10_000_000_000", "latency_ns = 20_000_000\nloss_prob_ppm = 100_000\nbandwidth_bps = 200_000\nburst_bytes = 1564"))
 	rep, err := Probe(context.Background(), sc, ProbeConfig{Duration: 4 * time.Second})
 	if err != nil {
 		t.Fatal(err)

@@ -15,28 +15,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/detsim/detsim/internal/gobin"
 	"github.com/detsim/detsim/internal/realtime"
 	"github.com/detsim/detsim/kinds/swim/live/node"
 	"github.com/detsim/detsim/kinds/swim/live/swimd"
 	"github.com/detsim/detsim/kinds/swim/swim"
 )
 
-var swimdBin string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "swimd-test-")
-	if err != nil {
-		panic(err)
-	}
-	swimdBin = filepath.Join(dir, "swimd")
-	if out, err := exec.Command("go", "build", "-o", swimdBin, ".").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building swimd: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { gobin.Main(m) }
 
 // freePorts returns n loopback ports that were free a moment ago.
 func freePorts(t *testing.T, n int) []string {
@@ -95,6 +81,7 @@ func cluster(t *testing.T, keys [3]string, extra ...string) []*daemon {
 // member id when that is not "" (a socket of the test's in between).
 func clusterVia(t *testing.T, keys [3]string, via func(i int, id string) string, extra ...string) []*daemon {
 	t.Helper()
+	bin := gobin.Build(t, ".") // before any port is picked or instant set: the first call builds
 	dir := t.TempDir()
 	addrs := freePorts(t, 3)
 	ids := []string{"a", "b", "c"}
@@ -124,7 +111,7 @@ func clusterVia(t *testing.T, keys [3]string, via func(i int, id string) string,
 			args = append(args, "--insecure")
 		}
 		args = append(args, extra...)
-		d.cmd = exec.Command(swimdBin, args...)
+		d.cmd = exec.Command(bin, args...)
 		d.cmd.Stderr = &d.stderr
 		if err := d.cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -180,6 +167,36 @@ func readRecords(t *testing.T, path string) []record {
 		out = append(out, r)
 	}
 	return out
+}
+
+// startLone starts the daemon bin with args, its stderr kept; the test's
+// end kills it if it still runs.
+func startLone(t *testing.T, bin string, args ...string) (*exec.Cmd, *syncBuffer) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	return cmd, stderr
+}
+
+// drops counts the datagrams d has dropped for reason so far.
+func drops(t *testing.T, d *daemon, reason string) int {
+	n := 0
+	for _, r := range readRecords(t, d.events) {
+		if r.Event.Type == "packet_dropped" && r.Event.Reason == reason {
+			n++
+		}
+	}
+	return n
 }
 
 // converged reports whether every daemon holds every member alive.
@@ -260,19 +277,10 @@ func TestWrongClusterKeyNeverConverges(t *testing.T) {
 		}
 		return to
 	}
-	badTags := func(d *daemon) int {
-		n := 0
-		for _, r := range readRecords(t, d.events) {
-			if r.Event.Type == "packet_dropped" && r.Event.Reason == "bad_tag" {
-				n++
-			}
-		}
-		return n
-	}
 	realtime.WaitFor(t, "a and b to hold each other alive and c accused, with c's datagrams refused", 20*time.Second, func() bool {
 		a, b := ds[0], ds[1]
 		return last(a, "b") == "alive" && last(b, "a") == "alive" &&
-			(last(a, "c") == "suspect" || last(a, "c") == "dead") && badTags(a) >= 2
+			(last(a, "c") == "suspect" || last(a, "c") == "dead") && drops(t, a, "bad_tag") >= 2
 	})
 	stopAll(t, ds)
 	for _, d := range ds[:2] {
@@ -389,17 +397,8 @@ func TestCapturedDatagramsRefusedByOtherMembers(t *testing.T) {
 			}
 		}
 	}
-	wrongDest := func(d *daemon) int {
-		n := 0
-		for _, r := range readRecords(t, d.events) {
-			if r.Event.Type == "packet_dropped" && r.Event.Reason == "wrong_destination" {
-				n++
-			}
-		}
-		return n
-	}
 	realtime.WaitFor(t, "c and a to refuse every datagram captured between a and b", 10*time.Second, func() bool {
-		return wrongDest(ds[2]) >= captures && wrongDest(ds[0]) >= captures
+		return drops(t, ds[2], "wrong_destination") >= captures && drops(t, ds[0], "wrong_destination") >= captures
 	})
 	stopAll(t, ds)
 	for _, d := range ds {
@@ -407,7 +406,7 @@ func TestCapturedDatagramsRefusedByOtherMembers(t *testing.T) {
 		if d != ds[1] {
 			want = captures
 		}
-		if got := wrongDest(d); got != want {
+		if got := drops(t, d, "wrong_destination"); got != want {
 			t.Errorf("%s: %d wrong_destination drops, want %d", d.id, got, want)
 		}
 	}
@@ -513,6 +512,7 @@ func TestKindConfigSharedParser(t *testing.T) {
 // socket standing in for b hears from a soon after the instant, never
 // before it; SIGTERM then stops a with every record at t >= 0.
 func TestSilentUntilTheStartInstant(t *testing.T) {
+	bin := gobin.Build(t, ".") // before the start instant is set: the first call builds
 	peer, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
 		t.Fatal(err)
@@ -521,20 +521,9 @@ func TestSilentUntilTheStartInstant(t *testing.T) {
 	addr := freePorts(t, 1)[0]
 	events := filepath.Join(t.TempDir(), "a.ndjson")
 	start := time.Now().Add(1500 * time.Millisecond)
-	cmd := exec.Command(swimdBin, "--id", "a", "--bind", addr,
+	cmd, stderr := startLone(t, bin, "--id", "a", "--bind", addr,
 		"--peers", "a="+addr+",b="+peer.LocalAddr().String(), "--insecure",
 		"--start-unix-ns", fmt.Sprint(start.UnixNano()), "--events", events, "--duration", "30s")
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
-	}()
 	peer.SetReadDeadline(time.Now().Add(realtime.Scaled(20 * time.Second)))
 	buf := make([]byte, 1<<16)
 	if _, _, err := peer.ReadFromUDP(buf); err != nil {
@@ -565,22 +554,12 @@ func TestSilentUntilTheStartInstant(t *testing.T) {
 // a supervisor that refuses a run whose daemons were not all ready stops
 // the ones that were.
 func TestStoppedBeforeTheStartInstant(t *testing.T) {
+	bin := gobin.Build(t, ".") // before the start instant is set: the first call builds
 	addr := freePorts(t, 2)
 	events := filepath.Join(t.TempDir(), "a.ndjson")
-	cmd := exec.Command(swimdBin, "--id", "a", "--bind", addr[0],
+	cmd, stderr := startLone(t, bin, "--id", "a", "--bind", addr[0],
 		"--peers", "a="+addr[0]+",b="+addr[1], "--insecure",
 		"--start-unix-ns", fmt.Sprint(time.Now().Add(time.Hour).UnixNano()), "--events", events)
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
-	}()
 	realtime.WaitFor(t, "a's ready line", 10*time.Second, func() bool { return strings.Contains(stderr.String(), "ready on") })
 	cmd.Process.Signal(syscall.SIGTERM)
 	if err := cmd.Wait(); err != nil {

@@ -437,6 +437,8 @@ type pendingTimer struct {
 // timerHeap orders pending timers by (at, arming order).
 type timerHeap []pendingTimer
 
+// heap.Interface by (time, arming order), alike in shape to the testbed's
+// delay line's: each orders its own items.
 func (h timerHeap) Len() int { return len(h) }
 func (h timerHeap) Less(i, j int) bool {
 	if h[i].at != h[j].at {

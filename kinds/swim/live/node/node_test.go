@@ -63,6 +63,12 @@ func idleWith(t testing.TB, key []byte, cfg swim.Config) (*Node, *recorder) {
 
 // idleAs is an idle node of id id among peers.
 func idleAs(t testing.TB, id string, peers []string, key []byte, cfg swim.Config) (*Node, *recorder) {
+	return clocked(t, id, peers, key, cfg, func() int64 { return 5 })
+}
+
+// clocked is a node of id id among peers whose clock reads clock, not
+// yet started.
+func clocked(t testing.TB, id string, peers []string, key []byte, cfg swim.Config, clock func() int64) (*Node, *recorder) {
 	conn, err := ListenLoopback("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +78,7 @@ func idleAs(t testing.TB, id string, peers []string, key []byte, cfg swim.Config
 	n, err := New(Config{
 		ID: id, Peers: peers, Swim: cfg, Start: swim.Member,
 		Rand: rng.New(1).Host(id, "kind"), Conn: conn, Key: key,
-		Clock: func() int64 { return 5 }, Wall: func() int64 { return testWall },
+		Clock: clock, Wall: func() int64 { return testWall },
 		TickPeriodNs: 1e8, Out: rec.out,
 		Route: func(string, []byte, int, int64, uint64) string { return "" },
 	})
@@ -379,21 +385,7 @@ func TestListenLoopback(t *testing.T) {
 // reader accepts: never before the run's zero, even when the run's start
 // was given in the future and the clock still reads negative.
 func TestStart_KeylessNodeSaysSoFirst(t *testing.T) {
-	conn, err := ListenLoopback("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := &recorder{}
-	n, err := New(Config{
-		ID: "a", Peers: []string{"a", "b"}, Swim: swim.DefaultConfig(), Start: swim.Member,
-		Rand: rng.New(1).Host("a", "kind"), Conn: conn,
-		Clock: func() int64 { return -9_000_000_000 }, Wall: func() int64 { return testWall },
-		TickPeriodNs: 1e8, Out: rec.out,
-		Route: func(string, []byte, int, int64, uint64) string { return "" },
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	n, rec := clocked(t, "a", []string{"a", "b"}, nil, swim.DefaultConfig(), func() int64 { return -9_000_000_000 })
 	n.Start()
 	realtime.WaitFor(t, "the first record", 5*time.Second, func() bool { return rec.count(`"unauthenticated"`) > 0 })
 	n.Stop()
@@ -415,21 +407,8 @@ func TestStart_KeylessNodeSaysSoFirst(t *testing.T) {
 // be stamped inside the stall.
 func TestLoop_StallDropsMissedTicks(t *testing.T) {
 	const stall = int64(15_000_000_000)
-	conn, err := ListenLoopback("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := &recorder{}
-	n, err := New(Config{
-		ID: "a", Peers: []string{"a", "b"}, Swim: swim.DefaultConfig(), Start: swim.Member,
-		Rand: rng.New(1).Host("a", "kind"), Conn: conn, Key: testKey,
-		Clock: func() int64 { return stall }, Wall: func() int64 { return testWall },
-		TickPeriodNs: 1e8, FirstTickNs: 0, Out: rec.out,
-		Route: func(string, []byte, int, int64, uint64) string { return "" },
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The first tick is due at 0 (Config.FirstTickNs's zero).
+	n, rec := clocked(t, "a", []string{"a", "b"}, testKey, swim.DefaultConfig(), func() int64 { return stall })
 	n.Start()
 	realtime.WaitFor(t, "the first probe", 5*time.Second, func() bool { return rec.count(`"probe_sent"`) > 0 })
 	n.Stop()

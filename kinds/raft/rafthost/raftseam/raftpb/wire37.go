@@ -128,6 +128,8 @@ func decodeFast(b []byte) (m *Message, ok bool) {
 		}
 		v, k := protowire.ConsumeVarint(p)
 		p = p[k:]
+		// One case a field, alike in shape: each boxes its own field
+		// of the Message.
 		switch num {
 		case fType:
 			box.typ, m.Type = MessageType(int32(v)), &box.typ

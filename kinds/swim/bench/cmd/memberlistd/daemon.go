@@ -269,6 +269,8 @@ func (d *daemon) NotifyMerge([]*memberlist.Node) error {
 	return nil
 }
 
+// run opens as swimd's Run does, alike in shape: both parse their flags with
+// kinds/swim/daemoncli, and what follows is each daemon's own.
 func run(args []string, stdout, stderr io.Writer, sigs <-chan os.Signal) int {
 	f, err := parseFlags(args, stderr)
 	if err != nil {

@@ -20,26 +20,12 @@ import (
 	"time"
 
 	"github.com/detsim/detsim/bundle"
+	"github.com/detsim/detsim/internal/gobin"
 	"github.com/detsim/detsim/internal/realtime"
 	"github.com/detsim/detsim/internal/spool"
 )
 
-var daemonBin string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "memberlistd-test-")
-	if err != nil {
-		panic(err)
-	}
-	daemonBin = filepath.Join(dir, "memberlistd")
-	if out, err := exec.Command("go", "build", "-o", daemonBin, ".").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building memberlistd: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { gobin.Main(m) }
 
 // runQuiet runs the daemon's run in this process, for invocations that
 // fail before anything starts.
@@ -115,7 +101,7 @@ type child struct {
 func start(t *testing.T, dir, id string, prefix []string, args ...string) *child {
 	t.Helper()
 	d := &child{id: id, events: filepath.Join(dir, id+".ndjson"), snaps: filepath.Join(dir, "snap-"+id), exited: make(chan struct{})}
-	argv := append(append(prefix, daemonBin, "--id", id, "--events", d.events, "--snapshot-dir", d.snaps, "--duration", "2m"), args...)
+	argv := append(append(prefix, gobin.Build(t, "."), "--id", id, "--events", d.events, "--snapshot-dir", d.snaps, "--duration", "2m"), args...)
 	d.cmd = exec.Command(argv[0], argv[1:]...)
 	pipe, err := d.cmd.StderrPipe()
 	if err != nil {
@@ -344,6 +330,7 @@ func TestThreeDaemonsConverge(t *testing.T) {
 	ids := []string{"a", "b", "c"}
 	book := fmt.Sprintf("a=%s,b=%s,c=%s", addrs[0], addrs[1], addrs[2])
 	dir := t.TempDir()
+	gobin.Build(t, ".") // before the start instant is set: the first call builds
 	common := []string{"--peers", book, "--start-unix-ns", fmt.Sprint(time.Now().UnixNano())}
 	ds := []*child{
 		start(t, dir, "a", nil, append([]string{"--bind", addrs[0]}, common...)...),

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/detsim/detsim/internal/gobin"
 	"github.com/detsim/detsim/internal/realtime"
 	"github.com/detsim/detsim/kinds/swim/testbed/tbnet"
 )
@@ -70,12 +71,13 @@ func TestNetns_TwoDaemonsConverge(t *testing.T) {
 		t.Errorf("--netns from outside it: exit %d %q", code, msg)
 	}
 	dir := t.TempDir()
-	cross := exec.Command("ip", "netns", "exec", ns[1], daemonBin, "--id", "p0", "--bind", addrs[0], "--netns", ns[0],
+	cross := exec.Command("ip", "netns", "exec", ns[1], gobin.Build(t, "."), "--id", "p0", "--bind", addrs[0], "--netns", ns[0],
 		"--peers", peers, "--events", dir+"/cross.ndjson")
 	if out, err := cross.CombinedOutput(); cross.ProcessState.ExitCode() != 2 || !strings.Contains(string(out), "does not run inside it") {
 		t.Errorf("--netns naming another namespace: %v %s", err, out)
 	}
 
+	gobin.Build(t, ".") // before the start instant is set: the first call builds
 	start0 := fmt.Sprint(time.Now().UnixNano())
 	var ds []*child
 	for i, n := range ns {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/internal/gobin"
 	"github.com/detsim/detsim/kinds/swim/testbed"
 	"github.com/detsim/detsim/scenarios"
 )
@@ -28,7 +29,7 @@ func TestTestbed_MemberlistOnTheKernel(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "b")
-	res, err := testbed.Run(context.Background(), sc, testbed.Config{Out: out, Impl: testbed.ImplMemberlist, Daemon: daemonBin, Version: "test"})
+	res, err := testbed.Run(context.Background(), sc, testbed.Config{Out: out, Impl: testbed.ImplMemberlist, Daemon: gobin.Build(t, "."), Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
