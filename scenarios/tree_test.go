@@ -129,3 +129,34 @@ func TestWithinFileLimits_Bounds(t *testing.T) {
 		}
 	}
 }
+
+// FuzzWithinFileLimits: for any tree a TOML file decodes to, a bound
+// withinFileLimits trusts is one the tree's encoding keeps.
+func FuzzWithinFileLimits(f *testing.F) {
+	for _, name := range LibraryNames(testRegistry()) {
+		data, err := Library.ReadFile(name + ".toml")
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte(valid))
+	f.Add([]byte("a = [1.5, 2.5, [3.5, {b = \"\\u0001.\"}]]\n[c.\"d.e\".f]\ng = -inf\n[[h]]\n[[h]]\ni = 1e300\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tree, err := DecodeTree(data)
+		if err != nil {
+			return
+		}
+		d, ok := Decoded(tree)
+		if !ok {
+			return // a date or time, which no generated tree holds
+		}
+		out := encodeTree(t, tree)
+		if fileBound(d, 0, math.MaxInt) < len(out) {
+			t.Fatalf("fileBound %d, the file is %d bytes", fileBound(d, 0, math.MaxInt), len(out))
+		}
+		if withinFileLimits(d) && (len(out) > MaxFileBytes || CheckNesting(out) != nil) {
+			t.Fatalf("withinFileLimits took a tree whose file is %d bytes, CheckNesting: %v", len(out), CheckNesting(out))
+		}
+	})
+}
