@@ -1,6 +1,7 @@
 package property
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"reflect"
@@ -67,6 +68,49 @@ func TestScenario_TreeIsWhatItsTOMLDecodesTo(t *testing.T) {
 			}
 			if !reflect.DeepEqual(fast, slow) {
 				t.Fatalf("%s %s: ParseEncoded and Parse made different scenarios", name, c.what)
+			}
+		}
+	}
+}
+
+// TestScenarioWithoutFile holds the sweep's scenario to Scenario's: for
+// every library property over many seeds, ScenarioWithoutFile takes the
+// seed's tree without encoding its file (scenarios.ParseTree does not
+// fall back), and makes the scenario Scenario makes of the file, merged
+// tree included (so TOML(), which every pin writes, is the same bytes),
+// but for SourceSHA256, which it leaves zero.
+func TestScenarioWithoutFile(t *testing.T) {
+	reg := builtin.Registry()
+	for _, name := range LibraryNames(reg) {
+		p, err := LoadLibrary(name, reg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for seed := range uint64(60) {
+			tree, err := p.tree(p.Point(seed), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok, _ := scenarios.ParseTree("x.toml", tree, reg); !ok {
+				t.Fatalf("%s seed %d: ParseTree does not take the tree", name, seed)
+			}
+			got, gerr := p.ScenarioWithoutFile(seed, reg)
+			want, werr := p.Scenario(seed, reg)
+			if fmt.Sprint(gerr) != fmt.Sprint(werr) {
+				t.Fatalf("%s seed %d: ScenarioWithoutFile error %v, Scenario error %v", name, seed, gerr, werr)
+			}
+			if werr != nil {
+				continue
+			}
+			if got.SourceSHA256 != [32]byte{} {
+				t.Fatalf("%s seed %d: a scenario without a file has a SourceSHA256", name, seed)
+			}
+			if !bytes.Equal(got.TOML(), want.TOML()) {
+				t.Fatalf("%s seed %d: TOML() differs", name, seed)
+			}
+			want.SourceSHA256 = [32]byte{}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s seed %d: ScenarioWithoutFile and Scenario made different scenarios", name, seed)
 			}
 		}
 	}

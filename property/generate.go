@@ -124,10 +124,37 @@ func peerIDs(n int64) []string {
 // seed as its seed: parameters and run both descend from it. The result
 // is an ordinary validated scenario whose TOML() alone reproduces the run.
 func (p *Property) Scenario(seed uint64, reg *hosts.Registry) (*scenarios.Scenario, error) {
+	return p.scenario(seed, reg, false)
+}
+
+// ScenarioWithoutFile is Scenario(seed) built without its file: the
+// same scenario, merged tree and all (so TOML() writes the same bytes),
+// but its SourceSHA256 is zero. The file's bytes are only ever hashed
+// (SourceSHA256, which a bundle's manifest records) and bounded, and a
+// sweep writes no bundle; encoding each seed's file was a tenth of a
+// gossip_flap seed (docs/BENCHMARKS.md, "A sweep does only what a seed
+// needs"). When the file's size or nesting might break a bound,
+// scenarios.ParseTree cannot tell without the bytes, and the file is
+// encoded and read as Scenario reads it.
+func (p *Property) ScenarioWithoutFile(seed uint64, reg *hosts.Registry) (*scenarios.Scenario, error) {
+	return p.scenario(seed, reg, true)
+}
+
+func (p *Property) scenario(seed uint64, reg *hosts.Registry, noFile bool) (*scenarios.Scenario, error) {
 	if seed > scenarios.MaxSeed {
 		return nil, fmt.Errorf("seed %d: at most %d", seed, uint64(scenarios.MaxSeed))
 	}
-	return p.build(p.Point(seed), fmt.Sprintf("%s#seed=%d", p.Path, seed), reg, nil)
+	pt, path := p.Point(seed), fmt.Sprintf("%s#seed=%d", p.Path, seed)
+	if noFile {
+		t, err := p.tree(pt, nil)
+		if err != nil {
+			return nil, err
+		}
+		if sc, ok, err := scenarios.ParseTree(path, t, reg); ok {
+			return sc, err
+		}
+	}
+	return p.build(pt, path, reg, nil)
 }
 
 // TOML renders the point's scenario as a scenario file (no header), the

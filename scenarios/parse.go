@@ -23,7 +23,7 @@ import (
 // and an Errors holding every problem found. It never panics and never
 // reads anything but through readFile.
 func Parse(file string, data []byte, reg *hosts.Registry, readFile func(path string) ([]byte, error)) (*Scenario, error) {
-	return parse(file, data, nil, reg, readFile)
+	return parse(file, data, nil, false, reg, readFile)
 }
 
 // ParseEncoded is Parse of data, the TOML encoding of tree, taking a copy
@@ -42,10 +42,13 @@ func ParseEncoded(file string, data []byte, tree map[string]any, reg *hosts.Regi
 	if !ok {
 		return nil, false, nil
 	}
-	sc, err = parse(file, data, decoded, reg, func(string) ([]byte, error) {
-		return nil, errors.New("a generated scenario extends nothing")
-	})
+	sc, err = parse(file, data, decoded, false, reg, noExtends)
 	return sc, true, err
+}
+
+// noExtends is the readFile of a generated scenario's parse.
+func noExtends(string) ([]byte, error) {
+	return nil, errors.New("a generated scenario extends nothing")
 }
 
 // Decoded returns a deep copy of tree as DecodeTree(the TOML encoding of
@@ -114,13 +117,19 @@ func decodedList[E any](x []E) (any, bool) {
 	return out, true
 }
 
-// parse is Parse; tree, when set, is what decoding data gives.
-func parse(file string, data []byte, tree map[string]any, reg *hosts.Registry, readFile func(path string) ([]byte, error)) (*Scenario, error) {
+// parse is Parse; tree, when set, is what decoding data gives. noFile
+// says there is no data (ParseTree): tree is the whole file, whose
+// encoding the caller knows to be within MaxFileBytes and MaxNesting,
+// and the scenario has no SourceSHA256.
+func parse(file string, data []byte, tree map[string]any, noFile bool, reg *hosts.Registry, readFile func(path string) ([]byte, error)) (*Scenario, error) {
 	var errs Errors
 	top := filepath.ToSlash(file)
-	p := &parser{errs: &errs, readFile: readFile, top: top, decoded: tree}
+	p := &parser{errs: &errs, readFile: readFile, top: top, decoded: tree, noFile: noFile}
 	tree = p.load(top, data, nil)
-	expect := parseExpect(report{file: top, errs: &errs}, data)
+	expect := ""
+	if !noFile {
+		expect = parseExpect(report{file: top, errs: &errs}, data)
+	}
 	if tree == nil {
 		return nil, errs.sorted()
 	}
@@ -130,7 +139,9 @@ func parse(file string, data []byte, tree map[string]any, reg *hosts.Registry, r
 	}
 	s.Expect = expect
 	s.Path = file
-	s.SourceSHA256 = sha256.Sum256(data)
+	if !noFile {
+		s.SourceSHA256 = sha256.Sum256(data)
+	}
 	s.merged = tree
 	return s, nil
 }
@@ -141,8 +152,10 @@ type parser struct {
 	readFile func(string) ([]byte, error)
 	top      string                      // the file run, which merged-scenario errors name
 	counts   [len(chainLimits)]listCount // per chainLimits entry, over the files read so far
-	// decoded, when set, is the top file's data decoded (ParseEncoded).
+	// decoded, when set, is the top file's data decoded (ParseEncoded),
+	// or the top file itself when noFile is set (ParseTree).
 	decoded map[string]any
+	noFile  bool
 }
 
 // load decodes the file at name (slash-separated) and everything it
@@ -151,16 +164,20 @@ type parser struct {
 // (transitively) extend this one, for cycle detection.
 func (p *parser) load(name string, data []byte, chain []string) map[string]any {
 	r := report{file: name, errs: p.errs}
-	if len(data) > MaxFileBytes {
-		r.add("", "file is %d bytes; a scenario may be at most %d", len(data), MaxFileBytes)
-		return nil
-	}
-	if err := CheckNesting(data); err != nil {
-		r.add("", "%v", err)
-		return nil
+	top := len(chain) == 0
+	// A file that was never written was checked as a tree (ParseTree).
+	if !(p.noFile && top) {
+		if len(data) > MaxFileBytes {
+			r.add("", "file is %d bytes; a scenario may be at most %d", len(data), MaxFileBytes)
+			return nil
+		}
+		if err := CheckNesting(data); err != nil {
+			r.add("", "%v", err)
+			return nil
+		}
 	}
 	var tree map[string]any
-	if p.decoded != nil && len(chain) == 0 {
+	if p.decoded != nil && top {
 		tree = p.decoded
 	} else {
 		var raw map[string]any

@@ -40,7 +40,10 @@ type Config struct {
 
 // SeedResult is one seed of a sweep.
 type SeedResult struct {
-	Seed     uint64
+	Seed uint64
+	// Scenario is the seed's scenario as the sweep built it, without its
+	// file (property.Property.ScenarioWithoutFile): its SourceSHA256 is
+	// zero. A sweep writes no bundle, and a pin writes Scenario.TOML().
 	Scenario *scenarios.Scenario
 	Peers    int
 	// Outcome is nil when Err is set.
@@ -175,7 +178,7 @@ func Run(ctx context.Context, p *property.Property, reg *hosts.Registry, cfg Con
 // again for the digest its pin records.
 func runSeed(ctx context.Context, p *property.Property, reg *hosts.Registry, seed uint64, digests, pinning bool) *SeedResult {
 	r := &SeedResult{Seed: seed}
-	sc, err := p.Scenario(seed, reg)
+	sc, err := p.ScenarioWithoutFile(seed, reg)
 	if err != nil {
 		r.Err = err
 		return r

@@ -268,3 +268,42 @@ func TestSummary_Met(t *testing.T) {
 		}
 	}
 }
+
+// TestRun_SeedsBuiltWithoutTheirFileRunAsBefore: a sweep builds each
+// seed's scenario without encoding its file
+// (property.Property.ScenarioWithoutFile); every library property's
+// first seeds, swept with digests, report the digest and the verdicts of
+// running the scenario Scenario parses from the file, and pin the same
+// scenario bytes.
+func TestRun_SeedsBuiltWithoutTheirFileRunAsBefore(t *testing.T) {
+	reg := builtin.Registry()
+	for _, name := range property.LibraryNames(reg) {
+		p, err := property.LoadLibrary(name, reg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := Config{Start: 0, Count: 4, Workers: 2, Digests: true, OnSeed: func(r SeedResult) {
+			if r.Err != nil {
+				t.Fatalf("%s seed %d: %v", name, r.Seed, r.Err)
+			}
+			sc, err := p.Scenario(r.Seed, reg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := RunScenario(context.Background(), sc, reg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Outcome.Digest != want.Digest || r.Outcome.EndNs != want.EndNs || r.Outcome.Records != want.Records ||
+				string(verdict.Marshal(r.Outcome.Verdicts)) != string(verdict.Marshal(want.Verdicts)) {
+				t.Errorf("%s seed %d: the sweep's outcome differs from the parsed file's", name, r.Seed)
+			}
+			if pinned, parsed := pinOf(p, &r).Scenario, bareTOML(sc); string(pinned) != string(parsed) {
+				t.Errorf("%s seed %d: the pin's scenario differs from the parsed file's", name, r.Seed)
+			}
+		}}
+		if _, err := Run(context.Background(), p, reg, cfg); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
