@@ -11,8 +11,9 @@ import (
 // or hang, and a property it accepts must expand every seed it is asked
 // for into a valid scenario or a clear error.
 func FuzzParseProperty(f *testing.F) {
-	for _, name := range LibraryNames(nil) {
-		data, err := Library.ReadFile("library/" + name + ".toml")
+	reg := builtin.Registry()
+	for _, name := range LibraryNames(reg) {
+		data, err := readLibrary(name, reg)
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -20,7 +21,6 @@ func FuzzParseProperty(f *testing.F) {
 	}
 	f.Add([]byte(echoProperty))
 	f.Add([]byte(echoProperty + "\n[space.kind_config]\npayload_bytes = [1, 9]\n"))
-	reg := builtin.Registry()
 	base := echoBase(reg)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := Parse("fuzz.toml", data, reg, func(ref string) (*scenarios.Scenario, error) {

@@ -1,10 +1,8 @@
 package property
 
 import (
-	"embed"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,19 +12,14 @@ import (
 	"github.com/detsim/detsim/scenarios"
 )
 
-// Library is the property library embedded in the binary: every .toml
-// file in library/. Their bases are embedded scenario names.
-//
-//go:embed library/*.toml
-var Library embed.FS
-
-// libraries are where properties are named from: the core's library/
-// directory, then each of reg's kinds' properties/ (hosts.Librarian),
-// as scenarios.Libraries orders them.
+// libraries are where properties are named from: each of reg's kinds'
+// properties/ directory (hosts.Librarian), in the order
+// scenarios.Libraries gives them. The core ships no property: each one
+// belongs to the kind whose scenarios it draws (docs/architecture.md,
+// "The libraries").
 func libraries(reg *hosts.Registry) []fs.FS {
 	libs := scenarios.Libraries(reg)
 	out := make([]fs.FS, 0, len(libs))
-	out = append(out, Library)
 	for _, lib := range libs[1:] {
 		if sub, err := fs.Sub(lib, "properties"); err == nil {
 			out = append(out, sub)
@@ -35,16 +28,12 @@ func libraries(reg *hosts.Registry) []fs.FS {
 	return out
 }
 
-// LibraryNames returns the names of the properties of the core's library
-// and of reg's kinds, sorted ("agent_faults", "gossip_flap", …).
+// LibraryNames returns the names of the properties of reg's kinds,
+// sorted ("agent_faults", "gossip_flap", …).
 func LibraryNames(reg *hosts.Registry) []string {
 	var names []string
-	for i, lib := range libraries(reg) {
-		dir := "."
-		if i == 0 {
-			dir = "library"
-		}
-		entries, _ := fs.ReadDir(lib, dir) // a kind without properties has none
+	for _, lib := range libraries(reg) {
+		entries, _ := fs.ReadDir(lib, ".") // a kind without properties has none
 		for _, e := range entries {
 			if name, ok := strings.CutSuffix(e.Name(), ".toml"); ok && !e.IsDir() {
 				names = append(names, name)
@@ -56,23 +45,10 @@ func LibraryNames(reg *hosts.Registry) []string {
 }
 
 // LoadLibrary parses the library property name ("gossip_flap", with or
-// without ".toml"), the core's or one of reg's kinds'. Its base is a
-// library scenario.
+// without ".toml"), one of reg's kinds'. Its base is a library scenario.
 func LoadLibrary(name string, reg *hosts.Registry) (*Property, error) {
 	name = strings.TrimSuffix(name, ".toml")
-	var data []byte
-	err := fs.ErrNotExist
-	if !strings.Contains(name, "/") {
-		for i, lib := range libraries(reg) {
-			file := name + ".toml"
-			if i == 0 {
-				file = path.Join("library", file)
-			}
-			if data, err = fs.ReadFile(lib, file); err == nil {
-				break
-			}
-		}
-	}
+	data, err := readLibrary(name, reg)
 	if err != nil {
 		return nil, scenarios.Errors{{File: name, Msg: "no embedded property of that name (embedded: " +
 			strings.Join(LibraryNames(reg), ", ") + ")"}}
@@ -80,6 +56,20 @@ func LoadLibrary(name string, reg *hosts.Registry) (*Property, error) {
 	return Parse(name+".toml", data, reg, func(ref string) (*scenarios.Scenario, error) {
 		return scenarios.LoadLibrary(ref, reg)
 	})
+}
+
+// readLibrary reads the library property name (no ".toml") from the first
+// of reg's kinds that ships it.
+func readLibrary(name string, reg *hosts.Registry) ([]byte, error) {
+	if strings.Contains(name, "/") {
+		return nil, fs.ErrNotExist
+	}
+	for _, lib := range libraries(reg) {
+		if data, err := fs.ReadFile(lib, name+".toml"); err == nil {
+			return data, nil
+		}
+	}
+	return nil, fs.ErrNotExist
 }
 
 // Load parses the property file at file. Its base is a scenario file

@@ -158,4 +158,24 @@ func TestLibrary_EachKindShipsItsOwnScenarios(t *testing.T) {
 	if !slices.Equal(got, core) {
 		t.Errorf("the core's library holds %v, want %v", got, core)
 	}
+	// Each library property lives in the properties/ of the kind whose
+	// scenarios it draws; the core's property package ships none.
+	props := map[string]string{
+		"gossip_flap": swimhost.Tag, "gossip_flap_legacy": swimhost.Tag,
+		"gossip_flap_wan": swimhost.Tag, "gossip_flap_wan_legacy": swimhost.Tag,
+		"agent_faults": agent.Tag, "agent_faults_bug": agent.Tag,
+		"raft_partitions": rafthost.Tag, "raft_partitions_bug": rafthost.Tag,
+		"raft_read_pauses": rafthost.Tag, "raft_read_pauses_reuse": rafthost.Tag,
+	}
+	for _, name := range property.LibraryNames(builtin.Registry()) {
+		tag, ok := props[name]
+		if !ok {
+			t.Errorf("property %s: no owning kind listed here", name)
+			continue
+		}
+		k, _ := builtin.Registry().Lookup(tag)
+		if _, err := fs.Stat(hosts.LibraryOf(k), "properties/"+name+".toml"); err != nil {
+			t.Errorf("property %s is not in kind %s's properties/: %v", name, tag, err)
+		}
+	}
 }

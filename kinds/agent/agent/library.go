@@ -8,7 +8,8 @@ import (
 // libraryFiles is the agent family's library (hosts.Librarian), shipped
 // by the agent kind, which every one of its scenarios runs beside the
 // provider and tool kinds: scenarios as agent/<name>.toml, named as they
-// were when they lived in scenarios/ ("agent/faults_base"). Each
+// were when they lived in scenarios/ ("agent/faults_base"), and the
+// agent_faults properties as properties/<name>.toml. Each
 // scenario's first comment block says what it reproduces and what it
 // expects. Its pinned seeds stay in the core's regression corpus
 // (docs/architecture.md, "The libraries").
