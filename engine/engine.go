@@ -713,11 +713,10 @@ func (e *Engine) snooze(en *entry) bool {
 		return false // stale, or perhaps awake: the ordinary path decides
 	}
 	*en = *top
-	e.st.now = top.at
+	e.st.now = en.at
 	e.st.steps++
-	top.at, top.seq = checked.Add(top.at, s.period), e.st.seq
+	e.st.q.ticks.retime(checked.Add(en.at, s.period), e.st.seq)
 	e.st.seq++
-	e.st.q.ticks.down()
 	return true
 }
 

@@ -153,23 +153,38 @@ func (h *heap4) pop() entry {
 	items := h.items
 	top := items[0]
 	last := len(items) - 1
-	items[0] = items[last]
 	h.items = items[:last]
-	h.down()
+	if last > 0 {
+		x := &items[last] // past the new end, so no move overwrites it
+		items[h.sift(x.at, x.seq)] = *x
+	}
 	return top
 }
 
-// down restores the heap order after the top entry's key grew: pop's
-// last entry moved to the top, or a tick rescheduled in place
-// (Engine.snooze).
-func (h *heap4) down() {
+// retime gives the top entry the key (at, seq), no less than its old
+// one, and sinks it to its place: a tick stepped in place
+// (Engine.snooze). The key is written after the entry has moved, not
+// before: a move's wide loads right after the narrow stores of its key
+// stall on them (docs/BENCHMARKS.md, "Ticks in a heap of their own").
+func (h *heap4) retime(at int64, seq uint64) {
+	x := h.items[0]
+	i := h.sift(at, seq)
+	h.items[i] = x
+	h.items[i].at, h.items[i].seq = at, seq
+}
+
+// sift moves a hole at the top down to where an entry of key (at, seq)
+// belongs, each lesser child moving up into it, and returns where the
+// hole ends for the caller to fill: one move a level rather than a
+// swap's two.
+func (h *heap4) sift(at int64, seq uint64) int {
 	items := h.items
 	n := len(items)
 	i := 0
 	for {
 		c := 4*i + 1
 		if c >= n {
-			break
+			return i
 		}
 		m := c
 		for k := c + 1; k < c+4 && k < n; k++ {
@@ -177,10 +192,10 @@ func (h *heap4) down() {
 				m = k
 			}
 		}
-		if !items[m].less(&items[i]) {
-			break
+		if y := &items[m]; y.at > at || y.at == at && y.seq > seq {
+			return i
 		}
-		items[i], items[m] = items[m], items[i]
+		items[i] = items[m]
 		i = m
 	}
 }

@@ -60,10 +60,9 @@ func TestQueue_PopsAsOneSortedList(t *testing.T) {
 					t.Fatalf("seed %d op %d: the ticks' top is %+v, the list's first %+v", seed, op, *top, ref[0])
 				}
 				now = top.at
-				top.at, top.seq = top.at+period, seq
+				ref[0].at, ref[0].seq = top.at+period, seq
+				q.ticks.retime(top.at+period, seq)
 				seq++
-				ref[0] = *top
-				q.ticks.down()
 			default: // pop
 				tie()
 				got := q.pop()
