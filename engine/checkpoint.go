@@ -43,7 +43,7 @@ type Sizer interface {
 func (e *Engine) ApproxCheckpointBytes() int64 {
 	s := &e.st
 	b := int64(unsafe.Sizeof(*s)) + 1024 // the two running hashes, the struct
-	b += int64(cap(s.q.items)) * int64(unsafe.Sizeof(entry{}))
+	b += int64(cap(s.q.rest.items)+cap(s.q.ticks.items)) * int64(unsafe.Sizeof(entry{}))
 	b += int64(len(s.wires.slots)) * (int64(unsafe.Sizeof(wire{})) + 4)
 	for i := range s.wires.slots {
 		b += int64(len(s.wires.slots[i].bytes)) // the slabs a checkpoint keeps alive hold at least this

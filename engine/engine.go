@@ -422,9 +422,9 @@ func (e *Engine) push(en entry) {
 
 // add is push for the hot paths: it queues an entry due at at, of kind
 // for host, and returns it for the caller to fill the rest in place
-// before calling e.st.q.up() (queue.add).
+// before calling up on the heap it went in, e.st.q.of(kind) (heap4.add).
 func (e *Engine) add(at int64, kind entryKind, host int32) *entry {
-	en := e.st.q.add()
+	en := e.st.q.of(kind).add()
 	en.at, en.seq, en.kind, en.host = at, e.st.seq, kind, host
 	e.st.seq++
 	return en
@@ -541,15 +541,19 @@ func (e *Engine) Step() StepInfo {
 // which it leaves in en, and reports whether there was one (if not, the
 // run is done).
 func (e *Engine) next(en *entry) bool {
-	for !e.st.done && e.st.q.len() > 0 {
-		if e.snooze(en) {
+	for !e.st.done {
+		h := e.st.q.head()
+		if h == nil {
+			break
+		}
+		if h == &e.st.q.ticks && e.snooze(en) {
 			// Nothing the checks below read has changed since the step
 			// before passed them: a snoozed tick emits nothing and calls
 			// nobody.
 			e.st.lastKind, e.st.lastHost = en.kind, en.host
 			return true
 		}
-		*en = e.st.q.pop()
+		*en = h.pop()
 		if e.stale(en) {
 			continue
 		}
@@ -687,34 +691,32 @@ func (e *Engine) dispatchTick(en *entry) {
 	s = &e.st.hosts[en.host] // actions never resize the table, but stay honest
 	if s.gen == en.gen && s.state == hostRunning {
 		e.add(checked.Add(e.st.now, s.period), kindTick, en.host).gen = s.gen
-		e.st.q.up()
+		e.st.q.ticks.up()
 	}
 }
 
-// snooze is the step of a tick at the head of the queue whose host is
-// dozing (e.st.hosts[].due is past it), done in place: the entry, left
-// in en as popped, becomes its successor (the next period, the next
-// sequence number, as dispatchTick would push it) and sinks to its place.
-// The queue then holds what the pop and the push would have left and
-// pops in the same (time, seq) order; only the push's sift-up and the
-// dispatch are spared, on the nine ticks in ten a SWIM sweep dozes
-// through (docs/BENCHMARKS.md, "Dozing ticks"). It reports false, having
-// done nothing, for any other head.
+// snooze is the step of the tick at the head of the queue (the top of
+// its ticks heap, which the caller found to be the head) when its host
+// is dozing (e.st.hosts[].due is past it), done in place: the entry,
+// left in en as popped, becomes its successor (the next period, the next
+// sequence number, as dispatchTick would push it) and sinks to its place
+// among the other ticks. The queue then holds what the pop and the push
+// would have left and pops in the same (time, seq) order; only the
+// push's sift-up and the dispatch are spared, on the nine ticks in ten a
+// SWIM sweep dozes through (docs/BENCHMARKS.md, "Dozing ticks"), and the
+// sift is through the ticks alone ("Ticks in a heap of their own"). It
+// reports false, having done nothing, for any other tick.
 func (e *Engine) snooze(en *entry) bool {
-	top := &e.st.q.items[0]
-	if top.kind != kindTick {
-		return false
-	}
+	top := &e.st.q.ticks.items[0]
 	s := &e.st.hosts[top.host]
 	if top.gen != s.gen || s.state != hostRunning || top.at >= s.due {
 		return false // stale, or perhaps awake: the ordinary path decides
 	}
 	*en = *top
-	e.st.now = top.at
+	e.st.now = en.at
 	e.st.steps++
-	top.at, top.seq = checked.Add(top.at, s.period), e.st.seq
+	e.st.q.ticks.retime(checked.Add(en.at, s.period), e.st.seq)
 	e.st.seq++
-	e.st.q.down()
 	return true
 }
 
@@ -876,8 +878,8 @@ func (e *Engine) queuedAmong(cut []network.Invalidated) map[uint64]uint64 {
 		want[c.ID] = struct{}{}
 	}
 	out := make(map[uint64]uint64, len(cut))
-	for i := range e.st.q.items {
-		if en := &e.st.q.items[i]; en.kind == kindDeliver {
+	for i := range e.st.q.rest.items { // no delivery is among the ticks
+		if en := &e.st.q.rest.items[i]; en.kind == kindDeliver {
 			if _, ok := want[en.aux]; ok {
 				out[en.aux] = e.st.wires.id(en.wire)
 			}
@@ -985,7 +987,7 @@ func (e *Engine) send(hi int32, to string, msg any, id uint64, via hosts.Transpo
 	}
 	en := e.add(out.At, kindDeliver, int32(ti))
 	en.peer, en.aux, en.wire, en.dialed, en.reliable = hi, out.ID, e.st.wires.put(b, slab, id), out.Dialed, via != hosts.Datagram
-	e.st.q.up()
+	e.st.q.rest.up()
 }
 
 // notes turns the network's side-channel notifications into events.

@@ -66,17 +66,63 @@ func (a *entry) less(b *entry) bool {
 	return a.seq < b.seq
 }
 
-// queue is a 4-ary min-heap of entries by (at, seq). Hand-written rather
+// queue holds the scheduled entries in two heaps, the hosts' ticks in
+// one and everything else in the other, and pops the lesser of their two
+// heads by (at, seq). Since (at, seq) is a total order and each entry's
+// sequence number is given once, at its push, whichever heap it sits in,
+// the queue pops exactly the sequence one heap of all the entries would
+// (TestQueue_PopsAsOneSortedList). The ticks have a heap of their own
+// because a dozing host's tick is stepped in place at the head of the
+// queue (Engine.snooze) nine times in ten in a SWIM sweep: its sift then
+// descends through the other ticks, one a host, rather than through
+// every queued delivery and timer besides (docs/BENCHMARKS.md, "Ticks in
+// a heap of their own").
+type queue struct {
+	rest  heap4 // every entry but ticks
+	ticks heap4 // kindTick entries only
+}
+
+func (q *queue) len() int { return len(q.rest.items) + len(q.ticks.items) }
+
+// of is the heap an entry of kind k belongs in.
+func (q *queue) of(k entryKind) *heap4 {
+	if k == kindTick {
+		return &q.ticks
+	}
+	return &q.rest
+}
+
+func (q *queue) push(e entry) { q.of(e.kind).push(e) }
+
+// head is the heap whose top is the queue's next entry, nil when the
+// queue is empty. The two tops never compare equal: sequence numbers
+// are unique.
+func (q *queue) head() *heap4 {
+	switch {
+	case len(q.ticks.items) == 0:
+		if len(q.rest.items) == 0 {
+			return nil
+		}
+		return &q.rest
+	case len(q.rest.items) == 0 || q.ticks.items[0].less(&q.rest.items[0]):
+		return &q.ticks
+	}
+	return &q.rest
+}
+
+func (q *queue) pop() entry { return q.head().pop() }
+
+func (q *queue) clone() queue { return queue{rest: q.rest.clone(), ticks: q.ticks.clone()} }
+
+// heap4 is a 4-ary min-heap of entries by (at, seq). Hand-written rather
 // than container/heap, so entries are never boxed in an interface; four
 // children per node halve the depth of a binary heap, and since (at, seq)
 // is a total order, any correct heap pops the same sequence.
-type queue struct{ items []entry }
+type heap4 struct{ items []entry }
 
-func (q *queue) len() int { return len(q.items) }
-
-func (q *queue) push(e entry) {
-	*q.add() = e
-	q.up()
+func (h *heap4) push(e entry) {
+	*h.add() = e
+	h.up()
 }
 
 // add appends a zero entry for the caller to fill in place before up
@@ -84,14 +130,14 @@ func (q *queue) push(e entry) {
 // built on the stack and copied in stalls the copy's wide loads on the
 // narrow stores that just built it (docs/BENCHMARKS.md, "The engine near
 // its floor").
-func (q *queue) add() *entry {
-	q.items = append(q.items, entry{})
-	return &q.items[len(q.items)-1]
+func (h *heap4) add() *entry {
+	h.items = append(h.items, entry{})
+	return &h.items[len(h.items)-1]
 }
 
 // up restores the heap order after add.
-func (q *queue) up() {
-	items := q.items
+func (h *heap4) up() {
+	items := h.items
 	i := len(items) - 1
 	for i > 0 {
 		p := (i - 1) / 4
@@ -103,27 +149,42 @@ func (q *queue) up() {
 	}
 }
 
-func (q *queue) pop() entry {
-	items := q.items
+func (h *heap4) pop() entry {
+	items := h.items
 	top := items[0]
 	last := len(items) - 1
-	items[0] = items[last]
-	q.items = items[:last]
-	q.down()
+	h.items = items[:last]
+	if last > 0 {
+		x := &items[last] // past the new end, so no move overwrites it
+		items[h.sift(x.at, x.seq)] = *x
+	}
 	return top
 }
 
-// down restores the heap order after the top entry's key grew: pop's
-// last entry moved to the top, or a tick rescheduled in place
-// (Engine.snooze).
-func (q *queue) down() {
-	items := q.items
+// retime gives the top entry the key (at, seq), no less than its old
+// one, and sinks it to its place: a tick stepped in place
+// (Engine.snooze). The key is written after the entry has moved, not
+// before: a move's wide loads right after the narrow stores of its key
+// stall on them (docs/BENCHMARKS.md, "Ticks in a heap of their own").
+func (h *heap4) retime(at int64, seq uint64) {
+	x := h.items[0]
+	i := h.sift(at, seq)
+	h.items[i] = x
+	h.items[i].at, h.items[i].seq = at, seq
+}
+
+// sift moves a hole at the top down to where an entry of key (at, seq)
+// belongs, each lesser child moving up into it, and returns where the
+// hole ends for the caller to fill: one move a level rather than a
+// swap's two.
+func (h *heap4) sift(at int64, seq uint64) int {
+	items := h.items
 	n := len(items)
 	i := 0
 	for {
 		c := 4*i + 1
 		if c >= n {
-			break
+			return i
 		}
 		m := c
 		for k := c + 1; k < c+4 && k < n; k++ {
@@ -131,16 +192,16 @@ func (q *queue) down() {
 				m = k
 			}
 		}
-		if !items[m].less(&items[i]) {
-			break
+		if y := &items[m]; y.at > at || y.at == at && y.seq > seq {
+			return i
 		}
-		items[i], items[m] = items[m], items[i]
+		items[i] = items[m]
 		i = m
 	}
 }
 
-func (q *queue) clone() queue {
-	return queue{items: append(make([]entry, 0, cap(q.items)), q.items...)}
+func (h *heap4) clone() heap4 {
+	return heap4{items: append(make([]entry, 0, cap(h.items)), h.items...)}
 }
 
 // wires holds the wire bytes of queued deliveries by slot, reusing the

@@ -31,24 +31,38 @@ type QueueEntry struct {
 }
 
 // Queue returns the next k live entries in pop order without popping
-// them. It walks the heap best-first from its root, keeping a small heap
-// of the entries whose parents it has taken, so it costs O(k log k) (plus
-// the stale entries it skips), not a sort of the whole queue: a
-// thousand-host run holds thousands of entries and a viewer asks twice a
-// step.
+// them. It walks the queue's two heaps best-first from their roots,
+// keeping a small heap of the entries whose parents it has taken, so it
+// costs O(k log k) (plus the stale entries it skips), not a sort of the
+// whole queue: a thousand-host run holds thousands of entries and a
+// viewer asks twice a step.
 func (e *Engine) Queue(k int) []QueueEntry {
-	items := e.st.q.items
-	out := make([]QueueEntry, 0, min(k, len(items)))
-	if len(items) == 0 || k <= 0 {
+	q := &e.st.q
+	out := make([]QueueEntry, 0, min(k, q.len()))
+	if q.len() == 0 || k <= 0 {
 		return out
 	}
-	front := frontier{items: items, idx: []int32{0}}
+	front := frontier{rest: q.rest.items, ticks: q.ticks.items}
+	if len(q.rest.items) > 0 {
+		front.push(0)
+	}
+	if len(q.ticks.items) > 0 {
+		front.push(^0)
+	}
 	for len(front.idx) > 0 && len(out) < k {
 		i := front.pop()
-		for c := 4*i + 1; c <= 4*i+4 && int(c) < len(items); c++ {
-			front.push(c)
+		j, n, tick := i, len(q.rest.items), i < 0
+		if tick {
+			j, n = ^i, len(q.ticks.items)
 		}
-		if en := &items[i]; !e.hidden(en) {
+		for c := 4*j + 1; c <= 4*j+4 && int(c) < n; c++ {
+			if tick {
+				front.push(^c)
+			} else {
+				front.push(c)
+			}
+		}
+		if en := front.at(i); !e.hidden(en) {
 			out = append(out, e.view(en))
 		}
 	}
@@ -88,10 +102,11 @@ func (e *Engine) Inspect(i, limit int) []byte {
 // caller can ask after every step (to stop just before a step it can
 // predict: the run's Terminate, the first at or after a time).
 func (e *Engine) Next() (QueueEntry, bool) {
-	if e.st.done || len(e.st.q.items) == 0 {
+	h := e.st.q.head()
+	if e.st.done || h == nil {
 		return QueueEntry{}, false
 	}
-	if en := &e.st.q.items[0]; !e.hidden(en) {
+	if en := &h.items[0]; !e.hidden(en) {
 		return e.view(en), true
 	}
 	if q := e.Queue(1); len(q) == 1 {
@@ -134,14 +149,22 @@ func (e *Engine) view(en *entry) QueueEntry {
 	return q
 }
 
-// frontier is a binary min-heap of positions in a queue's heap, ordered
-// by the entries there (Queue's best-first walk).
+// frontier is a binary min-heap of positions in a queue's two heaps,
+// ordered by the entries there (Queue's best-first walk): i ≥ 0 is
+// rest[i], i < 0 is ticks[^i].
 type frontier struct {
-	items []entry
-	idx   []int32
+	rest, ticks []entry
+	idx         []int32
 }
 
-func (f *frontier) less(a, b int) bool { return f.items[f.idx[a]].less(&f.items[f.idx[b]]) }
+func (f *frontier) at(i int32) *entry {
+	if i < 0 {
+		return &f.ticks[^i]
+	}
+	return &f.rest[i]
+}
+
+func (f *frontier) less(a, b int) bool { return f.at(f.idx[a]).less(f.at(f.idx[b])) }
 
 func (f *frontier) push(i int32) {
 	f.idx = append(f.idx, i)
@@ -267,8 +290,8 @@ func (e *Engine) inFlight(views []network.LinkView) []network.LinkView {
 		want[int64(views[i].FromIdx)*n+int64(views[i].ToIdx)] = i
 		views[i].InFlight = 0
 	}
-	for i := range e.st.q.items {
-		en := &e.st.q.items[i]
+	for i := range e.st.q.rest.items { // no delivery is among the ticks
+		en := &e.st.q.rest.items[i]
 		if en.kind != kindDeliver {
 			continue
 		}

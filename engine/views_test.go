@@ -11,7 +11,7 @@ import (
 // queueBySort is Queue as it was: sort a copy of the whole queue, then
 // keep the live entries.
 func queueBySort(e *Engine, k int) []QueueEntry {
-	items := append([]entry(nil), e.st.q.items...)
+	items := append(append([]entry(nil), e.st.q.rest.items...), e.st.q.ticks.items...)
 	slices.SortFunc(items, func(a, b entry) int {
 		if c := cmp.Compare(a.at, b.at); c != 0 {
 			return c
