@@ -311,6 +311,18 @@ func LibraryOf(k Kind) fs.FS {
 	return nil
 }
 
+// EmbeddedLibrary is the directory dir of files as a kind's Library: a
+// kind embeds its library folder (//go:embed library) and serves it with
+// its prefix taken off. dir must be a directory files holds; embedding
+// guarantees it, so a mistake panics at start-up, before any run.
+func EmbeddedLibrary(files fs.FS, dir string) fs.FS {
+	sub, err := fs.Sub(files, dir)
+	if err != nil {
+		panic(err)
+	}
+	return sub
+}
+
 // AssertionOf returns the assertion kind named name that k declares.
 func AssertionOf(k Kind, name string) (AssertionKind, bool) {
 	a := AssertionsOf(k)

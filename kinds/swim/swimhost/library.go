@@ -2,7 +2,8 @@ package swimhost
 
 import (
 	"embed"
-	"io/fs"
+
+	"github.com/detsim/detsim/hosts"
 )
 
 // libraryFiles is the kind's library (hosts.Librarian): scenarios as
@@ -17,10 +18,4 @@ import (
 //go:embed library
 var libraryFiles embed.FS
 
-var library = func() fs.FS {
-	sub, err := fs.Sub(libraryFiles, "library")
-	if err != nil {
-		panic(err)
-	}
-	return sub
-}()
+var library = hosts.EmbeddedLibrary(libraryFiles, "library")
