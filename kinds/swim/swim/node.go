@@ -362,9 +362,8 @@ func (n *Node) resetEffects() {
 // maxKeptSent is the largest sent-updates array (ReuseSentUpdates) a node
 // keeps between calls, by the rule of maxKeptEffects: a bounded queue's
 // call sends a few dozen updates, a legacy one's every update it ever
-// made (600 or more late in a library run) to each peer it writes to, a
-// ping_req's three relays among them, so a smaller bound let go and
-// regrew the array call after call.
+// made to each peer it writes to (a ping_req's three relays among them),
+// and below a call's worth the array was let go and grown again.
 const maxKeptSent = 4096
 
 // ReuseSentUpdates tells the node whether its caller is done with every

@@ -373,13 +373,14 @@ type Decoder struct {
 
 // maxKeptUpdates bounds the Updates array a Decoder keeps: an engine keeps
 // a Decoder per host, and a thousand-peer run's hosts each holding the
-// array of their largest message would cost more than their views. It is
-// about the most a legacy queue's message carries in the library's
-// properties (its datagram holds every update ever made, 60 or so
-// bytes each on average), so their Decoders stop allocating once warm;
-// below it the array grows by doubling, as a legacy queue's messages grow
-// by an update or two at a time. A join_response's Members (rare, and as
-// long as the view) are never kept.
+// array of their largest message would cost more than their views (a
+// bounded queue's messages carry a few dozen updates, so theirs stay
+// small). It is four times the 512 it was, so that a legacy queue's
+// longest messages are kept too; below it the array grows by doubling,
+// because a legacy queue's messages grow by an update or two at a time
+// and an array of exactly each new count was a new array nearly every
+// message. A join_response's Members (rare, and as long as the view)
+// are never kept.
 const maxKeptUpdates = 2048
 
 // Decode is Decode into the Decoder's memory. On error it returns nil and
