@@ -640,8 +640,10 @@ func (n *Node) send(to string, msg *Message) {
 	var ups []Update
 	if n.queue.len() > 0 || n.accused > 0 {
 		// Sized once: a legacy queue piggybacks hundreds of updates, and
-		// growing the slice to them copied each several times.
-		ups = n.sendUpdates(n.queue.len() + 1)
+		// growing the slice to them copied each several times. No more
+		// than the budget can hold, though: a bounded queue of a
+		// thousand members' news fills a message with a few dozen.
+		ups = n.sendUpdates(min(n.queue.len(), max(budget, 0)/minUpdateSize) + 1)
 	}
 	var staple *Update
 	if n.accused == 0 || n.cfg.NoBuddy {

@@ -383,6 +383,11 @@ type Decoder struct {
 // are never kept.
 const maxKeptUpdates = 2048
 
+// doubleUpdatesPast is the count beyond which the kept array doubles
+// rather than fit the message: more than a bounded message of
+// MaxMessageBytes (1 400 by default) carries.
+const doubleUpdatesPast = 128
+
 // Decode is Decode into the Decoder's memory. On error it returns nil and
 // the Decoder stays usable.
 func (d *Decoder) Decode(b []byte) (*Message, error) {
@@ -660,10 +665,15 @@ func (r *reader) updates(what string, reuse *[]Update) []Update {
 	case reuse != nil && cap(*reuse) >= count:
 		us = (*reuse)[:count]
 	case reuse != nil && count <= maxKeptUpdates:
-		// Doubling: a legacy queue's messages grow by an update or two
-		// at a time, and an array of exactly each new count was a new
-		// array nearly every message.
-		us = make([]Update, count, min(max(count, 2*cap(*reuse)), maxKeptUpdates))
+		// Doubling past a bounded message's few dozen: a legacy queue's
+		// messages grow by an update or two at a time, and an array of
+		// exactly each new count was a new array nearly every message;
+		// a thousand bounded hosts keep arrays of exactly their longest.
+		c := count
+		if count > doubleUpdatesPast {
+			c = min(max(count, 2*cap(*reuse)), maxKeptUpdates)
+		}
+		us = make([]Update, count, c)
 		*reuse = us
 	default:
 		us = make([]Update, count)
