@@ -272,6 +272,13 @@ func (n *Node) search(id string) (int, bool) {
 
 // lookup returns the position of member id in members.
 func (n *Node) lookup(id string) (int32, bool) {
+	if len(n.members) > memoMembers {
+		at, ok := n.search(id)
+		if !ok {
+			return -1, false
+		}
+		return n.byID[at], true
+	}
 	k := memoSlot(id)
 	if i := n.memo[k]; i > 0 && n.members[i-1].id == id {
 		return i - 1, true
@@ -287,8 +294,13 @@ func (n *Node) lookup(id string) (int32, bool) {
 
 // memoSize is the number of lookups a node remembers (Node.memo): a
 // legacy message names the same handful of members hundreds of times, and
-// each repeat costs one comparison instead of a binary search.
-const memoSize = 16
+// each repeat costs one comparison instead of a binary search. Past
+// memoMembers members the memo would mostly miss, and costs a comparison
+// more than the search alone, so a larger view does not use it.
+const (
+	memoSize    = 16
+	memoMembers = 64
+)
 
 // memoSlot is id's place in Node.memo: its length and last byte, where a
 // cluster's ids usually differ ("p0", "p1").
