@@ -84,3 +84,54 @@ func TestDecoder_AllocatesNothingOnceWarm(t *testing.T) {
 		t.Fatalf("a warm Decoder allocated %v times a message, want 0", n)
 	}
 }
+
+// TestDecoder_GrowingLegacyMessagesAllocateNothing is the receiving side
+// of a legacy queue as it really runs: the queue holds every update ever
+// made, so each message is an update or two longer than the last and, late
+// in a run, longer than a few hundred updates; and it names more members
+// than a handful, each with metadata of its own. Once the first message
+// is decoded, decoding a hundred ever longer ones (600 to 700 updates
+// about 20 members) may allocate once, for the doubling of the Updates
+// array, and nothing else per message. It failed before: the kept array stopped at
+// 512 updates and grew to exactly each new count, and the eight ids
+// remembered were not enough for twenty members.
+func TestDecoder_GrowingLegacyMessagesAllocateNothing(t *testing.T) {
+	ups := legacyUpdates(700, 20)
+	for i := range ups {
+		if ups[i].State == Alive {
+			ups[i].Meta = DerivedMeta(ups[i].Member, 32)
+		}
+	}
+	var msgs [][]byte
+	for n := 600; n <= 700; n++ {
+		b, err := Encode(&Message{Kind: Ping, From: "p1", Target: "p2", Seq: uint64(n), Updates: ups[:n]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs = append(msgs, b)
+	}
+	decodeAll := func(msgs [][]byte) {
+		var d Decoder
+		for _, b := range msgs {
+			if _, err := d.Decode(b); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	first := testing.AllocsPerRun(5, func() { decodeAll(msgs[:1]) })
+	all := testing.AllocsPerRun(5, func() { decodeAll(msgs) })
+	// One more is the array's doubling; a few more leave room for the
+	// runtime's own, which AllocsPerRun counts too.
+	if all > first+5 {
+		t.Fatalf("decoding %d growing messages allocated %v times, the first alone %v: want at most one more (the array's doubling)", len(msgs), all, first)
+	}
+	var d Decoder
+	decodeAll(msgs)
+	if n := testing.AllocsPerRun(20, func() {
+		if _, err := d.Decode(msgs[len(msgs)-1]); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Fatalf("a warm Decoder allocated %v times a 700-update message, want 0", n)
+	}
+}

@@ -15,7 +15,7 @@ func (n *Node) applyUpdate(u Update, reason string, now int64) {
 		n.counters.InvalidUpdates++
 		return
 	}
-	if !refutable(u) {
+	if !refutable(u.State, u.Incarnation) {
 		// NB: one forged update at the top of the range would otherwise
 		// hold a member suspect or dead for the rest of the run: its
 		// refutation needs an incarnation above the accusation's.
@@ -127,12 +127,12 @@ func accused(s State) bool { return s == Suspect || s == Dead }
 // largest. Both are refused. What is left is an alive at 2^64−2, which no
 // accusation can reach any more: a member can be held alive by a forged
 // update (with the cluster key) but never killed by one.
-func refutable(u Update) bool {
+func refutable(s State, inc uint64) bool {
 	switch {
-	case u.Incarnation == math.MaxUint64:
+	case inc == math.MaxUint64:
 		return false
-	case u.Incarnation == math.MaxUint64-1:
-		return u.State == Alive
+	case inc == math.MaxUint64-1:
+		return s == Alive
 	}
 	return true
 }

@@ -29,6 +29,10 @@ type Node struct {
 	// that a stale alive cannot resurrect it and a newer one can.
 	members []member
 	byID    []int32
+	// memo holds, per memoSlot, a member position plus one that lookup
+	// found last (0 for none): positions never change, so an entry stays
+	// right and at worst misses.
+	memo [memoSize]int32
 	// accused counts members held suspect or dead, so that send can skip
 	// the buddy-system lookup in the common case of none.
 	accused int
@@ -249,18 +253,62 @@ func (n *Node) addMember(id string) int32 {
 
 // search returns where id is or would be in byID.
 func (n *Node) search(id string) (int, bool) {
-	return slices.BinarySearchFunc(n.byID, id, func(i int32, id string) int {
-		return strings.Compare(n.members[i].id, id)
-	})
+	// By hand rather than slices.BinarySearchFunc, whose comparison is a
+	// call through a closure at every step.
+	lo, hi := 0, len(n.byID)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		switch c := strings.Compare(n.members[n.byID[mid]].id, id); {
+		case c == 0:
+			return mid, true
+		case c < 0:
+			lo = mid + 1
+		default:
+			hi = mid
+		}
+	}
+	return lo, false
 }
 
 // lookup returns the position of member id in members.
 func (n *Node) lookup(id string) (int32, bool) {
+	if len(n.members) > memoMembers {
+		at, ok := n.search(id)
+		if !ok {
+			return -1, false
+		}
+		return n.byID[at], true
+	}
+	k := memoSlot(id)
+	if i := n.memo[k]; i > 0 && n.members[i-1].id == id {
+		return i - 1, true
+	}
 	at, ok := n.search(id)
 	if !ok {
 		return -1, false
 	}
-	return n.byID[at], true
+	idx := n.byID[at]
+	n.memo[k] = idx + 1
+	return idx, true
+}
+
+// memoSize is the number of lookups a node remembers (Node.memo): a
+// legacy message names the same handful of members hundreds of times, and
+// each repeat costs one comparison instead of a binary search. Past
+// memoMembers members the memo would mostly miss, and costs a comparison
+// more than the search alone, so a larger view does not use it.
+const (
+	memoSize    = 16
+	memoMembers = 64
+)
+
+// memoSlot is id's place in Node.memo: its length and last byte, where a
+// cluster's ids usually differ ("p0", "p1").
+func memoSlot(id string) int {
+	if id == "" {
+		return 0
+	}
+	return (len(id)*7 + int(id[len(id)-1])) & (memoSize - 1)
 }
 
 // addToOrder puts a newly learnt member at a random place among the
@@ -324,9 +372,11 @@ func (n *Node) resetEffects() {
 }
 
 // maxKeptSent is the largest sent-updates array (ReuseSentUpdates) a node
-// keeps between calls, by the rule of maxKeptEffects: a legacy queue's
-// call sends a few hundred updates, a bounded one's a few dozen.
-const maxKeptSent = 1024
+// keeps between calls, by the rule of maxKeptEffects: a bounded queue's
+// call sends a few dozen updates, a legacy one's every update it ever
+// made to each peer it writes to (a ping_req's three relays among them),
+// and below a call's worth the array was let go and grown again.
+const maxKeptSent = 4096
 
 // ReuseSentUpdates tells the node whether its caller is done with every
 // message it hands over (as an Effect or to the Output) by the time the
@@ -602,8 +652,10 @@ func (n *Node) send(to string, msg *Message) {
 	var ups []Update
 	if n.queue.len() > 0 || n.accused > 0 {
 		// Sized once: a legacy queue piggybacks hundreds of updates, and
-		// growing the slice to them copied each several times.
-		ups = n.sendUpdates(n.queue.len() + 1)
+		// growing the slice to them copied each several times. No more
+		// than the budget can hold, though: a bounded queue of a
+		// thousand members' news fills a message with a few dozen.
+		ups = n.sendUpdates(min(n.queue.len(), max(budget, 0)/minUpdateSize) + 1)
 	}
 	var staple *Update
 	if n.accused == 0 || n.cfg.NoBuddy {

@@ -52,3 +52,42 @@ func TestQueueTake_AllFitIsTheMerge(t *testing.T) {
 		}
 	}
 }
+
+// TestQueueTake_AllocatesNothing is issue 32's sending side: once the
+// caller's slice has room, a legacy queue of 700 updates (late in a
+// library run) is taken without allocating, both when every update fits
+// (takeAll) and when some do not or one is skipped (the pick and merge,
+// whose scratch slices the queue keeps).
+func TestQueueTake_AllocatesNothing(t *testing.T) {
+	q := newQueue(Legacy, MaxDatagramBytes)
+	ups := legacyUpdates(700, 20)
+	for i := range ups {
+		if ups[i].Meta != nil {
+			// Small enough that all 700 fit in a datagram.
+			ups[i].Meta = ups[i].Meta[:16]
+		}
+		q.push(ups[i])
+	}
+	dst := make([]Update, 0, q.len()+1)
+	skip := ups[350]
+	for _, c := range []struct {
+		name   string
+		budget int
+		skip   *Update
+	}{
+		{"all fit", MaxDatagramBytes, nil},
+		{"budget", q.bytes / 2, nil},
+		{"skip", MaxDatagramBytes, &skip},
+	} {
+		took := 0
+		if n := testing.AllocsPerRun(20, func() {
+			dst, _ = q.take(dst[:0], c.budget, 0, c.skip)
+			took = len(dst)
+		}); n != 0 {
+			t.Errorf("%s: take allocated %v times, want 0", c.name, n)
+		}
+		if took == 0 || (c.name == "all fit" && took != 700) {
+			t.Errorf("%s: took %d updates", c.name, took)
+		}
+	}
+}

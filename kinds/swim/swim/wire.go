@@ -211,14 +211,26 @@ func appendMeta(b []byte, meta []byte) []byte {
 func appendUpdates(b []byte, us []Update) []byte {
 	b = binary.BigEndian.AppendUint16(b, uint16(len(us)))
 	for i := range us {
+		// Each update written in place at its known size, rather than
+		// appended field by field: a legacy queue's message is hundreds
+		// of them (docs/BENCHMARKS.md, "The swim queue's hot path").
 		u := &us[i]
-		b = append(b, byte(u.State))
-		b = binary.BigEndian.AppendUint64(b, u.Incarnation)
-		b = appendID(b, u.Member)
+		n, size := len(b), updateSize(u)
+		if cap(b)-n < size {
+			b = slices.Grow(b, size)
+		}
+		b = b[:n+size]
+		w := b[n:]
+		w[0] = byte(u.State)
+		binary.BigEndian.PutUint64(w[1:], u.Incarnation)
+		w[9] = byte(len(u.Member))
+		k := 10 + copy(w[10:], u.Member)
 		if u.State == Alive {
-			b = appendMeta(b, u.Meta)
+			binary.BigEndian.PutUint16(w[k:], uint16(len(u.Meta)))
+			copy(w[k+2:], u.Meta)
 		} else {
-			b = appendID(b, u.From)
+			w[k] = byte(len(u.From))
+			copy(w[k+1:], u.From)
 		}
 	}
 	return b
@@ -271,6 +283,9 @@ func checkMessage(m *Message) error {
 		}
 	}
 	for i := range m.Updates {
+		if updateOK(&m.Updates[i]) {
+			continue
+		}
 		if err := checkUpdate(&m.Updates[i]); err != nil {
 			return fmt.Errorf("swim: encode %s: update %d: %w", k, i, err)
 		}
@@ -283,6 +298,17 @@ func checkID(what, s string) error {
 		return fmt.Errorf("%s id must be 1 to %d bytes, got %d", what, MaxIDBytes, len(s))
 	}
 	return nil
+}
+
+// updateOK reports, without building an error, that checkUpdate accepts
+// u; checkUpdate is asked only when it does not (a legacy message checks
+// hundreds of updates).
+func updateOK(u *Update) bool {
+	idOK := func(s string) bool { return uint(len(s)-1) < MaxIDBytes }
+	if u.State == Alive {
+		return idOK(u.Member) && u.From == "" && len(u.Meta) <= MaxMetaBytes
+	}
+	return (u.State == Suspect || u.State == Dead) && idOK(u.Member) && len(u.Meta) == 0 && idOK(u.From)
 }
 
 func checkUpdate(u *Update) error {
@@ -319,21 +345,21 @@ func checkMeta(meta []byte) error {
 // Encode(Decode(b)) equals b. The message shares no memory with b.
 func Decode(b []byte) (*Message, error) {
 	m := new(Message)
-	if err := decode(b, m, nil, nil); err != nil {
+	var in interner
+	if err := decode(b, m, &in, nil); err != nil {
 		return nil, err
 	}
 	return m, nil
 }
 
 // Decoder decodes one message after another into memory it keeps: its
-// Message, the Updates array (up to maxKeptUpdates long), and the ids and
-// metadata the recent messages carried. A legacy queue's messages carry
-// the same few members and their same metadata hundreds of times over,
-// message after message, so once warm a Decoder allocates nothing (issue
-// 32 asked the receiving side's hot path to be allocation-free:
-// docs/BENCHMARKS.md, "A sweep does only what a seed needs"). It accepts
-// and rejects exactly what Decode does, and the message it returns equals
-// Decode's.
+// Message, the Updates array, and the ids and metadata the recent
+// messages carried. A legacy queue's messages carry the same few members
+// and their same metadata hundreds of times over, message after message,
+// so once warm a Decoder allocates nothing (issue 32 asked the receiving
+// side's hot path to be allocation-free: docs/BENCHMARKS.md, "A sweep
+// does only what a seed needs"). It accepts and rejects exactly what
+// Decode does, and the message it returns equals Decode's.
 //
 // NB: the returned message and its Updates are the Decoder's and are
 // overwritten by the next Decode, so whoever reads one must copy what it
@@ -347,9 +373,20 @@ type Decoder struct {
 
 // maxKeptUpdates bounds the Updates array a Decoder keeps: an engine keeps
 // a Decoder per host, and a thousand-peer run's hosts each holding the
-// array of their largest message would cost more than their views. A
-// join_response's Members (rare, and as long as the view) are never kept.
-const maxKeptUpdates = 512
+// array of their largest message would cost more than their views (a
+// bounded queue's messages carry a few dozen updates, so theirs stay
+// small). It is four times the 512 it was, so that a legacy queue's
+// longest messages are kept too; below it the array grows by doubling,
+// because a legacy queue's messages grow by an update or two at a time
+// and an array of exactly each new count was a new array nearly every
+// message. A join_response's Members (rare, and as long as the view)
+// are never kept.
+const maxKeptUpdates = 2048
+
+// doubleUpdatesPast is the count beyond which the kept array doubles
+// rather than fit the message: more than a bounded message of
+// MaxMessageBytes (1 400 by default) carries.
+const doubleUpdatesPast = 128
 
 // Decode is Decode into the Decoder's memory. On error it returns nil and
 // the Decoder stays usable.
@@ -371,26 +408,20 @@ func (d *Decoder) Message() *Message {
 	return &d.msg
 }
 
-// decode parses b into m (zero on entry). in, when set, is the interner
-// to start from and is left holding what this message added; ups, when
+// decode parses b into m (zero on entry). in is the interner to share ids
+// and metadata through, left holding what this message added; ups, when
 // set, holds the array to reuse for m.Updates.
 func decode(b []byte, m *Message, in *interner, ups *[]Update) error {
 	if len(b) > MaxDatagramBytes {
 		return fmt.Errorf("swim: decode: %d bytes exceeds the %d-byte datagram limit", len(b), MaxDatagramBytes)
 	}
-	r := reader{b: b}
-	if in != nil {
-		// Copied in and out rather than pointed to: the reader's error
-		// is returned, and escape analysis would send a pointer held
-		// beside it, and so Decode's own interner, to the heap.
-		r.in = *in
-		defer func() { *in = r.in }()
-	}
-	if v := r.u8(wireField{what: "version"}, ""); r.err == nil && v != WireVersion {
+	var err error
+	r := reader{b: b, err: &err, in: in}
+	if v := r.u8(wireField{what: "version"}, ""); *r.err == nil && v != WireVersion {
 		return fmt.Errorf("swim: decode: unsupported wire version %d at byte 0", v)
 	}
 	m.Kind = MessageKind(r.u8(wireField{what: "kind"}, ""))
-	if r.err == nil && (m.Kind < Ping || m.Kind > JoinResponse) {
+	if *r.err == nil && (m.Kind < Ping || m.Kind > JoinResponse) {
 		return fmt.Errorf("swim: decode: unknown message kind %d at byte 1", m.Kind)
 	}
 	m.From = r.id(wireField{what: "from"})
@@ -405,7 +436,7 @@ func decode(b []byte, m *Message, in *interner, ups *[]Update) error {
 		m.Target = r.id(wireField{what: "target"})
 		at := r.off
 		switch f := r.u8(wireField{what: "flags"}, ""); {
-		case r.err != nil:
+		case *r.err != nil:
 		case f == flagNack:
 			m.Nack = true
 		case f != 0:
@@ -413,15 +444,16 @@ func decode(b []byte, m *Message, in *interner, ups *[]Update) error {
 		}
 	case JoinRequest:
 		m.Incarnation = r.u64(wireField{what: "incarnation"}, "")
+		// The joiner's own metadata, kept beside its id (From).
 		m.Meta = r.meta(wireField{what: "join_request"})
 	case JoinResponse:
 		m.Members = r.updates("member", nil)
 	}
 	m.Updates = r.updates("update", ups)
-	if r.err == nil && r.off != len(b) {
+	if *r.err == nil && r.off != len(b) {
 		r.fail(r.off, fmt.Sprintf("%d trailing bytes", len(b)-r.off))
 	}
-	return r.err
+	return err
 }
 
 // reader is a bounds-checked cursor with a sticky error: after the first
@@ -429,56 +461,92 @@ func decode(b []byte, m *Message, in *interner, ups *[]Update) error {
 type reader struct {
 	b   []byte
 	off int
-	err error
-	in  interner
+	// err is the first failure. It is the caller's variable, not a field:
+	// escape analysis does not tell a struct's fields apart, so a
+	// returned field would send the interner held beside it, and with it
+	// Decode's own, to the heap.
+	err *error
+	in  *interner
+	// slot is the interner slot of the id read last, whose metadata a
+	// metadata field is interned beside.
+	slot int
 }
 
-// interner remembers the ids and metadata decoded last, newest last: a
-// legacy queue's message names the same few members and their same
-// metadata hundreds of times, and each repeat shares the first copy
-// instead of allocating its own (strings are immutable, and nobody
-// modifies Meta in place: see Update). Decode keeps one per message, a
-// Decoder one for all its messages.
+// interner hands out the ids and metadata decoded before instead of new
+// copies: a legacy queue's message names the same few members and their
+// same metadata hundreds of times, and each repeat shares the first copy
+// (strings are immutable, and nobody modifies Meta in place: see Update).
+// Decode keeps one per message, a Decoder one for all its messages.
+//
+// An id is looked for in the two slots of its set, picked by a hash of
+// its bytes, so a repeat costs a comparison or two, not one per id
+// remembered; metadata is kept in the slot of the id it came with (an
+// alive update's member, a join request's sender), so it too is compared
+// once. Ids that meet in a full set evict each other, which costs an
+// allocation, never a wrong answer.
 type interner struct {
-	ids   [internSlots]string
-	metas [internSlots][]byte
-	nIDs  int
-	nMeta int
+	slots [internSlots]internSlot
+	// recent is, per set, the slot (0 or 1) found or filled last; a miss
+	// evicts the other.
+	recent [internSlots / 2]uint8
 }
 
-// internSlots bounds the look-back, so a message about a thousand
-// distinct members costs a few comparisons an id, not a thousand.
-const internSlots = 8
-
-// id returns an earlier id equal to b, or b as a new string, remembered.
-func (in *interner) id(b []byte) string {
-	for i := range min(in.nIDs, internSlots) {
-		if in.ids[i] == string(b) {
-			return in.ids[i]
-		}
-	}
-	s := string(b)
-	in.ids[in.nIDs%internSlots] = s
-	in.nIDs++
-	return s
+type internSlot struct {
+	id   string
+	meta []byte
 }
 
-// meta is id for metadata.
-func (in *interner) meta(b []byte) []byte {
-	for i := range min(in.nMeta, internSlots) {
-		if bytes.Equal(in.metas[i], b) {
-			return in.metas[i]
-		}
+// internBits sizes the table: 64 slots in 32 sets, a few kilobytes a
+// Decoder, ample for the handful of peers a sweep's scenario runs; a
+// thousand-peer run's Decoders miss often, as they did with the eight
+// ids remembered before.
+const (
+	internBits  = 6
+	internSlots = 1 << internBits
+)
+
+// internSet picks b's set from its length, its first byte and its last
+// sixteen (ids usually differ at the end: "p0", "p1", "eu-002"): FNV-1a,
+// then a Fibonacci multiply for the top bits. b is not empty.
+func internSet(b []byte) int {
+	h := (2166136261 ^ uint32(len(b))) * 16777619
+	h = (h ^ uint32(b[0])) * 16777619
+	for _, c := range b[max(0, len(b)-16):] {
+		h = (h ^ uint32(c)) * 16777619
 	}
-	v := bytes.Clone(b)
-	in.metas[in.nMeta%internSlots] = v
-	in.nMeta++
-	return v
+	return int((h * 0x9E3779B1) >> (32 - (internBits - 1)))
+}
+
+// id returns an id equal to b, one remembered or b as a new string put in
+// the slot of its set used least recently, and the slot.
+func (in *interner) id(b []byte) (string, int) {
+	set := internSet(b)
+	k := 2 * set
+	switch {
+	case in.slots[k].id == string(b):
+	case in.slots[k+1].id == string(b):
+		k++
+	default:
+		k += 1 - int(in.recent[set])
+		in.slots[k] = internSlot{id: string(b)}
+	}
+	in.recent[set] = uint8(k & 1)
+	return in.slots[k].id, k
+}
+
+// meta returns metadata equal to b, the one kept in slot k (of the id b
+// came with) or a copy of b put there. b is not empty.
+func (in *interner) meta(k int, b []byte) []byte {
+	s := &in.slots[k]
+	if !bytes.Equal(s.meta, b) {
+		s.meta = bytes.Clone(b)
+	}
+	return s.meta
 }
 
 func (r *reader) fail(at int, msg string) {
-	if r.err == nil {
-		r.err = fmt.Errorf("swim: decode: %s at byte %d", msg, at)
+	if *r.err == nil {
+		*r.err = fmt.Errorf("swim: decode: %s at byte %d", msg, at)
 	}
 }
 
@@ -500,7 +568,7 @@ func (f wireField) with(suffix string) string {
 }
 
 func (r *reader) need(n int, f wireField, suffix string) bool {
-	if r.err != nil {
+	if *r.err != nil {
 		return false
 	}
 	if len(r.b)-r.off < n {
@@ -540,7 +608,7 @@ func (r *reader) u64(f wireField, suffix string) uint64 {
 func (r *reader) id(f wireField) string {
 	at := r.off
 	n := int(r.u8(f, "length"))
-	if r.err != nil {
+	if *r.err != nil {
 		return ""
 	}
 	if n == 0 {
@@ -550,7 +618,8 @@ func (r *reader) id(f wireField) string {
 	if !r.need(n, f, "id") {
 		return ""
 	}
-	s := r.in.id(r.b[r.off : r.off+n])
+	s, k := r.in.id(r.b[r.off : r.off+n])
+	r.slot = k
 	r.off += n
 	return s
 }
@@ -561,7 +630,7 @@ func (r *reader) id(f wireField) string {
 func (r *reader) meta(f wireField) []byte {
 	at := r.off
 	n := int(r.u16(f, "metadata length"))
-	if r.err != nil {
+	if *r.err != nil {
 		return nil
 	}
 	if n > MaxMetaBytes {
@@ -571,7 +640,7 @@ func (r *reader) meta(f wireField) []byte {
 	if n == 0 || !r.need(n, f, "metadata") {
 		return nil
 	}
-	v := r.in.meta(r.b[r.off : r.off+n])
+	v := r.in.meta(r.slot, r.b[r.off:r.off+n])
 	r.off += n
 	return v
 }
@@ -582,7 +651,7 @@ func (r *reader) meta(f wireField) []byte {
 func (r *reader) updates(what string, reuse *[]Update) []Update {
 	f := wireField{what: what}
 	count := int(r.u16(f, "count"))
-	if r.err != nil || count == 0 {
+	if *r.err != nil || count == 0 {
 		return nil
 	}
 	// Every update takes at least minUpdateSize bytes, so a count the rest
@@ -592,18 +661,30 @@ func (r *reader) updates(what string, reuse *[]Update) []Update {
 		return nil
 	}
 	var us []Update
-	if reuse != nil && cap(*reuse) >= count {
+	switch {
+	case reuse != nil && cap(*reuse) >= count:
 		us = (*reuse)[:count]
-	} else {
-		us = make([]Update, count)
-		if reuse != nil && count <= maxKeptUpdates {
-			*reuse = us
+	case reuse != nil && count <= maxKeptUpdates:
+		// Doubling past a bounded message's few dozen: a legacy queue's
+		// messages grow by an update or two at a time, and an array of
+		// exactly each new count was a new array nearly every message;
+		// a thousand bounded hosts keep arrays of exactly their longest.
+		c := count
+		if count > doubleUpdatesPast {
+			c = min(max(count, 2*cap(*reuse)), maxKeptUpdates)
 		}
+		us = make([]Update, count, c)
+		*reuse = us
+	default:
+		us = make([]Update, count)
 	}
 	for i := range us {
+		if r.fastUpdate(&us[i]) {
+			continue
+		}
 		at := r.off
 		s := State(r.u8(f, "state"))
-		if r.err == nil && !s.valid() {
+		if *r.err == nil && !s.valid() {
 			r.fail(at, fmt.Sprintf("invalid %s state %d", what, s))
 		}
 		u := &us[i]
@@ -616,9 +697,69 @@ func (r *reader) updates(what string, reuse *[]Update) []Update {
 		} else {
 			u.From = r.id(wireField{what: what, part: "accuser"})
 		}
-		if r.err != nil {
+		if *r.err != nil {
 			return nil
 		}
 	}
 	return us
+}
+
+// fastUpdate reads one well-formed update into u with one bounds check a
+// field, and reports whether it did. Anything else (truncation, a bad
+// state, an empty id, overlong metadata) it leaves unread for the careful
+// reads above, which name the fault and its offset. It is most of a
+// legacy seed's decoding: each message carries every update ever made.
+func (r *reader) fastUpdate(u *Update) bool {
+	b, off := r.b, r.off
+	if len(b)-off < 1+8+1 {
+		return false
+	}
+	s := State(b[off])
+	n := int(b[off+9])
+	if !s.valid() || n == 0 || len(b)-off-10 < n {
+		return false
+	}
+	inc := binary.BigEndian.Uint64(b[off+1:])
+	off += 10
+	memberAt := off
+	off += n
+	var meta []byte
+	from, fromAt, fromLen := "", 0, 0
+	if s == Alive {
+		if len(b)-off < 2 {
+			return false
+		}
+		m := int(binary.BigEndian.Uint16(b[off:]))
+		if m > MaxMetaBytes || len(b)-off-2 < m {
+			return false
+		}
+		off += 2
+		if m > 0 {
+			meta, off = b[off:off+m], off+m
+		}
+	} else {
+		if len(b)-off < 1 {
+			return false
+		}
+		fromLen = int(b[off])
+		if fromLen == 0 || len(b)-off-1 < fromLen {
+			return false
+		}
+		fromAt = off + 1
+		off = fromAt + fromLen
+	}
+	// Well formed: intern, in the order the careful reads would.
+	member, k := r.in.id(b[memberAt : memberAt+n])
+	u.State, u.Incarnation, u.Member, u.From, u.Meta = s, inc, member, "", nil
+	if meta != nil {
+		u.Meta = r.in.meta(k, meta)
+	}
+	if fromLen > 0 {
+		from, r.slot = r.in.id(b[fromAt : fromAt+fromLen])
+		u.From = from
+	} else {
+		r.slot = k
+	}
+	r.off = off
+	return true
 }
