@@ -7,7 +7,7 @@ import (
 
 // legacyUpdates is what a legacy queue holds after a few minutes of the
 // gossip flap: many updates about a handful of members, alive ones with
-// production's 256 bytes of metadata (property/library/gossip_flap_legacy.toml).
+// production's 256 bytes of metadata (kinds/swim/swimhost/library/properties/gossip_flap_legacy.toml).
 func legacyUpdates(n, members int) []Update {
 	meta := make([]byte, 256)
 	us := make([]Update, n)
