@@ -3,15 +3,12 @@ package edge
 import (
 	"cmp"
 	"context"
-	"flag"
 	"fmt"
 	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -22,28 +19,6 @@ import (
 	"github.com/detsim/detsim/property"
 	"github.com/detsim/detsim/scenarios"
 )
-
-// episodesAtOnce is how many outside agents' episodes run at once
-// unless go test's -parallel says otherwise: more than two cores' worth,
-// as an episode mostly sleeps until its schedule's next instant (the
-// package used a fifth of a CPU with its episodes one after another).
-// Four at once beside three CPU burners took 313 s against 701 s two at
-// a time, every test passing (docs/BENCHMARKS.md, "The edge's tests").
-const episodesAtOnce = 4
-
-// TestMain raises -test.parallel's default (GOMAXPROCS) to
-// episodesAtOnce; only the outside agents' tests are parallel here.
-func TestMain(m *testing.M) {
-	flag.Parse()
-	given := false
-	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
-	if !given && runtime.GOMAXPROCS(0) < episodesAtOnce {
-		if err := flag.Set("test.parallel", strconv.Itoa(episodesAtOnce)); err != nil {
-			panic(err)
-		}
-	}
-	os.Exit(m.Run())
-}
 
 // plantedAgents: each bug of testdata/agents/agent.py, the oracle that
 // must catch it from what the edge saw, and the library scenarios where
@@ -91,7 +66,7 @@ var plantedSeeds = map[uint64][]string{
 // correct agent) as one session, and returns the episode.
 //
 // The outside agents' episodes run in parallel (t.Parallel), as many at
-// once as go test's -parallel (episodesAtOnce unless given): each edge
+// once as go test's -parallel, the machine's CPUs by default: each edge
 // listens on its own loopback port and writes under its own temporary
 // directory, and an episode spends most of its time waiting for its
 // schedule's instants, so one after another they took minutes
