@@ -30,6 +30,27 @@ _stages_t0=$(date +%s)
 _stage_times=()
 export PATH="$(go env GOPATH)/bin:$PATH"
 
+# beside_burners N CMD... runs CMD beside N CPU-burning processes (a
+# busy machine, as users run tests on) and stops them when CMD ends,
+# passing on its exit status; the EXIT trap stops them if the script
+# dies first.
+beside_burners() {
+  local n=$1 i rc=0
+  shift
+  _burners=()
+  for ((i = 0; i < n; i++)); do
+    ( while :; do :; done ) &
+    _burners+=($!)
+  done
+  trap 'kill "${_burners[@]}" 2>/dev/null || true' EXIT
+  "$@" || rc=$?
+  kill "${_burners[@]}" 2>/dev/null || true
+  wait "${_burners[@]}" 2>/dev/null || true
+  _burners=()
+  trap - EXIT
+  return $rc
+}
+
 # go_install TOOL PACKAGE VERSION installs PACKAGE@VERSION into GOPATH/bin
 # unless TOOL there is that version already (go version -m names the
 # module version a binary was built from).

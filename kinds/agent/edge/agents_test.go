@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -63,6 +64,13 @@ var plantedSeeds = map[uint64][]string{
 
 // agentRun serves sc, runs testdata/agents/agent.py with bug ("" the
 // correct agent) as one session, and returns the episode.
+//
+// The outside agents' episodes run in parallel (t.Parallel), as many at
+// once as go test's -parallel, the machine's CPUs by default: each edge
+// listens on its own loopback port and writes under its own temporary
+// directory, and an episode spends most of its time waiting for its
+// schedule's instants, so one after another they took minutes
+// (docs/BENCHMARKS.md, "The edge's tests").
 func agentRun(t *testing.T, py string, sc *scenarios.Scenario, in Span, bug string) Episode {
 	t.Helper()
 	// 0.02 on an idle machine: an agent's Python takes a millisecond or
@@ -110,6 +118,7 @@ func TestPlantedAgents(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real agents for a few seconds")
 	}
+	t.Parallel() // as each episode: see agentRun
 	lib := slices.Clone(correctAlso)
 	for _, c := range plantedAgents {
 		for _, s := range c.scenarios {
@@ -125,6 +134,7 @@ func TestPlantedAgents(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Run(name+"/correct", func(t *testing.T) {
+			t.Parallel()
 			if f := failing(agentRun(t, py, sc, Span{}, "")); len(f) > 0 {
 				t.Errorf("the correct agent failed: %v", f)
 			}
@@ -134,6 +144,7 @@ func TestPlantedAgents(t *testing.T) {
 				continue
 			}
 			t.Run(name+"/"+c.bug, func(t *testing.T) {
+				t.Parallel()
 				ep := agentRun(t, py, sc, Span{}, c.bug)
 				if f := failedOracles(ep); !slices.Contains(f, c.oracle) {
 					t.Errorf("bug %s not caught by %s: failed %v", c.bug, c.oracle, failing(ep))
@@ -153,6 +164,7 @@ func TestPlantedAgents_Seeds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real agents for a few seconds")
 	}
+	t.Parallel()
 	p, err := property.LoadLibrary("agent_faults", builtin.Registry())
 	if err != nil {
 		t.Fatal(err)
@@ -166,13 +178,25 @@ func TestPlantedAgents_Seeds(t *testing.T) {
 	if want == nil && os.Getenv("DETSIM_AGENT_BUGS") != "" {
 		only = strings.Split(os.Getenv("DETSIM_AGENT_BUGS"), ",")
 	}
+	var mu sync.Mutex
 	caught := map[string][]uint64{}
+	// After every episode: a parallel subtest runs once this function
+	// has returned.
+	t.Cleanup(func() {
+		for _, c := range plantedAgents {
+			if only == nil || slices.Contains(only, c.bug) {
+				slices.Sort(caught[c.bug])
+				t.Logf("%s (%s): caught on %d of %d seeds: %v", c.bug, c.oracle, len(caught[c.bug]), len(seeds), caught[c.bug])
+			}
+		}
+	})
 	for _, seed := range seeds {
 		sc, err := p.Scenario(seed, builtin.Registry())
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Run(fmt.Sprintf("seed%d/correct", seed), func(t *testing.T) {
+			t.Parallel()
 			if f := failing(agentRun(t, py, sc, DrawSpan(p), "")); len(f) > 0 {
 				t.Errorf("the correct agent failed: %v", f)
 			}
@@ -182,19 +206,17 @@ func TestPlantedAgents_Seeds(t *testing.T) {
 				continue
 			}
 			t.Run(fmt.Sprintf("seed%d/%s", seed, c.bug), func(t *testing.T) {
+				t.Parallel()
 				f := failedOracles(agentRun(t, py, sc, DrawSpan(p), c.bug))
 				switch {
 				case slices.Contains(f, c.oracle):
+					mu.Lock()
 					caught[c.bug] = append(caught[c.bug], seed)
+					mu.Unlock()
 				case want != nil:
 					t.Errorf("bug %s not caught by %s: failed %v", c.bug, c.oracle, f)
 				}
 			})
-		}
-	}
-	for _, c := range plantedAgents {
-		if only == nil || slices.Contains(only, c.bug) {
-			t.Logf("%s (%s): caught on %d of %d seeds: %v", c.bug, c.oracle, len(caught[c.bug]), len(seeds), caught[c.bug])
 		}
 	}
 }
@@ -243,17 +265,13 @@ func TestPlantedAgents_TypeScript(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real agents for a few seconds")
 	}
-	node, dir, tsx := nodeSDKs(t)
+	node, dir := nodeSDKs(t)
+	t.Parallel()
 	src, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", "agents", "agent.mts"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Beside node_modules, where its imports resolve.
-	file := filepath.Join(dir, "detsim-edge-agent.mts")
-	if err := os.WriteFile(file, src, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.Remove(file) })
+	file := transpiled(t, dir, "detsim-edge-agent", src)
 	p, err := property.LoadLibrary("agent_faults", builtin.Registry())
 	if err != nil {
 		t.Fatal(err)
@@ -295,7 +313,14 @@ func TestPlantedAgents_TypeScript(t *testing.T) {
 			add(fmt.Sprintf("seed%02d", seed), sc, DrawSpan(p), c.bug)
 		}
 	}
+	var mu sync.Mutex
 	caught := map[string][]string{}
+	t.Cleanup(func() { // after every episode
+		for _, k := range slices.Sorted(maps.Keys(caught)) {
+			slices.Sort(caught[k])
+			t.Logf("%s caught on %v", k, caught[k])
+		}
+	})
 	for _, tg := range targets {
 		for _, api := range []string{"anthropic", "openai"} {
 			runs := append([]string{""}, tg.bugs...)
@@ -304,12 +329,13 @@ func TestPlantedAgents_TypeScript(t *testing.T) {
 			}
 			for _, bug := range runs {
 				t.Run(tg.name+"/"+api+"/"+cmp.Or(bug, "correct"), func(t *testing.T) {
+					t.Parallel()
 					// 0.1, not the clients' 0.02: node's path from a 429
 					// to its next request takes tens of ms of CPU (the
 					// SDK's error, cold code), and a retry at once must
 					// come well inside the scaled retry-after to be seen.
 					ep := clientRun(t, tg.sc, tg.in, 0.1, func(ctx context.Context, url, scale string) *exec.Cmd {
-						args := []string{tsx, file, url, "t1", api, scale}
+						args := []string{file, url, "t1", api, scale}
 						if bug != "" {
 							args = append(args, bug)
 						}
@@ -322,16 +348,15 @@ func TestPlantedAgents_TypeScript(t *testing.T) {
 					case bug == "" && len(f) > 0:
 						t.Errorf("the correct agent failed: %v", failing(ep))
 					case bug != "" && slices.Contains(f, oracle):
+						mu.Lock()
 						caught[bug+"/"+api] = append(caught[bug+"/"+api], tg.name)
+						mu.Unlock()
 					case bug != "" && sweep == "":
 						t.Errorf("bug %s not caught by %s: failed %v", bug, oracle, failing(ep))
 					}
 				})
 			}
 		}
-	}
-	for _, k := range slices.Sorted(maps.Keys(caught)) {
-		t.Logf("%s caught on %v", k, caught[k])
 	}
 }
 

@@ -86,8 +86,8 @@ func clientRun(t *testing.T, sc *scenarios.Scenario, in Span, idle float64, cmd 
 	defer cancel()
 	c := cmd(ctx, r.url, fmt.Sprint(scale))
 	c.Env = append(os.Environ(), "DETSIM_EDGE_KEY="+keyOf(r.url))
-	// tsx runs the client in a child node that outlives a killed tsx:
-	// a hung client's output must still reach the failure.
+	// A client's children may outlive it holding its output: a hung
+	// client's output must still reach the failure.
 	c.WaitDelay = time.Second
 	if out, err := c.CombinedOutput(); err != nil {
 		t.Fatalf("client: %v\n%s", err, out)
@@ -130,8 +130,10 @@ func TestClients_Python(t *testing.T) {
 		t.Fatal(err)
 	}
 	scs, in := clientScenarios(t)
+	t.Parallel() // as each episode: see agentRun
 	for _, name := range slices.Sorted(maps.Keys(scs)) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			ep := clientRun(t, scs[name], in, 0.02, func(ctx context.Context, url, scale string) *exec.Cmd {
 				return exec.CommandContext(ctx, py, file, url, "p1", scale)
 			})
@@ -142,20 +144,17 @@ func TestClients_Python(t *testing.T) {
 	}
 }
 
-// TestClients_TypeScript runs the TypeScript client of docs/agents.md on
-// the official SDKs (@anthropic-ai/sdk, openai, run by tsx, installed in
+// TestClients_TypeScript runs the TypeScript client of docs/agents.md
+// (transpiled once, as tsx would) on the official SDKs
+// (@anthropic-ai/sdk, openai, installed in
 // $DETSIM_EDGE_NODE_MODULES/node_modules by .ci/run) on every seed it is
 // shown with, with either SDK: it keeps every oracle; and on
 // agent/duplicate_fragment, whose torn stream the Anthropic SDK returns
 // as a whole message, the client's own check of the stream keeps it
 // from reporting success.
 func TestClients_TypeScript(t *testing.T) {
-	node, dir, tsx := nodeSDKs(t)
-	file := filepath.Join(dir, "detsim-edge-client.mts")
-	if err := os.WriteFile(file, []byte(docClient(t, "client.mts")), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.Remove(file) })
+	node, dir := nodeSDKs(t)
+	file := transpiled(t, dir, "detsim-edge-client", []byte(docClient(t, "client.mts")))
 	type run struct {
 		name, api, fails string
 		sc               *scenarios.Scenario
@@ -171,8 +170,10 @@ func TestClients_TypeScript(t *testing.T) {
 		t.Fatal(err)
 	}
 	runs = append(runs, run{"duplicate_fragment", "anthropic", "", dup, Span{}})
+	t.Parallel()
 	for _, c := range runs {
 		t.Run(c.name+"/"+c.api, func(t *testing.T) {
+			t.Parallel()
 			// 0.05, not the Python client's 0.02: node spends several
 			// milliseconds of CPU aborting an SDK call and posting a
 			// report (docs/agents.md, the TypeScript client), so beside
@@ -180,7 +181,7 @@ func TestClients_TypeScript(t *testing.T) {
 			// was near the client's own cost, and seed 12 missed it once.
 			// The promise, 2 s of schedule time, is the same at any scale.
 			ep := clientRun(t, c.sc, c.in, 0.05, func(ctx context.Context, url, scale string) *exec.Cmd {
-				cmd := exec.CommandContext(ctx, node, tsx, file, url, "c1", c.api, scale)
+				cmd := exec.CommandContext(ctx, node, file, url, "c1", c.api, scale)
 				cmd.Dir = dir
 				return cmd
 			})
@@ -243,10 +244,10 @@ func python3(t *testing.T) string {
 	return py
 }
 
-// nodeSDKs is node, the directory whose node_modules holds the official
-// SDKs and tsx ($DETSIM_EDGE_NODE_MODULES, which .ci/run installs), and
-// tsx's command line; it skips the test without them, but fails it under CI.
-func nodeSDKs(t *testing.T) (node, dir, tsx string) {
+// nodeSDKs is node and the directory whose node_modules holds the
+// official SDKs and tsx ($DETSIM_EDGE_NODE_MODULES, which .ci/run
+// installs); it skips the test without them, but fails it under CI.
+func nodeSDKs(t *testing.T) (node, dir string) {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
@@ -262,5 +263,37 @@ func nodeSDKs(t *testing.T) (node, dir, tsx string) {
 		}
 		t.Skip("DETSIM_EDGE_NODE_MODULES is not set (a directory with @anthropic-ai/sdk, openai and tsx in node_modules)")
 	}
-	return node, dir, filepath.Join(dir, "node_modules", "tsx", "dist", "cli.mjs")
+	return node, dir
+}
+
+// transpiled writes the TypeScript src beside dir's node_modules, where
+// its imports resolve, and returns the JavaScript esbuild makes of it,
+// for node to run as is. esbuild is tsx's own transform (tsx depends on
+// it, so it is installed beside it): `npx tsx FILE` runs the same
+// program, but pays tsx's start-up, two node processes and its loader,
+// on every start, 2 s of CPU a run against 0.7 s for node alone
+// (docs/BENCHMARKS.md, "The edge's tests"), and the tests start over
+// forty. The files' names are drawn, so two test binaries sharing the
+// directory do not write over each other's.
+func transpiled(t *testing.T, dir, name string, src []byte) string {
+	t.Helper()
+	f, err := os.CreateTemp(dir, name+"-*.mts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := f.Name()
+	js := strings.TrimSuffix(ts, ".mts") + ".mjs"
+	t.Cleanup(func() { os.Remove(ts); os.Remove(js) })
+	_, err = f.Write(src)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	esbuild := filepath.Join(dir, "node_modules", "esbuild", "bin", "esbuild")
+	if out, err := exec.Command(esbuild, ts, "--outfile="+js, "--format=esm", "--platform=node", "--log-level=warning").CombinedOutput(); err != nil {
+		t.Fatalf("esbuild (tsx's transform, in %s/node_modules beside it): %v\n%s", dir, err, out)
+	}
+	return js
 }

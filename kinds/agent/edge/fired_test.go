@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/detsim/detsim/hosts/builtin"
@@ -31,12 +32,29 @@ func TestFaultsFired(t *testing.T) {
 		t.Skip("DETSIM_AGENT_FIRED is not set (seeds of agent_faults, 1-100)")
 	}
 	py := python3(t)
+	t.Parallel()
 	reg := builtin.Registry()
 	p, err := property.LoadLibrary("agent_faults", reg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	var mu sync.Mutex
 	sched, fired := map[string]int{}, map[string]int{}
+	// After every episode: a parallel subtest runs once this function
+	// has returned.
+	t.Cleanup(func() {
+		var names []string
+		for k := range sched {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		var b strings.Builder
+		b.WriteString("| fault | seeds scheduling it | seeds where it fired |\n|---|---|---|\n")
+		for _, k := range names {
+			fmt.Fprintf(&b, "| %s | %d | %d |\n", k, sched[k], fired[k])
+		}
+		t.Logf("faults of agent_faults seeds %s met by the correct agent (schedule %q):\n%s", r, os.Getenv("DETSIM_EDGE_SCHEDULE"), b.String())
+	})
 	for _, seed := range seedList(t, "DETSIM_AGENT_FIRED", r) {
 		sc, err := p.Scenario(seed, reg)
 		if err != nil {
@@ -70,32 +88,27 @@ func TestFaultsFired(t *testing.T) {
 				on["control "+m.Kind.String()] = true
 			}
 		}
-		hit := map[string]bool{}
 		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
+			t.Parallel() // as every outside agent's episode (agentRun)
+			hit := map[string]bool{}
+			// Counted however the episode ends, as the seed counts.
+			defer func() {
+				mu.Lock()
+				defer mu.Unlock()
+				for k := range on {
+					sched[k]++
+					if hit[k] {
+						fired[k]++
+					}
+				}
+			}()
 			ep := agentRun(t, py, sc, DrawSpan(p), "")
 			if f := failing(ep); len(f) > 0 {
 				t.Errorf("the correct agent failed: %v", f)
 			}
 			firedIn(t, ep.Bundle, entries, effects, hit)
 		})
-		for k := range on {
-			sched[k]++
-			if hit[k] {
-				fired[k]++
-			}
-		}
 	}
-	var names []string
-	for k := range sched {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	var b strings.Builder
-	b.WriteString("| fault | seeds scheduling it | seeds where it fired |\n|---|---|---|\n")
-	for _, k := range names {
-		fmt.Fprintf(&b, "| %s | %d | %d |\n", k, sched[k], fired[k])
-	}
-	t.Logf("faults of agent_faults seeds %s met by the correct agent (schedule %q):\n%s", r, os.Getenv("DETSIM_EDGE_SCHEDULE"), b.String())
 }
 
 // firedIn marks in hit each fault the bundle's records show firing.
