@@ -201,8 +201,9 @@ func (h *heap4) sift(at int64, seq uint64) int {
 		m := c
 		if c+3 < n {
 			// Four children: a tournament of three comparisons without
-			// a branch, where the loop below mispredicts on every other
-			// level of a queue of random arrival times.
+			// a branch, where the loop below mispredicts in a queue of
+			// random arrival times (docs/BENCHMARKS.md, "The engine near
+			// its floor, again").
 			k := items[c : c+4 : c+4]
 			m01 := c + int(before(&k[1], &k[0]))
 			m23 := c + 2 + int(before(&k[3], &k[2]))
