@@ -1,5 +1,7 @@
 package engine
 
+import "math/bits"
+
 // entryKind is what a queue entry asks the engine to do (spec §4.1), plus
 // sendFailed, which DESIGN §4 queues at `now` for the sender instead of
 // calling the host re-entrantly.
@@ -64,6 +66,16 @@ func (a *entry) less(b *entry) bool {
 		return a.at < b.at
 	}
 	return a.seq < b.seq
+}
+
+// before is a.less(b) as 1 or 0, computed without a branch: the
+// borrow of a 128-bit subtraction of the keys (at with its sign bit
+// flipped, so signed order is unsigned order, then seq).
+func before(a, b *entry) uint64 {
+	const sign = 1 << 63
+	_, borrow := bits.Sub64(a.seq, b.seq, 0)
+	_, borrow = bits.Sub64(uint64(a.at)^sign, uint64(b.at)^sign, borrow)
+	return borrow
 }
 
 // queue holds the scheduled entries in two heaps, the hosts' ticks in
@@ -187,9 +199,20 @@ func (h *heap4) sift(at int64, seq uint64) int {
 			return i
 		}
 		m := c
-		for k := c + 1; k < c+4 && k < n; k++ {
-			if items[k].less(&items[m]) {
-				m = k
+		if c+3 < n {
+			// Four children: a tournament of three comparisons without
+			// a branch, where the loop below mispredicts in a queue of
+			// random arrival times (docs/BENCHMARKS.md, "The engine near
+			// its floor, again").
+			k := items[c : c+4 : c+4]
+			m01 := c + int(before(&k[1], &k[0]))
+			m23 := c + 2 + int(before(&k[3], &k[2]))
+			m = m01 + int(before(&items[m23], &items[m01]))*(m23-m01)
+		} else {
+			for k := c + 1; k < n; k++ {
+				if items[k].less(&items[m]) {
+					m = k
+				}
 			}
 		}
 		if y := &items[m]; y.at > at || y.at == at && y.seq > seq {
