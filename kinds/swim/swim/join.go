@@ -11,7 +11,7 @@ func (n *Node) sendJoinRequests(now int64) {
 			continue
 		}
 		n.counters.JoinRequests++
-		n.send(seed, &Message{Kind: JoinRequest, Incarnation: me.inc, Meta: me.storedMeta()})
+		n.send(seed, &Message{Kind: JoinRequest, Incarnation: me.inc, Meta: n.storedMeta(me)})
 	}
 }
 
@@ -32,9 +32,9 @@ func (n *Node) sendJoinResponse(to string) {
 	members := make([]Update, 0, len(n.byID))
 	for _, idx := range n.byID {
 		m := &n.members[idx]
-		u := Update{Member: m.id, State: m.state, Incarnation: m.inc, From: m.accuser()}
+		u := Update{Member: n.id(idx), State: m.state, Incarnation: m.inc, From: n.accuser(m)}
 		if m.state == Alive {
-			u.Meta = n.metaOf(m)
+			u.Meta = n.metaOf(idx)
 		}
 		sz := updateSize(&u)
 		if sz > budget {
@@ -86,8 +86,8 @@ func (n *Node) pushPull(now int64) {
 		return
 	}
 	// live follows members' order, which is join order: deterministic.
-	to := n.members[live[below(n.rand, uint64(len(live)))]].id
+	to := n.id(live[below(n.rand, uint64(len(live)))])
 	me := &n.members[n.selfIdx]
 	n.counters.PushPulls++
-	n.send(to, &Message{Kind: JoinRequest, Incarnation: me.inc, Meta: me.storedMeta()})
+	n.send(to, &Message{Kind: JoinRequest, Incarnation: me.inc, Meta: n.storedMeta(me)})
 }

@@ -18,7 +18,7 @@ func TestLookup_MemoNeverMisleads(t *testing.T) {
 	n := New("a1", DefaultConfig(), Member, peers, &testRand{s: 3})
 	want := func(id string) (int32, bool) {
 		for i := range n.members {
-			if n.members[i].id == id {
+			if n.id(int32(i)) == id {
 				return int32(i), true
 			}
 		}

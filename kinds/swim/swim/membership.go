@@ -62,7 +62,7 @@ func (n *Node) applyUpdate(u Update, reason string, now int64) {
 // accusation, the sender has not heard it.
 func (n *Node) staleAlive(idx int32, u Update) {
 	m := &n.members[idx]
-	if u.Incarnation == m.inc && m.metaSource() == metaAssumed {
+	if u.Incarnation == m.inc && n.metaSource(m) == metaAssumed {
 		n.replaceAssumedMeta(idx, u)
 	}
 	if (m.state == Suspect || m.state == Dead) && n.cfg.Dissemination == DisseminateSWIM {
@@ -99,23 +99,23 @@ func (n *Node) transition(idx int32, u Update, reason string, now int64) {
 		}
 	}
 	m.state, m.inc = u.State, u.Incarnation
-	if u.From != "" || m.x != nil {
-		x := m.ext()
+	if u.From != "" || m.x != 0 {
+		x := n.ext(m)
 		x.by, x.susp = u.From, nil
 	}
 	if u.State == Alive {
 		// The member's newest life speaks: its metadata replaces ours,
 		// and the news spreads with the stored copy.
-		u.Meta = storeMeta(m, u.Meta)
+		u.Meta = n.storeMeta(m, u.Meta)
 	}
-	n.emit(&StateTransition{Observer: n.self, Subject: m.id, From: from, To: u.State, Incarnation: u.Incarnation, Reason: reason})
+	n.emit(&StateTransition{Observer: n.self, Subject: n.id(idx), From: from, To: u.State, Incarnation: u.Incarnation, Reason: reason})
 	n.queue.push(u)
 	switch u.State {
 	case Suspect:
 		n.startSuspicion(idx, u.From, now)
 	case Dead:
 		n.counters.Deaths++
-		m.ext().deadAt = now
+		n.ext(m).deadAt = now
 	}
 }
 
@@ -146,8 +146,8 @@ func refutable(s State, inc uint64) bool {
 // the wrong bytes until the member's incarnation rises).
 func (n *Node) replaceAssumedMeta(idx int32, u Update) {
 	m := &n.members[idx]
-	wrong := !bytes.Equal(n.metaOf(m), u.Meta)
-	u.Meta = storeMeta(m, u.Meta)
+	wrong := !bytes.Equal(n.metaOf(idx), u.Meta)
+	u.Meta = n.storeMeta(m, u.Meta)
 	if wrong {
 		n.queue.push(u)
 	}
@@ -164,7 +164,7 @@ func (n *Node) applySelf(u Update) {
 	switch {
 	case u.State == Alive && u.Incarnation > me.inc:
 		cause = CauseRefuteAlive
-	case u.State == Alive && u.Incarnation == me.inc && !bytes.Equal(u.Meta, me.storedMeta()):
+	case u.State == Alive && u.Incarnation == me.inc && !bytes.Equal(u.Meta, n.storedMeta(me)):
 		// As memberlist's aliveNode: a node restarted with other
 		// metadata, or a peer that assumed other metadata, must not keep
 		// it at this incarnation.
@@ -204,17 +204,17 @@ func (n *Node) applySelf(u Update) {
 // metadata.
 func (n *Node) selfAlive() Update {
 	me := &n.members[n.selfIdx]
-	return Update{Member: n.self, State: Alive, Incarnation: me.inc, Meta: me.storedMeta()}
+	return Update{Member: n.self, State: Alive, Incarnation: me.inc, Meta: n.storedMeta(me)}
 }
 
 // reassert queues the node's current accusation about a member again,
 // unless it is still queued.
 func (n *Node) reassert(idx int32) {
 	m := &n.members[idx]
-	if n.queue.holds(m.id, m.state, m.inc) {
+	if n.queue.holds(n.id(idx), m.state, m.inc) {
 		return
 	}
-	n.queue.push(Update{Member: m.id, State: m.state, Incarnation: m.inc, From: m.accuser()})
+	n.queue.push(Update{Member: n.id(idx), State: m.state, Incarnation: m.inc, From: n.accuser(m)})
 	n.counters.Reasserts++
 }
 
@@ -232,7 +232,7 @@ func (n *Node) startSuspicion(idx int32, accuser string, now int64) {
 	}
 	s := &suspicion{start: now, min: lo, max: hi, k: k, accusers: []string{accuser}}
 	s.deadline = satAdd(now, suspicionTimeoutNs(0, k, lo, hi))
-	x := n.members[idx].ext()
+	x := n.ext(&n.members[idx])
 	x.susp = s
 	if !x.listed {
 		x.listed = true
@@ -248,12 +248,12 @@ func (n *Node) concludeOverdueSuspicions(now int64) {
 	kept := n.suspects[:0]
 	for _, idx := range n.suspects {
 		m := &n.members[idx]
-		if s := m.suspicion(); s != nil && now >= s.deadline {
+		if s := n.suspicion(m); s != nil && now >= s.deadline {
 			n.suspicionExpired(idx, now)
 		}
-		if m.suspicion() == nil {
-			if m.x != nil {
-				m.x.listed = false
+		if n.suspicion(m) == nil {
+			if x := n.extra(m); x != nil {
+				x.listed = false
 			}
 			continue
 		}
@@ -263,7 +263,7 @@ func (n *Node) concludeOverdueSuspicions(now int64) {
 }
 
 func (n *Node) armSuspicion(idx int32) {
-	s := n.members[idx].suspicion()
+	s := n.suspicion(&n.members[idx])
 	n.suspicionGen++
 	s.gen = n.suspicionGen
 	n.arm(s.deadline, suspicionToken(idx, s.gen))
@@ -275,13 +275,13 @@ func (n *Node) armSuspicion(idx int32) {
 // can count it too.
 func (n *Node) confirm(idx int32, accuser string, now int64) {
 	m := &n.members[idx]
-	s := m.suspicion()
+	s := n.suspicion(m)
 	if s == nil || s.n >= s.k || s.hasAccuser(accuser) {
 		return
 	}
 	s.accusers = append(s.accusers, accuser)
 	s.n++
-	n.queue.push(Update{Member: m.id, State: Suspect, Incarnation: m.inc, From: accuser})
+	n.queue.push(Update{Member: n.id(idx), State: Suspect, Incarnation: m.inc, From: accuser})
 	deadline := satAdd(s.start, suspicionTimeoutNs(s.n, s.k, s.min, s.max))
 	if deadline >= s.deadline {
 		return
@@ -297,5 +297,5 @@ func (n *Node) confirm(idx int32, accuser string, now int64) {
 // suspicionExpired declares a suspect member dead.
 func (n *Node) suspicionExpired(idx int32, now int64) {
 	m := &n.members[idx]
-	n.applyUpdate(Update{Member: m.id, State: Dead, Incarnation: m.inc, From: n.self}, ReasonSuspicionTimeout, now)
+	n.applyUpdate(Update{Member: n.id(idx), State: Dead, Incarnation: m.inc, From: n.self}, ReasonSuspicionTimeout, now)
 }

@@ -29,6 +29,18 @@ type Node struct {
 	// that a stale alive cannot resurrect it and a newer one can.
 	members []member
 	byID    []int32
+	// ids names members[:len(ids)], the members the node started with, in
+	// id order; added names the rest. A member start's ids is the peers
+	// slice New was given, read and never written, so a cluster's nodes
+	// share one copy of every name rather than hold one each: at 10 000
+	// peers a per-node copy alone would be 1.6 GB (docs/BENCHMARKS.md,
+	// "Ten thousand peers").
+	ids   []string
+	added []string
+	// extras holds the members' extra state, member.x being a position
+	// plus one. Pointers, so that a *memberExtra stays valid while others
+	// are added.
+	extras []*memberExtra
 	// memo holds, per memoSlot, a member position plus one that lookup
 	// found last (0 for none): positions never change, so an entry stays
 	// right and at worst misses.
@@ -70,14 +82,17 @@ type Node struct {
 	viaStream bool
 }
 
+// member is one member in a node's view: 16 bytes, its id kept by the
+// node (Node.id) and its rarely needed state apart (Node.extras), since a
+// cluster of n nodes holds n² of them, nearly all plain alive
+// (docs/BENCHMARKS.md, "Ten thousand peers"; TestMemberBytes holds the
+// bound).
 type member struct {
-	id  string
 	inc uint64
-	// x is what only some members need: an accuser, a suspicion, heard or
-	// computed metadata. nil reads as none of it. Kept apart so that a
-	// member takes 40 bytes rather than 80: a thousand nodes of a
-	// thousand members hold a million of them, nearly all plain alive.
-	x     *memberExtra
+	// x is what only some members need (an accuser, a suspicion, heard or
+	// computed metadata) as Node.extras position plus one; 0 reads as
+	// none of it.
+	x     int32
 	state State
 }
 
@@ -98,44 +113,61 @@ type memberExtra struct {
 	deadAt int64
 }
 
-// ext returns m's extra state, making it on first need.
-func (m *member) ext() *memberExtra {
-	if m.x == nil {
-		m.x = &memberExtra{}
+// id returns the id of the member at position idx.
+func (n *Node) id(idx int32) string {
+	if int(idx) < len(n.ids) {
+		return n.ids[idx]
 	}
-	return m.x
+	return n.added[int(idx)-len(n.ids)]
+}
+
+// extra returns m's extra state, nil if it has none.
+func (n *Node) extra(m *member) *memberExtra {
+	if m.x == 0 {
+		return nil
+	}
+	return n.extras[m.x-1]
+}
+
+// ext returns m's extra state, making it on first need.
+func (n *Node) ext(m *member) *memberExtra {
+	if m.x == 0 {
+		n.extras = append(n.extras, &memberExtra{})
+		m.x = int32(len(n.extras))
+	}
+	return n.extras[m.x-1]
 }
 
 // accuser is the accuser of m's suspect or dead state, if any.
-func (m *member) accuser() string {
-	if m.x == nil {
-		return ""
+func (n *Node) accuser(m *member) string {
+	if x := n.extra(m); x != nil {
+		return x.by
 	}
-	return m.x.by
+	return ""
 }
 
 // suspicion is m's running suspicion, if any.
-func (m *member) suspicion() *suspicion {
-	if m.x == nil {
-		return nil
+func (n *Node) suspicion(m *member) *suspicion {
+	if x := n.extra(m); x != nil {
+		return x.susp
 	}
-	return m.x.susp
+	return nil
 }
 
 // storedMeta is m's stored metadata (see metaOf for assumed metadata).
-func (m *member) storedMeta() []byte {
-	if m.x == nil {
-		return nil
+func (n *Node) storedMeta(m *member) []byte {
+	if x := n.extra(m); x != nil {
+		return x.meta
 	}
-	return m.x.meta
+	return nil
 }
 
 // metaSource says where m's stored metadata came from.
-func (m *member) metaSource() metaSource {
-	if m.x == nil {
-		return metaAssumed
+func (n *Node) metaSource(m *member) metaSource {
+	if x := n.extra(m); x != nil {
+		return x.metaSrc
 	}
-	return m.x.metaSrc
+	return metaAssumed
 }
 
 // probe is the probe in flight, if any.
@@ -195,17 +227,18 @@ func New(self string, cfg Config, start Start, peers []string, r Rand) *Node {
 		rand:    r,
 		members: make([]member, len(ids)),
 		byID:    make([]int32, len(ids)),
+		ids:     ids,
 		order:   make([]int32, 0, len(ids)),
 		queue:   newQueue(cfg.Gossip, maxQueuedUpdate(self, cfg)),
 	}
 	for i, id := range ids {
 		idx := int32(i)
-		n.members[i] = member{id: id, state: Alive}
+		n.members[i] = member{state: Alive}
 		n.byID[i] = idx
 		if id == self {
 			n.selfIdx = idx
 			n.members[i].inc = cfg.InitialIncarnation
-			n.members[i].x = &memberExtra{meta: DerivedMeta(self, cfg.MetaBytes), metaSrc: metaHeard}
+			*n.ext(&n.members[i]) = memberExtra{meta: DerivedMeta(self, cfg.MetaBytes), metaSrc: metaHeard}
 		} else {
 			n.order = append(n.order, idx)
 		}
@@ -245,7 +278,8 @@ func strictlyIncreasing(ids []string) bool {
 // position. Callers give it a state right away.
 func (n *Node) addMember(id string) int32 {
 	idx := int32(len(n.members))
-	n.members = append(n.members, member{id: id})
+	n.members = append(n.members, member{})
+	n.added = append(n.added, id)
 	at, _ := n.search(id)
 	n.byID = slices.Insert(n.byID, at, idx)
 	return idx
@@ -258,7 +292,7 @@ func (n *Node) search(id string) (int, bool) {
 	lo, hi := 0, len(n.byID)
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
-		switch c := strings.Compare(n.members[n.byID[mid]].id, id); {
+		switch c := strings.Compare(n.id(n.byID[mid]), id); {
 		case c == 0:
 			return mid, true
 		case c < 0:
@@ -280,7 +314,7 @@ func (n *Node) lookup(id string) (int32, bool) {
 		return n.byID[at], true
 	}
 	k := memoSlot(id)
-	if i := n.memo[k]; i > 0 && n.members[i-1].id == id {
+	if i := n.memo[k]; i > 0 && n.id(i-1) == id {
 		return i - 1, true
 	}
 	at, ok := n.search(id)
@@ -343,7 +377,7 @@ func (n *Node) begin(now int64) {
 	evs := make([]StateTransition, len(n.byID))
 	for i, idx := range n.byID {
 		m := &n.members[idx]
-		evs[i] = StateTransition{Observer: n.self, Subject: m.id, From: stateNone, To: m.state, Incarnation: m.inc, Reason: ReasonInitial}
+		evs[i] = StateTransition{Observer: n.self, Subject: n.id(idx), From: stateNone, To: m.state, Incarnation: m.inc, Reason: ReasonInitial}
 		n.emit(&evs[i])
 	}
 }
@@ -486,7 +520,7 @@ func (n *Node) due(d duty) (at int64, ok bool) {
 	case dutySuspicions:
 		at = math.MaxInt64
 		for _, idx := range n.suspects {
-			s := n.members[idx].suspicion()
+			s := n.suspicion(&n.members[idx])
 			if s == nil {
 				return math.MinInt64, true // taken off the list at once
 			}
@@ -610,7 +644,7 @@ func (n *Node) TimerFired(tok uint64, now int64) []Effect {
 	case timerSuspicion:
 		idx, gen := int32(payload>>32), uint32(payload)
 		if idx >= 0 && int(idx) < len(n.members) {
-			if s := n.members[idx].suspicion(); s != nil && s.gen == gen {
+			if s := n.suspicion(&n.members[idx]); s != nil && s.gen == gen {
 				n.suspicionExpired(idx, now)
 			}
 		}
@@ -633,7 +667,7 @@ func (n *Node) SendFailed(to string, reason string, now int64) []Effect {
 // flight (memberlist's probeNode, the one place it staples a suspicion).
 func (n *Node) isProbePing(to string, msg *Message) bool {
 	p := &n.probe
-	return msg.Kind == Ping && p.active && msg.Seq == p.seq && n.members[p.target].id == to
+	return msg.Kind == Ping && p.active && msg.Seq == p.seq && n.id(p.target) == to
 }
 
 // send piggybacks updates on msg, records message_sent and emits the send.
@@ -664,7 +698,7 @@ func (n *Node) send(to string, msg *Message) {
 		// memberlist staples a suspicion to the probe's ping only.
 	} else if idx, ok := n.lookup(to); ok {
 		if m := &n.members[idx]; m.state == Suspect || (m.state == Dead && n.cfg.Dissemination == DisseminateSWIM) {
-			u := Update{Member: m.id, State: m.state, Incarnation: m.inc, From: m.accuser()}
+			u := Update{Member: n.id(idx), State: m.state, Incarnation: m.inc, From: n.accuser(m)}
 			if sz := updateSize(&u); sz <= budget {
 				ups = append(ups, u)
 				budget -= sz

@@ -104,13 +104,13 @@ func (n *Node) Snapshot() []byte {
 			b = append(b, ',')
 		}
 		b = append(b, '{')
-		b = appendJSONString(appendKey(b, "id", true), m.id)
+		b = appendJSONString(appendKey(b, "id", true), n.id(idx))
 		b = appendStringField(b, "state", m.state.String())
 		b = appendUintField(b, "incarnation", m.inc)
 		if ml := n.metaLen(m); ml > 0 {
 			b = appendIntField(b, "meta_bytes", int64(ml))
 		}
-		if s := m.suspicion(); s != nil {
+		if s := n.suspicion(m); s != nil {
 			b = appendIntField(b, "suspicion_deadline_ns", s.deadline)
 			b = appendIntField(b, "confirmations", int64(s.n))
 			accusers := slices.Clone(s.accusers)
@@ -143,7 +143,7 @@ func (n *Node) Snapshot() []byte {
 	b = appendIntField(b, "round_length", int64(len(n.order)))
 	b = appendIntField(b, "next_probe_ns", n.nextProbeAt)
 	if p := &n.probe; p.active {
-		b = appendStringField(b, "target", n.members[p.target].id)
+		b = appendStringField(b, "target", n.id(p.target))
 		b = appendUintField(b, "seq", p.seq)
 	}
 	b = append(b, '}')

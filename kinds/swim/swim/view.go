@@ -29,7 +29,7 @@ func (n *Node) View(id string) (s State, incarnation uint64, ok bool) {
 func (n *Node) Members() []string {
 	ids := make([]string, len(n.byID))
 	for i, idx := range n.byID {
-		ids[i] = n.members[idx].id
+		ids[i] = n.id(idx)
 	}
 	return ids
 }
