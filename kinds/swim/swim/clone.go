@@ -20,7 +20,7 @@ func (n *Node) Clone(r Rand) *Node {
 		}
 		c.extras[i] = &cx
 	}
-	c.byID = slices.Clone(n.byID)
+	c.addedByID = slices.Clone(n.addedByID)
 	c.order = slices.Clone(n.order)
 	c.relays = slices.Clone(n.relays)
 	c.suspects = slices.Clone(n.suspects)

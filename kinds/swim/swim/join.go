@@ -29,8 +29,8 @@ func (n *Node) onJoinRequest(from string, msg *Message, now int64) {
 func (n *Node) sendJoinResponse(to string) {
 	msg := &Message{Kind: JoinResponse, From: n.self}
 	budget := MaxDatagramBytes - bareSize(msg)
-	members := make([]Update, 0, len(n.byID))
-	for _, idx := range n.byID {
+	members := make([]Update, 0, len(n.members))
+	for idx := range n.byID() {
 		m := &n.members[idx]
 		u := Update{Member: n.id(idx), State: m.state, Incarnation: m.inc, From: n.accuser(m)}
 		if m.state == Alive {

@@ -27,7 +27,7 @@ func TestLookup_MemoNeverMisleads(t *testing.T) {
 	ids := append([]string{"z1", "zz", "x"}, peers...)
 	for round := range 3 {
 		if round == 1 {
-			// Learnt later: appended to members, inserted into byID.
+			// Learnt later: appended to members, inserted into addedByID.
 			n.addMember("c9")
 			n.addMember("b0")
 			ids = append(ids, "c9", "b0")

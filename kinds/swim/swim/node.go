@@ -1,6 +1,7 @@
 package swim
 
 import (
+	"iter"
 	"math"
 	"slices"
 	"strings"
@@ -24,19 +25,21 @@ type Node struct {
 	nextPushPullAt int64
 
 	// members holds every member the node has heard of, in the order it
-	// heard of them; byID lists positions sorted by id and is how ids are
-	// looked up (a binary search: no per-node map to build, clone or scan). Members are never removed: a dead member stays, so
+	// heard of them. Members are never removed: a dead member stays, so
 	// that a stale alive cannot resurrect it and a newer one can.
 	members []member
-	byID    []int32
 	// ids names members[:len(ids)], the members the node started with, in
-	// id order; added names the rest. A member start's ids is the peers
-	// slice New was given, read and never written, so a cluster's nodes
-	// share one copy of every name rather than hold one each: at 10 000
-	// peers a per-node copy alone would be 1.6 GB (docs/BENCHMARKS.md,
+	// id order; added names the rest, in the order they were learnt, and
+	// addedByID lists their positions sorted by id. An id is looked up by
+	// a binary search in each (no per-node map to build, clone or scan).
+	// A member start's ids is the peers slice New was given, read and
+	// never written, so a cluster's nodes share one copy of every name
+	// and need no index of their own for it: at 10 000 peers a per-node
+	// copy would be 1.6 GB and a per-node index 0.4 GB (docs/BENCHMARKS.md,
 	// "Ten thousand peers").
-	ids   []string
-	added []string
+	ids       []string
+	added     []string
+	addedByID []int32
 	// extras holds the members' extra state, member.x being a position
 	// plus one. Pointers, so that a *memberExtra stays valid while others
 	// are added.
@@ -226,7 +229,6 @@ func New(self string, cfg Config, start Start, peers []string, r Rand) *Node {
 		cfg:     cfg,
 		rand:    r,
 		members: make([]member, len(ids)),
-		byID:    make([]int32, len(ids)),
 		ids:     ids,
 		order:   make([]int32, 0, len(ids)),
 		queue:   newQueue(cfg.Gossip, maxQueuedUpdate(self, cfg)),
@@ -234,7 +236,6 @@ func New(self string, cfg Config, start Start, peers []string, r Rand) *Node {
 	for i, id := range ids {
 		idx := int32(i)
 		n.members[i] = member{state: Alive}
-		n.byID[i] = idx
 		if id == self {
 			n.selfIdx = idx
 			n.members[i].inc = cfg.InitialIncarnation
@@ -280,19 +281,43 @@ func (n *Node) addMember(id string) int32 {
 	idx := int32(len(n.members))
 	n.members = append(n.members, member{})
 	n.added = append(n.added, id)
-	at, _ := n.search(id)
-	n.byID = slices.Insert(n.byID, at, idx)
+	at, _ := n.searchAdded(id)
+	n.addedByID = slices.Insert(n.addedByID, at, idx)
 	return idx
 }
 
-// search returns where id is or would be in byID.
-func (n *Node) search(id string) (int, bool) {
-	// By hand rather than slices.BinarySearchFunc, whose comparison is a
-	// call through a closure at every step.
-	lo, hi := 0, len(n.byID)
+// search returns the position of member id in members.
+func (n *Node) search(id string) (int32, bool) {
+	// By hand rather than slices.BinarySearch, so that the common case
+	// (an id among the initial members) costs one loop and no call.
+	lo, hi := 0, len(n.ids)
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
-		switch c := strings.Compare(n.id(n.byID[mid]), id); {
+		switch c := strings.Compare(n.ids[mid], id); {
+		case c == 0:
+			return int32(mid), true
+		case c < 0:
+			lo = mid + 1
+		default:
+			hi = mid
+		}
+	}
+	if len(n.addedByID) == 0 {
+		return -1, false
+	}
+	at, ok := n.searchAdded(id)
+	if !ok {
+		return -1, false
+	}
+	return n.addedByID[at], true
+}
+
+// searchAdded returns where id is or would be in addedByID.
+func (n *Node) searchAdded(id string) (int, bool) {
+	lo, hi := 0, len(n.addedByID)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		switch c := strings.Compare(n.id(n.addedByID[mid]), id); {
 		case c == 0:
 			return mid, true
 		case c < 0:
@@ -304,24 +329,40 @@ func (n *Node) search(id string) (int, bool) {
 	return lo, false
 }
 
+// byID yields every member's position, sorted by id: the initial members
+// and the added ones merged.
+func (n *Node) byID() iter.Seq[int32] {
+	return func(yield func(int32) bool) {
+		i, j := 0, 0
+		for i < len(n.ids) || j < len(n.addedByID) {
+			var idx int32
+			if j == len(n.addedByID) || (i < len(n.ids) && n.ids[i] < n.id(n.addedByID[j])) {
+				idx = int32(i)
+				i++
+			} else {
+				idx = n.addedByID[j]
+				j++
+			}
+			if !yield(idx) {
+				return
+			}
+		}
+	}
+}
+
 // lookup returns the position of member id in members.
 func (n *Node) lookup(id string) (int32, bool) {
 	if len(n.members) > memoMembers {
-		at, ok := n.search(id)
-		if !ok {
-			return -1, false
-		}
-		return n.byID[at], true
+		return n.search(id)
 	}
 	k := memoSlot(id)
 	if i := n.memo[k]; i > 0 && n.id(i-1) == id {
 		return i - 1, true
 	}
-	at, ok := n.search(id)
+	idx, ok := n.search(id)
 	if !ok {
 		return -1, false
 	}
-	idx := n.byID[at]
 	n.memo[k] = idx + 1
 	return idx, true
 }
@@ -369,16 +410,18 @@ func (n *Node) begin(now int64) {
 	n.nextProbeAt = now
 	n.nextJoinAt = now
 	n.nextPushPullAt = satAdd(now, n.cfg.PushPullIntervalNs)
-	if n.output == nil && cap(n.out) < len(n.byID)+16 {
-		n.out = make([]Effect, 0, len(n.byID)+16)
+	if n.output == nil && cap(n.out) < len(n.members)+16 {
+		n.out = make([]Effect, 0, len(n.members)+16)
 	}
 	// One allocation for all initial events: a 1000-member node emits
 	// 1000 of them.
-	evs := make([]StateTransition, len(n.byID))
-	for i, idx := range n.byID {
+	evs := make([]StateTransition, len(n.members))
+	i := 0
+	for idx := range n.byID() {
 		m := &n.members[idx]
 		evs[i] = StateTransition{Observer: n.self, Subject: n.id(idx), From: stateNone, To: m.state, Incarnation: m.inc, Reason: ReasonInitial}
 		n.emit(&evs[i])
+		i++
 	}
 }
 

@@ -18,7 +18,7 @@ func (n *Node) ApproxBytes() int64 {
 			b += int64(unsafe.Sizeof(*x.susp)) + int64(len(x.susp.accusers))*int64(unsafe.Sizeof(""))
 		}
 	}
-	b += 4 * int64(len(n.byID)+len(n.order)+len(n.suspects))
+	b += 4 * int64(len(n.addedByID)+len(n.order)+len(n.suspects))
 	b += int64(len(n.relays)) * int64(unsafe.Sizeof(relay{}))
 	b += int64(len(n.cfg.Seeds)) * int64(unsafe.Sizeof(""))
 	// The queue: a pointer and a copied broadcast per item, and a map

@@ -98,11 +98,13 @@ func (n *Node) Snapshot() []byte {
 	b = appendBoolField(b, "joined", n.joined)
 	b = appendKey(b, "members", false)
 	b = append(b, '[')
-	for i, idx := range n.byID {
+	first := true
+	for idx := range n.byID() {
 		m := &n.members[idx]
-		if i > 0 {
+		if !first {
 			b = append(b, ',')
 		}
+		first = false
 		b = append(b, '{')
 		b = appendJSONString(appendKey(b, "id", true), n.id(idx))
 		b = appendStringField(b, "state", m.state.String())

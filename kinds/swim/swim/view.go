@@ -27,9 +27,9 @@ func (n *Node) View(id string) (s State, incarnation uint64, ok bool) {
 // Members returns the ids of every member the node has heard of, itself
 // included, sorted.
 func (n *Node) Members() []string {
-	ids := make([]string, len(n.byID))
-	for i, idx := range n.byID {
-		ids[i] = n.id(idx)
+	ids := make([]string, 0, len(n.members))
+	for idx := range n.byID() {
+		ids = append(ids, n.id(idx))
 	}
 	return ids
 }
