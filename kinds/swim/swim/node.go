@@ -204,7 +204,9 @@ type relay struct {
 // have
 // passed Validate. Nothing happens until the first call (usually Tick),
 // whose effects begin with a state_transition (reason "initial") for every
-// member the node knows, itself included.
+// member the node knows, itself included. A Member start keeps peers
+// (the names of its members, shared by every node given the same slice):
+// the caller must not modify it afterwards.
 func New(self string, cfg Config, start Start, peers []string, r Rand) *Node {
 	initial := peers
 	if start == Joining {
