@@ -21,7 +21,7 @@ func (n *Node) Accuser(id string) (accuser string, ok bool) {
 		return "", false
 	}
 	m := &n.members[idx]
-	if m.state != Suspect && m.state != Dead {
+	if m.state() != Suspect && m.state() != Dead {
 		return "", false
 	}
 	return n.accuser(m), true

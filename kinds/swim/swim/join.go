@@ -11,7 +11,7 @@ func (n *Node) sendJoinRequests(now int64) {
 			continue
 		}
 		n.counters.JoinRequests++
-		n.send(seed, &Message{Kind: JoinRequest, Incarnation: me.inc, Meta: n.storedMeta(me)})
+		n.send(seed, &Message{Kind: JoinRequest, Incarnation: me.inc(), Meta: n.storedMeta(me)})
 	}
 }
 
@@ -32,8 +32,8 @@ func (n *Node) sendJoinResponse(to string) {
 	members := make([]Update, 0, len(n.members))
 	for idx := range n.byID() {
 		m := &n.members[idx]
-		u := Update{Member: n.id(idx), State: m.state, Incarnation: m.inc, From: n.accuser(m)}
-		if m.state == Alive {
+		u := Update{Member: n.id(idx), State: m.state(), Incarnation: m.inc(), From: n.accuser(m)}
+		if m.state() == Alive {
 			u.Meta = n.metaOf(idx)
 		}
 		sz := updateSize(&u)
@@ -76,7 +76,7 @@ func (n *Node) pushPull(now int64) {
 	n.nextPushPullAt = satAdd(now, n.cfg.PushPullIntervalNs)
 	live := n.scratch[:0]
 	for i := range n.members {
-		if st := n.members[i].state; int32(i) != n.selfIdx && st != Dead &&
+		if st := n.members[i].state(); int32(i) != n.selfIdx && st != Dead &&
 			(st == Alive || n.cfg.Dissemination == DisseminateSWIM) {
 			live = append(live, int32(i))
 		}
@@ -89,5 +89,5 @@ func (n *Node) pushPull(now int64) {
 	to := n.id(live[below(n.rand, uint64(len(live)))])
 	me := &n.members[n.selfIdx]
 	n.counters.PushPulls++
-	n.send(to, &Message{Kind: JoinRequest, Incarnation: me.inc, Meta: n.storedMeta(me)})
+	n.send(to, &Message{Kind: JoinRequest, Incarnation: me.inc(), Meta: n.storedMeta(me)})
 }

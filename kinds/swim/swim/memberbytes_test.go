@@ -9,10 +9,10 @@ import (
 // maxMemberBytes bounds what one member of one node's view costs, the
 // node's own fixed state spread over its members included: a cluster of n
 // peers holds n² members, so at 10 000 peers each byte here is 100 MB
-// (docs/BENCHMARKS.md, "Ten thousand peers"). A member is 16 bytes and its
+// (docs/BENCHMARKS.md, "Ten thousand peers"). A member is 12 bytes and its
 // place in the probe order 4; its id is the peers slice every node shares.
 // It was 48.5 when every member held its id and every node an index of them.
-const maxMemberBytes = 24
+const maxMemberBytes = 20
 
 // memberBytes builds size Member-start nodes of size peers, as a
 // simulation does (one peers slice for all), and returns the heap they

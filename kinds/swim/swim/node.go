@@ -85,18 +85,37 @@ type Node struct {
 	viaStream bool
 }
 
-// member is one member in a node's view: 16 bytes, its id kept by the
+// member is one member in a node's view: 12 bytes, its id kept by the
 // node (Node.id) and its rarely needed state apart (Node.extras), since a
 // cluster of n nodes holds n² of them, nearly all plain alive
 // (docs/BENCHMARKS.md, "Ten thousand peers"; TestMemberBytes holds the
-// bound).
+// bound). The incarnation is two words rather than a uint64 so that a
+// member aligns to 4 bytes, and the state shares a word with x.
 type member struct {
-	inc uint64
-	// x is what only some members need (an accuser, a suspicion, heard or
-	// computed metadata) as Node.extras position plus one; 0 reads as
-	// none of it.
-	x     int32
-	state State
+	incLo, incHi uint32
+	// xs holds the state in its top two bits and, below them, x: what
+	// only some members need (an accuser, a suspicion, heard or computed
+	// metadata) as Node.extras position plus one, 0 for none of it.
+	// Node.extras has at most one entry per member, and members are
+	// bounded by MaxMembers (at most 1<<24), so x fits in 30 bits.
+	xs uint32
+}
+
+const (
+	stateShift = 30
+	xMask      = 1<<stateShift - 1
+)
+
+func (m *member) inc() uint64 { return uint64(m.incHi)<<32 | uint64(m.incLo) }
+
+func (m *member) state() State { return State(m.xs >> stateShift) }
+
+func (m *member) x() int32 { return int32(m.xs & xMask) }
+
+// set gives m state s at incarnation inc.
+func (m *member) set(s State, inc uint64) {
+	m.incLo, m.incHi = uint32(inc), uint32(inc>>32)
+	m.xs = uint32(s)<<stateShift | m.xs&xMask
 }
 
 // memberExtra is the part of a member most members never need.
@@ -126,19 +145,19 @@ func (n *Node) id(idx int32) string {
 
 // extra returns m's extra state, nil if it has none.
 func (n *Node) extra(m *member) *memberExtra {
-	if m.x == 0 {
+	if m.x() == 0 {
 		return nil
 	}
-	return n.extras[m.x-1]
+	return n.extras[m.x()-1]
 }
 
 // ext returns m's extra state, making it on first need.
 func (n *Node) ext(m *member) *memberExtra {
-	if m.x == 0 {
+	if m.x() == 0 {
 		n.extras = append(n.extras, &memberExtra{})
-		m.x = int32(len(n.extras))
+		m.xs |= uint32(len(n.extras))
 	}
-	return n.extras[m.x-1]
+	return n.extras[m.x()-1]
 }
 
 // accuser is the accuser of m's suspect or dead state, if any.
@@ -237,10 +256,10 @@ func New(self string, cfg Config, start Start, peers []string, r Rand) *Node {
 	}
 	for i, id := range ids {
 		idx := int32(i)
-		n.members[i] = member{state: Alive}
+		n.members[i].set(Alive, 0)
 		if id == self {
 			n.selfIdx = idx
-			n.members[i].inc = cfg.InitialIncarnation
+			n.members[i].set(Alive, cfg.InitialIncarnation)
 			*n.ext(&n.members[i]) = memberExtra{meta: DerivedMeta(self, cfg.MetaBytes), metaSrc: metaHeard}
 		} else {
 			n.order = append(n.order, idx)
@@ -421,7 +440,7 @@ func (n *Node) begin(now int64) {
 	i := 0
 	for idx := range n.byID() {
 		m := &n.members[idx]
-		evs[i] = StateTransition{Observer: n.self, Subject: n.id(idx), From: stateNone, To: m.state, Incarnation: m.inc, Reason: ReasonInitial}
+		evs[i] = StateTransition{Observer: n.self, Subject: n.id(idx), From: stateNone, To: m.state(), Incarnation: m.inc(), Reason: ReasonInitial}
 		n.emit(&evs[i])
 		i++
 	}
@@ -742,8 +761,8 @@ func (n *Node) send(to string, msg *Message) {
 	} else if n.cfg.Dissemination == DisseminateMemberlist && !n.isProbePing(to, msg) {
 		// memberlist staples a suspicion to the probe's ping only.
 	} else if idx, ok := n.lookup(to); ok {
-		if m := &n.members[idx]; m.state == Suspect || (m.state == Dead && n.cfg.Dissemination == DisseminateSWIM) {
-			u := Update{Member: n.id(idx), State: m.state, Incarnation: m.inc, From: n.accuser(m)}
+		if m := &n.members[idx]; m.state() == Suspect || (m.state() == Dead && n.cfg.Dissemination == DisseminateSWIM) {
+			u := Update{Member: n.id(idx), State: m.state(), Incarnation: m.inc(), From: n.accuser(m)}
 			if sz := updateSize(&u); sz <= budget {
 				ups = append(ups, u)
 				budget -= sz

@@ -61,7 +61,7 @@ func (n *Node) nextTarget() (int32, bool) {
 		}
 		idx := n.order[n.orderPos]
 		n.orderPos++
-		if s := n.members[idx].state; s == Alive || s == Suspect {
+		if s := n.members[idx].state(); s == Alive || s == Suspect {
 			return idx, newRound
 		}
 	}
@@ -87,7 +87,7 @@ func (n *Node) reconnect(now int64) {
 	}
 	dead := n.scratch[:0]
 	for i := range n.members {
-		if m := &n.members[i]; m.state == Dead && (!ml || now-n.extra(m).deadAt < GossipToTheDeadNs) {
+		if m := &n.members[i]; m.state() == Dead && (!ml || now-n.extra(m).deadAt < GossipToTheDeadNs) {
 			dead = append(dead, int32(i))
 		}
 	}
@@ -170,7 +170,7 @@ func (n *Node) pickIntermediaries(target int32) []int32 {
 	}
 	cands := n.scratch[:0]
 	for i := range n.members {
-		if idx := int32(i); idx != n.selfIdx && idx != target && n.members[i].state == Alive {
+		if idx := int32(i); idx != n.selfIdx && idx != target && n.members[i].state() == Alive {
 			cands = append(cands, idx)
 		}
 	}
@@ -202,7 +202,7 @@ func (n *Node) onProbeDeadline(now int64) {
 	}
 	n.adjustHealth(delta)
 	n.counters.ProbesFailed++
-	n.applyUpdate(Update{Member: n.id(p.target), State: Suspect, Incarnation: m.inc, From: n.self}, ReasonProbeFailed, now)
+	n.applyUpdate(Update{Member: n.id(p.target), State: Suspect, Incarnation: m.inc(), From: n.self}, ReasonProbeFailed, now)
 }
 
 func (n *Node) probeSucceeded(mode string, now int64) {

@@ -92,7 +92,7 @@ func (n *Node) Snapshot() []byte {
 	b := make([]byte, 0, 256+64*len(n.members))
 	b = append(b, '{')
 	b = appendJSONString(appendKey(b, "self", true), n.self)
-	b = appendUintField(b, "incarnation", n.members[n.selfIdx].inc)
+	b = appendUintField(b, "incarnation", n.members[n.selfIdx].inc())
 	b = appendIntField(b, "health", int64(n.health))
 	b = appendIntField(b, "health_max", int64(n.cfg.AwarenessMaxMultiplier-1))
 	b = appendBoolField(b, "joined", n.joined)
@@ -107,8 +107,8 @@ func (n *Node) Snapshot() []byte {
 		first = false
 		b = append(b, '{')
 		b = appendJSONString(appendKey(b, "id", true), n.id(idx))
-		b = appendStringField(b, "state", m.state.String())
-		b = appendUintField(b, "incarnation", m.inc)
+		b = appendStringField(b, "state", m.state().String())
+		b = appendUintField(b, "incarnation", m.inc())
 		if ml := n.metaLen(m); ml > 0 {
 			b = appendIntField(b, "meta_bytes", int64(ml))
 		}

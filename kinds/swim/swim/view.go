@@ -7,7 +7,7 @@ package swim
 func (n *Node) Self() string { return n.self }
 
 // Incarnation returns the node's own incarnation.
-func (n *Node) Incarnation() uint64 { return n.members[n.selfIdx].inc }
+func (n *Node) Incarnation() uint64 { return n.members[n.selfIdx].inc() }
 
 // Health returns the Lifeguard local health score, 0 (healthy) to
 // AwarenessMaxMultiplier−1.
@@ -21,7 +21,7 @@ func (n *Node) View(id string) (s State, incarnation uint64, ok bool) {
 		return stateNone, 0, false
 	}
 	m := &n.members[idx]
-	return m.state, m.inc, true
+	return m.state(), m.inc(), true
 }
 
 // Members returns the ids of every member the node has heard of, itself
