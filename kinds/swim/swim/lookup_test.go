@@ -46,3 +46,17 @@ func TestLookup_MemoNeverMisleads(t *testing.T) {
 		t.Fatal("the test's ids no longer share memo slots")
 	}
 }
+
+// TestMembers_IDOrderMergesLearnt: members learnt after the start, before,
+// between and after the initial ones, come out in id order with them, as
+// join responses, snapshots and Members list them.
+func TestMembers_IDOrderMergesLearnt(t *testing.T) {
+	n := New("b", DefaultConfig(), Member, []string{"b", "d", "f"}, &testRand{s: 3})
+	for _, id := range []string{"e", "a", "g", "c"} {
+		n.addMember(id)
+	}
+	got := fmt.Sprint(n.Members())
+	if want := "[a b c d e f g]"; got != want {
+		t.Fatalf("Members() = %s, want %s", got, want)
+	}
+}
