@@ -10,16 +10,17 @@ func (n *Node) Clone(r Rand) *Node {
 	c.rand = r
 	c.cfg.Seeds = slices.Clone(n.cfg.Seeds)
 	c.members = slices.Clone(n.members)
-	for i := range c.members {
-		if x := c.members[i].x; x != nil {
-			cx := *x
-			if cx.susp != nil {
-				cx.susp = cx.susp.clone()
-			}
-			c.members[i].x = &cx
+	// ids is never written, so the clone shares it as its original does.
+	c.added = slices.Clone(n.added)
+	c.extras = make([]*memberExtra, len(n.extras))
+	for i, x := range n.extras {
+		cx := *x
+		if cx.susp != nil {
+			cx.susp = cx.susp.clone()
 		}
+		c.extras[i] = &cx
 	}
-	c.byID = slices.Clone(n.byID)
+	c.addedByID = slices.Clone(n.addedByID)
 	c.order = slices.Clone(n.order)
 	c.relays = slices.Clone(n.relays)
 	c.suspects = slices.Clone(n.suspects)

@@ -21,10 +21,10 @@ func (n *Node) Accuser(id string) (accuser string, ok bool) {
 		return "", false
 	}
 	m := &n.members[idx]
-	if m.state != Suspect && m.state != Dead {
+	if m.state() != Suspect && m.state() != Dead {
 		return "", false
 	}
-	return m.accuser(), true
+	return n.accuser(m), true
 }
 
 // QueuedUpdate is one broadcast waiting in the queue: the news, how many
@@ -66,7 +66,7 @@ func (n *Node) DescribeTimer(tok uint64) string {
 	probe := func(what string, live bool) string {
 		s := what
 		if p.active && p.seq&tokenPayloadMask == payload {
-			s += " → " + n.members[p.target].id
+			s += " → " + n.id(p.target)
 		}
 		s += " #" + strconv.FormatUint(payload, 10)
 		if !live {
@@ -92,8 +92,8 @@ func (n *Node) DescribeTimer(tok uint64) string {
 			return "suspicion (unknown member)"
 		}
 		m := &n.members[idx]
-		s := "suspicion of " + m.id
-		if susp := m.suspicion(); susp == nil || susp.gen != gen {
+		s := "suspicion of " + n.id(idx)
+		if susp := n.suspicion(m); susp == nil || susp.gen != gen {
 			s += " (stale)"
 		}
 		return s

@@ -69,7 +69,7 @@ func TestIntrospection_AccuserQueueTimers(t *testing.T) {
 		t.Fatal("limit not applied")
 	}
 	idx, _ := a.lookup("c")
-	susp := a.members[idx].suspicion()
+	susp := a.suspicion(&a.members[idx])
 	if got := a.DescribeTimer(suspicionToken(idx, susp.gen)); got != "suspicion of c" {
 		t.Errorf("suspicion timer: %q", got)
 	}

@@ -11,7 +11,7 @@ func (n *Node) sendJoinRequests(now int64) {
 			continue
 		}
 		n.counters.JoinRequests++
-		n.send(seed, &Message{Kind: JoinRequest, Incarnation: me.inc, Meta: me.storedMeta()})
+		n.send(seed, &Message{Kind: JoinRequest, Incarnation: me.inc(), Meta: n.storedMeta(me)})
 	}
 }
 
@@ -29,12 +29,12 @@ func (n *Node) onJoinRequest(from string, msg *Message, now int64) {
 func (n *Node) sendJoinResponse(to string) {
 	msg := &Message{Kind: JoinResponse, From: n.self}
 	budget := MaxDatagramBytes - bareSize(msg)
-	members := make([]Update, 0, len(n.byID))
-	for _, idx := range n.byID {
+	members := make([]Update, 0, len(n.members))
+	for idx := range n.byID() {
 		m := &n.members[idx]
-		u := Update{Member: m.id, State: m.state, Incarnation: m.inc, From: m.accuser()}
-		if m.state == Alive {
-			u.Meta = n.metaOf(m)
+		u := Update{Member: n.id(idx), State: m.state(), Incarnation: m.inc(), From: n.accuser(m)}
+		if m.state() == Alive {
+			u.Meta = n.metaOf(idx)
 		}
 		sz := updateSize(&u)
 		if sz > budget {
@@ -76,7 +76,7 @@ func (n *Node) pushPull(now int64) {
 	n.nextPushPullAt = satAdd(now, n.cfg.PushPullIntervalNs)
 	live := n.scratch[:0]
 	for i := range n.members {
-		if st := n.members[i].state; int32(i) != n.selfIdx && st != Dead &&
+		if st := n.members[i].state(); int32(i) != n.selfIdx && st != Dead &&
 			(st == Alive || n.cfg.Dissemination == DisseminateSWIM) {
 			live = append(live, int32(i))
 		}
@@ -86,8 +86,8 @@ func (n *Node) pushPull(now int64) {
 		return
 	}
 	// live follows members' order, which is join order: deterministic.
-	to := n.members[live[below(n.rand, uint64(len(live)))]].id
+	to := n.id(live[below(n.rand, uint64(len(live)))])
 	me := &n.members[n.selfIdx]
 	n.counters.PushPulls++
-	n.send(to, &Message{Kind: JoinRequest, Incarnation: me.inc, Meta: me.storedMeta()})
+	n.send(to, &Message{Kind: JoinRequest, Incarnation: me.inc(), Meta: n.storedMeta(me)})
 }

@@ -70,8 +70,8 @@ func TestLifeguardOff_EachComponent(t *testing.T) {
 	deadline := func(c *cluster) (int64, int64) {
 		for _, id := range names[:5] {
 			n := c.nodes[id]
-			if idx, ok := n.lookup("f"); ok && n.members[idx].suspicion() != nil {
-				sp := n.members[idx].suspicion()
+			if idx, ok := n.lookup("f"); ok && n.suspicion(&n.members[idx]) != nil {
+				sp := n.suspicion(&n.members[idx])
 				if sp.k == 0 && sp.n > 0 {
 					t.Fatalf("a confirmation counted with k = 0")
 				}

@@ -18,7 +18,7 @@ func TestLookup_MemoNeverMisleads(t *testing.T) {
 	n := New("a1", DefaultConfig(), Member, peers, &testRand{s: 3})
 	want := func(id string) (int32, bool) {
 		for i := range n.members {
-			if n.members[i].id == id {
+			if n.id(int32(i)) == id {
 				return int32(i), true
 			}
 		}
@@ -27,7 +27,7 @@ func TestLookup_MemoNeverMisleads(t *testing.T) {
 	ids := append([]string{"z1", "zz", "x"}, peers...)
 	for round := range 3 {
 		if round == 1 {
-			// Learnt later: appended to members, inserted into byID.
+			// Learnt later: appended to members, inserted into addedByID.
 			n.addMember("c9")
 			n.addMember("b0")
 			ids = append(ids, "c9", "b0")
@@ -44,5 +44,19 @@ func TestLookup_MemoNeverMisleads(t *testing.T) {
 	}
 	if memoSlot("a1") != memoSlot("b1") {
 		t.Fatal("the test's ids no longer share memo slots")
+	}
+}
+
+// TestMembers_IDOrderMergesLearnt: members learnt after the start, before,
+// between and after the initial ones, come out in id order with them, as
+// join responses, snapshots and Members list them.
+func TestMembers_IDOrderMergesLearnt(t *testing.T) {
+	n := New("b", DefaultConfig(), Member, []string{"b", "d", "f"}, &testRand{s: 3})
+	for _, id := range []string{"e", "a", "g", "c"} {
+		n.addMember(id)
+	}
+	got := fmt.Sprint(n.Members())
+	if want := "[a b c d e f g]"; got != want {
+		t.Fatalf("Members() = %s, want %s", got, want)
 	}
 }

@@ -44,7 +44,7 @@ func (n *Node) applyUpdate(u Update, reason string, now int64) {
 		}
 		idx = n.addMember(u.Member)
 		n.addToOrder(idx)
-	} else if m := &n.members[idx]; !supersedes(u.State, u.Incarnation, m.state, m.inc) {
+	} else if m := &n.members[idx]; !supersedes(u.State, u.Incarnation, m.state(), m.inc()) {
 		switch u.State {
 		case Alive:
 			n.staleAlive(idx, u)
@@ -62,10 +62,10 @@ func (n *Node) applyUpdate(u Update, reason string, now int64) {
 // accusation, the sender has not heard it.
 func (n *Node) staleAlive(idx int32, u Update) {
 	m := &n.members[idx]
-	if u.Incarnation == m.inc && m.metaSource() == metaAssumed {
+	if u.Incarnation == m.inc() && n.metaSource(m) == metaAssumed {
 		n.replaceAssumedMeta(idx, u)
 	}
-	if (m.state == Suspect || m.state == Dead) && n.cfg.Dissemination == DisseminateSWIM {
+	if (m.state() == Suspect || m.state() == Dead) && n.cfg.Dissemination == DisseminateSWIM {
 		// The sender has not heard the accusation, possibly because the
 		// accused restarted after it was made and nobody repeats it any
 		// more (memberlist #311): spread it again so it reaches the
@@ -77,7 +77,7 @@ func (n *Node) staleAlive(idx int32, u Update) {
 // staleSuspect handles a suspect that does not outrank the view: the same
 // suspicion from another accuser is a confirmation (Lifeguard).
 func (n *Node) staleSuspect(idx int32, u Update, now int64) {
-	if m := &n.members[idx]; m.state == Suspect && u.Incarnation == m.inc {
+	if m := &n.members[idx]; m.state() == Suspect && u.Incarnation == m.inc() {
 		n.confirm(idx, u.From, now)
 	}
 }
@@ -87,7 +87,7 @@ func (n *Node) staleSuspect(idx int32, u Update, now int64) {
 // dissemination, and starts what the new state starts.
 func (n *Node) transition(idx int32, u Update, reason string, now int64) {
 	m := &n.members[idx]
-	from := m.state
+	from := m.state()
 	if reason == ReasonGossip && u.State == Alive && (from == Suspect || from == Dead) {
 		reason = ReasonRefuted
 	}
@@ -98,24 +98,24 @@ func (n *Node) transition(idx int32, u Update, reason string, now int64) {
 			n.accused--
 		}
 	}
-	m.state, m.inc = u.State, u.Incarnation
-	if u.From != "" || m.x != nil {
-		x := m.ext()
+	m.set(u.State, u.Incarnation)
+	if u.From != "" || m.x() != 0 {
+		x := n.ext(m)
 		x.by, x.susp = u.From, nil
 	}
 	if u.State == Alive {
 		// The member's newest life speaks: its metadata replaces ours,
 		// and the news spreads with the stored copy.
-		u.Meta = storeMeta(m, u.Meta)
+		u.Meta = n.storeMeta(m, u.Meta)
 	}
-	n.emit(&StateTransition{Observer: n.self, Subject: m.id, From: from, To: u.State, Incarnation: u.Incarnation, Reason: reason})
+	n.emit(&StateTransition{Observer: n.self, Subject: n.id(idx), From: from, To: u.State, Incarnation: u.Incarnation, Reason: reason})
 	n.queue.push(u)
 	switch u.State {
 	case Suspect:
 		n.startSuspicion(idx, u.From, now)
 	case Dead:
 		n.counters.Deaths++
-		m.ext().deadAt = now
+		n.ext(m).deadAt = now
 	}
 }
 
@@ -146,8 +146,8 @@ func refutable(s State, inc uint64) bool {
 // the wrong bytes until the member's incarnation rises).
 func (n *Node) replaceAssumedMeta(idx int32, u Update) {
 	m := &n.members[idx]
-	wrong := !bytes.Equal(n.metaOf(m), u.Meta)
-	u.Meta = storeMeta(m, u.Meta)
+	wrong := !bytes.Equal(n.metaOf(idx), u.Meta)
+	u.Meta = n.storeMeta(m, u.Meta)
 	if wrong {
 		n.queue.push(u)
 	}
@@ -162,22 +162,22 @@ func (n *Node) applySelf(u Update) {
 	me := &n.members[n.selfIdx]
 	var cause string
 	switch {
-	case u.State == Alive && u.Incarnation > me.inc:
+	case u.State == Alive && u.Incarnation > me.inc():
 		cause = CauseRefuteAlive
-	case u.State == Alive && u.Incarnation == me.inc && !bytes.Equal(u.Meta, me.storedMeta()):
+	case u.State == Alive && u.Incarnation == me.inc() && !bytes.Equal(u.Meta, n.storedMeta(me)):
 		// As memberlist's aliveNode: a node restarted with other
 		// metadata, or a peer that assumed other metadata, must not keep
 		// it at this incarnation.
 		cause = CauseRefuteAlive
-	case u.State == Suspect && u.Incarnation >= me.inc:
+	case u.State == Suspect && u.Incarnation >= me.inc():
 		cause = CauseRefuteSuspect
-	case u.State == Dead && u.Incarnation >= me.inc:
+	case u.State == Dead && u.Incarnation >= me.inc():
 		cause = CauseRefuteDead
 	case u.State != Alive && n.cfg.Dissemination == DisseminateMemberlist:
 		// memberlist ignores an accusation below its incarnation.
 		return
 	case u.State != Alive:
-		if !n.queue.holds(n.self, Alive, me.inc) {
+		if !n.queue.holds(n.self, Alive, me.inc()) {
 			n.queue.push(n.selfAlive())
 			n.counters.Reasserts++
 		}
@@ -191,12 +191,12 @@ func (n *Node) applySelf(u Update) {
 		n.counters.RefutationsImpossible++
 		return
 	}
-	old := me.inc
-	me.inc = u.Incarnation + 1
+	old := me.inc()
+	me.set(Alive, u.Incarnation+1)
 	n.counters.Refutations++
 	n.adjustHealth(1)
-	n.emit(&SelfIncarnationBump{Old: old, New: me.inc, Cause: cause})
-	n.emit(&StateTransition{Observer: n.self, Subject: n.self, From: Alive, To: Alive, Incarnation: me.inc, Reason: ReasonRefuted})
+	n.emit(&SelfIncarnationBump{Old: old, New: me.inc(), Cause: cause})
+	n.emit(&StateTransition{Observer: n.self, Subject: n.self, From: Alive, To: Alive, Incarnation: me.inc(), Reason: ReasonRefuted})
 	n.queue.push(n.selfAlive())
 }
 
@@ -204,17 +204,17 @@ func (n *Node) applySelf(u Update) {
 // metadata.
 func (n *Node) selfAlive() Update {
 	me := &n.members[n.selfIdx]
-	return Update{Member: n.self, State: Alive, Incarnation: me.inc, Meta: me.storedMeta()}
+	return Update{Member: n.self, State: Alive, Incarnation: me.inc(), Meta: n.storedMeta(me)}
 }
 
 // reassert queues the node's current accusation about a member again,
 // unless it is still queued.
 func (n *Node) reassert(idx int32) {
 	m := &n.members[idx]
-	if n.queue.holds(m.id, m.state, m.inc) {
+	if n.queue.holds(n.id(idx), m.state(), m.inc()) {
 		return
 	}
-	n.queue.push(Update{Member: m.id, State: m.state, Incarnation: m.inc, From: m.accuser()})
+	n.queue.push(Update{Member: n.id(idx), State: m.state(), Incarnation: m.inc(), From: n.accuser(m)})
 	n.counters.Reasserts++
 }
 
@@ -232,7 +232,7 @@ func (n *Node) startSuspicion(idx int32, accuser string, now int64) {
 	}
 	s := &suspicion{start: now, min: lo, max: hi, k: k, accusers: []string{accuser}}
 	s.deadline = satAdd(now, suspicionTimeoutNs(0, k, lo, hi))
-	x := n.members[idx].ext()
+	x := n.ext(&n.members[idx])
 	x.susp = s
 	if !x.listed {
 		x.listed = true
@@ -248,12 +248,12 @@ func (n *Node) concludeOverdueSuspicions(now int64) {
 	kept := n.suspects[:0]
 	for _, idx := range n.suspects {
 		m := &n.members[idx]
-		if s := m.suspicion(); s != nil && now >= s.deadline {
+		if s := n.suspicion(m); s != nil && now >= s.deadline {
 			n.suspicionExpired(idx, now)
 		}
-		if m.suspicion() == nil {
-			if m.x != nil {
-				m.x.listed = false
+		if n.suspicion(m) == nil {
+			if x := n.extra(m); x != nil {
+				x.listed = false
 			}
 			continue
 		}
@@ -263,7 +263,7 @@ func (n *Node) concludeOverdueSuspicions(now int64) {
 }
 
 func (n *Node) armSuspicion(idx int32) {
-	s := n.members[idx].suspicion()
+	s := n.suspicion(&n.members[idx])
 	n.suspicionGen++
 	s.gen = n.suspicionGen
 	n.arm(s.deadline, suspicionToken(idx, s.gen))
@@ -275,13 +275,13 @@ func (n *Node) armSuspicion(idx int32) {
 // can count it too.
 func (n *Node) confirm(idx int32, accuser string, now int64) {
 	m := &n.members[idx]
-	s := m.suspicion()
+	s := n.suspicion(m)
 	if s == nil || s.n >= s.k || s.hasAccuser(accuser) {
 		return
 	}
 	s.accusers = append(s.accusers, accuser)
 	s.n++
-	n.queue.push(Update{Member: m.id, State: Suspect, Incarnation: m.inc, From: accuser})
+	n.queue.push(Update{Member: n.id(idx), State: Suspect, Incarnation: m.inc(), From: accuser})
 	deadline := satAdd(s.start, suspicionTimeoutNs(s.n, s.k, s.min, s.max))
 	if deadline >= s.deadline {
 		return
@@ -297,5 +297,5 @@ func (n *Node) confirm(idx int32, accuser string, now int64) {
 // suspicionExpired declares a suspect member dead.
 func (n *Node) suspicionExpired(idx int32, now int64) {
 	m := &n.members[idx]
-	n.applyUpdate(Update{Member: m.id, State: Dead, Incarnation: m.inc, From: n.self}, ReasonSuspicionTimeout, now)
+	n.applyUpdate(Update{Member: n.id(idx), State: Dead, Incarnation: m.inc(), From: n.self}, ReasonSuspicionTimeout, now)
 }

@@ -38,28 +38,29 @@ const (
 // metaOf returns member m's stored metadata. Assumed metadata is computed
 // on first use, because a 1000-member cluster would otherwise hold a
 // million copies nobody reads.
-func (n *Node) metaOf(m *member) []byte {
-	if m.metaSource() == metaAssumed && m.storedMeta() == nil {
-		if d := DerivedMeta(m.id, n.cfg.MetaBytes); d != nil {
-			m.ext().meta = d
+func (n *Node) metaOf(idx int32) []byte {
+	m := &n.members[idx]
+	if n.metaSource(m) == metaAssumed && n.storedMeta(m) == nil {
+		if d := DerivedMeta(n.id(idx), n.cfg.MetaBytes); d != nil {
+			n.ext(m).meta = d
 		}
 	}
-	return m.storedMeta()
+	return n.storedMeta(m)
 }
 
 // metaLen is len(n.metaOf(m)) without computing it.
 func (n *Node) metaLen(m *member) int {
-	if m.metaSource() == metaAssumed {
+	if n.metaSource(m) == metaAssumed {
 		return max(0, n.cfg.MetaBytes)
 	}
-	return len(m.storedMeta())
+	return len(n.storedMeta(m))
 }
 
 // storeMeta replaces member m's metadata with a copy of meta (from an
 // alive about it) and returns the copy, nil for empty. The copy keeps the
 // view independent of the caller's message.
-func storeMeta(m *member, meta []byte) []byte {
-	x := m.ext()
+func (n *Node) storeMeta(m *member, meta []byte) []byte {
+	x := n.ext(m)
 	x.metaSrc = metaHeard
 	x.meta = nil
 	if len(meta) > 0 {
@@ -76,5 +77,5 @@ func (n *Node) Meta(id string) (meta []byte, ok bool) {
 	if !ok {
 		return nil, false
 	}
-	return bytes.Clone(n.metaOf(&n.members[idx])), true
+	return bytes.Clone(n.metaOf(idx)), true
 }

@@ -1,6 +1,7 @@
 package swim
 
 import (
+	"iter"
 	"math"
 	"slices"
 	"strings"
@@ -24,11 +25,25 @@ type Node struct {
 	nextPushPullAt int64
 
 	// members holds every member the node has heard of, in the order it
-	// heard of them; byID lists positions sorted by id and is how ids are
-	// looked up (a binary search: no per-node map to build, clone or scan). Members are never removed: a dead member stays, so
+	// heard of them. Members are never removed: a dead member stays, so
 	// that a stale alive cannot resurrect it and a newer one can.
 	members []member
-	byID    []int32
+	// ids names members[:len(ids)], the members the node started with, in
+	// id order; added names the rest, in the order they were learnt, and
+	// addedByID lists their positions sorted by id. An id is looked up by
+	// a binary search in each (no per-node map to build, clone or scan).
+	// A member start's ids is the peers slice New was given, read and
+	// never written, so a cluster's nodes share one copy of every name
+	// and need no index of their own for it: at 10 000 peers a per-node
+	// copy would be 1.6 GB and a per-node index 0.4 GB (docs/BENCHMARKS.md,
+	// "Ten thousand peers").
+	ids       []string
+	added     []string
+	addedByID []int32
+	// extras holds the members' extra state, member.x being a position
+	// plus one. Pointers, so that a *memberExtra stays valid while others
+	// are added.
+	extras []*memberExtra
 	// memo holds, per memoSlot, a member position plus one that lookup
 	// found last (0 for none): positions never change, so an entry stays
 	// right and at worst misses.
@@ -70,15 +85,37 @@ type Node struct {
 	viaStream bool
 }
 
+// member is one member in a node's view: 12 bytes, its id kept by the
+// node (Node.id) and its rarely needed state apart (Node.extras), since a
+// cluster of n nodes holds n² of them, nearly all plain alive
+// (docs/BENCHMARKS.md, "Ten thousand peers"; TestMemberBytes holds the
+// bound). The incarnation is two words rather than a uint64 so that a
+// member aligns to 4 bytes, and the state shares a word with x.
 type member struct {
-	id  string
-	inc uint64
-	// x is what only some members need: an accuser, a suspicion, heard or
-	// computed metadata. nil reads as none of it. Kept apart so that a
-	// member takes 40 bytes rather than 80: a thousand nodes of a
-	// thousand members hold a million of them, nearly all plain alive.
-	x     *memberExtra
-	state State
+	incLo, incHi uint32
+	// xs holds the state in its top two bits and, below them, x: what
+	// only some members need (an accuser, a suspicion, heard or computed
+	// metadata) as Node.extras position plus one, 0 for none of it.
+	// Node.extras has at most one entry per member, and members are
+	// bounded by MaxMembers (at most 1<<24), so x fits in 30 bits.
+	xs uint32
+}
+
+const (
+	stateShift = 30
+	xMask      = 1<<stateShift - 1
+)
+
+func (m *member) inc() uint64 { return uint64(m.incHi)<<32 | uint64(m.incLo) }
+
+func (m *member) state() State { return State(m.xs >> stateShift) }
+
+func (m *member) x() int32 { return int32(m.xs & xMask) }
+
+// set gives m state s at incarnation inc.
+func (m *member) set(s State, inc uint64) {
+	m.incLo, m.incHi = uint32(inc), uint32(inc>>32)
+	m.xs = uint32(s)<<stateShift | m.xs&xMask
 }
 
 // memberExtra is the part of a member most members never need.
@@ -98,44 +135,61 @@ type memberExtra struct {
 	deadAt int64
 }
 
-// ext returns m's extra state, making it on first need.
-func (m *member) ext() *memberExtra {
-	if m.x == nil {
-		m.x = &memberExtra{}
+// id returns the id of the member at position idx.
+func (n *Node) id(idx int32) string {
+	if int(idx) < len(n.ids) {
+		return n.ids[idx]
 	}
-	return m.x
+	return n.added[int(idx)-len(n.ids)]
+}
+
+// extra returns m's extra state, nil if it has none.
+func (n *Node) extra(m *member) *memberExtra {
+	if m.x() == 0 {
+		return nil
+	}
+	return n.extras[m.x()-1]
+}
+
+// ext returns m's extra state, making it on first need.
+func (n *Node) ext(m *member) *memberExtra {
+	if m.x() == 0 {
+		n.extras = append(n.extras, &memberExtra{})
+		m.xs |= uint32(len(n.extras))
+	}
+	return n.extras[m.x()-1]
 }
 
 // accuser is the accuser of m's suspect or dead state, if any.
-func (m *member) accuser() string {
-	if m.x == nil {
-		return ""
+func (n *Node) accuser(m *member) string {
+	if x := n.extra(m); x != nil {
+		return x.by
 	}
-	return m.x.by
+	return ""
 }
 
 // suspicion is m's running suspicion, if any.
-func (m *member) suspicion() *suspicion {
-	if m.x == nil {
-		return nil
+func (n *Node) suspicion(m *member) *suspicion {
+	if x := n.extra(m); x != nil {
+		return x.susp
 	}
-	return m.x.susp
+	return nil
 }
 
 // storedMeta is m's stored metadata (see metaOf for assumed metadata).
-func (m *member) storedMeta() []byte {
-	if m.x == nil {
-		return nil
+func (n *Node) storedMeta(m *member) []byte {
+	if x := n.extra(m); x != nil {
+		return x.meta
 	}
-	return m.x.meta
+	return nil
 }
 
 // metaSource says where m's stored metadata came from.
-func (m *member) metaSource() metaSource {
-	if m.x == nil {
-		return metaAssumed
+func (n *Node) metaSource(m *member) metaSource {
+	if x := n.extra(m); x != nil {
+		return x.metaSrc
 	}
-	return m.x.metaSrc
+	return metaAssumed
 }
 
 // probe is the probe in flight, if any.
@@ -169,7 +223,9 @@ type relay struct {
 // have
 // passed Validate. Nothing happens until the first call (usually Tick),
 // whose effects begin with a state_transition (reason "initial") for every
-// member the node knows, itself included.
+// member the node knows, itself included. A Member start keeps peers
+// (the names of its members, shared by every node given the same slice):
+// the caller must not modify it afterwards.
 func New(self string, cfg Config, start Start, peers []string, r Rand) *Node {
 	initial := peers
 	if start == Joining {
@@ -194,18 +250,17 @@ func New(self string, cfg Config, start Start, peers []string, r Rand) *Node {
 		cfg:     cfg,
 		rand:    r,
 		members: make([]member, len(ids)),
-		byID:    make([]int32, len(ids)),
+		ids:     ids,
 		order:   make([]int32, 0, len(ids)),
 		queue:   newQueue(cfg.Gossip, maxQueuedUpdate(self, cfg)),
 	}
 	for i, id := range ids {
 		idx := int32(i)
-		n.members[i] = member{id: id, state: Alive}
-		n.byID[i] = idx
+		n.members[i].set(Alive, 0)
 		if id == self {
 			n.selfIdx = idx
-			n.members[i].inc = cfg.InitialIncarnation
-			n.members[i].x = &memberExtra{meta: DerivedMeta(self, cfg.MetaBytes), metaSrc: metaHeard}
+			n.members[i].set(Alive, cfg.InitialIncarnation)
+			*n.ext(&n.members[i]) = memberExtra{meta: DerivedMeta(self, cfg.MetaBytes), metaSrc: metaHeard}
 		} else {
 			n.order = append(n.order, idx)
 		}
@@ -245,20 +300,45 @@ func strictlyIncreasing(ids []string) bool {
 // position. Callers give it a state right away.
 func (n *Node) addMember(id string) int32 {
 	idx := int32(len(n.members))
-	n.members = append(n.members, member{id: id})
-	at, _ := n.search(id)
-	n.byID = slices.Insert(n.byID, at, idx)
+	n.members = append(n.members, member{})
+	n.added = append(n.added, id)
+	at, _ := n.searchAdded(id)
+	n.addedByID = slices.Insert(n.addedByID, at, idx)
 	return idx
 }
 
-// search returns where id is or would be in byID.
-func (n *Node) search(id string) (int, bool) {
-	// By hand rather than slices.BinarySearchFunc, whose comparison is a
-	// call through a closure at every step.
-	lo, hi := 0, len(n.byID)
+// search returns the position of member id in members.
+func (n *Node) search(id string) (int32, bool) {
+	// By hand rather than slices.BinarySearch, so that the common case
+	// (an id among the initial members) costs one loop and no call.
+	lo, hi := 0, len(n.ids)
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
-		switch c := strings.Compare(n.members[n.byID[mid]].id, id); {
+		switch c := strings.Compare(n.ids[mid], id); {
+		case c == 0:
+			return int32(mid), true
+		case c < 0:
+			lo = mid + 1
+		default:
+			hi = mid
+		}
+	}
+	if len(n.addedByID) == 0 {
+		return -1, false
+	}
+	at, ok := n.searchAdded(id)
+	if !ok {
+		return -1, false
+	}
+	return n.addedByID[at], true
+}
+
+// searchAdded returns where id is or would be in addedByID.
+func (n *Node) searchAdded(id string) (int, bool) {
+	lo, hi := 0, len(n.addedByID)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		switch c := strings.Compare(n.id(n.addedByID[mid]), id); {
 		case c == 0:
 			return mid, true
 		case c < 0:
@@ -270,24 +350,40 @@ func (n *Node) search(id string) (int, bool) {
 	return lo, false
 }
 
+// byID yields every member's position, sorted by id: the initial members
+// and the added ones merged.
+func (n *Node) byID() iter.Seq[int32] {
+	return func(yield func(int32) bool) {
+		i, j := 0, 0
+		for i < len(n.ids) || j < len(n.addedByID) {
+			var idx int32
+			if j == len(n.addedByID) || (i < len(n.ids) && n.ids[i] < n.id(n.addedByID[j])) {
+				idx = int32(i)
+				i++
+			} else {
+				idx = n.addedByID[j]
+				j++
+			}
+			if !yield(idx) {
+				return
+			}
+		}
+	}
+}
+
 // lookup returns the position of member id in members.
 func (n *Node) lookup(id string) (int32, bool) {
 	if len(n.members) > memoMembers {
-		at, ok := n.search(id)
-		if !ok {
-			return -1, false
-		}
-		return n.byID[at], true
+		return n.search(id)
 	}
 	k := memoSlot(id)
-	if i := n.memo[k]; i > 0 && n.members[i-1].id == id {
+	if i := n.memo[k]; i > 0 && n.id(i-1) == id {
 		return i - 1, true
 	}
-	at, ok := n.search(id)
+	idx, ok := n.search(id)
 	if !ok {
 		return -1, false
 	}
-	idx := n.byID[at]
 	n.memo[k] = idx + 1
 	return idx, true
 }
@@ -335,16 +431,18 @@ func (n *Node) begin(now int64) {
 	n.nextProbeAt = now
 	n.nextJoinAt = now
 	n.nextPushPullAt = satAdd(now, n.cfg.PushPullIntervalNs)
-	if n.output == nil && cap(n.out) < len(n.byID)+16 {
-		n.out = make([]Effect, 0, len(n.byID)+16)
+	if n.output == nil && cap(n.out) < len(n.members)+16 {
+		n.out = make([]Effect, 0, len(n.members)+16)
 	}
 	// One allocation for all initial events: a 1000-member node emits
 	// 1000 of them.
-	evs := make([]StateTransition, len(n.byID))
-	for i, idx := range n.byID {
+	evs := make([]StateTransition, len(n.members))
+	i := 0
+	for idx := range n.byID() {
 		m := &n.members[idx]
-		evs[i] = StateTransition{Observer: n.self, Subject: m.id, From: stateNone, To: m.state, Incarnation: m.inc, Reason: ReasonInitial}
+		evs[i] = StateTransition{Observer: n.self, Subject: n.id(idx), From: stateNone, To: m.state(), Incarnation: m.inc(), Reason: ReasonInitial}
 		n.emit(&evs[i])
+		i++
 	}
 }
 
@@ -486,7 +584,7 @@ func (n *Node) due(d duty) (at int64, ok bool) {
 	case dutySuspicions:
 		at = math.MaxInt64
 		for _, idx := range n.suspects {
-			s := n.members[idx].suspicion()
+			s := n.suspicion(&n.members[idx])
 			if s == nil {
 				return math.MinInt64, true // taken off the list at once
 			}
@@ -610,7 +708,7 @@ func (n *Node) TimerFired(tok uint64, now int64) []Effect {
 	case timerSuspicion:
 		idx, gen := int32(payload>>32), uint32(payload)
 		if idx >= 0 && int(idx) < len(n.members) {
-			if s := n.members[idx].suspicion(); s != nil && s.gen == gen {
+			if s := n.suspicion(&n.members[idx]); s != nil && s.gen == gen {
 				n.suspicionExpired(idx, now)
 			}
 		}
@@ -633,7 +731,7 @@ func (n *Node) SendFailed(to string, reason string, now int64) []Effect {
 // flight (memberlist's probeNode, the one place it staples a suspicion).
 func (n *Node) isProbePing(to string, msg *Message) bool {
 	p := &n.probe
-	return msg.Kind == Ping && p.active && msg.Seq == p.seq && n.members[p.target].id == to
+	return msg.Kind == Ping && p.active && msg.Seq == p.seq && n.id(p.target) == to
 }
 
 // send piggybacks updates on msg, records message_sent and emits the send.
@@ -663,8 +761,8 @@ func (n *Node) send(to string, msg *Message) {
 	} else if n.cfg.Dissemination == DisseminateMemberlist && !n.isProbePing(to, msg) {
 		// memberlist staples a suspicion to the probe's ping only.
 	} else if idx, ok := n.lookup(to); ok {
-		if m := &n.members[idx]; m.state == Suspect || (m.state == Dead && n.cfg.Dissemination == DisseminateSWIM) {
-			u := Update{Member: m.id, State: m.state, Incarnation: m.inc, From: m.accuser()}
+		if m := &n.members[idx]; m.state() == Suspect || (m.state() == Dead && n.cfg.Dissemination == DisseminateSWIM) {
+			u := Update{Member: n.id(idx), State: m.state(), Incarnation: m.inc(), From: n.accuser(m)}
 			if sz := updateSize(&u); sz <= budget {
 				ups = append(ups, u)
 				budget -= sz

@@ -32,7 +32,7 @@ func (n *Node) startProbe(now int64) {
 
 		}
 		p := &n.probe
-		id := n.members[idx].id
+		id := n.id(idx)
 		n.counters.Probes++
 		n.emit(&ProbeSent{Target: id, Seq: p.seq, Mode: ModeDirect})
 		n.send(id, &Message{Kind: Ping, Seq: p.seq, Target: id})
@@ -61,7 +61,7 @@ func (n *Node) nextTarget() (int32, bool) {
 		}
 		idx := n.order[n.orderPos]
 		n.orderPos++
-		if s := n.members[idx].state; s == Alive || s == Suspect {
+		if s := n.members[idx].state(); s == Alive || s == Suspect {
 			return idx, newRound
 		}
 	}
@@ -87,7 +87,7 @@ func (n *Node) reconnect(now int64) {
 	}
 	dead := n.scratch[:0]
 	for i := range n.members {
-		if m := &n.members[i]; m.state == Dead && (!ml || now-m.x.deadAt < GossipToTheDeadNs) {
+		if m := &n.members[i]; m.state() == Dead && (!ml || now-n.extra(m).deadAt < GossipToTheDeadNs) {
 			dead = append(dead, int32(i))
 		}
 	}
@@ -95,7 +95,7 @@ func (n *Node) reconnect(now int64) {
 	if len(dead) == 0 {
 		return
 	}
-	id := n.members[dead[below(n.rand, uint64(len(dead)))]].id
+	id := n.id(dead[below(n.rand, uint64(len(dead)))])
 	n.seq++
 	n.counters.Reconnects++
 	n.send(id, &Message{Kind: Ping, Seq: n.seq, Target: id})
@@ -107,7 +107,7 @@ func (n *Node) reconnect(now int64) {
 func (n *Node) onProbeTimeout() {
 	p := &n.probe
 	p.timedOut = true
-	target := n.members[p.target].id
+	target := n.id(p.target)
 	n.emit(&ProbeTimedOut{Target: target, Seq: p.seq, Mode: ModeDirect})
 	if via := n.pickIntermediaries(p.target); len(via) > 0 {
 		if !n.cfg.NoNack {
@@ -115,7 +115,7 @@ func (n *Node) onProbeTimeout() {
 		}
 		ids := make([]string, len(via))
 		for i, idx := range via {
-			ids[i] = n.members[idx].id
+			ids[i] = n.id(idx)
 		}
 		n.counters.IndirectProbes++
 		n.emit(&ProbeSent{Target: target, Seq: p.seq, Mode: ModeIndirect, Via: ids})
@@ -170,7 +170,7 @@ func (n *Node) pickIntermediaries(target int32) []int32 {
 	}
 	cands := n.scratch[:0]
 	for i := range n.members {
-		if idx := int32(i); idx != n.selfIdx && idx != target && n.members[i].state == Alive {
+		if idx := int32(i); idx != n.selfIdx && idx != target && n.members[i].state() == Alive {
 			cands = append(cands, idx)
 		}
 	}
@@ -195,14 +195,14 @@ func (n *Node) onProbeDeadline(now int64) {
 	}
 	p.active = false
 	m := n.members[p.target]
-	n.emit(&ProbeTimedOut{Target: m.id, Seq: p.seq, Mode: ModeIndirect})
+	n.emit(&ProbeTimedOut{Target: n.id(p.target), Seq: p.seq, Mode: ModeIndirect})
 	delta := 1
 	if p.expectedNacks > 0 {
 		delta = max(0, p.expectedNacks-p.nacks)
 	}
 	n.adjustHealth(delta)
 	n.counters.ProbesFailed++
-	n.applyUpdate(Update{Member: m.id, State: Suspect, Incarnation: m.inc, From: n.self}, ReasonProbeFailed, now)
+	n.applyUpdate(Update{Member: n.id(p.target), State: Suspect, Incarnation: m.inc(), From: n.self}, ReasonProbeFailed, now)
 }
 
 func (n *Node) probeSucceeded(mode string, now int64) {
@@ -210,7 +210,7 @@ func (n *Node) probeSucceeded(mode string, now int64) {
 	p.active = false
 	n.counters.ProbesAcked++
 	n.adjustHealth(-1)
-	n.emit(&ProbeAcked{Target: n.members[p.target].id, Seq: p.seq, Mode: mode, RTTNs: now - p.sentAt})
+	n.emit(&ProbeAcked{Target: n.id(p.target), Seq: p.seq, Mode: mode, RTTNs: now - p.sentAt})
 }
 
 // onPing answers a ping addressed to this node. A ping meant for another

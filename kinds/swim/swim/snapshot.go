@@ -92,25 +92,27 @@ func (n *Node) Snapshot() []byte {
 	b := make([]byte, 0, 256+64*len(n.members))
 	b = append(b, '{')
 	b = appendJSONString(appendKey(b, "self", true), n.self)
-	b = appendUintField(b, "incarnation", n.members[n.selfIdx].inc)
+	b = appendUintField(b, "incarnation", n.members[n.selfIdx].inc())
 	b = appendIntField(b, "health", int64(n.health))
 	b = appendIntField(b, "health_max", int64(n.cfg.AwarenessMaxMultiplier-1))
 	b = appendBoolField(b, "joined", n.joined)
 	b = appendKey(b, "members", false)
 	b = append(b, '[')
-	for i, idx := range n.byID {
+	first := true
+	for idx := range n.byID() {
 		m := &n.members[idx]
-		if i > 0 {
+		if !first {
 			b = append(b, ',')
 		}
+		first = false
 		b = append(b, '{')
-		b = appendJSONString(appendKey(b, "id", true), m.id)
-		b = appendStringField(b, "state", m.state.String())
-		b = appendUintField(b, "incarnation", m.inc)
+		b = appendJSONString(appendKey(b, "id", true), n.id(idx))
+		b = appendStringField(b, "state", m.state().String())
+		b = appendUintField(b, "incarnation", m.inc())
 		if ml := n.metaLen(m); ml > 0 {
 			b = appendIntField(b, "meta_bytes", int64(ml))
 		}
-		if s := m.suspicion(); s != nil {
+		if s := n.suspicion(m); s != nil {
 			b = appendIntField(b, "suspicion_deadline_ns", s.deadline)
 			b = appendIntField(b, "confirmations", int64(s.n))
 			accusers := slices.Clone(s.accusers)
@@ -143,7 +145,7 @@ func (n *Node) Snapshot() []byte {
 	b = appendIntField(b, "round_length", int64(len(n.order)))
 	b = appendIntField(b, "next_probe_ns", n.nextProbeAt)
 	if p := &n.probe; p.active {
-		b = appendStringField(b, "target", n.members[p.target].id)
+		b = appendStringField(b, "target", n.id(p.target))
 		b = appendUintField(b, "seq", p.seq)
 	}
 	b = append(b, '}')

@@ -7,7 +7,7 @@ package swim
 func (n *Node) Self() string { return n.self }
 
 // Incarnation returns the node's own incarnation.
-func (n *Node) Incarnation() uint64 { return n.members[n.selfIdx].inc }
+func (n *Node) Incarnation() uint64 { return n.members[n.selfIdx].inc() }
 
 // Health returns the Lifeguard local health score, 0 (healthy) to
 // AwarenessMaxMultiplier−1.
@@ -21,15 +21,15 @@ func (n *Node) View(id string) (s State, incarnation uint64, ok bool) {
 		return stateNone, 0, false
 	}
 	m := &n.members[idx]
-	return m.state, m.inc, true
+	return m.state(), m.inc(), true
 }
 
 // Members returns the ids of every member the node has heard of, itself
 // included, sorted.
 func (n *Node) Members() []string {
-	ids := make([]string, len(n.byID))
-	for i, idx := range n.byID {
-		ids[i] = n.members[idx].id
+	ids := make([]string, 0, len(n.members))
+	for idx := range n.byID() {
+		ids = append(ids, n.id(idx))
 	}
 	return ids
 }
