@@ -272,10 +272,14 @@ func ValidPeerID(id string) bool {
 		return false
 	}
 	for i := 0; i < len(id); i++ {
-		c := id[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+		if !PeerIDByte(id[i]) {
 			return false
 		}
 	}
 	return true
+}
+
+// PeerIDByte reports whether c may stand in a peer id: A-Z a-z 0-9 _ -.
+func PeerIDByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-'
 }

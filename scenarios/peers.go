@@ -38,7 +38,7 @@ func (c *checker) peers(top fields) {
 		id, ok := f.str("id", true)
 		switch {
 		case !ok:
-		case !validID(id):
+		case !hosts.ValidPeerID(id):
 			f.add("id", "%q is not a valid peer id (1 to 64 of A-Z a-z 0-9 _ -)", id)
 		case c.declared[id]:
 			f.add("id", "duplicate peer id %q (first declared as peers[#%d])", id, firstAt[id])

@@ -110,7 +110,7 @@ func checkScenarioName(f fields, name string) {
 		return
 	}
 	for _, ch := range name {
-		if ch >= 0x80 || !validIDByte(byte(ch)) && ch != '.' {
+		if ch >= 0x80 || !hosts.PeerIDByte(byte(ch)) && ch != '.' {
 			f.add("name", "%q: %q is not allowed (a scenario name is 1 to %d of A-Z a-z 0-9 _ - . and names the bundle directory)", name, ch, MaxScenarioNameBytes)
 			return
 		}
@@ -125,25 +125,6 @@ func (c *checker) atTime(f fields, key string, required bool) (int64, bool) {
 		return 0, false
 	}
 	return v, ok
-}
-
-// validID reports whether id matches [A-Za-z0-9_-]{1,64}: peer ids become
-// directory names in a bundle.
-func validID(id string) bool {
-	if len(id) == 0 || len(id) > 64 {
-		return false
-	}
-	for _, ch := range []byte(id) {
-		if !validIDByte(ch) {
-			return false
-		}
-	}
-	return true
-}
-
-// validIDByte reports whether ch is one of A-Z a-z 0-9 _ -.
-func validIDByte(ch byte) bool {
-	return 'a' <= ch && ch <= 'z' || 'A' <= ch && ch <= 'Z' || '0' <= ch && ch <= '9' || ch == '_' || ch == '-'
 }
 
 // peerRef reads key as the id of a declared peer.
