@@ -273,22 +273,20 @@ func nodeSDKs(t *testing.T) (node, dir string) {
 // program, but pays tsx's start-up, two node processes and its loader,
 // on every start, 2 s of CPU a run against 0.7 s for node alone
 // (docs/BENCHMARKS.md, "The edge's tests"), and the tests start over
-// forty. The files' names are drawn, so two test binaries sharing the
-// directory do not write over each other's.
+// forty. Both files go in a directory of their own made under dir (its
+// name drawn), so two test binaries sharing dir never write over each
+// other's files, nor over anything of the user's, and the cleanup
+// removes only that directory.
 func transpiled(t *testing.T, dir, name string, src []byte) string {
 	t.Helper()
-	f, err := os.CreateTemp(dir, name+"-*.mts")
+	own, err := os.MkdirTemp(dir, "detsim-edge-test-")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := f.Name()
-	js := strings.TrimSuffix(ts, ".mts") + ".mjs"
-	t.Cleanup(func() { os.Remove(ts); os.Remove(js) })
-	_, err = f.Write(src)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	t.Cleanup(func() { os.RemoveAll(own) })
+	ts := filepath.Join(own, name+".mts")
+	js := filepath.Join(own, name+".mjs")
+	if err := os.WriteFile(ts, src, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	esbuild := filepath.Join(dir, "node_modules", "esbuild", "bin", "esbuild")
