@@ -56,28 +56,95 @@ type Entry struct {
 	done bool
 }
 
+// stageSuffix names the directory Dir builds beside its guard file
+// before the rename that puts it in place.
+const stageSuffix = ".stage"
+
 // Dir creates a new temporary directory in parent named
 // <prefix>.detsim-tmp-<random>, holding its lock file, and registers it
 // for RemoveLive.
+//
+// A directory cannot be made with its lock file in one step, and a kill
+// between the two would leave a directory without a lock file, which no
+// sweep may remove: a user's directory of that name looks the same. So
+// the directory is built under its guard's name plus stageSuffix, beside
+// the guard, a locked temporary file (which a sweep can always judge:
+// a file is its own lock), and the guard is the proof that the stage is
+// detsim's. The directory then takes the guard's name by a rename,
+// already locked. Whenever the process dies, the next Sweep finds a
+// stale guard (and removes its stage with it) or a stale locked
+// directory.
 func Dir(parent, prefix string) (*Entry, error) {
 	return create(func() (*Entry, error) {
-		path, err := os.MkdirTemp(parent, prefix+TempInfix+"*")
+		guard, err := lockedTempFile(parent, prefix)
 		if err != nil {
 			return nil, err
 		}
-		f, err := os.OpenFile(filepath.Join(path, lockName), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		path := guard.Name()
+		stage := path + stageSuffix
+		afterDirStep("guard locked")
+		f, err := makeLockedDir(stage)
 		if err == nil {
-			err = tryLock(f)
+			// The stage holds its own lock now: the guard can go, and a
+			// kill from here on leaves a stale locked directory.
+			err = os.Remove(path)
+			afterDirStep("guard removed")
+			if err == nil {
+				err = renameNoReplace(stage, path)
+			}
 			if err != nil {
 				f.Close()
+				_ = os.RemoveAll(stage)
 			}
 		}
+		guard.Close()
 		if err != nil {
-			_ = os.RemoveAll(path)
+			_ = os.Remove(path)
 			return nil, err
 		}
 		return &Entry{Path: path, dir: true, lock: f}, nil
 	})
+}
+
+// afterDirStep is called after each step of Dir that leaves something on
+// disk. A test replaces it to kill the process there (dirsteps_test.go).
+var afterDirStep = func(step string) {}
+
+// makeLockedDir makes the directory path and its lock file, and returns
+// the lock file, locked.
+func makeLockedDir(path string) (*os.File, error) {
+	if err := os.Mkdir(path, 0o700); err != nil {
+		return nil, err
+	}
+	afterDirStep("stage made")
+	f, err := os.OpenFile(filepath.Join(path, lockName), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		afterDirStep("stage lock file made")
+		if err = tryLock(f); err != nil {
+			f.Close()
+		}
+	}
+	if err != nil {
+		_ = os.RemoveAll(path)
+		return nil, err
+	}
+	return f, nil
+}
+
+// lockedTempFile creates <prefix>.detsim-tmp-<random> in parent and
+// locks it. A kill before the lock leaves an unlocked temporary file,
+// which a sweep removes.
+func lockedTempFile(parent, prefix string) (*os.File, error) {
+	f, err := os.CreateTemp(parent, prefix+TempInfix+"*")
+	if err != nil {
+		return nil, err
+	}
+	if err := tryLock(f); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	return f, nil
 }
 
 // File creates a new temporary file in parent named
@@ -85,13 +152,8 @@ func Dir(parent, prefix string) (*Entry, error) {
 // Entry.File(); then Keep it under its final name, or Remove it.
 func File(parent, prefix string) (*Entry, error) {
 	return create(func() (*Entry, error) {
-		f, err := os.CreateTemp(parent, prefix+TempInfix+"*")
+		f, err := lockedTempFile(parent, prefix)
 		if err != nil {
-			return nil, err
-		}
-		if err := tryLock(f); err != nil {
-			f.Close()
-			os.Remove(f.Name())
 			return nil, err
 		}
 		return &Entry{Path: f.Name(), lock: f}, nil
@@ -258,7 +320,7 @@ func Sweep(parent, prefix string, handle func(Stale) error) error {
 			if s.Dir {
 				err = os.RemoveAll(path)
 			} else {
-				err = os.Remove(path)
+				err = errors.Join(removeStage(path+stageSuffix), os.Remove(path))
 			}
 			if errors.Is(err, fs.ErrNotExist) {
 				err = nil
@@ -270,6 +332,38 @@ func Sweep(parent, prefix string, handle func(Stale) error) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// removeStage removes the directory a Dir killed before its rename left
+// beside its guard file (the caller holds the guard's lock): only if it
+// holds nothing but what Dir puts there before the rename, its lock file,
+// free.
+func removeStage(stage string) error {
+	ents, err := os.ReadDir(stage)
+	if err != nil {
+		return nil // none, or not a directory: nothing of Dir's
+	}
+	switch {
+	case len(ents) == 0:
+	case len(ents) == 1 && ents[0].Name() == lockName && ents[0].Type().IsRegular():
+		f, err := os.OpenFile(filepath.Join(stage, lockName), os.O_RDWR, 0)
+		if err != nil {
+			return nil
+		}
+		defer f.Close()
+		if tryLock(f) != nil {
+			return nil
+		}
+		if err := os.Remove(f.Name()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	default:
+		return nil
+	}
+	if err := os.Remove(stage); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
 }
 
 // sweepList lists parent for a sweep: nothing where locks cannot be
