@@ -147,6 +147,9 @@ type rec struct {
 	host string
 	typ  string
 	p    hosts.Payload
+	// v is the record as its host built it, for the types the judge
+	// reads so (ReadsValue); p is then nil. Borrowed for the call.
+	v hosts.Event
 	// A log_append as appended read it; an apply as entry read it.
 	app     appended
 	appErr  error
@@ -154,6 +157,10 @@ type rec struct {
 	ent     entryAt
 	entErr  error
 	entRead bool
+	// terms and chains are the judge's buffers a log_append's JSON is
+	// read into, reused from record to record (app's may be a value's
+	// own, which must not be written).
+	terms, chains []uint64
 }
 
 // entryAt is what an apply record says of its entry.
@@ -162,6 +169,9 @@ type entryAt struct{ index, term, chain uint64 }
 // entry reads an apply's index, term and chain, once for the three
 // oracles that read applies.
 func (r *rec) entry() (entryAt, error) {
+	if a, ok := r.v.(*apply); ok {
+		return entryAt{jsonNum(a.index), jsonNum(a.term), a.chain}, nil
+	}
 	if !r.entRead {
 		r.entRead = true
 		if r.ent.index, r.entErr = r.num("index"); r.entErr != nil {
@@ -179,6 +189,12 @@ func (r *rec) cite() hosts.Cite { return hosts.Cite{Line: r.line, TimeNs: r.at} 
 
 // str and num read a member the record must have.
 func (r *rec) str(name string) (string, error) {
+	if r.v != nil {
+		if s, ok := valueStr(r.v, name); ok {
+			return s, nil
+		}
+		return "", fmt.Errorf("%s: no %q", r.typ, name)
+	}
 	if !r.p.Has(name) {
 		return "", fmt.Errorf("%s: no %q", r.typ, name)
 	}
@@ -186,6 +202,12 @@ func (r *rec) str(name string) (string, error) {
 }
 
 func (r *rec) num(name string) (uint64, error) {
+	if r.v != nil {
+		if n, ok := valueNum(r.v, name); ok {
+			return jsonNum(n), nil
+		}
+		return 0, fmt.Errorf("%s: no %q", r.typ, name)
+	}
 	if !r.p.Has(name) {
 		return 0, fmt.Errorf("%s: no %q", r.typ, name)
 	}
@@ -200,6 +222,12 @@ func (r *rec) num(name string) (uint64, error) {
 // digits: as the hosts write it without allocating, and any other way
 // through str.
 func (r *rec) chain(name string) (uint64, error) {
+	if r.v != nil {
+		if c, ok := valueChain(r.v, name); ok {
+			return c, nil
+		}
+		return 0, fmt.Errorf("%s: no %q", r.typ, name)
+	}
 	if raw, ok := jsonmember.Find(r.p, name); ok && len(raw) == 18 && raw[0] == '"' && raw[17] == '"' {
 		if c, ok := hex64(raw[1:17]); ok {
 			return c, nil
@@ -246,10 +274,105 @@ type appended struct {
 // do, and its entries are most of what the judge reads).
 func (r *rec) appended() (appended, error) {
 	if !r.appRead {
-		r.app, r.appErr = readAppended(r.p, r.app.Terms[:0], r.app.Chains[:0])
 		r.appRead = true
+		if la, ok := r.v.(*logAppend); ok {
+			r.app, r.appErr = checkAppended(appended{First: la.first, Last: la.last, Terms: la.terms, Chains: la.chains})
+			return r.app, r.appErr
+		}
+		r.app, r.appErr = readAppended(r.p, r.terms[:0], r.chains[:0])
+		if cap(r.app.Terms) > cap(r.terms) {
+			r.terms = r.app.Terms[:0]
+		}
+		if cap(r.app.Chains) > cap(r.chains) {
+			r.chains = r.app.Chains[:0]
+		}
 	}
 	return r.app, r.appErr
+}
+
+// text is a string member as hosts.Payload.Str reads it: "" when absent.
+func (r *rec) text(name string) string {
+	if r.v != nil {
+		s, _ := valueStr(r.v, name)
+		return s
+	}
+	return r.p.Str(name)
+}
+
+// valueStr, valueNum and valueChain read by name the members of the
+// records the judge reads as values (ReadsValue), as their JSON
+// (events.go) spells them; false for a member the record does not write.
+func valueStr(v hosts.Event, name string) (string, bool) {
+	switch e := v.(type) {
+	case *apply:
+		switch name {
+		case "op":
+			return e.op, true
+		case "req":
+			return e.req, true
+		case "key":
+			return e.key, true
+		case "value":
+			return e.value, true
+		}
+	case *proposalEv:
+		switch name {
+		case "req":
+			return e.req, true
+		case "to":
+			return e.to, true
+		case "key":
+			return e.key, true
+		}
+	}
+	return "", false
+}
+
+func valueNum(v hosts.Event, name string) (uint64, bool) {
+	switch e := v.(type) {
+	case *apply:
+		switch name {
+		case "index":
+			return e.index, true
+		case "term":
+			return e.term, true
+		}
+	case *proposalEv:
+		if name == "bytes" {
+			return uint64(e.bytes), true
+		}
+	case *logAppend:
+		switch name {
+		case "first":
+			return e.first, true
+		case "last":
+			return e.last, true
+		}
+	}
+	return 0, false
+}
+
+func valueChain(v hosts.Event, name string) (uint64, bool) {
+	if e, ok := v.(*apply); ok {
+		switch name {
+		case "chain":
+			return e.chain, true
+		case "cmd":
+			return e.cmd, true
+		case "state":
+			return e.state, true
+		}
+	}
+	return 0, false
+}
+
+// jsonNum is a number as num reads it from JSON (hosts.Payload.Num):
+// one of more than 18 digits reads as 0, so a value read so must too.
+func jsonNum(n uint64) uint64 {
+	if n >= 1e18 {
+		return 0
+	}
+	return n
 }
 
 // readAppended reads p, its terms and chains appended to terms and
@@ -278,6 +401,11 @@ func readAppended(p hosts.Payload, terms, chains []uint64) (appended, error) {
 			a.Chains[i] = c
 		}
 	}
+	return checkAppended(a)
+}
+
+// checkAppended holds a log_append's terms and chains to its range.
+func checkAppended(a appended) (appended, error) {
 	n := a.Last - a.First + 1
 	if a.Last < a.First || uint64(len(a.Terms)) != n || uint64(len(a.Chains)) != n {
 		return appended{}, fmt.Errorf("log_append: [%d, %d] with %d terms and %d chains", a.First, a.Last, len(a.Terms), len(a.Chains))
@@ -323,6 +451,18 @@ type judge struct {
 	// it past observe, and a record each was a third of the judge's
 	// allocations.
 	r rec
+	// buf holds the JSON of a value the judge does not read as one.
+	buf []byte
+}
+
+// ownValue says v is one of the structs valueStr, valueNum and
+// valueChain read.
+func ownValue(v hosts.Event) bool {
+	switch v.(type) {
+	case *apply, *proposalEv, *logAppend:
+		return true
+	}
+	return false
 }
 
 func newJudge(params []hosts.AssertionParams) hosts.Judge {
@@ -388,11 +528,23 @@ func (j *judge) Reads(tag, typ string) hosts.Read {
 	return hosts.ReadSkip
 }
 
+// ReadsValue: the records most of the judge's reading is of (every
+// apply, log_append and proposal: a tenth of the run when parsed back
+// from their JSON) are read from the structs the hosts built; the rest,
+// a few a run, from their JSON.
+func (j *judge) ReadsValue(tag, typ string) bool {
+	return tag == Tag && (typ == tApply || typ == tLogAppend || typ == tProposal)
+}
+
 func (j *judge) Observe(e *hosts.EventRec) error {
 	r := &j.r
-	terms, chains := r.app.Terms, r.app.Chains
-	*r = rec{line: e.Line, at: e.TimeNs, host: e.HostID, typ: e.Type, p: hosts.Payload(e.Event)}
-	r.app.Terms, r.app.Chains = terms[:0], chains[:0]
+	*r = rec{line: e.Line, at: e.TimeNs, host: e.HostID, typ: e.Type, p: hosts.Payload(e.Event), v: e.Value, terms: r.terms, chains: r.chains}
+	if r.v != nil && !ownValue(r.v) {
+		// A value of another producer of the tag: read from the JSON it
+		// writes, as the bundle holds it.
+		j.buf = r.v.AppendJSON(j.buf[:0])
+		r.p, r.v = hosts.Payload(j.buf), nil
+	}
 	for _, o := range j.oracles {
 		if !o.result().Resolved && o.reads(r.typ) {
 			if err := o.observe(r); err != nil {

@@ -99,7 +99,7 @@ func (o *catchUp) observe(r *rec) error {
 		if err != nil {
 			return err
 		}
-		if req := r.p.Str("req"); req != "" {
+		if req := r.text("req"); req != "" {
 			delete(o.unapplied, req)
 		}
 		o.advance(r, e.index)
@@ -166,9 +166,9 @@ func (o *catchUp) mutation(r *rec) error {
 	case "Heal":
 		o.cuts = nil
 	case "PeerKill":
-		o.running[r.p.Str("peer")] = false
+		o.running[r.text("peer")] = false
 	case "PeerResurrect":
-		o.running[r.p.Str("peer")] = true
+		o.running[r.text("peer")] = true
 	}
 	if r.p.Has("duration_ns") {
 		end += max(r.p.Num("duration_ns"), 0)

@@ -63,7 +63,7 @@ func (o *commitWithin) observe(r *rec) error {
 	case tPropDropped:
 		if p, ok := o.byReq[req]; ok && p.drop == nil {
 			c := r.cite()
-			p.drop, p.reason = &c, r.p.Str("reason")+" at "+r.host
+			p.drop, p.reason = &c, r.text("reason")+" at "+r.host
 		}
 	case tApply:
 		if p, ok := o.byReq[req]; ok {

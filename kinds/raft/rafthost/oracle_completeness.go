@@ -128,7 +128,7 @@ func (o *leaderCompleteness) observe(r *rec) error {
 		o.logs[r.host] = &memberLog{start: index, chains: []uint64{chain}}
 	// The same reading of members, for node_start's.
 	case tNodeStart:
-		if r.p.Str("disk") == diskEmpty {
+		if r.text("disk") == diskEmpty {
 			o.logs[r.host] = emptyLog()
 			return nil
 		}
@@ -142,7 +142,7 @@ func (o *leaderCompleteness) observe(r *rec) error {
 		}
 		o.log(r.host).recovered(last, chain)
 	case tRoleChange:
-		if r.p.Str("to") != "leader" {
+		if r.text("to") != "leader" {
 			return nil
 		}
 		term, err := r.num("term")

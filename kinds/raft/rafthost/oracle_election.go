@@ -43,7 +43,7 @@ func (o *electionSafety) observe(r *rec) error {
 	}
 	if r.typ == tVote {
 		cand, err := r.str("candidate")
-		if err != nil || r.p.Str("pre") == "true" {
+		if err != nil || r.text("pre") == "true" {
 			return err
 		}
 		k := hostTerm{r.host, term}

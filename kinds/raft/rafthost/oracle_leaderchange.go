@@ -31,7 +31,7 @@ func (o *noLeaderChange) observe(r *rec) error {
 	if err != nil {
 		return err
 	}
-	from, to := r.p.Str("from"), r.p.Str("to")
+	from, to := r.text("from"), r.text("to")
 	switch {
 	case to == "candidate":
 		o.res.Resolve(hosts.Fail, fmt.Sprintf("an election began at %s: %s became a candidate for term %d", secs(r.at), r.host, term), r.cite())

@@ -69,8 +69,8 @@ func (o *linearizable) observe(r *rec) error {
 		return err
 	}
 	if r.typ == tClientInvoke {
-		op := &linOp{client: r.p.Str("client"), req: req, key: r.p.Str("key"), read: r.p.Str("op") == clientRead,
-			value: r.p.Str("value"), call: r.at, ret: math.MaxInt64, invoke: r.cite()}
+		op := &linOp{client: r.text("client"), req: req, key: r.text("key"), read: r.text("op") == clientRead,
+			value: r.text("value"), call: r.at, ret: math.MaxInt64, invoke: r.cite()}
 		o.ops = append(o.ops, op)
 		o.byReq[req] = op
 		return nil
@@ -80,11 +80,11 @@ func (o *linearizable) observe(r *rec) error {
 		return nil // an answer to nothing this run invoked, or a second: not a client's operation
 	}
 	delete(o.byReq, req)
-	op.result, op.answer = r.p.Str("result"), r.cite()
+	op.result, op.answer = r.text("result"), r.cite()
 	if op.result == resultOK {
 		op.ret = r.at
 		if op.read {
-			op.value = r.p.Str("value")
+			op.value = r.text("value")
 		}
 	}
 	return nil

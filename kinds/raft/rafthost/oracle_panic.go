@@ -20,7 +20,7 @@ func (o *noPanic) observe(r *rec) error {
 	if err != nil {
 		return err
 	}
-	o.res.Resolve(hosts.Fail, fmt.Sprintf("%s panicked at %s during %s: %s", r.host, secs(r.at), r.p.Str("during"), text), r.cite())
+	o.res.Resolve(hosts.Fail, fmt.Sprintf("%s panicked at %s during %s: %s", r.host, secs(r.at), r.text("during"), text), r.cite())
 	return nil
 }
 
