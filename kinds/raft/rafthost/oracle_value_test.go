@@ -90,3 +90,16 @@ func TestJudge_ValuesAsJSON(t *testing.T) {
 	}
 }
 
+// TestJudge_ReadsNoMessages holds Reads' shortcut to the oracles: none
+// reads a message record, so skipping them unasked loses nothing.
+func TestJudge_ReadsNoMessages(t *testing.T) {
+	for _, k := range family.Kinds {
+		_, params := k.Fresh()
+		o := construct(params())
+		for _, typ := range []string{tSent, tReceived} {
+			if o.reads(typ) {
+				t.Errorf("%s reads %s: the judge's Reads skips it", k.Name, typ)
+			}
+		}
+	}
+}
