@@ -208,6 +208,25 @@ func keyedGet(url string) (*http.Response, error) {
 	return keyed(req)
 }
 
+// control is the body of a session's GET /control.
+type control struct {
+	Events []controlEvent `json:"events"`
+}
+
+// controlOf reads the control events at url (a session's /control with
+// its query), as the agent's client does.
+func controlOf(t testing.TB, url string) control {
+	t.Helper()
+	resp, err := keyedGet(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var ctl control
+	json.NewDecoder(resp.Body).Decode(&ctl)
+	return ctl
+}
+
 func post(t testing.TB, url, body string) (int, []byte) {
 	t.Helper()
 	resp, err := keyedPost(url, body)
@@ -503,15 +522,7 @@ func TestEdge_CancelAtTheScenarioInstant(t *testing.T) {
 	for _, id := range []string{"settles", "ignores"} {
 		base := r.session(t, id)
 		post(t, base+"/v1/messages", `{"messages":[{"role":"user","content":"hi"}]}`)
-		resp, err := keyedGet(base + "/control?wait=30")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var ctl struct {
-			Events []controlEvent `json:"events"`
-		}
-		json.NewDecoder(resp.Body).Decode(&ctl)
-		resp.Body.Close()
+		ctl := controlOf(t, base+"/control?wait=30")
 		if len(ctl.Events) != 1 || ctl.Events[0].Action != "cancel" || ctl.Events[0].AtNs < 1_000_000_000 {
 			t.Fatalf("%s: control %+v", id, ctl)
 		}
