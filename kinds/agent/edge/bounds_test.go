@@ -43,10 +43,7 @@ func TestEdge_BoundsWhatBadInputLeaves(t *testing.T) {
 			t.Fatalf("request %d for an unknown session: %d, want 404", i, code)
 		}
 	}
-	eps := r.stop()
-	if len(eps) != 2 {
-		t.Fatalf("%d episodes, want 2", len(eps))
-	}
+	eps := r.episodes(t, 2)
 	events, err := os.ReadFile(filepath.Join(eps[1].Bundle, "events.ndjson"))
 	if err != nil {
 		t.Fatal(err)

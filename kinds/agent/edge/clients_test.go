@@ -92,10 +92,7 @@ func clientRun(t *testing.T, sc *scenarios.Scenario, in Span, idle float64, cmd 
 	if out, err := c.CombinedOutput(); err != nil {
 		t.Fatalf("client: %v\n%s", err, out)
 	}
-	eps := r.stop()
-	if len(eps) != 1 {
-		t.Fatalf("%d episodes, want the client's one", len(eps))
-	}
+	eps := r.episodes(t, 1)
 	verifies(t, eps[0])
 	return eps[0]
 }

@@ -239,6 +239,16 @@ func post(t testing.TB, url, body string) (int, []byte) {
 }
 
 // session makes session id and returns its base URL; its key is in keys.
+// episodes stops r and returns its episodes, which must be n.
+func (r *running) episodes(t testing.TB, n int) []Episode {
+	t.Helper()
+	eps := r.stop()
+	if len(eps) != n {
+		t.Fatalf("%d episodes, want %d", len(eps), n)
+	}
+	return eps
+}
+
 func (r *running) session(t testing.TB, id string) string {
 	t.Helper()
 	return makeSession(t, r.url, id)
@@ -395,10 +405,7 @@ func TestEdge_JudgesWhatTheAgentReports(t *testing.T) {
 	post(t, liar+"/v1/messages", `{"stream":true,"messages":[{"role":"user","content":"hi"}]}`) // the duplicated fragment
 	post(t, liar+"/report", `{"turn":1,"outcome":"ok","message_id":"msg_t1.a2","text":"Let me look.","tool_uses":[{"id":"toolu_1","name":"bash","input":{"cmd":{"cmd":"ls"}}}]}`)
 
-	eps := r.stop()
-	if len(eps) != 2 {
-		t.Fatalf("%d episodes", len(eps))
-	}
+	eps := r.episodes(t, 2)
 	for _, ep := range eps {
 		vs := verdictsOf(t, ep)
 		switch ep.Session {
@@ -614,10 +621,7 @@ func TestEdge_RefusedReportsAreJudged(t *testing.T) {
 	if code, out := post(t, unserved+"/report", `{"turn":1,"outcome":"ok","message_id":"msg_t1.a7","text":"made up"}`); code != 409 || !bytes.Contains(out, []byte("never served")) {
 		t.Fatalf("unserved report: %d %s", code, out)
 	}
-	eps := r.stop()
-	if len(eps) != 2 {
-		t.Fatalf("%d episodes", len(eps))
-	}
+	eps := r.episodes(t, 2)
 	for _, ep := range eps {
 		vs := verdictsOf(t, ep)
 		switch ep.Session {
