@@ -8,10 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
-
-	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/detsim/detsim/render"
 	"github.com/detsim/detsim/scenarios"
@@ -184,23 +180,18 @@ func TestTeatest_FollowWhyPicture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
-	tm.Type("g2072")
-	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
-	waitScreen(t, tm, "at step 2 072")
+	tm := runTea(t, m, 120, 40)
+	enter(t, tm, "g2072", "at step 2 072")
 	tm.Type("w")
 	waitScreen(t, tm, "fra's view of orch became suspect")
-	tm.Type("/type=message_sent")
-	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
-	waitScreen(t, tm, "match: record")
+	enter(t, tm, "/type=message_sent", "match: record")
 	tm.Type("m")
 	waitScreen(t, tm, "ended at record")
 	tm.Type("m")
 	waitScreen(t, tm, "was sent at record")
 	tm.Type("P")
 	waitScreen(t, tm, "marked)")
-	tm.Type("q")
-	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
+	final := quit(t, tm)
 	if final.isError || !strings.HasPrefix(final.status, "picture: "+filepath.Join(dir, "gossip_flap-42.html")) {
 		t.Fatalf("final status %q", final.status)
 	}
