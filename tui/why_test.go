@@ -98,16 +98,23 @@ func TestWhy_AccuserAndBroadcastQueue(t *testing.T) {
 	}
 }
 
+// pictureModel is a 120x40 stepper on the gossip-flap reproduction whose
+// P writes its pictures in dir.
+func pictureModel(t *testing.T, dir string) Model {
+	t.Helper()
+	m, err := NewModel(loadScenario(t, "reproduction/gossip_flap"), testRegistry(), Options{Width: 120, Height: 40, PictureDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // P writes the run's picture: a bundle at <dir>/<name>-<seed>, the page
 // beside it with the current step marked; again, it replaces both (its
 // own); a file it did not write at the page's path is refused and kept.
 func TestPicture_WritesThePageAndRefusesStrangers(t *testing.T) {
 	dir := t.TempDir()
-	sc := loadScenario(t, "reproduction/gossip_flap")
-	m, err := NewModel(sc, testRegistry(), Options{Width: 120, Height: 40, PictureDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := pictureModel(t, dir)
 	m = drive(t, m, keys("g", "text:2072", "enter", "P")...)
 	page := filepath.Join(dir, "gossip_flap-42.html")
 	if m.isError || m.status != "picture: "+page+" (step 2 072 marked)" {
@@ -175,11 +182,7 @@ func TestPicture_WritesThePageAndRefusesStrangers(t *testing.T) {
 // w, and P (whose I/O runs in a command while the stepper stays live).
 func TestTeatest_FollowWhyPicture(t *testing.T) {
 	dir := t.TempDir()
-	sc := loadScenario(t, "reproduction/gossip_flap")
-	m, err := NewModel(sc, testRegistry(), Options{Width: 120, Height: 40, PictureDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := pictureModel(t, dir)
 	tm := runTea(t, m, 120, 40)
 	enter(t, tm, "g2072", "at step 2 072")
 	tm.Type("w")
