@@ -69,10 +69,7 @@ func TestAgentFaults_ScheduleIsAPureFunctionOfTheSeed(t *testing.T) {
 	a, _ := LoadLibrary("agent_faults", reg)
 	b, _ := LoadLibrary("agent_faults.toml", reg)
 	for seed := range uint64(30) {
-		x, err := a.Scenario(seed, reg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		x := mustScenario(t, a, seed, reg)
 		y, _ := b.Scenario(seed, reg)
 		if string(x.TOML()) != string(y.TOML()) {
 			t.Fatalf("seed %d: two loads differ", seed)
@@ -154,10 +151,7 @@ func TestKeepBase_KeepsTheBase(t *testing.T) {
 		t.Fatal(err)
 	}
 	for seed := range uint64(5) {
-		sc, err := p.Scenario(seed, reg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		sc := mustScenario(t, p, seed, reg)
 		if len(sc.Peers) != 1 || sc.Peers[0].ID != "x" || sc.DurationNs < 1_000_000_000 || sc.DurationNs > 2_000_000_000 {
 			t.Fatalf("seed %d: peers %v duration %d", seed, sc.Peers, sc.DurationNs)
 		}

@@ -1,6 +1,8 @@
 package property
 
 import (
+	"testing"
+
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/scenarios"
 )
@@ -41,4 +43,14 @@ func echoBase(reg *hosts.Registry) func(string) (*scenarios.Scenario, error) {
 		}
 		return scenarios.Parse(ref, []byte(echoBaseSrc), reg, nil)
 	}
+}
+
+// mustScenario is p's scenario of seed, failing the test on an error.
+func mustScenario(t testing.TB, p *Property, seed uint64, reg *hosts.Registry) *scenarios.Scenario {
+	t.Helper()
+	sc, err := p.Scenario(seed, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
 }

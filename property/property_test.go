@@ -89,14 +89,8 @@ func TestScenario_PureFunctionOfPropertyAndSeed_10_3(t *testing.T) {
 	b, _ := LoadLibrary("gossip_flap.toml", reg)
 	seen := map[string]uint64{}
 	for seed := range uint64(20) {
-		x, err := a.Scenario(seed, reg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		y, err := b.Scenario(seed, reg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		x := mustScenario(t, a, seed, reg)
+		y := mustScenario(t, b, seed, reg)
 		if !bytes.Equal(x.TOML(), y.TOML()) {
 			t.Fatalf("seed %d: two loads expand differently", seed)
 		}
@@ -118,10 +112,7 @@ func TestScenario_StaysInsideTheSpace(t *testing.T) {
 	p, _ := LoadLibrary("gossip_flap_legacy", reg)
 	counts := map[int]int{}
 	for seed := range uint64(200) {
-		sc, err := p.Scenario(seed, reg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		sc := mustScenario(t, p, seed, reg)
 		n := len(sc.Peers)
 		counts[n]++
 		if n < 3 || n > 5 || sc.DurationNs != 420_000_000_000 {
@@ -264,10 +255,7 @@ func TestScenario_PeersWildcardAndDrawnKindConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	for seed := range uint64(10) {
-		sc, err := p.Scenario(seed, reg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		sc := mustScenario(t, p, seed, reg)
 		last := sc.Assertions[len(sc.Assertions)-1]
 		if got := last.Params.(swimcheck.AllAliveThroughout).Peers; len(got) != len(sc.Peers) {
 			t.Errorf("peers = %v for %d peers", got, len(sc.Peers))

@@ -35,10 +35,7 @@ func TestBrowser_BigBundle(t *testing.T) {
 	if st.Bytes > maxPageBytes {
 		t.Errorf("page is %d bytes, over %d", st.Bytes, maxPageBytes)
 	}
-	ctx := browser(t)
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900)); err != nil {
-		t.Fatal(err)
-	}
+	ctx := wideBrowser(t)
 	abs, _ := filepath.Abs(path)
 	t0 := time.Now()
 	open(t, ctx, path, "")

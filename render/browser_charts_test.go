@@ -77,10 +77,7 @@ func maxOf(t *testing.T, dir, typ, field string) (int64, int) {
 func TestBrowser_ChartsOnTheReproduction(t *testing.T) {
 	dir := libraryBundle(t, "reproduction/gossip_flap")
 	path, _ := renderFile(t, dir, Options{})
-	ctx := browser(t)
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900)); err != nil {
-		t.Fatal(err)
-	}
+	ctx := wideBrowser(t)
 	open(t, ctx, path, "")
 	cs := pageCharts(t, ctx)
 	for _, id := range []string{"swim_bytes", "swim_updates", "swim_suspicions", "swim_refutations", "swim_incarnation", "swim_link_bytes", "swim_queue"} {

@@ -52,10 +52,7 @@ func hostsOf(t *testing.T, dir string) []string {
 func TestBrowser_Reproduction(t *testing.T) {
 	dir := libraryBundle(t, "reproduction/gossip_flap")
 	path, _ := renderFile(t, dir, Options{})
-	ctx := browser(t)
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900)); err != nil {
-		t.Fatal(err)
-	}
+	ctx := wideBrowser(t)
 	open(t, ctx, path, "")
 	t.Logf("page open to first draw: %.0f ms", eval[float64](t, ctx, "window.detsim.loadMs"))
 	s := state(t, ctx)
@@ -274,10 +271,7 @@ func TestBrowser_HoverAndStepMark(t *testing.T) {
 	dir := libraryBundle(t, "reproduction/gossip_flap")
 	const at = 310_053_269_733
 	path, _ := renderFile(t, dir, Options{Mark: true, MarkNs: at, MarkStep: 8427})
-	ctx := browser(t)
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900)); err != nil {
-		t.Fatal(err)
-	}
+	ctx := wideBrowser(t)
 	open(t, ctx, path, "")
 	v := eval[struct{ View []float64 }](t, ctx, "window.detsim.state()")
 	if v.View[0] > at || v.View[1] < at {

@@ -63,6 +63,18 @@ func browser(t *testing.T) context.Context {
 	return ctx
 }
 
+// wideBrowser is browser with its tab's viewport at 1280x900, the size
+// the tests that read the page's layout (charts, lanes, the big run's
+// page) measure it at.
+func wideBrowser(t *testing.T) context.Context {
+	t.Helper()
+	ctx := browser(t)
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900)); err != nil {
+		t.Fatal(err)
+	}
+	return ctx
+}
+
 // open loads the page at path from a file:// URL (fragment appended) and
 // waits until its script has drawn it.
 func open(t *testing.T, ctx context.Context, path, fragment string) {

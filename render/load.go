@@ -193,7 +193,8 @@ func (r *run) host(id string) int32 {
 
 // payload is every member render reads of the engine's records and of
 // message sends and receives. A kind's own records are read through its
-// declarations (hosts.Payload).
+// declarations (hosts.Payload). Its tagged fields look like other JSON
+// records' (the manifest's testbed member) only by their types.
 type payload struct {
 	Type       string          `json:"type"`
 	Peer       string          `json:"peer"`

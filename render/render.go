@@ -200,6 +200,8 @@ func verify(dir string) error {
 	return nil
 }
 
+// countWriter counts what reaches w and keeps its first error. It looks
+// like other small writers (the bench's error log) only by its shape.
 type countWriter struct {
 	w   io.Writer
 	n   int64

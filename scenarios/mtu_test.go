@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
@@ -20,17 +19,7 @@ func TestParse_MTUBytes_5_7(t *testing.T) {
 		}
 		roundTrip(t, s, testRegistry())
 	})
-	t.Run("0 and the bounds themselves are valid", func(t *testing.T) {
-		for _, v := range []string{"0", "576", "1500", "65535"} {
-			s := mustParse(t, with("bandwidth_bps = 1000", "bandwidth_bps = 1000\nmtu_bytes = "+v))
-			roundTrip(t, s, testRegistry())
-		}
-	})
-	t.Run("a property or merge tool can list it", func(t *testing.T) {
-		if !slices.Contains(policyKeys(), "mtu_bytes") {
-			t.Fatal("mtu_bytes is not in PolicyFields")
-		}
-	})
+	validAndListed(t, "0 and the bounds themselves are valid", "mtu_bytes", "0", "576", "1500", "65535")
 }
 
 func TestParse_RejectsInvalidMTU_5_7(t *testing.T) {

@@ -270,7 +270,9 @@ func DecodeTree(data []byte) (map[string]any, error) {
 
 // normalize turns the decoder's []map[string]any (arrays of tables) into
 // []any, so an array of tables and an inline array of inline tables read
-// alike and the tree has one shape for every later step.
+// alike and the tree has one shape for every later step. It walks the
+// tree as hosts.CloneTree does, alike in shape: this one rewrites it in
+// place, CloneTree copies it.
 func normalize(v any) any {
 	switch x := v.(type) {
 	case map[string]any:

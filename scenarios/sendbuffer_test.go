@@ -59,15 +59,22 @@ func TestParse_SendBufferBytes_5_2(t *testing.T) {
 		}
 		roundTrip(t, s, testRegistry())
 	})
-	t.Run("the bounds themselves are valid", func(t *testing.T) {
-		for _, v := range []string{"67895", "1073741824"} {
-			s := mustParse(t, with("bandwidth_bps = 1000", "bandwidth_bps = 1000\nsend_buffer_bytes = "+v))
+	validAndListed(t, "the bounds themselves are valid", "send_buffer_bytes", "67895", "1073741824")
+}
+
+// validAndListed holds a [default_link] field to what every link field
+// promises: each of values parses and round-trips (the subtest named
+// valid), and properties and merge tools can list it (PolicyFields).
+func validAndListed(t *testing.T, valid, key string, values ...string) {
+	t.Run(valid, func(t *testing.T) {
+		for _, v := range values {
+			s := mustParse(t, with("bandwidth_bps = 1000", "bandwidth_bps = 1000\n"+key+" = "+v))
 			roundTrip(t, s, testRegistry())
 		}
 	})
 	t.Run("a property or merge tool can list it", func(t *testing.T) {
-		if !slices.Contains(policyKeys(), "send_buffer_bytes") {
-			t.Fatal("send_buffer_bytes is not in PolicyFields")
+		if !slices.Contains(policyKeys(), key) {
+			t.Fatal(key + " is not in PolicyFields")
 		}
 	})
 }

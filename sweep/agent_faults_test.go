@@ -20,10 +20,7 @@ func TestAgentFaults_CorrectAgentPassesAndThePlantedBugFails(t *testing.T) {
 	reg := builtin.Registry()
 	const n = 200
 	for _, name := range []string{"agent_faults", "agent_faults_bug"} {
-		p, err := property.LoadLibrary(name, reg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := libraryProperty(t, name, reg)
 		s, err := Run(context.Background(), p, reg, Config{Count: n, Workers: 2})
 		if err != nil || s.Ran != n || len(s.Errors) > 0 {
 			t.Fatalf("%s: ran %d: %v %v", name, s.Ran, err, s.Errors)
@@ -50,9 +47,6 @@ func TestAgentFaults_CorrectAgentPassesAndThePlantedBugFails(t *testing.T) {
 func BenchmarkSweep_AgentFaults(b *testing.B) {
 	defer debug.SetGCPercent(debug.SetGCPercent(400)) // as detsim sweep runs
 	reg := builtin.Registry()
-	p, err := property.LoadLibrary("agent_faults", reg)
-	if err != nil {
-		b.Fatal(err)
-	}
+	p := libraryProperty(b, "agent_faults", reg)
 	benchWorkers(b, p, reg, 0)
 }

@@ -49,10 +49,7 @@ func BenchmarkSeed_GossipFlap7min(b *testing.B) {
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	reg := builtin.Registry()
 	for _, name := range []string{"gossip_flap_legacy", "gossip_flap"} {
-		p, err := property.LoadLibrary(name, reg)
-		if err != nil {
-			b.Fatal(err)
-		}
+		p := libraryProperty(b, name, reg)
 		b.Run(name, func(b *testing.B) {
 			s, err := Run(context.Background(), p, reg, Config{Start: 0, Count: uint64(b.N), Workers: 1})
 			if err != nil || s.Ran != uint64(b.N) {
@@ -71,10 +68,7 @@ func BenchmarkSweep_GossipFlap(b *testing.B) {
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	reg := builtin.Registry()
 	for _, name := range []string{"gossip_flap", "gossip_flap_legacy"} {
-		p, err := property.LoadLibrary(name, reg)
-		if err != nil {
-			b.Fatal(err)
-		}
+		p := libraryProperty(b, name, reg)
 		b.Run(name, func(b *testing.B) {
 			start, cpu := time.Now(), processCPU()
 			s, err := Run(context.Background(), p, reg, Config{Start: 0, Count: uint64(b.N), Workers: 2})

@@ -3,6 +3,7 @@ package sweep
 import (
 	"testing"
 
+	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/property"
 )
@@ -12,6 +13,17 @@ import (
 func lossy(t testing.TB) *property.Property {
 	t.Helper()
 	p, err := property.Load("testdata/echo_lossy.toml", builtin.Registry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// libraryProperty loads the library property name, failing the test if it
+// does not load.
+func libraryProperty(t testing.TB, name string, reg *hosts.Registry) *property.Property {
+	t.Helper()
+	p, err := property.LoadLibrary(name, reg)
 	if err != nil {
 		t.Fatal(err)
 	}

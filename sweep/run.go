@@ -40,29 +40,36 @@ var ErrAbandoned = batch.ErrStopped
 // and digest. It returns ErrAbandoned if ctx is done before the run ends,
 // and a *batch.PanicError if the run panicked.
 func RunScenario(ctx context.Context, sc *scenarios.Scenario, reg *hosts.Registry) (*Outcome, error) {
-	ev, err := verdict.New(sc.Assertions)
-	if err != nil {
-		return nil, err
-	}
-	e, err := batch.Watch(ctx, sc, reg, ev, nil)
-	if err != nil {
-		return nil, err
-	}
-	return &Outcome{EndNs: e.Now(), Records: e.Records(), Digest: e.Digest(), Verdicts: ev.Finish(e.Now())}, nil
+	return runWith(ctx, sc, reg, true)
 }
 
 // judgeScenario is RunScenario with nothing serialised (batch.Judge): the
 // verdicts, with no digest.
 func judgeScenario(ctx context.Context, sc *scenarios.Scenario, reg *hosts.Registry) (*Outcome, error) {
+	return runWith(ctx, sc, reg, false)
+}
+
+// runWith runs sc headless with an evaluator of its assertions: through
+// batch.Watch with its digest if digest, else through batch.Judge, which
+// serialises nothing and so has none.
+func runWith(ctx context.Context, sc *scenarios.Scenario, reg *hosts.Registry, digest bool) (*Outcome, error) {
+	run := batch.Judge
+	if digest {
+		run = batch.Watch
+	}
 	ev, err := verdict.New(sc.Assertions)
 	if err != nil {
 		return nil, err
 	}
-	e, err := batch.Judge(ctx, sc, reg, ev, nil)
+	e, err := run(ctx, sc, reg, ev, nil)
 	if err != nil {
 		return nil, err
 	}
-	return &Outcome{EndNs: e.Now(), Records: e.Records(), Verdicts: ev.Finish(e.Now())}, nil
+	out := &Outcome{EndNs: e.Now(), Records: e.Records(), Verdicts: ev.Finish(e.Now())}
+	if digest {
+		out.Digest = e.Digest()
+	}
+	return out, nil
 }
 
 // digestAgain runs a judged seed again, serialised, for its digest: the

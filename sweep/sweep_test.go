@@ -278,10 +278,7 @@ func TestSummary_Met(t *testing.T) {
 func TestRun_SeedsBuiltWithoutTheirFileRunAsBefore(t *testing.T) {
 	reg := builtin.Registry()
 	for _, name := range property.LibraryNames(reg) {
-		p, err := property.LoadLibrary(name, reg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := libraryProperty(t, name, reg)
 		cfg := Config{Start: 0, Count: 4, Workers: 2, Digests: true, OnSeed: func(r SeedResult) {
 			if r.Err != nil {
 				t.Fatalf("%s seed %d: %v", name, r.Seed, r.Err)

@@ -126,19 +126,32 @@ func BenchmarkStepper1000_Next(b *testing.B) {
 // Its rate is steps per second of wall time against a batch run timed in
 // the same iteration.
 func BenchmarkStepper1000_GotoEnd(b *testing.B) {
+	vsBatch(b, "goto-vs-batch", func(m *Model, h *heapPeak) (int64, time.Duration) {
+		t0 := time.Now()
+		msg := runJob(b, m.sess, &job{kind: jobGotoStep, target: 1 << 40, vp: m.scr.ViewParams()}, h)
+		took := time.Since(t0)
+		b.ReportMetric(float64(msg.fr.Index()), "final-step")
+		b.ReportMetric(float64(m.sess.Timeline().Checkpoints()), "checkpoints")
+		return int64(msg.fr.Index()), took
+	})
+}
+
+// vsBatch runs the scale scenario's stepper benchmark whose iteration is
+// run on a fresh 200x50 stepper: run returns the steps it took and the
+// time they took, and the metric is their rate against a batch run timed
+// in the same iteration (median over the iterations), with the heap's
+// peak.
+func vsBatch(b *testing.B, metric string, run func(m *Model, h *heapPeak) (steps int64, took time.Duration)) {
 	sc := scale1000(b)
 	var ratios []float64
 	var h heapPeak
 	for b.Loop() {
 		br := batchRate(b, sc)
 		m := newTestModel(b, sc, 200, 50)
-		t0 := time.Now()
-		msg := runJob(b, m.sess, &job{kind: jobGotoStep, target: 1 << 40, vp: m.scr.ViewParams()}, &h)
-		ratios = append(ratios, float64(msg.fr.Index())/time.Since(t0).Seconds()/br)
-		b.ReportMetric(float64(msg.fr.Index()), "final-step")
-		b.ReportMetric(float64(m.sess.Timeline().Checkpoints()), "checkpoints")
+		steps, took := run(&m, &h)
+		ratios = append(ratios, float64(steps)/took.Seconds()/br)
 	}
-	b.ReportMetric(median(ratios), "goto-vs-batch")
+	b.ReportMetric(median(ratios), metric)
 	h.report(b)
 }
 
@@ -168,21 +181,15 @@ func BenchmarkStepper1000_ReverseAtEnd(b *testing.B) {
 // run (its one assertion passes, so no breakpoint fires), in 40 ms
 // chunks with progress frames, as the stepper runs it.
 func BenchmarkStepper1000_ContinueToEnd(b *testing.B) {
-	sc := scale1000(b)
-	var ratios []float64
-	var h heapPeak
-	for b.Loop() {
-		br := batchRate(b, sc)
-		m := newTestModel(b, sc, 200, 50)
+	vsBatch(b, "continue-vs-batch", func(m *Model, h *heapPeak) (int64, time.Duration) {
 		t0 := time.Now()
-		msg := runJob(b, m.sess, &job{kind: jobContinue, bps: m.bps, vp: m.scr.ViewParams()}, &h)
+		msg := runJob(b, m.sess, &job{kind: jobContinue, bps: m.bps, vp: m.scr.ViewParams()}, h)
+		took := time.Since(t0)
 		if !msg.fr.Done() {
 			b.Fatalf("continue stopped at step %d: %s", msg.fr.Index(), msg.status)
 		}
-		ratios = append(ratios, float64(msg.fr.Index())/time.Since(t0).Seconds()/br)
-	}
-	b.ReportMetric(median(ratios), "continue-vs-batch")
-	h.report(b)
+		return int64(msg.fr.Index()), took
+	})
 }
 
 // BenchmarkStepper1000_ContinueFromMiddle is `c` from where a user would
@@ -191,23 +198,16 @@ func BenchmarkStepper1000_ContinueToEnd(b *testing.B) {
 // quarter second, 1000 nodes starting, is the slow part), so it flatters
 // the stepper; the whole-run figure is ContinueToEnd.
 func BenchmarkStepper1000_ContinueFromMiddle(b *testing.B) {
-	sc := scale1000(b)
-	var ratios []float64
-	var h heapPeak
-	for b.Loop() {
-		br := batchRate(b, sc)
-		m := newTestModel(b, sc, 200, 50)
-		msg := runJob(b, m.sess, &job{kind: jobGotoTime, target: 30_000_000_000, vp: m.scr.ViewParams()}, &h)
+	vsBatch(b, "continue-vs-batch-average", func(m *Model, h *heapPeak) (int64, time.Duration) {
+		msg := runJob(b, m.sess, &job{kind: jobGotoTime, target: 30_000_000_000, vp: m.scr.ViewParams()}, h)
 		m.scr.Show(msg.fr)
 		for range 5 {
-			msg = runJob(b, m.sess, &job{kind: jobBack, vp: m.scr.ViewParams()}, &h)
+			msg = runJob(b, m.sess, &job{kind: jobBack, vp: m.scr.ViewParams()}, h)
 			m.scr.Show(msg.fr)
 		}
 		start := m.frame().Index()
 		t0 := time.Now()
-		msg = runJob(b, m.sess, &job{kind: jobContinue, bps: m.bps, vp: m.scr.ViewParams()}, &h)
-		ratios = append(ratios, float64(msg.fr.Index()-start)/time.Since(t0).Seconds()/br)
-	}
-	b.ReportMetric(median(ratios), "continue-vs-batch-average")
-	h.report(b)
+		msg = runJob(b, m.sess, &job{kind: jobContinue, bps: m.bps, vp: m.scr.ViewParams()}, h)
+		return int64(msg.fr.Index() - start), time.Since(t0)
+	})
 }

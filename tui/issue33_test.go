@@ -4,10 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/detsim/detsim/tui/screen"
 )
@@ -66,15 +64,12 @@ func oneLine(s string) string {
 // its prompt, and esc then cancels it rather than closing the list.
 func TestTeatest_RefusedBreakpointKeepsPrompt(t *testing.T) {
 	m := newTestModel(t, loadScenario(t, "reproduction/gossip_flap"), 80, 24)
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(80, 24))
+	tm := runTea(t, m, 80, 24)
 	tm.Type("ba")
-	tm.Type("host=orhc")
-	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
-	waitScreen(t, tm, `did you mean "orch"?`)
+	enter(t, tm, "host=orhc", `did you mean "orch"?`)
 	tm.Type("d")
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyEscape})
-	tm.Type("q")
-	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
+	final := quit(t, tm)
 	if len(final.bps) != 1 || final.overlay != screen.OverlayBreakpoints || final.prompt != nil {
 		t.Fatalf("after the refusal, d and esc: breakpoints %v, overlay %v, prompt %+v", final.bps, final.overlay, final.prompt)
 	}

@@ -3,9 +3,6 @@ package tui
 import (
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/detsim/detsim/debugger"
 	"github.com/detsim/detsim/tui/screen"
@@ -180,21 +177,16 @@ func TestKeys_FilterReachesBeyondTheWindow(t *testing.T) {
 
 // The new keys through the real runtime: typed faster than they finish.
 func TestTeatest_SearchVerdictsCount(t *testing.T) {
-	tm := teatest.NewTestModel(t, swimModel(t, 120, 40), teatest.WithInitialTermSize(120, 40))
+	tm := runTea(t, swimModel(t, 120, 40), 120, 40)
 	tm.Type("25n")
 	waitScreen(t, tm, "25 steps to step 25")
-	tm.Type("/type=probe_timed_out")
-	tm.Send(keyPress("enter"))
-	waitScreen(t, tm, "( ] next, [ previous )")
+	enter(t, tm, "/type=probe_timed_out", "( ] next, [ previous )")
 	tm.Type("]")
 	tm.Type("v")
 	waitScreen(t, tm, "j/k select")
 	tm.Send(keyPress("esc"))
-	tm.Type("gL500")
-	tm.Send(keyPress("enter"))
-	waitScreen(t, tm, "(events.ndjson#L500) was emitted by step")
-	tm.Type("q")
-	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
+	enter(t, tm, "gL500", "(events.ndjson#L500) was emitted by step")
+	final := quit(t, tm)
 	if final.scr.LogCursor() != 500 {
 		t.Fatalf("final cursor %d", final.scr.LogCursor())
 	}

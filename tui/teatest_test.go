@@ -10,6 +10,27 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 )
 
+// runTea runs m in the real bubbletea runtime on a w x h terminal.
+func runTea(t *testing.T, m tea.Model, w, h int) *teatest.TestModel {
+	t.Helper()
+	return teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h))
+}
+
+// enter types typed and enter, and waits for want on the screen.
+func enter(t *testing.T, tm *teatest.TestModel, typed, want string) {
+	t.Helper()
+	tm.Type(typed)
+	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
+	waitScreen(t, tm, want)
+}
+
+// quit types q and returns the model the program ended with.
+func quit(t *testing.T, tm *teatest.TestModel) Model {
+	t.Helper()
+	tm.Type("q")
+	return tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
+}
+
 // waitScreen waits until the screen shows want. The output is a stream
 // of screen updates that rewrite only the cells that changed and may
 // break a line's text with style changes, so the bytes are read with
@@ -36,17 +57,14 @@ func waitScreen(t *testing.T, tm *teatest.TestModel, want string) {
 // than the steps finish are queued, not lost.
 func TestTeatest_KeySequence(t *testing.T) {
 	m := newTestModel(t, echoParity(t), 80, 24)
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(80, 24))
+	tm := runTea(t, m, 80, 24)
 	tm.Type("nnnnn")
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyLeft})
 	waitScreen(t, tm, "back to step 4")
-	tm.Type("g9s")
-	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
-	waitScreen(t, tm, "the first at or after t=+9s")
+	enter(t, tm, "g9s", "the first at or after t=+9s")
 	tm.Type("C")
 	waitScreen(t, tm, "no breakpoint before step")
-	tm.Type("q")
-	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
+	final := quit(t, tm)
 	if final.frame().Index() != 0 {
 		t.Fatalf("final step %d, want 0", final.frame().Index())
 	}
@@ -55,16 +73,13 @@ func TestTeatest_KeySequence(t *testing.T) {
 // esc stops a long continue between chunks, and the stepper stays usable.
 func TestTeatest_EscInterruptsContinue(t *testing.T) {
 	m := newTestModel(t, meshScenario(12, 1<<50), 80, 24)
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(80, 24))
+	tm := runTea(t, m, 80, 24)
 	tm.Type("c")
 	waitScreen(t, tm, "events/s")
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyEscape})
 	waitScreen(t, tm, "interrupted")
-	tm.Type("g1")
-	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
-	waitScreen(t, tm, "at step 1")
-	tm.Type("q")
-	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
+	enter(t, tm, "g1", "at step 1")
+	final := quit(t, tm)
 	if final.frame().Index() != 1 || final.job != nil || final.status != "at step 1" {
 		t.Fatalf("after interrupting and going to step 1: step %d job=%v status %q", final.frame().Index(), final.job, final.status)
 	}
@@ -123,7 +138,7 @@ func (m textModel) View() tea.View { return tea.NewView(m.line) }
 // The renderer rewrites only the cell that changed, so the new line is
 // never in the stream whole until waitScreen asks for a repaint.
 func TestWaitScreen_FindsTextChangedInOneCell(t *testing.T) {
-	tm := teatest.NewTestModel(t, textModel{line: "breakpoint hit at step 26"}, teatest.WithInitialTermSize(40, 3))
+	tm := runTea(t, textModel{line: "breakpoint hit at step 26"}, 40, 3)
 	waitScreen(t, tm, "breakpoint hit at step 26")
 	tm.Type("x")
 	waitScreen(t, tm, "breakpoint hit at step 25")

@@ -8,10 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
-
-	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/detsim/detsim/render"
 	"github.com/detsim/detsim/scenarios"
@@ -102,16 +98,23 @@ func TestWhy_AccuserAndBroadcastQueue(t *testing.T) {
 	}
 }
 
+// pictureModel is a 120x40 stepper on the gossip-flap reproduction whose
+// P writes its pictures in dir.
+func pictureModel(t *testing.T, dir string) Model {
+	t.Helper()
+	m, err := NewModel(loadScenario(t, "reproduction/gossip_flap"), testRegistry(), Options{Width: 120, Height: 40, PictureDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // P writes the run's picture: a bundle at <dir>/<name>-<seed>, the page
 // beside it with the current step marked; again, it replaces both (its
 // own); a file it did not write at the page's path is refused and kept.
 func TestPicture_WritesThePageAndRefusesStrangers(t *testing.T) {
 	dir := t.TempDir()
-	sc := loadScenario(t, "reproduction/gossip_flap")
-	m, err := NewModel(sc, testRegistry(), Options{Width: 120, Height: 40, PictureDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := pictureModel(t, dir)
 	m = drive(t, m, keys("g", "text:2072", "enter", "P")...)
 	page := filepath.Join(dir, "gossip_flap-42.html")
 	if m.isError || m.status != "picture: "+page+" (step 2 072 marked)" {
@@ -179,28 +182,19 @@ func TestPicture_WritesThePageAndRefusesStrangers(t *testing.T) {
 // w, and P (whose I/O runs in a command while the stepper stays live).
 func TestTeatest_FollowWhyPicture(t *testing.T) {
 	dir := t.TempDir()
-	sc := loadScenario(t, "reproduction/gossip_flap")
-	m, err := NewModel(sc, testRegistry(), Options{Width: 120, Height: 40, PictureDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
-	tm.Type("g2072")
-	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
-	waitScreen(t, tm, "at step 2 072")
+	m := pictureModel(t, dir)
+	tm := runTea(t, m, 120, 40)
+	enter(t, tm, "g2072", "at step 2 072")
 	tm.Type("w")
 	waitScreen(t, tm, "fra's view of orch became suspect")
-	tm.Type("/type=message_sent")
-	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
-	waitScreen(t, tm, "match: record")
+	enter(t, tm, "/type=message_sent", "match: record")
 	tm.Type("m")
 	waitScreen(t, tm, "ended at record")
 	tm.Type("m")
 	waitScreen(t, tm, "was sent at record")
 	tm.Type("P")
 	waitScreen(t, tm, "marked)")
-	tm.Type("q")
-	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
+	final := quit(t, tm)
 	if final.isError || !strings.HasPrefix(final.status, "picture: "+filepath.Join(dir, "gossip_flap-42.html")) {
 		t.Fatalf("final status %q", final.status)
 	}

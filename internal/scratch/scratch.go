@@ -277,16 +277,11 @@ var ErrKeep = errors.New("keep it")
 // that name is left alone. Sweep holds each stale entry's lock while
 // handle runs, so two sweepers never handle the same one.
 func Sweep(parent, prefix string, handle func(Stale) error) error {
-	ents, err := sweepList(parent)
-	if err != nil {
-		return err
-	}
-	var errs []error
-	for _, d := range ents {
+	return eachEntry(parent, func(d fs.DirEntry) error {
 		name := d.Name()
 		at := strings.Index(name, TempInfix)
 		if at < 0 || prefix != "" && name[:at] != prefix {
-			continue
+			return nil
 		}
 		path := filepath.Join(parent, name)
 		s := Stale{Path: path, Dir: d.IsDir(), Prefix: name[:at]}
@@ -295,26 +290,24 @@ func Sweep(parent, prefix string, handle func(Stale) error) error {
 		case d.IsDir():
 			lockPath = filepath.Join(path, lockName)
 		case !d.Type().IsRegular():
-			continue
+			return nil
 		}
 		f, err := os.OpenFile(lockPath, os.O_RDWR, 0)
 		if err != nil {
-			continue // no lock file: not detsim's, or already gone
+			return nil // no lock file: not detsim's, or already gone
 		}
+		defer f.Close()
 		if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
-			f.Close()
-			continue
+			return nil
 		}
 		if tryLock(f) != nil {
-			f.Close()
-			continue // live: another process works there
+			return nil // live: another process works there
 		}
 		if handle != nil {
 			err = handle(s)
 		}
 		if errors.Is(err, ErrKeep) {
-			f.Close()
-			continue
+			return nil
 		}
 		if err == nil {
 			if s.Dir {
@@ -326,9 +319,25 @@ func Sweep(parent, prefix string, handle func(Stale) error) error {
 				err = nil
 			}
 		}
-		f.Close()
 		if err != nil {
-			errs = append(errs, fmt.Errorf("removing stale %s: %w", path, err))
+			return fmt.Errorf("removing stale %s: %w", path, err)
+		}
+		return nil
+	})
+}
+
+// eachEntry calls fn with each entry sweepList finds in parent, and
+// returns the errors fn returned, joined: Sweep and SweepLocks each walk
+// a directory this way, with their own test of an entry.
+func eachEntry(parent string, fn func(fs.DirEntry) error) error {
+	ents, err := sweepList(parent)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, d := range ents {
+		if err := fn(d); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
@@ -384,29 +393,24 @@ func sweepList(parent string) ([]fs.DirEntry, error) {
 // that its file is still the one at the path makes removing it safe
 // against a process taking it at that moment.
 func SweepLocks(parent string) error {
-	ents, err := sweepList(parent)
-	if err != nil {
-		return err
-	}
-	var errs []error
-	for _, d := range ents {
+	return eachEntry(parent, func(d fs.DirEntry) error {
 		name := d.Name()
 		if !d.Type().IsRegular() || !strings.HasPrefix(name, ".") || !strings.HasSuffix(name, lockName) || name == lockName {
-			continue
+			return nil
 		}
 		path := filepath.Join(parent, name)
 		f, err := os.OpenFile(path, os.O_RDWR, 0)
 		if err != nil {
-			continue
+			return nil
 		}
+		defer f.Close()
 		if tryLock(f) == nil {
 			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				errs = append(errs, fmt.Errorf("removing stale lock %s: %w", path, err))
+				return fmt.Errorf("removing stale lock %s: %w", path, err)
 			}
 		}
-		f.Close()
-	}
-	return errors.Join(errs...)
+		return nil
+	})
 }
 
 // OutLock is a held lock on an output path.

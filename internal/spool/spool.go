@@ -86,7 +86,8 @@ func LineTime(line []byte) (int64, error) {
 	return strconv.ParseInt(string(rest[:end]), 10, 64)
 }
 
-// cursor is one source file being merged.
+// cursor is one source file being merged. Its fields look like the
+// testbed's delay-line packet's only by their types: nothing is shared.
 type cursor struct {
 	r    *bufio.Reader
 	line []byte

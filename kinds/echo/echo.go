@@ -181,7 +181,8 @@ func (h *host) Recv(m hosts.Message, now int64) []hosts.Action {
 	return nil
 }
 
-// Snapshot reports the host's counters.
+// Snapshot reports the host's counters, appended by hand as every kind's
+// snapshot is, alike in shape: the members are echo's.
 func (h *host) Snapshot() []byte {
 	b := []byte(`{"id":`)
 	b = jsonw.AppendString(b, h.id)
@@ -209,7 +210,9 @@ func (h *host) Clone() hosts.Host {
 }
 
 // event is every echo diagnostics record: ping_sent, ping_received,
-// pong_sent, pong_received.
+// pong_sent, pong_received. Its fields look like other kinds' records
+// (the outside-kind example's, memberlist's observer's) by their types
+// only.
 type event struct {
 	typ   string
 	peer  string

@@ -56,17 +56,14 @@ var Kind hosts.Kind = kind{}
 // (hosts.Restartable), cancellable hosts (hosts.Canceller), a fault
 // catalog (hosts.Faulter), a summary line (pane.Summarizer), charts
 // (hosts.Charts), its assertions (hosts.Oracle, agentcheck) and the
-// family's scenario library (hosts.Librarian, library.go). Its one-line
-// methods read as the other agent-family kinds' do, on purpose: each
-// answers one of the contract's small interfaces, and the family shares
-// the up/down states and llmwire's codec.
-type kind struct{}
+// family's scenario library (hosts.Librarian, library.go). The up/down
+// states and the codec are llmwire.Family's, the same for the whole
+// family; its other one-line methods read as the other agent-family
+// kinds' do, on purpose: each answers one of the contract's small
+// interfaces.
+type kind struct{ llmwire.Family }
 
 func (kind) Tag() string                    { return Tag }
-func (kind) States() []string               { return []string{"up", "down"} }
-func (kind) DownState() string              { return "down" }
-func (kind) RestartState() string           { return "up" }
-func (kind) Codec() hosts.Codec             { return llmwire.Codec{} }
 func (kind) Cancellable() bool              { return true }
 func (kind) Faults() *hosts.FaultCatalog    { return Catalog }
 func (kind) Summary(snapshot []byte) string { return Summary(snapshot) }

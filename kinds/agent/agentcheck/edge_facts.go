@@ -112,6 +112,8 @@ func (c *toolRunOnce) onRecord(rec *hosts.EventRec) {
 	c.runs[p.Call] = at(rec)
 }
 
+// finish and clone as every checker's, alike in shape: its own pass
+// message, its own maps.
 func (c *toolRunOnce) finish(int64) {
 	c.res.Resolve(hosts.Pass, fmt.Sprintf("every tool use ran at most once (%d runs)", len(c.runs)))
 }
@@ -260,6 +262,7 @@ func (c *turnNotRepeated) finish(int64) {
 	c.res.Resolve(hosts.Pass, fmt.Sprintf("no committed turn was asked for again (%d turns asked for)", c.maxTurn))
 }
 
+// clone as every checker's, alike in shape: its result and its own maps.
 func (c *turnNotRepeated) clone() checker {
 	d := *c
 	d.res = c.res.Clone()
@@ -329,6 +332,7 @@ func (c *toolDeadlineKept) finish(endNs int64) {
 	c.res.Resolve(hosts.Pass, "no tool run outlived the agent's tool deadline of "+hosts.Seconds(c.withinNs))
 }
 
+// clone as every checker's, alike in shape: its result and its own maps.
 func (c *toolDeadlineKept) clone() checker {
 	d := *c
 	d.res = c.res.Clone()

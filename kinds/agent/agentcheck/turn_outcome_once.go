@@ -36,6 +36,8 @@ func newTurnOutcomeOnce(p TurnOutcomeOnce) checker {
 
 func (c *turnOutcomeOnce) wants() want { return wantMutations }
 
+// onRecord opens as every checker's does, alike in shape: its own facts
+// (the provider's requests) and claims (the agent's turn ends).
 func (c *turnOutcomeOnce) onRecord(rec *hosts.EventRec) {
 	fact := rec.KindTag == provider.Tag && rec.Type == "request_received"
 	claim := rec.KindTag == agentTag && rec.HostID == c.peer && rec.Type == "turn_end"

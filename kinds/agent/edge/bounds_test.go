@@ -43,10 +43,7 @@ func TestEdge_BoundsWhatBadInputLeaves(t *testing.T) {
 			t.Fatalf("request %d for an unknown session: %d, want 404", i, code)
 		}
 	}
-	eps := r.stop()
-	if len(eps) != 2 {
-		t.Fatalf("%d episodes, want 2", len(eps))
-	}
+	eps := r.episodes(t, 2)
 	events, err := os.ReadFile(filepath.Join(eps[1].Bundle, "events.ndjson"))
 	if err != nil {
 		t.Fatal(err)
@@ -120,14 +117,7 @@ func TestEdge_LoopbackOnlyAndSlowBodies(t *testing.T) {
 	}
 	json.Unmarshal([]byte(made), &m)
 	keys.Store(r.url+"/s/s", m.APIKey)
-	slow, err := net.Dial("tcp", strings.TrimPrefix(r.url, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer slow.Close()
-	if _, err := io.WriteString(slow, rawHead("/s/s/v1/messages", r.url)+"Content-Length: 100\r\n\r\n{"); err != nil {
-		t.Fatal(err)
-	}
+	slow := slowBody(t, r.url, "/s/s/v1/messages")
 	reply := make(chan string, 1)
 	go func() { b, _ := io.ReadAll(slow); reply <- string(b) }()
 	got := receive(t, "the slow body's answer", reply)
@@ -153,14 +143,7 @@ func TestEdge_LoopbackOnlyAndSlowBodies(t *testing.T) {
 func TestEdge_SlowEndBody(t *testing.T) {
 	r := start(t, scenario(t, "[[script]]\n"+clean, "", ""), Options{BodyIdle: 200 * time.Millisecond, BodyRead: time.Second})
 	r.session(t, "s")
-	slow, err := net.Dial("tcp", strings.TrimPrefix(r.url, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer slow.Close()
-	if _, err := io.WriteString(slow, rawHead("/s/s/end", r.url)+"Content-Length: 100\r\n\r\n{"); err != nil {
-		t.Fatal(err)
-	}
+	slow := slowBody(t, r.url, "/s/s/end")
 	_ = slow.SetReadDeadline(time.Now().Add(5 * time.Second))
 	got, _ := io.ReadAll(slow)
 	if !strings.Contains(string(got), " 200 ") {
@@ -277,6 +260,22 @@ func TestEdge_ResetThatCannotBeginEndsTheLastSession(t *testing.T) {
 		<-done
 		t.Error("the edge did not stop once its one session closed")
 	}
+}
+
+// slowBody opens a connection to the edge at url and sends a POST to path
+// whose body stops after its first of 100 bytes; the connection closes
+// when the test ends.
+func slowBody(t *testing.T, url, path string) net.Conn {
+	t.Helper()
+	slow, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { slow.Close() })
+	if _, err := io.WriteString(slow, rawHead(path, url)+"Content-Length: 100\r\n\r\n{"); err != nil {
+		t.Fatal(err)
+	}
+	return slow
 }
 
 // rawHead is the head of a POST to path on the edge at url, as a client

@@ -208,6 +208,25 @@ func keyedGet(url string) (*http.Response, error) {
 	return keyed(req)
 }
 
+// control is the body of a session's GET /control.
+type control struct {
+	Events []controlEvent `json:"events"`
+}
+
+// controlOf reads the control events at url (a session's /control with
+// its query), as the agent's client does.
+func controlOf(t testing.TB, url string) control {
+	t.Helper()
+	resp, err := keyedGet(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var ctl control
+	json.NewDecoder(resp.Body).Decode(&ctl)
+	return ctl
+}
+
 func post(t testing.TB, url, body string) (int, []byte) {
 	t.Helper()
 	resp, err := keyedPost(url, body)
@@ -220,6 +239,16 @@ func post(t testing.TB, url, body string) (int, []byte) {
 }
 
 // session makes session id and returns its base URL; its key is in keys.
+// episodes stops r and returns its episodes, which must be n.
+func (r *running) episodes(t testing.TB, n int) []Episode {
+	t.Helper()
+	eps := r.stop()
+	if len(eps) != n {
+		t.Fatalf("%d episodes, want %d", len(eps), n)
+	}
+	return eps
+}
+
 func (r *running) session(t testing.TB, id string) string {
 	t.Helper()
 	return makeSession(t, r.url, id)
@@ -376,10 +405,7 @@ func TestEdge_JudgesWhatTheAgentReports(t *testing.T) {
 	post(t, liar+"/v1/messages", `{"stream":true,"messages":[{"role":"user","content":"hi"}]}`) // the duplicated fragment
 	post(t, liar+"/report", `{"turn":1,"outcome":"ok","message_id":"msg_t1.a2","text":"Let me look.","tool_uses":[{"id":"toolu_1","name":"bash","input":{"cmd":{"cmd":"ls"}}}]}`)
 
-	eps := r.stop()
-	if len(eps) != 2 {
-		t.Fatalf("%d episodes", len(eps))
-	}
+	eps := r.episodes(t, 2)
 	for _, ep := range eps {
 		vs := verdictsOf(t, ep)
 		switch ep.Session {
@@ -503,15 +529,7 @@ func TestEdge_CancelAtTheScenarioInstant(t *testing.T) {
 	for _, id := range []string{"settles", "ignores"} {
 		base := r.session(t, id)
 		post(t, base+"/v1/messages", `{"messages":[{"role":"user","content":"hi"}]}`)
-		resp, err := keyedGet(base + "/control?wait=30")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var ctl struct {
-			Events []controlEvent `json:"events"`
-		}
-		json.NewDecoder(resp.Body).Decode(&ctl)
-		resp.Body.Close()
+		ctl := controlOf(t, base+"/control?wait=30")
 		if len(ctl.Events) != 1 || ctl.Events[0].Action != "cancel" || ctl.Events[0].AtNs < 1_000_000_000 {
 			t.Fatalf("%s: control %+v", id, ctl)
 		}
@@ -603,10 +621,7 @@ func TestEdge_RefusedReportsAreJudged(t *testing.T) {
 	if code, out := post(t, unserved+"/report", `{"turn":1,"outcome":"ok","message_id":"msg_t1.a7","text":"made up"}`); code != 409 || !bytes.Contains(out, []byte("never served")) {
 		t.Fatalf("unserved report: %d %s", code, out)
 	}
-	eps := r.stop()
-	if len(eps) != 2 {
-		t.Fatalf("%d episodes", len(eps))
-	}
+	eps := r.episodes(t, 2)
 	for _, ep := range eps {
 		vs := verdictsOf(t, ep)
 		switch ep.Session {

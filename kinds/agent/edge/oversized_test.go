@@ -118,15 +118,22 @@ func TestOversized_ValidOnEverySchedule(t *testing.T) {
 			}
 		}
 	}
-	sc, err := p.Scenario(1, reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, pe := range sc.Peers {
-		if pe.Kind != provider.Tag {
-			continue
+	// scripts is the provider scripts of a seed's scenario.
+	scripts := func(seed uint64) []provider.Script {
+		sc, err := p.Scenario(seed, reg)
+		if err != nil {
+			t.Fatal(err)
 		}
-		s, _ := provider.ParseScript(pe.KindConfig)
+		var out []provider.Script
+		for _, pe := range sc.Peers {
+			if pe.Kind == provider.Tag {
+				s, _ := provider.ParseScript(pe.KindConfig)
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	for _, s := range scripts(1) {
 		for i := range s.Entries {
 			e := s.Entries[i]
 			e.Fault = provider.Fault{Kind: provider.FaultOversized, Bytes: 40_000}
@@ -142,15 +149,7 @@ func TestOversized_ValidOnEverySchedule(t *testing.T) {
 	}
 	placed := 0
 	for seed := uint64(1); seed <= 500; seed++ {
-		sc, err := p.Scenario(seed, reg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, pe := range sc.Peers {
-			if pe.Kind != provider.Tag {
-				continue
-			}
-			s, _ := provider.ParseScript(pe.KindConfig)
+		for _, s := range scripts(seed) {
 			for i := range s.Entries {
 				if e := s.Entries[i]; e.Fault.Kind == provider.FaultOversized {
 					placed++

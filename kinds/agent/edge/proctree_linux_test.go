@@ -2,7 +2,6 @@ package edge
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -43,15 +42,7 @@ func TestToolRun_TreeEnds(t *testing.T) {
 			} {
 				t.Run(c.name, func(t *testing.T) {
 					r := startWith(t, scenario(t, "[[script]]\n"+clean, `effects = [{ effect = "success" }]`, ""), Options{TimeScale: 0.01, Allow: []string{"sh"}}, nil)
-					base := r.session(t, "s")
-					t.Setenv("DETSIM_EDGE_KEY", keyOf(base))
-					post(t, base+"/v1/messages", `{"messages":[{"role":"user","content":"hi"}]}`)
-					ctx, cancel := context.WithCancel(context.Background())
-					defer cancel()
-					var stdout, stderr bytes.Buffer
-					code := make(chan int, 1)
-					args := append([]string{"--session", base, "--tool", "bash", "--id", "toolu_1", "--"}, c.argv...)
-					go func() { code <- ToolRun(ctx, args, &stdout, &stderr) }()
+					cancel, stdout, stderr, code := startToolRun(t, r, c.argv)
 					if c.cancel {
 						realtime.WaitFor(t, "the sleeps to start", 10*time.Second, func() bool { return len(aliveCmds("sleep 773", "sleep 774", "sleep 775")) == 3 })
 						cancel()

@@ -1,7 +1,6 @@
 package edge
 
 import (
-	"encoding/json"
 	"flag"
 	"maps"
 	"path/filepath"
@@ -111,16 +110,7 @@ func TestEdge_ControlFiresAtTheAgentsProgress(t *testing.T) {
 	}
 	base := r.session(t, "a")
 	for turn := 1; turn <= e.anchors[0].N; turn++ {
-		resp, err := keyedGet(base + "/control")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var ctl struct {
-			Events []controlEvent `json:"events"`
-		}
-		json.NewDecoder(resp.Body).Decode(&ctl)
-		resp.Body.Close()
-		if len(ctl.Events) != 0 {
+		if ctl := controlOf(t, base+"/control"); len(ctl.Events) != 0 {
 			t.Fatalf("the Cancel fired before request %d: %+v", turn, ctl.Events)
 		}
 		msgs := `[{"role":"user","content":"hi"}`
@@ -129,15 +119,7 @@ func TestEdge_ControlFiresAtTheAgentsProgress(t *testing.T) {
 		}
 		post(t, base+"/v1/messages", `{"messages":`+msgs+`]}`)
 	}
-	resp, err := keyedGet(base + "/control?wait=30")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ctl struct {
-		Events []controlEvent `json:"events"`
-	}
-	json.NewDecoder(resp.Body).Decode(&ctl)
-	resp.Body.Close()
+	ctl := controlOf(t, base+"/control?wait=30")
 	if len(ctl.Events) != 1 || ctl.Events[0].Action != "cancel" || ctl.Events[0].AtNs >= 200_000_000_000 || ctl.Events[0].On == "" {
 		t.Fatalf("control %+v, want the Cancel fired at the agent's progress", ctl)
 	}

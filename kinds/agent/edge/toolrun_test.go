@@ -41,15 +41,7 @@ func TestToolRun(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var e *Edge
 			r := startWith(t, scenario(t, "[[script]]\n"+clean, c.effect, ""), Options{TimeScale: 0.01, Allow: []string{"echo"}}, func(x *Edge) { e = x })
-			base := r.session(t, "s")
-			t.Setenv("DETSIM_EDGE_KEY", keyOf(base))
-			post(t, base+"/v1/messages", `{"messages":[{"role":"user","content":"hi"}]}`)
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			var stdout, stderr bytes.Buffer
-			code := make(chan int, 1)
-			args := append([]string{"--session", base, "--tool", "bash", "--id", "toolu_1", "--"}, c.argv...)
-			go func() { code <- ToolRun(ctx, args, &stdout, &stderr) }()
+			cancel, stdout, stderr, code := startToolRun(t, r, c.argv)
 			if c.cancel {
 				waitSession(t, e, "s", "the run to start", func(s *session) bool { return len(s.runs) == 1 })
 				cancel()
@@ -70,6 +62,23 @@ func TestToolRun(t *testing.T) {
 			}
 		})
 	}
+}
+
+// startToolRun opens session s on r, has its model answer once (the
+// served response's tool call is toolu_1) and starts `detsim tool-run`
+// for that call with argv; cancel ends the tool-run as its agent would,
+// and code gets its exit code.
+func startToolRun(t *testing.T, r *running, argv []string) (cancel context.CancelFunc, stdout, stderr *bytes.Buffer, code chan int) {
+	t.Helper()
+	base := r.session(t, "s")
+	t.Setenv("DETSIM_EDGE_KEY", keyOf(base))
+	post(t, base+"/v1/messages", `{"messages":[{"role":"user","content":"hi"}]}`)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	stdout, stderr, code = new(bytes.Buffer), new(bytes.Buffer), make(chan int, 1)
+	args := append([]string{"--session", base, "--tool", "bash", "--id", "toolu_1", "--"}, argv...)
+	go func() { code <- ToolRun(ctx, args, stdout, stderr) }()
+	return cancel, stdout, stderr, code
 }
 
 func mustRead(t *testing.T, path string) []byte {

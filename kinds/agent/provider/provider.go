@@ -32,17 +32,13 @@ var Kind hosts.Kind = kind{}
 
 // kind is the provider kind: the runtime, a "down" state
 // (hosts.Restartable), a fault catalog (hosts.Faulter), a summary line
-// (pane.Summarizer) and a chart (hosts.Charts). Its one-line methods read as
-// the other agent-family kinds' do, on purpose: each answers one of the
-// contract's small interfaces, and the family shares the up/down states
-// and llmwire's codec.
-type kind struct{}
+// (pane.Summarizer) and a chart (hosts.Charts). The up/down states and
+// the codec are llmwire.Family's, the same for the whole family; its
+// other one-line methods read as the other agent-family kinds' do, on
+// purpose: each answers one of the contract's small interfaces.
+type kind struct{ llmwire.Family }
 
 func (kind) Tag() string                    { return Tag }
-func (kind) States() []string               { return []string{"up", "down"} }
-func (kind) DownState() string              { return "down" }
-func (kind) RestartState() string           { return "up" }
-func (kind) Codec() hosts.Codec             { return llmwire.Codec{} }
 func (kind) Faults() *hosts.FaultCatalog    { return Catalog }
 func (kind) Summary(snapshot []byte) string { return Summary(snapshot) }
 func (kind) Series() []hosts.Series         { return series }

@@ -50,20 +50,16 @@ var Effects = []string{Success, ExitNonzero, Hang, HugeOutput, BinaryOutput, Par
 // Kind is the tool host kind for the registry.
 var Kind hosts.Kind = kind{}
 
-// kind is the tool kind: the runtime, a "down" state
-// (hosts.Restartable), cancellable hosts (hosts.Canceller), a fault
-// catalog (hosts.Faulter), a summary line (pane.Summarizer) and a chart
-// (hosts.Charts). Its one-line methods read as
-// the other agent-family kinds' do, on purpose: each answers one of the
-// contract's small interfaces, and the family shares the up/down states
-// and llmwire's codec.
-type kind struct{}
+// kind is the tool kind: the runtime, a "down" state (hosts.Restartable),
+// cancellable hosts (hosts.Canceller), a fault catalog (hosts.Faulter), a
+// summary line (pane.Summarizer) and a chart (hosts.Charts). The up/down
+// states and the codec are llmwire.Family's, the same for the whole
+// family; its other one-line methods read as the other agent-family
+// kinds' do, on purpose: each answers one of the contract's small
+// interfaces.
+type kind struct{ llmwire.Family }
 
 func (kind) Tag() string                    { return Tag }
-func (kind) States() []string               { return []string{"up", "down"} }
-func (kind) DownState() string              { return "down" }
-func (kind) RestartState() string           { return "up" }
-func (kind) Codec() hosts.Codec             { return llmwire.Codec{} }
 func (kind) Cancellable() bool              { return true }
 func (kind) Faults() *hosts.FaultCatalog    { return Catalog }
 func (kind) Summary(snapshot []byte) string { return Summary(snapshot) }

@@ -567,37 +567,6 @@ func (w *witness) snapshot(seq int, at int64) {
 	}
 }
 
-// witnessItem is one scheduled instant: a mutation or a snapshot request,
-// in the engine's order (time; mutations first; declared order).
-type witnessItem struct {
-	at       int64
-	snapshot bool
-	index    int
-}
-
-func (w *witness) schedule() []witnessItem {
-	var items []witnessItem
-	for i, m := range w.sc.Mutations {
-		items = append(items, witnessItem{at: m.At, index: i})
-	}
-	for i, at := range w.sc.Snapshots {
-		items = append(items, witnessItem{at: at, snapshot: true, index: i})
-	}
-	slices.SortStableFunc(items, func(a, b witnessItem) int {
-		if c := cmp.Compare(a.at, b.at); c != 0 {
-			return c
-		}
-		if a.snapshot != b.snapshot {
-			if a.snapshot {
-				return 1
-			}
-			return -1
-		}
-		return cmp.Compare(a.index, b.index)
-	})
-	return items
-}
-
 // run runs the scenario to its end inside the calling bubble, then stops
 // every node and waits until every goroutine it started has returned.
 func (w *witness) run(tb testing.TB) {
@@ -612,15 +581,15 @@ func (w *witness) run(tb testing.TB) {
 			w.start(tb, i, p.InitialState)
 		}
 	}
-	for _, it := range w.schedule() {
-		if it.at > w.sc.DurationNs {
+	for _, it := range w.sc.Timeline() {
+		if it.At > w.sc.DurationNs {
 			break
 		}
-		time.Sleep(time.Duration(it.at - w.clock()))
-		if it.snapshot {
-			w.snapshot(it.index, it.at)
+		time.Sleep(time.Duration(it.At - w.clock()))
+		if it.Snapshot {
+			w.snapshot(it.Index, it.At)
 		} else {
-			w.mutate(tb, it.index)
+			w.mutate(tb, it.Index)
 		}
 	}
 	time.Sleep(time.Duration(w.sc.DurationNs - w.clock()))

@@ -9,8 +9,8 @@ import "github.com/detsim/detsim/internal/jsonw"
 // was ready (start_failed). The run stops there, its bundle marked
 // interrupted.
 //
-// The live run's records are written by hand as node's are (node/events.go),
-// alike in shape: the members are each record's own.
+// The live run's records are written through jsonw.Object, the one event
+// encoder the engine and the kinds share, as node's are (node/events.go).
 type PeerStartFailed struct {
 	Peer   string
 	Reason string // "port_in_use" | "start_failed"
@@ -23,11 +23,5 @@ func (*PeerStartFailed) Type() string { return "peer_start_failed" }
 // AppendJSON appends the event as one JSON object, members in a fixed
 // order.
 func (e *PeerStartFailed) AppendJSON(b []byte) []byte {
-	b = append(b, `{"type":"peer_start_failed","peer":`...)
-	b = jsonw.AppendString(b, e.Peer)
-	b = append(b, `,"reason":`...)
-	b = jsonw.AppendString(b, e.Reason)
-	b = append(b, `,"error":`...)
-	b = jsonw.AppendString(b, e.Err)
-	return append(b, '}')
+	return jsonw.Open(b, "peer_start_failed").Str("peer", e.Peer).Str("reason", e.Reason).Str("error", e.Err).End()
 }

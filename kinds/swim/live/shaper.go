@@ -198,6 +198,9 @@ func (s *shaper) send(from, to int, datagram []byte, chargedBytes int, msgID uin
 }
 
 // deliver writes a held datagram to its receiver at its arrival time.
+// The bench's memberlist witness delivers its own held datagrams in the
+// same steps, alike in shape: a test's copy over memberlist's transport,
+// which this package does not import.
 func (s *shaper) deliver(id uint64) {
 	s.mu.Lock()
 	h, ok := s.held[id]

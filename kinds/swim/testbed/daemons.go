@@ -65,7 +65,9 @@ func (d *daemons) kindConfigPath(i int) string {
 }
 
 // start begins peer i's next life as a process in its namespace, in
-// initial state state ("member" or "joining").
+// initial state state ("member" or "joining"). It opens as live's
+// procs.start does, alike in shape: the address book and the arguments
+// are each runtime's own.
 func (d *daemons) start(i int, state string) error {
 	r := d.r
 	p := r.plan

@@ -110,6 +110,8 @@ type packet struct {
 
 type packetHeap []*packet
 
+// heap.Interface by (due time, arrival order), alike in shape to the live
+// node's timer heap: each orders its own items.
 func (h packetHeap) Len() int { return len(h) }
 func (h packetHeap) Less(i, j int) bool {
 	if h[i].outNs != h[j].outNs {

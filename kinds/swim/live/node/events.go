@@ -24,17 +24,8 @@ func (*PacketDropped) Type() string { return "packet_dropped" }
 // AppendJSON appends the event as one JSON object, members in a fixed
 // order.
 func (e *PacketDropped) AppendJSON(b []byte) []byte {
-	b = append(b, `{"type":"packet_dropped","source":`...)
-	b = jsonw.AppendString(b, e.Source)
-	b = append(b, `,"bytes":`...)
-	b = jsonw.AppendInt(b, int64(e.Bytes))
-	b = append(b, `,"reason":`...)
-	b = jsonw.AppendString(b, e.Reason)
-	b = append(b, `,"error":`...)
-	b = jsonw.AppendString(b, e.Err)
-	b = append(b, `,"count":`...)
-	b = jsonw.AppendInt(b, e.Count)
-	return append(b, '}')
+	return jsonw.Open(b, "packet_dropped").Str("source", e.Source).Int("bytes", int64(e.Bytes)).Str("reason", e.Reason).
+		Str("error", e.Err).Int("count", e.Count).End()
 }
 
 // Unauthenticated is the first record of a node run without a cluster

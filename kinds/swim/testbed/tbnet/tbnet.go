@@ -49,7 +49,9 @@ func PeerIndex(a netip.Addr) int {
 	return int(b[2]) - 1
 }
 
-// ValidName reports whether name is a testbed namespace name.
+// ValidName reports whether name is a testbed namespace name. A character
+// class check alike in shape to the debugger's query keys': each has its
+// own prefix, letters and length.
 func ValidName(name string) bool {
 	if !strings.HasPrefix(name, Prefix) || len(name) > 64 {
 		return false
