@@ -322,7 +322,11 @@ func New(sc *scenarios.Scenario, reg *hosts.Registry, opts Options) (*Engine, er
 	if lw, ok := opts.Writer.(EventLinesWriter); ok {
 		e.lines, e.flushAt = lw, writeFlush
 	}
-	if !opts.Headless { // a headless run serialises nothing
+	switch {
+	case opts.Headless: // a headless run serialises nothing
+	case e.lines != nil:
+		e.pending = takeBatch(e.flushAt + 4096)
+	default:
 		e.pending = make([]byte, 0, e.flushAt+4096)
 	}
 	e.byAddr = newByAddr(e.peers)
