@@ -167,6 +167,12 @@ func insideBundle(out string) (string, error) {
 // isManifestDir reports whether dir holds a manifest.json that reads as a
 // detsim manifest.
 func isManifestDir(dir string) bool {
+	// Most directories hold no manifest.json: one stat says so, where
+	// opening the directory as a root and closing it again costs three
+	// system calls for each of out's ancestors, on every run.
+	if _, err := os.Lstat(filepath.Join(dir, ManifestFile)); err != nil {
+		return false
+	}
 	root, err := safefile.OpenRoot(dir)
 	if err != nil {
 		return false

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"sync"
 
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/internal/scratch"
@@ -27,6 +28,31 @@ var ErrOutExists = errors.New("output path exists and is not a detsim bundle")
 // writer's memory however long the run is, and is large enough that a
 // write system call carries thousands of records.
 const eventsBufferSize = 256 << 10
+
+// buffers holds the write buffers of writers that are done with them
+// (events.ndjson's and snapshots.records', both eventsBufferSize): a
+// process that writes bundle after bundle (a benchmark, a test suite)
+// takes one back rather than have the runtime zero and fault in a fresh
+// quarter-megabyte twice a run, which cost a three-peer run more than
+// its snapshots (docs/BENCHMARKS.md, "Buffers kept between runs"). A
+// buffer is Reset before use, so nothing of an earlier bundle, not even
+// bytes an aborted writer left unflushed, reaches the next one.
+var buffers = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, eventsBufferSize) }}
+
+// takeBuffer is a write buffer from buffers, writing to dst.
+func takeBuffer(dst io.Writer) *bufio.Writer {
+	b := buffers.Get().(*bufio.Writer)
+	b.Reset(dst)
+	return b
+}
+
+// giveBuffer returns b to buffers, holding nothing of the file it wrote.
+func giveBuffer(b *bufio.Writer) {
+	if b != nil {
+		b.Reset(nil)
+		buffers.Put(b)
+	}
+}
 
 // Writer builds one bundle. Create it, stream records with WriteEventLine
 // and snapshots with WriteSnapshot, call FlushEvents before reading the
@@ -157,7 +183,7 @@ func (w *Writer) open() error {
 		return fmt.Errorf("bundle: %w", err)
 	}
 	w.events = f
-	w.eventsBuf = bufio.NewWriterSize(hashingWriter{f, w.eventsHash}, eventsBufferSize)
+	w.eventsBuf = takeBuffer(hashingWriter{f, w.eventsHash})
 	return nil
 }
 
@@ -252,7 +278,7 @@ func (w *Writer) WriteSnapshotAt(hostID string, seq int, atNs int64, data []byte
 			return w.fail(fmt.Errorf("bundle: %w", err))
 		}
 		w.snaps = f
-		w.snapsBuf = bufio.NewWriterSize(f, eventsBufferSize)
+		w.snapsBuf = takeBuffer(f)
 	}
 	w.written[rel] = true
 	var hdr [160]byte
@@ -292,6 +318,8 @@ func (w *Writer) closeSnapshots() error {
 		err = cerr
 	}
 	w.snaps = nil
+	giveBuffer(w.snapsBuf)
+	w.snapsBuf = nil
 	if err != nil {
 		return w.fail(fmt.Errorf("bundle: completing %s: %w", SnapshotsFile, err))
 	}
@@ -375,6 +403,8 @@ func (w *Writer) FlushEvents() error {
 		err = cerr
 	}
 	w.events = nil
+	giveBuffer(w.eventsBuf)
+	w.eventsBuf = nil
 	w.state = flushed
 	if err != nil {
 		return w.fail(fmt.Errorf("bundle: completing %s: %w", EventsFile, err))
@@ -395,7 +425,9 @@ func (w *Writer) FlushEvents() error {
 // from disk.
 func (w *Writer) TrustEventsHash() {
 	w.trusted = true
-	w.eventsBuf.Reset(w.events)
+	if w.eventsBuf != nil {
+		w.eventsBuf.Reset(w.events)
+	}
 }
 
 // SetEventsSHA256 gives the hex SHA-256 of the lines written, when
@@ -417,6 +449,9 @@ func (w *Writer) Abort() {
 		_ = w.snaps.Close()
 		w.snaps = nil
 	}
+	giveBuffer(w.eventsBuf)
+	giveBuffer(w.snapsBuf)
+	w.eventsBuf, w.snapsBuf = nil, nil
 	_ = w.work.Remove()
 	w.lock.Release()
 	w.state = aborted

@@ -2,8 +2,10 @@ package bundle
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -317,5 +319,61 @@ func TestWriteEventLines_RejectsBatchesThatAreNotWholeLines(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(w.Dir(), EventsFile)); err != nil || string(b) != "{}\n{}\n{}\n" {
 		t.Errorf("events.ndjson = %q, %v", b, err)
+	}
+}
+
+// TestWriter_AbortedBundleLeavesNothingInTheNext: write buffers go from
+// one Writer to the next (buffers); bytes an aborted writer left
+// unflushed in them must not reach the next bundle's files.
+func TestWriter_AbortedBundleLeavesNothingInTheNext(t *testing.T) {
+	parent := t.TempDir()
+	for range 3 {
+		w, err := Create(filepath.Join(parent, "aborted"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.WriteEventLine(AppendEventLine(nil, 7, "z", "echo", fakeEvent{"stray", "left in the buffer", 9})); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.WriteSnapshotAt("z", 0, 7, []byte(`{"stray":true}`)); err != nil {
+			t.Fatal(err)
+		}
+		w.Abort()
+	}
+	out := filepath.Join(parent, "out")
+	writeSample(t, out, sampleRecords)
+	if problems, err := Verify(out); err != nil || len(problems) != 0 {
+		t.Fatalf("Verify = %v, %v; want no problems", problems, err)
+	}
+	for _, f := range []string{EventsFile, SnapshotsFile} {
+		b, err := os.ReadFile(filepath.Join(out, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), "stray") {
+			t.Errorf("%s holds what an aborted writer buffered:\n%s", f, b)
+		}
+	}
+}
+
+// TestWriter_ReusesItsWriteBuffers: a process writing bundle after
+// bundle (a benchmark, a suite) takes back the write buffers of the last
+// one rather than allocate a quarter-megabyte twice a bundle
+// (docs/BENCHMARKS.md, "Buffers kept between runs"). A collection in
+// between may empty the pool, so one attempt of three must show it.
+func TestWriter_ReusesItsWriteBuffers(t *testing.T) {
+	parent := t.TempDir()
+	writeSample(t, filepath.Join(parent, "warm"), sampleRecords)
+	var least uint64 = 1 << 62
+	for i := range 3 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		writeSample(t, filepath.Join(parent, fmt.Sprint("b", i)), sampleRecords)
+		runtime.ReadMemStats(&after)
+		least = min(least, after.TotalAlloc-before.TotalAlloc)
+	}
+	if least >= eventsBufferSize {
+		t.Errorf("a bundle of %d records allocated at least %d bytes, want less than one write buffer (%d)",
+			len(sampleRecords), least, eventsBufferSize)
 	}
 }

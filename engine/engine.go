@@ -191,6 +191,9 @@ type Engine struct {
 	st state
 
 	pending []byte // serialised records not yet hashed; see flushDigest
+	// dial and cache are the network notes' records, reused (notes).
+	dial  dialStart
+	cache cacheStateChange
 	// lines is the Writer when it takes records in batches: pending goes
 	// to it whole at each flush, holding unwritten records, rather than
 	// a line at a time; flushAt is the size of pending that flushes.
@@ -322,7 +325,11 @@ func New(sc *scenarios.Scenario, reg *hosts.Registry, opts Options) (*Engine, er
 	if lw, ok := opts.Writer.(EventLinesWriter); ok {
 		e.lines, e.flushAt = lw, writeFlush
 	}
-	if !opts.Headless { // a headless run serialises nothing
+	switch {
+	case opts.Headless: // a headless run serialises nothing
+	case e.lines != nil:
+		e.pending = takeBatch(e.flushAt + 4096)
+	default:
 		e.pending = make([]byte, 0, e.flushAt+4096)
 	}
 	e.byAddr = newByAddr(e.peers)
@@ -994,10 +1001,21 @@ func (e *Engine) send(hi int32, to string, msg any, id uint64, via hosts.Transpo
 func (e *Engine) notes(notes []network.Note) {
 	for _, n := range notes {
 		from, to := e.peers[n.From], e.peers[n.To]
-		switch n.Kind {
-		case network.NoteDialStart:
+		// Without a Sink, what emit hands a record to (the serialiser,
+		// a TypedMonitor, a BuiltMonitor) keeps nothing of it past the
+		// call, so one value of each is reused: boxing a fresh one took
+		// 28 % of what a 1000-peer run spent here (docs/BENCHMARKS.md,
+		// "Buffers kept between runs").
+		switch {
+		case n.Kind == network.NoteDialStart && e.opts.Sink == nil:
+			e.dial = dialStart{from: from, to: to}
+			e.emit(int32(n.From), engineTag, &e.dial)
+		case n.Kind == network.NoteDialStart:
 			e.emit(int32(n.From), engineTag, dialStart{from: from, to: to})
-		case network.NoteCacheChange:
+		case n.Kind == network.NoteCacheChange && e.opts.Sink == nil:
+			e.cache = cacheStateChange{from: from, to: to, transition: n.Transition, state: n.State}
+			e.emit(int32(n.From), engineTag, &e.cache)
+		case n.Kind == network.NoteCacheChange:
 			e.emit(int32(n.From), engineTag, cacheStateChange{from: from, to: to, transition: n.Transition, state: n.State})
 		default:
 			panic(fmt.Sprintf("engine: unknown network note kind %d", n.Kind))

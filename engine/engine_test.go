@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -630,5 +631,43 @@ func TestBatchedWrites_SameBytesAndDigest(t *testing.T) {
 	}
 	if !slices.Equal(built.lines, plain.lines) {
 		t.Errorf("the built-value monitor saw %d records, the JSON one %d", len(built.lines), len(plain.lines))
+	}
+}
+
+// TestBatchedWrites_BufferGoesToTheNextRun: once a batched run has ended
+// and its last batch is written, its record buffer serves the next
+// engine (batches) instead of a fresh quarter-megabyte a run
+// (docs/BENCHMARKS.md, "Buffers kept between runs"), and the next run's
+// lines and digests are those of a run with a buffer of its own. A
+// collection in between may empty the pool, so one attempt of three must
+// show the reuse.
+func TestBatchedWrites_BufferGoesToTheNextRun(t *testing.T) {
+	sc := meshScenario("echo", 3, lossyPolicy, 5_000_000_000)
+	var first batchLines
+	a := mustEngine(t, sc, Options{Writer: &first})
+	if err := a.Run(); err != nil {
+		t.Fatal(err)
+	}
+	wantSum, wantDigest := a.EventsSHA256(), a.Digest()
+	var least uint64 = 1 << 62
+	for range 3 {
+		var next batchLines
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		b := mustEngine(t, sc, Options{Writer: &next})
+		runtime.ReadMemStats(&after)
+		least = min(least, after.TotalAlloc-before.TotalAlloc)
+		if err := b.Run(); err != nil {
+			t.Fatal(err)
+		}
+		if sum := b.EventsSHA256(); sum != wantSum || b.Digest() != wantDigest || next.buf.String() != first.buf.String() {
+			t.Fatalf("a run on a reused buffer wrote %d bytes, digest %s; want %d, %s", next.buf.Len(), b.Digest(), first.buf.Len(), wantDigest)
+		}
+	}
+	if a.Digest() != wantDigest {
+		t.Errorf("the first run's digest changed after its buffer went on: %s, want %s", a.Digest(), wantDigest)
+	}
+	if least >= writeFlush {
+		t.Errorf("engine.New allocated at least %d bytes, want less than a batch buffer (%d)", least, writeFlush)
 	}
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"strconv"
+	"sync"
 
 	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/hosts"
@@ -92,6 +93,31 @@ func (e *Engine) flushDigest() {
 		}
 		e.pending, e.unwritten = e.pending[:0], 0
 	}
+	if e.st.done && e.lines != nil && e.pending != nil {
+		// The run is over: its batch buffer goes to the next run's
+		// engine (batches). An engine stepped again after a Restore
+		// grows a buffer of its own.
+		b := e.pending
+		batches.Put(&b)
+		e.pending = nil
+	}
+}
+
+// batches holds the record buffers of runs that have ended, for the next
+// engine that writes its records in batches (writeFlush): a process
+// running bundle after bundle (the side-by-side benchmark, a test suite)
+// reuses one rather than have the runtime zero and fault in a fresh
+// quarter-megabyte a run (docs/BENCHMARKS.md, "Buffers kept between
+// runs"). What a buffer held is never read: an engine appends to it from
+// length 0.
+var batches sync.Pool // of *[]byte
+
+// takeBatch is an empty record buffer with room for n bytes.
+func takeBatch(n int) []byte {
+	if p, ok := batches.Get().(*[]byte); ok && cap(*p) >= n {
+		return (*p)[:0]
+	}
+	return make([]byte, 0, n)
 }
 
 // snapshot records one host's snapshot for snapshot request seq.

@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"math"
 	"strconv"
+	"sync"
 
 	"github.com/detsim/detsim/causal"
 	"github.com/detsim/detsim/hosts"
@@ -164,14 +165,44 @@ func (h *host) Recv(m hosts.Message, now int64) []hosts.Action {
 // it go sooner).
 func (h *host) begin() {
 	if h.burst > 0 {
-		h.acts, h.burst = make([]hosts.Action, 0, h.burst), 0
+		h.acts, h.burst = takeBurst(h.burst), 0
 		return
 	}
 	if cap(h.acts) > maxKeptActions && len(h.acts) <= maxKeptActions {
+		giveBurst(h.acts)
 		h.acts = nil
 		return
 	}
 	h.acts = h.acts[:0]
+}
+
+// bursts holds action buffers a burst grew and the engine has consumed,
+// for the next host's burst: a thousand peers each start with one
+// initial transition per member, and without it each took a fresh
+// 80-kilobyte buffer the runtime had to zero and fault in, 80 MB a
+// 1000-peer run, used once each (docs/BENCHMARKS.md, "Buffers kept
+// between runs"). Buffers go back emptied, so none keeps a message or
+// event alive, and come out with length 0: what a host returns never
+// depends on which buffer it got.
+var bursts sync.Pool // of *[]hosts.Action
+
+// takeBurst is an empty action buffer with room for n actions.
+func takeBurst(n int) []hosts.Action {
+	if p, ok := bursts.Get().(*[]hosts.Action); ok && cap(*p) >= n {
+		return (*p)[:0]
+	}
+	return make([]hosts.Action, 0, n)
+}
+
+// giveBurst returns a buffer a burst grew to bursts.
+func giveBurst(acts []hosts.Action) {
+	if cap(acts) <= maxKeptActions {
+		return
+	}
+	acts = acts[:cap(acts)]
+	clear(acts)
+	acts = acts[:0]
+	bursts.Put(&acts)
 }
 
 // The node's effects become actions as they happen (swim.Output), one for
@@ -203,7 +234,10 @@ func (h *host) Snapshot() []byte { return h.node.Snapshot() }
 
 // Trim releases the buffers a burst of actions grew (hosts.Trimmer): the
 // engine has consumed them.
-func (h *host) Trim() { h.acts = nil }
+func (h *host) Trim() {
+	giveBurst(h.acts)
+	h.acts = nil
+}
 
 func (h *host) Clone() hosts.Host {
 	r := h.rng.Clone()
