@@ -163,7 +163,18 @@ func Append(b []byte, m *Message) ([]byte, error) {
 	if err := checkMessage(m); err != nil {
 		return b, err
 	}
-	size := EncodedSize(m)
+	// The updates checked and sized in one pass: a legacy queue's
+	// message is hundreds of them.
+	size := bareSize(m)
+	for i := range m.Updates {
+		u := &m.Updates[i]
+		if !updateOK(u) {
+			if err := checkUpdate(u); err != nil {
+				return b, fmt.Errorf("swim: encode %s: update %d: %w", m.Kind, i, err)
+			}
+		}
+		size += updateSize(u)
+	}
 	if size > MaxDatagramBytes {
 		return b, fmt.Errorf("swim: encode %s: %d bytes exceeds the %d-byte datagram limit", m.Kind, size, MaxDatagramBytes)
 	}
@@ -236,6 +247,8 @@ func appendUpdates(b []byte, us []Update) []byte {
 	return b
 }
 
+// checkMessage checks m for Append, all but its updates (Append checks
+// those as it sizes them).
 func checkMessage(m *Message) error {
 	if m == nil {
 		return errors.New("swim: encode: nil message")
@@ -282,14 +295,7 @@ func checkMessage(m *Message) error {
 			return fmt.Errorf("swim: encode %s: member %d: %w", k, i, err)
 		}
 	}
-	for i := range m.Updates {
-		if updateOK(&m.Updates[i]) {
-			continue
-		}
-		if err := checkUpdate(&m.Updates[i]); err != nil {
-			return fmt.Errorf("swim: encode %s: update %d: %w", k, i, err)
-		}
-	}
+	// The updates are checked by Append, in the pass that sizes them.
 	return nil
 }
 
