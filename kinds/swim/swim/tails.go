@@ -48,8 +48,9 @@ const (
 	// a bounded message (MaxMessageBytes, 1 400 by default) carries in
 	// all, so a bounded run, whose messages change from one to the next,
 	// neither keeps nor compares any (a thousand-peer run's Decoders stay
-	// as small as they were). An entry holds at most MaxDatagramBytes of
-	// bytes and maxKeptUpdates updates.
+	// as small as they were); the one bounded message that may carry
+	// more, a join response, is never remembered (decode). An entry
+	// holds at most MaxDatagramBytes of bytes and maxKeptUpdates updates.
 	minTailBytes = 2048
 )
 

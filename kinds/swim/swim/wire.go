@@ -457,7 +457,10 @@ func decode(b []byte, m *Message, in *interner, ups *[]Update, ts *tails) error 
 	case JoinResponse:
 		m.Members = r.updates("member", nil)
 	}
-	if ts != nil {
+	if ts != nil && m.Kind != JoinResponse {
+		// A join response piggybacks a whole datagram's worth of a
+		// bounded queue too, which changes from one to the next: only
+		// the other kinds are remembered (tails.go).
 		m.Updates = r.tailUpdates(ts, m.From, ups)
 	} else {
 		m.Updates = r.updates("update", ups)
