@@ -369,8 +369,10 @@ func Decode(b []byte) (*Message, error) {
 //
 // NB: the returned message and its Updates are the Decoder's and are
 // overwritten by the next Decode, so whoever reads one must copy what it
-// keeps before then. Ids are strings and metadata is never modified in
-// place (see Update), so both may be kept as they are.
+// keeps before then, and must not modify the Updates in place: a large
+// message's are also remembered, to be returned again for the sender's
+// next message (tails.go). Ids are strings and metadata is never
+// modified in place (see Update), so both may be kept as they are.
 type Decoder struct {
 	msg   Message
 	ups   []Update
