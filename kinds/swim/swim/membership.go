@@ -27,11 +27,14 @@ func (n *Node) applyUpdate(u Update, reason string, now int64) {
 	} else {
 		u.Meta = nil
 	}
-	if u.Member == n.self {
+	// Self is a member from the start, so the lookup finds it too: one
+	// comparison of ids rather than one with self's and another in the
+	// lookup (a legacy message names every member hundreds of times).
+	idx, known := n.lookup(u.Member)
+	if known && idx == n.selfIdx {
 		n.applySelf(u)
 		return
 	}
-	idx, known := n.lookup(u.Member)
 	if !known && u.State != Alive && n.cfg.Dissemination == DisseminateMemberlist {
 		// memberlist's suspectNode and deadNode drop news about a member
 		// they never heard of (the second half of memberlist PR #345).

@@ -1,5 +1,7 @@
 package swim
 
+import "math"
+
 // broadcast is one queued update with its transmit count.
 type broadcast struct {
 	u         Update
@@ -30,6 +32,17 @@ type queue struct {
 	nextID uint64
 	// picked and rest are scratch space reused by take.
 	picked, rest []*broadcast
+	// A legacy queue's items' updates, in order, are also kept side by
+	// side in mirror[mirAt:] (right-aligned, so the new item in front
+	// is written before the others without moving them) when mirrored
+	// says so: a take where all fit, nearly every take of a legacy
+	// queue, then copies them in one move instead of one item at a time
+	// (docs/BENCHMARKS.md, "The legacy decoder reads only what is
+	// new"). A take that reorders the items, or a clone, stops the
+	// mirror until the next take where all fit makes it again.
+	mirror   []Update
+	mirAt    int
+	mirrored bool
 }
 
 func newQueue(mode GossipMode, maxItem int) queue {
@@ -104,6 +117,15 @@ func (q *queue) push(u Update) {
 	q.items = append(q.items, nil)
 	copy(q.items[i+1:], q.items[i:])
 	q.items[i] = b
+	if q.mirrored {
+		// Every item before i moves one place forward, as in items.
+		if q.mirAt == 0 {
+			q.mirror, q.mirAt = regrow(q.mirror, q.mirAt, len(q.items), math.MaxInt)
+		}
+		q.mirAt--
+		copy(q.mirror[q.mirAt:q.mirAt+i], q.mirror[q.mirAt+1:])
+		q.mirror[q.mirAt+i] = u
+	}
 }
 
 func (q *queue) remove(b *broadcast) {
@@ -130,6 +152,7 @@ func (q *queue) take(dst []Update, budget, limit int, skip *Update) ([]Update, i
 	if skip == nil && q.bytes <= budget {
 		return q.takeAll(dst, budget, limit)
 	}
+	q.mirrored = false
 	picked, rest := q.picked[:0], q.rest[:0]
 	for _, b := range q.items {
 		if budget >= b.size && (skip == nil || !sameNews(&b.u, skip)) {
@@ -175,6 +198,9 @@ func (q *queue) take(dst []Update, budget, limit int, skip *Update) ([]Update, i
 // gained one transmit) and take only has to drop, in place, the items
 // that retire. It saves take's two passes through picked and rest.
 func (q *queue) takeAll(dst []Update, budget, limit int) ([]Update, int) {
+	if q.legacy {
+		return q.takeAllLegacy(dst, budget)
+	}
 	kept := q.items[:0]
 	for _, b := range q.items {
 		dst = append(dst, b.u)
@@ -192,4 +218,27 @@ func (q *queue) takeAll(dst []Update, budget, limit int) ([]Update, int) {
 	clear(q.items[len(kept):])
 	q.items = kept
 	return dst, budget
+}
+
+// takeAllLegacy is takeAll of a legacy queue, whose items never retire:
+// it copies the mirror (making it first if it is stopped) and counts a
+// transmit for every item.
+func (q *queue) takeAllLegacy(dst []Update, budget int) ([]Update, int) {
+	if !q.mirrored {
+		n := len(q.items)
+		if len(q.mirror) < n {
+			q.mirror = make([]Update, max(n, 2*len(q.mirror)))
+		}
+		clear(q.mirror[:len(q.mirror)-n])
+		q.mirAt = len(q.mirror) - n
+		for i, b := range q.items {
+			q.mirror[q.mirAt+i] = b.u
+		}
+		q.mirrored = true
+	}
+	dst = append(dst, q.mirror[q.mirAt:]...)
+	for _, b := range q.items {
+		b.transmits++
+	}
+	return dst, budget - q.bytes
 }

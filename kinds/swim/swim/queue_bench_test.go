@@ -147,3 +147,33 @@ func staleLegacyAck(tb testing.TB, k int) (*Node, []byte) {
 	}
 	return n, buf
 }
+
+// BenchmarkDecoderLegacyStream is the receiving side as a legacy run
+// really hears one sender: each message is the last one with an update
+// in front (64 messages of 137 to 200 updates, then the shortest again),
+// through one warm Decoder. A Decoder that remembers the sender's last
+// update bytes decodes one update a message and compares the rest
+// (docs/BENCHMARKS.md, "The legacy decoder reads only what is new").
+func BenchmarkDecoderLegacyStream(b *testing.B) {
+	ups := legacyUpdates(200, 5)
+	var msgs [][]byte
+	size := 0
+	for k := 137; k <= 200; k++ {
+		buf, err := Encode(&Message{Kind: Ack, From: "p2", Seq: uint64(k), Updates: ups[200-k:]})
+		if err != nil {
+			b.Fatal(err)
+		}
+		msgs = append(msgs, buf)
+		size += len(buf)
+	}
+	var d Decoder
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, buf := range msgs {
+			if _, err := d.Decode(buf); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

@@ -91,3 +91,49 @@ func TestQueueTake_AllocatesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestQueueTake_LegacyMirrorIsTheMerge: a legacy queue's takes where all
+// fit copy the updates it mirrors side by side, kept up to date through
+// pushes (in front, and between new items of other sizes) and stopped by
+// takes that reorder. Driven as one queue from push to take, as a node
+// drives it, every take returns, and leaves, what take's pick-and-merge
+// does on a clone of it (which mirrors nothing).
+func TestQueueTake_LegacyMirrorIsTheMerge(t *testing.T) {
+	state := func(q *queue) string {
+		s := fmt.Sprintf("bytes=%d next=%d |", q.bytes, q.nextID)
+		for _, b := range q.items {
+			s += fmt.Sprintf(" %s/%d/%d/%d:t%d,id%d", b.u.Member, b.u.State, b.u.Incarnation, len(b.u.Meta), b.transmits, b.id)
+		}
+		return s
+	}
+	nobody := &Update{Member: "nobody", State: Dead, From: "x"}
+	r := &testRand{s: 5}
+	q := newQueue(Legacy, MaxDatagramBytes)
+	mirrored := 0
+	for step := range 600 {
+		if r.Uint64()%3 != 0 {
+			u := Update{Member: fmt.Sprintf("m%d", r.Uint64()%7), State: Alive, Incarnation: uint64(step), Meta: make([]byte, r.Uint64()%40)}
+			if r.Uint64()%2 == 0 {
+				u = Update{Member: u.Member, State: Suspect, Incarnation: uint64(step), From: "m0"}
+			}
+			q.push(u)
+			continue
+		}
+		budget := int(r.Uint64() % uint64(2*q.bytes+2))
+		if r.Uint64()%4 != 0 {
+			budget = q.bytes + int(r.Uint64()%8)
+		}
+		ref := q.clone()
+		want, wrest := ref.take(nil, budget, 0, nobody)
+		if q.mirrored && q.bytes <= budget {
+			mirrored++
+		}
+		got, rest := q.take(nil, budget, 0, nil)
+		if !reflect.DeepEqual(got, want) || rest != wrest || state(&q) != state(&ref) {
+			t.Fatalf("step %d budget %d:\nmirror %v %d %s\nmerge  %v %d %s", step, budget, got, rest, state(&q), want, wrest, state(&ref))
+		}
+	}
+	if mirrored < 50 {
+		t.Fatalf("only %d takes copied a mirror kept through pushes", mirrored)
+	}
+}

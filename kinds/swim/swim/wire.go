@@ -163,7 +163,18 @@ func Append(b []byte, m *Message) ([]byte, error) {
 	if err := checkMessage(m); err != nil {
 		return b, err
 	}
-	size := EncodedSize(m)
+	// The updates checked and sized in one pass: a legacy queue's
+	// message is hundreds of them.
+	size := bareSize(m)
+	for i := range m.Updates {
+		u := &m.Updates[i]
+		if !updateOK(u) {
+			if err := checkUpdate(u); err != nil {
+				return b, fmt.Errorf("swim: encode %s: update %d: %w", m.Kind, i, err)
+			}
+		}
+		size += updateSize(u)
+	}
 	if size > MaxDatagramBytes {
 		return b, fmt.Errorf("swim: encode %s: %d bytes exceeds the %d-byte datagram limit", m.Kind, size, MaxDatagramBytes)
 	}
@@ -236,6 +247,8 @@ func appendUpdates(b []byte, us []Update) []byte {
 	return b
 }
 
+// checkMessage checks m for Append, all but its updates (Append checks
+// those as it sizes them).
 func checkMessage(m *Message) error {
 	if m == nil {
 		return errors.New("swim: encode: nil message")
@@ -282,14 +295,7 @@ func checkMessage(m *Message) error {
 			return fmt.Errorf("swim: encode %s: member %d: %w", k, i, err)
 		}
 	}
-	for i := range m.Updates {
-		if updateOK(&m.Updates[i]) {
-			continue
-		}
-		if err := checkUpdate(&m.Updates[i]); err != nil {
-			return fmt.Errorf("swim: encode %s: update %d: %w", k, i, err)
-		}
-	}
+	// The updates are checked by Append, in the pass that sizes them.
 	return nil
 }
 
@@ -346,7 +352,7 @@ func checkMeta(meta []byte) error {
 func Decode(b []byte) (*Message, error) {
 	m := new(Message)
 	var in interner
-	if err := decode(b, m, &in, nil); err != nil {
+	if err := decode(b, m, &in, nil, nil); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -363,12 +369,15 @@ func Decode(b []byte) (*Message, error) {
 //
 // NB: the returned message and its Updates are the Decoder's and are
 // overwritten by the next Decode, so whoever reads one must copy what it
-// keeps before then. Ids are strings and metadata is never modified in
-// place (see Update), so both may be kept as they are.
+// keeps before then, and must not modify the Updates in place: a large
+// message's are also remembered, to be returned again for the sender's
+// next message (tails.go). Ids are strings and metadata is never
+// modified in place (see Update), so both may be kept as they are.
 type Decoder struct {
-	msg Message
-	ups []Update
-	in  interner
+	msg   Message
+	ups   []Update
+	in    interner
+	tails tails
 }
 
 // maxKeptUpdates bounds the Updates array a Decoder keeps: an engine keeps
@@ -392,7 +401,7 @@ const doubleUpdatesPast = 128
 // the Decoder stays usable.
 func (d *Decoder) Decode(b []byte) (*Message, error) {
 	d.msg = Message{}
-	if err := decode(b, &d.msg, &d.in, &d.ups); err != nil {
+	if err := decode(b, &d.msg, &d.in, &d.ups, &d.tails); err != nil {
 		d.msg = Message{}
 		return nil, err
 	}
@@ -410,8 +419,9 @@ func (d *Decoder) Message() *Message {
 
 // decode parses b into m (zero on entry). in is the interner to share ids
 // and metadata through, left holding what this message added; ups, when
-// set, holds the array to reuse for m.Updates.
-func decode(b []byte, m *Message, in *interner, ups *[]Update) error {
+// set, holds the array to reuse for m.Updates; ts, when set, the large
+// messages' update sections remembered per sender (tails.go).
+func decode(b []byte, m *Message, in *interner, ups *[]Update, ts *tails) error {
 	if len(b) > MaxDatagramBytes {
 		return fmt.Errorf("swim: decode: %d bytes exceeds the %d-byte datagram limit", len(b), MaxDatagramBytes)
 	}
@@ -449,7 +459,14 @@ func decode(b []byte, m *Message, in *interner, ups *[]Update) error {
 	case JoinResponse:
 		m.Members = r.updates("member", nil)
 	}
-	m.Updates = r.updates("update", ups)
+	if ts != nil && m.Kind != JoinResponse {
+		// A join response piggybacks a whole datagram's worth of a
+		// bounded queue too, which changes from one to the next: only
+		// the other kinds are remembered (tails.go).
+		m.Updates = r.tailUpdates(ts, m.From, ups)
+	} else {
+		m.Updates = r.updates("update", ups)
+	}
 	if *r.err == nil && r.off != len(b) {
 		r.fail(r.off, fmt.Sprintf("%d trailing bytes", len(b)-r.off))
 	}
@@ -679,29 +696,35 @@ func (r *reader) updates(what string, reuse *[]Update) []Update {
 		us = make([]Update, count)
 	}
 	for i := range us {
-		if r.fastUpdate(&us[i]) {
-			continue
-		}
-		at := r.off
-		s := State(r.u8(f, "state"))
-		if *r.err == nil && !s.valid() {
-			r.fail(at, fmt.Sprintf("invalid %s state %d", what, s))
-		}
-		u := &us[i]
-		u.State = s
-		u.Incarnation = r.u64(f, "incarnation")
-		u.Member = r.id(f)
-		u.From, u.Meta = "", nil
-		if s == Alive {
-			u.Meta = r.meta(f)
-		} else {
-			u.From = r.id(wireField{what: what, part: "accuser"})
-		}
-		if *r.err != nil {
+		if !r.update(&us[i], what) {
 			return nil
 		}
 	}
 	return us
+}
+
+// update reads one update (a member or an update, what says) into u, and
+// reports whether it did; if not, the reader holds the error.
+func (r *reader) update(u *Update, what string) bool {
+	if r.fastUpdate(u) {
+		return true
+	}
+	f := wireField{what: what}
+	at := r.off
+	s := State(r.u8(f, "state"))
+	if *r.err == nil && !s.valid() {
+		r.fail(at, fmt.Sprintf("invalid %s state %d", what, s))
+	}
+	u.State = s
+	u.Incarnation = r.u64(f, "incarnation")
+	u.Member = r.id(f)
+	u.From, u.Meta = "", nil
+	if s == Alive {
+		u.Meta = r.meta(f)
+	} else {
+		u.From = r.id(wireField{what: what, part: "accuser"})
+	}
+	return *r.err == nil
 }
 
 // fastUpdate reads one well-formed update into u with one bounds check a
