@@ -120,3 +120,23 @@ func TestViewBytes(t *testing.T) {
 	}
 	runtime.KeepAlive(&w)
 }
+
+// TestWorld_InternAfterIsIntern: the guess internAfter tries first never
+// changes the index an id gets, whatever order ids come in.
+func TestWorld_InternAfterIsIntern(t *testing.T) {
+	rng := rand.New(rand.NewPCG(32, 7))
+	a, b := newWorld(), newWorld()
+	var hint int32
+	for step := range 5000 {
+		var id string
+		switch rng.IntN(3) {
+		case 0:
+			id = fmt.Sprint("n", rng.IntN(50)) // at random, new ones among them
+		default:
+			id = fmt.Sprint("n", (int(hint)+rng.IntN(3))%60) // in runs and in order
+		}
+		if got, want := a.internAfter(id, &hint), b.intern(id); got != want || a.names[got] != id {
+			t.Fatalf("step %d: internAfter(%q) = %d, intern = %d", step, id, got, want)
+		}
+	}
+}
