@@ -20,7 +20,7 @@ func (a *aliveCount) onView(c viewChange) {
 	if c.observer == c.subject || !a.peers.has(c.observer) || !a.peers.has(c.subject) {
 		return
 	}
-	if c.old.state == alive {
+	if c.was == alive {
 		a.bad++
 	}
 	if c.cur.state == alive {
@@ -41,23 +41,27 @@ func describeView(w *world, o, s int32, v view) string {
 func (a *aliveCount) judge(w *world, r *result, t int64) {
 	var offenders, latest []mark
 	first := ""
+	latestO, latestS, latestLine := int32(-1), int32(-1), 0
 	for _, o := range a.peers.order {
 		for _, s := range a.peers.order {
 			if o == s {
 				continue
 			}
-			v := w.view(o, s)
+			v := w.peek(o, s) // the time only of the views cited
 			if v.state != alive {
 				if first == "" {
 					first = describeView(w, o, s, v)
 				}
-				if m, ok := markOf(v); ok {
-					offenders = append(offenders, m)
+				if v.line > 0 {
+					offenders = append(offenders, w.mark(o, s))
 				}
-			} else if len(latest) == 0 || v.line > latest[0].line {
-				latest = []mark{{v.line, v.timeNs}}
+			} else if latestO < 0 || v.line > latestLine {
+				latestO, latestS, latestLine = o, s, v.line
 			}
 		}
+	}
+	if latestO >= 0 {
+		latest = []mark{w.mark(latestO, latestS)}
 	}
 	n := len(a.peers.order)
 	if a.bad == 0 {

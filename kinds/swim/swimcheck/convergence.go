@@ -45,9 +45,9 @@ func (c *convergence) onView(w *world, v viewChange) {
 }
 
 func (c *convergence) membersAgree(w *world, m int32) bool {
-	first := w.view(c.peers.order[0], m)
+	first := w.peek(c.peers.order[0], m)
 	for _, o := range c.peers.order {
-		v := w.view(o, m)
+		v := w.peek(o, m)
 		if v.state == noView || v.state != first.state || v.incarnation != first.incarnation {
 			return false
 		}
@@ -60,14 +60,15 @@ func (c *convergence) hold(w *world, from, to int64) {
 		return
 	}
 	if c.disagreeing == 0 {
-		var latest []mark
+		latestO, latestM, latestLine := int32(-1), int32(-1), 0
 		for _, o := range c.peers.order {
 			for _, m := range c.peers.order {
-				if v := w.view(o, m); len(latest) == 0 || v.line > latest[0].line {
-					latest = []mark{{v.line, v.timeNs}}
+				if v := w.peek(o, m); latestO < 0 || v.line > latestLine {
+					latestO, latestM, latestLine = o, m, v.line
 				}
 			}
 		}
+		latest := []mark{w.mark(latestO, latestM)}
 		c.res.resolve(Pass, fmt.Sprintf("at %s all %d named peers hold the same view of every named member",
 			fmtNs(max(from, c.after)), len(c.peers.order)), latest...)
 		return

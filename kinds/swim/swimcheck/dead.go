@@ -97,7 +97,7 @@ func (c *noDead) onMutation(w *world, m mutationFact) {
 
 func (c *noDead) onView(w *world, v viewChange) {
 	p := &c.spans
-	if v.subject != p.y || v.observer == p.y || v.old.state == v.cur.state || p.windowDone {
+	if v.subject != p.y || v.observer == p.y || v.was == v.cur.state || p.windowDone {
 		return
 	}
 	m := mark{v.line, v.timeNs}

@@ -17,7 +17,8 @@ type viewChange struct {
 	timeNs   int64
 	observer int32
 	subject  int32
-	old, cur view
+	was      state // the state of the view it replaced
+	cur      view
 }
 
 // probeStep is one step of a direct probe's life.

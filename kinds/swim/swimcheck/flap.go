@@ -28,7 +28,7 @@ func newNoFlap(w *world, p NoFlapWhileProbesOK) checker {
 
 func (c *noFlap) onView(w *world, v viewChange) {
 	p := &c.spans
-	if v.subject != p.y || v.observer == p.y || v.old.state == v.cur.state {
+	if v.subject != p.y || v.observer == p.y || v.was == v.cur.state {
 		return
 	}
 	if v.timeNs < p.start || v.timeNs > p.end {

@@ -219,9 +219,9 @@ func (j *judge) observe(rec *hosts.EventRec) error {
 		if err != nil {
 			return err
 		}
-		o, s := j.world.intern(p.Observer), j.world.intern(p.Subject)
+		o, s := j.world.internAfter(p.Observer, &j.world.host), j.world.internAfter(p.Subject, &j.world.member)
 		cur := view{state: to, incarnation: p.Incarnation, line: line, timeNs: t}
-		j.viewChanged(viewChange{line: line, timeNs: t, observer: o, subject: s, old: j.world.setView(o, s, cur), cur: cur})
+		j.viewChanged(viewChange{line: line, timeNs: t, observer: o, subject: s, was: j.world.setView(o, s, cur), cur: cur})
 	case tProbeSent, tProbeAcked, tProbeTO:
 		var p probePayload
 		var err error
@@ -233,7 +233,7 @@ func (j *judge) observe(rec *hosts.EventRec) error {
 		if err != nil || p.Mode != "direct" {
 			return err
 		}
-		f := probeFact{line: line, timeNs: t, step: probeStepOf(rec.Type), prober: j.world.intern(rec.HostID), target: j.world.intern(p.Target), seq: p.Seq}
+		f := probeFact{line: line, timeNs: t, step: probeStepOf(rec.Type), prober: j.world.internAfter(rec.HostID, &j.world.host), target: j.world.intern(p.Target), seq: p.Seq}
 		for c := range j.wanting(wantProbes) {
 			c.onProbe(&j.world, f)
 		}
@@ -316,9 +316,9 @@ func (j *judge) mutation(line int, t int64, p mutationPayload) {
 	}
 	if p.Kind == "PeerResurrect" && !p.PreserveState && !f.noop && int(f.peer) < len(w.views) {
 		for s := range int32(len(w.views[f.peer])) {
-			if old := w.view(f.peer, s); old.state != noView {
+			if was := w.packed(f.peer, s).state(); was != noView {
 				w.setView(f.peer, s, view{})
-				j.viewChanged(viewChange{line: line, timeNs: t, observer: f.peer, subject: s, old: old})
+				j.viewChanged(viewChange{line: line, timeNs: t, observer: f.peer, subject: s, was: was})
 			}
 		}
 	}

@@ -60,21 +60,25 @@ func (c *resurrects) onMutation(w *world, m mutationFact) {
 // tally splits the live observers other than p that have a view of p
 // into those holding it alive (latest such view first) and the rest.
 func (c *resurrects) tally(w *world) (latestAlive []mark, others []mark, first string) {
+	latest, latestLine := int32(-1), 0
 	for o := range int32(len(w.names)) {
-		v := w.view(o, c.p)
+		v := w.peek(o, c.p) // the time only of the views cited
 		if o == c.p || !w.live(o) || v.state == noView {
 			continue
 		}
 		if v.state == alive {
-			if len(latestAlive) == 0 || v.line > latestAlive[0].line {
-				latestAlive = []mark{{v.line, v.timeNs}}
+			if latest < 0 || v.line > latestLine {
+				latest, latestLine = o, v.line
 			}
 			continue
 		}
 		if first == "" {
 			first = describeView(w, o, c.p, v)
 		}
-		others = append(others, mark{v.line, v.timeNs})
+		others = append(others, w.mark(o, c.p))
+	}
+	if latest >= 0 {
+		latestAlive = []mark{w.mark(latest, c.p)}
 	}
 	return latestAlive, others, first
 }

@@ -17,10 +17,11 @@ func (j *judge) ApproxBytes() int64 {
 
 func (w *world) approxBytes() int64 {
 	b := int64(len(w.ids))*48 + int64(cap(w.names))*16 + int64(cap(w.killed)+cap(w.ran))
-	b += int64(cap(w.views)) * int64(unsafe.Sizeof([]view(nil)))
+	b += int64(cap(w.views)) * int64(unsafe.Sizeof([]packed(nil)))
 	for _, row := range w.views {
-		b += int64(cap(row)) * int64(unsafe.Sizeof(view{}))
+		b += int64(cap(row)) * int64(unsafe.Sizeof(packed(0)))
 	}
+	b += int64(len(w.wide))*(8+int64(unsafe.Sizeof(view{}))) + int64(cap(w.times))*int64(unsafe.Sizeof(lineTime{}))
 	return b
 }
 

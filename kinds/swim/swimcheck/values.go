@@ -26,10 +26,28 @@ func valueTransition(v hosts.Event, host string, tx *jsonscan.Strings) (transiti
 	if !ok {
 		return decodeTransition(v.AppendJSON(nil), host, tx)
 	}
-	return checkTransition(transitionPayload{
-		Observer: st.Observer, Subject: st.Subject, To: st.To.String(),
-		Incarnation: st.Incarnation, hasIncarnation: true,
-	}, host)
+	p := transitionPayload{Observer: st.Observer, Subject: st.Subject, Incarnation: st.Incarnation, hasIncarnation: true}
+	// The state as parseState would read its name, without the name:
+	// one transition a member a node at start-up.
+	var to state
+	switch st.To {
+	case swim.Alive:
+		to = alive
+	case swim.Suspect:
+		to = suspect
+	case swim.Dead:
+		to = dead
+	default:
+		p.To = st.To.String()
+		return checkTransition(p, host)
+	}
+	if p.Observer == "" {
+		p.Observer = host
+	}
+	if p.Observer == "" || p.Subject == "" {
+		return checkTransition(p, host) // its error
+	}
+	return p, to, nil
 }
 
 // The value* functions report false for no value, or one not of the
