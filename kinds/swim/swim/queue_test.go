@@ -26,12 +26,7 @@ func TestQueueTake_AllFitIsTheMerge(t *testing.T) {
 		q := newQueue(mode, 300)
 		shortcuts := 0
 		for step := range 600 {
-			if r.Uint64()%3 != 0 {
-				u := Update{Member: fmt.Sprintf("m%d", r.Uint64()%7), State: Alive, Incarnation: uint64(step), Meta: make([]byte, r.Uint64()%40)}
-				if r.Uint64()%2 == 0 {
-					u = Update{Member: u.Member, State: Suspect, Incarnation: uint64(step), From: "m0"}
-				}
-				q.push(u)
+			if maybePush(&q, r, step) {
 				continue
 			}
 			budget := int(r.Uint64() % uint64(2*q.bytes+2))
@@ -111,12 +106,7 @@ func TestQueueTake_LegacyMirrorIsTheMerge(t *testing.T) {
 	q := newQueue(Legacy, MaxDatagramBytes)
 	mirrored := 0
 	for step := range 600 {
-		if r.Uint64()%3 != 0 {
-			u := Update{Member: fmt.Sprintf("m%d", r.Uint64()%7), State: Alive, Incarnation: uint64(step), Meta: make([]byte, r.Uint64()%40)}
-			if r.Uint64()%2 == 0 {
-				u = Update{Member: u.Member, State: Suspect, Incarnation: uint64(step), From: "m0"}
-			}
-			q.push(u)
+		if maybePush(&q, r, step) {
 			continue
 		}
 		budget := int(r.Uint64() % uint64(2*q.bytes+2))
@@ -136,4 +126,19 @@ func TestQueueTake_LegacyMirrorIsTheMerge(t *testing.T) {
 	if mirrored < 50 {
 		t.Fatalf("only %d takes copied a mirror kept through pushes", mirrored)
 	}
+}
+
+// maybePush pushes a random update (of seven members, alive with
+// metadata or suspected) on two steps in three, drawing as the queue
+// tests always have, and says whether it did.
+func maybePush(q *queue, r *testRand, step int) bool {
+	if r.Uint64()%3 == 0 {
+		return false
+	}
+	u := Update{Member: fmt.Sprintf("m%d", r.Uint64()%7), State: Alive, Incarnation: uint64(step), Meta: make([]byte, r.Uint64()%40)}
+	if r.Uint64()%2 == 0 {
+		u = Update{Member: u.Member, State: Suspect, Incarnation: uint64(step), From: "m0"}
+	}
+	q.push(u)
+	return true
 }
