@@ -10,6 +10,7 @@
 package realtime
 
 import (
+	"flag"
 	"os"
 	"runtime"
 	"slices"
@@ -39,6 +40,47 @@ var (
 func Scale() int {
 	scaleOnce.Do(func() { scale = min(max(loadScale(), sleepScale(), 1), MaxScale) })
 	return scale
+}
+
+// ScaleParallel is the scale for one of a test's parallel real-time runs
+// (t.Parallel subtests each running one, such as the edge's outside-agent
+// episodes): Scale measured afresh, never below the binary's Scale, and
+// raised by the runs of this test binary that may run beside it. Scale,
+// measured once, is the load when the binary began: a package whose runs
+// take ten minutes meets loads its first measurement never saw (an
+// episode's 2 s Cancel bound, at 40 ms × a scale taken at load 4, missed
+// at load 12.5). And the runs beside it are load no measurement sees in
+// time: they mostly wait, so the one-minute load average barely counts
+// them, but they wake at their schedule's instants, on the same CPUs as
+// this one's (at four at once beside three burners, a retry meant to land
+// inside a scaled retry-after landed outside it: docs/BENCHMARKS.md, "The
+// edge's tests"). Each neighbour — go test's -parallel less this run —
+// counts as one runnable process per CPU, as the load average would
+// count it were it running, rounded up: a neighbour waking at the same
+// instant takes a CPU whole.
+func ScaleParallel() int {
+	return beside(max(Scale(), loadScale(), sleepScale()), parallel(), runtime.NumCPU())
+}
+
+// beside is measured raised by parallel-1 neighbours over ncpu CPUs,
+// rounded up, at most MaxScale.
+func beside(measured, parallel, ncpu int) int {
+	others, ncpu := max(parallel-1, 0), max(ncpu, 1)
+	return min(max(measured, 1)+(others+ncpu-1)/ncpu, MaxScale)
+}
+
+// parallel is go test's -parallel, how many parallel subtests run at
+// once (the CPUs by default); 1 outside a test binary.
+func parallel() int {
+	f := flag.Lookup("test.parallel")
+	if f == nil {
+		return 1
+	}
+	n, err := strconv.Atoi(f.Value.String())
+	if err != nil {
+		return 1
+	}
+	return n
 }
 
 func loadScale() int {

@@ -79,10 +79,12 @@ func clientScenarios(t *testing.T) (map[string]*scenarios.Scenario, Span) {
 func clientRun(t *testing.T, sc *scenarios.Scenario, in Span, idle float64, cmd func(ctx context.Context, url, scale string) *exec.Cmd) Episode {
 	t.Helper()
 	// As agentRun's: the client must see a Cancel and settle within 2 s
-	// of schedule time, so the scale grows with the machine's load.
-	scale := idle * float64(realtime.Scale())
+	// of schedule time, so the scale grows with the machine's load now
+	// and the episodes beside this one (realtime.ScaleParallel).
+	k := realtime.ScaleParallel()
+	scale := idle * float64(k)
 	r := start(t, sc, Options{TimeScale: scale, Allow: []string{"echo"}, DrawnIn: in})
-	ctx, cancel := context.WithTimeout(context.Background(), realtime.Scaled(60*time.Second))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(k)*60*time.Second)
 	defer cancel()
 	c := cmd(ctx, r.url, fmt.Sprint(scale))
 	c.Env = append(os.Environ(), "DETSIM_EDGE_KEY="+keyOf(r.url))
