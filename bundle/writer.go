@@ -92,6 +92,9 @@ type Writer struct {
 
 	state writerState
 	err   error // first write failure; every later call returns it
+
+	// manifest is what manifest.json says, once written.
+	manifest Manifest
 }
 
 type writerState uint8
