@@ -183,10 +183,7 @@ func Run(sc *scenarios.Scenario, reg *hosts.Registry, cfg Config) (*Result, erro
 		return nil, writeErr("finishing the bundle", err)
 	}
 	ok = true
-	final, err := bundle.ReadManifest(cfg.Out)
-	if err != nil {
-		return nil, err
-	}
+	final := w.Manifest()
 	return &Result{
 		Scenario: sc, Out: cfg.Out, EndNs: end, Early: early, Truncated: truncated,
 		Steps: steps, Records: records, Digest: digest,

@@ -84,8 +84,14 @@ func (w *Writer) writeManifest(m Manifest) error {
 		return err
 	}
 	delete(w.files, ManifestFile) // the manifest does not list itself
+	w.manifest = m
 	return nil
 }
+
+// Manifest returns the manifest Finish wrote, with every writer-owned
+// field filled in: what ReadManifest of the output path would return,
+// without opening and parsing it again.
+func (w *Writer) Manifest() Manifest { return w.manifest }
 
 // put moves the built bundle to the output path (install, as a critical
 // section), then removes the work directory and releases the lock. done

@@ -197,7 +197,7 @@ func isManifestDir(dir string) bool {
 // the bundle they had. The caller holds out's lock.
 func sweepStale(out string) error {
 	parent := filepath.Dir(out)
-	err := scratch.Sweep(parent, "", func(s scratch.Stale) error {
+	return scratch.SweepAll(parent, func(s scratch.Stale) error {
 		if !s.Dir {
 			return nil
 		}
@@ -221,7 +221,6 @@ func sweepStale(out string) error {
 		}
 		return restoreOld(old, out)
 	})
-	return errors.Join(err, scratch.SweepLocks(parent))
 }
 
 // restoreOld puts the bundle a killed run moved aside to old back at

@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/internal/safefile"
 	"github.com/detsim/detsim/internal/scratch"
 )
 
@@ -92,6 +93,9 @@ type Writer struct {
 
 	state writerState
 	err   error // first write failure; every later call returns it
+
+	// manifest is what manifest.json says, once written.
+	manifest Manifest
 }
 
 type writerState uint8
@@ -514,18 +518,14 @@ func IsWriteFailure(err error) bool {
 // bundle's scenario.toml regenerates all of it byte for byte. (Syncing
 // cost more than a three-peer run itself: docs/decisions.md.)
 func (w *Writer) writeFile(rel string, data []byte) error {
-	f, err := os.OpenFile(filepath.Join(w.dir, filepath.FromSlash(rel)), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-	if err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("bundle: %s written twice", rel)
+	if err := safefile.WriteNew(filepath.Join(w.dir, filepath.FromSlash(rel)), data, 0o666); err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) && pe.Op == "open" {
+			if errors.Is(err, fs.ErrExist) {
+				return fmt.Errorf("bundle: %s written twice", rel)
+			}
+			return w.fail(fmt.Errorf("bundle: %w", err))
 		}
-		return w.fail(fmt.Errorf("bundle: %w", err))
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
 		return w.fail(fmt.Errorf("bundle: writing %s: %w", rel, err))
 	}
 	sum := sha256.Sum256(data)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -375,5 +376,24 @@ func TestWriter_ReusesItsWriteBuffers(t *testing.T) {
 	if least >= eventsBufferSize {
 		t.Errorf("a bundle of %d records allocated at least %d bytes, want less than one write buffer (%d)",
 			len(sampleRecords), least, eventsBufferSize)
+	}
+}
+
+// TestWriter_ManifestIsWhatItWrote: a batch run takes its result's
+// parity checksum from Writer.Manifest instead of reading manifest.json
+// back, so the two must agree field for field.
+func TestWriter_ManifestIsWhatItWrote(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	w := sampleWriter(t, out, sampleRecords)
+	finishSample(t, w, sampleManifestOf(sampleRecords))
+	read, err := ReadManifest(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := w.Manifest(); !reflect.DeepEqual(got, read) {
+		t.Errorf("Writer.Manifest() = %+v\nmanifest.json       = %+v", got, read)
+	}
+	if ParityChecksum(w.Manifest()) != ParityChecksum(read) {
+		t.Error("the parity checksums differ")
 	}
 }

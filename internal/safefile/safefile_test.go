@@ -1,7 +1,9 @@
 package safefile
 
 import (
+	"bytes"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -154,4 +156,36 @@ func returnsWithin(t *testing.T, what string, f func() error) error {
 		}
 	})
 	return err
+}
+
+// TestWriteNew_WritesAndNeverReplaces: WriteNew writes a new file whole,
+// and refuses (fs.ErrExist, as an "open" error) a path that holds
+// anything, a dangling symbolic link included, leaving it untouched.
+func TestWriteNew_WritesAndNeverReplaces(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f")
+	data := bytes.Repeat([]byte("detsim "), 10000)
+	if err := WriteNew(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(p); err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("read back %d bytes, %v; want the %d written", len(got), err, len(data))
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(filepath.Join(dir, "target"), link); err != nil {
+		t.Skip(err)
+	}
+	for _, existing := range []string{p, link} {
+		err := WriteNew(existing, []byte("other"), 0o644)
+		var pe *fs.PathError
+		if !errors.Is(err, fs.ErrExist) || !errors.As(err, &pe) || pe.Op != "open" {
+			t.Errorf("WriteNew over %s = %v, want an open error wrapping fs.ErrExist", existing, err)
+		}
+	}
+	if got, _ := os.ReadFile(p); !bytes.Equal(got, data) {
+		t.Error("the existing file was changed")
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "target")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a write went through the link: %v", err)
+	}
 }

@@ -14,7 +14,7 @@ import (
 
 // dirSteps are the points of Dir at which a kill leaves something on disk
 // (afterDirStep), and "" for a kill once Dir has returned.
-var dirSteps = []string{"guard locked", "stage made", "stage lock file made", "guard removed", ""}
+var dirSteps = []string{"guard locked", "stage made", "guard moved in", ""}
 
 // TestDir_KilledAtAnyStepIsSwept kills a process (SIGKILL, so nothing of
 // it runs on the way out) at each step of making a directory, and checks

@@ -70,10 +70,15 @@ const stageSuffix = ".stage"
 // the directory is built under its guard's name plus stageSuffix, beside
 // the guard, a locked temporary file (which a sweep can always judge:
 // a file is its own lock), and the guard is the proof that the stage is
-// detsim's. The directory then takes the guard's name by a rename,
-// already locked. Whenever the process dies, the next Sweep finds a
-// stale guard (and removes its stage with it) or a stale locked
-// directory.
+// detsim's. The guard itself then moves into the stage as its lock file,
+// still locked (a lock belongs to the open file, not to its name), and
+// the stage takes the guard's old name by a rename. Whenever the process
+// dies, the next Sweep finds a stale guard (and removes its empty stage
+// with it), a stale locked stage or a stale locked directory. Moving the
+// guard in rather than making a second lock file and removing the guard
+// spares a file's creation and removal a directory, the most costly
+// steps on a journalling filesystem (docs/BENCHMARKS.md, "Fewer files
+// made and removed").
 func Dir(parent, prefix string) (*Entry, error) {
 	return create(func() (*Entry, error) {
 		guard, err := lockedTempFile(parent, prefix)
@@ -83,53 +88,35 @@ func Dir(parent, prefix string) (*Entry, error) {
 		path := guard.Name()
 		stage := path + stageSuffix
 		afterDirStep("guard locked")
-		f, err := makeLockedDir(stage)
-		if err == nil {
-			// The stage holds its own lock now: the guard can go, and a
-			// kill from here on leaves a stale locked directory.
-			err = os.Remove(path)
-			afterDirStep("guard removed")
-			if err == nil {
-				err = renameNoReplace(stage, path)
-			}
-			if err != nil {
-				f.Close()
-				_ = os.RemoveAll(stage)
-			}
-		}
-		guard.Close()
+		err = os.Mkdir(stage, 0o700)
 		if err != nil {
 			_ = os.Remove(path)
+			guard.Close()
 			return nil, err
 		}
-		return &Entry{Path: path, dir: true, lock: f}, nil
+		afterDirStep("stage made")
+		// From here on a kill leaves a stale locked stage: the guard is
+		// its lock file.
+		if err := os.Rename(path, filepath.Join(stage, lockName)); err != nil {
+			_ = os.Remove(stage)
+			_ = os.Remove(path)
+			guard.Close()
+			return nil, err
+		}
+		afterDirStep("guard moved in")
+		if err := renameNoReplace(stage, path); err != nil {
+			// Whatever now sits at path is not ours: only the stage goes.
+			_ = os.RemoveAll(stage)
+			guard.Close()
+			return nil, err
+		}
+		return &Entry{Path: path, dir: true, lock: guard}, nil
 	})
 }
 
 // afterDirStep is called after each step of Dir that leaves something on
 // disk. A test replaces it to kill the process there (dirsteps_test.go).
 var afterDirStep = func(step string) {}
-
-// makeLockedDir makes the directory path and its lock file, and returns
-// the lock file, locked.
-func makeLockedDir(path string) (*os.File, error) {
-	if err := os.Mkdir(path, 0o700); err != nil {
-		return nil, err
-	}
-	afterDirStep("stage made")
-	f, err := os.OpenFile(filepath.Join(path, lockName), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
-	if err == nil {
-		afterDirStep("stage lock file made")
-		if err = tryLock(f); err != nil {
-			f.Close()
-		}
-	}
-	if err != nil {
-		_ = os.RemoveAll(path)
-		return nil, err
-	}
-	return f, nil
-}
 
 // lockedTempFile creates <prefix>.detsim-tmp-<random> in parent and
 // locks it. A kill before the lock leaves an unlocked temporary file,
@@ -195,7 +182,9 @@ func (e *Entry) removeLocked() error {
 	e.done = true
 	delete(live, e)
 	var err error
-	if e.dir {
+	if e.dir && e.removeEmpty() {
+		err = nil
+	} else if e.dir {
 		// Out of the way first: whoever is still writing into the
 		// directory by its path (the run the signal interrupted) now
 		// gets ENOENT, instead of adding a file RemoveAll has already
@@ -220,6 +209,21 @@ func (e *Entry) removeLocked() error {
 		err = nil
 	}
 	return err
+}
+
+// removeEmpty removes a directory entry that holds nothing but its lock
+// file, as a bundle's work directory does once the bundle has moved out:
+// the lock file, then the directory, two system calls where a rename out
+// of the way and a walk take ten. It reports false, having removed at
+// most the lock file, when anything else is there (a run a signal
+// interrupted may be writing into it), and the caller takes the long
+// way. A kill between the two leaves an empty directory without a lock
+// file, as the long way's walk may too.
+func (e *Entry) removeEmpty() bool {
+	if err := os.Remove(filepath.Join(e.Path, lockName)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	return os.Remove(e.Path) == nil
 }
 
 // Kept tells the registry that the entry's file was moved to its final
@@ -278,52 +282,65 @@ var ErrKeep = errors.New("keep it")
 // handle runs, so two sweepers never handle the same one.
 func Sweep(parent, prefix string, handle func(Stale) error) error {
 	return eachEntry(parent, func(d fs.DirEntry) error {
-		name := d.Name()
-		at := strings.Index(name, TempInfix)
-		if at < 0 || prefix != "" && name[:at] != prefix {
-			return nil
-		}
-		path := filepath.Join(parent, name)
-		s := Stale{Path: path, Dir: d.IsDir(), Prefix: name[:at]}
-		lockPath := path
-		switch {
-		case d.IsDir():
-			lockPath = filepath.Join(path, lockName)
-		case !d.Type().IsRegular():
-			return nil
-		}
-		f, err := os.OpenFile(lockPath, os.O_RDWR, 0)
-		if err != nil {
-			return nil // no lock file: not detsim's, or already gone
-		}
-		defer f.Close()
-		if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
-			return nil
-		}
-		if tryLock(f) != nil {
-			return nil // live: another process works there
-		}
-		if handle != nil {
-			err = handle(s)
-		}
-		if errors.Is(err, ErrKeep) {
-			return nil
-		}
-		if err == nil {
-			if s.Dir {
-				err = os.RemoveAll(path)
-			} else {
-				err = errors.Join(removeStage(path+stageSuffix), os.Remove(path))
-			}
-			if errors.Is(err, fs.ErrNotExist) {
-				err = nil
-			}
-		}
-		if err != nil {
-			return fmt.Errorf("removing stale %s: %w", path, err)
-		}
-		return nil
+		return sweepEntry(parent, prefix, handle, d)
 	})
+}
+
+// SweepAll is Sweep(parent, "", handle) and SweepLocks(parent) over one
+// listing of parent: a bundle's Create does both before every run.
+func SweepAll(parent string, handle func(Stale) error) error {
+	return eachEntry(parent, func(d fs.DirEntry) error {
+		return errors.Join(sweepEntry(parent, "", handle, d), sweepLock(parent, d))
+	})
+}
+
+// sweepEntry is Sweep's test and handling of one entry of parent.
+func sweepEntry(parent, prefix string, handle func(Stale) error, d fs.DirEntry) error {
+	name := d.Name()
+	at := strings.Index(name, TempInfix)
+	if at < 0 || prefix != "" && name[:at] != prefix {
+		return nil
+	}
+	path := filepath.Join(parent, name)
+	s := Stale{Path: path, Dir: d.IsDir(), Prefix: name[:at]}
+	lockPath := path
+	switch {
+	case d.IsDir():
+		lockPath = filepath.Join(path, lockName)
+	case !d.Type().IsRegular():
+		return nil
+	}
+	f, err := os.OpenFile(lockPath, os.O_RDWR, 0)
+	if err != nil {
+		return nil // no lock file: not detsim's, or already gone
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+		return nil
+	}
+	if tryLock(f) != nil {
+		return nil // live: another process works there
+	}
+	if handle != nil {
+		err = handle(s)
+	}
+	if errors.Is(err, ErrKeep) {
+		return nil
+	}
+	if err == nil {
+		if s.Dir {
+			err = os.RemoveAll(path)
+		} else {
+			err = errors.Join(removeStage(path+stageSuffix), os.Remove(path))
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			err = nil
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("removing stale %s: %w", path, err)
+	}
+	return nil
 }
 
 // eachEntry calls fn with each entry sweepList finds in parent, and
@@ -393,24 +410,27 @@ func sweepList(parent string) ([]fs.DirEntry, error) {
 // that its file is still the one at the path makes removing it safe
 // against a process taking it at that moment.
 func SweepLocks(parent string) error {
-	return eachEntry(parent, func(d fs.DirEntry) error {
-		name := d.Name()
-		if !d.Type().IsRegular() || !strings.HasPrefix(name, ".") || !strings.HasSuffix(name, lockName) || name == lockName {
-			return nil
-		}
-		path := filepath.Join(parent, name)
-		f, err := os.OpenFile(path, os.O_RDWR, 0)
-		if err != nil {
-			return nil
-		}
-		defer f.Close()
-		if tryLock(f) == nil {
-			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("removing stale lock %s: %w", path, err)
-			}
-		}
+	return eachEntry(parent, func(d fs.DirEntry) error { return sweepLock(parent, d) })
+}
+
+// sweepLock is SweepLocks' test and handling of one entry of parent.
+func sweepLock(parent string, d fs.DirEntry) error {
+	name := d.Name()
+	if !d.Type().IsRegular() || !strings.HasPrefix(name, ".") || !strings.HasSuffix(name, lockName) || name == lockName {
 		return nil
-	})
+	}
+	path := filepath.Join(parent, name)
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	if tryLock(f) == nil {
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("removing stale lock %s: %w", path, err)
+		}
+	}
+	return nil
 }
 
 // OutLock is a held lock on an output path.

@@ -215,7 +215,21 @@ func TestRemoveLive_WhileTheRunWritesIntoItsDirectory(t *testing.T) {
 // A sweep with no prefix takes every stale temporary, whatever output it
 // was for, and SweepLocks every lock file no live process holds; a held
 // lock and a live entry stay.
+// TestSweep_EveryNameAndStaleLocks runs Sweep then SweepLocks, and
+// SweepAll (both over one listing, as a bundle's Create does): each way
+// removes every stale temporary and lock and nothing live.
 func TestSweep_EveryNameAndStaleLocks(t *testing.T) {
+	t.Run("Sweep and SweepLocks", func(t *testing.T) {
+		sweepsEveryNameAndStaleLocks(t, func(parent string) error {
+			return errors.Join(Sweep(parent, "", nil), SweepLocks(parent))
+		})
+	})
+	t.Run("SweepAll", func(t *testing.T) {
+		sweepsEveryNameAndStaleLocks(t, func(parent string) error { return SweepAll(parent, nil) })
+	})
+}
+
+func sweepsEveryNameAndStaleLocks(t *testing.T, sweep func(parent string) error) {
 	parent := t.TempDir()
 	live, err := Dir(parent, ".mine")
 	if err != nil {
@@ -241,10 +255,7 @@ func TestSweep_EveryNameAndStaleLocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	ForgetForTest(nil, stale) // what SIGKILL leaves: the file, no holder
-	if err := Sweep(parent, "", nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := SweepLocks(parent); err != nil {
+	if err := sweep(parent); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range append(dead, LockPath(filepath.Join(parent, "stale"))) {
@@ -255,6 +266,33 @@ func TestSweep_EveryNameAndStaleLocks(t *testing.T) {
 	for _, p := range []string{live.Path, LockPath(filepath.Join(parent, "held"))} {
 		if _, err := os.Lstat(p); err != nil {
 			t.Errorf("%s was removed: %v", p, err)
+		}
+	}
+}
+
+// TestRemove_EmptyOrNotLeavesNothing: Remove takes a directory holding
+// only its lock file the short way (removeEmpty) and one with anything
+// else in it the long way; either leaves the parent as it was.
+func TestRemove_EmptyOrNotLeavesNothing(t *testing.T) {
+	for _, fill := range []bool{false, true} {
+		parent := t.TempDir()
+		d, err := Dir(parent, ".out")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fill {
+			if err := os.MkdirAll(filepath.Join(d.Path, "bundle", "sub"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(d.Path, "bundle", "events.ndjson"), []byte("{}\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := d.Remove(); err != nil {
+			t.Fatalf("Remove (filled %v): %v", fill, err)
+		}
+		if got := fstree.Names(t, parent); len(got) != 0 {
+			t.Errorf("filled %v: the parent still holds %v", fill, got)
 		}
 	}
 }
