@@ -12,13 +12,18 @@ import (
 	"github.com/detsim/detsim/internal/fstree"
 )
 
-// dirSteps are the points of Dir at which a kill leaves something on disk
-// (afterDirStep), and "" for a kill once Dir has returned.
-var dirSteps = []string{"guard locked", "stage made", "guard moved in", ""}
+// dirSteps are the points of Dir, and of removing what it made, at which
+// a kill leaves something on disk (afterDirStep), and "" for a kill once
+// Dir has returned.
+var dirSteps = []string{"guard locked", "stage made", "guard moved in", "", "stage again", "guard out", "stage removed"}
+
+// removalSteps are the dirSteps of Entry.Remove.
+var removalSteps = map[string]bool{"stage again": true, "guard out": true, "stage removed": true}
 
 // TestDir_KilledAtAnyStepIsSwept kills a process (SIGKILL, so nothing of
 // it runs on the way out) at each step of making a directory, and checks
-// that the next Sweep leaves the parent as it was. Before Dir built its
+// that the next Sweep leaves the parent as it was; and the same at each
+// step of removing it. Before Dir built its
 // directory beside a guard file, a kill between the directory and its
 // lock file left a directory no sweep would touch: a cli test that kills
 // a run as soon as its work directory appears found it there after two
@@ -53,8 +58,8 @@ func TestDir_KilledAtAnyStepIsSwept(t *testing.T) {
 	}
 }
 
-// killedMakingDir is the child's side: make a directory in parent and
-// die by SIGKILL at step.
+// killedMakingDir is the child's side: make a directory in parent (and
+// remove it, for a removal step) and die by SIGKILL at step.
 func killedMakingDir(parent, step string) {
 	die := func() { syscall.Kill(os.Getpid(), syscall.SIGKILL); select {} }
 	afterDirStep = func(s string) {
@@ -62,8 +67,13 @@ func killedMakingDir(parent, step string) {
 			die()
 		}
 	}
-	if _, err := Dir(parent, ".out"); err != nil {
+	e, err := Dir(parent, ".out")
+	if err != nil {
 		os.Exit(3)
+	}
+	if removalSteps[step] {
+		e.Remove()
+		os.Exit(4) // the step was never reached
 	}
 	die()
 }

@@ -211,18 +211,36 @@ func (e *Entry) removeLocked() error {
 	return err
 }
 
-// removeEmpty removes a directory entry that holds nothing but its lock
-// file, as a bundle's work directory does once the bundle has moved out:
-// the lock file, then the directory, two system calls where a rename out
-// of the way and a walk take ten. It reports false, having removed at
-// most the lock file, when anything else is there (a run a signal
-// interrupted may be writing into it), and the caller takes the long
-// way. A kill between the two leaves an empty directory without a lock
-// file, as the long way's walk may too.
+// removeEmpty takes apart a directory entry that holds nothing but its
+// lock file, as a bundle's work directory does once the bundle has moved
+// out, by Dir's steps in reverse: the directory becomes its stage again,
+// its lock file the guard beside it (still locked: the lock belongs to
+// the open file), then the empty stage goes, then the guard. So a kill
+// at any step leaves only what a sweep removes, where removing the lock
+// file first would leave an empty directory no sweep may touch; and it
+// takes four system calls where a rename out of the way and a walk take
+// ten. It reports false, with the directory put back under its name,
+// when anything else is there (a run a signal interrupted may be writing
+// into it), and the caller takes the long way.
 func (e *Entry) removeEmpty() bool {
-	if err := os.Remove(filepath.Join(e.Path, lockName)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	stage := e.Path + stageSuffix
+	inside := filepath.Join(stage, lockName)
+	if renameNoReplace(e.Path, stage) != nil {
 		return false
 	}
+	afterDirStep("stage again")
+	if renameNoReplace(inside, e.Path) != nil {
+		_ = renameNoReplace(stage, e.Path)
+		return false
+	}
+	afterDirStep("guard out")
+	if os.Remove(stage) != nil {
+		if renameNoReplace(e.Path, inside) == nil {
+			_ = renameNoReplace(stage, e.Path)
+		}
+		return false
+	}
+	afterDirStep("stage removed")
 	return os.Remove(e.Path) == nil
 }
 
