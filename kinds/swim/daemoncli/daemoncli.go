@@ -433,7 +433,11 @@ func (l Loop) Run() int {
 		select {
 		case s := <-l.Sigs:
 			if s != syscall.SIGUSR1 {
-				if begin != nil {
+				// A signal that lands once the start instant has come
+				// finds a node that has begun, even if the start timer
+				// lost the select to it: a busy machine readies both at
+				// once, and a node stopped there wrote no record.
+				if !started() {
 					return 0 // never begun: nothing to snapshot
 				}
 				return l.stop(snapshot)
@@ -457,7 +461,7 @@ func (l Loop) Run() int {
 				return fail("writing events", err)
 			}
 		case <-deadline.C:
-			if begin != nil {
+			if !started() {
 				return 0
 			}
 			return l.stop(snapshot)

@@ -100,6 +100,26 @@ func TestLoop_StartsAtTheStartInstant(t *testing.T) {
 	}
 }
 
+// A SIGTERM already waiting when the loop first looks, with the start
+// instant passed, meets a node that has begun: the start timer and the
+// signal are both ready on a busy machine, and a select that took the
+// signal first ended the daemon without its first record (swimd
+// TestInsecureSaysSo failed in CI on it).
+func TestLoop_StoppedAfterTheStartInstantHasBegun(t *testing.T) {
+	for range 20 { // the select picks at random between ready cases
+		sigs := make(chan os.Signal, 1)
+		sigs <- syscall.SIGTERM
+		began := false
+		code := Loop{Name: "d", Stderr: io.Discard, Sigs: sigs,
+			Flags:    &Flags{StartUnixNs: time.Now().Add(-time.Second).UnixNano(), Duration: time.Hour},
+			Snapshot: func() []byte { return nil }, Flush: func() error { return nil },
+			Start: func() { began = true }}.Run()
+		if code != 0 || !began {
+			t.Fatalf("exit %d, began %v: a node stopped after its start instant must have begun", code, began)
+		}
+	}
+}
+
 // Before the start instant a snapshot is refused (the node has not
 // begun, and swimd's could not answer) and SIGTERM ends the loop at once
 // without beginning: a refused testbed run stops its daemons there.
