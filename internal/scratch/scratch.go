@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -378,36 +379,19 @@ func eachEntry(parent string, fn func(fs.DirEntry) error) error {
 	return errors.Join(errs...)
 }
 
-// removeStage removes the directory a Dir killed before its rename left
-// beside its guard file (the caller holds the guard's lock): only if it
-// holds nothing but what Dir puts there before the rename, its lock file,
-// free.
+// removeStage removes the stage a Dir killed before its rename, or a
+// removal killed after moving the lock file out, left beside its guard
+// file (the caller holds the guard's lock). Such a stage is empty: the
+// guard itself is the stage's lock file when it has one, and is then not
+// beside it. So only an empty directory goes (rmdir refuses anything
+// else); whatever else bears the name is left alone.
 func removeStage(stage string) error {
-	ents, err := os.ReadDir(stage)
-	if err != nil {
-		return nil // none, or not a directory: nothing of Dir's
-	}
-	switch {
-	case len(ents) == 0:
-	case len(ents) == 1 && ents[0].Name() == lockName && ents[0].Type().IsRegular():
-		f, err := os.OpenFile(filepath.Join(stage, lockName), os.O_RDWR, 0)
-		if err != nil {
-			return nil
-		}
-		defer f.Close()
-		if tryLock(f) != nil {
-			return nil
-		}
-		if err := os.Remove(f.Name()); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-	default:
+	err := syscall.Rmdir(stage)
+	if err == nil || errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTEMPTY) ||
+		errors.Is(err, syscall.EEXIST) || errors.Is(err, syscall.ENOTDIR) {
 		return nil
 	}
-	if err := os.Remove(stage); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	return nil
+	return &os.PathError{Op: "rmdir", Path: stage, Err: err}
 }
 
 // sweepList lists parent for a sweep: nothing where locks cannot be

@@ -296,3 +296,30 @@ func TestRemove_EmptyOrNotLeavesNothing(t *testing.T) {
 		}
 	}
 }
+
+// A stale guard's stage goes only while empty, as Dir leaves it: a
+// directory of that name holding anything is not Dir's and stays.
+func TestSweep_LeavesAStageThatHoldsAnything(t *testing.T) {
+	parent := t.TempDir()
+	guard, err := File(parent, ".out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	simulateDeath(guard)
+	stage := guard.Path + stageSuffix
+	if err := os.Mkdir(stage, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(stage, "mine"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Sweep(parent, ".out", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(stage, "mine")); err != nil {
+		t.Errorf("a stage holding a file was removed: %v", err)
+	}
+	if _, err := os.Lstat(guard.Path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the stale guard survived: %v", err)
+	}
+}
