@@ -57,7 +57,10 @@ beside_burners() {
 go_install() {
   local bin mod
   bin="$(go env GOPATH)/bin/$1"
-  mod=$(go version -m "$bin" 2>/dev/null | awk '$1 == "mod" {print $3}')
+  # A tool not installed yet fails go version -m; under set -e and
+  # pipefail that failure would end the script without a word, so it
+  # counts as "no version" here.
+  mod=$(go version -m "$bin" 2>/dev/null | awk '$1 == "mod" {print $3}') || mod=
   if [ "$mod" != "$3" ]; then
     GOBIN="$(go env GOPATH)/bin" go install "$2@$3"
   fi
