@@ -1,7 +1,8 @@
 // Package fstree records a directory tree as a map, so a test can show
 // that a command refused to touch anything: take it before, and after
-// ask whether it is the Same; lists a directory's names; and copies a tree,
-// for a test that damages a copy.
+// ask whether it is the Same; lists a directory's names; copies a tree,
+// for a test that damages a copy; and makes a named pipe in one (Fifo, on
+// unix), for a test that a reader refuses it.
 package fstree
 
 import (
