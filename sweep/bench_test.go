@@ -29,17 +29,23 @@ func BenchmarkSweep(b *testing.B) {
 func benchWorkers(b *testing.B, p *property.Property, reg *hosts.Registry, start uint64) {
 	for _, w := range []int{1, 2} {
 		b.Run(map[int]string{1: "workers=1", 2: "workers=2"}[w], func(b *testing.B) {
-			t0, cpu := time.Now(), processCPU()
-			s, err := Run(context.Background(), p, reg, Config{Start: start, Count: uint64(b.N), Workers: w})
-			if err != nil || s.Ran != uint64(b.N) {
-				b.Fatalf("ran %d of %d: %v", s.Ran, b.N, err)
-			}
-			b.ReportMetric(float64(b.N)/time.Since(t0).Seconds(), "seeds/s")
-			// CPU per seed: on a shared machine, the speed-up from 1 to w
-			// workers an idle one would show is w × cpu(1) / cpu(w).
-			b.ReportMetric(float64(processCPU()-cpu)/float64(b.N)/1e6, "cpu-ms/seed")
+			benchSeeds(b, p, reg, start, w)
 		})
 	}
+}
+
+// benchSeeds sweeps b.N seeds of p from start on workers workers,
+// reporting seeds per second and CPU per seed.
+func benchSeeds(b *testing.B, p *property.Property, reg *hosts.Registry, start uint64, workers int) {
+	t0, cpu := time.Now(), processCPU()
+	s, err := Run(context.Background(), p, reg, Config{Start: start, Count: uint64(b.N), Workers: workers})
+	if err != nil || s.Ran != uint64(b.N) {
+		b.Fatalf("ran %d of %d: %v", s.Ran, b.N, err)
+	}
+	b.ReportMetric(float64(b.N)/time.Since(t0).Seconds(), "seeds/s")
+	// CPU per seed: on a shared machine, the speed-up from 1 to w
+	// workers an idle one would show is w × cpu(1) / cpu(w).
+	b.ReportMetric(float64(processCPU()-cpu)/float64(b.N)/1e6, "cpu-ms/seed")
 }
 
 // BenchmarkSeed_GossipFlap7min is the cost of one seed of the shipped
@@ -50,12 +56,7 @@ func BenchmarkSeed_GossipFlap7min(b *testing.B) {
 	reg := builtin.Registry()
 	for _, name := range []string{"gossip_flap_legacy", "gossip_flap"} {
 		p := libraryProperty(b, name, reg)
-		b.Run(name, func(b *testing.B) {
-			s, err := Run(context.Background(), p, reg, Config{Start: 0, Count: uint64(b.N), Workers: 1})
-			if err != nil || s.Ran != uint64(b.N) {
-				b.Fatalf("ran %d of %d: %v", s.Ran, b.N, err)
-			}
-		})
+		b.Run(name, func(b *testing.B) { benchSeeds(b, p, reg, 0, 1) })
 	}
 }
 
@@ -69,14 +70,6 @@ func BenchmarkSweep_GossipFlap(b *testing.B) {
 	reg := builtin.Registry()
 	for _, name := range []string{"gossip_flap", "gossip_flap_legacy"} {
 		p := libraryProperty(b, name, reg)
-		b.Run(name, func(b *testing.B) {
-			start, cpu := time.Now(), processCPU()
-			s, err := Run(context.Background(), p, reg, Config{Start: 0, Count: uint64(b.N), Workers: 2})
-			if err != nil || s.Ran != uint64(b.N) {
-				b.Fatalf("ran %d of %d: %v", s.Ran, b.N, err)
-			}
-			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "seeds/s")
-			b.ReportMetric(float64(processCPU()-cpu)/float64(b.N)/1e6, "cpu-ms/seed")
-		})
+		b.Run(name, func(b *testing.B) { benchSeeds(b, p, reg, 0, 2) })
 	}
 }
