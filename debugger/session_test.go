@@ -7,11 +7,12 @@ import (
 	"github.com/detsim/detsim/scenarios"
 )
 
-func echoParity(t testing.TB) *scenarios.Scenario {
-	t.Helper()
-	sc, err := scenarios.Resolve("reference/echo_parity", builtin.Registry())
+// library resolves the library scenario name with the built-in kinds.
+func library(tb testing.TB, name string) *scenarios.Scenario {
+	tb.Helper()
+	sc, err := scenarios.Resolve(name, builtin.Registry())
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	return sc
 }
@@ -26,7 +27,7 @@ func newSession(t testing.TB, sc *scenarios.Scenario) *Session {
 }
 
 func TestSessionContinue_NoBreakpointRunsToTheEnd(t *testing.T) {
-	s, err := NewSession(echoParity(t), builtin.Registry(), nil)
+	s, err := NewSession(library(t, "reference/echo_parity"), builtin.Registry(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +40,7 @@ func TestSessionContinue_NoBreakpointRunsToTheEnd(t *testing.T) {
 // Lines come back byte-identical after reverse execution: the cache
 // never needs invalidating.
 func TestLineCache_SameBytesAfterReverse(t *testing.T) {
-	s, err := NewSession(echoParity(t), builtin.Registry(), nil)
+	s, err := NewSession(library(t, "reference/echo_parity"), builtin.Registry(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +72,7 @@ func TestLineCache_SameBytesAfterReverse(t *testing.T) {
 // BenchmarkContinue is the stepper's continue throughput with the record
 // cache and a type breakpoint armed (echo_parity, never firing).
 func BenchmarkContinue(b *testing.B) {
-	sc := *echoParity(b)
+	sc := *library(b, "reference/echo_parity")
 	sc.DurationNs = 1 << 50
 	s := newSession(b, &sc)
 	bps := []Breakpoint{{Kind: BreakFail}, {Kind: BreakRecord, Query: Query{Conds: []Cond{{Key: "type", Val: "no_such_type"}}}}}

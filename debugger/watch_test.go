@@ -32,7 +32,7 @@ func TestParseWatch(t *testing.T) {
 // A watch names a host, a member and a field the run has, checked like a
 // breakpoint, with a "did you mean" for each (issue 22, "Bad input").
 func TestCheckWatch_NamesAgainstTheKind(t *testing.T) {
-	schema := NewSchema(gossipFlap(t), builtin.Registry())
+	schema := NewSchema(library(t, "reproduction/gossip_flap"), builtin.Registry())
 	for spec, want := range map[string]string{
 		"host=fra member=orch field=state":       "",
 		"host=fra member=orch field=incarnation": "",
@@ -86,7 +86,7 @@ func linearChanges(lines [][]byte) []change {
 // from any record forward and backward (the stepper's } and {), are
 // exactly the changes a reading of every record finds.
 func TestWatch_ChangesEqualALinearScan(t *testing.T) {
-	sc := gossipFlap(t)
+	sc := library(t, "reproduction/gossip_flap")
 	lines, steps, _ := allRecords(t, sc, 1<<40)
 	want := linearChanges(lines)
 	if len(want) < 4 {
