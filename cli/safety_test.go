@@ -348,27 +348,18 @@ func TestCalibrateAndSchemadiff_ExitCodes(t *testing.T) {
 	}
 	badTol := filepath.Join(dir, "tol.toml")
 	os.WriteFile(badTol, []byte("[msg_size]\nrule = \"nope\"\n"), 0o644)
-	for _, c := range []struct {
-		args []string
-		code int
-		say  string
-	}{
-		{[]string{"schemadiff", b, b}, 0, "no schema differences"},
-		{[]string{"schemadiff", b, filepath.Join(dir, "nope")}, 2, "nope"},
-		{[]string{"schemadiff", b, b, "--prod", "c"}, 2, "--prod"},
-		{[]string{"calibrate", "smoke/three_mesh", b, "--seeds", "2"}, 2, "--allow-sim-prod"},
-		{[]string{"calibrate", "smoke/three_mesh", b, "--seeds", "2", "--allow-sim-prod"}, 0, "calibrate: pass"},
-		{[]string{"calibrate", "reference/echo_parity", b, "--seeds", "2", "--allow-sim-prod"}, 2, "peers"},
-		{[]string{"calibrate", "--sensitivity", "--table", badTol}, 2, "tol.toml"},
-		{[]string{"calibrate", "--sensitivity", "smoke/three_mesh"}, 2, "takes no SCENARIO"},
-		{[]string{"calibrate", "smoke/three_mesh", b, "--tolerances", badTol}, 2, "tol.toml"},
-		{[]string{"calibrate", "smoke/three_mesh"}, 2, "PROD_BUNDLE"},
-	} {
-		r := detsim(t, c.args...)
-		if r.code != c.code || !strings.Contains(r.stdout+r.stderr, c.say) {
-			t.Errorf("%v: exit %d, want %d with %q\nstdout: %s\nstderr: %s", c.args, r.code, c.code, c.say, r.stdout, r.stderr)
-		}
-	}
+	checkExits(t, []exitCase{
+		{"schemadiff of a bundle with itself", []string{"schemadiff", b, b}, 0, "no schema differences"},
+		{"schemadiff of no bundle", []string{"schemadiff", b, filepath.Join(dir, "nope")}, 2, "nope"},
+		{"schemadiff --prod unknown", []string{"schemadiff", b, b, "--prod", "c"}, 2, "--prod"},
+		{"calibrate against a sim bundle unallowed", []string{"calibrate", "smoke/three_mesh", b, "--seeds", "2"}, 2, "--allow-sim-prod"},
+		{"calibrate against a sim bundle allowed", []string{"calibrate", "smoke/three_mesh", b, "--seeds", "2", "--allow-sim-prod"}, 0, "calibrate: pass"},
+		{"calibrate a scenario of other peers", []string{"calibrate", "reference/echo_parity", b, "--seeds", "2", "--allow-sim-prod"}, 2, "peers"},
+		{"sensitivity with a bad table", []string{"calibrate", "--sensitivity", "--table", badTol}, 2, "tol.toml"},
+		{"sensitivity with a scenario", []string{"calibrate", "--sensitivity", "smoke/three_mesh"}, 2, "takes no SCENARIO"},
+		{"calibrate with bad tolerances", []string{"calibrate", "smoke/three_mesh", b, "--tolerances", badTol}, 2, "tol.toml"},
+		{"calibrate with no bundle", []string{"calibrate", "smoke/three_mesh"}, 2, "PROD_BUNDLE"},
+	})
 }
 
 func TestRender_WritesAPageBesideTheBundleAndNeverOverwrites(t *testing.T) {
