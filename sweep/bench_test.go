@@ -52,12 +52,7 @@ func benchSeeds(b *testing.B, p *property.Property, reg *hosts.Registry, start u
 // properties (3–5 peers, 7 virtual minutes), one worker: what the CI-sized
 // check pays per seed.
 func BenchmarkSeed_GossipFlap7min(b *testing.B) {
-	defer debug.SetGCPercent(debug.SetGCPercent(400))
-	reg := builtin.Registry()
-	for _, name := range []string{"gossip_flap_legacy", "gossip_flap"} {
-		p := libraryProperty(b, name, reg)
-		b.Run(name, func(b *testing.B) { benchSeeds(b, p, reg, 0, 1) })
-	}
+	benchLibrary(b, 1, "gossip_flap_legacy", "gossip_flap")
 }
 
 // BenchmarkSweep_GossipFlap is issue 32's sweep figure: seeds per second
@@ -66,10 +61,17 @@ func BenchmarkSeed_GossipFlap7min(b *testing.B) {
 // corpus, so no failing seed is run again). Goals: gossip_flap ≥ 1 000
 // seeds/s, gossip_flap_legacy ≥ 250 (docs/BENCHMARKS.md).
 func BenchmarkSweep_GossipFlap(b *testing.B) {
+	benchLibrary(b, 2, "gossip_flap", "gossip_flap_legacy")
+}
+
+// benchLibrary runs benchSeeds from seed 0 on workers workers over each
+// named library property, a sub-benchmark each, with the GC set as detsim
+// sweep sets it.
+func benchLibrary(b *testing.B, workers int, names ...string) {
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	reg := builtin.Registry()
-	for _, name := range []string{"gossip_flap", "gossip_flap_legacy"} {
+	for _, name := range names {
 		p := libraryProperty(b, name, reg)
-		b.Run(name, func(b *testing.B) { benchSeeds(b, p, reg, 0, 2) })
+		b.Run(name, func(b *testing.B) { benchSeeds(b, p, reg, 0, workers) })
 	}
 }
