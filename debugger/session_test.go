@@ -1,11 +1,24 @@
 package debugger
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/scenarios"
 )
+
+// wantErr fails t unless err, spec's error, is nil where want is empty
+// and otherwise an error containing want.
+func wantErr(t *testing.T, spec string, err error, want string) {
+	t.Helper()
+	switch {
+	case want == "" && err != nil:
+		t.Errorf("%q: refused: %v", spec, err)
+	case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+		t.Errorf("%q: %v, want an error containing %q", spec, err, want)
+	}
+}
 
 // library resolves the library scenario name with the built-in kinds.
 func library(tb testing.TB, name string) *scenarios.Scenario {

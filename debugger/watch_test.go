@@ -20,12 +20,7 @@ func TestParseWatch(t *testing.T) {
 		"host=fra field=st\"ate":           "1-64 of",
 	} {
 		_, err := ParseWatch(spec)
-		switch {
-		case want == "" && err != nil:
-			t.Errorf("%q: %v", spec, err)
-		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
-			t.Errorf("%q: %v, want an error containing %q", spec, err, want)
-		}
+		wantErr(t, spec, err, want)
 	}
 }
 
@@ -46,12 +41,7 @@ func TestCheckWatch_NamesAgainstTheKind(t *testing.T) {
 		if err == nil {
 			err = schema.CheckWatch(&w)
 		}
-		switch {
-		case want == "" && err != nil:
-			t.Errorf("%q: %v", spec, err)
-		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
-			t.Errorf("%q: %v, want an error containing %q", spec, err, want)
-		}
+		wantErr(t, spec, err, want)
 	}
 }
 
