@@ -268,10 +268,7 @@ func TestNew_LastLinkWinsAndUnknownPeersAreIgnored(t *testing.T) {
 // Past denseMaxPeers the pair index is sparse: the mesh still answers as
 // the spelled-out mesh does, sends, mutations, views and all.
 func TestNewMesh_SparseIndexBehavesAsTheSpelledOutMesh(t *testing.T) {
-	peers := make([]string, denseMaxPeers+6)
-	for i := range peers {
-		peers[i] = fmt.Sprintf("p%05d", i)
-	}
+	peers := peerIDs(denseMaxPeers+6, 5)
 	p := Policy{LatencyNs: 5 * ms, JitterStddevNs: 2 * ms, LossProbPPM: 100_000, ReorderProbPPM: 200_000,
 		BandwidthBps: 100_000, ColdDialPenaltyNs: 30 * ms, CacheWarmAfterNs: 50 * ms, CacheInvalidateAfterIdleNs: 2 * s}
 	spelled, flagged := New(peers, mesh(peers, p), rng.New(7)), NewMesh(peers, p, rng.New(7))
@@ -309,19 +306,15 @@ func TestNewMesh_SparseIndexBehavesAsTheSpelledOutMesh(t *testing.T) {
 // hundred million edges) take next to nothing until they send. Before,
 // NewMesh built a 400 MB index and 1.6 GB of edges up front.
 func TestNewMesh_MemoryFollowsUseNotPeersSquared(t *testing.T) {
-	peers := make([]string, 9999)
-	for i := range peers {
-		peers[i] = fmt.Sprintf("p%04d", i)
-	}
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	n := NewMesh(peers, Policy{LatencyNs: ms, BandwidthBps: 1e9}, rng.New(1))
-	for to := 1; to < 1000; to++ {
-		n.Send(0, to, 100, 0)
-	}
-	runtime.ReadMemStats(&after)
-	if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<20 {
+	peers := peerIDs(9999, 4)
+	var n *Network
+	grew := allocated(func() {
+		n = NewMesh(peers, Policy{LatencyNs: ms, BandwidthBps: 1e9}, rng.New(1))
+		for to := 1; to < 1000; to++ {
+			n.Send(0, to, 100, 0)
+		}
+	})
+	if grew > 16<<20 {
 		t.Errorf("a 9 999-peer mesh with 999 edges in use allocated %d MB", grew>>20)
 	}
 	if got := n.NumLinks(); got != 9999*9998 {
@@ -336,19 +329,15 @@ func TestNewMesh_MemoryFollowsUseNotPeersSquared(t *testing.T) {
 // the edges in use, an edge made later across it is born partitioned,
 // the links view and counts see every edge it crosses, and Heal ends it.
 func TestNewMesh_PartitionMakesNoEdges(t *testing.T) {
-	peers := make([]string, 9999)
-	for i := range peers {
-		peers[i] = fmt.Sprintf("p%04d", i)
-	}
+	peers := peerIDs(9999, 4)
 	n := NewMesh(peers, Policy{LatencyNs: ms, BandwidthBps: 1e9}, rng.New(1))
 	mustArrive(t, must(n.Send(0, 1, 100, 0)))
 	mustArrive(t, must(n.Send(0, 6000, 100, 0)))
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	inv, _ := n.ApplyMutation(&Mutation{Kind: Partition, PeersA: peers[:5000], PeersB: peers[5000:]}, ms/2)
-	runtime.ReadMemStats(&after)
-	if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<20 {
+	var inv []Invalidated
+	grew := allocated(func() {
+		inv, _ = n.ApplyMutation(&Mutation{Kind: Partition, PeersA: peers[:5000], PeersB: peers[5000:]}, ms/2)
+	})
+	if grew > 16<<20 {
 		t.Errorf("the cut allocated %d MB", grew>>20)
 	}
 	if len(n.edges) != 2 || len(inv) != 1 || inv[0].To != 6000 {
