@@ -45,7 +45,6 @@ func echoBase(reg *hosts.Registry) func(string) (*scenarios.Scenario, error) {
 	}
 }
 
-// mustScenario is p's scenario of seed, failing the test on an error.
 // libraryProperty loads the library property name, failing t if it does
 // not load.
 func libraryProperty(t testing.TB, name string, reg *hosts.Registry) *Property {
@@ -57,6 +56,7 @@ func libraryProperty(t testing.TB, name string, reg *hosts.Registry) *Property {
 	return p
 }
 
+// mustScenario is p's scenario of seed, failing the test on an error.
 func mustScenario(t testing.TB, p *Property, seed uint64, reg *hosts.Registry) *scenarios.Scenario {
 	t.Helper()
 	sc, err := p.Scenario(seed, reg)
