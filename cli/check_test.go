@@ -18,24 +18,11 @@ func TestCheck_ExitCodes(t *testing.T) {
 	wrong := strings.Replace(string(ref), "# expect: pass-now", "# expect: fail-until-fix", 1)
 	os.WriteFile(filepath.Join(bad, "wrong.toml"), []byte(wrong), 0o644)
 	os.WriteFile(filepath.Join(broken, "x.toml"), []byte("name = 3\n"), 0o644)
-	cases := []struct {
-		name string
-		args []string
-		code int
-		msg  string
-	}{
+	checkExits(t, []exitCase{
 		{"as expected", []string{"check", good}, 0, "1 scenarios: 1 as expected, 0 mismatched"},
 		{"mismatch", []string{"check", bad}, 1, "MISMATCH  " + filepath.Join(bad, "wrong.toml")},
 		{"does not load", []string{"check", broken}, 2, "x.toml: "},
 		{"empty dir", []string{"check", t.TempDir()}, 2, "no .toml scenario files"},
 		{"two dirs", []string{"check", good, bad}, 2, "at most one DIR"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			r := detsim(t, c.args...)
-			if r.code != c.code || !strings.Contains(r.stdout+r.stderr, c.msg) {
-				t.Fatalf("exit %d, want %d with %q\nstdout: %s\nstderr: %s", r.code, c.code, c.msg, r.stdout, r.stderr)
-			}
-		})
-	}
+	})
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -24,14 +23,11 @@ func detsimWithin(t *testing.T, limit time.Duration, args ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), realtime.Scaled(limit))
 	defer cancel()
-	cmd := exec.CommandContext(ctx, detsimBinary(t), args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
+	r := runResult(t, exec.CommandContext(ctx, detsimBinary(t), args...))
 	if ctx.Err() != nil {
 		t.Fatalf("detsim %v: still running after %v: it blocked on its input", args, realtime.Scaled(limit))
 	}
-	return result{exitCode(err), out.String(), errb.String()}
+	return r
 }
 
 // Every bundle reader refuses, at once, an events.ndjson that is not a

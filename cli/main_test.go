@@ -24,6 +24,31 @@ type result struct {
 	stderr string
 }
 
+// exitCase is a detsim command line and what it must do: exit with code,
+// saying msg on stdout or stderr.
+type exitCase struct {
+	name string
+	args []string
+	code int
+	msg  string
+}
+
+// checkExits runs each case as a subtest.
+func checkExits(t *testing.T, cases []exitCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { c.check(t, detsim(t, c.args...)) })
+	}
+}
+
+// check fails t unless r is what c wants.
+func (c exitCase) check(t *testing.T, r result) {
+	t.Helper()
+	if r.code != c.code || !strings.Contains(r.stdout+r.stderr, c.msg) {
+		t.Fatalf("exit %d, want %d with %q\nstdout: %s\nstderr: %s", r.code, c.code, c.msg, r.stdout, r.stderr)
+	}
+}
+
 func detsim(t *testing.T, args ...string) result {
 	t.Helper()
 	return runResult(t, exec.Command(detsimBinary(t), args...))
@@ -111,12 +136,7 @@ func TestExitCodes(t *testing.T) {
 	bad := filepath.Join(dir, "bad.toml")
 	os.WriteFile(bad, []byte("name = 3\n[[peers]]\nid = 'a'\nkind = 'nope'\n"), 0o644)
 	good := filepath.Join(dir, "out")
-	cases := []struct {
-		name string
-		args []string
-		code int
-		msg  string
-	}{
+	checkExits(t, []exitCase{
 		{"unknown flag", []string{"--batch", "--frobnicate", "reference/echo_parity"}, 2, "frobnicate"},
 		{"missing scenario", []string{"--batch", filepath.Join(dir, "nope.toml")}, 2, "nope"},
 		{"invalid scenario", []string{"--batch", bad}, 2, bad + ": "},
@@ -127,15 +147,7 @@ func TestExitCodes(t *testing.T) {
 		{"verify not a bundle", []string{"verify", dir}, 2, "manifest"},
 		{"ok", []string{"--batch", "--out", good, "reference/echo_parity"}, 0, ""},
 		{"verify intact", []string{"verify", good}, 0, "intact"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			r := detsim(t, c.args...)
-			if r.code != c.code || !strings.Contains(r.stdout+r.stderr, c.msg) {
-				t.Fatalf("exit %d, want %d with %q\nstdout: %s\nstderr: %s", r.code, c.code, c.msg, r.stdout, r.stderr)
-			}
-		})
-	}
+	})
 	// Tamper with the bundle: verify must notice and exit 1.
 	ev := filepath.Join(good, "events.ndjson")
 	b, _ := os.ReadFile(ev)

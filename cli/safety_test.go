@@ -126,41 +126,32 @@ func TestBatch_SignalRemovesItsOwnWorkDirectory(t *testing.T) {
 
 func TestBatch_NextRunRemovesWhatAKilledRunLeft(t *testing.T) {
 	parent := t.TempDir()
+	// killThenRun kills a run writing killedOut, runs another writing
+	// nextOut, and wants the killed run's work directory and lock gone.
+	killThenRun := func(what, killedOut, nextOut string) {
+		t.Helper()
+		cmd := startBatch(t, slowScenario(t, parent), killedOut)
+		cmd.Process.Kill() // SIGKILL: nothing of detsim runs on the way out
+		cmd.Wait()
+		if len(workDirs(t, parent)) == 0 {
+			t.Fatal("SIGKILL left no work directory; the test proves nothing")
+		}
+		if r := detsim(t, "--batch", "--out", nextOut, "reference/echo_parity"); r.code != 0 {
+			t.Fatalf("%s: exit %d\n%s", what, r.code, r.stderr)
+		}
+		if left := workDirs(t, parent); len(left) != 0 {
+			t.Errorf("%s left the killed run's work directory: %v", what, left)
+		}
+		if _, err := os.Stat(scratch.LockPath(killedOut)); !os.IsNotExist(err) {
+			t.Errorf("%s left the killed run's lock file: %v", what, err)
+		}
+	}
 	out := filepath.Join(parent, "out")
-	cmd := startBatch(t, slowScenario(t, parent), out)
-	cmd.Process.Kill() // SIGKILL: nothing of detsim runs on the way out
-	cmd.Wait()
-	if len(workDirs(t, parent)) == 0 {
-		t.Fatal("SIGKILL left no work directory; the test proves nothing")
-	}
-	if r := detsim(t, "--batch", "--out", out, "reference/echo_parity"); r.code != 0 {
-		t.Fatalf("next run: exit %d\n%s", r.code, r.stderr)
-	}
-	if left := workDirs(t, parent); len(left) != 0 {
-		t.Errorf("stale work directories remain: %v", left)
-	}
-	if _, err := os.Stat(scratch.LockPath(out)); !os.IsNotExist(err) {
-		t.Errorf("the lock file remains: %v", err)
-	}
+	killThenRun("the next run", out, out)
 	// A killed run's leftovers go with the next run in the same
 	// directory whatever its --out (before, only a run with the same
 	// --out name removed them).
-	other := filepath.Join(parent, "other")
-	cmd = startBatch(t, slowScenario(t, parent), other)
-	cmd.Process.Kill()
-	cmd.Wait()
-	if len(workDirs(t, parent)) == 0 {
-		t.Fatal("SIGKILL left no work directory; the test proves nothing")
-	}
-	if r := detsim(t, "--batch", "--out", filepath.Join(parent, "third"), "reference/echo_parity"); r.code != 0 {
-		t.Fatalf("a run with another --out: exit %d\n%s", r.code, r.stderr)
-	}
-	if left := workDirs(t, parent); len(left) != 0 {
-		t.Errorf("a run with another --out left the killed run's work directory: %v", left)
-	}
-	if _, err := os.Stat(scratch.LockPath(other)); !os.IsNotExist(err) {
-		t.Errorf("a run with another --out left the killed run's lock file: %v", err)
-	}
+	killThenRun("a run with another --out", filepath.Join(parent, "other"), filepath.Join(parent, "third"))
 }
 
 func TestBatch_DiskFullIsExit2NamingThePath(t *testing.T) {
@@ -348,27 +339,18 @@ func TestCalibrateAndSchemadiff_ExitCodes(t *testing.T) {
 	}
 	badTol := filepath.Join(dir, "tol.toml")
 	os.WriteFile(badTol, []byte("[msg_size]\nrule = \"nope\"\n"), 0o644)
-	for _, c := range []struct {
-		args []string
-		code int
-		say  string
-	}{
-		{[]string{"schemadiff", b, b}, 0, "no schema differences"},
-		{[]string{"schemadiff", b, filepath.Join(dir, "nope")}, 2, "nope"},
-		{[]string{"schemadiff", b, b, "--prod", "c"}, 2, "--prod"},
-		{[]string{"calibrate", "smoke/three_mesh", b, "--seeds", "2"}, 2, "--allow-sim-prod"},
-		{[]string{"calibrate", "smoke/three_mesh", b, "--seeds", "2", "--allow-sim-prod"}, 0, "calibrate: pass"},
-		{[]string{"calibrate", "reference/echo_parity", b, "--seeds", "2", "--allow-sim-prod"}, 2, "peers"},
-		{[]string{"calibrate", "--sensitivity", "--table", badTol}, 2, "tol.toml"},
-		{[]string{"calibrate", "--sensitivity", "smoke/three_mesh"}, 2, "takes no SCENARIO"},
-		{[]string{"calibrate", "smoke/three_mesh", b, "--tolerances", badTol}, 2, "tol.toml"},
-		{[]string{"calibrate", "smoke/three_mesh"}, 2, "PROD_BUNDLE"},
-	} {
-		r := detsim(t, c.args...)
-		if r.code != c.code || !strings.Contains(r.stdout+r.stderr, c.say) {
-			t.Errorf("%v: exit %d, want %d with %q\nstdout: %s\nstderr: %s", c.args, r.code, c.code, c.say, r.stdout, r.stderr)
-		}
-	}
+	checkExits(t, []exitCase{
+		{"schemadiff of a bundle with itself", []string{"schemadiff", b, b}, 0, "no schema differences"},
+		{"schemadiff of no bundle", []string{"schemadiff", b, filepath.Join(dir, "nope")}, 2, "nope"},
+		{"schemadiff --prod unknown", []string{"schemadiff", b, b, "--prod", "c"}, 2, "--prod"},
+		{"calibrate against a sim bundle unallowed", []string{"calibrate", "smoke/three_mesh", b, "--seeds", "2"}, 2, "--allow-sim-prod"},
+		{"calibrate against a sim bundle allowed", []string{"calibrate", "smoke/three_mesh", b, "--seeds", "2", "--allow-sim-prod"}, 0, "calibrate: pass"},
+		{"calibrate a scenario of other peers", []string{"calibrate", "reference/echo_parity", b, "--seeds", "2", "--allow-sim-prod"}, 2, "peers"},
+		{"sensitivity with a bad table", []string{"calibrate", "--sensitivity", "--table", badTol}, 2, "tol.toml"},
+		{"sensitivity with a scenario", []string{"calibrate", "--sensitivity", "smoke/three_mesh"}, 2, "takes no SCENARIO"},
+		{"calibrate with bad tolerances", []string{"calibrate", "smoke/three_mesh", b, "--tolerances", badTol}, 2, "tol.toml"},
+		{"calibrate with no bundle", []string{"calibrate", "smoke/three_mesh"}, 2, "PROD_BUNDLE"},
+	})
 }
 
 func TestRender_WritesAPageBesideTheBundleAndNeverOverwrites(t *testing.T) {

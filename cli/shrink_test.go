@@ -33,12 +33,7 @@ func TestShrink_WritesTheSmallestFailingScenario(t *testing.T) {
 }
 
 func TestShrink_ExitCodes(t *testing.T) {
-	cases := []struct {
-		name string
-		args []string
-		code int
-		msg  string
-	}{
+	checkExits(t, []exitCase{
 		{"no scenario", []string{"shrink"}, 2, "want one SCENARIO"},
 		{"unknown scenario", []string{"shrink", "nope/nothing"}, 2, "no such file"},
 		{"unknown assertion", []string{"shrink", "../shrink/testdata/planted.toml", "--assert", "zzz", "--out", filepath.Join(t.TempDir(), "x")}, 2, `no assertion "zzz"`},
@@ -46,13 +41,5 @@ func TestShrink_ExitCodes(t *testing.T) {
 		{"out in no directory", []string{"shrink", "smoke/three_mesh", "--out", filepath.Join(t.TempDir(), "no", "x.toml")}, 2, "no such directory"},
 		{"bad budget", []string{"shrink", "smoke/three_mesh", "--budget", "0"}, 2, "--budget"},
 		{"budget", []string{"shrink", "../shrink/testdata/planted.toml", "--budget", "2", "--out", filepath.Join(t.TempDir(), "x")}, 0, "runs      2 (budget spent before a fixed point)"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			r := detsim(t, c.args...)
-			if r.code != c.code || !strings.Contains(r.stdout+r.stderr, c.msg) {
-				t.Fatalf("exit %d, want %d with %q\nstdout: %s\nstderr: %s", r.code, c.code, c.msg, r.stdout, r.stderr)
-			}
-		})
-	}
+	})
 }

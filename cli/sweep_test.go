@@ -49,12 +49,7 @@ func TestSweep_ExitCodes(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(file, []byte("x"), 0o644)
 	corpus := t.TempDir()
-	cases := []struct {
-		name string
-		args []string
-		code int
-		msg  string
-	}{
+	checkExits(t, []exitCase{
 		{"no property", []string{"sweep", "--seeds", "3"}, 2, "want one PROPERTY"},
 		{"no seeds", []string{"sweep", clean}, 2, "--seeds"},
 		{"zero seeds", []string{"sweep", clean, "--seeds", "0"}, 2, "--seeds"},
@@ -68,15 +63,7 @@ func TestSweep_ExitCodes(t *testing.T) {
 		{"failures", []string{"sweep", lossy, "--seeds", "6", "--corpus", corpus}, 1, "FAIL      seed 1"},
 		{"expected failures", []string{"sweep", expectFail, "--seeds", "6"}, 0, "expectation held (at least 1% of seeds fail)"},
 		{"too few failures", []string{"sweep", mostFail, "--seeds", "6"}, 1, "expectation NOT met (at least 90% of seeds fail)"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			r := detsim(t, c.args...)
-			if r.code != c.code || !strings.Contains(r.stdout+r.stderr, c.msg) {
-				t.Fatalf("exit %d, want %d with %q\nstdout: %s\nstderr: %s", r.code, c.code, c.msg, r.stdout, r.stderr)
-			}
-		})
-	}
+	})
 }
 
 // TestSweep_PrintsEachFailureWithItsReplayAndPinsIt: every failing seed
@@ -205,10 +192,8 @@ func TestSweep_ShardFromEnvIsValidated(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := detsimEnv(t, c.env, append(append([]string{}, base...), c.args...)...)
-			if r.code != c.code || !strings.Contains(r.stdout+r.stderr, c.msg) {
-				t.Fatalf("exit %d, want %d with %q\nstdout: %s\nstderr: %s", r.code, c.code, c.msg, r.stdout, r.stderr)
-			}
+			args := append(append([]string{}, base...), c.args...)
+			exitCase{c.name, args, c.code, c.msg}.check(t, detsimEnv(t, c.env, args...))
 		})
 	}
 }

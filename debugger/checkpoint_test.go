@@ -61,7 +61,7 @@ func TestCheckpointEstimate_MatchesTheHeap(t *testing.T) {
 // A headless session with no checkpoint budget keeps none, and landing
 // back still works (from the seed); Reseed keeps the budget.
 func TestSession_NoCheckpointMemKeepsNone(t *testing.T) {
-	s := newSession(t, echoParity(t))
+	s := newSession(t, library(t, "reference/echo_parity"))
 	s.SetCheckpointBudget(0)
 	hit := s.Continue([]Breakpoint{{Kind: BreakStep, N: 5000}})
 	if hit.Step != 5000 || s.Timeline().Checkpoints() != 0 {

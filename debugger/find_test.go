@@ -14,15 +14,6 @@ import (
 	"github.com/detsim/detsim/scenarios"
 )
 
-func gossipFlap(t testing.TB) *scenarios.Scenario {
-	t.Helper()
-	sc, err := scenarios.Resolve("reproduction/gossip_flap", builtin.Registry())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sc
-}
-
 // allRecords runs sc to the end (or limit steps) and returns every line
 // with the step that emitted it.
 func allRecords(t testing.TB, sc *scenarios.Scenario, limit int64) (lines [][]byte, steps, ats []int64) {
@@ -47,7 +38,7 @@ func allRecords(t testing.TB, sc *scenarios.Scenario, limit int64) (lines [][]by
 // field, conditions ANDed, none matching. The run is longer than the
 // record cache, so both directions leave it (re-executing backwards).
 func TestSearch_EqualsLinearScan(t *testing.T) {
-	sc := gossipFlap(t)
+	sc := library(t, "reproduction/gossip_flap")
 	const limit = 40000
 	lines, steps, ats := allRecords(t, sc, limit)
 	if int64(len(lines)) <= RecordCache {
@@ -125,7 +116,7 @@ func head(s []int64) []int64 { return s[:min(len(s), 8)] }
 
 // A search that matches nothing leaves the session where it was.
 func TestSearch_NoMatchStaysPut(t *testing.T) {
-	s := newSession(t, gossipFlap(t))
+	s := newSession(t, library(t, "reproduction/gossip_flap"))
 	s.GotoStep(500, nil)
 	q, _ := ParseQuery("type=no_such_type")
 	for _, fwd := range []bool{true, false} {
@@ -145,10 +136,7 @@ func TestSchema_CoversEveryRecordAndTheDocs(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"reproduction/gossip_flap", "reference/echo_parity"} {
-		sc, err := scenarios.Resolve(name, builtin.Registry())
-		if err != nil {
-			t.Fatal(err)
-		}
+		sc := library(t, name)
 		schema := NewSchema(sc, builtin.Registry())
 		lines, _, _ := allRecords(t, sc, 20000)
 		for i, l := range lines {
@@ -185,7 +173,7 @@ func TestSchema_CoversEveryRecordAndTheDocs(t *testing.T) {
 // fail fires at every step an assertion fails, so c goes on from one
 // failure to the next; fail=NAME only at that assertion's.
 func TestBreakFail_EachFailureAndByName(t *testing.T) {
-	sc := gossipFlap(t)
+	sc := library(t, "reproduction/gossip_flap")
 	s := newSession(t, sc)
 	var fails []string
 	for {

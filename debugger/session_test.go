@@ -1,17 +1,31 @@
 package debugger
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/scenarios"
 )
 
-func echoParity(t testing.TB) *scenarios.Scenario {
+// wantErr fails t unless err, spec's error, is nil where want is empty
+// and otherwise an error containing want.
+func wantErr(t *testing.T, spec string, err error, want string) {
 	t.Helper()
-	sc, err := scenarios.Resolve("reference/echo_parity", builtin.Registry())
+	switch {
+	case want == "" && err != nil:
+		t.Errorf("%q: refused: %v", spec, err)
+	case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+		t.Errorf("%q: %v, want an error containing %q", spec, err, want)
+	}
+}
+
+// library resolves the library scenario name with the built-in kinds.
+func library(tb testing.TB, name string) *scenarios.Scenario {
+	tb.Helper()
+	sc, err := scenarios.Resolve(name, builtin.Registry())
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	return sc
 }
@@ -26,7 +40,7 @@ func newSession(t testing.TB, sc *scenarios.Scenario) *Session {
 }
 
 func TestSessionContinue_NoBreakpointRunsToTheEnd(t *testing.T) {
-	s, err := NewSession(echoParity(t), builtin.Registry(), nil)
+	s, err := NewSession(library(t, "reference/echo_parity"), builtin.Registry(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +53,7 @@ func TestSessionContinue_NoBreakpointRunsToTheEnd(t *testing.T) {
 // Lines come back byte-identical after reverse execution: the cache
 // never needs invalidating.
 func TestLineCache_SameBytesAfterReverse(t *testing.T) {
-	s, err := NewSession(echoParity(t), builtin.Registry(), nil)
+	s, err := NewSession(library(t, "reference/echo_parity"), builtin.Registry(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +85,7 @@ func TestLineCache_SameBytesAfterReverse(t *testing.T) {
 // BenchmarkContinue is the stepper's continue throughput with the record
 // cache and a type breakpoint armed (echo_parity, never firing).
 func BenchmarkContinue(b *testing.B) {
-	sc := *echoParity(b)
+	sc := *library(b, "reference/echo_parity")
 	sc.DurationNs = 1 << 50
 	s := newSession(b, &sc)
 	bps := []Breakpoint{{Kind: BreakFail}, {Kind: BreakRecord, Query: Query{Conds: []Cond{{Key: "type", Val: "no_such_type"}}}}}

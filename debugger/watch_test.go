@@ -20,19 +20,14 @@ func TestParseWatch(t *testing.T) {
 		"host=fra field=st\"ate":           "1-64 of",
 	} {
 		_, err := ParseWatch(spec)
-		switch {
-		case want == "" && err != nil:
-			t.Errorf("%q: %v", spec, err)
-		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
-			t.Errorf("%q: %v, want an error containing %q", spec, err, want)
-		}
+		wantErr(t, spec, err, want)
 	}
 }
 
 // A watch names a host, a member and a field the run has, checked like a
 // breakpoint, with a "did you mean" for each (issue 22, "Bad input").
 func TestCheckWatch_NamesAgainstTheKind(t *testing.T) {
-	schema := NewSchema(gossipFlap(t), builtin.Registry())
+	schema := NewSchema(library(t, "reproduction/gossip_flap"), builtin.Registry())
 	for spec, want := range map[string]string{
 		"host=fra member=orch field=state":       "",
 		"host=fra member=orch field=incarnation": "",
@@ -46,12 +41,7 @@ func TestCheckWatch_NamesAgainstTheKind(t *testing.T) {
 		if err == nil {
 			err = schema.CheckWatch(&w)
 		}
-		switch {
-		case want == "" && err != nil:
-			t.Errorf("%q: %v", spec, err)
-		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
-			t.Errorf("%q: %v, want an error containing %q", spec, err, want)
-		}
+		wantErr(t, spec, err, want)
 	}
 }
 
@@ -86,7 +76,7 @@ func linearChanges(lines [][]byte) []change {
 // from any record forward and backward (the stepper's } and {), are
 // exactly the changes a reading of every record finds.
 func TestWatch_ChangesEqualALinearScan(t *testing.T) {
-	sc := gossipFlap(t)
+	sc := library(t, "reproduction/gossip_flap")
 	lines, steps, _ := allRecords(t, sc, 1<<40)
 	want := linearChanges(lines)
 	if len(want) < 4 {

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/detsim/detsim/hosts/builtin"
-	"github.com/detsim/detsim/scenarios"
 )
 
 // BenchmarkWhy_Thousand times W at the end of the thousand-peer flap
@@ -18,10 +17,7 @@ import (
 //
 //	go test ./debugger -run '^$' -bench Why_Thousand -benchtime 5x
 func BenchmarkWhy_Thousand(b *testing.B) {
-	sc, err := scenarios.Resolve("reproduction/gossip_flap_wan1000", builtin.Registry())
-	if err != nil {
-		b.Fatal(err)
-	}
+	sc := library(b, "reproduction/gossip_flap_wan1000")
 	s, err := NewSession(sc, builtin.Registry(), nil)
 	if err != nil {
 		b.Fatal(err)

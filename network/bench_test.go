@@ -21,10 +21,7 @@ func BenchmarkSend(b *testing.B) { benchSend(b, 512, 1_250_000) }
 func BenchmarkSendFragmented(b *testing.B) { benchSend(b, 16_000, 12_500_000) }
 
 func benchSend(b *testing.B, bytes, bandwidth int64) {
-	peers := make([]string, 16)
-	for i := range peers {
-		peers[i] = fmt.Sprintf("p%02d", i)
-	}
+	peers := peerIDs(16, 2)
 	p := Policy{
 		LatencyNs:                  50 * ms,
 		JitterStddevNs:             5 * ms,

@@ -23,6 +23,14 @@ func noisy() Policy {
 	}
 }
 
+// drawing is lossy, jittery and reordering, with a cold dial, a warm-up
+// and an idle timeout, so that every draw of a send shows: what two
+// builds of one network must draw alike.
+func drawing() Policy {
+	return Policy{LatencyNs: 5 * ms, JitterStddevNs: 2 * ms, LossProbPPM: 100_000, ReorderProbPPM: 200_000,
+		BandwidthBps: 100_000, ColdDialPenaltyNs: 30 * ms, CacheWarmAfterNs: 50 * ms, CacheInvalidateAfterIdleNs: 2 * s}
+}
+
 type step struct {
 	from, to string
 	bytes    int64
@@ -212,8 +220,7 @@ func reversed(links []Link) []Link {
 // that every draw shows.
 func TestNewMesh_BehavesAsTheSpelledOutMesh(t *testing.T) {
 	peers := []string{"a", "b", "c", "d", "e"}
-	p := Policy{LatencyNs: 5 * ms, JitterStddevNs: 2 * ms, LossProbPPM: 100_000, ReorderProbPPM: 200_000,
-		BandwidthBps: 100_000, ColdDialPenaltyNs: 30 * ms, CacheWarmAfterNs: 50 * ms, CacheInvalidateAfterIdleNs: 2 * s}
+	p := drawing()
 	links := mesh(peers, p)
 	// Reversed: New must not depend on the order links come in.
 	slices.Reverse(links)
@@ -231,11 +238,7 @@ func TestNewMesh_BehavesAsTheSpelledOutMesh(t *testing.T) {
 			sameMutation(t, fmt.Sprint("mutation ", i), m, now, spelled, flagged)
 		}
 		from, to := i%len(peers), (i*3+1)%len(peers)
-		o1, n1 := spelled.Send(from, to, int64(100+i), now)
-		o2, n2 := flagged.Send(from, to, int64(100+i), now)
-		if o1 != o2 || fmt.Sprint(n1) != fmt.Sprint(n2) {
-			t.Fatalf("send %d %d→%d: %+v %v, want %+v %v", i, from, to, o2, n2, o1, n1)
-		}
+		sameSend(t, i, from, to, now, spelled, flagged)
 	}
 	if a, b := fmt.Sprint(spelled.Links()), fmt.Sprint(flagged.Links()); a != b {
 		t.Fatalf("links differ:\n%s\n%s", b, a)
@@ -268,12 +271,8 @@ func TestNew_LastLinkWinsAndUnknownPeersAreIgnored(t *testing.T) {
 // Past denseMaxPeers the pair index is sparse: the mesh still answers as
 // the spelled-out mesh does, sends, mutations, views and all.
 func TestNewMesh_SparseIndexBehavesAsTheSpelledOutMesh(t *testing.T) {
-	peers := make([]string, denseMaxPeers+6)
-	for i := range peers {
-		peers[i] = fmt.Sprintf("p%05d", i)
-	}
-	p := Policy{LatencyNs: 5 * ms, JitterStddevNs: 2 * ms, LossProbPPM: 100_000, ReorderProbPPM: 200_000,
-		BandwidthBps: 100_000, ColdDialPenaltyNs: 30 * ms, CacheWarmAfterNs: 50 * ms, CacheInvalidateAfterIdleNs: 2 * s}
+	peers := peerIDs(denseMaxPeers+6, 5)
+	p := drawing()
 	spelled, flagged := New(peers, mesh(peers, p), rng.New(7)), NewMesh(peers, p, rng.New(7))
 	var now int64
 	for i := range 200 {
@@ -284,11 +283,7 @@ func TestNewMesh_SparseIndexBehavesAsTheSpelledOutMesh(t *testing.T) {
 			}
 		}
 		from, to := i%9, (i*7+1)%len(peers)
-		o1, n1 := spelled.Send(from, to, int64(100+i), now)
-		o2, n2 := flagged.Send(from, to, int64(100+i), now)
-		if o1 != o2 || fmt.Sprint(n1) != fmt.Sprint(n2) {
-			t.Fatalf("send %d %d→%d: %+v %v, want %+v %v", i, from, to, o2, n2, o1, n1)
-		}
+		sameSend(t, i, from, to, now, spelled, flagged)
 	}
 	if spelled.NumLinks() != flagged.NumLinks() {
 		t.Fatalf("NumLinks %d, want %d", flagged.NumLinks(), spelled.NumLinks())
@@ -309,19 +304,15 @@ func TestNewMesh_SparseIndexBehavesAsTheSpelledOutMesh(t *testing.T) {
 // hundred million edges) take next to nothing until they send. Before,
 // NewMesh built a 400 MB index and 1.6 GB of edges up front.
 func TestNewMesh_MemoryFollowsUseNotPeersSquared(t *testing.T) {
-	peers := make([]string, 9999)
-	for i := range peers {
-		peers[i] = fmt.Sprintf("p%04d", i)
-	}
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	n := NewMesh(peers, Policy{LatencyNs: ms, BandwidthBps: 1e9}, rng.New(1))
-	for to := 1; to < 1000; to++ {
-		n.Send(0, to, 100, 0)
-	}
-	runtime.ReadMemStats(&after)
-	if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<20 {
+	peers := peerIDs(9999, 4)
+	var n *Network
+	grew := allocated(func() {
+		n = NewMesh(peers, Policy{LatencyNs: ms, BandwidthBps: 1e9}, rng.New(1))
+		for to := 1; to < 1000; to++ {
+			n.Send(0, to, 100, 0)
+		}
+	})
+	if grew > 16<<20 {
 		t.Errorf("a 9 999-peer mesh with 999 edges in use allocated %d MB", grew>>20)
 	}
 	if got := n.NumLinks(); got != 9999*9998 {
@@ -336,19 +327,15 @@ func TestNewMesh_MemoryFollowsUseNotPeersSquared(t *testing.T) {
 // the edges in use, an edge made later across it is born partitioned,
 // the links view and counts see every edge it crosses, and Heal ends it.
 func TestNewMesh_PartitionMakesNoEdges(t *testing.T) {
-	peers := make([]string, 9999)
-	for i := range peers {
-		peers[i] = fmt.Sprintf("p%04d", i)
-	}
+	peers := peerIDs(9999, 4)
 	n := NewMesh(peers, Policy{LatencyNs: ms, BandwidthBps: 1e9}, rng.New(1))
 	mustArrive(t, must(n.Send(0, 1, 100, 0)))
 	mustArrive(t, must(n.Send(0, 6000, 100, 0)))
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	inv, _ := n.ApplyMutation(&Mutation{Kind: Partition, PeersA: peers[:5000], PeersB: peers[5000:]}, ms/2)
-	runtime.ReadMemStats(&after)
-	if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<20 {
+	var inv []Invalidated
+	grew := allocated(func() {
+		inv, _ = n.ApplyMutation(&Mutation{Kind: Partition, PeersA: peers[:5000], PeersB: peers[5000:]}, ms/2)
+	})
+	if grew > 16<<20 {
 		t.Errorf("the cut allocated %d MB", grew>>20)
 	}
 	if len(n.edges) != 2 || len(inv) != 1 || inv[0].To != 6000 {
@@ -381,8 +368,7 @@ func TestNewMesh_PartitionMakesNoEdges(t *testing.T) {
 // count the pairs that are not edges.
 func TestNewGraph_BehavesAsTheSpelledOutGraph(t *testing.T) {
 	peers := []string{"us-b", "eu-c", "eu-a", "us-a", "eu-b", "ap-a"} // id order: ap-a eu-a eu-b eu-c us-a us-b
-	noisyP := Policy{LatencyNs: 5 * ms, JitterStddevNs: 2 * ms, LossProbPPM: 100_000, ReorderProbPPM: 200_000,
-		BandwidthBps: 100_000, ColdDialPenaltyNs: 30 * ms, CacheWarmAfterNs: 50 * ms, CacheInvalidateAfterIdleNs: 2 * s}
+	noisyP := drawing()
 	wan := noisyP
 	wan.LatencyNs = 40 * ms
 	slow := wan
@@ -431,11 +417,7 @@ func TestNewGraph_BehavesAsTheSpelledOutGraph(t *testing.T) {
 			check(m.Kind.String())
 		}
 		from, to := i%len(peers), (i*5+1)%len(peers)
-		o1, n1 := spelled.Send(from, to, int64(100+i), now)
-		o2, n2 := lazy.Send(from, to, int64(100+i), now)
-		if o1 != o2 || fmt.Sprint(n1) != fmt.Sprint(n2) {
-			t.Fatalf("send %d %d→%d: %+v %v, want %+v %v", i, from, to, o2, n2, o1, n1)
-		}
+		sameSend(t, i, from, to, now, spelled, lazy)
 		if i%50 == 0 {
 			c := lazy.Clone()
 			if a, b := fmt.Sprint(lazy.Links()), fmt.Sprint(c.Links()); a != b {
@@ -444,6 +426,17 @@ func TestNewGraph_BehavesAsTheSpelledOutGraph(t *testing.T) {
 		}
 	}
 	check("at the end")
+}
+
+// sameSend sends 100+i bytes from to to at now on want and got, two
+// builds of one network, which must answer it alike (send i).
+func sameSend(t *testing.T, i, from, to int, now int64, want, got *Network) {
+	t.Helper()
+	o1, n1 := want.Send(from, to, int64(100+i), now)
+	o2, n2 := got.Send(from, to, int64(100+i), now)
+	if o1 != o2 || fmt.Sprint(n1) != fmt.Sprint(n2) {
+		t.Fatalf("send %d %d→%d: %+v %v, want %+v %v", i, from, to, o2, n2, o1, n1)
+	}
 }
 
 // sameMutation applies m at now to want and got, two builds of one

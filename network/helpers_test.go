@@ -1,6 +1,8 @@
 package network
 
 import (
+	"fmt"
+	"runtime"
 	"testing"
 
 	"github.com/detsim/detsim/rng"
@@ -10,6 +12,27 @@ const (
 	ms = int64(1_000_000)
 	s  = int64(1_000_000_000)
 )
+
+// peerIDs names n peers p0, p1, … with at least width digits (p00, p01
+// at width 2), so that they sort as they are numbered.
+func peerIDs(n, width int) []string {
+	peers := make([]string, n)
+	for i := range peers {
+		peers[i] = fmt.Sprintf("p%0*d", width, i)
+	}
+	return peers
+}
+
+// allocated is how many bytes f allocates: the heap's running total
+// across it, after a collection.
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
 
 // quiet is a deterministic policy: no jitter, loss or reorder, 1 byte per
 // ns of serialisation, no dial penalty, warm at once, never idles out.

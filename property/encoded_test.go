@@ -21,10 +21,7 @@ import (
 func TestScenario_TreeIsWhatItsTOMLDecodesTo(t *testing.T) {
 	reg := builtin.Registry()
 	for _, name := range LibraryNames(reg) {
-		p, err := LoadLibrary(name, reg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := libraryProperty(t, name, reg)
 		type point struct {
 			what string
 			pt   Point
@@ -82,10 +79,7 @@ func TestScenario_TreeIsWhatItsTOMLDecodesTo(t *testing.T) {
 func TestScenarioWithoutFile(t *testing.T) {
 	reg := builtin.Registry()
 	for _, name := range LibraryNames(reg) {
-		p, err := LoadLibrary(name, reg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := libraryProperty(t, name, reg)
 		for seed := range uint64(60) {
 			tree, err := p.tree(p.Point(seed), nil)
 			if err != nil {

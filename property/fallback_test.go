@@ -24,10 +24,7 @@ func TestFallbackVariants_DifferOnlyInTheFallback(t *testing.T) {
 		if !strings.HasPrefix(name, "gossip_flap") {
 			continue // the fallback probe is SWIM's; the other kinds have none
 		}
-		lib, err := LoadLibrary(name, reg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		lib := libraryProperty(t, name, reg)
 		props = append(props, lib)
 	}
 	measured, err := filepath.Glob(filepath.Join("measure", "gossip_flap*.toml"))
@@ -73,10 +70,7 @@ func TestFallbackVariants_DifferOnlyInTheFallback(t *testing.T) {
 // fix, measured"): the setting differs only in the queue.
 func TestMeasureLAN_IsTheLegacyTwinWithTheBoundedQueue(t *testing.T) {
 	reg := builtin.Registry()
-	legacy, err := LoadLibrary("gossip_flap_legacy", reg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	legacy := libraryProperty(t, "gossip_flap_legacy", reg)
 	lan, err := Load(filepath.Join("measure", "gossip_flap_lan.toml"), reg)
 	if err != nil {
 		t.Fatal(err)

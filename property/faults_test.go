@@ -17,10 +17,7 @@ import (
 // others; and each seed's scenario keeps the base's peers and oracles.
 func TestAgentFaults_SwarmSchedules(t *testing.T) {
 	reg := builtin.Registry()
-	p, err := LoadLibrary("agent_faults", reg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := libraryProperty(t, "agent_faults", reg)
 	if !p.KeepBase || p.Space.Faults == nil || len(p.Space.Mutations) != 2 {
 		t.Fatalf("keep_base %v faults %v mutations %v", p.KeepBase, p.Space.Faults, p.Space.Mutations)
 	}
@@ -66,8 +63,8 @@ func TestAgentFaults_SwarmSchedules(t *testing.T) {
 // same bytes for a seed, and the scenario holds the schedule's faults.
 func TestAgentFaults_ScheduleIsAPureFunctionOfTheSeed(t *testing.T) {
 	reg := builtin.Registry()
-	a, _ := LoadLibrary("agent_faults", reg)
-	b, _ := LoadLibrary("agent_faults.toml", reg)
+	a := libraryProperty(t, "agent_faults", reg)
+	b := libraryProperty(t, "agent_faults.toml", reg)
 	for seed := range uint64(30) {
 		x := mustScenario(t, a, seed, reg)
 		y, _ := b.Scenario(seed, reg)
@@ -92,10 +89,7 @@ func TestAgentFaults_ScheduleIsAPureFunctionOfTheSeed(t *testing.T) {
 // names (docs/golden-log.md).
 func TestFaults_Golden(t *testing.T) {
 	reg := builtin.Registry()
-	p, err := LoadLibrary("agent_faults", reg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := libraryProperty(t, "agent_faults", reg)
 	var b strings.Builder
 	for seed := range uint64(6) {
 		fmt.Fprintf(&b, "seed %d on %v\n", seed, p.FaultsOn(seed))

@@ -45,6 +45,17 @@ func echoBase(reg *hosts.Registry) func(string) (*scenarios.Scenario, error) {
 	}
 }
 
+// libraryProperty loads the library property name, failing t if it does
+// not load.
+func libraryProperty(t testing.TB, name string, reg *hosts.Registry) *Property {
+	t.Helper()
+	p, err := LoadLibrary(name, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // mustScenario is p's scenario of seed, failing the test on an error.
 func mustScenario(t testing.TB, p *Property, seed uint64, reg *hosts.Registry) *scenarios.Scenario {
 	t.Helper()

@@ -4,11 +4,12 @@ package property
 
 import (
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/internal/fstree"
+	"github.com/detsim/detsim/internal/realtime"
 )
 
 // TestLoad_APropertyFileThatIsAFIFOIsRefused_Issue9: the property file
@@ -16,17 +17,9 @@ import (
 // never a read that waits for a writer.
 func TestLoad_APropertyFileThatIsAFIFOIsRefused_Issue9(t *testing.T) {
 	fifo := filepath.Join(t.TempDir(), "p.toml")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
+	fstree.Fifo(t, fifo)
 	var err error
-	done := make(chan struct{})
-	go func() { defer close(done); _, err = Resolve(fifo, builtin.Registry()) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("property.Resolve blocked on a FIFO")
-	}
+	realtime.Returns(t, "property.Resolve", 10*time.Second, func() { _, err = Resolve(fifo, builtin.Registry()) })
 	if want := fifo + ": cannot read: it is not a regular file (a named pipe)"; err == nil || err.Error() != want {
 		t.Errorf("err = %v\nwant %s", err, want)
 	}

@@ -50,10 +50,7 @@ func TestLibrary_GossipFlapSpaceIsTheIssuesSpace_10_3(t *testing.T) {
 		{"gossip_flap_wan_legacy", ExpectPass, "legacy", true, false},
 		{"gossip_flap_wan", ExpectPass, "bounded", true, false},
 	} {
-		p, err := LoadLibrary(c.name, reg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := libraryProperty(t, c.name, reg)
 		if p.Expect != c.expect || p.Peer.KindConfig["gossip"] != c.gossip {
 			t.Errorf("%s: expect %q gossip %v", c.name, p.Expect, p.Peer.KindConfig["gossip"])
 		}
@@ -75,7 +72,7 @@ func TestLibrary_GossipFlapSpaceIsTheIssuesSpace_10_3(t *testing.T) {
 			t.Errorf("%s: assertions %v", c.name, kinds)
 		}
 	}
-	legacy, _ := LoadLibrary("gossip_flap_legacy", reg)
+	legacy := libraryProperty(t, "gossip_flap_legacy", reg)
 	if legacy.MinFailingPercent != 50 {
 		t.Errorf("legacy min_failing_percent = %d, want 50 (most seeds)", legacy.MinFailingPercent)
 	}
@@ -85,8 +82,8 @@ func TestLibrary_GossipFlapSpaceIsTheIssuesSpace_10_3(t *testing.T) {
 // gives the same bytes from two independent loads; another seed does not.
 func TestScenario_PureFunctionOfPropertyAndSeed_10_3(t *testing.T) {
 	reg := builtin.Registry()
-	a, _ := LoadLibrary("gossip_flap", reg)
-	b, _ := LoadLibrary("gossip_flap.toml", reg)
+	a := libraryProperty(t, "gossip_flap", reg)
+	b := libraryProperty(t, "gossip_flap.toml", reg)
 	seen := map[string]uint64{}
 	for seed := range uint64(20) {
 		x := mustScenario(t, a, seed, reg)
@@ -109,7 +106,7 @@ func TestScenario_PureFunctionOfPropertyAndSeed_10_3(t *testing.T) {
 // expansion, over many seeds.
 func TestScenario_StaysInsideTheSpace(t *testing.T) {
 	reg := builtin.Registry()
-	p, _ := LoadLibrary("gossip_flap_legacy", reg)
+	p := libraryProperty(t, "gossip_flap_legacy", reg)
 	counts := map[int]int{}
 	for seed := range uint64(200) {
 		sc := mustScenario(t, p, seed, reg)
@@ -169,8 +166,8 @@ func TestScenario_StaysInsideTheSpace(t *testing.T) {
 // fix (bounded queue, WAN timings, fallback probe).
 func TestScenario_LegacyAndFixedShareTheNetwork(t *testing.T) {
 	reg := builtin.Registry()
-	legacy, _ := LoadLibrary("gossip_flap_legacy", reg)
-	fixed, _ := LoadLibrary("gossip_flap", reg)
+	legacy := libraryProperty(t, "gossip_flap_legacy", reg)
+	fixed := libraryProperty(t, "gossip_flap", reg)
 	for seed := range uint64(10) {
 		a, _ := legacy.Scenario(seed, reg)
 		b, _ := fixed.Scenario(seed, reg)
@@ -192,7 +189,7 @@ func TestScenario_LegacyAndFixedShareTheNetwork(t *testing.T) {
 // the values drawn from it.
 func TestPoint_EachValueHasItsOwnSubstream(t *testing.T) {
 	reg := builtin.Registry()
-	p, _ := LoadLibrary("gossip_flap", reg)
+	p := libraryProperty(t, "gossip_flap", reg)
 	q := *p
 	q.Space.Links = slices.Clone(p.Space.Links)
 	q.Space.Links[0].Range = Between(1, 1_000_000_000) // latency
@@ -235,7 +232,7 @@ payload_bytes = [10, 20]
 
 func TestScenario_RejectsSeedsPastTheMaximum(t *testing.T) {
 	reg := builtin.Registry()
-	p, _ := LoadLibrary("gossip_flap", reg)
+	p := libraryProperty(t, "gossip_flap", reg)
 	if _, err := p.Scenario(scenarios.MaxSeed+1, reg); err == nil {
 		t.Error("seed 2^63 accepted")
 	}

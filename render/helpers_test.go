@@ -63,6 +63,19 @@ func libraryBundle(t testing.TB, name string) string {
 	return ob.dir
 }
 
+// loadLines writes lines as a bundle with no verdicts, in a directory of
+// its own, and loads it as render does.
+func loadLines(t testing.TB, lines []string) *run {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "b")
+	writeBundle(t, dir, lines, "[]\n")
+	r, err := load(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 // writeBundle writes a bundle that bundle.Verify accepts, holding lines
 // as events.ndjson (each without its newline) and verdicts as
 // verdicts.json, for a scenario of peers a and b.

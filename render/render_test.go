@@ -71,12 +71,7 @@ func TestPairing_IDBeatsFIFO(t *testing.T) {
 		`{"virtual_time_ns":5,"host_id":"b","kind_tag":"swim","event":{"type":"message_received","peer":"a","message":"ping","bytes":21,"updates":0,"message_id":2}}`,
 		`{"virtual_time_ns":9,"host_id":"b","kind_tag":"swim","event":{"type":"message_received","peer":"a","message":"ping","bytes":21,"updates":0,"message_id":1}}`,
 	}
-	dir := filepath.Join(t.TempDir(), "b")
-	writeBundle(t, dir, lines, "[]\n")
-	r, err := load(dir, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := loadLines(t, lines)
 	if len(r.msgs) != 2 || r.msgs[0].endLine != 4 || r.msgs[1].endLine != 3 {
 		t.Fatalf("pairs %+v: want send L1 with receive L4 and L2 with L3", r.msgs)
 	}
@@ -84,12 +79,7 @@ func TestPairing_IDBeatsFIFO(t *testing.T) {
 	for i := range lines {
 		lines[i] = strings.Replace(lines[i], `,"message_id":`+lines[i][len(lines[i])-3:len(lines[i])-2], "", 1)
 	}
-	dir2 := filepath.Join(t.TempDir(), "b")
-	writeBundle(t, dir2, lines, "[]\n")
-	r, err = load(dir2, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r = loadLines(t, lines)
 	if len(r.msgs) != 2 || r.msgs[0].endLine != 3 || r.msgs[1].endLine != 4 {
 		t.Fatalf("pairs without ids %+v: want L1 with L3, L2 with L4", r.msgs)
 	}
@@ -105,12 +95,7 @@ func TestPairing_Drops(t *testing.T) {
 		`{"virtual_time_ns":3,"host_id":"b","kind_tag":"engine","event":{"type":"drop_on_delivery","from":"a","to":"b","reason":"partitioned"}}`,
 		`{"virtual_time_ns":8,"host_id":null,"kind_tag":"engine","event":{"type":"mutation","index":1,"kind":"Heal"}}`,
 	}
-	dir := filepath.Join(t.TempDir(), "b")
-	writeBundle(t, dir, lines, "[]\n")
-	r, err := load(dir, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := loadLines(t, lines)
 	if len(r.msgs) != 2 {
 		t.Fatalf("%d messages, want 2", len(r.msgs))
 	}
@@ -314,12 +299,7 @@ func TestLanes_ReadOnlyTheirOwnKindsRecords(t *testing.T) {
 			`{"virtual_time_ns":1,"host_id":"a","kind_tag":"` + c.swim + `","event":{"type":"state_transition","observer":"a","subject":"b","from":"alive","to":"suspect","incarnation":0,"reason":"probe_timeout"}}`,
 			`{"virtual_time_ns":2,"host_id":"b","kind_tag":"` + c.raft + `","event":{"type":"role_change","from":"follower","to":"leader","term":2}}`,
 		}
-		dir := filepath.Join(t.TempDir(), "b")
-		writeBundle(t, dir, lines, "[]\n")
-		r, err := load(dir, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := loadLines(t, lines)
 		if got := len(r.transKept) > 0; got != c.own {
 			t.Errorf("kind_tags %s/%s: a membership view drawn %v, want %v", c.swim, c.raft, got, c.own)
 		}

@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/detsim/detsim/network"
@@ -50,10 +49,6 @@ func TestParse_HostFaults_Issue14(t *testing.T) {
 			[]string{`t.toml: peers[b].recv_buffer_bytes: must be at least 65507 bytes (one largest UDP datagram), got 10`}},
 	}
 	for _, c := range bad {
-		t.Run(c.name, func(t *testing.T) {
-			if got := parseErrs(t, c.src); strings.Join(got, "\n") != strings.Join(c.want, "\n") {
-				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"))
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { wantParseErrs(t, c.src, c.want...) })
 	}
 }

@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -36,11 +35,7 @@ func TestParse_KillAndResurrectMustChangeWhetherAPeerRuns_Issue9(t *testing.T) {
 			[]string{`t.toml: mutations[0].peer: PeerResurrect of "a" at 10 ns, which is already running (since the start)`}},
 	}
 	for _, c := range bad {
-		t.Run(c.name, func(t *testing.T) {
-			if got := parseErrs(t, c.src); strings.Join(got, "\n") != strings.Join(c.want, "\n") {
-				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"))
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { wantParseErrs(t, c.src, c.want...) })
 	}
 	good := []struct{ name, src string }{
 		{"kill then resurrect then kill", valid + mut(10, "PeerKill", "a") + mut(20, "PeerResurrect", "a") + mut(30, "PeerKill", "a")},

@@ -6,32 +6,16 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/detsim/detsim/internal/fstree"
+	"github.com/detsim/detsim/internal/realtime"
 )
 
-// within runs f and fails the test if it has not returned after a
-// generous bound: a loader that blocks on a FIFO fails here instead of
-// hanging the whole test binary. The bound is a hang detector, not a
-// timing goal.
-func within(t *testing.T, what string, f func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() { defer close(done); f() }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatalf("%s blocked: a non-regular file was read instead of refused", what)
-	}
-}
-
-func mkfifo(t *testing.T, p string) {
-	t.Helper()
-	if err := syscall.Mkfifo(p, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
-}
+// hangBound is how long a load may take before the test calls it blocked
+// (realtime.Returns scales it with the load).
+const hangBound = 10 * time.Second
 
 // TestLoad_NonRegularFilesAreRefusedAtOnce_Issue9: a FIFO (or device)
 // named as the scenario or as an extends target is a one-line error
@@ -39,7 +23,7 @@ func mkfifo(t *testing.T, p string) {
 func TestLoad_NonRegularFilesAreRefusedAtOnce_Issue9(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo.toml")
-	mkfifo(t, fifo)
+	fstree.Fifo(t, fifo)
 	child := filepath.Join(dir, "child.toml")
 	if err := os.WriteFile(child, []byte("name = \"c\"\n[base]\nextends = \"fifo.toml\"\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -56,7 +40,7 @@ func TestLoad_NonRegularFilesAreRefusedAtOnce_Issue9(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var err error
-			within(t, "Load", func() { _, err = Load(c.path, testRegistry()) })
+			realtime.Returns(t, "Load", hangBound, func() { _, err = Load(c.path, testRegistry()) })
 			if err == nil || err.Error() != c.want {
 				t.Errorf("err = %v\nwant %s", err, c.want)
 			}
@@ -67,7 +51,7 @@ func TestLoad_NonRegularFilesAreRefusedAtOnce_Issue9(t *testing.T) {
 	}
 	t.Run("Resolve of a FIFO", func(t *testing.T) {
 		var err error
-		within(t, "Resolve", func() { _, err = Resolve(fifo, testRegistry()) })
+		realtime.Returns(t, "Resolve", hangBound, func() { _, err = Resolve(fifo, testRegistry()) })
 		if err == nil || !strings.Contains(err.Error(), "named pipe") {
 			t.Errorf("err = %v", err)
 		}

@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/detsim/detsim/network"
@@ -40,11 +39,6 @@ func TestParse_RejectsInvalidMTU_5_7(t *testing.T) {
 		{"float", with("bandwidth_bps = 1000", "bandwidth_bps = 1000\nmtu_bytes = 1500.0"),
 			"t.toml: default_link.mtu_bytes: must be an integer, got float 1500 (use an integer in the unit the key names)"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got := parseErrs(t, tc.src)
-			if len(got) != 1 || got[0] != tc.want {
-				t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), tc.want)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { wantParseErrs(t, tc.src, tc.want) })
 	}
 }

@@ -188,8 +188,6 @@ func TestParse_MaxCycleNs(t *testing.T) {
 		"max_cycle_ns = 0\n":      "t.toml: assertions[f].max_cycle_ns: must be greater than 0, got 0",
 		"max_cycle_ns = 20_000\n": "t.toml: assertions[f].max_cycle_ns: 20000 is longer than the run (duration_ns = 10000)",
 	} {
-		if got := strings.Join(parseErrs(t, flap(extra)), "\n"); got != want {
-			t.Errorf("%q: got %s, want %s", extra, got, want)
-		}
+		t.Run(extra, func(t *testing.T) { wantParseErrs(t, flap(extra), want) })
 	}
 }

@@ -26,6 +26,15 @@ func with(old, new string) string {
 	return strings.Replace(valid, old, new, 1)
 }
 
+// wantParseErrs fails t unless parsing src as t.toml fails with exactly
+// the error lines want, in order.
+func wantParseErrs(t *testing.T, src string, want ...string) {
+	t.Helper()
+	if got := parseErrs(t, src); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // parseErrs parses src as t.toml and returns its error lines.
 func parseErrs(t *testing.T, src string) []string {
 	t.Helper()
@@ -246,12 +255,7 @@ func TestParse_RejectsInvalid_8_2(t *testing.T) {
 			[]string{fmt.Sprintf("t.toml: file is %d bytes; a scenario may be at most 4194304", len(valid)+MaxFileBytes)}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := parseErrs(t, tt.src)
-			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
-				t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { wantParseErrs(t, tt.src, tt.want...) })
 	}
 }
 

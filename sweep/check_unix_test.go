@@ -5,11 +5,12 @@ package sweep
 import (
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/internal/fstree"
+	"github.com/detsim/detsim/internal/realtime"
 )
 
 // TestDirItems_AFIFOEntryIsAnErrorNotAHang_Issue9: `detsim check DIR`
@@ -21,21 +22,13 @@ func TestDirItems_AFIFOEntryIsAnErrorNotAHang_Issue9(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(fifo), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
+	fstree.Fifo(t, fifo)
 	if err := os.WriteFile(filepath.Join(dir, "ok.toml"), []byte(echoScenario("# expect: pass-now", false)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var items []Item
 	var err error
-	done := make(chan struct{})
-	go func() { defer close(done); items, err = DirItems(dir, builtin.Registry()) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("DirItems blocked on a FIFO")
-	}
+	realtime.Returns(t, "DirItems", 10*time.Second, func() { items, err = DirItems(dir, builtin.Registry()) })
 	if want := fifo + ": cannot read: it is not a regular file (a named pipe)"; err == nil || err.Error() != want {
 		t.Errorf("err = %v\nwant %s", err, want)
 	}

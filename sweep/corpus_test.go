@@ -6,11 +6,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/internal/fstree"
 	"github.com/detsim/detsim/internal/golden"
 	"github.com/detsim/detsim/internal/outfile"
 	"github.com/detsim/detsim/internal/scratch"
@@ -167,7 +167,7 @@ func TestWritePin_FinishesAPinAKilledSweepLeft(t *testing.T) {
 	if data, _ := os.ReadFile(path); !bytes.Equal(data, p.File(path)) {
 		t.Errorf("the finished pin holds %q", data)
 	}
-	assertFiles(t, dir, filepath.Base(path), filepath.Base(vpath))
+	fstree.Holds(t, dir, filepath.Base(path), filepath.Base(vpath))
 
 	for name, plant := range map[string]func(dir, vpath string) error{
 		"other verdicts": func(_, vpath string) error { return os.WriteFile(vpath, []byte("mine\n"), 0o644) },
@@ -195,18 +195,5 @@ func TestWritePin_FinishesAPinAKilledSweepLeft(t *testing.T) {
 		if _, err := os.Lstat(path); !os.IsNotExist(err) {
 			t.Errorf("%s: a .toml was written beside it: %v", name, err)
 		}
-	}
-}
-
-func assertFiles(t *testing.T, dir string, want ...string) {
-	t.Helper()
-	ents, _ := os.ReadDir(dir)
-	var got []string
-	for _, e := range ents {
-		got = append(got, e.Name())
-	}
-	slices.Sort(want)
-	if !slices.Equal(got, want) {
-		t.Errorf("%s holds %v, want %v", dir, got, want)
 	}
 }

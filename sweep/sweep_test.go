@@ -283,14 +283,7 @@ func TestRun_SeedsBuiltWithoutTheirFileRunAsBefore(t *testing.T) {
 			if r.Err != nil {
 				t.Fatalf("%s seed %d: %v", name, r.Seed, r.Err)
 			}
-			sc, err := p.Scenario(r.Seed, reg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := RunScenario(context.Background(), sc, reg)
-			if err != nil {
-				t.Fatal(err)
-			}
+			sc, want := runSeedAlone(t, p, r.Seed, reg)
 			if r.Outcome.Digest != want.Digest || r.Outcome.EndNs != want.EndNs || r.Outcome.Records != want.Records ||
 				string(verdict.Marshal(r.Outcome.Verdicts)) != string(verdict.Marshal(want.Verdicts)) {
 				t.Errorf("%s seed %d: the sweep's outcome differs from the parsed file's", name, r.Seed)

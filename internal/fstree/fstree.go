@@ -1,7 +1,8 @@
 // Package fstree records a directory tree as a map, so a test can show
 // that a command refused to touch anything: take it before, and after
-// ask whether it is the Same; lists a directory's names; and copies a tree,
-// for a test that damages a copy.
+// ask whether it is the Same; lists a directory's names, or holds them
+// to a list; copies a tree, for a test that damages a copy; and makes a
+// named pipe in one (Fifo, on unix), for a test that a reader refuses it.
 package fstree
 
 import (
@@ -9,6 +10,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -33,6 +35,17 @@ func Names(t testing.TB, dir string) []string {
 		names = append(names, de.Name())
 	}
 	return names
+}
+
+// Holds fails t unless dir holds exactly the names want, in any order:
+// nothing missing, nothing beside them (a temporary left behind).
+func Holds(t testing.TB, dir string, want ...string) {
+	t.Helper()
+	got := Names(t, dir)
+	want = slices.Sorted(slices.Values(want))
+	if !slices.Equal(got, want) {
+		t.Errorf("%s holds %v, want exactly %v", dir, got, want)
+	}
 }
 
 // Of maps every path under dir, relative to it ("." for dir itself), to

@@ -1,24 +1,15 @@
 package guard
 
 import (
-	"context"
 	"net"
-	"net/http"
-	"net/http/httptest"
-	"strings"
 	"testing"
 )
 
 // BenchmarkCheckRequest is what the guard adds to every request: the
 // Host, Origin and content-type checks and the key's comparison.
 func BenchmarkCheckRequest(b *testing.B) {
-	local := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8788}
 	key := NewKey()
-	r := httptest.NewRequest(http.MethodPost, "/v1/messages", strings.NewReader("{}"))
-	r.Host = "127.0.0.1:8788"
-	r.Header.Set("content-type", "application/json")
-	r.Header.Set("x-api-key", key)
-	r = r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey, net.Addr(local)))
+	r := localRequest("/v1/messages", "127.0.0.1:8788", "{}", map[string]string{"content-type": "application/json", "x-api-key": key})
 	for b.Loop() {
 		if CheckRequest(r) != nil || !Equal(Presented(r), key) {
 			b.Fatal("refused")

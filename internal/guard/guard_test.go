@@ -16,8 +16,19 @@ import (
 	"github.com/detsim/detsim/internal/realtime"
 )
 
-func TestCheckRequest_RefusesWhatAPageSends(t *testing.T) {
+// localRequest is a POST of body to path, as a server listening on
+// 127.0.0.1:8788 receives it: addressed to host, with header's fields.
+func localRequest(path, host, body string, header map[string]string) *http.Request {
 	local := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8788}
+	r := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
+	r.Host = host
+	for k, v := range header {
+		r.Header.Set(k, v)
+	}
+	return r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey, net.Addr(local)))
+}
+
+func TestCheckRequest_RefusesWhatAPageSends(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		host   string
@@ -39,13 +50,7 @@ func TestCheckRequest_RefusesWhatAPageSends(t *testing.T) {
 		{"body without a type", "127.0.0.1:8788", nil, "{}", http.StatusUnsupportedMediaType},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(c.body))
-			r.Host = c.host
-			for k, v := range c.header {
-				r.Header.Set(k, v)
-			}
-			r = r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey, net.Addr(local)))
-			got := CheckRequest(r)
+			got := CheckRequest(localRequest("/", c.host, c.body, c.header))
 			switch {
 			case c.status == 0 && got != nil:
 				t.Errorf("refused %d: %s", got.Status, got.Reason)

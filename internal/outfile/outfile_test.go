@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/detsim/detsim/internal/fstree"
 )
 
 func TestWrite_NeverOverwritesWithoutForce(t *testing.T) {
@@ -21,7 +23,7 @@ func TestWrite_NeverOverwritesWithoutForce(t *testing.T) {
 	if data, _ := os.ReadFile(target); string(data) != "precious" {
 		t.Errorf("the target became %q", data)
 	}
-	assertOnly(t, dir, "link.toml", "target.toml")
+	fstree.Holds(t, dir, "link.toml", "target.toml")
 }
 
 func TestWrite_ForceReplacesALinkNotItsTarget(t *testing.T) {
@@ -38,7 +40,7 @@ func TestWrite_ForceReplacesALinkNotItsTarget(t *testing.T) {
 	if data, _ := os.ReadFile(link); string(data) != "new" {
 		t.Errorf("the path holds %q", data)
 	}
-	assertOnly(t, dir, "link.toml", "target.toml")
+	fstree.Holds(t, dir, "link.toml", "target.toml")
 }
 
 func TestWrite_NewFile(t *testing.T) {
@@ -54,7 +56,7 @@ func TestWrite_NewFile(t *testing.T) {
 	if err != nil || info.Mode().Perm() != 0o644 {
 		t.Errorf("stat = %v, %v; want mode 0644", info, err)
 	}
-	assertOnly(t, dir, "x.toml")
+	fstree.Holds(t, dir, "x.toml")
 }
 
 func TestCheck_RefusesUnusablePathsUpFront(t *testing.T) {
@@ -86,18 +88,6 @@ func linkedFile(t *testing.T, name, data, linkName string) (dir, file, link stri
 		t.Fatal(err)
 	}
 	return dir, file, link
-}
-
-func assertOnly(t *testing.T, dir string, want ...string) {
-	t.Helper()
-	ents, _ := os.ReadDir(dir)
-	var got []string
-	for _, e := range ents {
-		got = append(got, e.Name())
-	}
-	if strings.Join(got, " ") != strings.Join(want, " ") {
-		t.Errorf("%s holds %v, want %v (no temporary may be left)", dir, got, want)
-	}
 }
 
 // Holds recognises only a regular file with exactly the bytes: not a

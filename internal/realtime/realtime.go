@@ -126,3 +126,19 @@ func WaitFor(t testing.TB, what string, within time.Duration, cond func() bool) 
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// Returns runs f and fails the test if it has not returned within
+// Scaled(bound), saying what blocked. It is a hang detector, not a timing
+// goal: a reader that waits on a FIFO's writer fails its test here instead
+// of hanging the whole test binary. A blocked f is left running.
+func Returns(t testing.TB, what string, bound time.Duration, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	limit := Scaled(bound)
+	select {
+	case <-done:
+	case <-time.After(limit):
+		t.Fatalf("%s blocked for %v (%v × load scale %d): a non-regular file was read instead of refused", what, limit, bound, Scale())
+	}
+}
