@@ -501,10 +501,7 @@ func TestEdge_BadInput(t *testing.T) {
 		}
 	}
 	eps := r.stop()
-	events, err := os.ReadFile(filepath.Join(eps[0].Bundle, "events.ndjson"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	events := eventsOf(t, eps[0])
 	if n := bytes.Count(events, []byte(`"type":"refused"`)); n != 8 {
 		t.Errorf("%d refusals recorded in the session's bundle, want 8:\n%s", n, events)
 	}
@@ -634,10 +631,7 @@ func TestEdge_RefusedReportsAreJudged(t *testing.T) {
 				t.Errorf("unserved: no_torn_success %s: %s", v.Outcome, v.Reason)
 			}
 		}
-		events, err := os.ReadFile(filepath.Join(ep.Bundle, "events.ndjson"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		events := eventsOf(t, ep)
 		if !bytes.Contains(events, []byte(`"type":"refused"`)) {
 			t.Errorf("%s: no refusal recorded", ep.Session)
 		}
