@@ -7,6 +7,7 @@ import (
 
 	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/hosts"
+	"github.com/detsim/detsim/internal/cputime"
 	"github.com/detsim/detsim/network"
 )
 
@@ -115,11 +116,11 @@ func BenchmarkEngine_16Echo_VsHeap(b *testing.B) {
 	q, seq := bareHeap(e), e.st.seq
 	var engineNs, heapNs, ratios []float64
 	for range b.N {
-		c0 := cpuTime()
+		c0 := cputime.Self()
 		for range chunk {
 			e.Step()
 		}
-		c1 := cpuTime()
+		c1 := cputime.Self()
 		for range chunk {
 			en := q.pop()
 			en.at += sc.TickPeriodNs
@@ -127,7 +128,7 @@ func BenchmarkEngine_16Echo_VsHeap(b *testing.B) {
 			seq++
 			q.push(en)
 		}
-		c2 := cpuTime()
+		c2 := cputime.Self()
 		en, hn := float64(c1-c0)/chunk, float64(c2-c1)/chunk
 		engineNs, heapNs = append(engineNs, en), append(heapNs, hn)
 		if hn > 0 {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/detsim/detsim/kinds/agent/internal/agenttest"
 )
 
 // hundredTurns is a 100-turn episode where every fifth turn's first
@@ -26,9 +28,9 @@ func hundredTurns() string {
 		fmt.Fprintf(&b, "[[script]]\nfirst_byte_ns = 200_000_000\nchunk_ns = 10_000_000\ntext = [\"step \", \"%d\"]\n"+
 			"tool_calls = [{ id = \"toolu_%d\", name = \"bash\", args = [\"{\\\"n\\\":\", \"%d}\"] }]\n", i, i, i)
 	}
-	return strings.Replace(header("turns = 100\nfirst_byte_timeout_ns = 2_000_000_000", b.String(),
-		`effects = [{ effect = "exit_nonzero" }, { effect = "huge_output", output_bytes = 100_000 }]`),
-		"duration_ns = 900_000_000_000", "duration_ns = 3_600_000_000_000", 1)
+	// header's scenario, run for 3 600 s.
+	return agenttest.Scenario("t", 3, 3_600_000_000_000, 20_000_000, 1_250_000, "turns = 100\nfirst_byte_timeout_ns = 2_000_000_000", b.String(),
+		`effects = [{ effect = "exit_nonzero" }, { effect = "huge_output", output_bytes = 100_000 }]`)
 }
 
 // TestHundredTurns_Completes: the benchmark's episode finishes all 100

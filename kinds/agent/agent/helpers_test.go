@@ -10,6 +10,7 @@ import (
 	"github.com/detsim/detsim/engine"
 	"github.com/detsim/detsim/hosts"
 	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/kinds/agent/internal/agenttest"
 	"github.com/detsim/detsim/scenarios"
 )
 
@@ -139,39 +140,8 @@ func run(t testing.TB, sc *scenarios.Scenario) episode {
 }
 
 // header is the common top of the test scenarios: three peers on 20 ms
-// links, the agent's and provider's kind_config left to the caller.
+// links for 900 s, the agent's and provider's kind_config left to the
+// caller.
 func header(agentCfg, script, toolCfg string) string {
-	script = strings.ReplaceAll(script, "[[script]]", "[[peers.kind_config.script]]")
-	return `name = "t"
-seed = 3
-duration_ns = 900_000_000_000
-[default_tick]
-period_ns = 1_000_000_000
-[default_link]
-latency_ns = 20_000_000
-jitter_stddev_ns = 0
-loss_prob_ppm = 0
-reorder_prob_ppm = 0
-bandwidth_bps = 1_250_000
-cold_dial_penalty_ns = 0
-cache_warm_after_ns = 0
-cache_invalidate_after_idle_ns = 0
-mtu_bytes = 0
-[[peers]]
-id = "agent"
-kind = "agent"
-[peers.kind_config]
-provider = "model"
-tools = { bash = "shell" }
-` + agentCfg + `
-[[peers]]
-id = "model"
-kind = "provider"
-[peers.kind_config]
-` + script + `
-[[peers]]
-id = "shell"
-kind = "tool"
-[peers.kind_config]
-` + toolCfg + "\n"
+	return agenttest.Scenario("t", 3, 900_000_000_000, 20_000_000, 1_250_000, agentCfg, script, toolCfg)
 }

@@ -55,9 +55,9 @@ var plantedCases = []struct {
 	{
 		oracle: `kind = "cancel_settles_within"` + "\npeer = \"agent\"\nwithin_ns = 2_000_000_000",
 		bug:    "slow_cancel",
-		script: "[[script]]\ntool_calls = [{ id = \"toolu_1\", name = \"bash\", args = [\"{}\"] }]\n",
+		script: oneToolCall,
 		tools:  `effects = [{ effect = "hang" }]`,
-		extra:  "[[mutations]]\nat_ns = 5_000_000_000\nkind = \"Cancel\"\npeer = \"agent\"\n",
+		extra:  cancelAt5s,
 	},
 	{
 		oracle: `kind = "no_torn_success"` + "\npeer = \"agent\"",
@@ -75,15 +75,15 @@ var plantedCases = []struct {
 	{
 		oracle: `kind = "tool_result_matched"` + "\npeer = \"agent\"",
 		bug:    "drop_cancelled_results",
-		script: "[[script]]\ntool_calls = [{ id = \"toolu_1\", name = \"bash\", args = [\"{}\"] }]\n",
+		script: oneToolCall,
 		tools:  `effects = [{ effect = "hang" }]`,
-		extra:  "[[mutations]]\nat_ns = 5_000_000_000\nkind = \"Cancel\"\npeer = \"agent\"\n",
+		extra:  cancelAt5s,
 	},
 	{
 		oracle: `kind = "output_bounded"` + "\npeer = \"agent\"\nmax_bytes = 17_000",
 		bug:    "no_output_cap",
 		agent:  "turns = 2",
-		script: "[[script]]\ntool_calls = [{ id = \"toolu_1\", name = \"bash\", args = [\"{}\"] }]\n[[script]]\ntext = [\"ok\"]\n",
+		script: toolThenOK,
 		tools:  `effects = [{ effect = "huge_output", output_bytes = 200_000 }]`,
 	},
 	{
@@ -102,7 +102,7 @@ var plantedCases = []struct {
 	{
 		oracle: `kind = "no_commit_after_settle"` + "\npeer = \"agent\"",
 		bug:    "cancel_untold", // recorded cancelled at 4.0 s; the tool commits at 11.2 s
-		script: "[[script]]\ntool_calls = [{ id = \"toolu_1\", name = \"bash\", args = [\"{}\"] }]\n",
+		script: oneToolCall,
 		tools:  `effects = [{ effect = "success", duration_ns = 10_000_000_000 }]`,
 		extra:  "[[mutations]]\nat_ns = 4_000_000_000\nkind = \"Cancel\"\npeer = \"agent\"\n",
 	},
@@ -110,21 +110,21 @@ var plantedCases = []struct {
 		oracle: `kind = "no_commit_after_settle"` + "\npeer = \"agent\"",
 		bug:    "timeout_untold", // recorded timed_out at 21.2 s; the tool commits at 31.2 s
 		agent:  "turns = 2\ntool_timeout_ns = 20_000_000_000",
-		script: "[[script]]\ntool_calls = [{ id = \"toolu_1\", name = \"bash\", args = [\"{}\"] }]\n[[script]]\ntext = [\"ok\"]\n",
+		script: toolThenOK,
 		tools:  `effects = [{ effect = "success", duration_ns = 30_000_000_000 }]`,
 	},
 	{
 		oracle: `kind = "cancel_settles_within"` + "\npeer = \"agent\"\nwithin_ns = 2_000_000_000",
 		bug:    "ignore_cancel", // the engine delivers the Cancel; the agent records nothing
-		script: "[[script]]\ntool_calls = [{ id = \"toolu_1\", name = \"bash\", args = [\"{}\"] }]\n",
+		script: oneToolCall,
 		tools:  `effects = [{ effect = "hang" }]`,
-		extra:  "[[mutations]]\nat_ns = 5_000_000_000\nkind = \"Cancel\"\npeer = \"agent\"\n",
+		extra:  cancelAt5s,
 	},
 	{
 		oracle: `kind = "output_bounded"` + "\npeer = \"agent\"\nmax_bytes = 17_000",
 		bug:    "misreport_output", // says 16 403 bytes entered the request; 2 080 709 went on the wire
 		agent:  "turns = 2",
-		script: "[[script]]\ntool_calls = [{ id = \"toolu_1\", name = \"bash\", args = [\"{}\"] }]\n[[script]]\ntext = [\"ok\"]\n",
+		script: toolThenOK,
 		tools:  `effects = [{ effect = "huge_output", output_bytes = 2_080_700 }]`,
 	},
 	{
@@ -182,24 +182,33 @@ var plantedCases = []struct {
 		oracle: `kind = "tool_result_returned"` + "\npeer = \"agent\"",
 		bug:    "drop_tool_result",
 		agent:  "turns = 2",
-		script: "[[script]]\ntool_calls = [{ id = \"toolu_1\", name = \"bash\", args = [\"{}\"] }]\n[[script]]\ntext = [\"ok\"]\n",
+		script: toolThenOK,
 	},
 	{
 		oracle: `kind = "tool_deadline_kept"` + "\npeer = \"agent\"\nwithin_ns = 20_000_000_000",
 		bug:    "timeout_untold", // the hung tool is never told: still running at the end
 		agent:  "turns = 2\ntool_timeout_ns = 20_000_000_000",
-		script: "[[script]]\ntool_calls = [{ id = \"toolu_1\", name = \"bash\", args = [\"{}\"] }]\n[[script]]\ntext = [\"ok\"]\n",
+		script: toolThenOK,
 		tools:  `effects = [{ effect = "hang" }]`,
 	},
 	{
 		oracle: `kind = "no_work_after_cancel"` + "\npeer = \"agent\"\nwithin_ns = 2_000_000_000",
 		bug:    "ignore_cancel", // the tool commits at 11 s and turn 2 is asked for, 6 s after the Cancel
 		agent:  "turns = 2",
-		script: "[[script]]\ntool_calls = [{ id = \"toolu_1\", name = \"bash\", args = [\"{}\"] }]\n[[script]]\ntext = [\"ok\"]\n",
+		script: toolThenOK,
 		tools:  `effects = [{ effect = "success", duration_ns = 10_000_000_000 }]`,
-		extra:  "[[mutations]]\nat_ns = 5_000_000_000\nkind = \"Cancel\"\npeer = \"agent\"\n",
+		extra:  cancelAt5s,
 	},
 }
+
+// The scripts and mutations several cases share: a tool call (then,
+// in toolThenOK, a second turn answered "ok"), and a Cancel of the
+// agent 5 s in.
+const (
+	oneToolCall = "[[script]]\ntool_calls = [{ id = \"toolu_1\", name = \"bash\", args = [\"{}\"] }]\n"
+	toolThenOK  = "[[script]]\ntool_calls = [{ id = \"toolu_1\", name = \"bash\", args = [\"{}\"] }]\n[[script]]\ntext = [\"ok\"]\n"
+	cancelAt5s  = "[[mutations]]\nat_ns = 5_000_000_000\nkind = \"Cancel\"\npeer = \"agent\"\n"
+)
 
 // restartScript and restartMutations: turn 1's answer asks for a tool
 // that runs 10 s; the agent is killed 4 s in and restarted fresh.

@@ -44,10 +44,7 @@ func TestEdge_BoundsWhatBadInputLeaves(t *testing.T) {
 		}
 	}
 	eps := r.episodes(t, 2)
-	events, err := os.ReadFile(filepath.Join(eps[1].Bundle, "events.ndjson"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	events := eventsOf(t, eps[1])
 	if n := bytes.Count(events, []byte(`"type":"refused"`)); n != maxRefusals {
 		t.Errorf("%d refused records in episode 2, want %d", n, maxRefusals)
 	}
@@ -128,10 +125,7 @@ func TestEdge_LoopbackOnlyAndSlowBodies(t *testing.T) {
 		t.Errorf("the next client, after the slow one lost its slot: %d %s", code, b)
 	}
 	eps := r.stop()
-	events, err := os.ReadFile(filepath.Join(eps[0].Bundle, "events.ndjson"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	events := eventsOf(t, eps[0])
 	if !bytes.Contains(events, []byte(`"reason":"body too slow"`)) {
 		t.Errorf("the slow body is not recorded as refused:\n%s", events)
 	}

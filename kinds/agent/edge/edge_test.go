@@ -25,6 +25,7 @@ import (
 	"github.com/detsim/detsim/hosts/builtin"
 	"github.com/detsim/detsim/internal/guard"
 	"github.com/detsim/detsim/internal/realtime"
+	"github.com/detsim/detsim/kinds/agent/internal/agenttest"
 	"github.com/detsim/detsim/kinds/agent/providerserve"
 	"github.com/detsim/detsim/property"
 	"github.com/detsim/detsim/scenarios"
@@ -34,38 +35,7 @@ import (
 // extra tables (mutations) as given, and the oracles the edge judges.
 func scenario(t testing.TB, script, effects, extra string) *scenarios.Scenario {
 	t.Helper()
-	src := `name = "edge_t"
-seed = 1
-duration_ns = 300_000_000_000
-[default_tick]
-period_ns = 1_000_000_000
-[default_link]
-latency_ns = 1
-jitter_stddev_ns = 0
-loss_prob_ppm = 0
-reorder_prob_ppm = 0
-bandwidth_bps = 1_000_000_000
-cold_dial_penalty_ns = 0
-cache_warm_after_ns = 0
-cache_invalidate_after_idle_ns = 0
-mtu_bytes = 0
-[[peers]]
-id = "agent"
-kind = "agent"
-[peers.kind_config]
-provider = "model"
-tools = { bash = "shell" }
-turns = 2
-[[peers]]
-id = "model"
-kind = "provider"
-[peers.kind_config]
-` + strings.ReplaceAll(script, "[[script]]", "[[peers.kind_config.script]]") + `
-[[peers]]
-id = "shell"
-kind = "tool"
-[peers.kind_config]
-` + effects + "\n" + extra + `
+	src := agenttest.Scenario("edge_t", 1, 300_000_000_000, 1, 1_000_000_000, "turns = 2", script, effects) + extra + `
 [[assertions]]
 name = "no_torn_success"
 kind = "no_torn_success"
@@ -501,10 +471,7 @@ func TestEdge_BadInput(t *testing.T) {
 		}
 	}
 	eps := r.stop()
-	events, err := os.ReadFile(filepath.Join(eps[0].Bundle, "events.ndjson"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	events := eventsOf(t, eps[0])
 	if n := bytes.Count(events, []byte(`"type":"refused"`)); n != 8 {
 		t.Errorf("%d refusals recorded in the session's bundle, want 8:\n%s", n, events)
 	}
@@ -634,10 +601,7 @@ func TestEdge_RefusedReportsAreJudged(t *testing.T) {
 				t.Errorf("unserved: no_torn_success %s: %s", v.Outcome, v.Reason)
 			}
 		}
-		events, err := os.ReadFile(filepath.Join(ep.Bundle, "events.ndjson"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		events := eventsOf(t, ep)
 		if !bytes.Contains(events, []byte(`"type":"refused"`)) {
 			t.Errorf("%s: no refusal recorded", ep.Session)
 		}

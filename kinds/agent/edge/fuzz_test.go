@@ -1,17 +1,14 @@
 package edge
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"fmt"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/detsim/detsim/kinds/agent/internal/httpfuzz"
 )
 
 // FuzzEdge feeds the edge any request a client could send (one the
@@ -33,17 +30,12 @@ func FuzzEdge(f *testing.F) {
 	}
 	sc := scenario(f, "[[script]]\n"+clean+"[[script]]\nfault = { kind = \"rate_limit\" }\n", "", "")
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		req, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(raw)))
-		if err != nil {
-			return // the server's parser refuses it before any handler runs
+		req, body, ok := httpfuzz.Parse(raw)
+		if !ok {
+			return
 		}
-		body, _ := io.ReadAll(io.LimitReader(req.Body, 1<<12))
 		e, err := New(sc, Options{TimeScale: 1e-9, Out: filepath.Join(t.TempDir(), "out"), Allow: []string{"true"}, Key: "dsk_fuzz",
-			MaxRequestBytes: 1 << 10, Logf: func(format string, args ...any) {
-				if msg := fmt.Sprintf(format, args...); strings.Contains(msg, "internal error") {
-					t.Fatal(msg)
-				}
-			}})
+			MaxRequestBytes: 1 << 10, Logf: httpfuzz.Logf(t)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -54,26 +46,13 @@ func FuzzEdge(f *testing.F) {
 		e.sessions["f"], e.open = s, 1
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
-		// The fuzzed request presents the session's key (unless it
-		// brings one of its own), so it reaches the handlers behind the
-		// guard; internal/guard's tests hold the guard itself.
-		if req.Header.Get("x-api-key") == "" && req.Header.Get("authorization") == "" {
-			req.Header.Set("x-api-key", s.key)
-		}
 		first := httptest.NewRequest("POST", "/s/f/v1/messages", strings.NewReader(`{"messages":[]}`))
 		first.Header.Set("x-api-key", s.key)
 		first.Header.Set("content-type", "application/json")
 		first.Host = "127.0.0.1:8788"
 		e.serveHTTP(httptest.NewRecorder(), first.WithContext(ctx)) // a served response: toolu_1
-		for range 2 {
-			w := httptest.NewRecorder()
-			r := req.Clone(ctx)
-			r.Body = io.NopCloser(bytes.NewReader(body))
-			e.serveHTTP(w, r)
-			if w.Code < 200 || w.Code > 599 {
-				t.Fatalf("status %d", w.Code)
-			}
-		}
+		// The fuzzed request presents the session's key.
+		httpfuzz.Replay(t, ctx, req, body, s.key, 2, e.serveHTTP)
 		s.end("fuzz")
 	})
 }

@@ -56,7 +56,7 @@ func TestToolRun_TreeEnds(t *testing.T) {
 					}
 					sleeps := []string{"sleep 777", "sleep 776", "sleep 775", "sleep 774", "sleep 773"}
 					realtime.WaitFor(t, "no sleep the tool started to run", 10*time.Second, func() bool { return len(aliveCmds(sleeps...)) == 0 })
-					events := mustRead(t, filepath.Join(r.stop()[0].Bundle, "events.ndjson"))
+					events := eventsOf(t, r.stop()[0])
 					var leaks []map[string]any
 					for line := range bytes.Lines(events) {
 						var ev struct {

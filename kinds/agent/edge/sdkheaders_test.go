@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,13 +14,7 @@ import (
 // request (request_id, the request-id header's value), as the API's does;
 // the SDKs read it into the error they raise.
 func TestEdge_ErrorBodyCarriesRequestID(t *testing.T) {
-	sc := scenario(t, "[[script]]\nfault = { kind = \"server_error\", status = 503 }\n", "", "")
-	r := start(t, sc, Options{TimeScale: 0.01})
-	base := r.session(t, "s1")
-	resp, err := keyedPost(base+"/v1/messages", `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, resp := askOnce(t, "[[script]]\nfault = { kind = \"server_error\", status = 503 }\n")
 	defer resp.Body.Close()
 	var body struct {
 		Type      string `json:"type"`
@@ -162,7 +155,7 @@ func TestEdge_ReportOfTheUnservedIsAClaim(t *testing.T) {
 		}
 	}
 	eps := r.stop()
-	events := string(mustRead(t, filepath.Join(eps[0].Bundle, "events.ndjson")))
+	events := string(eventsOf(t, eps[0]))
 	for _, want := range []string{`"type":"turn_end","turn":3,"outcome":"cancelled"`, `"type":"turn_end","turn":2,"outcome":"failed"`,
 		`"id":"t1.toolu_zz","outcome":"ok"`, `tool use \"toolu_zz\" was never served`} {
 		if !strings.Contains(events, want) {

@@ -92,7 +92,7 @@ func TestSecurity_OneClientCannotTouchAnothers(t *testing.T) {
 		if filepath.Base(filepath.Dir(ep.Bundle)) != ids.ID {
 			continue
 		}
-		events := mustRead(t, filepath.Join(ep.Bundle, "events.ndjson"))
+		events := eventsOf(t, ep)
 		for _, ty := range []string{`"type":"refused"`, `"type":"turn_end"`, `"type":"tool_state"`} {
 			if bytes.Contains(events, []byte(ty)) {
 				t.Errorf("the intruder's requests left %s in the victim's bundle", ty)
@@ -136,7 +136,7 @@ tool_calls = [{ id = "toolu_2", name = "bash", args = ["{\"cmd\": \"cat main.go\
 			t.Errorf("%s: %d %s, want %d saying %q", c.body, code, b, c.status, c.says)
 		}
 	}
-	events := mustRead(t, filepath.Join(r.stop()[0].Bundle, "events.ndjson"))
+	events := eventsOf(t, r.stop()[0])
 	if n := bytes.Count(events, []byte(`"type":"refused"`)); n != 4 {
 		t.Errorf("%d refused records, want the agent's 4 attempts:\n%s", n, events)
 	}

@@ -53,7 +53,7 @@ func TestToolRun(t *testing.T) {
 			if c.out != nil {
 				c.out(t, stdout.Bytes())
 			}
-			events := mustRead(t, filepath.Join(r.stop()[0].Bundle, "events.ndjson"))
+			events := eventsOf(t, r.stop()[0])
 			if c.cancel && !bytes.Contains(events, []byte(`"state":"cancelled","effect":"hang","bytes":0,"by":"tool_cancel"`)) {
 				t.Errorf("the cancelled run is not recorded as cancelled by the agent:\n%s", events)
 			}
@@ -81,9 +81,10 @@ func startToolRun(t *testing.T, r *running, argv []string) (cancel context.Cance
 	return cancel, stdout, stderr, code
 }
 
-func mustRead(t *testing.T, path string) []byte {
+// eventsOf is the records of ep's bundle (events.ndjson).
+func eventsOf(t *testing.T, ep Episode) []byte {
 	t.Helper()
-	b, err := os.ReadFile(path)
+	b, err := os.ReadFile(filepath.Join(ep.Bundle, "events.ndjson"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package edge
 
 import (
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -13,21 +12,29 @@ import (
 // up), and the request records it for retry_budget. Before, the header
 // said 3 whatever the scale, 300 s of schedule time at 0.01.
 func TestEdge_RetryAfterScaled(t *testing.T) {
-	sc := scenario(t, "[[script]]\nfault = { kind = \"rate_limit\", retry_after_ns = 3_000_000_000 }\n[[script]]\ntext = [\"ok\"]\n", "", "")
-	r := start(t, sc, Options{TimeScale: 0.01})
+	r, resp := askOnce(t, "[[script]]\nfault = { kind = \"rate_limit\", retry_after_ns = 3_000_000_000 }\n[[script]]\ntext = [\"ok\"]\n")
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("retry-after-ms") != "30" || resp.Header.Get("retry-after") != "1" {
+		t.Errorf("status %d retry-after %q retry-after-ms %q, want 429, 1, 30", resp.StatusCode, resp.Header.Get("retry-after"), resp.Header.Get("retry-after-ms"))
+	}
+	events := string(eventsOf(t, r.stop()[0]))
+	if !strings.Contains(events, `"retry_after_ns":3000000000`) {
+		t.Errorf("request_received does not record the schedule's retry-after:\n%s", events)
+	}
+}
+
+// askOnce starts an edge at time scale 0.01 on a scenario whose model
+// answers with script, opens session s1 and sends it one Anthropic
+// request; the caller closes the response's body.
+func askOnce(t *testing.T, script string) (*running, *http.Response) {
+	t.Helper()
+	r := start(t, scenario(t, script, "", ""), Options{TimeScale: 0.01})
 	base := r.session(t, "s1")
 	resp, err := keyedPost(base+"/v1/messages", `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("retry-after-ms") != "30" || resp.Header.Get("retry-after") != "1" {
-		t.Errorf("status %d retry-after %q retry-after-ms %q, want 429, 1, 30", resp.StatusCode, resp.Header.Get("retry-after"), resp.Header.Get("retry-after-ms"))
-	}
-	events := string(mustRead(t, filepath.Join(r.stop()[0].Bundle, "events.ndjson")))
-	if !strings.Contains(events, `"retry_after_ns":3000000000`) {
-		t.Errorf("request_received does not record the schedule's retry-after:\n%s", events)
-	}
+	return r, resp
 }
 
 // TestEdge_TurnHeader: x-detsim-turn names a request's turn, for an agent
@@ -64,7 +71,7 @@ func TestEdge_TurnHeader(t *testing.T) {
 	if c := send(""); c != http.StatusOK {
 		t.Errorf("no header: status %d", c)
 	}
-	events := string(mustRead(t, filepath.Join(r.stop()[0].Bundle, "events.ndjson")))
+	events := string(eventsOf(t, r.stop()[0]))
 	for _, want := range []string{`"call":"t1.a1"`, `"call":"t2.a1"`, `x-detsim-turn \"0\"`} {
 		if !strings.Contains(events, want) {
 			t.Errorf("no %s in the records:\n%s", want, events)
@@ -93,7 +100,7 @@ func TestEdge_ControlReadOnce(t *testing.T) {
 		}
 		resp.Body.Close()
 	}
-	events := string(mustRead(t, filepath.Join(r.stop()[0].Bundle, "events.ndjson")))
+	events := string(eventsOf(t, r.stop()[0]))
 	if n := strings.Count(events, `"control_read"`); n != 1 || !strings.Contains(events, `"actions":"cancel","next":1`) {
 		t.Errorf("%d control_read records, want one naming the cancel:\n%s", n, events)
 	}

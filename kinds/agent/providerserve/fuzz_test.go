@@ -1,16 +1,11 @@
 package providerserve
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/detsim/detsim/kinds/agent/internal/httpfuzz"
 )
 
 // FuzzHandler feeds the handler any request a client could send (a raw
@@ -31,31 +26,13 @@ func FuzzHandler(f *testing.F) {
 	sc := script(f, "[[script]]\n"+clean+"[[script]]\nfault = { kind = \"rate_limit\" }\n[[script]]\n"+clean+
 		"fault = { kind = \"overloaded\", after_chunks = 2 }\n")
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		req, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(raw)))
-		if err != nil {
-			return // the server's parser refuses it before any handler runs
+		req, body, ok := httpfuzz.Parse(raw)
+		if !ok {
+			return
 		}
-		body, _ := io.ReadAll(io.LimitReader(req.Body, 1<<12))
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
-		// The fuzzed request presents the key unless it brings its own,
-		// so it reaches the handler behind the guard.
-		if req.Header.Get("x-api-key") == "" && req.Header.Get("authorization") == "" {
-			req.Header.Set("x-api-key", "dsk_fuzz")
-		}
-		h := NewHandler(sc, Options{Key: "dsk_fuzz", TimeScale: 1e-9, MaxRequestBytes: 1 << 10, Logf: func(format string, args ...any) {
-			if msg := fmt.Sprintf(format, args...); strings.Contains(msg, "internal error") {
-				t.Fatal(msg)
-			}
-		}})
-		for range 3 {
-			w := httptest.NewRecorder()
-			r := req.Clone(ctx)
-			r.Body = io.NopCloser(bytes.NewReader(body))
-			h.ServeHTTP(w, r)
-			if w.Code < 200 || w.Code > 599 {
-				t.Fatalf("status %d", w.Code)
-			}
-		}
+		h := NewHandler(sc, Options{Key: "dsk_fuzz", TimeScale: 1e-9, MaxRequestBytes: 1 << 10, Logf: httpfuzz.Logf(t)})
+		httpfuzz.Replay(t, ctx, req, body, "dsk_fuzz", 3, h.ServeHTTP)
 	})
 }

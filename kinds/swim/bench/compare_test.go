@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/detsim/detsim/batch"
+	"github.com/detsim/detsim/internal/cputime"
 )
 
 // benchRequested reports whether this `go test` was asked to run
@@ -53,9 +54,9 @@ func detsimSide(t *testing.T, s swimSpec) side {
 		cpu = 0
 		for i := range b.N {
 			out := filepath.Join(dir, fmt.Sprintf("%s-%d", s.name, i))
-			c0 := cpuTime()
+			c0 := cputime.Self()
 			last = runDetsim(b, s.load(b), out)
-			cpu += cpuTime() - c0
+			cpu += cputime.Self() - c0
 			b.StopTimer()
 			if i+1 < b.N {
 				os.RemoveAll(out)
@@ -83,11 +84,11 @@ func memberlistSide(t *testing.T, n int, d time.Duration) side {
 	var last mlRun
 	var cpu time.Duration
 	res := testing.Benchmark(func(b *testing.B) {
-		c0 := cpuTime()
+		c0 := cputime.Self()
 		for range b.N {
 			last = inBubble(t, n, d)
 		}
-		cpu = cpuTime() - c0
+		cpu = cputime.Self() - c0
 	})
 	return side{
 		name: fmt.Sprintf("memberlist/%dnodes_%v", n, d),
@@ -151,18 +152,18 @@ func TestSideBySide_1000Nodes60s(t *testing.T) {
 		t.Skip("slow: run with -args -slow")
 	}
 	det := side{name: "detsim/" + spec1000.name}
-	start, c0 := time.Now(), cpuTime()
+	start, c0 := time.Now(), cputime.Self()
 	res := runDetsim(t, spec1000.load(t), filepath.Join(t.TempDir(), "b"))
-	det.res, det.cpu = testing.BenchmarkResult{N: 1, T: time.Since(start)}, cpuTime()-c0
+	det.res, det.cpu = testing.BenchmarkResult{N: 1, T: time.Since(start)}, cputime.Self()-c0
 	run := countTraffic(t, res)
 	pass, fail, inc := res.Counts()
 	det.detail = fmt.Sprintf("%d packets/op  %d bytes/op  %d records/op  %.1f MB log  verdicts %d pass %d fail %d inconclusive",
 		run.Packets, run.Bytes, res.Records, float64(run.logBytes)/1e6, pass, fail, inc)
 
 	ml := side{name: "memberlist/1000nodes_1m0s"}
-	start, c0 = time.Now(), cpuTime()
+	start, c0 = time.Now(), cputime.Self()
 	r := inBubble(t, 1000, time.Minute)
-	ml.res, ml.cpu = testing.BenchmarkResult{N: 1, T: time.Since(start)}, cpuTime()-c0
+	ml.res, ml.cpu = testing.BenchmarkResult{N: 1, T: time.Since(start)}, cputime.Self()-c0
 	ml.detail = fmt.Sprintf("%d packets/op  %d bytes/op  %d dropped  %d streams (%d B)  alive seen per node %d..%d  converged %d/1000  failed joins %d (first: %q)  logged errors %d (first: %q)",
 		r.Packets, r.Bytes, r.Dropped, r.Streams, r.StreamBytes, r.MinMembers, r.MaxMembers, r.Converged,
 		r.FailedJoins, r.JoinError, r.LoggedErrors, r.FirstLoggedError)

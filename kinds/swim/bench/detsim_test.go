@@ -14,6 +14,7 @@ import (
 	"github.com/detsim/detsim/bundle"
 	"github.com/detsim/detsim/bundle/verdict"
 	"github.com/detsim/detsim/hosts/builtin"
+	"github.com/detsim/detsim/internal/cputime"
 	"github.com/detsim/detsim/scenarios"
 )
 
@@ -93,9 +94,9 @@ func benchDetsim(b *testing.B, s swimSpec) {
 	var cpu time.Duration
 	b.ResetTimer()
 	for i := range b.N {
-		c0 := cpuTime()
+		c0 := cputime.Self()
 		last = runDetsim(b, s.load(b), filepath.Join(dir, fmt.Sprint(i)))
-		cpu += cpuTime() - c0
+		cpu += cputime.Self() - c0
 		if i+1 < b.N {
 			b.StopTimer()
 			if err := os.RemoveAll(last.Out); err != nil {
