@@ -106,13 +106,18 @@ func (b *callBlock[T]) reset() {
 	b.s = b.s[:0]
 }
 
-// take returns n zero values of the block, their capacity n.
-func (b *callBlock[T]) take(n int) []T {
+// room makes room for n more values.
+func (b *callBlock[T]) room(n int) {
 	if cap(b.s)-len(b.s) < n {
 		// A new block, never a grown one: the values already handed out
 		// point into the old block, which the engine has not read yet.
 		b.s = make([]T, 0, max(16, 2*cap(b.s), n))
 	}
+}
+
+// take returns n zero values of the block, their capacity n.
+func (b *callBlock[T]) take(n int) []T {
+	b.room(n)
 	k := len(b.s)
 	b.s = b.s[:k+n]
 	v := b.s[k : k+n : k+n]
@@ -120,11 +125,12 @@ func (b *callBlock[T]) take(n int) []T {
 	return v
 }
 
-// add returns a place in the block holding v.
+// add returns a place in the block holding v (written once, not cleared
+// first as take's are).
 func (b *callBlock[T]) add(v T) *T {
-	p := &b.take(1)[0]
-	*p = v
-	return p
+	b.room(1)
+	b.s = append(b.s, v)
+	return &b.s[len(b.s)-1]
 }
 
 // Timer tokens: the top byte says what the timer is for.
