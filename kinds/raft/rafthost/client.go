@@ -101,7 +101,7 @@ func (h *host) proposeReq(req, key, value, to string) string {
 	if to == "" {
 		to = h.id
 	}
-	h.record(&proposalEv{req: req, to: to, key: key, bytes: len(data)})
+	h.record(h.proposals.add(proposalEv{req: req, to: to, key: key, bytes: len(data)}))
 	if to != h.id {
 		h.send(pb.NewProp(h.self, h.peerID(to), data))
 		return ""

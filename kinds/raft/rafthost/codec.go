@@ -27,22 +27,63 @@ func (codec) Append(b []byte, m any) ([]byte, error) {
 
 // inbound is a decoded message and a copy of the bytes it came from: the
 // host's input log keeps the bytes to replay the delivery (replay.go),
-// because raft may change a message it is stepped with.
+// because raft may change a message it is stepped with. spare is the
+// rest of the block the copies are cut from (DecodeInto).
 type inbound struct {
-	msg  *pb.Message
-	wire []byte
+	msg   *pb.Message
+	wire  []byte
+	spare []byte
 }
 
-func (codec) Decode(b []byte) (any, error) {
+func (c codec) Decode(b []byte) (any, error) { return c.DecodeInto(b, nil) }
+
+// DecodeInto makes codec a hosts.ReusingCodec: a host reads the inbound
+// within Recv and keeps only its message and its bytes, never the
+// inbound itself (host.Recv), so the engine hands each host's deliveries
+// in one inbound, reused. The copies of the bytes are cut from a block
+// the inbound carries from delivery to delivery rather than allocated
+// one by one: each copy is kept as long as its host lives (the input
+// log), and nothing writes to it or to the block's unused rest, so
+// copies sharing a block never see each other. A block and a wrapper a
+// delivery were two of the run's 3.4 million allocations a delivery
+// (docs/BENCHMARKS.md, "Deliveries cut from blocks").
+func (codec) DecodeInto(b []byte, into any) (any, error) {
+	in, ok := into.(*inbound)
+	if !ok {
+		in = new(inbound)
+	}
 	// The message's entries may alias the bytes decoded (pb.Unmarshal):
 	// decoded from the copy, which nothing changes, they share it
 	// rather than each holding a copy of its own.
-	wire := append([]byte(nil), b...)
+	wire := in.copyOf(b)
 	m, err := decode(wire)
 	if err != nil {
 		return nil, err
 	}
-	return &inbound{msg: m, wire: wire}, nil
+	in.msg, in.wire = m, wire
+	return in, nil
+}
+
+// wireBlock is the block the copies of deliveries' bytes are cut from; a
+// message longer than a quarter of it gets an array of its own, so a
+// block wastes at most a quarter.
+const wireBlock = 32 << 10
+
+// copyOf is a copy of b, cut from the inbound's block, its capacity its
+// length: an append to it can never reach the next copy. An inbound's
+// first copy (Decode's only one) is an array of its own: a block pays
+// only for an inbound the engine reuses.
+func (in *inbound) copyOf(b []byte) []byte {
+	n := len(b)
+	if n > cap(in.spare) {
+		if in.wire == nil || n > wireBlock/4 {
+			return append([]byte(nil), b...)[:n:n]
+		}
+		in.spare = make([]byte, 0, wireBlock)
+	}
+	c := append(in.spare[:0], b...)
+	in.spare = in.spare[n:n:cap(in.spare)]
+	return c[:n:n]
 }
 
 // decode reads one raft message and refuses what no raft peer sends:

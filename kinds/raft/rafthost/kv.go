@@ -28,7 +28,10 @@ func decodeCommand(b []byte) (req, key, value string, ok bool) {
 	if j < 0 {
 		return "", "", "", false
 	}
-	return string(b[:i]), string(b[i+1 : i+1+j]), string(b[i+2+j:]), true
+	// One string, the three cut from it: a put's three strings were
+	// three allocations, for every put every member applies.
+	s := string(b)
+	return s[:i], s[i+1 : i+1+j], s[i+2+j:], true
 }
 
 // confChange reads a configuration-change entry.

@@ -50,8 +50,10 @@ func (l *memberLog) at(i uint64) (uint64, bool) {
 func (l *memberLog) write(first uint64, chains []uint64) {
 	if first <= l.start || first > l.last()+1 {
 		// What comes before first is not followed (below the committed
-		// index, or not yet seen): the log is known from first.
-		l.start, l.chains = first, append([]uint64(nil), chains...)
+		// index, or not yet seen): the log is known from first. Copied
+		// into the log's own array, which nothing else holds (clone
+		// copies it), rather than into a new one at each append.
+		l.start, l.chains = first, append(l.chains[:0], chains...)
 		return
 	}
 	l.chains = append(l.chains[:first-l.start], chains...)
@@ -69,10 +71,13 @@ func (l *memberLog) recovered(last, chain uint64) {
 	l.start, l.chains = last, []uint64{chain}
 }
 
-// forget drops what lies below index i (kept: i itself).
+// forget drops what lies below index i (kept: i itself). What is kept
+// moves to the front of the log's own array, which nothing else holds
+// (clone copies it): a new array at every log_append was a twentieth
+// of the run's allocations.
 func (l *memberLog) forget(i uint64) {
 	if i > l.start && i <= l.last() {
-		l.chains = append([]uint64(nil), l.chains[i-l.start:]...)
+		l.chains = l.chains[:copy(l.chains, l.chains[i-l.start:])]
 		l.start = i
 	}
 }

@@ -86,9 +86,52 @@ func (kind) Explainer() causal.Explainer    { return explainer{} }
 func (kind) Pane(in pane.Input) []pane.Line { return drawPane(in) }
 func (kind) Library() fs.FS                 { return library }
 
-// maxKeptEvents is the most message records a host keeps room for
-// between calls.
+// maxKeptEvents is the most values of one callBlock a host keeps room
+// for between calls.
 const maxKeptEvents = 256
+
+// callBlock holds one type of a call's records (or their numbers) in
+// blocks, so that they are not allocated one by one: the records of the
+// run's most frequent types were most of what the adapter allocated. The
+// engine serialises and judges a call's records before the host's next
+// call and keeps none of them past that (engine.Sink), so every call
+// starts over in the same block (reset).
+type callBlock[T any] struct{ s []T }
+
+// reset starts a call: the last call's values were read before it.
+func (b *callBlock[T]) reset() {
+	if cap(b.s) > maxKeptEvents {
+		b.s = nil
+	}
+	b.s = b.s[:0]
+}
+
+// room makes room for n more values.
+func (b *callBlock[T]) room(n int) {
+	if cap(b.s)-len(b.s) < n {
+		// A new block, never a grown one: the values already handed out
+		// point into the old block, which the engine has not read yet.
+		b.s = make([]T, 0, max(16, 2*cap(b.s), n))
+	}
+}
+
+// take returns n zero values of the block, their capacity n.
+func (b *callBlock[T]) take(n int) []T {
+	b.room(n)
+	k := len(b.s)
+	b.s = b.s[:k+n]
+	v := b.s[k : k+n : k+n]
+	clear(v)
+	return v
+}
+
+// add returns a place in the block holding v (written once, not cleared
+// first as take's are).
+func (b *callBlock[T]) add(v T) *T {
+	b.room(1)
+	b.s = append(b.s, v)
+	return &b.s[len(b.s)-1]
+}
 
 // Timer tokens: the top byte says what the timer is for.
 const (
@@ -170,9 +213,13 @@ type host struct {
 	now     int64 // the call's time, for answers given deep inside it
 
 	acts []hosts.Action
-	// mev holds this call's message records: most of what a host records,
-	// so they are not allocated one by one (newMsgEvent).
-	mev []msgEvent
+	// This call's records of the most frequent types, and the numbers
+	// of its log_append records.
+	msgEvents callBlock[msgEvent]
+	applies   callBlock[apply]
+	appends   callBlock[logAppend]
+	proposals callBlock[proposalEv]
+	nums      callBlock[uint64]
 }
 
 // pendingWrite is a Ready whose fsync has not completed.
@@ -220,6 +267,8 @@ func (h *host) Tick(now int64) []hosts.Action {
 func (h *host) Recv(m hosts.Message, now int64) []hosts.Action {
 	switch m := m.(type) {
 	case *hosts.Delivery:
+		// The inbound is the engine's to reuse (codec.DecodeInto): its
+		// message and bytes are taken, never the inbound.
 		in := m.Payload.(*inbound)
 		from, _ := slices.BinarySearch(h.peers, m.From)
 		return h.call(input{op: opDeliver, now: now, peer: from, id: m.ID, wire: in.wire, msg: in.msg})
@@ -248,10 +297,11 @@ func (h *host) call(in input) []hosts.Action {
 	h.rebuild()
 	h.in.add(in)
 	h.acts = h.acts[:0]
-	if cap(h.mev) > maxKeptEvents {
-		h.mev = nil
-	}
-	h.mev = h.mev[:0] // the engine serialised the last call's records before this call
+	h.msgEvents.reset()
+	h.applies.reset()
+	h.appends.reset()
+	h.proposals.reset()
+	h.nums.reset()
 	h.now = in.now
 	h.run(in)
 	h.stepCheck()
@@ -703,10 +753,9 @@ func (h *host) persist(rd etcd.Ready) {
 		}
 		ents, truncated := h.d.append(ents)
 		if len(ents) > 0 {
-			ev := &logAppend{first: ents[0].GetIndex(), last: ents[len(ents)-1].GetIndex(), truncated: truncated}
+			ev := h.appends.add(logAppend{first: ents[0].GetIndex(), last: ents[len(ents)-1].GetIndex(), truncated: truncated})
 			if !h.replaying {
-				ev.terms = make([]uint64, len(ents))
-				ev.chains = make([]uint64, len(ents))
+				ev.terms, ev.chains = h.nums.take(len(ents)), h.nums.take(len(ents))
 				for i, e := range ents {
 					ev.terms[i], ev.chains[i] = e.GetTerm(), h.d.chainAt(e.GetIndex())
 				}
@@ -757,7 +806,7 @@ func (h *host) applyAll(ents []*pb.Entry) {
 		if i <= from || h.cfg.testBug == testBugStopApplying && i > stopApplyingAt {
 			continue
 		}
-		ev := &apply{index: i, term: e.GetTerm(), chain: h.d.chainAt(i), cmd: commandDigest(e)}
+		ev := h.applies.add(apply{index: i, term: e.GetTerm(), chain: h.d.chainAt(i), cmd: commandDigest(e)})
 		switch e.GetType() {
 		case pb.EntryNormal:
 			if len(e.GetData()) == 0 {
@@ -844,15 +893,9 @@ func (h *host) noteMessage(typ, peer string, m *pb.Message, id uint64, bytes int
 	if h.replaying {
 		return
 	}
-	if len(h.mev) == cap(h.mev) {
-		// A new block, never a grown one: the records already handed out
-		// point into the old block, which the engine has not read yet.
-		h.mev = make([]msgEvent, 0, max(16, 2*cap(h.mev)))
-	}
-	h.mev = append(h.mev, msgEvent{typ: typ, peer: peer, message: pb.TypeName(m.GetType()), sender: h.id, id: id, bytes: bytes,
+	ev := h.msgEvents.add(msgEvent{typ: typ, peer: peer, message: pb.TypeName(m.GetType()), sender: h.id, id: id, bytes: bytes,
 		term: m.GetTerm(), index: m.GetIndex(), logTerm: m.GetLogTerm(), commit: m.GetCommit(),
 		entries: len(m.GetEntries()), reject: m.GetReject()})
-	ev := &h.mev[len(h.mev)-1]
 	if typ == tReceived {
 		ev.sender = peer
 	}
