@@ -35,7 +35,7 @@ func storedAs(m Manifest, rel string) (listed string, gz bool, ok bool) {
 	if _, ok := m.Files[rel]; ok {
 		return rel, false, true
 	}
-	if m.Format != Format {
+	if !hasRecordsFile(m.Format) {
 		return "", false, false
 	}
 	base, cut := strings.CutSuffix(rel, GzipSuffix)

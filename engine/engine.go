@@ -93,6 +93,15 @@ type EventLinesWriter interface {
 	WriteEventLines(b []byte, lines int64) error
 }
 
+// FoldingWriter is an EventLinesWriter that takes folded lines
+// (bundle.AppendFoldedEventLineAt): a hosts.Folded event is written as
+// one line standing for its records (docs/bundle.md, "Folded lines"),
+// and WriteFoldedLines is told how many records the lines hold.
+type FoldingWriter interface {
+	EventLinesWriter
+	WriteFoldedLines(b []byte, lines, records int64) error
+}
+
 // SnapshotRecordWriter is a RecordWriter that writes each snapshot as the
 // digest's record (header and bytes, due at the request's at_ns) and
 // hashes the records as it writes them: the engine takes that hash for
@@ -199,8 +208,14 @@ type Engine struct {
 	// a line at a time; flushAt is the size of pending that flushes.
 	lines     EventLinesWriter
 	unwritten int64
-	flushAt   int
-	slabs     slabs // wire bytes of queued messages; see slab.go
+	// folds is the Writer when it takes folded lines (FoldingWriter) and
+	// nothing else sees the serialised lines (no Tap); unfolded counts
+	// the records pending's folded lines stand for beyond one each.
+	folds    FoldingWriter
+	unfolded int64
+	scratch  []byte // a folded record's JSON, for a Monitor that reads it
+	flushAt  int
+	slabs    slabs // wire bytes of queued messages; see slab.go
 
 	// The messages handed to Recv, reused call after call (hosts must
 	// not keep the pointers).
@@ -324,6 +339,9 @@ func New(sc *scenarios.Scenario, reg *hosts.Registry, opts Options) (*Engine, er
 	}
 	if lw, ok := opts.Writer.(EventLinesWriter); ok {
 		e.lines, e.flushAt = lw, writeFlush
+	}
+	if fw, ok := opts.Writer.(FoldingWriter); ok && opts.Tap == nil {
+		e.folds = fw
 	}
 	switch {
 	case opts.Headless: // a headless run serialises nothing

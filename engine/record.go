@@ -13,6 +13,10 @@ import (
 // pop order, so events.ndjson is in nondecreasing virtual time and streams
 // to disk with flat memory (DESIGN §4).
 func (e *Engine) emit(hi int32, kindTag string, ev hosts.Event) {
+	if f, ok := ev.(hosts.Folded); ok {
+		e.emitFolded(hi, kindTag, f)
+		return
+	}
 	e.st.records++
 	hostID := ""
 	if hi >= 0 {
@@ -46,6 +50,48 @@ func (e *Engine) emit(hi int32, kindTag string, ev hosts.Event) {
 			bm.ObserveBuilt(e.st.records, e.st.now, hostID, kindTag, ev, payload)
 		} else {
 			e.st.monitor.Observe(e.st.records, e.st.now, hostID, kindTag, ev.Type(), payload)
+		}
+	}
+	if len(e.pending) >= e.flushAt {
+		e.flushDigest()
+	}
+}
+
+// emitFolded records the records of a hosts.Folded event: as one folded
+// line when the bundle writer takes folds, else one by one as emit
+// records any other. Either way every record has its own line number
+// and is judged as its own value, so the verdicts, the cap on records
+// and every reader's view of the run are those of the records one by
+// one (docs/decisions.md, "One folded line, expanded at one point").
+func (e *Engine) emitFolded(hi int32, kindTag string, f hosts.Folded) {
+	n := f.Len()
+	if e.folds == nil || e.opts.Sink != nil || e.opts.Headless || n < 2 {
+		for i := range n {
+			e.emit(hi, kindTag, f.At(i))
+		}
+		return
+	}
+	first := e.st.records
+	e.st.records += int64(n)
+	start := len(e.pending)
+	e.pending, _ = bundle.AppendFoldedEventLineAt(e.pending, e.st.now, e.envelope(hi, kindTag), f)
+	e.st.bytes += int64(len(e.pending) - start)
+	e.unwritten++
+	e.unfolded += int64(n - 1)
+	if e.st.monitor != nil {
+		hostID := ""
+		if hi >= 0 {
+			hostID = e.peers[hi]
+		}
+		tm, typed := e.st.monitor.(TypedMonitor)
+		for i := range n {
+			ev, line := f.At(i), first+int64(i)+1
+			if typed && e.opts.JudgeBuilt {
+				tm.ObserveEvent(line, e.st.now, hostID, kindTag, ev)
+				continue
+			}
+			e.scratch = ev.AppendJSON(e.scratch[:0])
+			e.st.monitor.Observe(line, e.st.now, hostID, kindTag, ev.Type(), e.scratch)
 		}
 	}
 	if len(e.pending) >= e.flushAt {
@@ -88,10 +134,14 @@ const (
 func (e *Engine) flushDigest() {
 	if len(e.pending) > 0 {
 		e.st.digest.Write(e.pending)
-		if e.lines != nil && e.err == nil {
+		switch {
+		case e.err != nil:
+		case e.unfolded > 0:
+			e.err = e.folds.WriteFoldedLines(e.pending, e.unwritten, e.unwritten+e.unfolded)
+		case e.lines != nil:
 			e.err = e.lines.WriteEventLines(e.pending, e.unwritten)
 		}
-		e.pending, e.unwritten = e.pending[:0], 0
+		e.pending, e.unwritten, e.unfolded = e.pending[:0], 0, 0
 	}
 	if e.st.done && e.lines != nil && e.pending != nil {
 		// The run is over: its batch buffer goes to the next run's

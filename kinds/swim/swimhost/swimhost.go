@@ -12,7 +12,6 @@ import (
 	"io/fs"
 	"math"
 	"strconv"
-	"sync"
 
 	"github.com/detsim/detsim/causal"
 	"github.com/detsim/detsim/hosts"
@@ -93,9 +92,10 @@ func newHost(id string, config map[string]any, state string, peers []string, r *
 		panic(fmt.Sprintf("swimhost: %s: config the loader accepted does not parse: %v", id, errs))
 	}
 	h := adopt(swim.New(id, cfg, swimcfg.Start(state), peers, r), r)
-	// The first call emits an initial transition per known member: size
-	// the buffer for it once rather than grow it a doubling at a time.
-	h.burst = len(peers) + 16
+	// The first call emits an initial transition per known member, one
+	// folded record (initialRun): size it once rather than grow it a
+	// doubling at a time.
+	h.startup = len(peers)
 	return h
 }
 
@@ -113,8 +113,9 @@ type host struct {
 	node *swim.Node
 	rng  *rng.Stream // the node's randomness; cloned with it
 	acts []hosts.Action
-	// burst is the capacity the first call's actions need; 0 after it.
-	burst int
+	// startup is the length the first call's initial run will have at
+	// most; 0 after it.
+	startup int
 	// depth is the queue depth the last broadcast_queue record gave.
 	depth int
 }
@@ -161,48 +162,17 @@ func (h *host) Recv(m hosts.Message, now int64) []hosts.Action {
 
 // begin empties the action buffer for a call. The engine consumes the
 // actions of one call before making the next, so the buffer is reused; a
-// buffer a burst grew is let go once a call has not needed it (Trim lets
-// it go sooner).
+// buffer a burst grew (a join response's thousand members) is let go
+// once a call has not needed it (Trim lets it go sooner). A node's
+// start-up is no burst: its initial transitions are one action
+// (initialRun).
 func (h *host) begin() {
-	if h.burst > 0 {
-		h.acts, h.burst = takeBurst(h.burst), 0
-		return
-	}
 	if cap(h.acts) > maxKeptActions && len(h.acts) <= maxKeptActions {
-		giveBurst(h.acts)
 		h.acts = nil
 		return
 	}
+	clear(h.acts) // keep no event or message of the last call alive
 	h.acts = h.acts[:0]
-}
-
-// bursts holds action buffers a burst grew and the engine has consumed,
-// for the next host's burst: a thousand peers each start with one
-// initial transition per member, and without it each took a fresh
-// 80-kilobyte buffer the runtime had to zero and fault in, 80 MB a
-// 1000-peer run, used once each (docs/BENCHMARKS.md, "Buffers kept
-// between runs"). Buffers go back emptied, so none keeps a message or
-// event alive, and come out with length 0: what a host returns never
-// depends on which buffer it got.
-var bursts sync.Pool // of *[]hosts.Action
-
-// takeBurst is an empty action buffer with room for n actions.
-func takeBurst(n int) []hosts.Action {
-	if p, ok := bursts.Get().(*[]hosts.Action); ok && cap(*p) >= n {
-		return (*p)[:0]
-	}
-	return make([]hosts.Action, 0, n)
-}
-
-// giveBurst returns a buffer a burst grew to bursts.
-func giveBurst(acts []hosts.Action) {
-	if cap(acts) <= maxKeptActions {
-		return
-	}
-	acts = acts[:cap(acts)]
-	clear(acts)
-	acts = acts[:0]
-	bursts.Put(&acts)
 }
 
 // The node's effects become actions as they happen (swim.Output), one for
@@ -214,7 +184,7 @@ func (h *host) Send(to string, msg *swim.Message, id uint64) {
 	h.acts = append(h.acts, hosts.SendID(to, msg, id))
 }
 func (h *host) Timer(at int64, token uint64) { h.acts = append(h.acts, hosts.Timer(at, token)) }
-func (h *host) Event(e swim.Event)           { h.acts = append(h.acts, hosts.Record(e)) }
+func (h *host) Event(e swim.Event)           { h.record(e) }
 
 // SendStream is swim.StreamOutput: the fallback probe's ping opens a
 // reliable stream, its ack answers on it (docs/decisions.md, "The
@@ -235,7 +205,6 @@ func (h *host) Snapshot() []byte { return h.node.Snapshot() }
 // Trim releases the buffers a burst of actions grew (hosts.Trimmer): the
 // engine has consumed them.
 func (h *host) Trim() {
-	giveBurst(h.acts)
 	h.acts = nil
 }
 
