@@ -208,12 +208,13 @@ type Engine struct {
 	// a line at a time; flushAt is the size of pending that flushes.
 	lines     EventLinesWriter
 	unwritten int64
-	// folds is the Writer when it takes folded lines (FoldingWriter) and
-	// nothing else sees the serialised lines (no Tap); unfolded counts
+	// fold says a hosts.Folded event is serialised as one folded line:
+	// there is no Writer, or one that takes them (folds). unfolded counts
 	// the records pending's folded lines stand for beyond one each.
+	fold     bool
 	folds    FoldingWriter
 	unfolded int64
-	scratch  []byte // a folded record's JSON, for a Monitor that reads it
+	scratch  []byte // a folded record's own line, for a Tap or a Monitor
 	flushAt  int
 	slabs    slabs // wire bytes of queued messages; see slab.go
 
@@ -340,9 +341,8 @@ func New(sc *scenarios.Scenario, reg *hosts.Registry, opts Options) (*Engine, er
 	if lw, ok := opts.Writer.(EventLinesWriter); ok {
 		e.lines, e.flushAt = lw, writeFlush
 	}
-	if fw, ok := opts.Writer.(FoldingWriter); ok && opts.Tap == nil {
-		e.folds = fw
-	}
+	e.folds, _ = opts.Writer.(FoldingWriter)
+	e.fold = !opts.Headless && opts.Sink == nil && (opts.Writer == nil || e.folds != nil)
 	switch {
 	case opts.Headless: // a headless run serialises nothing
 	case e.lines != nil:

@@ -57,15 +57,18 @@ func (e *Engine) emit(hi int32, kindTag string, ev hosts.Event) {
 	}
 }
 
-// emitFolded records the records of a hosts.Folded event: as one folded
-// line when the bundle writer takes folds, else one by one as emit
-// records any other. Either way every record has its own line number
-// and is judged as its own value, so the verdicts, the cap on records
-// and every reader's view of the run are those of the records one by
-// one (docs/decisions.md, "One folded line, expanded at one point").
+// emitFolded records the records of a hosts.Folded event: serialised as
+// one folded line, written and hashed as such, unless the run serialises
+// nothing (a Sink, a headless run) or its Writer cannot take folds, when
+// they are emitted one by one as any other. Either way every record has
+// its own line number and is judged as its own value, and a Tap sees its
+// own line, so the verdicts, the cap on records and every reader's view
+// of the run are those of the records one by one; only the bytes of
+// events.ndjson, and so the digest, are the folded line's
+// (docs/decisions.md, "One folded line, expanded at one point").
 func (e *Engine) emitFolded(hi int32, kindTag string, f hosts.Folded) {
 	n := f.Len()
-	if e.folds == nil || e.opts.Sink != nil || e.opts.Headless || n < 2 {
+	if !e.fold || n < 2 {
 		for i := range n {
 			e.emit(hi, kindTag, f.At(i))
 		}
@@ -74,24 +77,34 @@ func (e *Engine) emitFolded(hi int32, kindTag string, f hosts.Folded) {
 	first := e.st.records
 	e.st.records += int64(n)
 	start := len(e.pending)
-	e.pending, _ = bundle.AppendFoldedEventLineAt(e.pending, e.st.now, e.envelope(hi, kindTag), f)
+	env := e.envelope(hi, kindTag)
+	e.pending, _ = bundle.AppendFoldedEventLineAt(e.pending, e.st.now, env, f)
 	e.st.bytes += int64(len(e.pending) - start)
-	e.unwritten++
-	e.unfolded += int64(n - 1)
-	if e.st.monitor != nil {
+	if e.lines != nil {
+		e.unwritten++
+		e.unfolded += int64(n - 1)
+	}
+	if e.opts.Tap != nil || e.st.monitor != nil {
 		hostID := ""
 		if hi >= 0 {
 			hostID = e.peers[hi]
 		}
 		tm, typed := e.st.monitor.(TypedMonitor)
+		typed = typed && e.opts.JudgeBuilt && e.opts.Tap == nil
 		for i := range n {
 			ev, line := f.At(i), first+int64(i)+1
-			if typed && e.opts.JudgeBuilt {
+			if typed {
 				tm.ObserveEvent(line, e.st.now, hostID, kindTag, ev)
 				continue
 			}
-			e.scratch = ev.AppendJSON(e.scratch[:0])
-			e.st.monitor.Observe(line, e.st.now, hostID, kindTag, ev.Type(), e.scratch)
+			var at int
+			e.scratch, at = bundle.AppendEventLineAt(e.scratch[:0], e.st.now, env, ev)
+			if e.opts.Tap != nil {
+				e.opts.Tap(line, e.st.now, e.scratch)
+			}
+			if e.st.monitor != nil {
+				e.st.monitor.Observe(line, e.st.now, hostID, kindTag, ev.Type(), e.scratch[at:len(e.scratch)-2])
+			}
 		}
 	}
 	if len(e.pending) >= e.flushAt {
