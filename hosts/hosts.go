@@ -272,7 +272,8 @@ type Event interface {
 // stands for, with their line numbers; everyone else (a judge, a sink, a
 // tap) is handed At(0) … At(Len-1) one by one, so nothing but the file
 // knows a run was folded (docs/decisions.md, "One folded line, expanded at
-// one point"). The engine reads all of it before it calls the host again.
+// one point"). The engine reads all of it before it calls the host again,
+// and each At(i) before the next At call, so At may reuse one value.
 type Folded interface {
 	Event
 	Len() int

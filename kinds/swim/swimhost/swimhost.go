@@ -91,12 +91,7 @@ func newHost(id string, config map[string]any, state string, peers []string, r *
 	if len(errs) > 0 {
 		panic(fmt.Sprintf("swimhost: %s: config the loader accepted does not parse: %v", id, errs))
 	}
-	h := adopt(swim.New(id, cfg, swimcfg.Start(state), peers, r), r)
-	// The first call emits an initial transition per known member, one
-	// folded record (initialRun): size it once rather than grow it a
-	// doubling at a time.
-	h.startup = len(peers)
-	return h
+	return adopt(swim.New(id, cfg, swimcfg.Start(state), peers, r), r)
 }
 
 // adopt wraps node in a host that receives its effects directly.
@@ -113,9 +108,6 @@ type host struct {
 	node *swim.Node
 	rng  *rng.Stream // the node's randomness; cloned with it
 	acts []hosts.Action
-	// startup is the length the first call's initial run will have at
-	// most; 0 after it.
-	startup int
 	// depth is the queue depth the last broadcast_queue record gave.
 	depth int
 }
@@ -164,8 +156,8 @@ func (h *host) Recv(m hosts.Message, now int64) []hosts.Action {
 // actions of one call before making the next, so the buffer is reused; a
 // buffer a burst grew (a join response's thousand members) is let go
 // once a call has not needed it (Trim lets it go sooner). A node's
-// start-up is no burst: its initial transitions are one action
-// (initialRun).
+// start-up is no burst: its initial transitions come as a few actions
+// (StartView).
 func (h *host) begin() {
 	if cap(h.acts) > maxKeptActions && len(h.acts) <= maxKeptActions {
 		h.acts = nil
@@ -184,7 +176,7 @@ func (h *host) Send(to string, msg *swim.Message, id uint64) {
 	h.acts = append(h.acts, hosts.SendID(to, msg, id))
 }
 func (h *host) Timer(at int64, token uint64) { h.acts = append(h.acts, hosts.Timer(at, token)) }
-func (h *host) Event(e swim.Event)           { h.record(e) }
+func (h *host) Event(e swim.Event)           { h.acts = append(h.acts, hosts.Record(e)) }
 
 // SendStream is swim.StreamOutput: the fallback probe's ping opens a
 // reliable stream, its ack answers on it (docs/decisions.md, "The
