@@ -8,6 +8,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/detsim/detsim/batch"
@@ -153,5 +155,50 @@ func TestFold_ExpandedIsWhatTheOldWriterWrote(t *testing.T) {
 	}
 	if res.Digest == oldDigest {
 		t.Errorf("the folded bundle's digest is the old one: nothing folded")
+	}
+}
+
+// TestFold_ABundleOfFoldsIsNeverReadAsTheOldFormat: a bundle holding
+// folded lines says detsim-bundle/3, which a reader of detsim-bundle/2
+// refuses by name (main's detsim: `manifest.json: format
+// "detsim-bundle/3", this detsim reads "detsim-bundle/2" and
+// "detsim-bundle/1"`, exit 2); and the same bundle relabelled /2 is not
+// misread as one: verify counts its lines as records and names the
+// difference. The old writer labelled its bundles /2 and fails the
+// first check; so would a fold written under the old label.
+func TestFold_ABundleOfFoldsIsNeverReadAsTheOldFormat(t *testing.T) {
+	reg := builtin.Registry()
+	sc, err := scenarios.LoadLibrary("smoke/three_mesh", reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "b")
+	if _, err := batch.Run(sc, reg, batch.Config{Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := bundle.ReadManifest(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Format != bundle.Format || m.Format == bundle.FormatV2 || m.Format == bundle.FormatV1 {
+		t.Fatalf("a bundle of folded lines says format %q: a reader of %s would read it", m.Format, bundle.FormatV2)
+	}
+	path := filepath.Join(out, bundle.ManifestFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	relabelled := bytes.Replace(b, []byte(`"format": "`+bundle.Format+`"`), []byte(`"format": "`+bundle.FormatV2+`"`), 1)
+	if bytes.Equal(relabelled, b) {
+		t.Fatalf("no format member to relabel in %s", b)
+	}
+	if err := os.WriteFile(path, relabelled, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	problems, err := bundle.Verify(out)
+	if err != nil || !slices.ContainsFunc(problems, func(p bundle.Problem) bool {
+		return p.Path == bundle.EventsFile && strings.Contains(p.Msg, "records, manifest lists")
+	}) {
+		t.Errorf("a bundle of folded lines labelled %s: Verify = %v, %v; want its records miscounted named", bundle.FormatV2, problems, err)
 	}
 }
