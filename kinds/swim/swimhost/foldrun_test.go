@@ -126,16 +126,7 @@ func physicalLines(t *testing.T, path string) int64 {
 // gives another: the one bytes that changed.
 func TestFold_ExpandedIsWhatTheOldWriterWrote(t *testing.T) {
 	const oldDigest = "04cafa027b404534483fd90669b0c385fab42c80f56b965b3e32f4bed6b7d36e" // golden_digests.txt at eb61602
-	reg := builtin.Registry()
-	sc, err := scenarios.LoadLibrary("reproduction/gossip_flap", reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(t.TempDir(), "b")
-	res, err := batch.Run(sc, reg, batch.Config{Out: out})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out, res := runLibrary(t, "reproduction/gossip_flap")
 	events := sha256.New()
 	if err := bundle.EachLine(out, func(_ int, b []byte) error {
 		events.Write(b)
@@ -167,15 +158,7 @@ func TestFold_ExpandedIsWhatTheOldWriterWrote(t *testing.T) {
 // difference. The old writer labelled its bundles /2 and fails the
 // first check; so would a fold written under the old label.
 func TestFold_ABundleOfFoldsIsNeverReadAsTheOldFormat(t *testing.T) {
-	reg := builtin.Registry()
-	sc, err := scenarios.LoadLibrary("smoke/three_mesh", reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(t.TempDir(), "b")
-	if _, err := batch.Run(sc, reg, batch.Config{Out: out}); err != nil {
-		t.Fatal(err)
-	}
+	out, _ := runLibrary(t, "smoke/three_mesh")
 	m, err := bundle.ReadManifest(out)
 	if err != nil {
 		t.Fatal(err)
@@ -201,4 +184,21 @@ func TestFold_ABundleOfFoldsIsNeverReadAsTheOldFormat(t *testing.T) {
 	}) {
 		t.Errorf("a bundle of folded lines labelled %s: Verify = %v, %v; want its records miscounted named", bundle.FormatV2, problems, err)
 	}
+}
+
+// runLibrary runs the library scenario name into a fresh bundle, returned
+// with the run's result.
+func runLibrary(t *testing.T, name string) (string, *batch.Result) {
+	t.Helper()
+	reg := builtin.Registry()
+	sc, err := scenarios.LoadLibrary(name, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "b")
+	res, err := batch.Run(sc, reg, batch.Config{Out: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, res
 }
