@@ -15,13 +15,13 @@ import (
 	"github.com/detsim/detsim/internal/safefile"
 )
 
-// Compress rewrites the bundle at dir as a detsim-bundle/2 bundle whose
-// files (all but manifest.json, which every reader must read as it is)
-// are stored gzip-compressed, for a corpus kept in git. A
-// detsim-bundle/1 bundle is converted on the way: its snapshot files
-// become snapshots.records, in the run's emission order, so its digest
-// is the one it had; every other hash in the manifest is of a file's
-// content and stays as it was.
+// Compress rewrites the bundle at dir as one whose files (all but
+// manifest.json, which every reader must read as it is) are stored
+// gzip-compressed, for a corpus kept in git. A detsim-bundle/1 bundle is
+// converted to detsim-bundle/2 on the way: its snapshot files become
+// snapshots.records, in the run's emission order, so its digest is the
+// one it had; every other hash in the manifest is of a file's content
+// and stays as it was. Any other bundle keeps its format.
 //
 // dir must be a bundle that verifies (Verify finds no problem): Compress
 // never rewrites what it cannot prove is a whole detsim bundle, and the
@@ -72,7 +72,12 @@ func Compress(dir string) error {
 			files[SnapshotsFile] = sum
 		}
 	}
-	m.Format, m.Files = Format, files
+	if m.Format == FormatV1 {
+		// Its snapshot files are records now; its events are as they
+		// were, one record a line: the format that says exactly that.
+		m.Format = FormatV2
+	}
+	m.Files = files
 	if err := w.writeManifest(m); err != nil {
 		return err
 	}

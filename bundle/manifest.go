@@ -12,8 +12,19 @@ import (
 // It changes when a reader of the old layout could no longer read a new
 // bundle correctly: a detsim-bundle/1 reader refuses a detsim-bundle/2
 // manifest by its format, never reading snapshots.records as something
-// else (docs/bundle.md, "Formats").
-const Format = "detsim-bundle/2"
+// else, and a detsim-bundle/2 reader refuses a detsim-bundle/3 one, never
+// reading a folded line as the one record it looks like (docs/bundle.md,
+// "Formats").
+const Format = "detsim-bundle/3"
+
+// FormatV2 is the format of the bundles detsim wrote before folded lines
+// (docs/bundle.md, "Folded lines"): the files of Format, every line of
+// events.ndjson one record. Every reader still reads it.
+const FormatV2 = "detsim-bundle/2"
+
+// hasRecordsFile reports whether a bundle of format f keeps its snapshots
+// in snapshots.records (detsim-bundle/2 on) rather than a file each.
+func hasRecordsFile(f string) bool { return f == Format || f == FormatV2 }
 
 // FormatV1 is the format of the bundles detsim wrote before snapshots.records:
 // one file per snapshot, snapshots/<host>/<seq>.json, and no compressed

@@ -130,6 +130,12 @@ func eachLine(dir string, fn func(line int, b []byte) error) error {
 // number, as ReadEvents splits them; b is valid until fn returns. A line
 // longer than the reader's bound is a *LineError.
 //
+// It is also the one place a folded line (docs/bundle.md, "Folded
+// lines") is expanded: fn is called with each record it stands for, as
+// its own line, numbered as the run numbered it, so every reader sees one
+// line a record, as a detsim-bundle/2 bundle holds them, whatever the
+// writer folded. A fold that cannot be expanded is a *LineError.
+//
 // The file may be stored gzip-compressed (OpenFile): the lines are the
 // same either way.
 func EachLine(dir string, fn func(line int, b []byte) error) error {
@@ -140,13 +146,13 @@ func EachLine(dir string, fn func(line int, b []byte) error) error {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, scanBufferSize), maxEventLine)
-	line := 0
+	var u Unfolder
 	for sc.Scan() {
-		line++
-		if err := fn(line, sc.Bytes()); err != nil {
+		if err := u.Each(sc.Bytes(), fn); err != nil {
 			return err
 		}
 	}
+	line := u.Lines()
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
 			err = fmt.Errorf("line longer than %d bytes", maxEventLine)

@@ -19,7 +19,7 @@ import (
 	"github.com/detsim/detsim/internal/safefile"
 )
 
-// GzipSuffix is appended to the name of a file of a detsim-bundle/2
+// GzipSuffix is appended to the name of a file of a detsim-bundle/2 or /3
 // bundle stored gzip-compressed (`detsim bundle compress`). The manifest
 // lists the file by its own name and the SHA-256 of its content, not of
 // the compressed bytes: compressing a bundle leaves its manifest, digest
@@ -28,14 +28,14 @@ import (
 const GzipSuffix = ".gz"
 
 // storedAs returns the listed file that the entry rel on disk stores in
-// a bundle of manifest m: rel itself, or, in a detsim-bundle/2 bundle,
+// a bundle of manifest m: rel itself, or, in a detsim-bundle/2 or /3 bundle,
 // rel without GzipSuffix when that is listed. ok is false for an entry
 // that stores no listed file.
 func storedAs(m Manifest, rel string) (listed string, gz bool, ok bool) {
 	if _, ok := m.Files[rel]; ok {
 		return rel, false, true
 	}
-	if m.Format != Format {
+	if !hasRecordsFile(m.Format) {
 		return "", false, false
 	}
 	base, cut := strings.CutSuffix(rel, GzipSuffix)
@@ -158,7 +158,7 @@ type SnapshotRecord struct {
 const MaxSnapshotBytes = MaxManifestBytes
 
 // EachSnapshot calls fn with every snapshot of the bundle in dir whose
-// manifest is m, in either format: in a detsim-bundle/2 bundle the
+// manifest is m, in any format: in a detsim-bundle/2 or /3 bundle the
 // records of snapshots.records in the order the run wrote them, in a
 // detsim-bundle/1 bundle the snapshot files the manifest lists, by path.
 // Data is valid until fn returns.

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"maps"
@@ -75,8 +76,8 @@ func readManifest(root *os.Root) (Manifest, error) {
 	if err := json.Unmarshal(data, &m); err != nil {
 		return Manifest{}, fmt.Errorf("bundle: %s: %w", ManifestFile, err)
 	}
-	if m.Format != Format && m.Format != FormatV1 {
-		return Manifest{}, fmt.Errorf("bundle: %s: format %q, this detsim reads %q and %q", ManifestFile, m.Format, Format, FormatV1)
+	if m.Format != Format && m.Format != FormatV2 && m.Format != FormatV1 {
+		return Manifest{}, fmt.Errorf("bundle: %s: format %q, this detsim reads %q, %q and %q", ManifestFile, m.Format, Format, FormatV2, FormatV1)
 	}
 	if m.Files == nil {
 		return Manifest{}, fmt.Errorf("bundle: %s: no files listed", ManifestFile)
@@ -253,7 +254,7 @@ func (v *verifier) files() {
 		}
 		switch {
 		case slices.Contains(requiredFiles, rel):
-		case rel == SnapshotsFile && m.Format == Format:
+		case rel == SnapshotsFile && hasRecordsFile(m.Format):
 		case strings.HasPrefix(rel, SnapshotsDir+"/") && m.Format == FormatV1:
 			if _, _, ok := parseSnapshotPath(rel); !ok {
 				v.add(rel, "not a snapshot path (snapshots/<peer id>/<request seq>.json)")
@@ -264,7 +265,7 @@ func (v *verifier) files() {
 		case m.Format == FormatV1:
 			v.add(rel, "not a file of the %s format (%s, %s/, and %s/ in a testbed bundle)", FormatV1, strings.Join(requiredFiles, ", "), SnapshotsDir, TestbedDir)
 		default:
-			v.add(rel, "not a file of the %s format (%s, %s, and %s/ in a testbed bundle)", Format, strings.Join(requiredFiles, ", "), SnapshotsFile, TestbedDir)
+			v.add(rel, "not a file of the %s format (%s, %s, and %s/ in a testbed bundle)", m.Format, strings.Join(requiredFiles, ", "), SnapshotsFile, TestbedDir)
 		}
 	}
 }
@@ -327,7 +328,7 @@ func (v *verifier) scenario() {
 	if !placed || !v.intact[EventsFile] {
 		return
 	}
-	if m.Format == Format {
+	if hasRecordsFile(m.Format) {
 		// snapshots.records is the digest's snapshot stream as written:
 		// its hash, taken once above, is the digest's second half.
 		if _, ok := m.Files[SnapshotsFile]; ok && !v.intact[SnapshotsFile] {
@@ -454,7 +455,7 @@ func (v *verifier) hashStored(rel string, gz bool) (sum []byte, lines int64, err
 		r = zr
 	}
 	h := sha256.New()
-	if strings.TrimSuffix(rel, GzipSuffix) == SnapshotsFile && v.m.Format == Format {
+	if strings.TrimSuffix(rel, GzipSuffix) == SnapshotsFile && hasRecordsFile(v.m.Format) {
 		v.snapAt = make(map[string]int64)
 		perr := readSnapshotRecords(io.TeeReader(r, h), func(rec SnapshotRecord) error {
 			v.snapshots = append(v.snapshots, rec.Path)
@@ -473,6 +474,10 @@ func (v *verifier) hashStored(rel string, gz bool) (sum []byte, lines int64, err
 		v.snapsSum = h.Sum(nil)
 		return v.snapsSum, 0, nil
 	}
+	if strings.TrimSuffix(rel, GzipSuffix) == EventsFile && v.m.Format == Format {
+		// A folded line counts the records it stands for.
+		return countRecords(r, h)
+	}
 	buf := make([]byte, 256<<10)
 	for {
 		n, err := r.Read(buf)
@@ -486,4 +491,25 @@ func (v *verifier) hashStored(rel string, gz bool) (sum []byte, lines int64, err
 		}
 	}
 	return h.Sum(nil), lines, nil
+}
+
+// countRecords streams a detsim-bundle/3 events.ndjson through h,
+// counting the records its lines stand for (LineRecords). A fold that
+// cannot be expanded is an error.
+func countRecords(r io.Reader, h hash.Hash) (sum []byte, records int64, err error) {
+	sc := bufio.NewScanner(io.TeeReader(r, h))
+	sc.Buffer(make([]byte, 0, 256<<10), maxEventLine)
+	line := int64(0)
+	for sc.Scan() {
+		line++
+		n, err := LineRecords(sc.Bytes())
+		if err != nil {
+			return nil, 0, fmt.Errorf("line %d: %w", line, err)
+		}
+		records += int64(n)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, 0, err
+	}
+	return h.Sum(nil), records, nil
 }

@@ -233,6 +233,13 @@ func (w *Writer) WriteEventLine(line []byte) error {
 // first. Every line must end in its only newline, as for WriteEventLine:
 // b must end in a newline and hold exactly lines of them.
 func (w *Writer) WriteEventLines(b []byte, lines int64) error {
+	return w.WriteFoldedLines(b, lines, lines)
+}
+
+// WriteFoldedLines is WriteEventLines for lines that stand for records
+// records, some of them folded lines (AppendFoldedEventLineAt): the
+// manifest counts records, as the run and every reader number them.
+func (w *Writer) WriteFoldedLines(b []byte, lines, records int64) error {
 	if err := w.usable(writing, "WriteEventLines"); err != nil {
 		return err
 	}
@@ -245,7 +252,7 @@ func (w *Writer) WriteEventLines(b []byte, lines int64) error {
 	if _, err := w.eventsBuf.Write(b); err != nil {
 		return w.fail(fmt.Errorf("bundle: writing %s: %w", EventsFile, err))
 	}
-	w.records += lines
+	w.records += records
 	return nil
 }
 

@@ -93,6 +93,15 @@ type EventLinesWriter interface {
 	WriteEventLines(b []byte, lines int64) error
 }
 
+// FoldingWriter is an EventLinesWriter that takes folded lines
+// (bundle.AppendFoldedEventLineAt): a hosts.Folded event is written as
+// one line standing for its records (docs/bundle.md, "Folded lines"),
+// and WriteFoldedLines is told how many records the lines hold.
+type FoldingWriter interface {
+	EventLinesWriter
+	WriteFoldedLines(b []byte, lines, records int64) error
+}
+
 // SnapshotRecordWriter is a RecordWriter that writes each snapshot as the
 // digest's record (header and bytes, due at the request's at_ns) and
 // hashes the records as it writes them: the engine takes that hash for
@@ -199,8 +208,15 @@ type Engine struct {
 	// a line at a time; flushAt is the size of pending that flushes.
 	lines     EventLinesWriter
 	unwritten int64
-	flushAt   int
-	slabs     slabs // wire bytes of queued messages; see slab.go
+	// fold says a hosts.Folded event is serialised as one folded line:
+	// there is no Writer, or one that takes them (folds). unfolded counts
+	// the records pending's folded lines stand for beyond one each.
+	fold     bool
+	folds    FoldingWriter
+	unfolded int64
+	scratch  []byte // a folded record's own line, for a Tap or a Monitor
+	flushAt  int
+	slabs    slabs // wire bytes of queued messages; see slab.go
 
 	// The messages handed to Recv, reused call after call (hosts must
 	// not keep the pointers).
@@ -325,6 +341,8 @@ func New(sc *scenarios.Scenario, reg *hosts.Registry, opts Options) (*Engine, er
 	if lw, ok := opts.Writer.(EventLinesWriter); ok {
 		e.lines, e.flushAt = lw, writeFlush
 	}
+	e.folds, _ = opts.Writer.(FoldingWriter)
+	e.fold = !opts.Headless && opts.Sink == nil && (opts.Writer == nil || e.folds != nil)
 	switch {
 	case opts.Headless: // a headless run serialises nothing
 	case e.lines != nil:

@@ -13,6 +13,10 @@ import (
 // pop order, so events.ndjson is in nondecreasing virtual time and streams
 // to disk with flat memory (DESIGN §4).
 func (e *Engine) emit(hi int32, kindTag string, ev hosts.Event) {
+	if f, ok := ev.(hosts.Folded); ok {
+		e.emitFolded(hi, kindTag, f)
+		return
+	}
 	e.st.records++
 	hostID := ""
 	if hi >= 0 {
@@ -46,6 +50,61 @@ func (e *Engine) emit(hi int32, kindTag string, ev hosts.Event) {
 			bm.ObserveBuilt(e.st.records, e.st.now, hostID, kindTag, ev, payload)
 		} else {
 			e.st.monitor.Observe(e.st.records, e.st.now, hostID, kindTag, ev.Type(), payload)
+		}
+	}
+	if len(e.pending) >= e.flushAt {
+		e.flushDigest()
+	}
+}
+
+// emitFolded records the records of a hosts.Folded event: serialised as
+// one folded line, written and hashed as such, unless the run serialises
+// nothing (a Sink, a headless run) or its Writer cannot take folds, when
+// they are emitted one by one as any other. Either way every record has
+// its own line number and is judged as its own value, and a Tap sees its
+// own line, so the verdicts, the cap on records and every reader's view
+// of the run are those of the records one by one; only the bytes of
+// events.ndjson, and so the digest, are the folded line's
+// (docs/decisions.md, "One folded line, expanded at one point").
+func (e *Engine) emitFolded(hi int32, kindTag string, f hosts.Folded) {
+	n := f.Len()
+	if !e.fold || n < 2 {
+		for i := range n {
+			e.emit(hi, kindTag, f.At(i))
+		}
+		return
+	}
+	first := e.st.records
+	e.st.records += int64(n)
+	start := len(e.pending)
+	env := e.envelope(hi, kindTag)
+	e.pending, _ = bundle.AppendFoldedEventLineAt(e.pending, e.st.now, env, f)
+	e.st.bytes += int64(len(e.pending) - start)
+	if e.lines != nil {
+		e.unwritten++
+		e.unfolded += int64(n - 1)
+	}
+	if e.opts.Tap != nil || e.st.monitor != nil {
+		hostID := ""
+		if hi >= 0 {
+			hostID = e.peers[hi]
+		}
+		tm, typed := e.st.monitor.(TypedMonitor)
+		typed = typed && e.opts.JudgeBuilt && e.opts.Tap == nil
+		for i := range n {
+			ev, line := f.At(i), first+int64(i)+1
+			if typed {
+				tm.ObserveEvent(line, e.st.now, hostID, kindTag, ev)
+				continue
+			}
+			var at int
+			e.scratch, at = bundle.AppendEventLineAt(e.scratch[:0], e.st.now, env, ev)
+			if e.opts.Tap != nil {
+				e.opts.Tap(line, e.st.now, e.scratch)
+			}
+			if e.st.monitor != nil {
+				e.st.monitor.Observe(line, e.st.now, hostID, kindTag, ev.Type(), e.scratch[at:len(e.scratch)-2])
+			}
 		}
 	}
 	if len(e.pending) >= e.flushAt {
@@ -88,10 +147,14 @@ const (
 func (e *Engine) flushDigest() {
 	if len(e.pending) > 0 {
 		e.st.digest.Write(e.pending)
-		if e.lines != nil && e.err == nil {
+		switch {
+		case e.err != nil:
+		case e.unfolded > 0:
+			e.err = e.folds.WriteFoldedLines(e.pending, e.unwritten, e.unwritten+e.unfolded)
+		case e.lines != nil:
 			e.err = e.lines.WriteEventLines(e.pending, e.unwritten)
 		}
-		e.pending, e.unwritten = e.pending[:0], 0
+		e.pending, e.unwritten, e.unfolded = e.pending[:0], 0, 0
 	}
 	if e.st.done && e.lines != nil && e.pending != nil {
 		// The run is over: its batch buffer goes to the next run's

@@ -263,6 +263,25 @@ type Event interface {
 	AppendJSON(dst []byte) []byte
 }
 
+// Folded is an Event that stands for a run of Len records at one instant
+// from one host, which differ only in the value of one string member of
+// the event, FoldMember: record i is At(i), whose member has the value
+// FoldValue(i). Type and AppendJSON are At(0)'s. A bundle writer that
+// takes folds writes the run as one events.ndjson line (docs/bundle.md,
+// "Folded lines") that every reader expands back into the Len lines it
+// stands for, with their line numbers; everyone else (a judge, a sink, a
+// tap) is handed At(0) … At(Len-1) one by one, so nothing but the file
+// knows a run was folded (docs/decisions.md, "One folded line, expanded at
+// one point"). The engine reads all of it before it calls the host again,
+// and each At(i) before the next At call, so At may reuse one value.
+type Folded interface {
+	Event
+	Len() int
+	At(i int) Event
+	FoldMember() string
+	FoldValue(i int) string
+}
+
 // ValidPeerID reports whether id is a peer id as a scenario may declare
 // it: [A-Za-z0-9_-]{1,64}. The bundle writer, the daemons' --id and the
 // stepper's queries check ids with it: an id becomes a path component in

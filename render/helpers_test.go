@@ -161,13 +161,19 @@ func countTypes(t testing.TB, dir string) map[string]int {
 	return n
 }
 
-// eventLine is line n (1-based) of dir's events.ndjson.
+// eventLine is record n (1-based) of dir's events.ndjson, as every
+// reader numbers them (a folded line expanded: docs/bundle.md, "Folded
+// lines").
 func eventLine(t testing.TB, dir string, n int) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, bundle.EventsFile))
-	if err != nil {
+	var line string
+	if err := bundle.EachLine(dir, func(i int, b []byte) error {
+		if i == n {
+			line = string(b)
+		}
+		return nil
+	}); err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.Split(string(b), "\n")
-	return lines[n-1]
+	return line
 }

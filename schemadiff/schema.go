@@ -81,7 +81,18 @@ func ReadSchema(dir string) (*Schema, error) {
 // readSchema reads the schema of an events.ndjson stream.
 func readSchema(r io.Reader) (*Schema, error) {
 	s := newSchema()
-	err := eachLine(r, s.add)
+	// A folded line is the records it stands for, numbered as the run
+	// numbered them (bundle.EachLine's expansion): a schema sees the
+	// same records whichever format holds them.
+	var u bundle.Unfolder
+	add := func(line int, b []byte) error { return s.add(int64(line), b) }
+	err := eachLine(r, func(_ int64, b []byte) error {
+		err := u.Each(b, add)
+		if le, ok := err.(*bundle.LineError); ok {
+			return &LineError{Line: int64(le.Line), Err: le.Err}
+		}
+		return err
+	})
 	return s, err
 }
 

@@ -431,6 +431,10 @@ func (n *Node) begin(now int64) {
 	n.nextProbeAt = now
 	n.nextJoinAt = now
 	n.nextPushPullAt = satAdd(now, n.cfg.PushPullIntervalNs)
+	if vo, ok := n.output.(ViewOutput); ok {
+		vo.StartView(n.startView())
+		return
+	}
 	if n.output == nil && cap(n.out) < len(n.members)+16 {
 		n.out = make([]Effect, 0, len(n.members)+16)
 	}
@@ -444,6 +448,74 @@ func (n *Node) begin(now int64) {
 		n.emit(&evs[i])
 		i++
 	}
+}
+
+// ViewOutput is an Output that takes a node's start-up view whole, as a
+// StartView, instead of as one state_transition (reason "initial") per
+// member: an embedder that writes the view as one record (swimhost, a
+// folded line: docs/bundle.md, "Folded lines") saves building a
+// thousand transitions a node.
+type ViewOutput interface {
+	Output
+	StartView(v StartView)
+}
+
+// StartView is a node's start-up view as its first call found it: the
+// initial transitions it stands for are Transition(0) … Transition(Len-1),
+// one per member in id order, itself included, exactly those a node
+// without a ViewOutput emits. Runs cuts them into runs of members that
+// start in the same state and incarnation. It stays valid for the node's
+// life: members are never renumbered and their ids never change.
+type StartView struct {
+	n     *Node
+	order []int32 // member indices in id order; nil: 0, 1, … in order
+	Runs  []StartRun
+}
+
+// StartRun is the members From … To-1 of a StartView, in id order, which
+// start in State at Incarnation.
+type StartRun struct {
+	From, To    int
+	State       State
+	Incarnation uint64
+}
+
+// Len is the number of members the view holds.
+func (v StartView) Len() int { return len(v.n.members) }
+
+// Subject is the id of the view's i-th member in id order.
+func (v StartView) Subject(i int) string {
+	if v.order == nil {
+		return v.n.id(int32(i))
+	}
+	return v.n.id(v.order[i])
+}
+
+// Transition sets *st to the initial transition of the view's i-th
+// member of run r.
+func (v StartView) Transition(r StartRun, i int, st *StateTransition) {
+	*st = StateTransition{Observer: v.n.self, Subject: v.Subject(i), From: stateNone, To: r.State, Incarnation: r.Incarnation, Reason: ReasonInitial}
+}
+
+// startView is the node's view now, for its first call.
+func (n *Node) startView() StartView {
+	v := StartView{n: n}
+	if len(n.addedByID) > 0 {
+		v.order = slices.Collect(n.byID())
+	}
+	for i := range v.Len() {
+		idx := int32(i)
+		if v.order != nil {
+			idx = v.order[i]
+		}
+		m := &n.members[idx]
+		if k := len(v.Runs) - 1; k >= 0 && v.Runs[k].State == m.state() && v.Runs[k].Incarnation == m.inc() {
+			v.Runs[k].To = i + 1
+			continue
+		}
+		v.Runs = append(v.Runs, StartRun{From: i, To: i + 1, State: m.state(), Incarnation: m.inc()})
+	}
+	return v
 }
 
 // maxKeptEffects is the largest effect buffer a node keeps between calls.

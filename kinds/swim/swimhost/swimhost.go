@@ -12,7 +12,6 @@ import (
 	"io/fs"
 	"math"
 	"strconv"
-	"sync"
 
 	"github.com/detsim/detsim/causal"
 	"github.com/detsim/detsim/hosts"
@@ -92,11 +91,7 @@ func newHost(id string, config map[string]any, state string, peers []string, r *
 	if len(errs) > 0 {
 		panic(fmt.Sprintf("swimhost: %s: config the loader accepted does not parse: %v", id, errs))
 	}
-	h := adopt(swim.New(id, cfg, swimcfg.Start(state), peers, r), r)
-	// The first call emits an initial transition per known member: size
-	// the buffer for it once rather than grow it a doubling at a time.
-	h.burst = len(peers) + 16
-	return h
+	return adopt(swim.New(id, cfg, swimcfg.Start(state), peers, r), r)
 }
 
 // adopt wraps node in a host that receives its effects directly.
@@ -113,8 +108,6 @@ type host struct {
 	node *swim.Node
 	rng  *rng.Stream // the node's randomness; cloned with it
 	acts []hosts.Action
-	// burst is the capacity the first call's actions need; 0 after it.
-	burst int
 	// depth is the queue depth the last broadcast_queue record gave.
 	depth int
 }
@@ -161,48 +154,17 @@ func (h *host) Recv(m hosts.Message, now int64) []hosts.Action {
 
 // begin empties the action buffer for a call. The engine consumes the
 // actions of one call before making the next, so the buffer is reused; a
-// buffer a burst grew is let go once a call has not needed it (Trim lets
-// it go sooner).
+// buffer a burst grew (a join response's thousand members) is let go
+// once a call has not needed it (Trim lets it go sooner). A node's
+// start-up is no burst: its initial transitions come as a few actions
+// (StartView).
 func (h *host) begin() {
-	if h.burst > 0 {
-		h.acts, h.burst = takeBurst(h.burst), 0
-		return
-	}
 	if cap(h.acts) > maxKeptActions && len(h.acts) <= maxKeptActions {
-		giveBurst(h.acts)
 		h.acts = nil
 		return
 	}
+	clear(h.acts) // keep no event or message of the last call alive
 	h.acts = h.acts[:0]
-}
-
-// bursts holds action buffers a burst grew and the engine has consumed,
-// for the next host's burst: a thousand peers each start with one
-// initial transition per member, and without it each took a fresh
-// 80-kilobyte buffer the runtime had to zero and fault in, 80 MB a
-// 1000-peer run, used once each (docs/BENCHMARKS.md, "Buffers kept
-// between runs"). Buffers go back emptied, so none keeps a message or
-// event alive, and come out with length 0: what a host returns never
-// depends on which buffer it got.
-var bursts sync.Pool // of *[]hosts.Action
-
-// takeBurst is an empty action buffer with room for n actions.
-func takeBurst(n int) []hosts.Action {
-	if p, ok := bursts.Get().(*[]hosts.Action); ok && cap(*p) >= n {
-		return (*p)[:0]
-	}
-	return make([]hosts.Action, 0, n)
-}
-
-// giveBurst returns a buffer a burst grew to bursts.
-func giveBurst(acts []hosts.Action) {
-	if cap(acts) <= maxKeptActions {
-		return
-	}
-	acts = acts[:cap(acts)]
-	clear(acts)
-	acts = acts[:0]
-	bursts.Put(&acts)
 }
 
 // The node's effects become actions as they happen (swim.Output), one for
@@ -235,7 +197,6 @@ func (h *host) Snapshot() []byte { return h.node.Snapshot() }
 // Trim releases the buffers a burst of actions grew (hosts.Trimmer): the
 // engine has consumed them.
 func (h *host) Trim() {
-	giveBurst(h.acts)
 	h.acts = nil
 }
 

@@ -125,9 +125,8 @@ func (k untrimmedKind) New(id string, cfg map[string]any, initial string, peers 
 	return untrimmed{k.KindImpl.New(id, cfg, initial, peers, r)}
 }
 
-// TestTrim_ChangesNothingButMemory: a 300-member cluster's first calls
-// each return 300 initial transitions, so the engine trims every swim
-// host after them. The run must be the same, record for record, as one
+// TestTrim_ChangesNothingButMemory: the engine trims a swim host after
+// a call that returned many actions. The run must be the same, record for record, as one
 // whose hosts cannot be trimmed.
 func TestTrim_ChangesNothingButMemory(t *testing.T) {
 	src := []byte("name = \"trim\"\nseed = 3\nduration_ns = 3_000_000_000\n[default_tick]\nperiod_ns = 200_000_000\n" +
