@@ -183,7 +183,7 @@ func Create(out string) (*Writer, error) {
 
 // open creates events.ndjson in the bundle's directory.
 func (w *Writer) open() error {
-	f, err := os.OpenFile(filepath.Join(w.dir, EventsFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	f, err := safefile.OpenPlain(filepath.Join(w.dir, EventsFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 	if err != nil {
 		return fmt.Errorf("bundle: %w", err)
 	}
@@ -278,7 +278,7 @@ func (w *Writer) WriteSnapshotAt(hostID string, seq int, atNs int64, data []byte
 		return fmt.Errorf("bundle: %s written twice", rel)
 	}
 	if w.snaps == nil {
-		f, err := os.OpenFile(filepath.Join(w.dir, SnapshotsFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		f, err := safefile.OpenPlain(filepath.Join(w.dir, SnapshotsFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 		if err != nil {
 			return w.fail(fmt.Errorf("bundle: %w", err))
 		}

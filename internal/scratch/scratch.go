@@ -17,12 +17,16 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/detsim/detsim/internal/safefile"
 )
 
 // TempInfix marks a name as a detsim temporary: <prefix>.detsim-tmp-<random>.
@@ -172,7 +176,7 @@ var afterDirStep = func(step string) {}
 // locks it. A kill before the lock leaves an unlocked temporary file,
 // which a sweep removes.
 func lockedTempFile(parent, prefix string) (*os.File, error) {
-	f, err := os.CreateTemp(parent, prefix+TempInfix+"*")
+	f, err := createTemp(parent, prefix+TempInfix)
 	if err != nil {
 		return nil, err
 	}
@@ -182,6 +186,19 @@ func lockedTempFile(parent, prefix string) (*os.File, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// createTemp is os.CreateTemp(parent, prefix+"*") opened by
+// safefile.OpenPlain: a random decimal name, never an existing one.
+func createTemp(parent, prefix string) (*os.File, error) {
+	for try := 0; ; try++ {
+		name := filepath.Join(parent, prefix+strconv.FormatUint(uint64(rand.Uint32()), 10))
+		f, err := safefile.OpenPlain(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) && try < 10000 {
+			continue
+		}
+		return f, err
+	}
 }
 
 // File creates a new temporary file in parent named
@@ -549,7 +566,7 @@ func Lock(out string) (*OutLock, error) {
 		return nil, ErrClosing
 	}
 	for range 8 {
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+		f, err := safefile.OpenPlain(path, os.O_RDWR|os.O_CREATE, 0o600)
 		if err != nil {
 			return nil, err
 		}
