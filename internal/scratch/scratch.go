@@ -89,26 +89,14 @@ const stageSuffix = ".stage"
 // made and removed").
 func Dir(parent, prefix string) (*Entry, error) {
 	return create(func() (*Entry, error) {
-		guard, err := lockedTempFile(parent, prefix)
+		guard, path, stage, err := guardedStage(parent, prefix, 0o700)
 		if err != nil {
 			return nil, err
 		}
-		path := guard.Name()
-		stage := path + stageSuffix
-		afterDirStep("guard locked")
-		err = os.Mkdir(stage, 0o700)
-		if err != nil {
-			_ = os.Remove(path)
-			guard.Close()
-			return nil, err
-		}
-		afterDirStep("stage made")
 		// From here on a kill leaves a stale locked stage: the guard is
 		// its lock file.
 		if err := os.Rename(path, filepath.Join(stage, lockName)); err != nil {
-			_ = os.Remove(stage)
-			_ = os.Remove(path)
-			guard.Close()
+			dropGuardedStage(guard, stage)
 			return nil, err
 		}
 		afterDirStep("guard moved in")
@@ -141,28 +129,45 @@ func Dir(parent, prefix string) (*Entry, error) {
 // without moving the stage, which takes both.
 func Staged(parent, prefix string) (*Entry, error) {
 	return create(func() (*Entry, error) {
-		guard, err := lockedTempFile(parent, prefix)
+		guard, path, stage, err := guardedStage(parent, prefix, 0o777)
 		if err != nil {
 			return nil, err
 		}
-		path := guard.Name()
-		stage := path + stageSuffix
-		afterDirStep("guard locked")
-		if err := os.Mkdir(stage, 0o777); err != nil {
-			_ = os.Remove(path)
-			guard.Close()
-			return nil, err
-		}
-		afterDirStep("stage made")
 		if err := recordStage(guard, stage); err != nil {
-			_ = os.Remove(stage)
-			_ = os.Remove(path)
-			guard.Close()
+			dropGuardedStage(guard, stage)
 			return nil, err
 		}
 		afterDirStep("stage recorded")
 		return &Entry{Path: path, stage: stage, lock: guard}, nil
 	})
+}
+
+// guardedStage makes the first two steps of Dir and Staged: a locked
+// guard file <prefix>.detsim-tmp-<random> in parent (path), then the
+// empty directory stage beside it, with mode perm.
+func guardedStage(parent, prefix string, perm os.FileMode) (guard *os.File, path, stage string, err error) {
+	guard, err = lockedTempFile(parent, prefix)
+	if err != nil {
+		return nil, "", "", err
+	}
+	path = guard.Name()
+	stage = path + stageSuffix
+	afterDirStep("guard locked")
+	if err := os.Mkdir(stage, perm); err != nil {
+		_ = os.Remove(path)
+		guard.Close()
+		return nil, "", "", err
+	}
+	afterDirStep("stage made")
+	return guard, path, stage, nil
+}
+
+// dropGuardedStage undoes guardedStage when a later step fails: the
+// stage (still empty), then the guard.
+func dropGuardedStage(guard *os.File, stage string) {
+	_ = os.Remove(stage)
+	_ = os.Remove(guard.Name())
+	guard.Close()
 }
 
 // Stage is the directory of an Entry made by Staged.

@@ -364,7 +364,9 @@ func TestSweep_StagedStageGoesOnlyIfTheOneRecorded(t *testing.T) {
 }
 
 // Remove takes a Staged entry's stage, whatever is in it, and its guard;
-// once the stage has been moved into place, only the guard.
+// once the stage has been moved into place, only the guard. (Its set-up
+// has TestRemove_EmptyOrNotLeavesNothing's shape; the entries, the move
+// and what must remain differ, so the two stay apart.)
 func TestStaged_RemoveLeavesOnlyWhatWasMovedOut(t *testing.T) {
 	for _, moved := range []bool{false, true} {
 		parent := t.TempDir()
