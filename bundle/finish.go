@@ -18,11 +18,12 @@ import (
 // Manifest), writes manifest.json last, and renames the bundle into
 // place (nothing is fsynced: writeFile says why).
 //
-// If the output path holds a bundle, Finish renames it into the work
-// directory, renames the new bundle into place, then deletes the old one.
-// Between the two renames — two metadata operations on one filesystem —
-// the output path does not exist; a crash in that window leaves both
-// bundles intact in the work directory. Finish never replaces anything
+// If the output path holds a bundle, Finish renames it into a work
+// directory of its own beside it, renames the new bundle into place, then
+// deletes the old one. Between the two renames — two metadata operations
+// on one filesystem — the output path does not exist; a crash in that
+// window leaves both bundles intact, and the next run beside them puts
+// the old one back. Finish never replaces anything
 // but a bundle: if a non-bundle appeared at the output path since Create,
 // it fails with ErrOutExists.
 //
@@ -94,15 +95,29 @@ func (w *Writer) writeManifest(m Manifest) error {
 func (w *Writer) Manifest() Manifest { return w.manifest }
 
 // put moves the built bundle to the output path (install, as a critical
-// section), then removes the work directory and releases the lock. done
-// says what is already true should only that removal fail: the bundle
-// is in place by then.
+// section), then removes the work directories and releases the lock.
+// done says what is already true should only that removal fail: the
+// bundle is in place by then.
 func (w *Writer) put(done string) error {
+	if w.aside == nil {
+		// Made outside the critical section, which holds off the
+		// registry a new scratch entry must join.
+		if _, err := os.Lstat(w.out); err == nil {
+			aside, err := scratch.Dir(filepath.Dir(w.out), workPrefix(w.out))
+			if err != nil {
+				return fmt.Errorf("bundle: creating work directory for %s: %w", w.out, err)
+			}
+			w.aside = aside
+		}
+	}
 	if err := scratch.Critical(w.install); err != nil {
 		return err
 	}
 	w.state = finished
 	err := w.work.Remove()
+	if w.aside != nil {
+		err = errors.Join(err, w.aside.Remove())
+	}
 	w.lock.Release()
 	if err != nil {
 		return fmt.Errorf("bundle: %s, but removing the work directory failed: %w", done, err)
@@ -120,12 +135,16 @@ func (w *Writer) install() error {
 		if err := checkOut(w.out); err != nil {
 			return err
 		}
+		if w.aside == nil {
+			return fmt.Errorf("bundle: a bundle appeared at %s while this run wrote its own; run again to replace it", w.out)
+		}
 		replacing = true
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("bundle: checking output path: %w", err)
 	}
-	old := filepath.Join(w.work.Path, oldDir)
+	old := ""
 	if replacing {
+		old = filepath.Join(w.aside.Path, oldDir)
 		if err := os.Rename(w.out, old); err != nil {
 			return fmt.Errorf("bundle: moving the old bundle aside: %w", err)
 		}

@@ -159,6 +159,28 @@ func killWhileWriting(t *testing.T, out string) *Writer {
 	return w
 }
 
+// killBetweenRenames leaves what a run replacing the bundle at out
+// leaves when killed between install's two renames: its stage, and the
+// old bundle in the work directory put made for it. It returns where the
+// old bundle is.
+func killBetweenRenames(t *testing.T, out string) string {
+	t.Helper()
+	w := killWhileWriting(t, out)
+	aside, err := scratch.Dir(filepath.Dir(out), workPrefix(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := filepath.Join(aside.Path, oldDir)
+	if err := os.Rename(out, old); err != nil {
+		t.Fatal(err)
+	}
+	scratch.ForgetForTest(aside, nil)
+	if _, err := os.Stat(w.Dir()); err != nil {
+		t.Fatalf("the killed run's stage is gone: %v", err)
+	}
+	return old
+}
+
 func TestCreate_RemovesWorkDirectoriesKilledRunsLeft(t *testing.T) {
 	parent := t.TempDir()
 	out := filepath.Join(parent, "out")
@@ -178,11 +200,7 @@ func TestCreate_RestoresTheBundleAKilledRunHadMovedAside(t *testing.T) {
 	out := filepath.Join(parent, "out")
 	writeSample(t, out, sampleRecords)
 	want := fstree.Of(t, out)
-	w := killWhileWriting(t, out)
-	// The run died between install's two renames.
-	if err := os.Rename(out, filepath.Join(w.work.Path, oldDir)); err != nil {
-		t.Fatal(err)
-	}
+	killBetweenRenames(t, out)
 	w2, err := Create(out)
 	if err != nil {
 		t.Fatal(err)
@@ -295,11 +313,7 @@ func TestCreate_KeepsTheOldBundleWhenSomethingElseTookItsPlace(t *testing.T) {
 	out := filepath.Join(parent, "out")
 	writeSample(t, out, sampleRecords)
 	want := fstree.Of(t, out)
-	w := killWhileWriting(t, out)
-	old := filepath.Join(w.work.Path, oldDir)
-	if err := os.Rename(out, old); err != nil {
-		t.Fatal(err)
-	}
+	old := killBetweenRenames(t, out)
 	mustWrite(t, filepath.Join(out, "mine.txt"), "a user's file where the bundle was")
 	w2, err := Create(out)
 	if err == nil {

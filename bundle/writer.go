@@ -59,17 +59,21 @@ func giveBuffer(b *bufio.Writer) {
 // and snapshots with WriteSnapshot, call FlushEvents before reading the
 // events back for evaluation, then Finish to move the bundle into place.
 //
-// The bundle is built in <parent>/.<name>.detsim-tmp-*/bundle, next to
-// the output path so the final rename never crosses a filesystem. Callers
-// should `defer w.Abort()`: it removes that work directory unless Finish
-// succeeded; a signal handler's scratch.RemoveLive removes it too, and a
-// later run beside it removes it if the process was killed outright. A
-// Writer is used from one goroutine.
+// The bundle is built in <parent>/.<name>.detsim-tmp-*.stage, a
+// scratch.Staged directory next to the output path, so the final rename
+// never crosses a filesystem and moves the stage itself into place.
+// Callers should `defer w.Abort()`: it removes the stage and its guard
+// unless Finish succeeded; a signal handler's scratch.RemoveLive removes
+// them too, and a later run beside them removes them if the process was
+// killed outright. A Writer is used from one goroutine.
 type Writer struct {
 	out  string           // where Finish puts the bundle
-	work *scratch.Entry   // private directory; removed by Finish or Abort
+	work *scratch.Entry   // the stage and its guard; removed by Finish or Abort
 	lock *scratch.OutLock // held on out until Finish or Abort
-	dir  string           // the bundle being built, inside work
+	dir  string           // the bundle being built: work's stage
+	// aside is the directory Finish moves the bundle it replaces into,
+	// made only when there is one (install).
+	aside *scratch.Entry
 
 	events     *os.File
 	eventsBuf  *bufio.Writer
@@ -155,7 +159,7 @@ func Create(out string) (*Writer, error) {
 	if err := checkOut(out); err != nil {
 		return nil, err
 	}
-	work, err := scratch.Dir(parent, workPrefix(out))
+	work, err := scratch.Staged(parent, workPrefix(out))
 	if err != nil {
 		return nil, fmt.Errorf("bundle: creating work directory for %s: %w", out, err)
 	}
@@ -163,7 +167,7 @@ func Create(out string) (*Writer, error) {
 		out:        out,
 		work:       work,
 		lock:       lock,
-		dir:        filepath.Join(work.Path, "bundle"),
+		dir:        work.Stage(),
 		eventsHash: sha256.New(),
 		files:      make(map[string]string),
 		snapHash:   sha256.New(),
@@ -177,12 +181,9 @@ func Create(out string) (*Writer, error) {
 	return w, nil
 }
 
-// open creates the bundle directory and events.ndjson.
+// open creates events.ndjson in the bundle's directory.
 func (w *Writer) open() error {
-	if err := os.Mkdir(w.dir, 0o777); err != nil {
-		return fmt.Errorf("bundle: %w", err)
-	}
-	f, err := os.OpenFile(filepath.Join(w.dir, EventsFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	f, err := safefile.OpenPlain(filepath.Join(w.dir, EventsFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 	if err != nil {
 		return fmt.Errorf("bundle: %w", err)
 	}
@@ -284,7 +285,7 @@ func (w *Writer) WriteSnapshotAt(hostID string, seq int, atNs int64, data []byte
 		return fmt.Errorf("bundle: %s written twice", rel)
 	}
 	if w.snaps == nil {
-		f, err := os.OpenFile(filepath.Join(w.dir, SnapshotsFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		f, err := safefile.OpenPlain(filepath.Join(w.dir, SnapshotsFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 		if err != nil {
 			return w.fail(fmt.Errorf("bundle: %w", err))
 		}
@@ -464,6 +465,9 @@ func (w *Writer) Abort() {
 	giveBuffer(w.snapsBuf)
 	w.eventsBuf, w.snapsBuf = nil, nil
 	_ = w.work.Remove()
+	if w.aside != nil {
+		_ = w.aside.Remove()
+	}
 	w.lock.Release()
 	w.state = aborted
 }

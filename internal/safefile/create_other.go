@@ -17,3 +17,8 @@ func WriteNew(path string, data []byte, perm os.FileMode) error {
 	}
 	return err
 }
+
+// OpenPlain is os.OpenFile: the poller's extra calls are unix's.
+func OpenPlain(path string, flag int, perm os.FileMode) (*os.File, error) {
+	return os.OpenFile(path, flag, perm)
+}

@@ -17,12 +17,16 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/detsim/detsim/internal/safefile"
 )
 
 // TempInfix marks a name as a detsim temporary: <prefix>.detsim-tmp-<random>.
@@ -53,8 +57,11 @@ var ErrClosing = errors.New("detsim is stopping")
 type Entry struct {
 	Path string
 	dir  bool
-	lock *os.File // the flocked file: the entry itself, or lockName inside it
-	done bool
+	// stage is the directory an entry made by Staged builds in, beside
+	// its guard (Path); "" for Dir and File.
+	stage string
+	lock  *os.File // the flocked file: the entry itself, or lockName inside it
+	done  bool
 }
 
 // stageSuffix names the directory Dir builds beside its guard file
@@ -82,26 +89,14 @@ const stageSuffix = ".stage"
 // made and removed").
 func Dir(parent, prefix string) (*Entry, error) {
 	return create(func() (*Entry, error) {
-		guard, err := lockedTempFile(parent, prefix)
+		guard, path, stage, err := guardedStage(parent, prefix, 0o700)
 		if err != nil {
 			return nil, err
 		}
-		path := guard.Name()
-		stage := path + stageSuffix
-		afterDirStep("guard locked")
-		err = os.Mkdir(stage, 0o700)
-		if err != nil {
-			_ = os.Remove(path)
-			guard.Close()
-			return nil, err
-		}
-		afterDirStep("stage made")
 		// From here on a kill leaves a stale locked stage: the guard is
 		// its lock file.
 		if err := os.Rename(path, filepath.Join(stage, lockName)); err != nil {
-			_ = os.Remove(stage)
-			_ = os.Remove(path)
-			guard.Close()
+			dropGuardedStage(guard, stage)
 			return nil, err
 		}
 		afterDirStep("guard moved in")
@@ -115,6 +110,69 @@ func Dir(parent, prefix string) (*Entry, error) {
 	})
 }
 
+// Staged creates a directory to build a result in and move into place
+// whole: <prefix>.detsim-tmp-<random>.stage in parent (Stage), guarded by
+// the locked temporary file <prefix>.detsim-tmp-<random> beside it (the
+// Entry's Path), and registers both for RemoveLive.
+//
+// Unlike Dir's directory, the stage never holds a lock file, so it can be
+// renamed into place as it is (a bundle is exactly its files): one
+// directory, and the renames that move the guard in and out, fewer than
+// building the result inside a Dir (docs/BENCHMARKS.md, "The bundle built
+// in its stage"). The guard proves the stage detsim's by more than its
+// name: right after making the stage it records the stage's device and
+// inode number, and a sweep that finds the guard stale removes the stage
+// whole only if the directory of that name is still the one recorded
+// (docs/decisions.md, "Output paths"); without a record (a kill before
+// it) only an empty stage goes, as for Dir. Move the stage with
+// os.Rename, then Remove the entry, which takes the guard; or Remove it
+// without moving the stage, which takes both.
+func Staged(parent, prefix string) (*Entry, error) {
+	return create(func() (*Entry, error) {
+		guard, path, stage, err := guardedStage(parent, prefix, 0o777)
+		if err != nil {
+			return nil, err
+		}
+		if err := recordStage(guard, stage); err != nil {
+			dropGuardedStage(guard, stage)
+			return nil, err
+		}
+		afterDirStep("stage recorded")
+		return &Entry{Path: path, stage: stage, lock: guard}, nil
+	})
+}
+
+// guardedStage makes the first two steps of Dir and Staged: a locked
+// guard file <prefix>.detsim-tmp-<random> in parent (path), then the
+// empty directory stage beside it, with mode perm.
+func guardedStage(parent, prefix string, perm os.FileMode) (guard *os.File, path, stage string, err error) {
+	guard, err = lockedTempFile(parent, prefix)
+	if err != nil {
+		return nil, "", "", err
+	}
+	path = guard.Name()
+	stage = path + stageSuffix
+	afterDirStep("guard locked")
+	if err := os.Mkdir(stage, perm); err != nil {
+		_ = os.Remove(path)
+		guard.Close()
+		return nil, "", "", err
+	}
+	afterDirStep("stage made")
+	return guard, path, stage, nil
+}
+
+// dropGuardedStage undoes guardedStage when a later step fails: the
+// stage (still empty), then the guard.
+func dropGuardedStage(guard *os.File, stage string) {
+	_ = os.Remove(stage)
+	_ = os.Remove(guard.Name())
+	guard.Close()
+}
+
+// Stage is the directory of an Entry made by Staged.
+func (e *Entry) Stage() string { return e.stage }
+
 // afterDirStep is called after each step of Dir that leaves something on
 // disk. A test replaces it to kill the process there (dirsteps_test.go).
 var afterDirStep = func(step string) {}
@@ -123,7 +181,7 @@ var afterDirStep = func(step string) {}
 // locks it. A kill before the lock leaves an unlocked temporary file,
 // which a sweep removes.
 func lockedTempFile(parent, prefix string) (*os.File, error) {
-	f, err := os.CreateTemp(parent, prefix+TempInfix+"*")
+	f, err := createTemp(parent, prefix+TempInfix)
 	if err != nil {
 		return nil, err
 	}
@@ -133,6 +191,19 @@ func lockedTempFile(parent, prefix string) (*os.File, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// createTemp is os.CreateTemp(parent, prefix+"*") opened by
+// safefile.OpenPlain: a random decimal name, never an existing one.
+func createTemp(parent, prefix string) (*os.File, error) {
+	for try := 0; ; try++ {
+		name := filepath.Join(parent, prefix+strconv.FormatUint(uint64(rand.Uint32()), 10))
+		f, err := safefile.OpenPlain(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) && try < 10000 {
+			continue
+		}
+		return f, err
+	}
 }
 
 // File creates a new temporary file in parent named
@@ -183,7 +254,15 @@ func (e *Entry) removeLocked() error {
 	e.done = true
 	delete(live, e)
 	var err error
-	if e.dir && e.removeEmpty() {
+	if e.stage != "" {
+		// The stage first (gone already if it was moved into place),
+		// the guard only once it is: while the stage is there, the
+		// guard is what lets a sweep remove it.
+		if err = removeAllSoon(e.stage); err == nil {
+			afterDirStep("stage gone")
+			err = os.Remove(e.Path)
+		}
+	} else if e.dir && e.removeEmpty() {
 		err = nil
 	} else if e.dir {
 		// Out of the way first: whoever is still writing into the
@@ -194,20 +273,27 @@ func (e *Entry) removeLocked() error {
 		if os.Rename(path, path+".rm") == nil {
 			path += ".rm"
 		}
-		// A create already under way when the rename happened can still
-		// land inside; none can start after it. Try again briefly.
-		for range 5 {
-			if err = os.RemoveAll(path); err == nil {
-				break
-			}
-			time.Sleep(time.Millisecond)
-		}
+		err = removeAllSoon(path)
 	} else {
 		err = os.Remove(e.Path)
 	}
 	e.lock.Close() // after the removal: a sweeper never sees it unlocked
 	if errors.Is(err, fs.ErrNotExist) {
 		err = nil
+	}
+	return err
+}
+
+// removeAllSoon removes path and everything in it. A create already
+// under way in it (the run a signal interrupted, still writing) can land
+// after RemoveAll read the directory: it tries again briefly.
+func removeAllSoon(path string) error {
+	var err error
+	for range 5 {
+		if err = os.RemoveAll(path); err == nil {
+			break
+		}
+		time.Sleep(time.Millisecond)
 	}
 	return err
 }
@@ -349,8 +435,8 @@ func sweepEntry(parent, prefix string, handle func(Stale) error, d fs.DirEntry) 
 	if err == nil {
 		if s.Dir {
 			err = os.RemoveAll(path)
-		} else {
-			err = errors.Join(removeStage(path+stageSuffix), os.Remove(path))
+		} else if err = removeStage(f, path+stageSuffix); err == nil {
+			err = os.Remove(path)
 		}
 		if errors.Is(err, fs.ErrNotExist) {
 			err = nil
@@ -379,13 +465,22 @@ func eachEntry(parent string, fn func(fs.DirEntry) error) error {
 	return errors.Join(errs...)
 }
 
-// removeStage removes the stage a Dir killed before its rename, or a
-// removal killed after moving the lock file out, left beside its guard
-// file (the caller holds the guard's lock). Such a stage is empty: the
-// guard itself is the stage's lock file when it has one, and is then not
-// beside it. So only an empty directory goes (rmdir refuses anything
-// else); whatever else bears the name is left alone.
-func removeStage(stage string) error {
+// removeStage removes the stage beside a stale guard file (the caller
+// holds the guard's lock). The stage of an entry made by Staged, which
+// the guard recorded, goes whole, whatever the run had written into it.
+// Any other is the stage a Dir killed before its rename, or a removal
+// killed after moving the lock file out, left beside its guard; such a
+// stage is empty: the guard itself is the stage's lock file when it has
+// one, and is then not beside it. So only an empty directory goes
+// (rmdir refuses anything else); whatever else bears the name is left
+// alone.
+func removeStage(guard *os.File, stage string) error {
+	if recordedStage(guard, stage) {
+		if err := os.RemoveAll(stage); err != nil {
+			return err // the guard stays, for a later sweep to finish
+		}
+		return nil
+	}
 	err := syscall.Rmdir(stage)
 	if err == nil || errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTEMPTY) ||
 		errors.Is(err, syscall.EEXIST) || errors.Is(err, syscall.ENOTDIR) {
@@ -422,6 +517,9 @@ func sweepLock(parent string, d fs.DirEntry) error {
 		return nil
 	}
 	path := filepath.Join(parent, name)
+	if heldHere(path) {
+		return nil // live: this process's own (a bundle's Create holds out's lock as it sweeps)
+	}
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		return nil
@@ -433,6 +531,19 @@ func sweepLock(parent string, d fs.DirEntry) error {
 		}
 	}
 	return nil
+}
+
+// heldHere reports whether this process holds the output lock whose
+// file is path: no need to open it and be refused its flock.
+func heldHere(path string) bool {
+	mu.Lock()
+	defer mu.Unlock()
+	for l := range locks { // any order: looking for one
+		if l.path == path {
+			return true
+		}
+	}
+	return false
 }
 
 // OutLock is a held lock on an output path.
@@ -460,7 +571,7 @@ func Lock(out string) (*OutLock, error) {
 		return nil, ErrClosing
 	}
 	for range 8 {
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+		f, err := safefile.OpenPlain(path, os.O_RDWR|os.O_CREATE, 0o600)
 		if err != nil {
 			return nil, err
 		}
@@ -518,4 +629,30 @@ func ForgetForTest(e *Entry, l *OutLock) {
 		delete(locks, l)
 		l.f.Close()
 	}
+}
+
+// recordStage writes stage's identity (stageID) into its guard, for a
+// sweep to check with recordedStage. Where there is no identity to
+// record, the guard stays empty and a sweep removes the stage only when
+// it is empty.
+func recordStage(guard *os.File, stage string) error {
+	id, ok := stageID(stage)
+	if !ok {
+		return nil
+	}
+	_, err := guard.WriteAt([]byte(id), 0)
+	return err
+}
+
+// recordedStage reports whether guard records the directory now at
+// stage: the one its (dead) maker created and wrote into, not merely one
+// of that name.
+func recordedStage(guard *os.File, stage string) bool {
+	id, ok := stageID(stage)
+	if !ok {
+		return false
+	}
+	buf := make([]byte, len(id)+1)
+	n, _ := guard.ReadAt(buf, 0)
+	return string(buf[:n]) == id
 }

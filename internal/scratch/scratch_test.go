@@ -323,3 +323,75 @@ func TestSweep_LeavesAStageThatHoldsAnything(t *testing.T) {
 		t.Errorf("the stale guard survived: %v", err)
 	}
 }
+
+// A stale Staged guard's stage goes whole, with what the run wrote into
+// it, only while it is the directory the guard recorded: a directory
+// put under its name afterwards (a user's, holding a file) stays, and so
+// does the guard's record of a stage it no longer has.
+func TestSweep_StagedStageGoesOnlyIfTheOneRecorded(t *testing.T) {
+	for _, replaced := range []bool{false, true} {
+		parent := t.TempDir()
+		e, err := Staged(parent, ".out")
+		if err != nil {
+			t.Fatal(err)
+		}
+		simulateDeath(e)
+		if replaced {
+			if err := os.Rename(e.Stage(), filepath.Join(parent, "moved")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Mkdir(e.Stage(), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(e.Stage(), "f"), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := Sweep(parent, ".out", nil); err != nil {
+			t.Fatal(err)
+		}
+		_, err = os.Stat(filepath.Join(e.Stage(), "f"))
+		switch {
+		case replaced && err != nil:
+			t.Errorf("a directory put in the recorded stage's place was removed: %v", err)
+		case !replaced && !errors.Is(err, os.ErrNotExist):
+			t.Errorf("the recorded stage survived the sweep: %v", err)
+		}
+		if _, err := os.Lstat(e.Path); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("replaced %v: the stale guard survived: %v", replaced, err)
+		}
+	}
+}
+
+// Remove takes a Staged entry's stage, whatever is in it, and its guard;
+// once the stage has been moved into place, only the guard. (Its set-up
+// has TestRemove_EmptyOrNotLeavesNothing's shape; the entries, the move
+// and what must remain differ, so the two stay apart.)
+func TestStaged_RemoveLeavesOnlyWhatWasMovedOut(t *testing.T) {
+	for _, moved := range []bool{false, true} {
+		parent := t.TempDir()
+		e, err := Staged(parent, ".out")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(e.Stage(), "sub"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(e.Stage(), "events.ndjson"), []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want := []string{}
+		if moved {
+			if err := os.Rename(e.Stage(), filepath.Join(parent, "out")); err != nil {
+				t.Fatal(err)
+			}
+			want = []string{"out"}
+		}
+		if err := e.Remove(); err != nil {
+			t.Fatalf("Remove (moved %v): %v", moved, err)
+		}
+		if got := fstree.Names(t, parent); !slices.Equal(got, want) {
+			t.Errorf("moved %v: the parent holds %v, want %v", moved, got, want)
+		}
+	}
+}
