@@ -58,9 +58,12 @@ const (
 	eData  = 4
 )
 
-// maxEnum bounds the enum values the fast path takes: above it, or not
+// maxEnum bounds the entry types the fast path takes: above it, or not
 // a name raftpb knows, protobuf keeps the value as an unknown field
-// (the enums are closed), which the slow path then refuses.
+// (the enums are closed), which the slow path then refuses. A message
+// type is looked up in typeNames (pb37.go), not the name map, which was
+// a tenth of the fast decode; a type it does not hold (none of
+// raftpb's) would only take the slow path.
 const maxEnum = 1 << 10
 
 // Blocks is where a run of decodes cuts its messages and entries from:
@@ -137,7 +140,7 @@ func decodeFast(b []byte, blk *Blocks) (m *Message, ok bool) {
 				return nil, false
 			}
 			if num == fType {
-				if _, known := MessageType_name[int32(v)]; v >= maxEnum || !known {
+				if v >= uint64(len(typeNames)) || typeNames[v] == "" {
 					return nil, false
 				}
 			}
