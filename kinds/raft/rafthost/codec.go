@@ -28,11 +28,13 @@ func (codec) Append(b []byte, m any) ([]byte, error) {
 // inbound is a decoded message and a copy of the bytes it came from: the
 // host's input log keeps the bytes to replay the delivery (replay.go),
 // because raft may change a message it is stepped with. spare is the
-// rest of the block the copies are cut from (DecodeInto).
+// rest of the block the copies are cut from, blocks those the messages
+// and their entries are cut from (DecodeInto).
 type inbound struct {
-	msg   *pb.Message
-	wire  []byte
-	spare []byte
+	msg    *pb.Message
+	wire   []byte
+	spare  []byte
+	blocks pb.Blocks
 }
 
 func (c codec) Decode(b []byte) (any, error) { return c.DecodeInto(b, nil) }
@@ -47,16 +49,26 @@ func (c codec) Decode(b []byte) (any, error) { return c.DecodeInto(b, nil) }
 // copies sharing a block never see each other. A block and a wrapper a
 // delivery were two of the run's 3.4 million allocations a delivery
 // (docs/BENCHMARKS.md, "Deliveries cut from blocks").
+//
+// The message and its entries are cut from blocks too (pb.Blocks), not
+// reused: etcd's raft keeps what it is stepped with past the call — the
+// entries in its unstable log and MemoryStorage, the message itself
+// when it forwards a proposal or holds a read, pointers to its fields
+// in the responses it queues — so nothing decoded is ever written again
+// (docs/raft.md, "The codec").
 func (codec) DecodeInto(b []byte, into any) (any, error) {
 	in, ok := into.(*inbound)
-	if !ok {
+	var blocks *pb.Blocks // Decode's only message: allocated alone
+	if ok {
+		blocks = &in.blocks
+	} else {
 		in = new(inbound)
 	}
 	// The message's entries may alias the bytes decoded (pb.Unmarshal):
 	// decoded from the copy, which nothing changes, they share it
 	// rather than each holding a copy of its own.
 	wire := in.copyOf(b)
-	m, err := decode(wire)
+	m, err := peerMessage(blocks.Unmarshal(wire))
 	if err != nil {
 		return nil, err
 	}
@@ -88,8 +100,10 @@ func (in *inbound) copyOf(b []byte) []byte {
 
 // decode reads one raft message and refuses what no raft peer sends:
 // unknown fields, no type, a local or storage-thread type, no sender.
-func decode(b []byte) (*pb.Message, error) {
-	m, err := pb.Unmarshal(b)
+func decode(b []byte) (*pb.Message, error) { return peerMessage(pb.Unmarshal(b)) }
+
+// peerMessage is decode's refusals of a message read (m, err).
+func peerMessage(m *pb.Message, err error) (*pb.Message, error) {
 	if err != nil {
 		return nil, fmt.Errorf("raft message: %w", err)
 	}

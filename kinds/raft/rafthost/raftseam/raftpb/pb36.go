@@ -101,6 +101,13 @@ func Unmarshal(b []byte) (*Message, error) {
 	return (*Message)(m), nil
 }
 
+// Blocks is v3.7's decode blocks in name only: gogo's Unmarshal
+// allocates a message and its entries as it reads.
+type Blocks struct{}
+
+// Unmarshal is the package's Unmarshal.
+func (*Blocks) Unmarshal(b []byte) (*Message, error) { return Unmarshal(b) }
+
 // TypeName is t.String(), which gogo's enums make without reflection.
 func TypeName(t MessageType) string { return t.String() }
 

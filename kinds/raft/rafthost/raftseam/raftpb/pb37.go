@@ -40,8 +40,12 @@ func AppendMarshal(b []byte, m *Message) ([]byte, error) {
 // Unmarshal reads one message, refusing unknown fields and a message
 // without a type. The message's entry data and context may alias b: the
 // caller keeps b unchanged for as long as the message lives.
-func Unmarshal(b []byte) (*Message, error) {
-	if m, ok := decodeFast(b); ok {
+func Unmarshal(b []byte) (*Message, error) { return (*Blocks)(nil).Unmarshal(b) }
+
+// Unmarshal is the package's Unmarshal, the message and its entries cut
+// from blk's blocks when it takes the fast path.
+func (blk *Blocks) Unmarshal(b []byte) (*Message, error) {
+	if m, ok := decodeFast(b, blk); ok {
 		if m.Type == nil {
 			return nil, errors.New("no type")
 		}

@@ -58,14 +58,72 @@ const (
 	eData  = 4
 )
 
-// maxEnum bounds the enum values the fast path takes: above it, or not
+// maxEnum bounds the entry types the fast path takes: above it, or not
 // a name raftpb knows, protobuf keeps the value as an unknown field
-// (the enums are closed), which the slow path then refuses.
+// (the enums are closed), which the slow path then refuses. A message
+// type is looked up in typeNames (pb37.go), not the name map, which was
+// a tenth of the fast decode; a type it does not hold (none of
+// raftpb's) would only take the slow path.
 const maxEnum = 1 << 10
 
+// Blocks is where a run of decodes cuts its messages and entries from:
+// a few arrays of them, each cut into many, instead of one to three
+// allocations a message (docs/raft.md, "The codec"). Nothing cut from a
+// block is ever handed out again or written by Blocks, so whatever raft
+// keeps of a message — its entries in the unstable log and
+// MemoryStorage, the message itself when forwarded or held for a read,
+// its field pointers in the responses it makes — stays as decoded for as
+// long as it is kept; a block lives as long as anything cut from it. The
+// zero Blocks is ready; a nil one allocates each message alone.
+type Blocks struct {
+	msgs []msgBox
+	ents []entBox
+	ptrs []*Entry
+}
+
+// The sizes of the blocks, each a few KiB: a request larger than a
+// quarter of its block gets an array of its own, so a block wastes at
+// most a quarter.
+const (
+	msgBlock = 32
+	entBlock = 64
+	ptrBlock = 512
+)
+
+// cut is n elements of *block, their capacity their length (an append
+// to them reallocates rather than reaching the next cut), refilling the
+// block with size fresh elements when it has too few left.
+func cut[T any](block *[]T, n, size int) []T {
+	if n > len(*block) {
+		if n > size/4 {
+			return make([]T, n)
+		}
+		*block = make([]T, size)
+	}
+	c := (*block)[:n:n]
+	*block = (*block)[n:]
+	return c
+}
+
+// msg is a zero message box, cut from its block (blk nil: alone).
+func (blk *Blocks) msg() *msgBox {
+	if blk == nil {
+		return new(msgBox)
+	}
+	return &cut(&blk.msgs, 1, msgBlock)[0]
+}
+
+// entries is n zero entry boxes and n entry pointers (blk nil: alone).
+func (blk *Blocks) entries(n int) ([]entBox, []*Entry) {
+	if blk == nil {
+		return make([]entBox, n), make([]*Entry, n)
+	}
+	return cut(&blk.ents, n, entBlock), cut(&blk.ptrs, n, ptrBlock)
+}
+
 // decodeFast reads b as protobuf would, or says it cannot (ok false).
-// The message's byte fields alias b.
-func decodeFast(b []byte) (m *Message, ok bool) {
+// The message's byte fields alias b; its boxes are cut from blk.
+func decodeFast(b []byte, blk *Blocks) (m *Message, ok bool) {
 	// First pass: every field is one the fast path takes, and how many
 	// entries there are.
 	n := 0
@@ -82,7 +140,7 @@ func decodeFast(b []byte) (m *Message, ok bool) {
 				return nil, false
 			}
 			if num == fType {
-				if _, known := MessageType_name[int32(v)]; v >= maxEnum || !known {
+				if v >= uint64(len(typeNames)) || typeNames[v] == "" {
 					return nil, false
 				}
 			}
@@ -103,12 +161,11 @@ func decodeFast(b []byte) (m *Message, ok bool) {
 			return nil, false
 		}
 	}
-	box := new(msgBox)
+	box := blk.msg()
 	m = &box.m
 	var ents []entBox
 	if n > 0 {
-		ents = make([]entBox, n)
-		m.Entries = make([]*Entry, n)
+		ents, m.Entries = blk.entries(n)
 	}
 	n = 0
 	for p := b; len(p) > 0; {

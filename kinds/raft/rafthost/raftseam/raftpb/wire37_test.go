@@ -112,7 +112,7 @@ func TestWire_TakesTheCommonShapes(t *testing.T) {
 	m := &Message{Type: pb.MsgApp.Enum(), To: proto.Uint64(2), From: proto.Uint64(1), Term: proto.Uint64(3),
 		Entries: []*Entry{{Term: proto.Uint64(3), Index: proto.Uint64(4), Data: []byte("x")}}, Context: []byte{}}
 	b, _ := marshal.Marshal(m)
-	if _, ok := decodeFast(b); !ok || !fastShape(m) {
+	if _, ok := decodeFast(b, nil); !ok || !fastShape(m) {
 		t.Fatal("an append went the slow way")
 	}
 	for name, b := range map[string][]byte{
@@ -122,7 +122,7 @@ func TestWire_TakesTheCommonShapes(t *testing.T) {
 		"unknown type":      {0x08, 0x63},
 		"repeated in entry": {0x3a, 0x04, 0x10, 0x01, 0x10, 0x02},
 	} {
-		if _, ok := decodeFast(b); ok {
+		if _, ok := decodeFast(b, nil); ok {
 			t.Errorf("%s: taken by the fast path", name)
 		}
 	}
