@@ -21,7 +21,7 @@ func (m *recorder) Observe(line, at int64, host, tag, typ string, payload []byte
 func (m *recorder) ObserveEvent(line, at int64, host, tag string, ev hosts.Event) {
 	m.Observe(line, at, host, tag, ev.Type(), ev.AppendJSON(nil))
 }
-func (m *recorder) Resolved() bool         { return false }
+func (m *recorder) Resolved() bool        { return false }
 func (m *recorder) Clone() engine.Monitor { c := *m; return &c }
 
 // planted is the SWIM kind with its codec replaced.
