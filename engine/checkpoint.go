@@ -46,7 +46,7 @@ func (e *Engine) ApproxCheckpointBytes() int64 {
 	b += int64(cap(s.q.rest.items)+cap(s.q.ticks.items)) * int64(unsafe.Sizeof(entry{}))
 	b += int64(len(s.wires.slots)) * (int64(unsafe.Sizeof(wire{})) + 4)
 	for i := range s.wires.slots {
-		b += int64(len(s.wires.slots[i].bytes)) // the slabs a checkpoint keeps alive hold at least this
+		b += int64(s.wires.slots[i].size) // the slabs (or values) a checkpoint keeps alive hold at least this
 	}
 	b += int64(len(s.cut)) * 48
 	b += int64(len(s.hosts)) * (int64(unsafe.Sizeof(slot{})) + int64(unsafe.Sizeof(rng.Stream{})))

@@ -146,8 +146,11 @@ func (s hostState) String() string {
 // read fields rather than call methods.
 type kindRT struct {
 	hosts.Kind
-	tag           string
-	codec         hosts.Codec
+	tag   string
+	codec hosts.Codec
+	// spare holds values the codec's Handoff returned whose delivery is
+	// over, for its next Handoff to build in (hosts.HandingCodec).
+	spare         []any
 	down, restart string          // "" for a kind that is not Restartable
 	cancellable   bool            // its hosts accept a *hosts.Cancel
 	describe      hosts.Describer // nil when the kind names no messages
@@ -234,6 +237,10 @@ type Engine struct {
 	decoded []any
 	// sizing[i] is host i's codec when it is a hosts.SizingCodec.
 	sizing []hosts.SizingCodec
+	// handing[i] is host i's codec when it is a hosts.HandingCodec and
+	// the run is headless: nothing reads its messages' bytes, so they are
+	// handed over as values.
+	handing []hosts.HandingCodec
 }
 
 // state is everything Checkpoint copies.
@@ -353,9 +360,13 @@ func New(sc *scenarios.Scenario, reg *hosts.Registry, opts Options) (*Engine, er
 	e.byAddr = newByAddr(e.peers)
 	e.reuse, e.decoded = make([]hosts.ReusingCodec, len(e.st.hosts)), make([]any, len(e.st.hosts))
 	e.sizing = make([]hosts.SizingCodec, len(e.st.hosts))
+	e.handing = make([]hosts.HandingCodec, len(e.st.hosts))
 	for i := range e.st.hosts {
 		e.reuse[i], _ = e.st.hosts[i].kind.codec.(hosts.ReusingCodec)
 		e.sizing[i], _ = e.st.hosts[i].kind.codec.(hosts.SizingCodec)
+		if opts.Headless {
+			e.handing[i], _ = e.st.hosts[i].kind.codec.(hosts.HandingCodec)
+		}
 	}
 	e.nullEnvelope = bundle.NewEnvelope("", engineTag)
 	for _, s := range e.st.hosts {
@@ -646,8 +657,7 @@ func (e *Engine) stale(en *entry) bool {
 	case kindDeliver:
 		if e.isCut(en) && !en.dialed {
 			delete(e.st.cut, en.aux)
-			_, slab := e.st.wires.take(en.wire)
-			e.slabs.release(slab)
+			e.release(en)
 			return true
 		}
 	}
@@ -796,19 +806,48 @@ func (e *Engine) dispatchDeliver(en *entry) {
 
 // release frees a delivery's wire bytes unread.
 func (e *Engine) release(en *entry) {
-	_, slab := e.st.wires.take(en.wire)
-	e.slabs.release(slab)
+	e.done(e.st.wires.take(en.wire))
+}
+
+// done frees what a delivery's message took once nobody reads it: its
+// bytes' hold on their slab, or its value, kept for the sender's kind's
+// next Handoff. Like the slabs, values are recycled only while no
+// checkpoint may share them.
+func (e *Engine) done(w wire) {
+	if w.msg != nil {
+		if e.slabs.recycle {
+			w.kind.spare = append(w.kind.spare, w.msg)
+		}
+		return
+	}
+	e.slabs.release(w.slab)
+}
+
+// wireBytes is the message's bytes, encoded now if it was handed over as
+// a value: for viewers, never in a run.
+func (w *wire) wireBytes() []byte {
+	if w.msg == nil {
+		return w.bytes
+	}
+	b, err := w.kind.codec.Append(nil, w.msg)
+	if err != nil {
+		return nil // Handoff accepted what it came from, so this cannot be
+	}
+	return b
 }
 
 // handOver decodes a delivery and gives it to its (running) host.
 func (e *Engine) handOver(en *entry) {
-	id := e.st.wires.id(en.wire)
-	data, slab := e.st.wires.take(en.wire)
+	w := e.st.wires.take(en.wire)
+	id, data := w.id, w.bytes
 	s := &e.st.hosts[en.host]
 	from := e.peers[en.peer]
 	var msg any
 	var err error
-	if rc := e.reuse[en.host]; rc != nil {
+	if w.msg != nil {
+		// Handed over as a value: what decoding its bytes would give.
+		msg = w.msg
+	} else if rc := e.reuse[en.host]; rc != nil {
 		msg, err = rc.DecodeInto(data, e.decoded[en.host])
 		e.decoded[en.host] = msg
 	} else {
@@ -817,7 +856,7 @@ func (e *Engine) handOver(en *entry) {
 	if err != nil {
 		s.decodeErrs++
 		e.emit(en.host, engineTag, decodeError{from: from, to: s.id, bytes: len(data), err: err.Error(), count: s.decodeErrs, id: id})
-		e.slabs.release(slab)
+		e.done(w)
 		return
 	}
 	// Field by field: a whole-struct assignment goes through a stack
@@ -827,9 +866,9 @@ func (e *Engine) handOver(en *entry) {
 	d := &e.delivery
 	d.From, d.Payload, d.ID, d.Reliable = from, msg, id, en.reliable
 	e.actions(en.host, s.h.Recv(&e.delivery, e.st.now), false)
-	// Decoders copy what they keep, so the slab is free once the host has
-	// seen the message.
-	e.slabs.release(slab)
+	// Decoders copy what they keep, and hosts keep no payload, so the
+	// slab or the value is free once the host has seen the message.
+	e.done(w)
 }
 
 // dispatchMutation records the mutation, applies it to the network, cuts
@@ -979,6 +1018,10 @@ func (e *Engine) send(hi int32, to string, msg any, id uint64, via hosts.Transpo
 			panic(fmt.Sprintf("engine: host %q sent to undeclared peer %q", s.id, to))
 		}
 	}
+	if hc := e.handing[hi]; hc != nil {
+		e.hand(hi, ti, hc, msg, id, via)
+		return
+	}
 	room := 2048
 	if sc := e.sizing[hi]; sc != nil {
 		// Room for all of it, up to a slab: otherwise Append gives a
@@ -996,22 +1039,47 @@ func (e *Engine) send(hi int32, to string, msg any, id uint64, via hosts.Transpo
 		slab = e.slabs.claim(len(b)) // it fit
 	}
 	b = b[:len(b):len(b)]
+	e.transmit(hi, ti, wire{bytes: b, id: id, size: int32(len(b)), slab: slab}, via)
+}
+
+// hand is send for a message handed over as a value (hosts.HandingCodec):
+// the network charges its length and the receiver gets the value, with
+// no bytes written or read between.
+func (e *Engine) hand(hi int32, ti int, hc hosts.HandingCodec, msg any, id uint64, via hosts.Transport) {
+	k := e.st.hosts[hi].kind
+	var into any
+	if n := len(k.spare); n > 0 {
+		into, k.spare[n-1] = k.spare[n-1], nil
+		k.spare = k.spare[:n-1]
+	}
+	v, size, err := hc.Handoff(msg, into)
+	if err != nil {
+		panic(fmt.Sprintf("engine: host %q: encode %T: %v", e.st.hosts[hi].id, msg, err))
+	}
+	e.transmit(hi, ti, wire{msg: v, kind: k, id: id, size: int32(size), slab: -1}, via)
+}
+
+// transmit offers host hi's message w to the network on the edge to ti
+// and either schedules the delivery or records the drop and queues
+// SendFailed for the sender.
+func (e *Engine) transmit(hi int32, ti int, w wire, via hosts.Transport) {
 	var out network.Outcome
 	var notes []network.Note
 	if via == hosts.Datagram { // the common case, without offer's copy of the outcome
-		out, notes = e.st.net.Send(int(hi), ti, int64(len(b)), e.st.now)
+		out, notes = e.st.net.Send(int(hi), ti, int64(w.size), e.st.now)
 	} else {
-		out, notes = e.offer(hi, ti, int64(len(b)), via)
+		out, notes = e.offer(hi, ti, int64(w.size), via)
 	}
 	e.notes(notes)
 	if !out.Arrived {
-		e.slabs.release(slab)
-		e.emit(hi, engineTag, dropOnSend{from: s.id, to: to, reason: out.Reason, id: id})
+		s := &e.st.hosts[hi]
+		e.done(w)
+		e.emit(hi, engineTag, dropOnSend{from: s.id, to: e.peers[ti], reason: out.Reason, id: w.id})
 		e.push(entry{at: e.st.now, kind: kindSendFailed, host: hi, gen: s.gen, peer: int32(ti), aux: uint64(out.Reason)})
 		return
 	}
 	en := e.add(out.At, kindDeliver, int32(ti))
-	en.peer, en.aux, en.wire, en.dialed, en.reliable = hi, out.ID, e.st.wires.put(b, slab, id), out.Dialed, via != hosts.Datagram
+	en.peer, en.aux, en.wire, en.dialed, en.reliable = hi, out.ID, e.st.wires.put(w), out.Dialed, via != hosts.Datagram
 	e.st.q.rest.up()
 }
 

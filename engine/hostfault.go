@@ -74,7 +74,7 @@ func (e *Engine) hold(en *entry) {
 	s := &e.st.hosts[en.host]
 	f := &s.fault
 	from := e.peers[en.peer]
-	size := int64(len(e.st.wires.get(en.wire)))
+	size := e.st.wires.size(en.wire)
 	if f.inboxBytes+size > f.bufLimit {
 		id := e.st.wires.id(en.wire)
 		e.release(en)
@@ -124,7 +124,7 @@ func (e *Engine) dispatchProcess(i int32) {
 	} else {
 		f.inbox = f.inbox[1:]
 	}
-	f.inboxBytes -= int64(len(e.st.wires.get(en.wire)))
+	f.inboxBytes -= e.st.wires.size(en.wire)
 	f.serving = false
 	if s.recvHalted {
 		id := e.st.wires.id(en.wire)

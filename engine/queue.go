@@ -232,7 +232,9 @@ func (h *heap4) clone() heap4 {
 // number for it, hosts.SendID; 0 none): it travels with the message but is
 // not part of its bytes, so the network charges exactly what it did before.
 // A slot is one struct rather than a slice per field, so a send and a
-// delivery touch one place instead of three.
+// delivery touch one place instead of three. In a headless run a slot
+// may hold the message handed over as a value instead of its bytes
+// (hosts.HandingCodec), with their length.
 type wires struct {
 	slots []wire
 	free  []int32
@@ -240,32 +242,38 @@ type wires struct {
 
 type wire struct {
 	bytes []byte
-	id    uint64
-	slab  int32 // the slab the bytes live in (-1: their own array)
+	// msg, when not nil, is the message as a value (hosts.HandingCodec)
+	// and bytes is nil; kind is the sender's, whose codec made it.
+	msg  any
+	kind *kindRT
+	id   uint64
+	size int32 // len of the bytes, written or not
+	slab int32 // the slab the bytes live in (-1: their own array or none)
 }
 
-func (w *wires) put(b []byte, slab int32, id uint64) int32 {
+// put fills a free slot with w and returns it.
+func (w *wires) put(s wire) int32 {
 	if n := len(w.free); n > 0 {
 		i := w.free[n-1]
 		w.free = w.free[:n-1]
-		s := &w.slots[i]
-		s.bytes, s.slab, s.id = b, slab, id
+		w.slots[i] = s
 		return i
 	}
-	w.slots = append(w.slots, wire{bytes: b, slab: slab, id: id})
+	w.slots = append(w.slots, s)
 	return int32(len(w.slots) - 1)
 }
 
-// take returns the bytes in slot i and their slab, and frees the slot.
-func (w *wires) take(i int32) ([]byte, int32) {
+// take returns slot i's message and frees the slot.
+func (w *wires) take(i int32) wire {
 	s := &w.slots[i]
-	b, slab := s.bytes, s.slab
-	s.bytes = nil
+	out := *s
+	*s = wire{}
 	w.free = append(w.free, i)
-	return b, slab
+	return out
 }
 
-func (w *wires) get(i int32) []byte { return w.slots[i].bytes }
+// size is the length of slot i's message on the wire.
+func (w *wires) size(i int32) int64 { return int64(w.slots[i].size) }
 
 // id is the message id of slot i (read it before take frees the slot).
 func (w *wires) id(i int32) uint64 { return w.slots[i].id }

@@ -73,10 +73,10 @@ func (e *Engine) Queue(k int) []QueueEntry {
 // and id.
 func (e *Engine) describeDelivery(q *QueueEntry, en *entry) {
 	q.From = e.peers[en.peer]
-	wire := e.st.wires.get(en.wire)
-	q.Size = len(wire)
+	w := &e.st.wires.slots[en.wire]
+	q.Size = int(w.size)
 	if d := e.st.hosts[en.host].kind.describe; d != nil {
-		q.What = d.Describe(wire)
+		q.What = d.Describe(w.wireBytes())
 	}
 	if id := e.st.wires.id(en.wire); id != 0 {
 		q.ID = q.From + "#" + strconv.FormatUint(id, 10)

@@ -52,6 +52,28 @@ type SizingCodec interface {
 	EncodedLen(msg any) int
 }
 
+// HandingCodec is a Codec whose messages the engine may hand from sender
+// to receiver as values rather than bytes when nothing reads the bytes: a
+// headless run (engine.Options.Headless), which writes no bundle and
+// judges typed records. The network charges a message by its length
+// alone, so the engine needs the length, and the receiver a message equal
+// to what it would have decoded; a legacy SWIM seed spent a quarter of its
+// time writing bytes only to read them back (docs/BENCHMARKS.md, "A
+// sweep hands messages over as values"). A viewer that wants the bytes
+// (the stepper's queue pane) gets them from Append, on demand.
+type HandingCodec interface {
+	Codec
+	// Handoff returns what Decode(Append(nil, msg)) would return, and
+	// the length of those bytes; it fails exactly when Append fails, with
+	// Append's error. The value shares nothing with msg that the sender
+	// may change after the call: the receiver gets it later in virtual
+	// time, after the sender's next calls. into is a value Handoff
+	// returned before that nobody holds any more, or nil; the value may
+	// be built in its memory. Append accepts the value and encodes it to
+	// the bytes msg encodes to.
+	Handoff(msg any, into any) (v any, size int, err error)
+}
+
 // FieldError is one problem with a peer's kind_config or initial_state,
 // named by its field path relative to the peer ("kind_config.seeds").
 type FieldError struct {

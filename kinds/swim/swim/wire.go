@@ -160,23 +160,9 @@ func Encode(m *Message) ([]byte, error) {
 // Append appends the wire bytes of m to b, as Encode does, so a transport
 // can encode into a buffer it reuses. On error b is returned unchanged.
 func Append(b []byte, m *Message) ([]byte, error) {
-	if err := checkMessage(m); err != nil {
+	size, _, err := checkedSize(m)
+	if err != nil {
 		return b, err
-	}
-	// The updates checked and sized in one pass: a legacy queue's
-	// message is hundreds of them.
-	size := bareSize(m)
-	for i := range m.Updates {
-		u := &m.Updates[i]
-		if !updateOK(u) {
-			if err := checkUpdate(u); err != nil {
-				return b, fmt.Errorf("swim: encode %s: update %d: %w", m.Kind, i, err)
-			}
-		}
-		size += updateSize(u)
-	}
-	if size > MaxDatagramBytes {
-		return b, fmt.Errorf("swim: encode %s: %d bytes exceeds the %d-byte datagram limit", m.Kind, size, MaxDatagramBytes)
 	}
 	// Room for all of it at once: a legacy queue's message of hundreds
 	// of updates otherwise grew b, copying it, a dozen times.
@@ -208,6 +194,83 @@ func Append(b []byte, m *Message) ([]byte, error) {
 }
 
 const flagNack = 0x01
+
+// checkedSize checks m as Append does and returns its encoded length, and
+// whether an update carries empty metadata that is not nil (Decode returns
+// nil for it). The updates are checked and sized in one pass: a legacy
+// queue's message is hundreds of them.
+func checkedSize(m *Message) (size int, emptyMeta bool, err error) {
+	if err := checkMessage(m); err != nil {
+		return 0, false, err
+	}
+	size = bareSize(m)
+	for i := range m.Updates {
+		u := &m.Updates[i]
+		if !updateOK(u) {
+			if err := checkUpdate(u); err != nil {
+				return 0, false, fmt.Errorf("swim: encode %s: update %d: %w", m.Kind, i, err)
+			}
+		}
+		if u.Meta != nil && len(u.Meta) == 0 {
+			emptyMeta = true
+		}
+		size += updateSize(u)
+	}
+	if size > MaxDatagramBytes {
+		return 0, false, fmt.Errorf("swim: encode %s: %d bytes exceeds the %d-byte datagram limit", m.Kind, size, MaxDatagramBytes)
+	}
+	return size, emptyMeta, nil
+}
+
+// Handoff is Decode(Encode(m)) without the bytes between, and len(Encode(m)):
+// what a transport that never needs the bytes (the simulator's headless
+// run: hosts.HandingCodec) hands the receiver. It fails exactly when
+// Append fails, with Append's error. The message is built in into (a
+// message Handoff returned before whose receiver is done with it; nil for
+// a new one), reusing its Updates and Members arrays, and shares with m
+// only ids and metadata, which nobody modifies (see Update): a sender
+// that overwrites m's Updates afterwards, as a node reusing its sent
+// updates does on its next call (ReuseSentUpdates), does not change it.
+// Empty metadata and empty lists are nil, as Decode returns them.
+func Handoff(m *Message, into *Message) (*Message, int, error) {
+	size, emptyMeta, err := checkedSize(m)
+	if err != nil {
+		return nil, 0, err
+	}
+	if into == nil {
+		into = new(Message)
+	}
+	ups, members := into.Updates, into.Members
+	*into = Message{Kind: m.Kind, From: m.From, Seq: m.Seq, Target: m.Target, Nack: m.Nack, Incarnation: m.Incarnation}
+	if len(m.Meta) > 0 {
+		into.Meta = m.Meta
+	}
+	into.Updates = handoffUpdates(ups, m.Updates, emptyMeta)
+	into.Members = handoffUpdates(members, m.Members, true)
+	return into, size, nil
+}
+
+// handoffUpdates copies src into dst's array (a new one if it is too
+// small), nil for none; fix says an update may carry empty metadata that
+// is not nil, which the copy makes nil as Decode would.
+func handoffUpdates(dst, src []Update, fix bool) []Update {
+	if len(src) == 0 {
+		return nil
+	}
+	if cap(dst) < len(src) {
+		dst = make([]Update, len(src), max(len(src), 2*cap(dst)))
+	}
+	dst = dst[:len(src)]
+	copy(dst, src)
+	if fix {
+		for i := range dst {
+			if len(dst[i].Meta) == 0 {
+				dst[i].Meta = nil
+			}
+		}
+	}
+	return dst
+}
 
 func appendID(b []byte, s string) []byte {
 	b = append(b, byte(len(s)))

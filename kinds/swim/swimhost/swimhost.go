@@ -306,6 +306,22 @@ func (codec) DecodeInto(b []byte, into any) (any, error) {
 	return d, err
 }
 
+// Handoff makes codec a hosts.HandingCodec: a headless run hands the
+// receiver a copy of the message (swim.Handoff), not its bytes; into is a
+// *swim.Message an earlier Handoff returned.
+func (codec) Handoff(m any, into any) (any, int, error) {
+	msg, ok := m.(*swim.Message)
+	if !ok {
+		return nil, 0, fmt.Errorf("swimhost: cannot encode %T", m)
+	}
+	reuse, _ := into.(*swim.Message)
+	v, size, err := swim.Handoff(msg, reuse)
+	if err != nil {
+		return nil, 0, err
+	}
+	return v, size, nil
+}
+
 // payload is the message a delivery carries: a *swim.Decoder's (from
 // DecodeInto) or a *swim.Message (from Decode).
 func payload(p any) *swim.Message {
